@@ -1,0 +1,265 @@
+/*
+ * filterlab: blocked Bloom filters and cuckoo filters with SIMD kernels.
+ *
+ * The one public header. Everything below the hash works on 64-bit hashes in batches:
+ *
+ *   bytes --fl_hash_bytes--> u64 hash --fl_contains_hashes--> kernel[isa] --> one byte per key
+ *
+ * Conventions
+ *   - Every call that can fail returns an fl_status; FL_OK is 0. fl_strerror() names it.
+ *     The library never prints, exits or aborts.
+ *   - Batch lookups write one byte per key (1 = may be present, 0 = certainly absent) and
+ *     return the number of positives. Byte-per-key output was chosen over a bitmask because
+ *     it composes with any batch length, needs no tail handling by the caller and is what a
+ *     selection step (e.g. a column scan) consumes directly.
+ *   - Thread safety: any number of threads may run lookups on one filter at once. Inserts
+ *     need exclusive access, except fl_insert_hashes_atomic() on the Bloom variants, which
+ *     may run concurrently with other atomic inserts and with lookups (it ORs with atomic
+ *     64-bit operations; a lookup racing an insert of the same key may miss it, never a key
+ *     whose insert completed before the lookup started).
+ */
+#ifndef FILTERLAB_H
+#define FILTERLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FL_VERSION_MAJOR 0
+#define FL_VERSION_MINOR 1
+#define FL_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------- */
+typedef enum fl_status {
+    FL_OK = 0,
+    FL_ERR_INVALID_ARG,       /* NULL pointer, unknown variant, bad flag */
+    FL_ERR_BAD_N,             /* n = 0 (or larger than the variant can index) */
+    FL_ERR_BAD_FPR,           /* FPR <= 0, >= 1, NaN, or unreachable for the variant */
+    FL_ERR_BAD_K,             /* k out of the variant's range (or fingerprint bits not 8/16) */
+    FL_ERR_BAD_GEOMETRY,      /* zero or too many blocks/words/buckets */
+    FL_ERR_TOO_LARGE,         /* size overflows size_t, or exceeds a caller-set limit */
+    FL_ERR_NO_MEMORY,         /* allocation failed */
+    FL_ERR_FULL,              /* cuckoo: no room; the filter is unchanged */
+    FL_ERR_NOT_FOUND,         /* cuckoo delete of a key that is not there */
+    FL_ERR_UNSUPPORTED,       /* operation not defined for this variant */
+    FL_ERR_INCOMPATIBLE,      /* union of filters with different geometry/hash/seed */
+    FL_ERR_IO,                /* open/read/write failed (errno is left set) */
+    FL_ERR_BAD_MAGIC,         /* not a filterlab file */
+    FL_ERR_BAD_VERSION,       /* format version this build cannot read */
+    FL_ERR_TRUNCATED,         /* input ends before the structure it announces */
+    FL_ERR_TRAILING_DATA,     /* bytes after the end of the structure */
+    FL_ERR_CHECKSUM,          /* XXH3 checksum mismatch (header or payload) */
+    FL_ERR_CORRUPT,           /* fields valid one by one but inconsistent with each other */
+    FL_ERR_BAD_PARQUET,       /* malformed Parquet BloomFilterHeader or bitset */
+    FL_ERR_UNKNOWN_KERNEL,    /* kernel name that was not compiled in */
+    FL_ERR_KERNEL_UNAVAILABLE,/* kernel compiled in but this CPU/OS cannot run it */
+    FL_ERR_BUFFER_TOO_SMALL,  /* output buffer smaller than fl_serialized_size() */
+    FL_STATUS_COUNT
+} fl_status;
+
+/* A static, human-readable sentence for a status (never NULL). */
+const char *fl_strerror(fl_status s);
+
+/* ---------------------------------------------------------------------------------------
+ * Variants
+ * ------------------------------------------------------------------------------------- */
+typedef enum fl_variant {
+    FL_CLASSIC = 1,  /* textbook Bloom, k positions over the whole array (Kirsch-Mitzenmacher) */
+    FL_BLOCK512 = 2, /* one 64-byte cache line per key, k bits inside it (Putze et al. 2007) */
+    FL_SPLIT256 = 3, /* Apache Parquet split block Bloom filter: 32-byte blocks, 8 bits */
+    FL_REG64 = 4,    /* register-blocked: one 64-bit word per key, k bits inside it */
+    FL_CUCKOO = 5,   /* cuckoo filter, 4-slot buckets, 8- or 16-bit fingerprints */
+} fl_variant;
+#define FL_VARIANT_MIN FL_CLASSIC
+#define FL_VARIANT_MAX FL_CUCKOO
+
+/* "classic", "block512", ...; NULL for an unknown value. */
+const char *fl_variant_name(fl_variant v);
+/* Parses a variant name; FL_ERR_INVALID_ARG if unknown. */
+fl_status fl_variant_parse(const char *name, fl_variant *out);
+
+/* How byte keys become 64-bit hashes. */
+typedef enum fl_hash_id {
+    FL_HASH_XXH3 = 1,  /* XXH3_64bits_withSeed(key, len, seed): the default */
+    FL_HASH_XXH64 = 2, /* XXH64(key, len, seed): Apache Parquet uses it with seed 0 */
+} fl_hash_id;
+
+/* ---------------------------------------------------------------------------------------
+ * Geometry and sizing
+ *
+ * "units" is the variant's addressing unit: 64-bit words (classic, reg64), 64-byte blocks
+ * (block512), 32-byte blocks (split256) or 4-slot buckets (cuckoo). Unit counts are below
+ * 2^32 because every variant maps a hash to a unit with Lemire's multiply-shift range
+ * reduction on 32 bits ((h32 * units) >> 32), as the Parquet specification does.
+ * "k" is bits per key for the Bloom variants (split256: always 8) and fingerprint bits
+ * (8 or 16) for cuckoo.
+ * ------------------------------------------------------------------------------------- */
+typedef struct fl_geometry {
+    fl_variant variant;
+    uint64_t units;
+    uint32_t k;
+} fl_geometry;
+
+typedef struct fl_params {
+    fl_geometry geometry;
+    uint64_t bits;          /* payload bits: units * unit size */
+    uint64_t bytes;         /* payload bytes */
+    double bits_per_key;    /* bits / n */
+    double predicted_fpr;   /* the variant's model at n keys (see fl_predict_fpr) */
+} fl_params;
+
+/* Geometry of `variant` for n keys at target FPR fpr.
+ * classic: the textbook m = -n ln p / (ln 2)^2, k = round((m/n) ln 2) (Bloom 1970;
+ *   Broder-Mitzenmacher 2004); rounding k can leave the prediction a hair above fpr.
+ * block512/reg64/split256: the fewest units whose prediction under the blocked model of
+ *   Putze, Sanders, Singler (2007) is <= fpr, searched over the unit count and k.
+ * cuckoo: fingerprint bits 8 or 16 and a load in [0.5, 0.94] (Fan et al. 2014), whichever
+ *   meets fpr in fewer bytes; below ~6e-5 it is unreachable (FL_ERR_BAD_FPR).
+ * Errors: FL_ERR_BAD_N (n = 0), FL_ERR_BAD_FPR, FL_ERR_TOO_LARGE (2^32 units or more). */
+fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out);
+
+/* Fills bits/bytes/bits_per_key/predicted_fpr for an explicit geometry and n keys. */
+fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *out);
+
+/* Predicted FPR of a geometry holding n keys (n = 0 gives 0). */
+double fl_predict_fpr(const fl_geometry *g, uint64_t n);
+
+/* ---------------------------------------------------------------------------------------
+ * Filters
+ * ------------------------------------------------------------------------------------- */
+typedef struct fl_filter fl_filter;
+
+enum fl_create_flags {
+    FL_FLAG_NO_HUGE_PAGES = 1u << 0, /* do not madvise(MADV_HUGEPAGE) filters >= 2 MiB */
+};
+
+typedef struct fl_config {
+    fl_variant variant;
+    /* Either sizing (n > 0 and fpr set, geometry.units == 0) ... */
+    uint64_t n;
+    double fpr;
+    /* ... or explicit geometry (geometry.units > 0; geometry.variant must equal variant). */
+    fl_geometry geometry;
+    fl_hash_id hash;  /* 0 means FL_HASH_XXH3 */
+    uint64_t seed;    /* hash seed for byte and integer keys */
+    uint32_t flags;   /* fl_create_flags */
+} fl_config;
+
+fl_status fl_create(const fl_config *cfg, fl_filter **out);
+/* Shorthand for fl_create with sizing, XXH3, seed 0. */
+fl_status fl_create_for(fl_variant variant, uint64_t n, double fpr, fl_filter **out);
+/* Frees a filter; NULL is a no-op. */
+void fl_free(fl_filter *f);
+
+/* Hash of a byte key with the filter's hash function and seed. */
+uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len);
+/* Hash of an integer key: the SplitMix64 finalizer (Steele, Lea, Flood 2014) of key + seed,
+ * a bijection, so distinct integers never collide before the filter's own reduction. */
+uint64_t fl_hash_u64(uint64_t key, uint64_t seed);
+
+/* Single keys. fl_contains_* return 1 (may be present) or 0 (absent); NULL f gives 0. */
+fl_status fl_insert_bytes(fl_filter *f, const void *key, size_t len);
+fl_status fl_insert_u64(fl_filter *f, uint64_t key);
+fl_status fl_insert_hash(fl_filter *f, uint64_t hash);
+int fl_contains_bytes(const fl_filter *f, const void *key, size_t len);
+int fl_contains_u64(const fl_filter *f, uint64_t key);
+int fl_contains_hash(const fl_filter *f, uint64_t hash);
+
+/* Batches of precomputed hashes: the unit every kernel implements.
+ * fl_insert_hashes: for cuckoo, stops at the first key that does not fit and returns
+ * FL_ERR_FULL with *inserted (if not NULL) set to the number of keys inserted before it.
+ * fl_contains_hashes: out[i] = 1 or 0 for hashes[i]; *positives (if not NULL) = sum. n = 0 is
+ * fine. The arrays need no alignment. */
+fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t n,
+                             uint8_t *out, size_t *positives);
+/* Bloom variants only: may run concurrently with other atomic inserts and lookups. */
+fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
+
+/* Cuckoo only: removes one copy of a key inserted before. FL_ERR_NOT_FOUND if no copy of
+ * its fingerprint is in its two buckets or the stash. Deleting a key never inserted may
+ * remove another key's identical fingerprint: that is inherent to cuckoo filters. */
+fl_status fl_delete_hash(fl_filter *f, uint64_t hash);
+fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len);
+
+/* dst |= src for two Bloom filters with equal variant, geometry, hash and seed.
+ * The key count becomes the sum (an upper bound on distinct keys). */
+fl_status fl_union(fl_filter *dst, const fl_filter *src);
+/* Removes every key; geometry is kept. */
+void fl_clear(fl_filter *f);
+
+typedef struct fl_info {
+    fl_geometry geometry;
+    fl_hash_id hash;
+    uint64_t seed;
+    uint64_t keys;            /* inserts (Bloom: including duplicates; cuckoo: stored copies) */
+    size_t bytes;             /* payload bytes */
+    uint64_t bits_set;        /* Bloom: set bits; cuckoo: occupied slots (table + stash) */
+    double fill;              /* Bloom: bits_set / bits; cuckoo: load factor */
+    double keys_from_fill;    /* Bloom: distinct keys estimated from the fill (Swamidass and
+                                 Baldi 2007), useful when keys is unknown (Parquet import) */
+    double predicted_fpr;     /* model at the current key count (or keys_from_fill if keys
+                                 is 0 but bits are set) */
+    uint32_t stash_used;      /* cuckoo: fingerprints in the victim stash */
+    int huge_pages;           /* 1 if MADV_HUGEPAGE was requested and accepted */
+} fl_info;
+
+fl_status fl_get_info(const fl_filter *f, fl_info *out);
+size_t fl_size_bytes(const fl_filter *f);
+uint64_t fl_count(const fl_filter *f);
+fl_variant fl_get_variant(const fl_filter *f);
+
+/* ---------------------------------------------------------------------------------------
+ * Serialization: the versioned, checksummed filterlab format (see src/io.c for the layout).
+ * Loads validate every field before trusting it. max_bytes caps the payload a load will
+ * allocate (0 = no cap).
+ * ------------------------------------------------------------------------------------- */
+size_t fl_serialized_size(const fl_filter *f);
+fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written);
+fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter **out);
+fl_status fl_save_file(const fl_filter *f, const char *path);
+fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out);
+
+/* Apache Parquet split block Bloom filter bitsets (parquet-format BloomFilter.md).
+ * Import accepts a bare bitset (a multiple of 32 bytes) or one preceded by the Thrift
+ * compact BloomFilterHeader; the result is a split256 filter using XXH64 seed 0 whose key
+ * count is unknown (reported as 0). Export writes the header unless with_header is 0. */
+fl_status fl_parquet_import(const void *buf, size_t len, size_t max_bytes, fl_filter **out);
+size_t fl_parquet_export_size(const fl_filter *f, int with_header);
+fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size_t cap,
+                            size_t *written);
+
+/* ---------------------------------------------------------------------------------------
+ * Kernels: one implementation per ISA, picked once at first use from the CPU's features,
+ * or by FILTERLAB_KERNEL=scalar|avx2|avx512|neon, or by fl_kernel_select().
+ * ------------------------------------------------------------------------------------- */
+typedef struct fl_kernel_desc {
+    const char *name;     /* "scalar", "avx2", "avx512", "neon" */
+    int compiled;         /* always 1 for listed kernels */
+    int supported;        /* this CPU and OS can run it */
+    int emulated;         /* runs through SIMDe on a foreign ISA (correct, not fast) */
+    const char *requires; /* features it needs, e.g. "AVX2 BMI2 + OS YMM state" */
+} fl_kernel_desc;
+
+/* Number of compiled kernels; fl_kernel_describe(i) for i < count. */
+size_t fl_kernel_count(void);
+fl_status fl_kernel_describe(size_t i, fl_kernel_desc *out);
+/* Forces a kernel for the whole process (thread-safe; affects subsequent calls). */
+fl_status fl_kernel_select(const char *name);
+/* Name of the active kernel and a sentence saying why it was chosen. */
+const char *fl_kernel_active(void);
+const char *fl_kernel_reason(void);
+/* Status of the FILTERLAB_KERNEL request, if any (FL_OK when unset or honoured). When the
+ * variable names an unknown or unsupported kernel, automatic selection is used instead and
+ * this reports why, so a CLI can refuse to run. */
+fl_status fl_kernel_env_status(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FILTERLAB_H */

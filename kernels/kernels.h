@@ -1,0 +1,79 @@
+/*
+ * The kernel interface: what every ISA implements, declared once.
+ *
+ * A kernel sees a filter only through fl_kview: a 64-byte aligned payload and its geometry.
+ * It never hashes bytes, never allocates and never branches on the ISA. Lookup kernels only
+ * read the payload; insert kernels only OR bits into it (the Bloom variants). Cuckoo inserts
+ * relocate fingerprints and stay in src/cuckoo.c; their lookups are kernels.
+ *
+ * Adding an ISA touches three places: kernels/<isa>.c with fl_kernels_init_<isa>(), the
+ * table list in src/dispatch.c, and kernels/meson.build.
+ */
+#ifndef FL_KERNELS_H
+#define FL_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Slot of one cuckoo victim-stash entry: the bucket it belongs to (its primary bucket or the
+ * alternate, either works for lookup since both are checked) and its fingerprint. */
+typedef struct fl_stash_entry {
+    uint32_t bucket;
+    uint16_t fp;
+    uint16_t unused;
+} fl_stash_entry;
+
+typedef struct fl_kview {
+    void *data;        /* payload, 64-byte aligned, units * unit_bytes long */
+    uint32_t units;    /* words / blocks / buckets; 1 <= units < 2^32 */
+    uint32_t k;        /* Bloom: bits per key; cuckoo: fingerprint bits (8 or 16) */
+    const fl_stash_entry *stash; /* cuckoo only; may be NULL when stash_count == 0 */
+    uint32_t stash_count;
+} fl_kview;
+
+/* The kernel families. Cuckoo lookups differ by fingerprint width, so each is its own entry. */
+typedef enum fl_kfamily {
+    FL_K_CLASSIC = 0,
+    FL_K_BLOCK512,
+    FL_K_SPLIT256,
+    FL_K_REG64,
+    FL_K_CUCKOO8,
+    FL_K_CUCKOO16,
+    FL_K_COUNT
+} fl_kfamily;
+
+/* out[i] = 1 if hashes[i] may be in the filter, else 0; returns the number of 1s.
+ * hashes and out need no alignment; n may be 0. */
+typedef size_t (*fl_contains_fn)(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                 uint8_t *out);
+/* Sets the bits of hashes[0..n) (Bloom families only). */
+typedef void (*fl_insert_fn)(const fl_kview *f, const uint64_t *hashes, size_t n);
+
+typedef struct fl_kernel_table {
+    fl_contains_fn contains[FL_K_COUNT];
+    fl_insert_fn insert[FL_K_COUNT]; /* NULL for the cuckoo families */
+} fl_kernel_table;
+
+/* Each ISA's init overwrites the entries it implements, on a table already filled by the
+ * ISA below it (dav1d's pattern), so a family an ISA leaves alone keeps the best lower one. */
+void fl_kernels_init_scalar(fl_kernel_table *t);
+void fl_kernels_init_avx2(fl_kernel_table *t);
+void fl_kernels_init_avx512(fl_kernel_table *t);
+void fl_kernels_init_neon(fl_kernel_table *t);
+
+/* Declares the lookup and insert kernels of one ISA with the shared signatures. */
+#define FL_DECLARE_KERNELS(isa)                                                                 \
+    size_t fl_contains_classic_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);    \
+    size_t fl_contains_block512_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
+    size_t fl_contains_split256_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
+    size_t fl_contains_reg64_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);      \
+    size_t fl_contains_cuckoo8_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);    \
+    size_t fl_contains_cuckoo16_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
+    void fl_insert_classic_##isa(const fl_kview *, const uint64_t *, size_t);                   \
+    void fl_insert_block512_##isa(const fl_kview *, const uint64_t *, size_t);                  \
+    void fl_insert_split256_##isa(const fl_kview *, const uint64_t *, size_t);                  \
+    void fl_insert_reg64_##isa(const fl_kview *, const uint64_t *, size_t)
+
+FL_DECLARE_KERNELS(scalar);
+
+#endif /* FL_KERNELS_H */

@@ -1,0 +1,112 @@
+/*
+ * Scalar kernels: the reference every SIMD kernel must match byte for byte, and the first
+ * entry of every kernel table. Plain C at baseline flags; the per-key math is in probe.h.
+ *
+ * Lookups prefetch the unit of the key FL_PREFETCH_AHEAD positions ahead, so even the
+ * reference keeps several cache misses in flight on DRAM-sized filters (memory-level
+ * parallelism); the answers do not depend on it.
+ */
+#include "kernels.h"
+#include "probe.h"
+
+#define FL_PREFETCH_AHEAD 16
+
+static inline void prefetch(const void *p) {
+    __builtin_prefetch(p, 0, 3);
+}
+
+size_t fl_contains_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                  uint8_t *out) {
+    size_t pos = 0;
+    const uint64_t *w = (const uint64_t *)f->data;
+    for (size_t i = 0; i < n; i++) {
+        if (i + FL_PREFETCH_AHEAD < n) {
+            /* Only the first probe's word: the rest depend on it matching. */
+            uint64_t h = hashes[i + FL_PREFETCH_AHEAD];
+            prefetch(&w[fl_reduce32((uint32_t)(h >> 32), f->units)]);
+        }
+        int r = fl_classic_probe(f, hashes[i]);
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+/* One lookup loop per unit-addressed family: prefetch the unit ahead, probe this key. */
+#define FL_SCALAR_CONTAINS(name, at, probe)                                                  \
+    size_t fl_contains_##name##_scalar(const fl_kview *f, const uint64_t *hashes, size_t n,  \
+                                       uint8_t *out) {                                       \
+        size_t pos = 0;                                                                      \
+        for (size_t i = 0; i < n; i++) {                                                     \
+            if (i + FL_PREFETCH_AHEAD < n) prefetch(at(f, hashes[i + FL_PREFETCH_AHEAD]));   \
+            int r = probe(f, hashes[i]);                                                     \
+            out[i] = (uint8_t)r;                                                             \
+            pos += (size_t)r;                                                                \
+        }                                                                                    \
+        return pos;                                                                          \
+    }
+
+static inline const void *reg64_at(const fl_kview *f, uint64_t h) {
+    return (const uint64_t *)f->data + fl_reduce32((uint32_t)(h >> 32), f->units);
+}
+static inline const void *cuckoo_at(const fl_kview *f, uint64_t h) {
+    size_t bucket_bytes = f->k == 8 ? 4 : 8;
+    return (const uint8_t *)f->data + bucket_bytes * fl_cuckoo_bucket(h, f->units);
+}
+
+FL_SCALAR_CONTAINS(block512, fl_block512_at, fl_block512_probe)
+FL_SCALAR_CONTAINS(split256, fl_split256_at, fl_split256_probe)
+FL_SCALAR_CONTAINS(reg64, reg64_at, fl_reg64_probe)
+FL_SCALAR_CONTAINS(cuckoo8, cuckoo_at, fl_cuckoo_probe)
+FL_SCALAR_CONTAINS(cuckoo16, cuckoo_at, fl_cuckoo_probe)
+
+void fl_insert_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    uint64_t *w = (uint64_t *)f->data;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = hashes[i], g = h, step = fl_classic_step(h);
+        for (uint32_t j = 0; j < f->k; j++, g += step)
+            w[fl_reduce32((uint32_t)(g >> 32), f->units)] |= 1ull << (g & 63);
+    }
+}
+
+void fl_insert_block512_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t mask[8];
+        uint64_t *b = (uint64_t *)fl_block512_at(f, hashes[i]);
+        fl_block512_mask(hashes[i], f->k, mask);
+        for (int w = 0; w < 8; w++) b[w] |= mask[w];
+    }
+}
+
+void fl_insert_split256_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *b = (uint32_t *)fl_split256_at(f, hashes[i]);
+        uint32_t lo = (uint32_t)hashes[i];
+        for (int w = 0; w < 8; w++) {
+            /* The payload is little-endian; on the little-endian hosts we support this is a
+             * plain OR (see the check in src/internal.h). */
+            b[w] |= 1u << ((lo * FL_SALT[w]) >> 27);
+        }
+    }
+}
+
+void fl_insert_reg64_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    uint64_t *w = (uint64_t *)f->data;
+    for (size_t i = 0; i < n; i++)
+        w[fl_reduce32((uint32_t)(hashes[i] >> 32), f->units)] |= fl_reg64_mask(hashes[i], f->k);
+}
+
+void fl_kernels_init_scalar(fl_kernel_table *t) {
+    t->contains[FL_K_CLASSIC] = fl_contains_classic_scalar;
+    t->contains[FL_K_BLOCK512] = fl_contains_block512_scalar;
+    t->contains[FL_K_SPLIT256] = fl_contains_split256_scalar;
+    t->contains[FL_K_REG64] = fl_contains_reg64_scalar;
+    t->contains[FL_K_CUCKOO8] = fl_contains_cuckoo8_scalar;
+    t->contains[FL_K_CUCKOO16] = fl_contains_cuckoo16_scalar;
+    t->insert[FL_K_CLASSIC] = fl_insert_classic_scalar;
+    t->insert[FL_K_BLOCK512] = fl_insert_block512_scalar;
+    t->insert[FL_K_SPLIT256] = fl_insert_split256_scalar;
+    t->insert[FL_K_REG64] = fl_insert_reg64_scalar;
+    t->insert[FL_K_CUCKOO8] = 0;
+    t->insert[FL_K_CUCKOO16] = 0;
+}

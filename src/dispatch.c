@@ -1,0 +1,242 @@
+/*
+ * CPU feature detection and the kernel tables.
+ *
+ * One table per compiled ISA, each built like dav1d's: start from the scalar kernels and let
+ * every ISA from the bottom of its chain up overwrite what it implements (avx512 sits on
+ * avx2, which sits on scalar; neon sits on scalar). The tables and the automatic choice are
+ * computed once, under pthread_once, at the first call that needs them; the active table is
+ * an atomic pointer, so fl_kernel_select() is safe while other threads run lookups (a batch
+ * already running finishes on the table it started with: dispatch is once per batch).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fl_config.h"
+#include "internal.h"
+
+#ifndef FL_HAVE_AVX2
+#define FL_HAVE_AVX2 0
+#endif
+#ifndef FL_HAVE_AVX512
+#define FL_HAVE_AVX512 0
+#endif
+#ifndef FL_HAVE_NEON
+#define FL_HAVE_NEON 0
+#endif
+#ifndef FL_NEON_EMULATED
+#define FL_NEON_EMULATED 0
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define FL_X86 1
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+#endif
+
+/* ---- CPU features --------------------------------------------------------------------- */
+#if defined(FL_X86) && (FL_HAVE_AVX2 || FL_HAVE_AVX512)
+/* XCR0 read with the raw opcode so this file needs no -mxsave. */
+static uint64_t read_xcr0(void) {
+    uint32_t eax, edx;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(eax), "=d"(edx) : "c"(0));
+    return ((uint64_t)edx << 32) | eax;
+}
+
+typedef struct {
+    int avx2;   /* AVX2 + BMI2 + FMA, and the OS saves YMM state */
+    int avx512; /* avx2 + AVX-512 F/BW/VL/DQ, and the OS saves opmask and ZMM state */
+} x86_features;
+
+static x86_features detect_x86(void) {
+    x86_features f = {0, 0};
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1; /* CPUID.1:ECX */
+    if (!osxsave || !avx) return f;
+    uint64_t xcr0 = read_xcr0();
+    int ymm_os = (xcr0 & 0x6) == 0x6;    /* XCR0 bits 1-2: SSE and AVX (YMM) state */
+    int zmm_os = (xcr0 & 0xe6) == 0xe6;  /* plus bits 5-7: opmask, ZMM_Hi256, Hi16_ZMM */
+    if (__get_cpuid_max(0, NULL) < 7) return f;
+    __cpuid_count(7, 0, a, b, c, d);     /* CPUID.(7,0):EBX */
+    int avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
+    int avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1;
+    int avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
+    f.avx2 = ymm_os && avx2 && bmi2 && fma;
+    f.avx512 = f.avx2 && zmm_os && avx512f && avx512dq && avx512bw && avx512vl;
+    return f;
+}
+#endif
+
+static int always(void) {
+    return 1;
+}
+#if FL_HAVE_AVX2
+static int has_avx2(void) {
+    return detect_x86().avx2;
+}
+#endif
+#if FL_HAVE_AVX512
+static int has_avx512(void) {
+    return detect_x86().avx512;
+}
+#endif
+#if FL_HAVE_NEON && !FL_NEON_EMULATED
+static int has_neon(void) {
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0; /* baseline on aarch64, checked anyway */
+}
+#endif
+
+/* ---- The ISA list: preference grows with the index; parent = the table it builds on. ---- */
+typedef struct {
+    const char *name;
+    void (*init)(fl_kernel_table *);
+    int (*supported)(void);
+    const char *parent; /* the ISA whose table this one starts from; NULL for scalar */
+    int emulated; /* runs through SIMDe on a foreign ISA: never chosen automatically */
+    const char *requires;
+} isa_entry;
+
+static const isa_entry isas[] = {
+    {"scalar", fl_kernels_init_scalar, always, NULL, 0, "nothing (portable C)"},
+#if FL_HAVE_NEON
+#if FL_NEON_EMULATED
+    {"neon", fl_kernels_init_neon, always, "scalar", 1, "nothing here (NEON emulated with SIMDe)"},
+#else
+    {"neon", fl_kernels_init_neon, has_neon, "scalar", 0, "ASIMD (NEON), AT_HWCAP"},
+#endif
+#endif
+#if FL_HAVE_AVX2
+    {"avx2", fl_kernels_init_avx2, has_avx2, "scalar", 0, "AVX2 BMI2 FMA + OS YMM state (XCR0)"},
+#endif
+#if FL_HAVE_AVX512
+    {"avx512", fl_kernels_init_avx512, has_avx512, "avx2", 0,
+     "AVX-512 F BW VL DQ + AVX2 BMI2 FMA + OS ZMM/opmask state (XCR0)"},
+#endif
+};
+#define NISA (sizeof isas / sizeof isas[0])
+
+static fl_kernel_table tables[NISA];
+static int supported[NISA];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const fl_kernel_table *_Atomic active;
+static const char *_Atomic active_name;
+static const char *_Atomic active_reason;
+static fl_status env_status = FL_OK;
+static char env_reason[160];
+
+static int find_isa(const char *name) {
+    for (size_t i = 0; i < NISA; i++)
+        if (strcmp(isas[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+static void build_table(size_t i, fl_kernel_table *t) {
+    int parent = isas[i].parent ? find_isa(isas[i].parent) : -1;
+    if (parent >= 0) build_table((size_t)parent, t);
+    isas[i].init(t);
+}
+
+static void set_active(size_t i, const char *reason) {
+    atomic_store_explicit(&active, &tables[i], memory_order_release);
+    active_name = isas[i].name;
+    active_reason = reason;
+}
+
+static void init_once(void) {
+    size_t best = 0;
+    for (size_t i = 0; i < NISA; i++) {
+        build_table(i, &tables[i]);
+        supported[i] = isas[i].supported();
+        if (supported[i] && !isas[i].emulated) best = i;
+    }
+    set_active(best, best == 0 ? "no faster kernel is compiled in or supported by this CPU"
+                               : "the fastest kernel this CPU supports");
+    const char *env = getenv("FILTERLAB_KERNEL");
+    if (!env || !*env || strcmp(env, "auto") == 0) return;
+    int i = find_isa(env);
+    if (i < 0) {
+        env_status = FL_ERR_UNKNOWN_KERNEL;
+        snprintf(env_reason, sizeof env_reason,
+                 "FILTERLAB_KERNEL=%.40s is not a compiled kernel; automatic choice used", env);
+        active_reason = env_reason;
+    } else if (!supported[i]) {
+        env_status = FL_ERR_KERNEL_UNAVAILABLE;
+        snprintf(env_reason, sizeof env_reason,
+                 "FILTERLAB_KERNEL=%s needs %s, which this CPU/OS lacks; automatic choice used",
+                 isas[i].name, isas[i].requires);
+        active_reason = env_reason;
+    } else {
+        snprintf(env_reason, sizeof env_reason, "forced by FILTERLAB_KERNEL=%s", isas[i].name);
+        set_active((size_t)i, env_reason);
+    }
+}
+
+static void ensure_init(void) {
+    pthread_once(&once, init_once);
+}
+
+const fl_kernel_table *fl_kernels(void) {
+    const fl_kernel_table *t = atomic_load_explicit(&active, memory_order_acquire);
+    if (t) return t;
+    ensure_init();
+    return atomic_load_explicit(&active, memory_order_acquire);
+}
+
+const fl_kernel_table *fl_kernel_table_at(size_t i) {
+    ensure_init();
+    return i < NISA && supported[i] ? &tables[i] : NULL;
+}
+
+size_t fl_kernel_count(void) {
+    return NISA;
+}
+
+fl_status fl_kernel_describe(size_t i, fl_kernel_desc *out) {
+    if (!out || i >= NISA) return FL_ERR_INVALID_ARG;
+    ensure_init();
+    out->name = isas[i].name;
+    out->compiled = 1;
+    out->supported = supported[i];
+    out->emulated = isas[i].emulated;
+    out->requires = isas[i].requires;
+    return FL_OK;
+}
+
+fl_status fl_kernel_select(const char *name) {
+    if (!name) return FL_ERR_INVALID_ARG;
+    ensure_init();
+    if (strcmp(name, "auto") == 0) {
+        size_t best = 0;
+        for (size_t i = 0; i < NISA; i++)
+            if (supported[i] && !isas[i].emulated) best = i;
+        set_active(best, "the fastest kernel this CPU supports");
+        return FL_OK;
+    }
+    int i = find_isa(name);
+    if (i < 0) return FL_ERR_UNKNOWN_KERNEL;
+    if (!supported[i]) return FL_ERR_KERNEL_UNAVAILABLE;
+    set_active((size_t)i, "selected with fl_kernel_select()");
+    return FL_OK;
+}
+
+const char *fl_kernel_active(void) {
+    ensure_init();
+    return active_name;
+}
+
+const char *fl_kernel_reason(void) {
+    ensure_init();
+    return active_reason;
+}
+
+fl_status fl_kernel_env_status(void) {
+    ensure_init();
+    return env_status;
+}

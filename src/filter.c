@@ -1,0 +1,268 @@
+/*
+ * Filter lifecycle and the routing of every public insert/lookup call to its kernel.
+ *
+ * Batches go through the dispatched kernel table once per batch; single keys use the
+ * scalar probe functions of kernels/probe.h directly, because for one key a call through
+ * the table costs more than the probe itself.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <xxhash.h>
+
+#include "internal.h"
+#include "probe.h"
+
+fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes) {
+    if (!g) return FL_ERR_INVALID_ARG;
+    if (g->variant < FL_VARIANT_MIN || g->variant > FL_VARIANT_MAX) return FL_ERR_INVALID_ARG;
+    if (g->units == 0 || g->units > FL_UNITS_MAX) return FL_ERR_BAD_GEOMETRY;
+    switch (g->variant) {
+    case FL_CLASSIC:
+        if (g->k < 1 || g->k > 32) return FL_ERR_BAD_K; /* double hashing needs no salts */
+        break;
+    case FL_BLOCK512:
+    case FL_REG64:
+        if (g->k < 1 || g->k > FL_K_MAX) return FL_ERR_BAD_K; /* one salt per bit */
+        break;
+    case FL_SPLIT256:
+        if (g->k != 8) return FL_ERR_BAD_K; /* one bit in each of the 8 words */
+        break;
+    case FL_CUCKOO:
+        if (g->k != 8 && g->k != 16) return FL_ERR_BAD_K;
+        break;
+    }
+    size_t unit = fl_unit_bytes(g->variant, g->k);
+    if (g->units > SIZE_MAX / unit) return FL_ERR_TOO_LARGE;
+    if (bytes) *bytes = (size_t)g->units * unit;
+    return FL_OK;
+}
+
+fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
+                        fl_filter **out) {
+    size_t bytes;
+    fl_status s = fl_geometry_check(g, &bytes);
+    if (s != FL_OK) return s;
+    if (hash != FL_HASH_XXH3 && hash != FL_HASH_XXH64) return FL_ERR_INVALID_ARG;
+    if (flags & ~(uint32_t)FL_FLAG_NO_HUGE_PAGES) return FL_ERR_INVALID_ARG;
+    fl_filter *f = calloc(1, sizeof *f);
+    if (!f) return FL_ERR_NO_MEMORY;
+    f->g = *g;
+    f->family = fl_family_of(g);
+    f->hash = hash;
+    f->seed = seed;
+    f->flags = flags;
+    s = fl_payload_alloc(f, bytes);
+    if (s != FL_OK) {
+        free(f);
+        return s;
+    }
+    fl_cuckoo_reset(f);
+    *out = f;
+    return FL_OK;
+}
+
+fl_status fl_create(const fl_config *cfg, fl_filter **out) {
+    if (!cfg || !out) return FL_ERR_INVALID_ARG;
+    *out = NULL;
+    fl_geometry g;
+    if (cfg->geometry.units > 0) {
+        g = cfg->geometry;
+        if (g.variant == 0) g.variant = cfg->variant;
+        if (g.variant != cfg->variant) return FL_ERR_INVALID_ARG;
+    } else {
+        fl_params p;
+        fl_status s = fl_params_for(cfg->variant, cfg->n, cfg->fpr, &p);
+        if (s != FL_OK) return s;
+        g = p.geometry;
+    }
+    fl_hash_id hash = cfg->hash ? cfg->hash : FL_HASH_XXH3;
+    return fl_filter_new(&g, hash, cfg->seed, cfg->flags, out);
+}
+
+fl_status fl_create_for(fl_variant variant, uint64_t n, double fpr, fl_filter **out) {
+    fl_config cfg = {.variant = variant, .n = n, .fpr = fpr};
+    return fl_create(&cfg, out);
+}
+
+void fl_free(fl_filter *f) {
+    if (!f) return;
+    fl_payload_free(f);
+    free(f);
+}
+
+uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len) {
+    if (!f) return 0;
+    if (!key) key = ""; /* a NULL key of length 0 is the empty key */
+    if (f->hash == FL_HASH_XXH64) return XXH64(key, len, f->seed);
+    return XXH3_64bits_withSeed(key, len, f->seed);
+}
+
+uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {
+    /* SplitMix64's output function (Steele, Lea, Flood, "Fast splittable pseudorandom number
+     * generators", OOPSLA 2014): a bijection on 64 bits with full avalanche. */
+    uint64_t z = key + seed * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int probe_one(const fl_filter *f, uint64_t h) {
+    fl_kview v = fl_view(f);
+    switch (f->family) {
+    case FL_K_CLASSIC: return fl_classic_probe(&v, h);
+    case FL_K_BLOCK512: return fl_block512_probe(&v, h);
+    case FL_K_SPLIT256: return fl_split256_probe(&v, h);
+    case FL_K_REG64: return fl_reg64_probe(&v, h);
+    case FL_K_CUCKOO8:
+    case FL_K_CUCKOO16: return fl_cuckoo_probe(&v, h);
+    case FL_K_COUNT: break;
+    }
+    return 0;
+}
+
+fl_status fl_insert_hash(fl_filter *f, uint64_t hash) {
+    if (!f) return FL_ERR_INVALID_ARG;
+    if (f->g.variant == FL_CUCKOO) return fl_cuckoo_insert(f, hash);
+    fl_kview v = fl_view(f);
+    fl_kernels()->insert[f->family](&v, &hash, 1);
+    f->keys++;
+    return FL_OK;
+}
+
+fl_status fl_insert_bytes(fl_filter *f, const void *key, size_t len) {
+    if (!f || (!key && len)) return FL_ERR_INVALID_ARG;
+    return fl_insert_hash(f, fl_hash_bytes(f, key, len));
+}
+
+fl_status fl_insert_u64(fl_filter *f, uint64_t key) {
+    if (!f) return FL_ERR_INVALID_ARG;
+    return fl_insert_hash(f, fl_hash_u64(key, f->seed));
+}
+
+int fl_contains_hash(const fl_filter *f, uint64_t hash) {
+    return f ? probe_one(f, hash) : 0;
+}
+
+int fl_contains_bytes(const fl_filter *f, const void *key, size_t len) {
+    if (!f || (!key && len)) return 0;
+    return probe_one(f, fl_hash_bytes(f, key, len));
+}
+
+int fl_contains_u64(const fl_filter *f, uint64_t key) {
+    return f ? probe_one(f, fl_hash_u64(key, f->seed)) : 0;
+}
+
+fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+    if (inserted) *inserted = 0;
+    if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
+    if (f->g.variant == FL_CUCKOO) {
+        for (size_t i = 0; i < n; i++) {
+            fl_status s = fl_cuckoo_insert(f, hashes[i]);
+            if (s != FL_OK) return s;
+            if (inserted) *inserted = i + 1;
+        }
+        return FL_OK;
+    }
+    fl_kview v = fl_view(f);
+    if (n) fl_kernels()->insert[f->family](&v, hashes, n);
+    f->keys += n;
+    if (inserted) *inserted = n;
+    return FL_OK;
+}
+
+fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t n, uint8_t *out,
+                             size_t *positives) {
+    if (positives) *positives = 0;
+    if (!f || ((!hashes || !out) && n)) return FL_ERR_INVALID_ARG;
+    if (n == 0) return FL_OK;
+    fl_kview v = fl_view(f);
+    size_t pos = fl_kernels()->contains[f->family](&v, hashes, n, out);
+    if (positives) *positives = pos;
+    return FL_OK;
+}
+
+fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
+    if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
+    if (f->g.variant == FL_CUCKOO) return FL_ERR_UNSUPPORTED;
+    return fl_bloom_insert_atomic(f, hashes, n);
+}
+
+fl_status fl_delete_hash(fl_filter *f, uint64_t hash) {
+    if (!f) return FL_ERR_INVALID_ARG;
+    if (f->g.variant != FL_CUCKOO) return FL_ERR_UNSUPPORTED;
+    return fl_cuckoo_delete(f, hash);
+}
+
+fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len) {
+    if (!f || (!key && len)) return FL_ERR_INVALID_ARG;
+    return fl_delete_hash(f, fl_hash_bytes(f, key, len));
+}
+
+void fl_clear(fl_filter *f) {
+    if (!f) return;
+    /* A mapped payload gives its pages back instead of being written: the next touch maps
+     * zero pages, and the MADV_HUGEPAGE advice stays on the range. */
+    if (!f->mapped || madvise(f->data, f->mapped, MADV_DONTNEED) != 0)
+        memset(f->data, 0, f->bytes);
+    f->keys = 0;
+    fl_cuckoo_reset(f);
+}
+
+size_t fl_size_bytes(const fl_filter *f) {
+    return f ? f->bytes : 0;
+}
+
+uint64_t fl_count(const fl_filter *f) {
+    return f ? __atomic_load_n(&f->keys, __ATOMIC_RELAXED) : 0;
+}
+
+fl_variant fl_get_variant(const fl_filter *f) {
+    return f ? f->g.variant : (fl_variant)0;
+}
+
+/* Distinct keys that explain a fill ratio, inverting the expected fill. Classic: Swamidass
+ * and Baldi (2007), fill = 1 - (1 - 1/m)^(kn). Blocked variants under the Poisson model of
+ * src/params.c: a unit of load lambda = n/units has expected fill
+ * 1 - exp(-lambda (1 - (1 - 1/B)^k)), with B = 512 or 64 (block512, reg64) and, for split256,
+ * B = 32 and k = 1 (each 32-bit word receives one bit per key). */
+static double keys_from_fill(const fl_geometry *g, double fill) {
+    if (fill >= 1.0) return INFINITY;
+    double units = (double)g->units, k = (double)g->k, per_key;
+    switch (g->variant) {
+    case FL_CLASSIC: return log1p(-fill) / (k * log1p(-1.0 / (units * 64)));
+    case FL_BLOCK512: per_key = -expm1(k * log1p(-1.0 / 512)); break;
+    case FL_REG64: per_key = -expm1(k * log1p(-1.0 / 64)); break;
+    case FL_SPLIT256: per_key = 1.0 / 32; break;
+    default: return 0.0;
+    }
+    return units * -log1p(-fill) / per_key;
+}
+
+fl_status fl_get_info(const fl_filter *f, fl_info *out) {
+    if (!f || !out) return FL_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    out->geometry = f->g;
+    out->hash = f->hash;
+    out->seed = f->seed;
+    out->keys = fl_count(f);
+    out->bytes = f->bytes;
+    out->huge_pages = f->huge_pages;
+    double predict_keys = (double)out->keys;
+    if (f->g.variant == FL_CUCKOO) {
+        out->bits_set = fl_cuckoo_occupied(f);
+        out->fill = (double)out->bits_set / ((double)f->g.units * FL_CUCKOO_SLOTS);
+        out->stash_used = f->stash_count;
+    } else {
+        out->bits_set = fl_bloom_bits_set(f);
+        out->fill = (double)out->bits_set / (8.0 * (double)f->bytes);
+        out->keys_from_fill = keys_from_fill(&f->g, out->fill);
+        if (out->keys == 0 && out->bits_set > 0) predict_keys = out->keys_from_fill;
+    }
+    out->predicted_fpr = out->fill >= 1.0 && f->g.variant != FL_CUCKOO
+                             ? 1.0
+                             : fl_predict_fpr(&f->g, (uint64_t)(predict_keys + 0.5));
+    return FL_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * Library internals shared by the files of src/. Not installed.
+ */
+#ifndef FL_INTERNAL_H
+#define FL_INTERNAL_H
+
+/* src/ is portable code built at baseline flags: a kernel's ISA flag leaking in here would
+ * let the compiler emit AVX2 in code that runs before dispatch (xxHash's dispatch file and
+ * Highway's notes on ODR violations explain the crash this prevents). */
+#if defined(__AVX2__) || defined(__AVX512F__)
+#error "src/ must be compiled at baseline flags; ISA flags belong to kernels/ only"
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "filterlab assumes a little-endian host (its payloads are little-endian words)"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filterlab.h"
+#include "kernels.h"
+
+#define FL_STASH_MAX 8       /* cuckoo victim stash entries */
+#define FL_CUCKOO_KICKS 500  /* bounded random-walk length (Fan et al. 2014 use 500) */
+#define FL_CUCKOO_LOAD 0.94  /* sizing load: 4-slot buckets reach ~95% (Fan et al. 2014) */
+#define FL_UNITS_MAX 0xffffffffull /* units < 2^32: reduce32 addressing */
+#define FL_HUGE_PAGE (2u << 20)
+
+struct fl_filter {
+    fl_geometry g;
+    fl_kfamily family;
+    fl_hash_id hash;
+    uint64_t seed;
+    uint64_t keys;       /* updated with __atomic ops by fl_insert_hashes_atomic */
+    uint32_t flags;      /* fl_create_flags */
+    void *data;          /* payload: 64-byte aligned, zero-initialised */
+    size_t bytes;        /* payload bytes */
+    size_t mapped;       /* bytes mapped (0 = aligned_alloc'ed) */
+    int huge_pages;
+    /* cuckoo only */
+    fl_stash_entry stash[FL_STASH_MAX];
+    uint32_t stash_count;
+    uint64_t rng;        /* eviction walk state (xorshift64), seeded from the seed */
+};
+
+/* status.c */
+size_t fl_unit_bytes(fl_variant v, uint32_t k);
+fl_kfamily fl_family_of(const fl_geometry *g);
+
+/* memory.c: zeroed 64-byte aligned payloads; >= 2 MiB ones are 2 MiB aligned mappings
+ * with MADV_HUGEPAGE unless the flag says no. */
+fl_status fl_payload_alloc(fl_filter *f, size_t bytes);
+void fl_payload_free(fl_filter *f);
+
+/* filter.c */
+fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes);
+fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
+                        fl_filter **out);
+static inline fl_kview fl_view(const fl_filter *f) {
+    fl_kview v = {f->data, (uint32_t)f->g.units, f->g.k, f->stash, f->stash_count};
+    return v;
+}
+
+/* bloom.c */
+uint64_t fl_bloom_bits_set(const fl_filter *f);
+fl_status fl_bloom_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
+
+/* cuckoo.c */
+fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h);
+fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h);
+uint64_t fl_cuckoo_occupied(const fl_filter *f);
+void fl_cuckoo_reset(fl_filter *f);
+
+/* dispatch.c: the active table (never NULL), and the table of the i-th compiled kernel
+ * (same order as fl_kernel_describe; NULL if i is out of range or this CPU cannot run it),
+ * for tests/checkkernels and tests that pin a kernel without changing the process choice. */
+const fl_kernel_table *fl_kernels(void);
+const fl_kernel_table *fl_kernel_table_at(size_t i);
+
+#endif /* FL_INTERNAL_H */

@@ -1,0 +1,271 @@
+/*
+ * Sizing and false-positive prediction for every variant.
+ *
+ * classic   (1 - (1 - 1/m)^(kn))^k, the textbook model (Bloom 1970; Broder and Mitzenmacher,
+ *           "Network Applications of Bloom Filters", 2004), sized with m = -n ln p / (ln 2)^2
+ *           and k = round((m/n) ln 2) exactly as textbooks do, so its prediction can exceed
+ *           the target by a hair when rounding k costs a little.
+ * blocked   Putze, Sanders, Singler, "Cache-, Hash- and Space-Efficient Bloom Filters"
+ *           (WEA 2007): a block receives a Poisson(n/blocks) number of keys, and a lookup
+ *           is a false positive of the block it lands in, so
+ *               FPR = sum_i Poisson(i; n/blocks) * f_inner(i).
+ *           block512/reg64 (B = 512/64 bits, k positions with replacement): the closed form
+ *           (1 - (1 - 1/B)^(ik))^k treats bits as independent, which underestimates a block
+ *           as small as 64 bits by over 10% (measured). We use the exact value
+ *               f_inner(i) = E[(T/B)^k],  T = distinct bits set by i*k uniform throws,
+ *           with T's distribution from the occupancy recurrence (Christensen, Roginsky,
+ *           Jimeno, "A new analysis of the false positive rate of a Bloom filter", IPL 2010).
+ *           split256 (one bit in each of 8 words of 32 bits, words independent):
+ *               f_inner(i) = (1 - (1 - 1/32)^i)^8, exact.
+ *           The uneven block loads are why a blocked filter needs more bits per key than
+ *           classic for the same FPR; sizing searches unit count and k on this model.
+ * cuckoo    a lookup compares its fingerprint with the occupied slots of two 4-slot buckets,
+ *           8 alpha of them on average at load alpha; with fingerprints uniform on
+ *           [1, 2^f - 1]: FPR = 1 - (1 - 1/(2^f - 1))^(8 alpha) ~ 2b alpha / 2^f (Fan et al.
+ *           2014, section 5.1). Sizing picks f in {8, 16} and a load in [0.5, 0.94] giving the
+ *           fewest bytes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "probe.h"
+
+#define CUCKOO_MIN_LOAD 0.5
+
+static int fpr_valid(double p) {
+    return p > 0.0 && p < 1.0; /* false for NaN too */
+}
+
+/* (1 - (1 - 1/B)^(i k))^k: the closed form, a lower bound used to skip saturated sums. */
+static double inner_closed(double B, double k, double i) {
+    return pow(-expm1(i * k * log1p(-1.0 / B)), k);
+}
+
+/* f_inner(i) for i = 0, 1, 2, ... of one (variant, k), extended on demand. For block512 and
+ * reg64 it runs the occupancy recurrence ball by ball: after one more uniform throw into B
+ * bits, P(T = t) = P(T = t) t/B + P(T = t-1) (B - t + 1)/B. */
+typedef struct {
+    fl_variant v;
+    uint32_t k;
+    int B;           /* bits per block; 0 for split256 (closed form is exact) */
+    double *dist;    /* P(T = t), t = 0..B, after balls throws */
+    double *pw;      /* (t/B)^k */
+    double *F;       /* f_inner(0..nF-1) */
+    size_t nF, cap;
+    int failed;      /* allocation failed: fall back to the closed form */
+} inner_model;
+
+static void model_init(inner_model *m, fl_variant v, uint32_t k) {
+    memset(m, 0, sizeof *m);
+    m->v = v;
+    m->k = k;
+    m->B = v == FL_BLOCK512 ? 512 : v == FL_REG64 ? 64 : 0;
+    if (!m->B) return;
+    m->dist = calloc((size_t)m->B + 1, sizeof *m->dist);
+    m->pw = calloc((size_t)m->B + 1, sizeof *m->pw);
+    if (!m->dist || !m->pw) {
+        m->failed = 1;
+        return;
+    }
+    m->dist[0] = 1.0;
+    for (int t = 0; t <= m->B; t++) m->pw[t] = pow((double)t / m->B, k);
+}
+
+static void model_free(inner_model *m) {
+    free(m->dist);
+    free(m->pw);
+    free(m->F);
+}
+
+static double model_inner(inner_model *m, size_t i) {
+    if (!m->B) return pow(-expm1((double)i * log1p(-1.0 / 32)), 8);
+    if (m->failed) return inner_closed(m->B, m->k, (double)i);
+    while (m->nF <= i) {
+        if (m->nF == m->cap) {
+            size_t cap = m->cap ? 2 * m->cap : 256;
+            double *F = realloc(m->F, cap * sizeof *F);
+            if (!F) {
+                m->failed = 1;
+                return inner_closed(m->B, m->k, (double)i);
+            }
+            m->F = F;
+            m->cap = cap;
+        }
+        if (m->nF > 0) { /* key nF adds k throws to the state of key nF - 1 */
+            for (uint32_t b = 0; b < m->k; b++) {
+                for (int t = m->B; t >= 1; t--)
+                    m->dist[t] = m->dist[t] * t / m->B + m->dist[t - 1] * (m->B - t + 1) / m->B;
+                m->dist[0] = 0.0;
+            }
+        }
+        double f = 0.0;
+        for (int t = 0; t <= m->B; t++) f += m->dist[t] * m->pw[t];
+        m->F[m->nF++] = f;
+    }
+    return m->F[i];
+}
+
+/* Putze et al.: expectation of f_inner over a Poisson block load. The sum runs over
+ * lambda +- 12 sqrt(lambda) (+30 for small lambda), beyond which the Poisson mass is far below
+ * double precision. */
+static double blocked_fpr(inner_model *m, double lambda) {
+    if (lambda <= 0) return 0.0;
+    double sd = sqrt(lambda);
+    double lo = floor(lambda - 12 * sd), hi = ceil(lambda + 12 * sd + 30);
+    if (lo < 0) lo = 0;
+    double B = m->B ? m->B : 32, k = m->B ? m->k : 1;
+    if (pow(inner_closed(B, k, lo), m->B ? 1.0 : 8.0) > 1.0 - 1e-12)
+        return 1.0; /* saturated blocks: skip a long sum (the exact value is even higher) */
+    double sum = 0.0, log_l = log(lambda);
+    for (double i = lo; i <= hi; i++) {
+        double logp = i * log_l - lambda - lgamma(i + 1);
+        sum += exp(logp) * model_inner(m, (size_t)i);
+    }
+    return sum > 1.0 ? 1.0 : sum;
+}
+
+static double blocked_fpr_once(fl_variant v, uint32_t k, double lambda) {
+    inner_model m;
+    model_init(&m, v, k);
+    double r = blocked_fpr(&m, lambda);
+    model_free(&m);
+    return r;
+}
+
+static double cuckoo_fpr(uint32_t fp_bits, double load) {
+    return -expm1(8.0 * load * log1p(-1.0 / ((double)(1u << fp_bits) - 1.0)));
+}
+
+double fl_predict_fpr(const fl_geometry *g, uint64_t n) {
+    if (!g || fl_geometry_check(g, NULL) != FL_OK) return NAN;
+    if (n == 0) return 0.0;
+    double dn = (double)n, units = (double)g->units;
+    switch (g->variant) {
+    case FL_CLASSIC: {
+        double m = units * 64;
+        return pow(-expm1(g->k * dn * log1p(-1.0 / m)), g->k);
+    }
+    case FL_BLOCK512:
+    case FL_REG64:
+    case FL_SPLIT256: return blocked_fpr_once(g->variant, g->k, dn / units);
+    case FL_CUCKOO: {
+        double load = dn / (units * FL_CUCKOO_SLOTS);
+        return cuckoo_fpr(g->k, load > 1.0 ? 1.0 : load);
+    }
+    }
+    return NAN;
+}
+
+fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *out) {
+    size_t bytes;
+    if (!out) return FL_ERR_INVALID_ARG;
+    fl_status s = fl_geometry_check(g, &bytes);
+    if (s != FL_OK) return s;
+    if (n == 0) return FL_ERR_BAD_N;
+    memset(out, 0, sizeof *out);
+    out->geometry = *g;
+    out->bytes = bytes;
+    out->bits = (uint64_t)bytes * 8;
+    out->bits_per_key = (double)out->bits / (double)n;
+    out->predicted_fpr = fl_predict_fpr(g, n);
+    return FL_OK;
+}
+
+/* Smallest unit count whose blocked FPR at n keys is <= p, or 0 if none below 2^32. The FPR
+ * falls monotonically as units grow, so: double from half the classic size, then bisect with
+ * the invariant fpr(lo) > p >= fpr(hi) (lo = 0 stands for "no units", an FPR of 1). */
+static uint64_t blocked_units(inner_model *m, double n, double p, double unit_bits) {
+    double guess = ceil(-n * log(p) / (M_LN2 * M_LN2) / unit_bits / 2);
+    uint64_t lo = 0, hi = guess < 1 ? 1 : guess > (double)FL_UNITS_MAX ? FL_UNITS_MAX
+                                                                        : (uint64_t)guess;
+    while (blocked_fpr(m, n / (double)hi) > p) {
+        if (hi == FL_UNITS_MAX) return 0;
+        lo = hi;
+        hi = hi * 2 > FL_UNITS_MAX ? FL_UNITS_MAX : hi * 2;
+    }
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (blocked_fpr(m, n / (double)mid) <= p)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+static fl_status size_blocked(fl_variant v, double n, double p, fl_geometry *g) {
+    double unit_bits = 8.0 * (double)fl_unit_bytes(v, 8);
+    uint32_t k_lo = v == FL_SPLIT256 ? 8 : 1, k_hi = v == FL_SPLIT256 ? 8 : FL_K_MAX;
+    uint64_t best = 0;
+    for (uint32_t k = k_lo; k <= k_hi; k++) {
+        inner_model m;
+        model_init(&m, v, k);
+        uint64_t u = blocked_units(&m, n, p, unit_bits);
+        model_free(&m);
+        if (u && (!best || u < best)) { /* ties keep the smaller k: fewer bits to test */
+            best = u;
+            g->k = k;
+        }
+    }
+    if (!best) return FL_ERR_TOO_LARGE;
+    g->units = best;
+    return FL_OK;
+}
+
+static fl_status size_classic(double n, double p, fl_geometry *g) {
+    double m = ceil(-n * log(p) / (M_LN2 * M_LN2));
+    double k = round(m / n * M_LN2);
+    if (k < 1) k = 1;
+    if (k > 32) return FL_ERR_BAD_FPR;
+    double units = ceil(m / 64);
+    if (units > (double)FL_UNITS_MAX) return FL_ERR_TOO_LARGE;
+    g->units = (uint64_t)units;
+    g->k = (uint32_t)k;
+    return FL_OK;
+}
+
+/* Fewest bytes over f in {8, 16}: at load alpha the FPR is cuckoo_fpr(f, alpha), so the
+ * load that meets p is alpha = ln(1-p) / (8 ln(1 - 1/(2^f-1))), capped at FL_CUCKOO_LOAD;
+ * loads under CUCKOO_MIN_LOAD waste more than a wider fingerprint would, so they count as
+ * unreachable. */
+static fl_status size_cuckoo(double n, double p, fl_geometry *g) {
+    double best_bytes = 0;
+    int too_large = 0;
+    for (uint32_t f = 8; f <= 16; f += 8) {
+        double alpha = log1p(-p) / (8.0 * log1p(-1.0 / ((double)(1u << f) - 1.0)));
+        if (alpha > FL_CUCKOO_LOAD) alpha = FL_CUCKOO_LOAD;
+        if (alpha < CUCKOO_MIN_LOAD) continue;
+        double buckets = ceil(n / (FL_CUCKOO_SLOTS * alpha));
+        double bytes = buckets * (double)fl_unit_bytes(FL_CUCKOO, f);
+        if (buckets > (double)FL_UNITS_MAX) {
+            too_large = 1;
+            continue;
+        }
+        if (best_bytes == 0 || bytes < best_bytes) {
+            best_bytes = bytes;
+            g->units = (uint64_t)buckets;
+            g->k = f;
+        }
+    }
+    return best_bytes > 0 ? FL_OK : too_large ? FL_ERR_TOO_LARGE : FL_ERR_BAD_FPR;
+}
+
+fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out) {
+    if (!out) return FL_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!fl_variant_name(variant)) return FL_ERR_INVALID_ARG;
+    if (n == 0) return FL_ERR_BAD_N;
+    if (!fpr_valid(fpr)) return FL_ERR_BAD_FPR;
+    fl_geometry g = {.variant = variant};
+    double dn = (double)n;
+    fl_status s;
+    switch (variant) {
+    case FL_CLASSIC: s = size_classic(dn, fpr, &g); break;
+    case FL_CUCKOO: s = size_cuckoo(dn, fpr, &g); break;
+    default: s = size_blocked(variant, dn, fpr, &g); break;
+    }
+    if (s != FL_OK) return s;
+    return fl_params_for_geometry(&g, n, out);
+}

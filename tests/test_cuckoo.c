@@ -1,0 +1,140 @@
+/* Cuckoo filter: filling until FULL loses nothing, FULL changes nothing, deletes (with
+ * duplicates), the stash, and the alternate-bucket involution for any bucket count. */
+#include <string.h>
+
+#include "internal.h"
+#include "probe.h"
+#include "testutil.h"
+
+static void alternate_bucket_is_an_involution(void **state) {
+    (void)state;
+    uint32_t counts[] = {1, 2, 3, 7, 1000, 65537, 1000003, 0xfffffffbu};
+    uint64_t x = 12345;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        for (int t = 0; t < 20000; t++) {
+            x = fl_hash_u64(x, 1);
+            uint32_t n = counts[c];
+            uint32_t fp = fl_cuckoo_fp(x, t & 1 ? 16 : 8);
+            uint32_t i = fl_cuckoo_bucket(x, n);
+            uint32_t a = fl_cuckoo_alt(i, fp, n);
+            assert_true(i < n && a < n);
+            assert_int_equal(fl_cuckoo_alt(a, fp, n), i);
+            assert_true(fp >= 1 && fp < (t & 1 ? 65536u : 256u));
+        }
+    }
+}
+
+/* Fill a filter with an odd bucket count until FULL; everything inserted before is found,
+ * the failed insert leaves the filter byte-identical, and the load is near the paper's 95%. */
+static void fill_until_full_loses_nothing(void **state) {
+    (void)state;
+    uint32_t fps[] = {8, 16};
+    for (int fi = 0; fi < 2; fi++) {
+        const uint32_t buckets = 10007; /* prime: no power-of-two shortcut */
+        fl_filter *f = test_filter(FL_CUCKOO, buckets, fps[fi]);
+        size_t cap = buckets * 4 + 100;
+        uint64_t *h = test_hashes(cap, 10 + (uint64_t)fi);
+        size_t n = 0;
+        fl_status s = FL_OK;
+        uint32_t max_stash = 0;
+        while (n < cap && (s = fl_insert_hash(f, h[n])) == FL_OK) {
+            n++;
+            if (f->stash_count > max_stash) max_stash = f->stash_count;
+        }
+        assert_int_equal(s, FL_ERR_FULL);
+        assert_int_equal(fl_count(f), n);
+        double load = (double)n / (buckets * 4.0);
+        assert_true(load > 0.9);
+        assert_true(max_stash > 0); /* the stash was used before FULL */
+        for (size_t j = 0; j < n; j++) assert_int_equal(fl_contains_hash(f, h[j]), 1);
+        /* FULL changes nothing. */
+        unsigned char *before = malloc(f->bytes);
+        memcpy(before, f->data, f->bytes);
+        fl_stash_entry stash[FL_STASH_MAX];
+        memcpy(stash, f->stash, sizeof stash);
+        uint32_t sc = f->stash_count;
+        for (size_t j = n; j < n + 50 && j < cap; j++) {
+            s = fl_insert_hash(f, h[j]);
+            if (s == FL_OK) {
+                /* A key whose buckets had room still fits; undo to keep the comparison. */
+                assert_int_equal(fl_delete_hash(f, h[j]), FL_OK);
+            } else {
+                assert_int_equal(s, FL_ERR_FULL);
+            }
+        }
+        assert_memory_equal(before, f->data, f->bytes);
+        assert_int_equal(sc, f->stash_count);
+        assert_memory_equal(stash, f->stash, sc * sizeof stash[0]);
+        assert_int_equal(fl_count(f), n);
+        /* The batch call stops at FULL and says how far it got. */
+        size_t inserted = 99;
+        fl_filter *g = test_filter(FL_CUCKOO, 100, fps[fi]);
+        s = fl_insert_hashes(g, h, 1000, &inserted);
+        assert_int_equal(s, FL_ERR_FULL);
+        assert_true(inserted > 350 && inserted < 400);
+        assert_int_equal(fl_count(g), inserted);
+        for (size_t j = 0; j < inserted; j++) assert_int_equal(fl_contains_hash(g, h[j]), 1);
+        fl_free(g);
+        free(before);
+        free(h);
+        fl_free(f);
+    }
+}
+
+static void delete_with_duplicates(void **state) {
+    (void)state;
+    fl_filter *f = test_filter(FL_CUCKOO, 1000, 16);
+    uint64_t *h = test_hashes(2000, 20);
+    /* A key absent from the empty filter cannot be deleted. */
+    assert_int_equal(fl_delete_hash(f, h[0]), FL_ERR_NOT_FOUND);
+    for (int r = 0; r < 3; r++) assert_int_equal(fl_insert_hash(f, h[0]), FL_OK);
+    assert_int_equal(fl_count(f), 3);
+    for (int r = 0; r < 3; r++) {
+        assert_int_equal(fl_contains_hash(f, h[0]), 1);
+        assert_int_equal(fl_delete_hash(f, h[0]), FL_OK);
+    }
+    assert_int_equal(fl_contains_hash(f, h[0]), 0);
+    assert_int_equal(fl_delete_hash(f, h[0]), FL_ERR_NOT_FOUND);
+    assert_int_equal(fl_count(f), 0);
+    /* Insert 2000 keys (half load), delete the odd ones: the even ones stay. */
+    assert_int_equal(fl_insert_hashes(f, h, 2000, NULL), FL_OK);
+    for (size_t j = 1; j < 2000; j += 2) assert_int_equal(fl_delete_hash(f, h[j]), FL_OK);
+    assert_int_equal(fl_count(f), 1000);
+    for (size_t j = 0; j < 2000; j += 2) assert_int_equal(fl_contains_hash(f, h[j]), 1);
+    fl_info info;
+    assert_int_equal(fl_get_info(f, &info), FL_OK);
+    assert_int_equal(info.bits_set, 1000);
+    assert_true(info.fill == 1000.0 / 4000.0);
+    /* Byte-key delete. */
+    assert_int_equal(fl_insert_bytes(f, "url", 3), FL_OK);
+    assert_int_equal(fl_delete_bytes(f, "url", 3), FL_OK);
+    fl_free(f);
+    free(h);
+}
+
+/* Deleting from a full filter moves stash entries back into the table. */
+static void delete_drains_the_stash(void **state) {
+    (void)state;
+    fl_filter *f = test_filter(FL_CUCKOO, 257, 16);
+    uint64_t *h = test_hashes(2000, 30);
+    size_t n = 0;
+    while (fl_insert_hash(f, h[n]) == FL_OK) n++;
+    assert_true(f->stash_count > 0);
+    for (size_t j = 0; j < n && f->stash_count > 0; j++) {
+        assert_int_equal(fl_delete_hash(f, h[j]), FL_OK);
+        for (size_t i = j + 1; i < n; i++) assert_int_equal(fl_contains_hash(f, h[i]), 1);
+    }
+    assert_int_equal(f->stash_count, 0);
+    fl_free(f);
+    free(h);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(alternate_bucket_is_an_involution),
+        cmocka_unit_test(fill_until_full_loses_nothing),
+        cmocka_unit_test(delete_with_duplicates),
+        cmocka_unit_test(delete_drains_the_stash),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

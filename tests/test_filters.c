@@ -1,0 +1,271 @@
+/* Every variant: no false negatives, single-key and batch calls agree, union, clear, info,
+ * concurrent atomic inserts, huge-page advice and NULL handling. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+#define NKEYS 1000000
+
+static const fl_variant variants[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64, FL_CUCKOO};
+
+static fl_filter *sized(fl_variant v, uint64_t n, double fpr) {
+    fl_filter *f = NULL;
+    assert_int_equal(fl_create_for(v, n, fpr, &f), FL_OK);
+    return f;
+}
+
+static void no_false_negatives(void **state) {
+    (void)state;
+    uint64_t *h = test_hashes(NKEYS, 1);
+    uint8_t *out = malloc(NKEYS);
+    for (size_t i = 0; i < 5; i++) {
+        fl_filter *f = sized(variants[i], NKEYS, 0.01);
+        size_t inserted = 0, pos = 0;
+        assert_int_equal(fl_insert_hashes(f, h, NKEYS, &inserted), FL_OK);
+        assert_int_equal(inserted, NKEYS);
+        assert_int_equal(fl_count(f), NKEYS);
+        memset(out, 7, NKEYS);
+        assert_int_equal(fl_contains_hashes(f, h, NKEYS, out, &pos), FL_OK);
+        assert_int_equal(pos, NKEYS);
+        for (size_t j = 0; j < NKEYS; j++) assert_int_equal(out[j], 1);
+        for (size_t j = 0; j < NKEYS; j += 997) assert_int_equal(fl_contains_hash(f, h[j]), 1);
+        fl_free(f);
+    }
+    free(out);
+    free(h);
+}
+
+/* Byte and integer keys go through the filter's hash; XXH64 is selectable. */
+static void byte_and_integer_keys(void **state) {
+    (void)state;
+    for (size_t i = 0; i < 5; i++) {
+        for (int hash = FL_HASH_XXH3; hash <= FL_HASH_XXH64; hash++) {
+            fl_config cfg = {.variant = variants[i], .n = 10001, .fpr = 0.001, .hash = hash,
+                             .seed = 42};
+            fl_filter *f;
+            assert_int_equal(fl_create(&cfg, &f), FL_OK);
+            char key[32];
+            for (int j = 0; j < 5000; j++) {
+                int len = snprintf(key, sizeof key, "key-%d", j);
+                assert_int_equal(fl_insert_bytes(f, key, (size_t)len), FL_OK);
+                assert_int_equal(fl_insert_u64(f, (uint64_t)j * 977), FL_OK);
+            }
+            assert_int_equal(fl_insert_bytes(f, NULL, 0), FL_OK); /* the empty key */
+            for (int j = 0; j < 5000; j++) {
+                int len = snprintf(key, sizeof key, "key-%d", j);
+                assert_int_equal(fl_contains_bytes(f, key, (size_t)len), 1);
+                assert_int_equal(fl_contains_u64(f, (uint64_t)j * 977), 1);
+            }
+            assert_int_equal(fl_contains_bytes(f, "", 0), 1);
+            assert_int_equal(fl_insert_bytes(f, NULL, 3), FL_ERR_INVALID_ARG);
+            fl_free(f);
+        }
+    }
+}
+
+/* Batches of every small length, at unaligned offsets, agree with single-key answers. */
+static void single_and_batch_agree(void **state) {
+    (void)state;
+    uint64_t *in = test_hashes(20000, 2), *probe = test_hashes(4000, 3);
+    uint8_t buf[4096 + 16];
+    unsigned char hbytes[8 * 300 + 8];
+    for (size_t i = 0; i < 5; i++) {
+        fl_filter *f = sized(variants[i], 20000, 0.05);
+        assert_int_equal(fl_insert_hashes(f, in, 20000, NULL), FL_OK);
+        size_t pos;
+        assert_int_equal(fl_contains_hashes(f, probe, 4000, buf, &pos), FL_OK);
+        size_t expect = 0;
+        for (size_t j = 0; j < 4000; j++) {
+            assert_int_equal(buf[j], fl_contains_hash(f, probe[j]));
+            expect += buf[j];
+        }
+        assert_int_equal(pos, expect);
+        for (size_t n = 0; n < 70; n++) {
+            for (size_t off = 0; off < 8; off += 3) {
+                memcpy(hbytes + off, probe + 100, n * 8);
+                uint8_t *o = buf + 1;
+                memset(buf, 0xAA, n + 2);
+                assert_int_equal(fl_contains_hashes(f, (const uint64_t *)(void *)(hbytes + off),
+                                                    n, o, NULL),
+                                 FL_OK);
+                for (size_t j = 0; j < n; j++) assert_int_equal(o[j], buf[j + 1]);
+                assert_int_equal(buf[0], 0xAA);     /* canaries */
+                assert_int_equal(buf[n + 1], 0xAA);
+            }
+        }
+        fl_free(f);
+    }
+    free(in);
+    free(probe);
+}
+
+static void union_and_clear(void **state) {
+    (void)state;
+    uint64_t *h = test_hashes(20000, 4);
+    for (size_t i = 0; i < 5; i++) {
+        fl_filter *a = sized(variants[i], 20000, 0.01), *b = sized(variants[i], 20000, 0.01);
+        assert_int_equal(fl_insert_hashes(a, h, 10000, NULL), FL_OK);
+        assert_int_equal(fl_insert_hashes(b, h + 10000, 10000, NULL), FL_OK);
+        fl_status s = fl_union(a, b);
+        if (variants[i] == FL_CUCKOO) {
+            assert_int_equal(s, FL_ERR_UNSUPPORTED);
+        } else {
+            assert_int_equal(s, FL_OK);
+            assert_int_equal(fl_count(a), 20000);
+            for (size_t j = 0; j < 20000; j++) assert_int_equal(fl_contains_hash(a, h[j]), 1);
+        }
+        fl_clear(a);
+        assert_int_equal(fl_count(a), 0);
+        fl_info info;
+        assert_int_equal(fl_get_info(a, &info), FL_OK);
+        assert_int_equal(info.bits_set, 0);
+        assert_true(info.predicted_fpr == 0.0);
+        for (size_t j = 0; j < 20000; j++) assert_int_equal(fl_contains_hash(a, h[j]), 0);
+        fl_free(a);
+        fl_free(b);
+    }
+    /* Incompatible pairs. */
+    fl_filter *x = test_filter(FL_BLOCK512, 100, 8), *y = test_filter(FL_BLOCK512, 101, 8);
+    fl_filter *z = test_filter(FL_SPLIT256, 200, 8);
+    assert_int_equal(fl_union(x, y), FL_ERR_INCOMPATIBLE);
+    assert_int_equal(fl_union(x, z), FL_ERR_INCOMPATIBLE);
+    assert_int_equal(fl_union(NULL, x), FL_ERR_INVALID_ARG);
+    fl_config cfg = {.variant = FL_BLOCK512, .geometry = {FL_BLOCK512, 100, 8}, .seed = 9};
+    fl_filter *seeded;
+    assert_int_equal(fl_create(&cfg, &seeded), FL_OK);
+    assert_int_equal(fl_union(x, seeded), FL_ERR_INCOMPATIBLE);
+    fl_free(x);
+    fl_free(y);
+    fl_free(z);
+    fl_free(seeded);
+}
+
+static void info_reports_fill_and_prediction(void **state) {
+    (void)state;
+    uint64_t *h = test_hashes(100000, 5);
+    for (size_t i = 0; i < 5; i++) {
+        fl_filter *f = sized(variants[i], 100000, 0.01);
+        assert_int_equal(fl_insert_hashes(f, h, 50000, NULL), FL_OK);
+        fl_info info;
+        assert_int_equal(fl_get_info(f, &info), FL_OK);
+        assert_int_equal(info.keys, 50000);
+        assert_true(info.fill > 0.0 && info.fill < 1.0);
+        assert_true(info.predicted_fpr > 0.0 && info.predicted_fpr < 0.01);
+        assert_true(info.predicted_fpr == fl_predict_fpr(&info.geometry, 50000));
+        assert_int_equal(info.bytes, fl_size_bytes(f));
+        if (variants[i] != FL_CUCKOO) {
+            /* Swamidass-Baldi recovers the distinct key count within 2% at this fill. */
+            assert_true(info.keys_from_fill > 49000 && info.keys_from_fill < 51000);
+        } else {
+            assert_int_equal(info.bits_set, 50000);
+        }
+        fl_free(f);
+    }
+    free(h);
+}
+
+struct atomic_job {
+    fl_filter *f;
+    const uint64_t *h;
+    size_t n;
+};
+
+static void *atomic_worker(void *arg) {
+    struct atomic_job *j = arg;
+    for (size_t i = 0; i < j->n; i += 1000)
+        fl_insert_hashes_atomic(j->f, j->h + i, j->n - i < 1000 ? j->n - i : 1000);
+    return NULL;
+}
+
+/* Two threads inserting with atomic OR produce exactly the sequential payload. */
+static void concurrent_atomic_inserts(void **state) {
+    (void)state;
+    const size_t n = 400000;
+    uint64_t *h = test_hashes(n, 6);
+    for (size_t i = 0; i < 4; i++) {
+        fl_filter *seq = sized(variants[i], n, 0.01), *par = sized(variants[i], n, 0.01);
+        assert_int_equal(fl_insert_hashes(seq, h, n, NULL), FL_OK);
+        struct atomic_job jobs[2] = {{par, h, n / 2}, {par, h + n / 2, n - n / 2}};
+        pthread_t t[2];
+        for (int j = 0; j < 2; j++) assert_int_equal(pthread_create(&t[j], NULL, atomic_worker, &jobs[j]), 0);
+        for (int j = 0; j < 2; j++) pthread_join(t[j], NULL);
+        assert_int_equal(fl_count(par), n);
+        assert_memory_equal(seq->data, par->data, seq->bytes);
+        fl_free(seq);
+        fl_free(par);
+    }
+    fl_filter *c = sized(FL_CUCKOO, 1000, 0.01);
+    assert_int_equal(fl_insert_hashes_atomic(c, h, 10), FL_ERR_UNSUPPORTED);
+    fl_free(c);
+    free(h);
+}
+
+static int thp_enabled(void) {
+    FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!fp) return 0;
+    char buf[128] = {0};
+    size_t got = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    return got > 0 && !strstr(buf, "[never]");
+}
+
+static void large_filters_ask_for_huge_pages(void **state) {
+    (void)state;
+    fl_filter *big = test_filter(FL_SPLIT256, (4u << 20) / 32, 8); /* 4 MiB */
+    fl_info info;
+    assert_int_equal(fl_get_info(big, &info), FL_OK);
+    assert_int_equal((uintptr_t)big->data % (2u << 20), 0);
+    if (thp_enabled()) assert_int_equal(info.huge_pages, 1);
+    fl_free(big);
+    fl_config cfg = {.variant = FL_SPLIT256, .geometry = {FL_SPLIT256, (4u << 20) / 32, 8},
+                     .flags = FL_FLAG_NO_HUGE_PAGES};
+    assert_int_equal(fl_create(&cfg, &big), FL_OK);
+    assert_int_equal(fl_get_info(big, &info), FL_OK);
+    assert_int_equal(info.huge_pages, 0);
+    fl_free(big);
+    fl_filter *small = test_filter(FL_SPLIT256, 10, 8);
+    assert_int_equal((uintptr_t)small->data % 64, 0);
+    assert_int_equal(fl_get_info(small, &info), FL_OK);
+    assert_int_equal(info.huge_pages, 0);
+    fl_free(small);
+}
+
+static void null_arguments_are_errors(void **state) {
+    (void)state;
+    uint64_t h = 1;
+    uint8_t o;
+    fl_info info;
+    assert_int_equal(fl_insert_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_insert_hashes(NULL, &h, 1, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_contains_hashes(NULL, &h, 1, &o, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_contains_hash(NULL, 1), 0);
+    assert_int_equal(fl_get_info(NULL, &info), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_delete_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    fl_filter *f = test_filter(FL_REG64, 10, 3);
+    assert_int_equal(fl_contains_hashes(f, NULL, 1, &o, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_contains_hashes(f, &h, 1, NULL, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_contains_hashes(f, NULL, 0, NULL, NULL), FL_OK);
+    assert_int_equal(fl_insert_hashes(f, NULL, 0, NULL), FL_OK);
+    assert_int_equal(fl_delete_hash(f, 1), FL_ERR_UNSUPPORTED);
+    assert_int_equal(fl_size_bytes(NULL), 0);
+    fl_free(f);
+    fl_free(NULL);
+    fl_clear(NULL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(no_false_negatives),
+        cmocka_unit_test(byte_and_integer_keys),
+        cmocka_unit_test(single_and_batch_agree),
+        cmocka_unit_test(union_and_clear),
+        cmocka_unit_test(info_reports_fill_and_prediction),
+        cmocka_unit_test(concurrent_atomic_inserts),
+        cmocka_unit_test(large_filters_ask_for_huge_pages),
+        cmocka_unit_test(null_arguments_are_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,31 @@
+/* Shared helpers for the cmocka tests: cmocka's required includes and key generators. */
+#ifndef FL_TESTUTIL_H
+#define FL_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "filterlab.h"
+
+/* n distinct, well-mixed hashes; different streams never overlap (fl_hash_u64 is a
+ * bijection and the stream picks disjoint inputs). */
+static inline uint64_t *test_hashes(size_t n, uint64_t stream) {
+    uint64_t *h = malloc((n ? n : 1) * sizeof *h);
+    assert_non_null(h);
+    for (size_t i = 0; i < n; i++) h[i] = fl_hash_u64((stream << 40) + i, 0x5eed);
+    return h;
+}
+
+static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
+    fl_config cfg = {.variant = v, .geometry = {v, units, k}};
+    fl_filter *f = NULL;
+    assert_int_equal(fl_create(&cfg, &f), FL_OK);
+    return f;
+}
+
+#endif
