@@ -1,0 +1,147 @@
+/*
+ * The `filterlab` command: declarations shared by the files of src/cli/.
+ *
+ * The CLI sees the library only through include/filterlab.h. Every subcommand is a function
+ * `int cmd_NAME(int argc, char **argv, const cli_globals *g)` that returns the process exit
+ * status; main.c dispatches to it with argv[0] set to the subcommand name.
+ */
+#ifndef FL_CLI_H
+#define FL_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "filterlab.h"
+
+/* Exit statuses: one meaning each, so scripts can tell a typo from a bad file. */
+enum {
+    EXIT_OK = 0,
+    EXIT_USAGE = 1, /* bad option, bad parameter value, unknown kernel */
+    EXIT_DATA = 2,  /* bad or unreadable file, full cuckoo filter, I/O error */
+};
+
+/* Options given before the subcommand. */
+typedef struct cli_globals {
+    size_t max_bytes; /* payload cap for fl_load_file (0 = no cap) */
+    int max_bytes_set; /* --max-bytes was given (import-parquet then uses it too) */
+} cli_globals;
+
+/* ---- subcommands (one file each). New ones: declare here, add a row in main.c. ---- */
+int cmd_params(int argc, char **argv, const cli_globals *g);
+int cmd_build(int argc, char **argv, const cli_globals *g);
+int cmd_query(int argc, char **argv, const cli_globals *g);
+int cmd_dedup(int argc, char **argv, const cli_globals *g);
+int cmd_info(int argc, char **argv, const cli_globals *g);
+int cmd_kernels(int argc, char **argv, const cli_globals *g);
+int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
+int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
+
+/* ---- util.c: diagnostics ---- */
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* Prints "filterlab: MESSAGE\n" on stderr and returns `code`, so callers can write
+ * `return cli_fail(EXIT_DATA, "...")`. */
+int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* A usage error of subcommand `cmd`: one line ending with a pointer to --help; returns 1. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0). */
+int cli_getopt_error(const char *cmd, int c, char **argv);
+/* Resets getopt for a fresh scan of a subcommand's argv. */
+void cli_getopt_reset(void);
+
+/* ---- util.c: parsing. Each prints its own usage error and returns -1 on failure. ---- */
+/* A count: decimal digits, or a float literal that is an exact integer (1e6, 2.5e3). */
+int cli_parse_count(const char *cmd, const char *opt, const char *s, uint64_t *out);
+/* A seed: decimal or 0x-prefixed hexadecimal, the full 64-bit range. */
+int cli_parse_seed(const char *cmd, const char *opt, const char *s, uint64_t *out);
+/* A false positive rate: a finite number in (0, 1). */
+int cli_parse_fpr(const char *cmd, const char *opt, const char *s, double *out);
+/* A byte size: a count with an optional K/M/G/T (binary, KiB also accepted) suffix. */
+int cli_parse_size(const char *cmd, const char *opt, const char *s, size_t *out);
+/* A variant name; the error lists the valid ones. */
+int cli_parse_variant(const char *cmd, const char *s, fl_variant *out);
+
+/* ---- util.c: formatting ---- */
+/* "1.14 MiB": binary units, three significant digits. */
+void cli_human_bytes(uint64_t bytes, char *buf, size_t cap);
+/* "1198128 words of 64 bits, k = 7" style description of a geometry. */
+void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap);
+const char *cli_hash_name(fl_hash_id h);
+
+/* ---- util.c: filters and files ---- */
+/* Loads a filter; on failure prints one line and returns EXIT_DATA. */
+int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
+/* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */
+int cli_save_filter(const fl_filter *f, const char *path);
+/* Reads a whole file (at most `cap` bytes, else an error); "-" is stdin. */
+int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len);
+/* Writes a buffer to `path` ("-" = stdout); on failure prints one line, returns EXIT_DATA. */
+int cli_write_file(const char *path, const void *buf, size_t len);
+
+/* ---- util.c: standard output. All stdout output goes through these so the first write
+ * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
+void cli_out_init(void);
+void cli_out(const void *p, size_t n);
+void cli_outf(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Nonzero once a write to stdout failed: loops stop reading input then. */
+int cli_out_failed(void);
+/* Flushes stdout. Returns EXIT_OK (also for EPIPE: a closed pipe is the reader's choice) or
+ * EXIT_DATA after printing the error, unless `quiet` (an error was already reported). */
+int cli_out_finish(int quiet);
+
+/* ---- util.c: a text table with columns padded to their widest cell ---- */
+typedef struct cli_table cli_table;
+cli_table *cli_table_new(size_t ncols, const char *align /* 'l' or 'r' per column */);
+/* Adds a row of ncols cells (copied). */
+void cli_table_row(cli_table *t, const char *const *cells);
+/* Adds a row whose first cell is aligned and whose `text` spans the remaining columns. */
+void cli_table_span(cli_table *t, const char *first, const char *text);
+void cli_table_print(cli_table *t);
+void cli_table_free(cli_table *t);
+
+/* ---- lines.c: keys are lines ---- */
+typedef struct cli_lines {
+    FILE *fp;
+    const char *name; /* for messages: the path or "standard input" */
+    int owned;        /* fp was opened here */
+    char *buf;        /* getline buffer */
+    size_t cap;
+    uint64_t lineno;  /* lines returned so far */
+} cli_lines;
+
+/* path NULL or "-" reads stdin. On failure prints one line and returns EXIT_DATA. */
+int cli_lines_open(cli_lines *r, const char *path);
+/* Next key without its "\n" or "\r\n" terminator. Returns 1 with *key and *len set, 0 at end of
+ * input, -1 after printing a read error. *key stays valid until the next call. */
+int cli_lines_next(cli_lines *r, const char **key, size_t *len);
+void cli_lines_close(cli_lines *r);
+
+/* A batch of keys copied into one arena, with room for their hashes and lookup results: the
+ * unit the CLI hands to fl_insert_hashes / fl_contains_hashes. */
+#define CLI_BATCH 4096
+#define CLI_BATCH_BYTES ((size_t)8 << 20)
+typedef struct cli_batch {
+    char *arena;
+    size_t used, arena_cap;
+    size_t off[CLI_BATCH];
+    size_t len[CLI_BATCH];
+    uint64_t hash[CLI_BATCH];
+    uint8_t hit[CLI_BATCH];
+    size_t count;
+} cli_batch;
+
+cli_batch *cli_batch_new(void);
+void cli_batch_free(cli_batch *b);
+/* Reads up to CLI_BATCH keys (fewer once CLI_BATCH_BYTES of key bytes are in).
+ * Returns the count (0 at end), or -1 after a read error. */
+long cli_batch_fill(cli_batch *b, cli_lines *r);
+/* Hashes every key of the batch with the filter's hash and seed. */
+void cli_batch_hash(cli_batch *b, const fl_filter *f);
+static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }
+
+#endif /* FL_CLI_H */

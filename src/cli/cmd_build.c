@@ -1,0 +1,303 @@
+/*
+ * filterlab build: a filter from lines of text, saved in the filterlab file format.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *const CMD = "build";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab build --type TYPE SIZING [OPTIONS] -o FILTER\n"
+        "\n"
+        "Insert every line of the input as a key and save the filter to FILTER.\n"
+        "\n"
+        "Sizing (one of):\n"
+        "  --n N --fpr P       the smallest filter holding N keys at false positive rate P\n"
+        "  --bits M [--k K]    about M bits (rounded up to whole units); without --k, K is\n"
+        "                      picked for --n keys if given, else 7 (split256: 8, cuckoo: 16)\n"
+        "  --units U --k K     exact geometry: U words/blocks/buckets, K bits per key\n"
+        "                      (cuckoo: K = fingerprint bits, 8 or 16)\n"
+        "\n"
+        "Options:\n"
+        "  --type TYPE         classic, block512, split256, reg64 or cuckoo (required)\n"
+        "  --seed S            hash seed (decimal or 0x hex; default 0)\n"
+        "  --hash H            xxh3 (default) or xxh64\n"
+        "  --input FILE        read keys from FILE ('-' or absent: standard input)\n"
+        "  -o, --output FILTER write the filter here ('-': standard output)\n"
+        "  --unique            skip keys the filter already reports (keeps duplicate lines\n"
+        "                      from filling cuckoo buckets; the key count then counts\n"
+        "                      distinct-looking keys)\n"
+        "  -v, --verbose       print a summary on standard error\n"
+        "  -h, --help          show this help\n"
+        "\n"
+        "Keys: one per line. The '\\n' or '\\r\\n' ending is not part of the key, the last\n"
+        "line may lack it, and an empty line is the empty key.\n"
+        "A cuckoo filter that fills up is an error (exit 2): no output file is written.\n");
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Bits in one addressing unit, to turn --bits into a unit count. */
+static uint64_t unit_bits(fl_variant v, uint32_t k)
+{
+    switch (v) {
+    case FL_BLOCK512: return 512;
+    case FL_SPLIT256: return 256;
+    case FL_CUCKOO: return 4u * k;
+    default: return 64; /* classic, reg64: 64-bit words */
+    }
+}
+
+/* The k with the lowest predicted FPR for n keys in about `bits` bits. */
+static int best_k(fl_variant v, uint64_t bits, uint64_t n, uint32_t *out)
+{
+    double best = 2;
+    int found = 0;
+    for (uint32_t k = 1; k <= 64; k++) {
+        uint64_t ub = unit_bits(v, k);
+        fl_geometry g = {v, bits / ub + (bits % ub != 0), k};
+        fl_params p;
+        if (fl_params_for_geometry(&g, n, &p) != FL_OK)
+            continue; /* k outside this variant's range */
+        if (p.predicted_fpr < best) {
+            best = p.predicted_fpr;
+            *out = k;
+            found = 1;
+        }
+    }
+    return found ? 0 : -1;
+}
+
+int cmd_build(int argc, char **argv, const cli_globals *g)
+{
+    (void)g;
+    enum { O_TYPE = 256, O_N, O_FPR, O_BITS, O_K, O_UNITS, O_SEED, O_HASH, O_INPUT, O_UNIQUE };
+    static const struct option opts[] = {
+        {"type", required_argument, NULL, O_TYPE},
+        {"n", required_argument, NULL, O_N},
+        {"fpr", required_argument, NULL, O_FPR},
+        {"bits", required_argument, NULL, O_BITS},
+        {"k", required_argument, NULL, O_K},
+        {"units", required_argument, NULL, O_UNITS},
+        {"seed", required_argument, NULL, O_SEED},
+        {"hash", required_argument, NULL, O_HASH},
+        {"input", required_argument, NULL, O_INPUT},
+        {"output", required_argument, NULL, 'o'},
+        {"unique", no_argument, NULL, O_UNIQUE},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    fl_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.hash = FL_HASH_XXH3;
+    uint64_t n = 0, bits = 0, units = 0, k = 0;
+    int have_type = 0, have_n = 0, have_fpr = 0, have_bits = 0, have_k = 0, have_units = 0;
+    int verbose = 0, unique = 0;
+    const char *input = NULL, *output = NULL;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":o:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case O_TYPE:
+            if (cli_parse_variant(CMD, optarg, &cfg.variant) < 0)
+                return EXIT_USAGE;
+            have_type = 1;
+            break;
+        case O_N:
+            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
+                return EXIT_USAGE;
+            have_n = 1;
+            break;
+        case O_FPR:
+            if (cli_parse_fpr(CMD, "--fpr", optarg, &cfg.fpr) < 0)
+                return EXIT_USAGE;
+            have_fpr = 1;
+            break;
+        case O_BITS:
+            if (cli_parse_count(CMD, "--bits", optarg, &bits) < 0)
+                return EXIT_USAGE;
+            have_bits = 1;
+            break;
+        case O_K:
+            if (cli_parse_count(CMD, "--k", optarg, &k) < 0)
+                return EXIT_USAGE;
+            have_k = 1;
+            break;
+        case O_UNITS:
+            if (cli_parse_count(CMD, "--units", optarg, &units) < 0)
+                return EXIT_USAGE;
+            have_units = 1;
+            break;
+        case O_SEED:
+            if (cli_parse_seed(CMD, "--seed", optarg, &cfg.seed) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_HASH:
+            if (strcmp(optarg, "xxh3") == 0)
+                cfg.hash = FL_HASH_XXH3;
+            else if (strcmp(optarg, "xxh64") == 0)
+                cfg.hash = FL_HASH_XXH64;
+            else
+                return cli_usage_error(CMD, "unknown hash '%s' (expected xxh3 or xxh64)", optarg);
+            break;
+        case O_INPUT:
+            input = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case O_UNIQUE:
+            unique = 1;
+            break;
+        case 'v':
+            verbose = 1;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!have_type)
+        return cli_usage_error(CMD, "--type is required");
+    if (!output)
+        return cli_usage_error(CMD, "-o FILTER is required");
+    if (strcmp(output, "-") == 0 && isatty(STDOUT_FILENO))
+        return cli_usage_error(CMD, "refusing to write a binary filter to a terminal");
+
+    /* Exactly one sizing mode; --n may accompany --bits to pick k. */
+    int modes = have_fpr + have_bits + have_units;
+    if (modes == 0)
+        return cli_usage_error(CMD, "give a size: --n N --fpr P, --bits M or --units U --k K");
+    if (modes > 1)
+        return cli_usage_error(CMD, "--fpr, --bits and --units are alternatives; give one");
+    if (have_n && n == 0)
+        return cli_usage_error(CMD, "--n must be at least 1");
+    if (have_k && (k == 0 || k > UINT32_MAX))
+        return cli_usage_error(CMD, "--k %llu is out of range", (unsigned long long)k);
+    if (have_fpr) {
+        if (!have_n)
+            return cli_usage_error(CMD, "--fpr needs --n");
+        if (have_k)
+            return cli_usage_error(CMD, "--k goes with --bits or --units, not --fpr");
+        cfg.n = n;
+    } else if (have_bits) {
+        if (bits == 0)
+            return cli_usage_error(CMD, "--bits must be at least 1");
+        uint32_t kk = (uint32_t)k;
+        if (!have_k) {
+            if (have_n) {
+                if (best_k(cfg.variant, bits, n, &kk) < 0)
+                    return cli_fail(EXIT_USAGE, "build: no valid k for %s with --bits %llu",
+                                    fl_variant_name(cfg.variant), (unsigned long long)bits);
+            } else {
+                kk = cfg.variant == FL_SPLIT256 ? 8 : cfg.variant == FL_CUCKOO ? 16 : 7;
+            }
+        }
+        uint64_t ub = unit_bits(cfg.variant, kk);
+        cfg.geometry.variant = cfg.variant;
+        cfg.geometry.units = bits / ub + (bits % ub != 0);
+        cfg.geometry.k = kk;
+    } else {
+        if (!have_k)
+            return cli_usage_error(CMD, "--units needs --k");
+        if (have_n)
+            return cli_usage_error(CMD, "--n has no use with --units (it sizes or picks k)");
+        if (units == 0)
+            return cli_usage_error(CMD, "--units must be at least 1");
+        cfg.geometry.variant = cfg.variant;
+        cfg.geometry.units = units;
+        cfg.geometry.k = (uint32_t)k;
+    }
+
+    fl_filter *f = NULL;
+    fl_status s = fl_create(&cfg, &f);
+    if (s != FL_OK)
+        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
+                        "build: cannot create the %s filter: %s", fl_variant_name(cfg.variant),
+                        fl_strerror(s));
+
+    double t0 = now_seconds();
+    cli_lines in;
+    cli_batch *b = NULL;
+    int rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_free(f);
+        return rc;
+    }
+    b = cli_batch_new();
+    uint64_t lines = 0, inserted = 0;
+    long got = 0;
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        cli_batch_hash(b, f);
+        size_t done = 0;
+        if (unique) {
+            for (; done < b->count; done++) {
+                if (fl_contains_hash(f, b->hash[done]))
+                    continue;
+                s = fl_insert_hash(f, b->hash[done]);
+                if (s != FL_OK)
+                    break;
+                inserted++;
+            }
+        } else {
+            s = fl_insert_hashes(f, b->hash, b->count, &done);
+            inserted += s == FL_OK ? b->count : done;
+        }
+        if (s != FL_OK) {
+            if (s == FL_ERR_FULL)
+                rc = cli_fail(EXIT_DATA,
+                              "build: the cuckoo filter is full after %llu keys (line %llu did "
+                              "not fit); no file written: size it for more keys",
+                              (unsigned long long)inserted, (unsigned long long)(lines + done + 1));
+            else
+                rc = cli_fail(EXIT_DATA, "build: insert failed at line %llu: %s",
+                              (unsigned long long)(lines + done + 1), fl_strerror(s));
+            break;
+        }
+        lines += b->count;
+    }
+    if (!b)
+        rc = EXIT_DATA;
+    else if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    cli_batch_free(b);
+    cli_lines_close(&in);
+
+    if (rc == EXIT_OK)
+        rc = cli_save_filter(f, output);
+    if (rc == EXIT_OK && verbose) {
+        fl_info info;
+        if (fl_get_info(f, &info) == FL_OK) {
+            char geo[128], human[32];
+            cli_describe_geometry(&info.geometry, geo, sizeof geo);
+            cli_human_bytes(info.bytes, human, sizeof human);
+            fprintf(stderr,
+                    "filterlab: build: %llu lines, %llu keys inserted into %s (%s, %s, %s seed "
+                    "%llu); %.2f bits/key, predicted FPR %.3g; wrote '%s' in %.3f s\n",
+                    (unsigned long long)lines, (unsigned long long)inserted,
+                    fl_variant_name(info.geometry.variant), geo, human, cli_hash_name(info.hash),
+                    (unsigned long long)info.seed,
+                    inserted ? (double)info.bytes * 8 / (double)inserted : 0.0,
+                    info.predicted_fpr, output, now_seconds() - t0);
+        }
+    }
+    fl_free(f);
+    return rc;
+}

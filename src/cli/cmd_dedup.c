@@ -1,0 +1,132 @@
+/*
+ * filterlab dedup: streaming, approximate `awk '!seen[$0]++'` in bounded memory.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char *const CMD = "dedup";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--input FILE]\n"
+        "\n"
+        "Print each input line the first time it is seen, like awk '!seen[$0]++', in memory\n"
+        "fixed by N and P. A line the filter reports as maybe seen is dropped: a duplicate is\n"
+        "never printed, but about P of the new lines are dropped too (false positives).\n"
+        "\n"
+        "Options:\n"
+        "  --n N         expected number of distinct lines (1e6 style is accepted)\n"
+        "  --fpr P       false positive rate at N distinct lines, 0 < P < 1\n"
+        "  --type TYPE   filter variant (default block512); a cuckoo filter that fills up\n"
+        "                stops the run with exit status 2\n"
+        "  --seed S      hash seed (default 0)\n"
+        "  --input FILE  read lines from FILE ('-' or absent: standard input)\n"
+        "  -h, --help    show this help\n"
+        "\n"
+        "Lines are compared without their '\\n' or '\\r\\n' ending and printed with '\\n'.\n");
+}
+
+int cmd_dedup(int argc, char **argv, const cli_globals *g)
+{
+    (void)g;
+    enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT };
+    static const struct option opts[] = {
+        {"n", required_argument, NULL, O_N},
+        {"fpr", required_argument, NULL, O_FPR},
+        {"type", required_argument, NULL, O_TYPE},
+        {"seed", required_argument, NULL, O_SEED},
+        {"input", required_argument, NULL, O_INPUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    fl_config cfg = {.variant = FL_BLOCK512, .hash = FL_HASH_XXH3};
+    int have_n = 0, have_fpr = 0;
+    const char *input = NULL;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_N:
+            if (cli_parse_count(CMD, "--n", optarg, &cfg.n) < 0)
+                return EXIT_USAGE;
+            have_n = 1;
+            break;
+        case O_FPR:
+            if (cli_parse_fpr(CMD, "--fpr", optarg, &cfg.fpr) < 0)
+                return EXIT_USAGE;
+            have_fpr = 1;
+            break;
+        case O_TYPE:
+            if (cli_parse_variant(CMD, optarg, &cfg.variant) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_SEED:
+            if (cli_parse_seed(CMD, "--seed", optarg, &cfg.seed) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_INPUT:
+            input = optarg;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!have_n || !have_fpr)
+        return cli_usage_error(CMD, "--n and --fpr are required");
+    if (cfg.n == 0)
+        return cli_usage_error(CMD, "--n must be at least 1");
+
+    fl_filter *f = NULL;
+    fl_status s = fl_create(&cfg, &f);
+    if (s != FL_OK)
+        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
+                        "dedup: cannot create the %s filter: %s", fl_variant_name(cfg.variant),
+                        fl_strerror(s));
+    cli_lines in;
+    int rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_free(f);
+        return rc;
+    }
+    /* One line at a time: each insert must be visible to the very next lookup, and lines
+     * are printed as they come, so `tail -f log | filterlab dedup` works. */
+    uint64_t distinct = 0;
+    const char *key = NULL;
+    size_t len = 0;
+    int got;
+    while ((got = cli_lines_next(&in, &key, &len)) > 0) {
+        uint64_t h = fl_hash_bytes(f, key, len);
+        if (fl_contains_hash(f, h))
+            continue;
+        s = fl_insert_hash(f, h);
+        if (s != FL_OK) {
+            if (s == FL_ERR_FULL)
+                rc = cli_fail(EXIT_DATA,
+                              "dedup: the cuckoo filter is full after %llu distinct lines (line "
+                              "%llu); use a larger --n or --type block512",
+                              (unsigned long long)distinct, (unsigned long long)in.lineno);
+            else
+                rc = cli_fail(EXIT_DATA, "dedup: insert failed at line %llu: %s",
+                              (unsigned long long)in.lineno, fl_strerror(s));
+            break;
+        }
+        distinct++;
+        cli_out(key, len);
+        cli_out("\n", 1);
+        if (cli_out_failed())
+            break;
+    }
+    if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    cli_lines_close(&in);
+    fl_free(f);
+    return rc;
+}

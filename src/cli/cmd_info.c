@@ -1,0 +1,102 @@
+/*
+ * filterlab info: what a filter file holds and how full it is.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char *const CMD = "info";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab info FILTER\n"
+        "\n"
+        "Describe a filter file: variant, geometry, hash and seed, key count, size, bits per\n"
+        "key, fill (Bloom: share of bits set; cuckoo: load factor), the FPR the model predicts\n"
+        "at the current key count, cuckoo stash use and huge pages.\n"
+        "The filter is loaded under the global --max-bytes limit.\n"
+        "\n"
+        "Options:\n"
+        "  -h, --help  show this help\n");
+}
+
+int cmd_info(int argc, char **argv, const cli_globals *g)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help();
+            return EXIT_OK;
+        }
+        return cli_getopt_error(CMD, c, argv);
+    }
+    if (optind >= argc)
+        return cli_usage_error(CMD, "missing FILTER");
+    if (argc - optind > 1)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    fl_filter *f = NULL;
+    int rc = cli_load_filter(path, g->max_bytes, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_info in;
+    fl_status s = fl_get_info(f, &in);
+    if (s != FL_OK) {
+        fl_free(f);
+        return cli_fail(EXIT_DATA, "info: '%s': %s", path, fl_strerror(s));
+    }
+    int cuckoo = in.geometry.variant == FL_CUCKOO;
+    uint64_t bits = (uint64_t)in.bytes * 8;
+    char geo[128], human[32];
+    cli_describe_geometry(&in.geometry, geo, sizeof geo);
+    cli_human_bytes(in.bytes, human, sizeof human);
+
+    const char *vname = fl_variant_name(in.geometry.variant);
+    cli_outf("file:           %s\n", path);
+    cli_outf("variant:        %s\n", vname ? vname : "unknown");
+    cli_outf("geometry:       %s\n", geo);
+    cli_outf("hash:           %s, seed %llu (0x%llx)\n", cli_hash_name(in.hash),
+             (unsigned long long)in.seed, (unsigned long long)in.seed);
+    if (in.keys == 0 && in.bits_set > 0)
+        cli_outf("keys:           0 recorded (e.g. an imported Parquet bitset)\n");
+    else
+        cli_outf("keys:           %llu\n", (unsigned long long)in.keys);
+    cli_outf("bytes:          %zu (%s)\n", in.bytes, human);
+    if (in.keys)
+        cli_outf("bits per key:   %.2f\n", (double)bits / (double)in.keys);
+    else
+        cli_outf("bits per key:   - (no keys recorded)\n");
+    if (cuckoo) {
+        cli_outf("fill:           %.2f%% load (%llu of %llu slots used)\n", in.fill * 100,
+                 (unsigned long long)in.bits_set, (unsigned long long)(in.geometry.units * 4));
+        cli_outf("stash:          %u entries used\n", (unsigned)in.stash_used);
+    } else {
+        cli_outf("fill:           %.2f%% of bits set (%llu of %llu)\n", in.fill * 100,
+                 (unsigned long long)in.bits_set, (unsigned long long)bits);
+    }
+    if (!cuckoo) {
+        /* Duplicate inserts count in keys but not in the fill, and imported Parquet
+         * bitsets record no count at all: the fill-based estimate covers both. */
+        if (isfinite(in.keys_from_fill))
+            cli_outf("distinct keys:  ~%.0f (estimated from the fill)\n", in.keys_from_fill);
+        else
+            cli_outf("distinct keys:  unknown (every bit is set)\n");
+    }
+    if (!cuckoo && in.keys == 0 && in.bits_set > 0)
+        cli_outf("predicted FPR:  %.3g at the estimated key count\n", in.predicted_fpr);
+    else
+        cli_outf("predicted FPR:  %.3g at %llu keys\n", in.predicted_fpr,
+                 (unsigned long long)in.keys);
+    cli_outf("huge pages:     %s\n", in.huge_pages ? "yes" : "no");
+    fl_free(f);
+    return EXIT_OK;
+}

@@ -1,0 +1,67 @@
+/*
+ * filterlab kernels: the compiled lookup kernels, which ones this CPU runs, which is used.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char *const CMD = "kernels";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab [--kernel NAME] kernels\n"
+        "\n"
+        "List the compiled kernels: whether this CPU and OS can run each, whether it runs\n"
+        "through emulation (SIMDe on a foreign ISA: correct, not fast) and the CPU features\n"
+        "it needs; then the selected kernel and why it was chosen.\n"
+        "Select one with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
+        "\n"
+        "Options:\n"
+        "  -h, --help  show this help\n");
+}
+
+static const char *yn(int v) { return v ? "yes" : "no"; }
+
+int cmd_kernels(int argc, char **argv, const cli_globals *g)
+{
+    (void)g;
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help();
+            return EXIT_OK;
+        }
+        return cli_getopt_error(CMD, c, argv);
+    }
+    if (optind < argc)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+
+    cli_table *t = cli_table_new(5, "lllll");
+    if (!t)
+        return cli_fail(EXIT_DATA, "out of memory");
+    const char *head[] = {"kernel", "compiled", "supported", "emulated", "requires"};
+    cli_table_row(t, head);
+    size_t n = fl_kernel_count();
+    for (size_t i = 0; i < n; i++) {
+        fl_kernel_desc d;
+        if (fl_kernel_describe(i, &d) != FL_OK)
+            continue;
+        const char *req = d.requires && d.requires[0] ? d.requires : "-";
+        const char *row[] = {d.name ? d.name : "?", yn(d.compiled), yn(d.supported),
+                             yn(d.emulated), req};
+        cli_table_row(t, row);
+    }
+    cli_table_print(t);
+    cli_table_free(t);
+    const char *active = fl_kernel_active();
+    const char *reason = fl_kernel_reason();
+    cli_outf("selected: %s (%s)\n", active ? active : "?", reason ? reason : "no reason given");
+    return EXIT_OK;
+}

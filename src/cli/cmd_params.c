@@ -1,0 +1,137 @@
+/*
+ * filterlab params: what each variant costs for N keys at a target false positive rate.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char *const CMD = "params";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab params --n N --fpr P [--type TYPE]\n"
+        "\n"
+        "Print the smallest geometry of every filter variant (or just TYPE) that holds N keys\n"
+        "with a predicted false positive rate of at most P, with its size and bits per key.\n"
+        "A variant that cannot reach P (e.g. cuckoo below ~1e-4) is listed with the reason.\n"
+        "\n"
+        "Options:\n"
+        "  --n N        number of keys (an integer; 1e6 style is accepted)\n"
+        "  --fpr P      target false positive rate, 0 < P < 1 (e.g. 0.01 or 1e-6)\n"
+        "  --type TYPE  only this variant: classic, block512, split256, reg64, cuckoo\n"
+        "  -h, --help   show this help\n"
+        "\n"
+        "Units: classic and reg64 count 64-bit words, block512 64-byte blocks, split256\n"
+        "32-byte blocks, cuckoo 4-slot buckets. k is bits set per key (Bloom variants) or\n"
+        "fingerprint bits (cuckoo).\n");
+}
+
+/* Adds one variant's row; returns the library status. */
+static fl_status add_row(cli_table *t, fl_variant v, uint64_t n, double fpr)
+{
+    fl_params p;
+    fl_status s = fl_params_for(v, n, fpr, &p);
+    const char *name = fl_variant_name(v);
+    if (s != FL_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "n/a: %s", fl_strerror(s));
+        cli_table_span(t, name, why);
+        return s;
+    }
+    char geo[128], bytes[32], human[32], bpk[32], pred[32];
+    cli_describe_geometry(&p.geometry, geo, sizeof geo);
+    snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)p.bytes);
+    cli_human_bytes(p.bytes, human, sizeof human);
+    snprintf(bpk, sizeof bpk, "%.2f", p.bits_per_key);
+    snprintf(pred, sizeof pred, "%.4g", p.predicted_fpr);
+    const char *cells[] = {name, geo, bytes, human, bpk, pred};
+    cli_table_row(t, cells);
+    return FL_OK;
+}
+
+int cmd_params(int argc, char **argv, const cli_globals *g)
+{
+    (void)g;
+    static const struct option opts[] = {
+        {"n", required_argument, NULL, 'n'},
+        {"fpr", required_argument, NULL, 'p'},
+        {"type", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t n = 0;
+    double fpr = 0;
+    int have_n = 0, have_fpr = 0, have_type = 0;
+    fl_variant type = FL_BLOCK512;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
+                return EXIT_USAGE;
+            have_n = 1;
+            break;
+        case 'p':
+            if (cli_parse_fpr(CMD, "--fpr", optarg, &fpr) < 0)
+                return EXIT_USAGE;
+            have_fpr = 1;
+            break;
+        case 't':
+            if (cli_parse_variant(CMD, optarg, &type) < 0)
+                return EXIT_USAGE;
+            have_type = 1;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!have_n || !have_fpr)
+        return cli_usage_error(CMD, "--n and --fpr are required");
+    if (n == 0)
+        return cli_usage_error(CMD, "--n must be at least 1");
+
+    if (have_type) {
+        /* One variant asked for by name: failing to size it is the answer, so it is an
+         * error (bad parameter values are usage errors). */
+        fl_params p;
+        fl_status s = fl_params_for(type, n, fpr, &p);
+        if (s != FL_OK)
+            return cli_fail(EXIT_USAGE, "params: %s for n = %llu at FPR %g: %s",
+                            fl_variant_name(type), (unsigned long long)n, fpr, fl_strerror(s));
+    }
+
+    cli_table *t = cli_table_new(6, "llrrrr");
+    if (!t)
+        return cli_fail(EXIT_DATA, "out of memory");
+    const char *head[] = {"variant", "geometry", "bytes", "size", "bits/key", "predicted FPR"};
+    cli_table_row(t, head);
+    int ok = 0;
+    fl_status last = FL_OK;
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
+        if (have_type && (fl_variant)v != type)
+            continue;
+        if (!fl_variant_name((fl_variant)v))
+            continue;
+        fl_status s = add_row(t, (fl_variant)v, n, fpr);
+        if (s == FL_OK)
+            ok++;
+        else
+            last = s;
+    }
+    cli_outf("n = %llu keys, target FPR = %g\n", (unsigned long long)n, fpr);
+    cli_table_print(t);
+    cli_table_free(t);
+    /* Every variant failing means the request itself is unreasonable (e.g. n too large). */
+    if (ok == 0)
+        return cli_fail(EXIT_USAGE, "params: no variant can hold n = %llu at FPR %g: %s",
+                        (unsigned long long)n, fpr, fl_strerror(last));
+    return EXIT_OK;
+}

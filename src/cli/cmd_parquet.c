@@ -1,0 +1,170 @@
+/*
+ * filterlab import-parquet / export-parquet: Apache Parquet split block Bloom filter
+ * bitsets (parquet-format BloomFilter.md) to and from filterlab files.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void import_help(void)
+{
+    cli_outf(
+        "Usage: filterlab import-parquet BITSET -o FILTER [--max-bytes SIZE]\n"
+        "\n"
+        "Convert a Parquet split block Bloom filter (a bare bitset, a multiple of 32 bytes,\n"
+        "or one preceded by its Thrift BloomFilterHeader) into a split256 filter using XXH64\n"
+        "with seed 0, as Parquet does. Its key count is unknown and recorded as 0.\n"
+        "\n"
+        "Options:\n"
+        "  -o, --output FILTER  write the filter here (required)\n"
+        "  --max-bytes SIZE     refuse inputs larger than this (default: the global\n"
+        "                       --max-bytes if given, else 1G; K M G T suffixes;\n"
+        "                       0 = no limit)\n"
+        "  -h, --help           show this help\n"
+        "\n"
+        "BITSET '-' reads standard input.\n");
+}
+
+static void export_help(void)
+{
+    cli_outf(
+        "Usage: filterlab export-parquet FILTER -o BITSET [--no-header]\n"
+        "\n"
+        "Write a split256 filter that uses XXH64 seed 0 as a Parquet split block Bloom filter:\n"
+        "the Thrift compact BloomFilterHeader followed by the bitset.\n"
+        "\n"
+        "Options:\n"
+        "  -o, --output BITSET  write here ('-': standard output; required)\n"
+        "  --no-header          write the bare bitset without the header\n"
+        "  -h, --help           show this help\n"
+        "\n"
+        "The filter is loaded under the global --max-bytes limit.\n");
+}
+
+/* Common tail of both commands: exactly one positional argument and an -o that is not a
+ * terminal (both outputs are binary). */
+static int check_args(const char *cmd, int argc, char **argv, const char *output,
+                      const char *what)
+{
+    if (optind >= argc)
+        return cli_usage_error(cmd, "missing %s", what);
+    if (argc - optind > 1)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (!output)
+        return cli_usage_error(cmd, "-o is required");
+    if (strcmp(output, "-") == 0 && isatty(STDOUT_FILENO))
+        return cli_usage_error(cmd, "refusing to write binary output to a terminal");
+    return EXIT_OK;
+}
+
+int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "import-parquet";
+    enum { O_MAX = 256 };
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"max-bytes", required_argument, NULL, O_MAX},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL;
+    size_t max_bytes = g->max_bytes_set ? g->max_bytes : (size_t)1 << 30;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case O_MAX:
+            if (cli_parse_size(CMD, "--max-bytes", optarg, &max_bytes) < 0)
+                return EXIT_USAGE;
+            break;
+        case 'h':
+            import_help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    int rc = check_args(CMD, argc, argv, output, "BITSET");
+    if (rc != EXIT_OK)
+        return rc;
+    const char *path = argv[optind];
+
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    rc = cli_read_file(path, max_bytes, &buf, &len);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_filter *f = NULL;
+    fl_status s = fl_parquet_import(buf, len, max_bytes, &f);
+    free(buf);
+    if (s != FL_OK)
+        return cli_fail(EXIT_DATA, "cannot import '%s': %s", path, fl_strerror(s));
+
+    rc = cli_save_filter(f, output);
+    fl_free(f);
+    return rc;
+}
+
+int cmd_export_parquet(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "export-parquet";
+    enum { O_NO_HEADER = 256 };
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"no-header", no_argument, NULL, O_NO_HEADER},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL;
+    int with_header = 1;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case O_NO_HEADER:
+            with_header = 0;
+            break;
+        case 'h':
+            export_help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    int rc = check_args(CMD, argc, argv, output, "FILTER");
+    if (rc != EXIT_OK)
+        return rc;
+    const char *path = argv[optind];
+
+    fl_filter *f = NULL;
+    rc = cli_load_filter(path, g->max_bytes, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    size_t size = fl_parquet_export_size(f, with_header), written = 0;
+    unsigned char *buf = size ? malloc(size) : NULL;
+    fl_status s = FL_ERR_NO_MEMORY;
+    if (buf)
+        s = fl_parquet_export(f, with_header, buf, size, &written);
+    else if (size == 0)
+        s = FL_ERR_UNSUPPORTED; /* export size 0: the filter has no Parquet form */
+    if (s == FL_OK)
+        rc = cli_write_file(output, buf, written);
+    else if (s == FL_ERR_UNSUPPORTED || s == FL_ERR_INCOMPATIBLE || s == FL_ERR_INVALID_ARG)
+        rc = cli_fail(EXIT_DATA, "cannot export '%s': %s (only split256 filters using xxh64 "
+                      "seed 0 have a Parquet form)", path, fl_strerror(s));
+    else
+        rc = cli_fail(EXIT_DATA, "cannot export '%s': %s", path, fl_strerror(s));
+    free(buf);
+    fl_free(f);
+    return rc;
+}

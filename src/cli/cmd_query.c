@@ -1,0 +1,115 @@
+/*
+ * filterlab query: look lines up in a filter, grep-style.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char *const CMD = "query";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab query FILTER [--input FILE] [--mark | --count | --absent]\n"
+        "\n"
+        "Look every input line up in FILTER. By default print the lines that may be present\n"
+        "(false positives included, never a false negative), in input order.\n"
+        "\n"
+        "Options:\n"
+        "  --input FILE  read keys from FILE ('-' or absent: standard input)\n"
+        "  --mark        print 1 (may be present) or 0 (absent) for every line\n"
+        "  --count       print only the number of lines that may be present\n"
+        "  --absent      print the lines that are certainly absent\n"
+        "  -h, --help    show this help\n"
+        "\n"
+        "Keys are read as for 'filterlab build': a '\\n' or '\\r\\n' ending is not part of\n"
+        "the key. Printed lines are the key followed by '\\n' (a '\\r' ending is dropped).\n"
+        "The filter is loaded under the global --max-bytes limit.\n");
+}
+
+enum mode { PRESENT, ABSENT, MARK, COUNT };
+
+int cmd_query(int argc, char **argv, const cli_globals *g)
+{
+    enum { O_INPUT = 256, O_MARK, O_COUNT, O_ABSENT };
+    static const struct option opts[] = {
+        {"input", required_argument, NULL, O_INPUT},
+        {"mark", no_argument, NULL, O_MARK},
+        {"count", no_argument, NULL, O_COUNT},
+        {"absent", no_argument, NULL, O_ABSENT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *input = NULL;
+    enum mode mode = PRESENT;
+    int modes = 0;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_INPUT: input = optarg; break;
+        case O_MARK: mode = MARK; modes++; break;
+        case O_COUNT: mode = COUNT; modes++; break;
+        case O_ABSENT: mode = ABSENT; modes++; break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(CMD, "missing FILTER");
+    if (argc - optind > 1)
+        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    if (modes > 1)
+        return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
+    const char *path = argv[optind];
+
+    fl_filter *f = NULL;
+    int rc = cli_load_filter(path, g->max_bytes, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_free(f);
+        return rc;
+    }
+    cli_batch *b = cli_batch_new();
+    uint64_t positives = 0;
+    long got = 0;
+    /* Hash a batch, look it up in one kernel call, then print in input order. */
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        cli_batch_hash(b, f);
+        size_t pos = 0;
+        fl_status s = fl_contains_hashes(f, b->hash, b->count, b->hit, &pos);
+        if (s != FL_OK) {
+            rc = cli_fail(EXIT_DATA, "query: lookup failed: %s", fl_strerror(s));
+            break;
+        }
+        positives += pos;
+        for (size_t i = 0; i < b->count && mode != COUNT; i++) {
+            if (mode == MARK) {
+                cli_out(b->hit[i] ? "1\n" : "0\n", 2);
+            } else if ((mode == PRESENT) == (b->hit[i] != 0)) {
+                cli_out(cli_batch_key(b, i), b->len[i]);
+                cli_out("\n", 1);
+            }
+        }
+        /* The reader went away (or the disk is full): stop reading input. */
+        if (cli_out_failed())
+            break;
+    }
+    if (!b)
+        rc = EXIT_DATA;
+    else if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    if (rc == EXIT_OK && mode == COUNT)
+        cli_outf("%llu\n", (unsigned long long)positives);
+    cli_batch_free(b);
+    cli_lines_close(&in);
+    fl_free(f);
+    return rc;
+}

@@ -1,0 +1,137 @@
+/*
+ * Keys are lines. A line ends at '\n'; a "\r\n" ending is stripped too, so files written on
+ * Windows give the same keys. The last line may lack its newline. An empty line is a key
+ * (the empty key). Bytes are otherwise untouched: NULs, invalid UTF-8 and a lone '\r' that
+ * does not precede the newline are all part of the key.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "cli.h"
+
+int cli_lines_open(cli_lines *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    if (!path || strcmp(path, "-") == 0) {
+        r->fp = stdin;
+        r->name = "standard input";
+        return EXIT_OK;
+    }
+    r->fp = fopen(path, "rb");
+    if (!r->fp)
+        return cli_fail(EXIT_DATA, "cannot open '%s': %s", path, strerror(errno));
+    r->name = path;
+    r->owned = 1;
+    return EXIT_OK;
+}
+
+int cli_lines_next(cli_lines *r, const char **key, size_t *len)
+{
+    /* getline grows the buffer as needed, so a key may be any length memory allows. */
+    errno = 0;
+    ssize_t n = getline(&r->buf, &r->cap, r->fp);
+    if (n < 0) {
+        if (ferror(r->fp)) {
+            cli_fail(EXIT_DATA, "cannot read '%s': %s", r->name,
+                     strerror(errno ? errno : EIO));
+            return -1;
+        }
+        if (errno == ENOMEM || errno == EOVERFLOW) {
+            cli_fail(EXIT_DATA, "line %llu of '%s' does not fit in memory",
+                     (unsigned long long)r->lineno + 1, r->name);
+            return -1;
+        }
+        return 0;
+    }
+    size_t l = (size_t)n;
+    if (l > 0 && r->buf[l - 1] == '\n') {
+        l--;
+        if (l > 0 && r->buf[l - 1] == '\r')
+            l--;
+    }
+    r->lineno++;
+    *key = r->buf;
+    *len = l;
+    return 1;
+}
+
+void cli_lines_close(cli_lines *r)
+{
+    if (r->owned && r->fp)
+        fclose(r->fp);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+cli_batch *cli_batch_new(void)
+{
+    cli_batch *b = calloc(1, sizeof *b);
+    /* The arena always exists, so even an empty key has a valid pointer. */
+    if (b) {
+        b->arena_cap = 1 << 16;
+        b->arena = malloc(b->arena_cap);
+    }
+    if (!b || !b->arena) {
+        cli_batch_free(b);
+        cli_fail(EXIT_DATA, "out of memory");
+        return NULL;
+    }
+    return b;
+}
+
+void cli_batch_free(cli_batch *b)
+{
+    if (b)
+        free(b->arena);
+    free(b);
+}
+
+long cli_batch_fill(cli_batch *b, cli_lines *r)
+{
+    b->count = 0;
+    b->used = 0;
+    /* The byte bound keeps a file of long lines from growing the arena without limit. */
+    while (b->count < CLI_BATCH && b->used < CLI_BATCH_BYTES) {
+        const char *key = NULL;
+        size_t len = 0;
+        int got = cli_lines_next(r, &key, &len);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        /* Copy into one arena: getline reuses its buffer for the next line. */
+        if (len > b->arena_cap - b->used) {
+            size_t need = b->used + len;
+            if (need < b->used) {
+                cli_fail(EXIT_DATA, "out of memory");
+                return -1;
+            }
+            size_t nc = b->arena_cap;
+            while (nc < need)
+                nc = nc * 2 > nc ? nc * 2 : need;
+            char *na = realloc(b->arena, nc);
+            if (!na) {
+                cli_fail(EXIT_DATA, "out of memory");
+                return -1;
+            }
+            b->arena = na;
+            b->arena_cap = nc;
+        }
+        if (len)
+            memcpy(b->arena + b->used, key, len);
+        b->off[b->count] = b->used;
+        b->len[b->count] = len;
+        b->used += len;
+        b->count++;
+    }
+    return (long)b->count;
+}
+
+void cli_batch_hash(cli_batch *b, const fl_filter *f)
+{
+    for (size_t i = 0; i < b->count; i++)
+        b->hash[i] = fl_hash_bytes(f, b->arena + b->off[i], b->len[i]);
+}

@@ -1,0 +1,155 @@
+/*
+ * filterlab: the command-line front end. This file parses the global options, refuses to
+ * run on a kernel request it cannot honour, and dispatches to one cmd_*.c per subcommand.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef FILTERLAB_CLI_VERSION
+#define FILTERLAB_CLI_VERSION "unknown"
+#endif
+
+typedef int (*cli_command_fn)(int argc, char **argv, const cli_globals *g);
+
+typedef struct cli_command {
+    const char *name;
+    cli_command_fn run;
+    const char *summary;
+    int needs_kernel; /* refuse to start if FILTERLAB_KERNEL could not be honoured */
+} cli_command;
+
+/* The dispatch table. A new subcommand is one row here, one prototype in cli.h and one
+ * src/cli/cmd_NAME.c listed in meson.build; the help text below is generated from this. */
+static const cli_command commands[] = {
+    {"params", cmd_params, "size every filter variant for N keys at a target FPR", 1},
+    {"build", cmd_build, "build a filter from lines of text", 1},
+    {"query", cmd_query, "look lines up in a filter (prints those that may be present)", 1},
+    {"dedup", cmd_dedup, "print each line not seen before (approximate, streaming)", 1},
+    {"info", cmd_info, "describe a filter file", 1},
+    /* kernels still runs with a bad FILTERLAB_KERNEL: it shows what could be chosen, then
+     * reports the error and exits 1. */
+    {"kernels", cmd_kernels, "list the compiled lookup kernels and the one selected", 0},
+    {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
+    {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(void)
+{
+    cli_outf(
+        "Usage: filterlab [--kernel NAME] [--max-bytes SIZE] COMMAND [OPTIONS]\n"
+        "       filterlab --help | --version\n"
+        "\n"
+        "Bloom and cuckoo filters over lines of text.\n"
+        "\n"
+        "Commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        cli_outf("  %-16s %s\n", commands[i].name, commands[i].summary);
+    cli_outf(
+        "\n"
+        "Global options:\n"
+        "  --kernel NAME      use this lookup kernel (see 'filterlab kernels'); the\n"
+        "                     FILTERLAB_KERNEL environment variable does the same\n"
+        "  --max-bytes SIZE   refuse to load a filter whose payload is larger\n"
+        "                     (default 4G; suffixes K M G T; 0 = no limit)\n"
+        "  -h, --help         show this help\n"
+        "  -V, --version      show the version\n"
+        "\n"
+        "Run 'filterlab COMMAND --help' for a command's options.\n"
+        "Exit status: 0 success, 1 usage error, 2 data error (bad file, full filter, I/O).\n");
+}
+
+/* `filterlab CMD --help` must work even when the environment is broken. */
+static int help_requested(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    return 0;
+}
+
+static int kernel_env_error(fl_status env)
+{
+    const char *value = getenv("FILTERLAB_KERNEL");
+    return cli_fail(EXIT_USAGE, "FILTERLAB_KERNEL: %s ('%s'; see 'filterlab kernels')",
+                    fl_strerror(env), value ? value : "");
+}
+
+int main(int argc, char **argv)
+{
+    /* A closed pipe (`filterlab query ... | head`) must end the run quietly: ignore SIGPIPE
+     * and let the EPIPE write error stop the command instead (see cli_out_finish). */
+    signal(SIGPIPE, SIG_IGN);
+    cli_out_init();
+
+    cli_globals g = {
+        .max_bytes = sizeof(size_t) >= 8 ? (size_t)((uint64_t)4 << 30) : SIZE_MAX,
+    };
+    const char *kernel = NULL;
+
+    enum { OPT_KERNEL = 256, OPT_MAX_BYTES };
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+        {NULL, 0, NULL, 0},
+    };
+    cli_getopt_reset();
+    int c;
+    /* '+': stop at the subcommand, whose options are its own. */
+    while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            usage();
+            return cli_out_finish(0);
+        case 'V':
+            cli_outf("filterlab %s\n", FILTERLAB_CLI_VERSION);
+            return cli_out_finish(0);
+        case OPT_KERNEL:
+            kernel = optarg;
+            break;
+        case OPT_MAX_BYTES:
+            if (cli_parse_size(NULL, "--max-bytes", optarg, &g.max_bytes) < 0)
+                return EXIT_USAGE;
+            g.max_bytes_set = 1;
+            break;
+        default:
+            return cli_getopt_error(NULL, c, argv);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(NULL, "no command given");
+
+    /* The subcommand's own getopt scan moves optind: keep where its argv starts. */
+    const int first = optind;
+    const char *name = argv[first];
+    const cli_command *cmd = NULL;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            cmd = &commands[i];
+    if (!cmd)
+        return cli_usage_error(NULL, "unknown command '%s'", name);
+
+    /* Never run on a kernel the user asked for and did not get: a silent fallback would
+     * make benchmarks and bug reports lie. */
+    fl_status env = fl_kernel_env_status();
+    if (env != FL_OK && cmd->needs_kernel && !help_requested(argc - first, argv + first))
+        return kernel_env_error(env);
+    if (kernel) {
+        fl_status s = fl_kernel_select(kernel);
+        if (s != FL_OK)
+            return cli_fail(EXIT_USAGE, "--kernel %s: %s", kernel, fl_strerror(s));
+    }
+
+    int rc = cmd->run(argc - first, argv + first, &g);
+    int orc = cli_out_finish(rc != EXIT_OK);
+    if (rc == EXIT_OK && env != FL_OK && !help_requested(argc - first, argv + first))
+        rc = kernel_env_error(env);
+    return rc != EXIT_OK ? rc : orc;
+}

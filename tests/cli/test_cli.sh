@@ -1,0 +1,566 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `filterlab` command.
+#
+#   tests/cli/test_cli.sh FILTERLAB_BINARY INTEROP_DIR
+#
+# Prints `ok - NAME` or `not ok - NAME` per check (details of failures go to stderr), then
+# `N passed, M failed`; exits non-zero if any check failed.
+#
+# Checks whose outcome depends on false positives use FPR 1e-6 and at most a few thousand
+# keys; since hashing is deterministic, they either always pass or always fail for a given
+# build (a failure would be a ~0.1% coincidence, not flakiness).
+set -u
+
+FL=${1:?usage: test_cli.sh FILTERLAB_BINARY INTEROP_DIR}
+INTEROP=${2:?usage: test_cli.sh FILTERLAB_BINARY INTEROP_DIR}
+# The checks run in a scratch directory: make both paths absolute first.
+case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
+case $INTEROP in /*) ;; *) INTEROP=$PWD/$INTEROP ;; esac
+[ -x "$FL" ] || { echo "not an executable: $FL" >&2; exit 1; }
+[ -r "$INTEROP/bloom_filter.xxhash.bin" ] || { echo "no bloom_filter.xxhash.bin in $INTEROP" >&2; exit 1; }
+# The library picks its kernel from the environment: tests choose explicitly.
+unset FILTERLAB_KERNEL
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/filterlab-cli.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+passed=0
+failed=0
+VARIANTS="classic block512 split256 reg64 cuckoo"
+
+# check NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell with `set -e`.
+check() {
+    local name=$1
+    shift
+    # stdin is /dev/null so a command that wrongly reads it cannot hang the suite. The
+    # subshell must stand alone: in an `if` condition or before || bash ignores `set -e`.
+    (set -e; "$@") >"$T/check.log" 2>&1 </dev/null
+    local status=$?
+    if [ "$status" -eq 0 ]; then
+        echo "ok - $name"
+        passed=$((passed + 1))
+    else
+        echo "not ok - $name"
+        awk -v p="$name" '{ print "#   " p ": " $0 }' "$T/check.log" >&2
+        failed=$((failed + 1))
+    fi
+}
+
+fail() { echo "FAIL: $*"; return 1; }
+
+# run CMD...: stdout -> $T/out, stderr -> $T/err, status -> RC. A death by signal
+# (status >= 128) is a crash and fails the check.
+run() {
+    RC=0
+    "$@" >"$T/out" 2>"$T/err" || RC=$?
+    if [ "$RC" -ge 128 ]; then
+        fail "crashed (status $RC): $*"
+    fi
+    return 0
+}
+
+# expect_ok CMD...: status 0 and nothing on stderr.
+expect_ok() {
+    run "$@"
+    [ "$RC" -eq 0 ] || fail "status $RC, expected 0: $* :: $(cat "$T/err")"
+    [ ! -s "$T/err" ] || fail "unexpected stderr: $* :: $(cat "$T/err")"
+}
+
+# expect_error CODE CMD...: status CODE and exactly one stderr line starting "filterlab: ".
+expect_error() {
+    local code=$1
+    shift
+    run "$@"
+    [ "$RC" -eq "$code" ] || fail "status $RC, expected $code: $* :: $(cat "$T/err")"
+    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one stderr line: $* :: $(cat "$T/err")"
+    grep -q '^filterlab: ' "$T/err" || fail "stderr lacks the 'filterlab: ' prefix: $(cat "$T/err")"
+}
+
+same_file() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
+
+# ---- fixtures -------------------------------------------------------------------------
+awk 'BEGIN { for (i = 1; i <= 2000; i++) print "key-" i }' >keys.txt
+awk 'BEGIN { for (i = 1; i <= 2000; i++) print "absent-" i }' >absent.txt
+# Interleaved present/absent lines and the --mark answer expected for them.
+awk 'BEGIN { for (i = 1; i <= 300; i++) { print "key-" i; print "absent-" i } }' >mixed.txt
+awk 'BEGIN { for (i = 1; i <= 300; i++) { print 1; print 0 } }' >mixed.mark
+awk 'NR % 2 == 1' mixed.txt >mixed.present
+awk 'NR % 2 == 0' mixed.txt >mixed.absent
+
+# ---- general --------------------------------------------------------------------------
+t_version() {
+    expect_ok "$FL" --version
+    grep -Eq '^filterlab [0-9]+\.[0-9]+\.[0-9]+' out || fail "version line: $(cat out)"
+}
+check "version" t_version
+
+t_help() {
+    expect_ok "$FL" --help
+    for c in params build query dedup info kernels import-parquet export-parquet; do
+        grep -q "^  $c " out || fail "--help does not list $c"
+    done
+    for c in params build query dedup info kernels import-parquet export-parquet; do
+        expect_ok "$FL" "$c" --help
+        grep -q '^Usage: filterlab' out || fail "$c --help has no usage line"
+    done
+}
+check "help lists and documents every subcommand" t_help
+
+t_usage_errors() {
+    expect_error 1 "$FL"
+    expect_error 1 "$FL" frobnicate
+    expect_error 1 "$FL" --bogus params
+    expect_error 1 "$FL" --kernel
+    expect_error 1 "$FL" --max-bytes lots info x.flt
+    expect_error 1 "$FL" params --n 10
+    expect_error 1 "$FL" params --n 10 --fpr 0.1 --bogus
+    expect_error 1 "$FL" params --n 10 --fpr 0.1 stray
+    expect_error 1 "$FL" params --n 10 --fpr 0.1 --help=yes
+    expect_error 1 "$FL" params --n 10 --fpr 0.1 --type bogus
+    expect_error 1 "$FL" build --n 10 --fpr 0.1 -o x.flt
+    expect_error 1 "$FL" build --type block512 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1
+    expect_error 1 "$FL" build --type block512 --fpr 0.1 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --bits 1000 -o x.flt
+    expect_error 1 "$FL" build --type block512 --units 10 -o x.flt
+    expect_error 1 "$FL" build --type block512 --units 10 --k 1000 -o x.flt
+    expect_error 1 "$FL" build --type block512 --units 10 --k 6 --n 5 -o x.flt
+    expect_error 1 "$FL" build --type cuckoo --units 10 --k 12 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --hash md5 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed -1 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 -o
+    expect_error 1 "$FL" query
+    expect_error 1 "$FL" query a.flt b.flt
+    expect_error 1 "$FL" query a.flt --mark --count
+    expect_error 1 "$FL" dedup --n 10
+    expect_error 1 "$FL" dedup --n 10 --fpr 2
+    expect_error 1 "$FL" info
+    expect_error 1 "$FL" kernels extra
+    expect_error 1 "$FL" import-parquet "$INTEROP/bloom_filter.xxhash.bin"
+    expect_error 1 "$FL" export-parquet x.flt
+    [ ! -e x.flt ] || fail "a usage error created x.flt"
+}
+check "usage errors exit 1 with one stderr line" t_usage_errors
+
+# ---- params ---------------------------------------------------------------------------
+t_params_table() {
+    expect_ok "$FL" params --n 1000000 --fpr 0.01
+    for v in $VARIANTS; do
+        grep -Eq "^$v +[0-9]+ (words|blocks|buckets) " out || fail "no row for $v: $(cat out)"
+    done
+    grep -q 'bits/key' out || fail "no header"
+    grep -q 'MiB' out || fail "no human-readable size"
+}
+check "params prints a row for every variant" t_params_table
+
+t_params_sci() {
+    expect_ok "$FL" params --n 1e6 --fpr 1e-2
+    grep -q '^block512 ' out || fail "no table: $(cat out)"
+    mv out sci.out
+    expect_ok "$FL" params --n 1000000 --fpr 0.01
+    same_file sci.out out
+}
+check "params accepts 1e6 for --n" t_params_sci
+
+t_params_type() {
+    expect_ok "$FL" params --n 5000 --fpr 0.001 --type reg64
+    [ "$(grep -Ec '^(classic|block512|split256|reg64|cuckoo) ' out)" -eq 1 ] || fail "$(cat out)"
+    grep -q '^reg64 ' out || fail "no reg64 row"
+}
+check "params --type prints one variant" t_params_type
+
+t_params_unreachable() {
+    # Cuckoo fingerprints are at most 16 bits: 1e-6 is out of its reach.
+    expect_ok "$FL" params --n 1000 --fpr 1e-6
+    grep -Eq '^cuckoo +n/a: ' out || fail "cuckoo row: $(cat out)"
+    grep -Eq '^block512 +[0-9]+ blocks' out || fail "block512 row missing"
+    expect_error 1 "$FL" params --n 1000 --fpr 1e-6 --type cuckoo
+}
+check "params shows unreachable variants; --type makes it an error" t_params_unreachable
+
+t_params_bad_numbers() {
+    for n in -5 abc 1.5 0 '' ' 5' 1e400 0x10 99999999999999999999 nan inf; do
+        expect_error 1 "$FL" params --n "$n" --fpr 0.01
+    done
+    for p in 0 1 1.5 -0.1 nan inf abc '' 0.1x 1e-400; do
+        expect_error 1 "$FL" params --n 100 --fpr "$p"
+    done
+}
+check "params rejects bad numbers" t_params_bad_numbers
+
+# ---- build and query ------------------------------------------------------------------
+t_roundtrip() {
+    local v=$1
+    expect_ok "$FL" build --type "$v" --n 2000 --fpr 0.01 --input keys.txt -o "$v.flt"
+    [ -s "$v.flt" ] || fail "no filter written"
+    expect_ok "$FL" query "$v.flt" --input keys.txt
+    same_file keys.txt out # every key present, in order: no false negatives
+    expect_ok "$FL" query "$v.flt" --count <keys.txt
+    [ "$(cat out)" = 2000 ] || fail "count $(cat out)"
+    # Some absent keys must be reported absent (a filter answering "yes" always is wrong).
+    expect_ok "$FL" query "$v.flt" --input absent.txt --count
+    [ "$(cat out)" -lt 200 ] || fail "$(cat out) of 2000 absent keys reported present"
+}
+for v in $VARIANTS; do
+    check "build + query round trip, $v (2000 keys, no false negatives)" t_roundtrip "$v"
+done
+
+t_sizing_modes() {
+    expect_ok "$FL" build --type block512 --bits 40000 --input keys.txt -o bits.flt
+    expect_ok "$FL" info bits.flt
+    grep -q 'geometry: *79 blocks of 64 bytes, k = 7' out || fail "--bits geometry: $(cat out)"
+    expect_ok "$FL" build --type classic --bits 20000 --n 2000 --input keys.txt -o bitsn.flt
+    expect_ok "$FL" info bitsn.flt
+    grep -q 'k = 7$' out || fail "--bits --n should pick k = 7: $(cat out)"
+    expect_ok "$FL" build --type reg64 --units 500 --k 4 --input keys.txt -o units.flt
+    expect_ok "$FL" info units.flt
+    grep -q 'geometry: *500 words of 64 bits, k = 4' out || fail "--units geometry: $(cat out)"
+    for f in bits bitsn units; do
+        expect_ok "$FL" query "$f.flt" --count --input keys.txt
+        [ "$(cat out)" = 2000 ] || fail "$f: count $(cat out)"
+    done
+}
+check "build --bits / --bits --n / --units --k" t_sizing_modes
+
+t_seed_hash() {
+    expect_ok "$FL" build --type split256 --n 2000 --fpr 0.01 --hash xxh64 --seed 0x2a \
+        --input keys.txt -o seeded.flt
+    expect_ok "$FL" info seeded.flt
+    grep -q '^hash: *xxh64, seed 42 ' out || fail "$(cat out)"
+    expect_ok "$FL" query seeded.flt --count --input keys.txt
+    [ "$(cat out)" = 2000 ] || fail "count $(cat out)"
+    expect_ok "$FL" build --type split256 --n 2000 --fpr 0.01 --input keys.txt -o unseeded.flt
+    ! cmp -s seeded.flt unseeded.flt || fail "seed and hash did not change the filter"
+}
+check "build --seed and --hash" t_seed_hash
+
+t_crlf() {
+    printf 'alpha\r\nbeta\r\n\r\ngamma\r\n' >crlf.txt
+    expect_ok "$FL" build --type classic --n 100 --fpr 1e-6 --input crlf.txt -o crlf.flt
+    printf 'alpha\nbeta\n\ngamma\n' >lf.txt
+    expect_ok "$FL" query crlf.flt --input lf.txt --mark
+    [ "$(tr -d '\n' <out)" = 1111 ] || fail "LF keys vs CRLF filter: $(cat out)"
+    # CRLF input: keys match, printed lines end in '\n' only.
+    expect_ok "$FL" query crlf.flt --input crlf.txt
+    same_file lf.txt out
+    printf 'alpha\r\n' | run "$FL" query crlf.flt --count
+    [ "$(cat out)" = 1 ] || fail "CRLF query: $(cat out)"
+    # A '\r' that does not end the line is part of the key.
+    printf 'alp\rha\n' | run "$FL" query crlf.flt --count
+    [ "$(cat out)" = 0 ] || fail "inner CR: $(cat out)"
+}
+check "CRLF line endings are not part of keys" t_crlf
+
+t_line_edges() {
+    # Last line without a newline; an empty line is the empty key; NUL bytes are kept.
+    printf 'one\n\ntwo\0zero\nthree' >edge.txt
+    expect_ok "$FL" build --type block512 --n 100 --fpr 1e-6 --input edge.txt -o edge.flt
+    expect_ok "$FL" info edge.flt
+    grep -q '^keys: *4$' out || fail "expected 4 keys: $(cat out)"
+    printf 'three\n' | run "$FL" query edge.flt --count
+    [ "$(cat out)" = 1 ] || fail "last line without newline"
+    printf '\n' | run "$FL" query edge.flt --count
+    [ "$(cat out)" = 1 ] || fail "empty key"
+    printf 'two\0zero\n' | run "$FL" query edge.flt
+    printf 'two\0zero\n' >nul.expect
+    same_file nul.expect out
+    printf 'two\n' | run "$FL" query edge.flt --count
+    [ "$(cat out)" = 0 ] || fail "prefix before NUL matched"
+    printf 'x\n' >nonempty.txt
+    expect_ok "$FL" build --type block512 --n 100 --fpr 1e-6 --input nonempty.txt -o ne.flt
+    printf '\n' | run "$FL" query ne.flt --count
+    [ "$(cat out)" = 0 ] || fail "empty key present in a filter without it"
+}
+check "last line without newline, empty lines and NUL bytes are keys" t_line_edges
+
+t_long_line() {
+    head -c 3000000 /dev/zero | tr '\0' 'x' >long.txt
+    echo >>long.txt
+    echo short >>long.txt
+    expect_ok "$FL" build --type block512 --n 10 --fpr 1e-6 --input long.txt -o long.flt
+    expect_ok "$FL" query long.flt --input long.txt
+    same_file long.txt out
+}
+check "a 3 MB line is one key" t_long_line
+
+t_query_modes() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 1e-6 --input keys.txt -o q.flt
+    expect_ok "$FL" query q.flt --input mixed.txt
+    same_file mixed.present out
+    expect_ok "$FL" query q.flt --input mixed.txt --absent
+    same_file mixed.absent out
+    expect_ok "$FL" query q.flt --input mixed.txt --mark
+    same_file mixed.mark out
+    expect_ok "$FL" query q.flt --input mixed.txt --count
+    [ "$(cat out)" = 300 ] || fail "count $(cat out)"
+    run "$FL" query q.flt --input - <mixed.txt
+    same_file mixed.present out
+    expect_ok "$FL" query q.flt --count </dev/null
+    [ "$(cat out)" = 0 ] || fail "empty input count $(cat out)"
+}
+check "query default / --absent / --mark / --count keep line order" t_query_modes
+
+t_batches() {
+    # More lines than one lookup batch, so batch boundaries are crossed.
+    awk 'BEGIN { for (i = 1; i <= 20000; i++) print "k" i }' >many.txt
+    awk 'BEGIN { for (i = 1; i <= 20000; i++) { print "k" i; print "miss" i } }' >many2.txt
+    expect_ok "$FL" build --type reg64 --n 20000 --fpr 0.001 --input many.txt -o many.flt
+    expect_ok "$FL" query many.flt --input many2.txt --mark
+    [ "$(wc -l <out)" -eq 40000 ] || fail "mark lines $(wc -l <out)"
+    [ "$(awk 'NR % 2 == 1 && $0 != 1' out | wc -l)" -eq 0 ] || fail "false negative"
+    expect_ok "$FL" query many.flt --input many2.txt
+    awk 'NR % 2 == 1' many2.txt | cmp -s - <(grep -v '^miss' out) || fail "order"
+}
+check "query across many batches" t_batches
+
+t_build_verbose() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o v.flt
+    [ ! -s out ] || fail "stdout not empty"
+    run "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o v.flt --verbose
+    [ "$RC" -eq 0 ] || fail "status $RC"
+    grep -q '^filterlab: build: 2000 lines' err || fail "summary: $(cat err)"
+    [ ! -s out ] || fail "--verbose wrote to stdout"
+}
+check "build is silent unless --verbose" t_build_verbose
+
+t_build_stdout() {
+    "$FL" build --type classic --n 2000 --fpr 0.01 -o - <keys.txt >piped.flt || fail "status"
+    expect_ok "$FL" build --type classic --n 2000 --fpr 0.01 -o file.flt --input keys.txt
+    same_file piped.flt file.flt
+}
+check "build -o - writes the filter to stdout" t_build_stdout
+
+# write_fifo FIFO RESULT CMD...: runs CMD (which writes FIFO) while `cat` drains the FIFO into
+# RESULT; the reader is killed rather than left blocked if CMD fails or replaced the FIFO.
+write_fifo() {
+    local fifo=$1 result=$2
+    shift 2
+    mkfifo "$fifo"
+    cat "$fifo" >"$result" &
+    local pid=$!
+    run "$@"
+    if [ "$RC" -ne 0 ] || [ ! -p "$fifo" ]; then
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        [ -p "$fifo" ] || fail "the FIFO was replaced by a regular file"
+        fail "status $RC: $(cat "$T/err")"
+    fi
+    wait "$pid"
+}
+
+t_build_fifo() {
+    # Saving replaces regular files atomically, but must write through a FIFO or device
+    # rather than replace it with a regular file.
+    write_fifo out.fifo fifo.flt \
+        "$FL" build --type classic --n 2000 --fpr 0.01 -o out.fifo --input keys.txt
+    same_file file.flt fifo.flt
+    write_fifo imp.fifo imp.flt "$FL" import-parquet "$INTEROP/bloom_filter.xxhash.bin" -o imp.fifo
+    expect_ok "$FL" info imp.flt
+    # A symbolic link is written through too, not replaced.
+    ln -s target.flt link.flt
+    expect_ok "$FL" build --type classic --n 2000 --fpr 0.01 -o link.flt --input keys.txt
+    [ -L link.flt ] || fail "the symbolic link was replaced"
+    same_file file.flt target.flt
+}
+check "saving to a FIFO or symlink writes through it" t_build_fifo
+
+t_cuckoo_full() {
+    rm -f full.flt
+    # One bucket (4 slots) plus the stash cannot take 2000 keys.
+    expect_error 2 "$FL" build --type cuckoo --units 1 --k 8 --input keys.txt -o full.flt
+    grep -q 'full after [0-9][0-9]* keys' err || fail "message: $(cat err)"
+    [ ! -e full.flt ] || fail "an output file was written"
+}
+check "build: full cuckoo filter exits 2 and writes nothing" t_cuckoo_full
+
+t_cuckoo_unique() {
+    # 20 copies of 5 keys overflow a key's two buckets unless duplicates are skipped.
+    for _ in $(seq 20); do printf 'a\nb\nc\nd\ne\n'; done >dups.txt
+    expect_ok "$FL" build --type cuckoo --n 100 --fpr 0.01 --unique --input dups.txt -o u.flt
+    expect_ok "$FL" info u.flt
+    grep -q '^keys: *5$' out || fail "$(cat out)"
+}
+check "build --unique skips keys already present" t_cuckoo_unique
+
+# ---- dedup ----------------------------------------------------------------------------
+awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) { r = int(rand() * 800);
+             if (r < 5) print ""; else print "line-" r } }' >dup.txt
+awk '!seen[$0]++' dup.txt >dup.expect
+
+t_dedup() {
+    local v=$1
+    expect_ok "$FL" dedup --n 1000 --fpr 1e-6 --type "$v" --input dup.txt
+    same_file dup.expect out
+}
+# shellcheck disable=SC2016 # $0..$2 are sh's positional parameters
+check "dedup equals awk '!seen[\$0]++' (default type)" \
+    sh -c '"$0" dedup --n 1000 --fpr 1e-6 <"$1" | cmp -s - "$2"' "$FL" dup.txt dup.expect
+for v in block512 classic; do
+    check "dedup equals awk '!seen[\$0]++' ($v, fpr 1e-6)" t_dedup "$v"
+done
+
+t_dedup_cuckoo_full() {
+    expect_error 2 "$FL" dedup --n 10 --fpr 0.01 --type cuckoo --input keys.txt
+    grep -q 'full' err || fail "message: $(cat err)"
+    [ "$(wc -l <out)" -gt 0 ] || fail "lines before the failure were not printed"
+}
+check "dedup: full cuckoo filter exits 2" t_dedup_cuckoo_full
+
+# ---- info -----------------------------------------------------------------------------
+t_info() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --seed 7 --input keys.txt -o i.flt
+    expect_ok "$FL" info i.flt
+    for field in 'variant: *block512' 'geometry: *[0-9]+ blocks of 64 bytes, k = [0-9]+' \
+        'hash: *xxh3, seed 7 ' 'keys: *2000$' 'bytes: *[0-9]+ \([0-9.]+ KiB\)' \
+        'bits per key: *[0-9.]+' 'fill: *[0-9.]+% of bits set' \
+        'predicted FPR: *[0-9.e-]+ at 2000 keys' 'huge pages: *(yes|no)'; do
+        grep -Eq "^$field" out || fail "no '$field' in: $(cat out)"
+    done
+    expect_ok "$FL" build --type cuckoo --n 2000 --fpr 0.001 --input keys.txt -o ic.flt
+    expect_ok "$FL" info ic.flt
+    grep -Eq '^fill: *[0-9.]+% load \(2000 of [0-9]+ slots used\)' out || fail "$(cat out)"
+    grep -Eq '^stash: *[0-9]+ entries used' out || fail "no stash line: $(cat out)"
+}
+check "info describes the filter" t_info
+
+# ---- kernels --------------------------------------------------------------------------
+t_kernels() {
+    expect_ok "$FL" kernels
+    grep -Eq '^scalar +yes +yes +no ' out || fail "$(cat out)"
+    grep -Eq '^selected: [a-z0-9]+ \(.+\)$' out || fail "no selected line: $(cat out)"
+    expect_ok "$FL" --kernel scalar kernels
+    grep -q '^selected: scalar (' out || fail "--kernel scalar not selected: $(cat out)"
+    expect_ok "$FL" --kernel scalar query block512.flt --count --input keys.txt
+    [ "$(cat out)" = 2000 ] || fail "query on scalar"
+    expect_error 1 "$FL" --kernel bogus kernels
+    expect_error 1 "$FL" --kernel bogus query block512.flt --input keys.txt
+}
+check "kernels table and --kernel" t_kernels
+
+t_kernel_env() {
+    FILTERLAB_KERNEL=bogus expect_error 1 "$FL" params --n 10 --fpr 0.1
+    grep -q '^filterlab: FILTERLAB_KERNEL: ' err || fail "message: $(cat err)"
+    [ ! -s out ] || fail "ran anyway"
+    FILTERLAB_KERNEL=bogus expect_error 1 "$FL" query block512.flt --input keys.txt
+    [ ! -s out ] || fail "ran anyway"
+    # kernels shows what could be chosen, then still fails.
+    FILTERLAB_KERNEL=bogus expect_error 1 "$FL" kernels
+    grep -q '^scalar ' out || fail "no table"
+    FILTERLAB_KERNEL=bogus expect_ok "$FL" query --help
+    FILTERLAB_KERNEL=scalar expect_ok "$FL" query block512.flt --count --input keys.txt
+    [ "$(cat out)" = 2000 ] || fail "FILTERLAB_KERNEL=scalar"
+}
+check "FILTERLAB_KERNEL=bogus refuses to run (exit 1)" t_kernel_env
+
+# ---- bad files ------------------------------------------------------------------------
+t_bad_files() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o good.flt
+    local size
+    size=$(wc -c <good.flt)
+    head -c $((size - 1)) good.flt >truncated.flt
+    head -c 20 good.flt >short.flt
+    : >empty.flt
+    cp good.flt flipped.flt
+    printf '\377' | dd of=flipped.flt bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+    cp good.flt header.flt
+    printf '\377' | dd of=header.flt bs=1 seek=12 conv=notrunc 2>/dev/null
+    cat good.flt good.flt >trailing.flt
+    head -c 4096 /dev/urandom >junk.flt
+    mkdir -p adir
+    for f in truncated short empty flipped header trailing junk missing adir keys.txt; do
+        [ -e "$f.flt" ] && f=$f.flt
+        expect_error 2 "$FL" query "$f" --input keys.txt
+        [ ! -s out ] || fail "$f: output on a bad file"
+        expect_error 2 "$FL" info "$f"
+        expect_error 2 "$FL" export-parquet "$f" -o x.bin
+    done
+}
+check "corrupt, truncated and missing filter files exit 2" t_bad_files
+
+t_max_bytes() {
+    expect_error 2 "$FL" --max-bytes 1K info block512.flt
+    expect_ok "$FL" --max-bytes 1M info block512.flt
+    expect_ok "$FL" --max-bytes 0 info block512.flt
+}
+check "--max-bytes caps filter loads" t_max_bytes
+
+t_input_errors() {
+    expect_error 2 "$FL" query block512.flt --input missing.txt
+    mkdir -p adir
+    expect_error 2 "$FL" query block512.flt --input adir
+    expect_error 2 "$FL" build --type block512 --n 10 --fpr 0.1 --input missing.txt -o m.flt
+    [ ! -e m.flt ] || fail "m.flt written"
+    expect_error 2 "$FL" build --type block512 --n 10 --fpr 0.1 --input keys.txt -o adir/x/y.flt
+    expect_error 2 "$FL" dedup --n 10 --fpr 0.1 --input missing.txt
+}
+check "unreadable input and unwritable output exit 2" t_input_errors
+
+t_write_errors() {
+    [ -w /dev/full ] || { echo "no /dev/full: skipped"; return 0; }
+    "$FL" query block512.flt --input keys.txt >/dev/full 2>err && fail "status 0 on /dev/full"
+    [ "$(wc -l <err)" -eq 1 ] || fail "stderr: $(cat err)"
+    grep -q '^filterlab: ' err || fail "stderr: $(cat err)"
+    "$FL" params --n 10 --fpr 0.1 >/dev/full 2>err && fail "params: status 0 on /dev/full"
+    grep -q '^filterlab: ' err || fail "stderr: $(cat err)"
+}
+check "write errors on stdout exit non-zero with one line" t_write_errors
+
+t_epipe() {
+    awk 'BEGIN { for (i = 1; i <= 300000; i++) print "k" i }' >big.txt
+    expect_ok "$FL" build --type block512 --n 300000 --fpr 0.01 --input big.txt -o big.flt
+    "$FL" query big.flt --input big.txt 2>err | head -n 1 >first
+    local st=${PIPESTATUS[0]}
+    [ "$st" -eq 0 ] || fail "status $st"
+    [ "$(cat first)" = k1 ] || fail "first line: $(cat first)"
+    [ ! -s err ] || fail "stderr: $(cat err)"
+    "$FL" dedup --n 300000 --fpr 0.01 --input big.txt 2>err | head -n 1 >/dev/null
+    st=${PIPESTATUS[0]}
+    [ "$st" -eq 0 ] || fail "dedup status $st"
+    [ ! -s err ] || fail "dedup stderr: $(cat err)"
+}
+check "a closed pipe (| head) ends quietly" t_epipe
+
+# ---- Parquet --------------------------------------------------------------------------
+PQ=$INTEROP/bloom_filter.xxhash.bin
+
+t_import() {
+    expect_ok "$FL" import-parquet "$PQ" -o pq.flt
+    printf 'hello\nparquet\nbloom\nfilter\n' >pq.keys
+    expect_ok "$FL" query pq.flt --input pq.keys
+    same_file pq.keys out
+    expect_ok "$FL" info pq.flt
+    grep -q '^variant: *split256' out || fail "$(cat out)"
+    grep -q '^hash: *xxh64, seed 0 ' out || fail "$(cat out)"
+}
+check "import-parquet: hello/parquet/bloom/filter all present" t_import
+
+t_export() {
+    expect_ok "$FL" import-parquet "$PQ" -o pq2.flt
+    expect_ok "$FL" export-parquet pq2.flt -o pq.bin
+    same_file "$PQ" pq.bin
+    expect_ok "$FL" export-parquet pq2.flt -o pq.raw --no-header
+    tail -c 1024 "$PQ" >pq.expect.raw
+    same_file pq.expect.raw pq.raw
+    # A bare bitset imports too and answers the same.
+    expect_ok "$FL" import-parquet pq.raw -o pq3.flt
+    printf 'hello\nparquet\nbloom\nfilter\n' | run "$FL" query pq3.flt --count
+    [ "$(cat out)" = 4 ] || fail "bare bitset: $(cat out)"
+}
+check "export-parquet round trip is byte-identical" t_export
+
+t_parquet_errors() {
+    head -c 1000 "$PQ" >odd.bin
+    expect_error 2 "$FL" import-parquet odd.bin -o odd.flt
+    [ ! -e odd.flt ] || fail "odd.flt written"
+    expect_error 2 "$FL" import-parquet missing.bin -o m.flt
+    expect_error 2 "$FL" import-parquet "$PQ" --max-bytes 100 -o m.flt
+    expect_error 2 "$FL" --max-bytes 100 import-parquet "$PQ" -o m.flt
+    expect_ok "$FL" --max-bytes 100 import-parquet "$PQ" --max-bytes 2K -o m.flt
+    expect_error 2 "$FL" export-parquet block512.flt -o b.bin
+    [ ! -e b.bin ] || fail "b.bin written"
+}
+check "Parquet errors exit 2" t_parquet_errors
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
