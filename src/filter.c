@@ -263,6 +263,6 @@ fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     }
     out->predicted_fpr = out->fill >= 1.0 && f->g.variant != FL_CUCKOO
                              ? 1.0
-                             : fl_predict_fpr(&f->g, (uint64_t)(predict_keys + 0.5));
+                             : fl_predict_fpr_at(&f->g, predict_keys);
     return FL_OK;
 }

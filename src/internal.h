@@ -62,6 +62,10 @@ static inline fl_kview fl_view(const fl_filter *f) {
     return v;
 }
 
+/* params.c: the prediction for a real-valued key count (an estimate, or a count too large
+ * for exact integer conversion). */
+double fl_predict_fpr_at(const fl_geometry *g, double n);
+
 /* bloom.c */
 uint64_t fl_bloom_bits_set(const fl_filter *f);
 fl_status fl_bloom_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n);

@@ -347,11 +347,44 @@ static void sync_parent_dir(const char *path) {
 
 /* Writes to path.tmp.XXXXXX next to path, fsyncs and renames over path, so readers see
  * either the old file or the complete new one and a failure never destroys the old one. */
+/* Header, payload, payload checksum. */
+static int write_filter(int fd, const fl_filter *f) {
+    uint8_t head[FMT_HEADER], sum[FMT_TRAILER];
+    encode_header(f, head);
+    put64(sum, XXH3_64bits(f->data, f->bytes));
+    return write_full(fd, head, sizeof head) == 0 && write_full(fd, f->data, f->bytes) == 0 &&
+           write_full(fd, sum, sizeof sum) == 0;
+}
+
+/* A path that exists but is not a regular file (a FIFO, a device such as /dev/stdout, or a
+ * symlink) is written through, not replaced: renaming a temporary file over it would turn
+ * it into a regular file. Such writes are not atomic. */
+static fl_status save_through(const fl_filter *f, const char *path) {
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) return FL_ERR_IO;
+    int ok = write_filter(fd, f), err = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    errno = err;
+    return ok ? FL_OK : FL_ERR_IO;
+}
+
 fl_status fl_save_file(const fl_filter *f, const char *path) {
     if (!f || !path || !*path) return FL_ERR_INVALID_ARG;
     fl_status st = check_saveable(f);
     if (st != FL_OK) return st;
     if (fl_serialized_size(f) == 0) return FL_ERR_TOO_LARGE;
+
+    struct stat link;
+    if (lstat(path, &link) == 0 && !S_ISREG(link.st_mode)) {
+        if (S_ISDIR(link.st_mode)) {
+            errno = EISDIR;
+            return FL_ERR_IO;
+        }
+        return save_through(f, path);
+    }
 
     static const char suffix[] = ".tmp.XXXXXX";
     size_t plen = strlen(path);
@@ -367,17 +400,9 @@ fl_status fl_save_file(const fl_filter *f, const char *path) {
     }
     /* mkstemp creates the file 0600; give it the mode a plain open(path, O_CREAT, 0666)
      * would have, or keep the mode of the file being replaced. */
-    struct stat old;
-    mode_t mode = stat(path, &old) == 0 && S_ISREG(old.st_mode) ? (old.st_mode & 07777)
-                                                                 : (0666 & ~current_umask());
+    mode_t mode = lstat(path, &link) == 0 ? (link.st_mode & 07777) : (0666 & ~current_umask());
 
-    uint8_t head[FMT_HEADER], sum[FMT_TRAILER];
-    encode_header(f, head);
-    put64(sum, XXH3_64bits(f->data, f->bytes));
-
-    int ok = fchmod(fd, mode) == 0 && write_full(fd, head, sizeof head) == 0 &&
-             write_full(fd, f->data, f->bytes) == 0 && write_full(fd, sum, sizeof sum) == 0 &&
-             fsync(fd) == 0;
+    int ok = fchmod(fd, mode) == 0 && write_filter(fd, f) && fsync(fd) == 0;
     int err = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;

@@ -53,6 +53,7 @@ typedef struct {
     double *dist;    /* P(T = t), t = 0..B, after balls throws */
     double *pw;      /* (t/B)^k */
     double *F;       /* f_inner(0..nF-1) */
+    int tlo, thi;    /* dist[t] is zero outside [tlo, thi] */
     size_t nF, cap;
     int failed;      /* allocation failed: fall back to the closed form */
 } inner_model;
@@ -95,13 +96,17 @@ static double model_inner(inner_model *m, size_t i) {
         }
         if (m->nF > 0) { /* key nF adds k throws to the state of key nF - 1 */
             for (uint32_t b = 0; b < m->k; b++) {
-                for (int t = m->B; t >= 1; t--)
+                /* Only [tlo, thi] carries mass: the distribution is a narrow peak (width
+                 * ~sqrt(B)), so a saturated block costs O(sqrt B) per throw, not O(B). */
+                if (m->thi < m->B) m->thi++;
+                for (int t = m->thi; t > m->tlo; t--)
                     m->dist[t] = m->dist[t] * t / m->B + m->dist[t - 1] * (m->B - t + 1) / m->B;
-                m->dist[0] = 0.0;
+                m->dist[m->tlo] *= (double)m->tlo / m->B;
+                while (m->tlo < m->thi && m->dist[m->tlo] < 1e-300) m->dist[m->tlo++] = 0.0;
             }
         }
         double f = 0.0;
-        for (int t = 0; t <= m->B; t++) f += m->dist[t] * m->pw[t];
+        for (int t = m->tlo; t <= m->thi; t++) f += m->dist[t] * m->pw[t];
         m->F[m->nF++] = f;
     }
     return m->F[i];
@@ -138,24 +143,28 @@ static double cuckoo_fpr(uint32_t fp_bits, double load) {
     return -expm1(8.0 * load * log1p(-1.0 / ((double)(1u << fp_bits) - 1.0)));
 }
 
-double fl_predict_fpr(const fl_geometry *g, uint64_t n) {
-    if (!g || fl_geometry_check(g, NULL) != FL_OK) return NAN;
+double fl_predict_fpr_at(const fl_geometry *g, double n) {
+    if (!g || fl_geometry_check(g, NULL) != FL_OK || !(n >= 0)) return NAN;
     if (n == 0) return 0.0;
-    double dn = (double)n, units = (double)g->units;
+    double units = (double)g->units;
     switch (g->variant) {
     case FL_CLASSIC: {
         double m = units * 64;
-        return pow(-expm1(g->k * dn * log1p(-1.0 / m)), g->k);
+        return pow(-expm1(g->k * n * log1p(-1.0 / m)), g->k);
     }
     case FL_BLOCK512:
     case FL_REG64:
-    case FL_SPLIT256: return blocked_fpr_once(g->variant, g->k, dn / units);
+    case FL_SPLIT256: return blocked_fpr_once(g->variant, g->k, n / units);
     case FL_CUCKOO: {
-        double load = dn / (units * FL_CUCKOO_SLOTS);
+        double load = n / (units * FL_CUCKOO_SLOTS);
         return cuckoo_fpr(g->k, load > 1.0 ? 1.0 : load);
     }
     }
     return NAN;
+}
+
+double fl_predict_fpr(const fl_geometry *g, uint64_t n) {
+    return fl_predict_fpr_at(g, (double)n);
 }
 
 fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *out) {

@@ -141,6 +141,7 @@ static void union_and_clear(void **state) {
     fl_free(y);
     fl_free(z);
     fl_free(seeded);
+    free(h);
 }
 
 static void info_reports_fill_and_prediction(void **state) {

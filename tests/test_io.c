@@ -809,6 +809,40 @@ static void test_load_from_pipe(void **state) {
     fl_free(f);
 }
 
+/* The fuzzing seeds (tests/fuzz_corpus/load, written by fuzz_load.c's generator) must stay
+ * valid files: after a format change they have to be regenerated, or fuzzing would start
+ * from inputs the loader rejects at the first check. */
+static void test_fuzz_seeds_load(void **state) {
+    (void)state;
+    const char *root = getenv("FL_SOURCE_ROOT");
+    if (!root || !*root) {
+        print_message("skipped: FL_SOURCE_ROOT is not set\n");
+        skip();
+    }
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/tests/fuzz_corpus/load", root);
+    DIR *d = opendir(dir);
+    if (!d) {
+        print_message("skipped: %s is absent\n", dir);
+        skip();
+    }
+    int seen = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        fl_filter *f = NULL;
+        fl_status st = fl_load_file(path, 1 << 20, &f);
+        if (st != FL_OK) print_error("%s: %s\n", path, fl_strerror(st));
+        assert_int_equal(st, FL_OK);
+        fl_free(f);
+        seen++;
+    }
+    closedir(d);
+    assert_true(seen >= 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_mem),
@@ -827,6 +861,7 @@ int main(void) {
         cmocka_unit_test(test_failed_save_keeps_old_file),
         cmocka_unit_test(test_new_file_mode),
         cmocka_unit_test(test_load_from_pipe),
+        cmocka_unit_test(test_fuzz_seeds_load),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

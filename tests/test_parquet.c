@@ -585,6 +585,34 @@ static void test_bare_bitsets(void **state) {
     assert_int_equal(fl_parquet_import(ones, 40, 0, &f), FL_ERR_BAD_PARQUET);
 }
 
+/* The fuzzing seeds (tests/fuzz_corpus/parquet, written by fuzz_parquet.c's generator)
+ * must stay importable. */
+static void test_fuzz_seeds_import(void **state) {
+    (void)state;
+    const char *root = getenv("FL_SOURCE_ROOT");
+    if (!root || !*root) {
+        print_message("skipped: FL_SOURCE_ROOT is not set\n");
+        skip();
+    }
+    static const char *const names[] = {"header_2blocks.bin", "bare_2blocks.bin"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/fuzz_corpus/parquet/%s", root, names[i]);
+        FILE *fp = fopen(path, "rb");
+        if (!fp) {
+            print_message("skipped: %s is absent\n", path);
+            skip();
+        }
+        uint8_t buf[256];
+        size_t n = fread(buf, 1, sizeof buf, fp);
+        fclose(fp);
+        fl_filter *f = NULL;
+        assert_int_equal(fl_parquet_import(buf, n, 1 << 20, &f), FL_OK);
+        assert_true(fl_contains_bytes(f, "parquet", 7));
+        fl_free(f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_xxh64_known_answers),
@@ -596,6 +624,7 @@ int main(void) {
         cmocka_unit_test(test_header_semantics),
         cmocka_unit_test(test_header_malformed),
         cmocka_unit_test(test_bare_bitsets),
+        cmocka_unit_test(test_fuzz_seeds_import),
     };
     return cmocka_run_group_tests(tests, load_interop, free_interop);
 }
