@@ -145,13 +145,13 @@ typedef struct fl_config {
     double fpr;
     /* ... or explicit geometry (geometry.units > 0; geometry.variant must equal variant). */
     fl_geometry geometry;
-    fl_hash_id hash;  /* 0 means FL_HASH_XXH3 */
+    fl_hash_id hash;  /* 0: FL_HASH_XXH64 for split256 (Parquet's hash), else FL_HASH_XXH3 */
     uint64_t seed;    /* hash seed for byte and integer keys */
     uint32_t flags;   /* fl_create_flags */
 } fl_config;
 
 fl_status fl_create(const fl_config *cfg, fl_filter **out);
-/* Shorthand for fl_create with sizing, XXH3, seed 0. */
+/* Shorthand for fl_create with sizing, the default hash, seed 0. */
 fl_status fl_create_for(fl_variant variant, uint64_t n, double fpr, fl_filter **out);
 /* Frees a filter; NULL is a no-op. */
 void fl_free(fl_filter *f);

@@ -78,7 +78,11 @@ fl_status fl_create(const fl_config *cfg, fl_filter **out) {
         if (s != FL_OK) return s;
         g = p.geometry;
     }
-    fl_hash_id hash = cfg->hash ? cfg->hash : FL_HASH_XXH3;
+    /* split256 is the Parquet format, whose hash is fixed: XXH64 with seed 0 by default, so
+     * its filters export to Parquet as they are. Everything else defaults to XXH3. */
+    fl_hash_id hash = cfg->hash             ? cfg->hash
+                      : g.variant == FL_SPLIT256 ? FL_HASH_XXH64
+                                                 : FL_HASH_XXH3;
     return fl_filter_new(&g, hash, cfg->seed, cfg->flags, out);
 }
 

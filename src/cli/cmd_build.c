@@ -28,7 +28,8 @@ static void help(void)
         "Options:\n"
         "  --type TYPE         classic, block512, split256, reg64 or cuckoo (required)\n"
         "  --seed S            hash seed (decimal or 0x hex; default 0)\n"
-        "  --hash H            xxh3 (default) or xxh64\n"
+        "  --hash H            xxh3 or xxh64 (default: xxh64 for split256, Parquet's\n"
+        "                      hash; xxh3 otherwise)\n"
         "  --input FILE        read keys from FILE ('-' or absent: standard input)\n"
         "  -o, --output FILTER write the filter here ('-': standard output)\n"
         "  --unique            skip keys the filter already reports (keeps duplicate lines\n"
@@ -102,7 +103,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     };
     fl_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.hash = FL_HASH_XXH3;
+    cfg.hash = 0; /* the library's default for the variant */
     uint64_t n = 0, bits = 0, units = 0, k = 0;
     int have_type = 0, have_n = 0, have_fpr = 0, have_bits = 0, have_k = 0, have_units = 0;
     int verbose = 0, unique = 0;

@@ -42,7 +42,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    fl_config cfg = {.variant = FL_BLOCK512, .hash = FL_HASH_XXH3};
+    fl_config cfg = {.variant = FL_BLOCK512};
     int have_n = 0, have_fpr = 0;
     const char *input = NULL;
     int c;
