@@ -41,6 +41,13 @@ static inline uint64_t fl_load_le64(const void *p) {
     return v;
 }
 
+/* hashes[i] of a caller's array, which the API lets be unaligned. */
+static inline uint64_t fl_hash_at(const uint64_t *hashes, size_t i) {
+    uint64_t v;
+    memcpy(&v, (const unsigned char *)hashes + 8 * i, 8);
+    return v;
+}
+
 /* Salts for the in-block bit positions. The first eight are the Apache Parquet split block
  * salts (parquet-format BloomFilter.md); the other eight are xxHash's and MurmurHash3's odd
  * 32-bit multipliers. A position is the top bits of (h32 * salt). */

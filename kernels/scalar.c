@@ -6,6 +6,12 @@
  * reference keeps several cache misses in flight on DRAM-sized filters (memory-level
  * parallelism); the answers do not depend on it.
  */
+/* The reference runs before and without dispatch: an ISA flag leaking in here would let the
+ * compiler emit AVX2 in code every CPU runs (same guard as src/internal.h). */
+#if defined(__AVX2__) || defined(__AVX512F__)
+#error "kernels/scalar.c must be compiled at baseline flags"
+#endif
+
 #include "kernels.h"
 #include "probe.h"
 
@@ -22,10 +28,10 @@ size_t fl_contains_classic_scalar(const fl_kview *f, const uint64_t *hashes, siz
     for (size_t i = 0; i < n; i++) {
         if (i + FL_PREFETCH_AHEAD < n) {
             /* Only the first probe's word: the rest depend on it matching. */
-            uint64_t h = hashes[i + FL_PREFETCH_AHEAD];
+            uint64_t h = fl_hash_at(hashes, i + FL_PREFETCH_AHEAD);
             prefetch(&w[fl_reduce32((uint32_t)(h >> 32), f->units)]);
         }
-        int r = fl_classic_probe(f, hashes[i]);
+        int r = fl_classic_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -38,8 +44,9 @@ size_t fl_contains_classic_scalar(const fl_kview *f, const uint64_t *hashes, siz
                                        uint8_t *out) {                                       \
         size_t pos = 0;                                                                      \
         for (size_t i = 0; i < n; i++) {                                                     \
-            if (i + FL_PREFETCH_AHEAD < n) prefetch(at(f, hashes[i + FL_PREFETCH_AHEAD]));   \
-            int r = probe(f, hashes[i]);                                                     \
+            if (i + FL_PREFETCH_AHEAD < n)                                                   \
+                prefetch(at(f, fl_hash_at(hashes, i + FL_PREFETCH_AHEAD)));                  \
+            int r = probe(f, fl_hash_at(hashes, i));                                         \
             out[i] = (uint8_t)r;                                                             \
             pos += (size_t)r;                                                                \
         }                                                                                    \
@@ -63,7 +70,7 @@ FL_SCALAR_CONTAINS(cuckoo16, cuckoo_at, fl_cuckoo_probe)
 void fl_insert_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint64_t *w = (uint64_t *)f->data;
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = hashes[i], g = h, step = fl_classic_step(h);
+        uint64_t h = fl_hash_at(hashes, i), g = h, step = fl_classic_step(h);
         for (uint32_t j = 0; j < f->k; j++, g += step)
             w[fl_reduce32((uint32_t)(g >> 32), f->units)] |= 1ull << (g & 63);
     }
@@ -71,17 +78,18 @@ void fl_insert_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t 
 
 void fl_insert_block512_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        uint64_t mask[8];
-        uint64_t *b = (uint64_t *)fl_block512_at(f, hashes[i]);
-        fl_block512_mask(hashes[i], f->k, mask);
+        uint64_t h = fl_hash_at(hashes, i), mask[8];
+        uint64_t *b = (uint64_t *)fl_block512_at(f, h);
+        fl_block512_mask(h, f->k, mask);
         for (int w = 0; w < 8; w++) b[w] |= mask[w];
     }
 }
 
 void fl_insert_split256_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        uint32_t *b = (uint32_t *)fl_split256_at(f, hashes[i]);
-        uint32_t lo = (uint32_t)hashes[i];
+        uint64_t h = fl_hash_at(hashes, i);
+        uint32_t *b = (uint32_t *)fl_split256_at(f, h);
+        uint32_t lo = (uint32_t)h;
         for (int w = 0; w < 8; w++) {
             /* The payload is little-endian; on the little-endian hosts we support this is a
              * plain OR (see the check in src/internal.h). */
@@ -92,8 +100,10 @@ void fl_insert_split256_scalar(const fl_kview *f, const uint64_t *hashes, size_t
 
 void fl_insert_reg64_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint64_t *w = (uint64_t *)f->data;
-    for (size_t i = 0; i < n; i++)
-        w[fl_reduce32((uint32_t)(hashes[i] >> 32), f->units)] |= fl_reg64_mask(hashes[i], f->k);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = fl_hash_at(hashes, i);
+        w[fl_reduce32((uint32_t)(h >> 32), f->units)] |= fl_reg64_mask(h, f->k);
+    }
 }
 
 void fl_kernels_init_scalar(fl_kernel_table *t) {

@@ -41,7 +41,7 @@ static inline void or64(uint64_t *w, uint64_t m) {
 fl_status fl_bloom_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
     fl_kview v = fl_view(f);
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = hashes[i];
+        uint64_t h = fl_hash_at(hashes, i);
         switch (f->family) {
         case FL_K_CLASSIC: {
             uint64_t g = h, step = fl_classic_step(h);

@@ -164,7 +164,7 @@ fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_
     if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
     if (f->g.variant == FL_CUCKOO) {
         for (size_t i = 0; i < n; i++) {
-            fl_status s = fl_cuckoo_insert(f, hashes[i]);
+            fl_status s = fl_cuckoo_insert(f, fl_hash_at(hashes, i));
             if (s != FL_OK) return s;
             if (inserted) *inserted = i + 1;
         }

@@ -25,6 +25,14 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/filterlab-cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
+# In a cross build meson runs tests with its exe_wrapper (qemu-aarch64) in
+# MESON_EXE_WRAPPER: every "$FL" call below then goes through a small wrapper script.
+if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$MESON_EXE_WRAPPER" "$FL" >"$T/filterlab"
+    chmod +x "$T/filterlab"
+    FL=$T/filterlab
+fi
+
 passed=0
 failed=0
 VARIANTS="classic block512 split256 reg64 cuckoo"

@@ -1,0 +1,424 @@
+/*
+ * NEON kernels (AArch64 Advanced SIMD). Native on aarch64; on x86 the same source builds
+ * through SIMDe's NEON emulation at baseline flags, so the kernel runs (correct, not fast)
+ * on any x86 and is checked there too (dispatch marks it emulated).
+ *
+ * Every kernel computes exactly the positions of probe.h; the tails use probe.h's scalar
+ * functions directly. NEON has no gather, so unit loads are scalar and the vectors do the
+ * per-key bit math (8 or 16 salt products at once) and the compares. Filters larger than L2
+ * get software prefetching PF_DIST keys ahead (memory-level parallelism).
+ */
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#else
+/* The emulated build must stay at baseline flags like src/: an ISA flag here would make
+ * SIMDe emit AVX2 in code dispatch may pick on any x86. */
+#if defined(__AVX2__) || defined(__AVX512F__)
+#error "kernels/neon.c must be compiled at baseline flags on x86 (SIMDe emulation)"
+#endif
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/arm/neon.h>
+#if defined(__clang__)
+/* SIMDe's portable fallbacks carry loop-vectorize hints; clang reports each one it cannot
+ * honour at baseline flags as a warning. The emulation is for correctness, not speed. */
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
+#endif
+
+#include <string.h>
+
+#include "kernels.h"
+#include "probe.h"
+
+#define FL_INLINE static inline __attribute__((always_inline))
+
+/* Prefetch only when the payload does not fit in a typical L2 (1 MiB on Neoverse N1/V1). */
+#define PF_MIN_BYTES ((size_t)1 << 20)
+#define PF_DIST 16
+
+FL_INLINE void pf_read(const void *p) {
+    __builtin_prefetch(p, 0, 3);
+}
+FL_INLINE void pf_write(const void *p) {
+    __builtin_prefetch(p, 1, 3);
+}
+
+/* hashes need no alignment: read through memcpy. */
+FL_INLINE uint64_t hash_at(const uint64_t *h, size_t i) {
+    uint64_t v;
+    memcpy(&v, (const unsigned char *)h + 8 * i, 8);
+    return v;
+}
+FL_INLINE uint32_t unit_of(uint64_t h, uint32_t units) {
+    return fl_reduce32((uint32_t)(h >> 32), units);
+}
+
+/* reduce32 of 4 lanes: the high halves of the 64-bit products. */
+FL_INLINE uint32x4_t reduce4(uint32x4_t x, uint32_t n) {
+    uint64x2_t a = vmull_u32(vget_low_u32(x), vdup_n_u32(n));
+    uint64x2_t b = vmull_u32(vget_high_u32(x), vdup_n_u32(n));
+    return vcombine_u32(vshrn_n_u64(a, 32), vshrn_n_u64(b, 32));
+}
+
+/* 1 << (x & 31) per lane (vshl shifts by the signed low byte of the count). */
+FL_INLINE uint32x4_t bit32(uint32x4_t x) {
+    return vshlq_u32(vdupq_n_u32(1), vreinterpretq_s32_u32(vandq_u32(x, vdupq_n_u32(31))));
+}
+
+FL_INLINE int all_zero(uint32x4_t v) {
+    return vmaxvq_u32(v) == 0;
+}
+
+/* ---- split256 --------------------------------------------------------------------------- */
+
+FL_INLINE void split256_bits(uint32_t lo, uint32x4_t s0, uint32x4_t s1, uint32x4_t *b0,
+                             uint32x4_t *b1) {
+    uint32x4_t x = vdupq_n_u32(lo);
+    *b0 = bit32(vshrq_n_u32(vmulq_u32(x, s0), 27));
+    *b1 = bit32(vshrq_n_u32(vmulq_u32(x, s1), 27));
+}
+
+FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                   uint8_t *out, const int prefetch) {
+    const uint32_t *base = (const uint32_t *)f->data;
+    const uint32x4_t s0 = vld1q_u32(FL_SALT), s1 = vld1q_u32(FL_SALT + 4);
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (prefetch && i + PF_DIST < n)
+            pf_read(base + 8 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = hash_at(hashes, i);
+        const uint32_t *b = base + 8 * (size_t)unit_of(h, f->units);
+        uint32x4_t m0, m1;
+        split256_bits((uint32_t)h, s0, s1, &m0, &m1);
+        /* vbic(m, w) = m & ~w: the mask bits the block lacks. */
+        uint32x4_t miss = vorrq_u32(vbicq_u32(m0, vld1q_u32(b)), vbicq_u32(m1, vld1q_u32(b + 4)));
+        int r = all_zero(miss);
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+static size_t fl_contains_split256_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                        uint8_t *out) {
+    if ((size_t)f->units * 32 >= PF_MIN_BYTES) return split256_contains(f, hashes, n, out, 1);
+    return split256_contains(f, hashes, n, out, 0);
+}
+
+static void fl_insert_split256_neon(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    uint32_t *base = (uint32_t *)f->data;
+    const uint32x4_t s0 = vld1q_u32(FL_SALT), s1 = vld1q_u32(FL_SALT + 4);
+    const int prefetch = (size_t)f->units * 32 >= PF_MIN_BYTES;
+    for (size_t i = 0; i < n; i++) {
+        if (prefetch && i + PF_DIST < n)
+            pf_write(base + 8 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = hash_at(hashes, i);
+        uint32_t *b = base + 8 * (size_t)unit_of(h, f->units);
+        uint32x4_t m0, m1;
+        split256_bits((uint32_t)h, s0, s1, &m0, &m1);
+        vst1q_u32(b, vorrq_u32(vld1q_u32(b), m0));
+        vst1q_u32(b + 4, vorrq_u32(vld1q_u32(b + 4), m1));
+    }
+}
+
+/* ---- block512 --------------------------------------------------------------------------- */
+
+/* For 4 salt products t: the block's bits missing. Bit p = t >> 23 sits in dword t >> 28 at
+ * bit p & 31; tbl (vqtbl4q_u8 over the 64-byte block) fetches each lane's dword by its four
+ * byte indices 4d..4d+3. */
+FL_INLINE uint32x4_t block512_missing(uint32x4_t t, uint8x16x4_t blk) {
+    uint32x4_t d = vshrq_n_u32(t, 28);
+    uint32x4_t idx = vaddq_u32(vmulq_n_u32(d, 0x04040404u), vdupq_n_u32(0x03020100u));
+    uint32x4_t w = vreinterpretq_u32_u8(vqtbl4q_u8(blk, vreinterpretq_u8_u32(idx)));
+    return vbicq_u32(bit32(vshrq_n_u32(t, 23)), w);
+}
+
+FL_INLINE uint8x16x4_t load_block(const uint8_t *b) {
+    uint8x16x4_t v;
+    v.val[0] = vld1q_u8(b);
+    v.val[1] = vld1q_u8(b + 16);
+    v.val[2] = vld1q_u8(b + 32);
+    v.val[3] = vld1q_u8(b + 48);
+    return v;
+}
+
+FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                   uint8_t *out, const int prefetch) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const uint32_t k = f->k, groups = (k + 3) / 4;
+    uint32x4_t salt[4], lanes[4];
+    for (uint32_t g = 0; g < 4; g++) {
+        salt[g] = vld1q_u32(FL_SALT + 4 * g);
+        /* Lanes of salts < k. */
+        const uint32_t j[4] = {4 * g, 4 * g + 1, 4 * g + 2, 4 * g + 3};
+        lanes[g] = vcltq_u32(vld1q_u32(j), vdupq_n_u32(k));
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (prefetch && i + PF_DIST < n)
+            pf_read(base + 64 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = hash_at(hashes, i);
+        uint8x16x4_t blk = load_block(base + 64 * (size_t)unit_of(h, f->units));
+        uint32x4_t x = vdupq_n_u32((uint32_t)h), miss = vdupq_n_u32(0);
+        for (uint32_t g = 0; g < groups; g++)
+            miss = vorrq_u32(miss, vandq_u32(block512_missing(vmulq_u32(x, salt[g]), blk), lanes[g]));
+        int r = all_zero(miss);
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+static size_t fl_contains_block512_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                        uint8_t *out) {
+    if ((size_t)f->units * 64 >= PF_MIN_BYTES) return block512_contains(f, hashes, n, out, 1);
+    return block512_contains(f, hashes, n, out, 0);
+}
+
+/* Insert: each bit ORed straight into its block word (a mask assembled in memory and
+ * reloaded as vectors would wait for the stores to commit), the positions from 4-lane
+ * multiplies; the batch kernel's gain is the write prefetch, issued at every size because
+ * committing stores to lines not in L1 is what limits inserts. */
+static void fl_insert_block512_neon(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    uint8_t *base = (uint8_t *)f->data;
+    const uint32_t k = f->k;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PF_DIST < n)
+            pf_write(base + 64 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = hash_at(hashes, i);
+        uint64_t *b = (uint64_t *)(void *)(base + 64 * (size_t)unit_of(h, f->units));
+        uint32x4_t x = vdupq_n_u32((uint32_t)h);
+        uint32_t p[16];
+        for (uint32_t g = 0; g < (k + 3) / 4; g++)
+            vst1q_u32(p + 4 * g, vshrq_n_u32(vmulq_u32(x, vld1q_u32(FL_SALT + 4 * g)), 23));
+        for (uint32_t s = 0; s < k; s++) b[p[s] >> 6] |= 1ull << (p[s] & 63);
+    }
+}
+
+/* ---- reg64 ------------------------------------------------------------------------------- */
+
+/* Masks of 4 keys: p = (h32 * salt) >> 26 in 0..63 as two 32-bit halves. vshl by p gives 0
+ * for p >= 32, and by p - 32 (a right shift when negative) gives 0 for p < 32. */
+FL_INLINE void reg64_masks4(const uint64_t *hashes, size_t i, uint32_t k, uint64_t m[4]) {
+    uint64_t h[4];
+    memcpy(h, (const unsigned char *)hashes + 8 * i, 32);
+    uint32x4_t lo = vcombine_u32(vmovn_u64(vld1q_u64(h)), vmovn_u64(vld1q_u64(h + 2)));
+    const int32x4_t c32 = vdupq_n_s32(32);
+    const uint32x4_t one = vdupq_n_u32(1);
+    uint32x4_t ml = vdupq_n_u32(0), mh = vdupq_n_u32(0);
+    for (uint32_t s = 0; s < k; s++) {
+        int32x4_t p = vreinterpretq_s32_u32(vshrq_n_u32(vmulq_n_u32(lo, FL_SALT[s]), 26));
+        ml = vorrq_u32(ml, vshlq_u32(one, p));
+        mh = vorrq_u32(mh, vshlq_u32(one, vsubq_s32(p, c32)));
+    }
+    /* Interleave halves into 64-bit masks: keys 0,1 then 2,3. */
+    vst1q_u64(m, vreinterpretq_u64_u32(vzip1q_u32(ml, mh)));
+    vst1q_u64(m + 2, vreinterpretq_u64_u32(vzip2q_u32(ml, mh)));
+}
+
+FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                uint8_t *out, const int prefetch) {
+    const uint64_t *words = (const uint64_t *)f->data;
+    size_t i = 0, pos = 0;
+    for (; i + 4 <= n; i += 4) {
+        if (prefetch && i + PF_DIST + 4 <= n)
+            for (size_t j = 0; j < 4; j++) pf_read(words + unit_of(hash_at(hashes, i + PF_DIST + j), f->units));
+        uint64_t m[4];
+        reg64_masks4(hashes, i, f->k, m);
+        for (size_t j = 0; j < 4; j++) {
+            uint64_t w = words[unit_of(hash_at(hashes, i + j), f->units)];
+            int r = (w & m[j]) == m[j];
+            out[i + j] = (uint8_t)r;
+            pos += (size_t)r;
+        }
+    }
+    for (; i < n; i++) {
+        int r = fl_reg64_probe(f, hash_at(hashes, i));
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+static size_t fl_contains_reg64_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                     uint8_t *out) {
+    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return reg64_contains(f, hashes, n, out, 1);
+    return reg64_contains(f, hashes, n, out, 0);
+}
+
+static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size_t n) {
+    uint64_t *words = (uint64_t *)f->data;
+    const int prefetch = (size_t)f->units * 8 >= PF_MIN_BYTES;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        if (prefetch && i + PF_DIST + 4 <= n)
+            for (size_t j = 0; j < 4; j++) pf_write(words + unit_of(hash_at(hashes, i + PF_DIST + j), f->units));
+        uint64_t m[4];
+        reg64_masks4(hashes, i, f->k, m);
+        for (size_t j = 0; j < 4; j++) words[unit_of(hash_at(hashes, i + j), f->units)] |= m[j];
+    }
+    for (; i < n; i++) {
+        uint64_t h = hash_at(hashes, i);
+        words[unit_of(h, f->units)] |= fl_reg64_mask(h, f->k);
+    }
+}
+
+/* ---- classic ----------------------------------------------------------------------------- */
+
+/* Two keys per uint64x2: positions g = h + r*step advance in one vector add, the word index
+ * (reduce32 of g >> 32) comes from one widening multiply, and both keys' loads are issued
+ * before either branch, giving the core two independent chains of probes per pair. */
+FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                  uint8_t *out, const int prefetch) {
+    const uint64_t *words = (const uint64_t *)f->data;
+    const uint32_t k = f->k;
+    const uint32x2_t un = vdup_n_u32(f->units);
+    const uint64x2_t one = vdupq_n_u64(1), m63 = vdupq_n_u64(63);
+    size_t i = 0, pos = 0;
+    for (; i + 2 <= n; i += 2) {
+        if (prefetch && i + PF_DIST + 2 <= n) {
+            pf_read(words + unit_of(hash_at(hashes, i + PF_DIST), f->units));
+            pf_read(words + unit_of(hash_at(hashes, i + PF_DIST + 1), f->units));
+        }
+        uint64_t h2[2] = {hash_at(hashes, i), hash_at(hashes, i + 1)};
+        uint64x2_t g = vld1q_u64(h2);
+        /* step = rotl(h, 32) | 1 */
+        uint64x2_t step = vorrq_u64(vorrq_u64(vshlq_n_u64(g, 32), vshrq_n_u64(g, 32)), one);
+        int a0 = 1, a1 = 1;
+        for (uint32_t r = 0; r < k && (a0 | a1); r++) {
+            uint32x2_t idx = vshrn_n_u64(vmull_u32(vshrn_n_u64(g, 32), un), 32);
+            uint64x2_t bit = vshlq_u64(one, vreinterpretq_s64_u64(vandq_u64(g, m63)));
+            uint64_t b[2], w0 = words[vget_lane_u32(idx, 0)], w1 = words[vget_lane_u32(idx, 1)];
+            vst1q_u64(b, bit);
+            a0 &= (w0 & b[0]) != 0;
+            a1 &= (w1 & b[1]) != 0;
+            g = vaddq_u64(g, step);
+        }
+        out[i] = (uint8_t)a0;
+        out[i + 1] = (uint8_t)a1;
+        pos += (size_t)(a0 + a1);
+    }
+    for (; i < n; i++) {
+        int r = fl_classic_probe(f, hash_at(hashes, i));
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+static size_t fl_contains_classic_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                       uint8_t *out) {
+    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return classic_contains(f, hashes, n, out, 1);
+    return classic_contains(f, hashes, n, out, 0);
+}
+
+/* ---- cuckoo ------------------------------------------------------------------------------ */
+
+/* fp, i1, i2 of probe.h for 4 keys. */
+FL_INLINE void cuckoo_index4(const uint64_t *hashes, size_t i, const fl_kview *f, uint32_t fp[4],
+                             uint32_t i1[4], uint32_t i2[4]) {
+    uint64_t h[4];
+    memcpy(h, (const unsigned char *)hashes + 8 * i, 32);
+    uint64x2_t h0 = vld1q_u64(h), h1 = vld1q_u64(h + 2);
+    uint32x4_t lo = vcombine_u32(vmovn_u64(h0), vmovn_u64(h1));
+    uint32x4_t hi = vcombine_u32(vshrn_n_u64(h0, 32), vshrn_n_u64(h1, 32));
+    uint32x4_t b1 = reduce4(hi, f->units);
+    uint32x4_t x = vaddq_u32(reduce4(lo, (1u << f->k) - 1u), vdupq_n_u32(1));
+    uint32x4_t hf = reduce4(vmulq_n_u32(x, 0x5bd1e995u), f->units);
+    /* (hf - i1) mod units: add units back where hf < i1. */
+    uint32x4_t b2 = vaddq_u32(vsubq_u32(hf, b1), vandq_u32(vcltq_u32(hf, b1), vdupq_n_u32(f->units)));
+    vst1q_u32(fp, x);
+    vst1q_u32(i1, b1);
+    vst1q_u32(i2, b2);
+}
+
+FL_INLINE uint32_t load_u32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+FL_INLINE uint64_t load_u64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                 uint8_t *out, const int prefetch, const int fp16) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const size_t bb = fp16 ? 8 : 4; /* bucket bytes */
+    size_t i = 0, pos = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t fp[4], i1[4], i2[4];
+        if (prefetch && i + PF_DIST + 4 <= n) {
+            cuckoo_index4(hashes, i + PF_DIST, f, fp, i1, i2);
+            for (int j = 0; j < 4; j++) {
+                pf_read(base + bb * i1[j]);
+                pf_read(base + bb * i2[j]);
+            }
+        }
+        cuckoo_index4(hashes, i, f, fp, i1, i2);
+        uint32_t hit[4];
+        if (fp16) {
+            for (int j = 0; j < 4; j += 2) {
+                /* Two keys: each fingerprint copied into its 4 16-bit slots. */
+                uint64_t w1[2] = {load_u64(base + 8 * (size_t)i1[j]), load_u64(base + 8 * (size_t)i1[j + 1])};
+                uint64_t w2[2] = {load_u64(base + 8 * (size_t)i2[j]), load_u64(base + 8 * (size_t)i2[j + 1])};
+                uint16x8_t r = vcombine_u16(vdup_n_u16((uint16_t)fp[j]), vdup_n_u16((uint16_t)fp[j + 1]));
+                uint16x8_t eq = vorrq_u16(vceqq_u16(vreinterpretq_u16_u64(vld1q_u64(w1)), r),
+                                          vceqq_u16(vreinterpretq_u16_u64(vld1q_u64(w2)), r));
+                uint64x2_t any = vtstq_u64(vreinterpretq_u64_u16(eq), vreinterpretq_u64_u16(eq));
+                hit[j] = (uint32_t)(vgetq_lane_u64(any, 0) & 1);
+                hit[j + 1] = (uint32_t)(vgetq_lane_u64(any, 1) & 1);
+            }
+        } else {
+            uint32_t w1[4], w2[4];
+            for (int j = 0; j < 4; j++) {
+                w1[j] = load_u32(base + 4 * (size_t)i1[j]);
+                w2[j] = load_u32(base + 4 * (size_t)i2[j]);
+            }
+            /* Each fingerprint copied into its 4 byte slots. */
+            uint8x16_t r = vreinterpretq_u8_u32(vmulq_n_u32(vld1q_u32(fp), 0x01010101u));
+            uint8x16_t eq = vorrq_u8(vceqq_u8(vreinterpretq_u8_u32(vld1q_u32(w1)), r),
+                                     vceqq_u8(vreinterpretq_u8_u32(vld1q_u32(w2)), r));
+            uint32x4_t any = vtstq_u32(vreinterpretq_u32_u8(eq), vreinterpretq_u32_u8(eq));
+            vst1q_u32(hit, vandq_u32(any, vdupq_n_u32(1)));
+        }
+        for (int j = 0; j < 4; j++) {
+            uint32_t r = hit[j];
+            if (!r && f->stash_count) r = (uint32_t)fl_cuckoo_stash_has(f, i1[j], i2[j], fp[j]);
+            out[i + (size_t)j] = (uint8_t)r;
+            pos += r;
+        }
+    }
+    for (; i < n; i++) {
+        int r = fl_cuckoo_probe(f, hash_at(hashes, i));
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+static size_t fl_contains_cuckoo8_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                       uint8_t *out) {
+    if ((size_t)f->units * 4 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 0);
+    return cuckoo_contains(f, hashes, n, out, 0, 0);
+}
+
+static size_t fl_contains_cuckoo16_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                        uint8_t *out) {
+    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 1);
+    return cuckoo_contains(f, hashes, n, out, 0, 1);
+}
+
+void fl_kernels_init_neon(fl_kernel_table *t) {
+    t->contains[FL_K_CLASSIC] = fl_contains_classic_neon;
+    t->contains[FL_K_BLOCK512] = fl_contains_block512_neon;
+    t->contains[FL_K_SPLIT256] = fl_contains_split256_neon;
+    t->contains[FL_K_REG64] = fl_contains_reg64_neon;
+    t->contains[FL_K_CUCKOO8] = fl_contains_cuckoo8_neon;
+    t->contains[FL_K_CUCKOO16] = fl_contains_cuckoo16_neon;
+    t->insert[FL_K_BLOCK512] = fl_insert_block512_neon;
+    t->insert[FL_K_SPLIT256] = fl_insert_split256_neon;
+    t->insert[FL_K_REG64] = fl_insert_reg64_neon;
+}
