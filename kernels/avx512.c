@@ -41,12 +41,6 @@ FL_INLINE void pf_write(const void *p) {
     __builtin_prefetch(p, 1, 3);
 }
 
-/* hashes need no alignment: read through memcpy so no access assumes 8-byte alignment. */
-FL_INLINE uint64_t hash_at(const uint64_t *h, size_t i) {
-    uint64_t v;
-    memcpy(&v, (const unsigned char *)h + 8 * i, 8);
-    return v;
-}
 FL_INLINE __m512i load8(const uint64_t *h, size_t i) {
     return _mm512_loadu_si512((const void *)((const unsigned char *)h + 8 * i));
 }
@@ -127,14 +121,14 @@ FL_INLINE uint64_t join4(const __mmask16 m[4]) {
  * (the scalar kernels index hashes[] directly, which assumes 8-byte alignment). */
 FL_INLINE void tail_insert_split256(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
     for (; i < n; i++) {
-        uint64_t h = hash_at(hashes, i);
+        uint64_t h = fl_hash_at(hashes, i);
         uint32_t *b = (uint32_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
         for (int w = 0; w < 8; w++) b[w] |= 1u << (((uint32_t)h * FL_SALT[w]) >> 27);
     }
 }
 FL_INLINE void tail_insert_block512(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
     for (; i < n; i++) {
-        uint64_t h = hash_at(hashes, i), m[8];
+        uint64_t h = fl_hash_at(hashes, i), m[8];
         uint64_t *b = (uint64_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
         fl_block512_mask(h, f->k, m);
         for (int w = 0; w < 8; w++) b[w] |= m[w];
@@ -142,7 +136,7 @@ FL_INLINE void tail_insert_block512(const fl_kview *f, const uint64_t *hashes, s
 }
 FL_INLINE void tail_insert_reg64(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
     for (; i < n; i++) {
-        uint64_t h = hash_at(hashes, i);
+        uint64_t h = fl_hash_at(hashes, i);
         ((uint64_t *)f->data)[fl_reduce32((uint32_t)(h >> 32), f->units)] |= fl_reg64_mask(h, f->k);
     }
 }
@@ -182,7 +176,7 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
         pos += (size_t)__builtin_popcountll(hit);
     }
     for (; i < n; i++) {
-        int r = fl_split256_probe(f, hash_at(hashes, i));
+        int r = fl_split256_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -255,7 +249,7 @@ FL_INLINE size_t block512_contains_pair(const fl_kview *f, const uint64_t *hashe
         pos += (size_t)__builtin_popcountll(hit);
     }
     for (; i < n; i++) {
-        int r = fl_block512_probe(f, hash_at(hashes, i));
+        int r = fl_block512_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -284,7 +278,7 @@ FL_INLINE size_t block512_contains_one(const fl_kview *f, const uint64_t *hashes
         pos += emit8(out + i, hits);
     }
     for (; i < n; i++) {
-        int r = fl_block512_probe(f, hash_at(hashes, i));
+        int r = fl_block512_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -354,7 +348,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
         pos += emit8(out + i, ok);
     }
     for (; i < n; i++) {
-        int r = fl_reg64_probe(f, hash_at(hashes, i));
+        int r = fl_reg64_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -412,7 +406,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
         pos += emit8(out + i, alive);
     }
     for (; i < n; i++) {
-        int r = fl_classic_probe(f, hash_at(hashes, i));
+        int r = fl_classic_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -494,7 +488,7 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
             /* The stash is rare and tiny: check only the keys that missed, with probe.h. */
             for (unsigned miss = ~hits & 0xffu; miss; miss &= miss - 1) {
                 int j = __builtin_ctz(miss);
-                uint64_t hj = hash_at(hashes, i + (size_t)j);
+                uint64_t hj = fl_hash_at(hashes, i + (size_t)j);
                 uint32_t fj = fl_cuckoo_fp(hj, f->k), b1 = fl_cuckoo_bucket(hj, f->units);
                 if (fl_cuckoo_stash_has(f, b1, fl_cuckoo_alt(b1, fj, f->units), fj))
                     hits |= 1u << j;
@@ -503,7 +497,7 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
         pos += emit8(out + i, hits);
     }
     for (; i < n; i++) {
-        int r = fl_cuckoo_probe(f, hash_at(hashes, i));
+        int r = fl_cuckoo_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }

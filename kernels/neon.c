@@ -43,12 +43,6 @@ FL_INLINE void pf_write(const void *p) {
     __builtin_prefetch(p, 1, 3);
 }
 
-/* hashes need no alignment: read through memcpy. */
-FL_INLINE uint64_t hash_at(const uint64_t *h, size_t i) {
-    uint64_t v;
-    memcpy(&v, (const unsigned char *)h + 8 * i, 8);
-    return v;
-}
 FL_INLINE uint32_t unit_of(uint64_t h, uint32_t units) {
     return fl_reduce32((uint32_t)(h >> 32), units);
 }
@@ -85,8 +79,8 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         if (prefetch && i + PF_DIST < n)
-            pf_read(base + 8 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
-        uint64_t h = hash_at(hashes, i);
+            pf_read(base + 8 * (size_t)unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = fl_hash_at(hashes, i);
         const uint32_t *b = base + 8 * (size_t)unit_of(h, f->units);
         uint32x4_t m0, m1;
         split256_bits((uint32_t)h, s0, s1, &m0, &m1);
@@ -111,8 +105,8 @@ static void fl_insert_split256_neon(const fl_kview *f, const uint64_t *hashes, s
     const int prefetch = (size_t)f->units * 32 >= PF_MIN_BYTES;
     for (size_t i = 0; i < n; i++) {
         if (prefetch && i + PF_DIST < n)
-            pf_write(base + 8 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
-        uint64_t h = hash_at(hashes, i);
+            pf_write(base + 8 * (size_t)unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = fl_hash_at(hashes, i);
         uint32_t *b = base + 8 * (size_t)unit_of(h, f->units);
         uint32x4_t m0, m1;
         split256_bits((uint32_t)h, s0, s1, &m0, &m1);
@@ -156,8 +150,8 @@ FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, si
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         if (prefetch && i + PF_DIST < n)
-            pf_read(base + 64 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
-        uint64_t h = hash_at(hashes, i);
+            pf_read(base + 64 * (size_t)unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = fl_hash_at(hashes, i);
         uint8x16x4_t blk = load_block(base + 64 * (size_t)unit_of(h, f->units));
         uint32x4_t x = vdupq_n_u32((uint32_t)h), miss = vdupq_n_u32(0);
         for (uint32_t g = 0; g < groups; g++)
@@ -184,8 +178,8 @@ static void fl_insert_block512_neon(const fl_kview *f, const uint64_t *hashes, s
     const uint32_t k = f->k;
     for (size_t i = 0; i < n; i++) {
         if (i + PF_DIST < n)
-            pf_write(base + 64 * (size_t)unit_of(hash_at(hashes, i + PF_DIST), f->units));
-        uint64_t h = hash_at(hashes, i);
+            pf_write(base + 64 * (size_t)unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
+        uint64_t h = fl_hash_at(hashes, i);
         uint64_t *b = (uint64_t *)(void *)(base + 64 * (size_t)unit_of(h, f->units));
         uint32x4_t x = vdupq_n_u32((uint32_t)h);
         uint32_t p[16];
@@ -222,18 +216,18 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
     size_t i = 0, pos = 0;
     for (; i + 4 <= n; i += 4) {
         if (prefetch && i + PF_DIST + 4 <= n)
-            for (size_t j = 0; j < 4; j++) pf_read(words + unit_of(hash_at(hashes, i + PF_DIST + j), f->units));
+            for (size_t j = 0; j < 4; j++) pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST + j), f->units));
         uint64_t m[4];
         reg64_masks4(hashes, i, f->k, m);
         for (size_t j = 0; j < 4; j++) {
-            uint64_t w = words[unit_of(hash_at(hashes, i + j), f->units)];
+            uint64_t w = words[unit_of(fl_hash_at(hashes, i + j), f->units)];
             int r = (w & m[j]) == m[j];
             out[i + j] = (uint8_t)r;
             pos += (size_t)r;
         }
     }
     for (; i < n; i++) {
-        int r = fl_reg64_probe(f, hash_at(hashes, i));
+        int r = fl_reg64_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -252,13 +246,13 @@ static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         if (prefetch && i + PF_DIST + 4 <= n)
-            for (size_t j = 0; j < 4; j++) pf_write(words + unit_of(hash_at(hashes, i + PF_DIST + j), f->units));
+            for (size_t j = 0; j < 4; j++) pf_write(words + unit_of(fl_hash_at(hashes, i + PF_DIST + j), f->units));
         uint64_t m[4];
         reg64_masks4(hashes, i, f->k, m);
-        for (size_t j = 0; j < 4; j++) words[unit_of(hash_at(hashes, i + j), f->units)] |= m[j];
+        for (size_t j = 0; j < 4; j++) words[unit_of(fl_hash_at(hashes, i + j), f->units)] |= m[j];
     }
     for (; i < n; i++) {
-        uint64_t h = hash_at(hashes, i);
+        uint64_t h = fl_hash_at(hashes, i);
         words[unit_of(h, f->units)] |= fl_reg64_mask(h, f->k);
     }
 }
@@ -277,10 +271,10 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
     size_t i = 0, pos = 0;
     for (; i + 2 <= n; i += 2) {
         if (prefetch && i + PF_DIST + 2 <= n) {
-            pf_read(words + unit_of(hash_at(hashes, i + PF_DIST), f->units));
-            pf_read(words + unit_of(hash_at(hashes, i + PF_DIST + 1), f->units));
+            pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
+            pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST + 1), f->units));
         }
-        uint64_t h2[2] = {hash_at(hashes, i), hash_at(hashes, i + 1)};
+        uint64_t h2[2] = {fl_hash_at(hashes, i), fl_hash_at(hashes, i + 1)};
         uint64x2_t g = vld1q_u64(h2);
         /* step = rotl(h, 32) | 1 */
         uint64x2_t step = vorrq_u64(vorrq_u64(vshlq_n_u64(g, 32), vshrq_n_u64(g, 32)), one);
@@ -299,7 +293,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
         pos += (size_t)(a0 + a1);
     }
     for (; i < n; i++) {
-        int r = fl_classic_probe(f, hash_at(hashes, i));
+        int r = fl_classic_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }
@@ -392,7 +386,7 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
         }
     }
     for (; i < n; i++) {
-        int r = fl_cuckoo_probe(f, hash_at(hashes, i));
+        int r = fl_cuckoo_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }

@@ -1,0 +1,345 @@
+/*
+ * flbench: the harness's shared types. Each .c file of bench/ has one job:
+ *
+ *   main.c               options (getopt_long), --help, the callgrind child entry
+ *   run.c                the sweep: sizing, builds, insert/lookup/FPR measurements, interleave
+ *   workloads.c          keys: u64 ids, the synthetic URL generator, hit-rate mixing
+ *   timer.c              clock_gettime, serialized rdtsc/rdtscp, TSC frequency
+ *   counters_perf.c      libpfm4 encoding + one perf_event_open group
+ *   counters_callgrind.c re-running one configuration under callgrind's cache simulator
+ *   probe_memory.c       the physical bound: pointer chasing and prefetched random lines
+ *   context.c            machine context (CPU, caches, kernel, compiler, governor, THP, ...)
+ *   report_json.c        Google-Benchmark-shaped JSON (jansson)
+ *   report_csv.c         one row per configuration, units in the column names
+ *   report_console.c     the table on stdout
+ *   stats.c              median, min, mean, stddev, cv
+ *
+ * Only the public API (filterlab.h) is used: what the harness measures is what users call.
+ */
+#ifndef FLBENCH_H
+#define FLBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "filterlab.h"
+
+#define FB_JSON_SCHEMA_VERSION 1
+#define FB_MAX_VARIANTS 8
+#define FB_MAX_KERNELS 8
+#define FB_MAX_HITS 16
+#define FB_MAX_EVENTS 8
+#define FB_MAX_SERIES 24
+#define FB_MAX_FIELDS 40
+
+/* ----------------------------------------------------------------------------------------
+ * Options
+ * -------------------------------------------------------------------------------------- */
+enum fb_keys { FB_KEYS_U64 = 0, FB_KEYS_URL = 1 };
+enum fb_counters { FB_CNT_AUTO = 0, FB_CNT_PERF, FB_CNT_CALLGRIND, FB_CNT_NONE };
+
+typedef struct fb_options {
+    fl_variant variants[FB_MAX_VARIANTS];
+    size_t nvariants;
+    char kernels[FB_MAX_KERNELS][32]; /* resolved names; "auto" resolved in main */
+    size_t nkernels;
+    double fpr;          /* target FPR (sizing) unless use_bpk */
+    double bits_per_key; /* used when use_bpk */
+    int use_bpk;
+    uint64_t *sizes; /* bytes or keys (sizes_in_keys) */
+    size_t nsizes;
+    int sizes_in_keys;
+    int sizes_default; /* the sweep was derived from the caches */
+    double hits[FB_MAX_HITS];
+    size_t nhits;
+    size_t batch;
+    int keys;            /* enum fb_keys */
+    uint64_t lookups;    /* timed lookups per repetition */
+    int reps;
+    int warmup;          /* untimed repetitions before the timed ones */
+    int interleave;
+    int pin_cpu;         /* -1: not pinned */
+    int huge_pages;      /* 1 = on (library default), 0 = FL_FLAG_NO_HUGE_PAGES */
+    int counters;        /* enum fb_counters */
+    const char *events;  /* comma-separated libpfm4 names, NULL = default set */
+    const char *json_path;
+    const char *csv_path;
+    int probe_memory;
+    int probe_distance;  /* prefetch distance in lines */
+    uint64_t insert_budget; /* keys inserted per (filter, kernel) across insert repetitions */
+    uint64_t seed;
+    int quick;
+    const char *cg_d1;   /* "size,assoc,line" or NULL = from sysfs */
+    const char *cg_ll;
+    uint64_t cg_lookups;
+    int cg_child;        /* internal: this process runs under valgrind */
+    FILE *console;       /* the table: stdout, or stderr when a report goes to stdout */
+    int argc;
+    char **argv;
+} fb_options;
+
+/* ----------------------------------------------------------------------------------------
+ * Results: one fb_result per configuration, with per-repetition series and static fields.
+ * JSON turns each into `repetitions` iteration entries plus five aggregates.
+ * -------------------------------------------------------------------------------------- */
+enum fb_op { FB_OP_LOOKUP = 0, FB_OP_INSERT, FB_OP_PROBE_LATENCY, FB_OP_PROBE_LINES };
+
+typedef struct fb_series {
+    char key[64];
+    double *v; /* [reps]; NaN = not available (JSON null) */
+} fb_series;
+
+enum fb_field_type { FB_F_NUM = 0, FB_F_INT, FB_F_STR, FB_F_NULL };
+typedef struct fb_field {
+    char key[48];
+    int type;
+    double num;
+    int64_t i;
+    char str[256];
+} fb_field;
+
+typedef struct fb_result {
+    char name[224];
+    int op;            /* enum fb_op */
+    const char *item;  /* "lookup", "key" or "line": the unit of per-item values */
+    int reps;
+    int reps_done;
+    uint64_t items;    /* items timed per repetition (Google Benchmark's "iterations") */
+    double *real_ns;   /* [reps] ns per item */
+    double *cpu_ns;    /* [reps] thread CPU ns per item */
+    fb_series series[FB_MAX_SERIES];
+    int nseries;
+    fb_field fields[FB_MAX_FIELDS];
+    int nfields;
+    int printed;
+} fb_result;
+
+typedef struct fb_results {
+    fb_result **v;
+    size_t n, cap;
+} fb_results;
+
+fb_result *fb_result_add(fb_results *rs, int op, const char *name, int reps, uint64_t items);
+double *fb_result_series(fb_result *r, const char *key); /* creates (all NaN) if absent */
+const double *fb_result_find_series(const fb_result *r, const char *key);
+void fb_result_num(fb_result *r, const char *key, double v); /* non-finite -> null */
+void fb_result_int(fb_result *r, const char *key, int64_t v);
+void fb_result_str(fb_result *r, const char *key, const char *s);
+const fb_field *fb_result_field(const fb_result *r, const char *key);
+void fb_results_free(fb_results *rs);
+
+/* ----------------------------------------------------------------------------------------
+ * stats.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_stats {
+    double median, min, max, mean, stddev, cv; /* all NaN if any input is NaN or n == 0 */
+} fb_stats;
+fb_stats fb_stats_of(const double *v, size_t n);
+
+/* ----------------------------------------------------------------------------------------
+ * timer.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_tsc_info {
+    int available;    /* 1 on x86-64 */
+    double hz;        /* measured against CLOCK_MONOTONIC_RAW */
+    double hz_spread; /* (max - min) / median over the calibration rounds */
+    double hz_cpuid;  /* CPUID leaf 0x15 nominal, 0 if not reported */
+    int invariant;    /* CPUID 0x80000007 EDX bit 8 */
+} fb_tsc_info;
+
+typedef struct fb_stamp {
+    double wall_ns;
+    double cpu_ns;
+    uint64_t tsc;
+} fb_stamp;
+
+#if defined(__x86_64__)
+#define FB_TSC_AVAILABLE 1
+#else
+#define FB_TSC_AVAILABLE 0
+#endif
+void fb_tsc_calibrate(fb_tsc_info *t);
+double fb_wall_ns(void);
+double fb_cpu_ns(void);
+void fb_stamp_begin(fb_stamp *s);
+void fb_stamp_end(fb_stamp *s);
+
+/* ----------------------------------------------------------------------------------------
+ * counters_perf.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_perf {
+    int n;                          /* events requested */
+    char names[FB_MAX_EVENTS][128]; /* as given (libpfm4 names) */
+    char keys[FB_MAX_EVENTS][64];   /* JSON key stems: "cycles", "llc_load_misses", ... */
+    int fd[FB_MAX_EVENTS];          /* -1 if that event could not be opened */
+    uint64_t id[FB_MAX_EVENTS];
+    int leader;                     /* fd of the group leader, -1 if none */
+    int opened;                     /* events in the group */
+    int pmu_available;              /* a hardware event opened */
+    char note[512];                 /* why counters are missing (empty if all fine) */
+} fb_perf;
+
+typedef struct fb_perf_sample {
+    uint64_t enabled, running;
+    uint64_t value[FB_MAX_EVENTS];
+    int ok;
+} fb_perf_sample;
+
+/* Opens the group (always returns; check pmu_available and note). */
+void fb_perf_open(fb_perf *p, const char *events_csv);
+void fb_perf_close(fb_perf *p);
+void fb_perf_read(const fb_perf *p, fb_perf_sample *s);
+/* Scaled delta of event i between two samples (NaN if not counted), and running percent. */
+double fb_perf_delta(const fb_perf *p, const fb_perf_sample *a, const fb_perf_sample *b, int i);
+double fb_perf_running_pct(const fb_perf_sample *a, const fb_perf_sample *b);
+int fb_perf_index(const fb_perf *p, const char *key);
+/* Does sysfs show a CPU PMU driver? */
+int fb_pmu_driver_present(void);
+int fb_read_paranoid(void);
+
+/* ----------------------------------------------------------------------------------------
+ * counters_callgrind.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_cg_geometry {
+    char d1[64], ll[64];  /* "size,assoc,line" as passed to valgrind */
+    char source[32];      /* "sysfs", "option", "valgrind default" */
+    char note[256];       /* adjustments made for valgrind */
+} fb_cg_geometry;
+
+typedef struct fb_cg_result {
+    int ok;
+    char note[256];
+    uint64_t lookups;
+    char kernel[32];
+    double ir, dr, dw, d1mr, d1mw, dlmr, dlmw; /* totals over the collected region */
+} fb_cg_result;
+
+int fb_cg_valgrind_version(char *buf, size_t cap); /* 0 if valgrind runs */
+void fb_cg_geometry_init(fb_cg_geometry *g, const char *d1, const char *ll);
+/* Runs `valgrind --tool=callgrind ... exe child_args...` and parses the result. */
+void fb_cg_run(const fb_cg_geometry *g, char *const child_args[], fb_cg_result *r);
+int fb_cg_parse(const char *path, fb_cg_result *r);
+/* In the child: client requests (no-ops when not under valgrind). */
+void fb_cg_start_instrumentation(void);
+void fb_cg_toggle_collect(void);
+int fb_cg_running_on_valgrind(void);
+
+/* ----------------------------------------------------------------------------------------
+ * workloads.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_rng {
+    uint64_t s;
+} fb_rng;
+uint64_t fb_rng_next(fb_rng *r);           /* SplitMix64 (Steele, Lea, Flood 2014) */
+double fb_rng_unit(fb_rng *r);             /* [0, 1) */
+uint64_t fb_rng_below(fb_rng *r, uint64_t n);
+uint64_t fb_mix64(uint64_t x);             /* a bijection of 64-bit values */
+
+/* Key ids: inserted keys are ids [0, n); never-inserted ids live above FB_ID_MISS. */
+#define FB_ID_MISS (UINT64_C(1) << 62)
+#define FB_ID_FPR (UINT64_C(3) << 62)
+#define FB_URL_MAX 256
+
+uint64_t fb_key_u64(uint64_t id, uint64_t seed);
+/* Writes the URL for id into buf (FB_URL_MAX bytes); returns its length. Distinct ids give
+ * distinct URLs: a base-36 token of a bijection of the id ends the last path segment. */
+size_t fb_key_url(uint64_t id, uint64_t seed, char *buf);
+
+typedef struct fb_keys_buf {
+    int type;            /* enum fb_keys */
+    size_t cap, n;       /* keys */
+    uint64_t *hashes;    /* u64: precomputed fl_hash_u64; url: scratch for one batch */
+    char *arena;         /* url bytes */
+    size_t arena_cap, arena_len;
+    uint32_t *len;       /* url: key i is arena[off[i] .. off[i]+len[i]) */
+    uint64_t *off;
+    uint64_t hits;       /* keys drawn from the inserted set */
+    double key_bytes;    /* total key bytes (url) for the mean length */
+} fb_keys_buf;
+
+int fb_keys_alloc(fb_keys_buf *k, int type, size_t cap);
+void fb_keys_free(fb_keys_buf *k);
+/* Appends the key of one id. The u64 hash uses fl_hash_u64(key, seed) (outside any timed
+ * region); a URL is stored as bytes and hashed by the timed loop. */
+void fb_keys_push(fb_keys_buf *k, uint64_t id, uint64_t seed);
+void fb_keys_clear(fb_keys_buf *k);
+/* n keys, each a hit (uniform over [0, inserted)) with probability hit_rate, otherwise a
+ * fresh never-inserted id taken from *miss_cursor. */
+void fb_keys_fill_mix(fb_keys_buf *k, size_t n, double hit_rate, uint64_t inserted,
+                      uint64_t *miss_cursor, fb_rng *rng, uint64_t seed);
+
+/* ----------------------------------------------------------------------------------------
+ * probe_memory.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_probe_buf {
+    void *raw;      /* the mapping, for munmap */
+    void *base;     /* 2 MiB aligned start */
+    size_t bytes, mapped;
+    int huge;       /* MADV_HUGEPAGE accepted */
+} fb_probe_buf;
+int fb_probe_alloc(fb_probe_buf *b, size_t bytes, int huge_pages);
+void fb_probe_free(fb_probe_buf *b);
+/* Builds a random cyclic permutation of the lines (Sattolo 1986) for pointer chasing. */
+void fb_probe_chain(fb_probe_buf *b, fb_rng *rng);
+/* Dependent loads: returns a value to keep the chase alive. */
+uint64_t fb_probe_chase(const fb_probe_buf *b, uint64_t loads);
+/* Independent random lines: rnd[0 .. n + distance + 8) random 32-bit values mapped to
+ * lines by multiply-shift, one word read per line, software prefetch `distance` lines ahead
+ * (rounded up to a multiple of 8). */
+uint64_t fb_probe_lines(const fb_probe_buf *b, const uint32_t *rnd, uint64_t n, int distance);
+
+/* ----------------------------------------------------------------------------------------
+ * context.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_cache {
+    int level;
+    char type[16];
+    uint64_t size;
+    int ways, line;
+    uint64_t sets;
+    int sharing;
+} fb_cache;
+
+typedef struct fb_machine {
+    fb_cache caches[8];
+    int ncaches;
+    uint64_t l1d, l2, llc;   /* bytes, 0 if unknown */
+    uint64_t mem_available;  /* bytes */
+    int ncpus;
+} fb_machine;
+
+void fb_machine_read(fb_machine *m);
+/* Builds the context object: CPU, caches, kernel, compiler, build, git, date, governor,
+ * turbo, paranoid, THP, kernel selection, TSC. Warnings are added by fb_warn. */
+json_t *fb_context_build(const fb_options *o, const fb_machine *m, const fb_tsc_info *tsc);
+/* Prints "flbench: warning: ..." on stderr and appends it to context.warnings. */
+void fb_warn(json_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends to context.notes without printing a warning. */
+void fb_note(json_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int fb_is_debug_build(void);
+uint64_t fb_mem_available(void);
+
+/* ----------------------------------------------------------------------------------------
+ * reports
+ * -------------------------------------------------------------------------------------- */
+int fb_report_json(const char *path, json_t *ctx, const fb_results *rs);
+int fb_report_csv(const char *path, const fb_results *rs);
+void fb_console_header(FILE *out, json_t *ctx);
+void fb_console_row(FILE *out, fb_result *r);
+void fb_console_table_start(FILE *out);
+
+/* JSON helpers shared by context.c and report_json.c: null for non-finite numbers. */
+json_t *fb_json_num(double v);
+
+/* ----------------------------------------------------------------------------------------
+ * run.c
+ * -------------------------------------------------------------------------------------- */
+int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs);
+int fb_cg_child_main(const fb_options *o);
+/* Human size "16KiB", "1MiB" into buf. */
+const char *fb_fmt_bytes(uint64_t b, char *buf, size_t cap);
+
+#endif /* FLBENCH_H */
