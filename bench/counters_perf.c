@@ -143,6 +143,10 @@ static const char *no_counter_reason(int err, char *buf, size_t cap) {
         snprintf(buf, cap,
                  "no PMU driver: the kernel exposes software events only (no CPU PMU under "
                  "/sys/bus/event_source/devices, e.g. a VM without a virtual PMU)");
+    else if (err == ENOSYS)
+        snprintf(buf, cap,
+                 "no perf_event_open: the system call is not implemented (a kernel without "
+                 "CONFIG_PERF_EVENTS, or a user-mode emulator such as qemu-user)");
     else if (err == EACCES || err == EPERM)
         snprintf(buf, cap,
                  "perf_event_paranoid=%d forbids user-space counting for this user "

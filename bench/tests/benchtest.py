@@ -1,6 +1,7 @@
 """Helpers shared by the harness tests (run by `meson test --suite bench`)."""
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -26,7 +27,9 @@ def run(args, env=None, check=True, timeout=110):
     e.pop("FILTERLAB_KERNEL", None)
     if env:
         e.update(env)
-    cp = subprocess.run([flbench_path()] + args, capture_output=True, text=True, env=e,
+    # In a cross build meson names its exe_wrapper (qemu-aarch64) in MESON_EXE_WRAPPER.
+    wrapper = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))
+    cp = subprocess.run(wrapper + [flbench_path()] + args, capture_output=True, text=True, env=e,
                         timeout=timeout)
     if check and cp.returncode != 0:
         fail("flbench %s exited %d\nstdout:\n%s\nstderr:\n%s"

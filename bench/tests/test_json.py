@@ -4,7 +4,6 @@ context fields, per-repetition entries and aggregates, CSV with units in column 
 import csv
 import math
 import os
-import platform
 import re
 import statistics
 
@@ -32,7 +31,7 @@ check(isinstance(ctx["cpu"].get("flags"), str) and ctx["cpu"]["flags"], "cpu fla
 check(all({"level", "size", "type"} <= set(c) for c in ctx["caches"]), "cache entries")
 check(isinstance(ctx["thp"], dict) and "enabled" in ctx["thp"], "thp mode")
 check(isinstance(ctx["compiler"].get("flags"), str), "compiler flags")
-if platform.machine() in ("x86_64", "AMD64"):
+if ctx["os"]["machine"] in ("x86_64", "AMD64"):
     check(ctx["tsc"]["available"] and ctx["tsc"]["hz"] > 1e8, "measured TSC frequency")
 
 name_re = re.compile(r"^(lookup/(classic|block512|split256|reg64|cuckoo)/[a-z0-9]+/bytes:\d+/hit:[0-9.]+/keys:(u64|url)"
@@ -79,7 +78,7 @@ for b in iterations(doc, "lookup/"):
     check(b["bound_ns_per_line"] > 0, "%s: bound" % b["name"])
     if b["hit_rate"] == 1:
         check(b["positives_fraction"] == 1, "%s: every inserted key found" % b["name"])
-    if platform.machine() in ("x86_64", "AMD64"):
+    if ctx["os"]["machine"] in ("x86_64", "AMD64"):
         check(b["tsc_cycles_per_lookup"] > 0, "%s: TSC cycles" % b["name"])
 
 with open(cs) as f:
