@@ -36,6 +36,7 @@ int cmd_info(int argc, char **argv, const cli_globals *g);
 int cmd_kernels(int argc, char **argv, const cli_globals *g);
 int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
+int cmd_advise(int argc, char **argv, const cli_globals *g);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)

@@ -36,6 +36,7 @@ static const cli_command commands[] = {
     {"kernels", cmd_kernels, "list the compiled lookup kernels and the one selected", 0},
     {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
     {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
+    {"advise", cmd_advise, "pick a variant and kernel from this machine's benchmark results", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

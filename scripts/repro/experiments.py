@@ -1,0 +1,475 @@
+"""The experiments of scripts/reproduce: which program runs with which options in each mode,
+with progress on stderr, a log per command, and every output file stamped with the run's
+commit, date, host and selected kernel.
+
+Layout of an output folder (results/<host-id>/ by default):
+  run.json            the run: host, commit, date, kernel, mode, commands, durations
+  data/               what the programs wrote (JSON, CSV, hyperfine exports)
+  tables.json         every table and verdict of the report, computed from data/
+  tables/*.csv        the same tables as CSV
+  plots/*.png *.svg   the figures
+  advise.csv          the kernel sweep in the form `filterlab advise` reads
+  REPORT.md           generated from tables.json
+  raw/                logs and the URL files (not committed: .gitignore has results/*/raw/)
+"""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import urlgen  # noqa: E402
+
+# Targets of the space experiment (tables 5 and 6): both sides of the seed's 3% crossover,
+# down to where the library's cuckoo sizing gives up (~6e-5).
+SPACE_TARGETS = [0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001, 5e-4, 2e-4, 1e-4, 5e-5, 1e-5]
+FILLS = [0.5, 1.0, 1.5, 2.0, 3.0]
+SIZING_TARGETS = [0.01, 0.001, 0.0001]
+CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
+
+MODES = {
+    # --quick: the default, under 10 minutes on a 2-vCPU VM (about 6.5 with the build)
+    "quick": dict(
+        urls=1_000_000,
+        t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=5, cg_lookups=65536,
+        t2_reps=3,
+        t3_n=10_000_000, t3_queries=4_000_000,
+        t4_n=1_000_000, t4_queries=2_000_000,
+        t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE_TARGETS,
+        cuckoo_buckets=10_000, cuckoo_queries=10_000_000,
+        t7_runs=3, t7_warmup=1,
+        t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
+        t8_insert_budget=8 << 20, t8_fprs=[0.01],
+    ),
+    # --full: the complete sweep (every 4x from L1d/2 to 4x the LLC, three hit rates, two
+    # FPR targets, more repetitions and queries); about 45 minutes on a 2-vCPU VM (estimate).
+    "full": dict(
+        urls=1_000_000,
+        t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=9, cg_lookups=262144,
+        t2_reps=9,
+        t3_n=10_000_000, t3_queries=50_000_000,
+        t4_n=1_000_000, t4_queries=20_000_000,
+        t5_n=1_000_000, t5_queries=50_000_000, t5_targets=SPACE_TARGETS,
+        cuckoo_buckets=10_000, cuckoo_queries=100_000_000,
+        t7_runs=10, t7_warmup=2,
+        t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
+        t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001],
+    ),
+    # --tiny: the test suite's end-to-end check (tests/repro/test_reproduce.sh): every
+    # experiment and every table, on sizes small enough for well under 3 minutes. Its numbers
+    # are not comparable with the seed (the report says so).
+    "tiny": dict(
+        urls=20_000,
+        t1_keys=100_000, t1_lookups=100_000, t1_reps=2, cg_lookups=8192,
+        t2_reps=1,
+        t3_n=200_000, t3_queries=200_000,
+        t4_n=20_000, t4_queries=100_000,
+        t5_n=20_000, t5_queries=200_000, t5_targets=[0.1, 0.03, 0.01, 0.001, 2e-4],
+        cuckoo_buckets=2_000, cuckoo_queries=200_000,
+        t7_runs=2, t7_warmup=0,
+        t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
+        t8_insert_budget=1 << 20, t8_fprs=[0.01],
+    ),
+}
+
+EXPERIMENTS = [
+    ("urls", "URL files for the crawler and dedup experiments"),
+    ("t1", "table 1: naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits"),
+    ("t2", "table 2: the crawler, exact hash sets vs filters on 1M URLs"),
+    ("t3", "table 3: sizing for n keys at 1%, 0.1%, 0.01%"),
+    ("t4", "table 4: FPR against fill ratio"),
+    ("t5", "tables 5-6: space at equal FPR, cuckoo FPR, information-theoretic bound"),
+    ("t7", "table 7: filterlab dedup vs awk and sort -u (hyperfine)"),
+    ("t8", "table 8: the kernel sweep, L1 to DRAM, with the physical bound"),
+    ("advise", "advise.csv and `filterlab advise` examples"),
+]
+
+
+def fmt_secs(s):
+    s = int(round(s))
+    return "%d:%02d" % (s // 60, s % 60)
+
+
+def pow2_floor(x):
+    p = 1
+    while p * 2 <= x:
+        p *= 2
+    return p
+
+
+def size_text(b):
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if b >= div and b % div == 0:
+            return "%d%s" % (b // div, unit)
+    return str(b)
+
+
+class Runner:
+    def __init__(self, root, build, out, mode, host, only=None, verbose=False, clock_offset=0.0):
+        self.root = root
+        self.build = build
+        self.out = out
+        self.mode = mode
+        self.cfg = MODES[mode]
+        self.host = host
+        self.only = only
+        self.verbose = verbose
+        self.data = os.path.join(out, "data")
+        self.raw = os.path.join(out, "raw")
+        self.logs = os.path.join(self.raw, "logs")
+        for d in (self.data, self.logs, os.path.join(self.data, "hyperfine")):
+            os.makedirs(d, exist_ok=True)
+        self.bins = {
+            "filterlab": os.path.join(build, "src", "cli", "filterlab"),
+            "flbench": os.path.join(build, "bench", "flbench"),
+            "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
+            "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
+        }
+        self.commands = []
+        self.durations = {}
+        self.t_start = time.time() - clock_offset  # progress continues scripts/reproduce's clock
+        self.exp_index = 0
+        self.exp_total = 0
+        self.current = ""
+        self.kernel = self._selected_kernel()
+        self.stamp = {"commit": host["git"]["commit"], "dirty": host["git"]["dirty"],
+                      "date": host["date"], "host_id": host["host_id"],
+                      "kernel_selected": self.kernel, "mode": mode}
+
+    # ---- progress and commands ----------------------------------------------------------
+    def say(self, msg):
+        el = fmt_secs(time.time() - self.t_start)
+        sys.stderr.write("[reproduce %s %d/%d %s] %s\n" % (el, self.exp_index, self.exp_total,
+                                                          self.current, msg))
+        sys.stderr.flush()
+
+    def run(self, cmd, log, stdout=None, env=None, check=True, quiet_re=None, shell=False):
+        """Runs cmd; its stderr lines are shown as progress (minus lines matching quiet_re) and
+        saved in raw/logs/<log>.log with its stdout unless stdout names a file."""
+        text = cmd if shell else " ".join(shlex.quote(c) for c in cmd)
+        # recorded relative to the checkout (the commands run from its root)
+        self.commands.append({"experiment": self.current, "command": text.replace(self.root + os.sep, "")})
+        logpath = os.path.join(self.logs, log + ".log")
+        e = dict(os.environ)
+        e.pop("FILTERLAB_KERNEL", None)  # the automatic choice, unless a command sets one
+        if env:
+            e.update(env)
+        t0 = time.time()
+        with open(logpath, "w") as lf:
+            lf.write("$ %s\n" % text)
+            lf.flush()
+            out_f = open(stdout, "w") if stdout else lf
+            try:
+                p = subprocess.Popen(cmd, stdout=out_f, stderr=subprocess.PIPE, env=e,
+                                     cwd=self.root, text=True, shell=shell, bufsize=1)
+                for line in p.stderr:
+                    lf.write(line)
+                    line = line.rstrip()
+                    if line and not (quiet_re and re.search(quiet_re, line)):
+                        self.say(line if len(line) < 160 else line[:157] + "...")
+                rc = p.wait()
+            finally:
+                if stdout:
+                    out_f.close()
+        self.commands[-1]["seconds"] = round(time.time() - t0, 1)
+        self.commands[-1]["status"] = rc
+        if check and rc != 0:
+            raise RuntimeError("command failed (status %d): %s\n  log: %s" % (rc, text, logpath))
+        return rc
+
+    def capture(self, cmd, env=None):
+        e = dict(os.environ)
+        e.pop("FILTERLAB_KERNEL", None)
+        if env:
+            e.update(env)
+        return subprocess.run(cmd, capture_output=True, text=True, env=e, cwd=self.root).stdout
+
+    def _selected_kernel(self):
+        out = self.capture([self.bins["filterlab"], "kernels"])
+        m = re.search(r"^selected:\s*(\S+)", out, re.M)
+        return m.group(1) if m else None
+
+    def kernels(self):
+        """Kernels this CPU runs natively (emulated ones are correct but not fast)."""
+        out = self.capture([self.bins["filterlab"], "kernels"])
+        names = []
+        for line in out.splitlines()[1:]:
+            f = line.split()
+            if len(f) >= 4 and f[1] == "yes" and f[2] == "yes" and f[3] == "no":
+                names.append(f[0])
+        return names or ["auto"]
+
+    def stamp_json(self, path):
+        """Adds the run's commit/date/host/kernel to a JSON file a program wrote."""
+        with open(path) as f:
+            d = json.load(f)
+        if isinstance(d, dict):
+            d["reproduce"] = self.stamp
+        else:
+            d = {"reproduce": self.stamp, "data": d}
+        with open(path, "w") as f:
+            json.dump(d, f, indent=1)
+            f.write("\n")
+
+    def stamp_csv(self, path):
+        with open(path) as f:
+            body = f.read()
+        head = "".join("# %s=%s\n" % (k, v) for k, v in self.stamp.items())
+        with open(path, "w") as f:
+            f.write(head + body)
+
+    def path(self, name):
+        return os.path.join(self.data, name)
+
+    def rawpath(self, name):
+        return os.path.join(self.raw, name)
+
+    def keep_context(self, name):
+        """flbench's JSON holds every repetition (hundreds of KB): it stays in raw/, and its
+        context (machine, counters, TSC, callgrind notes, warnings) goes to data/."""
+        with open(self.rawpath(name + ".json")) as f:
+            d = json.load(f)
+        ctx = d.get("context", {})
+        if isinstance(ctx.get("cpu"), dict):
+            ctx["cpu"].pop("flags", None)
+        notes = sorted({b["sim_note"] for b in d.get("benchmarks", []) if b.get("sim_note")})
+        with open(self.path(name + "_context.json"), "w") as f:
+            json.dump({"context": ctx, "sim_notes": notes, "full_json": "raw/%s.json" % name}, f, indent=1)
+        self.stamp_json(self.path(name + "_context.json"))
+
+    # ---- the experiments ----------------------------------------------------------------
+    def exp_urls(self):
+        d = os.path.join(self.raw, "urls")
+        m = urlgen.generate(d, self.cfg["urls"], seed=1, progress=self.say)
+        with open(self.path("urls_manifest.json"), "w") as f:
+            json.dump(m, f, indent=1)
+        self.stamp_json(self.path("urls_manifest.json"))
+
+    def url_file(self, key):
+        return os.path.join(self.raw, "urls", urlgen.generate(
+            os.path.join(self.raw, "urls"), self.cfg["urls"], seed=1)["files"][key]["name"])
+
+    def exp_t1(self):
+        c = self.cfg
+        kernels = self.kernels()
+        fb = self.bins["flbench"]
+        common = ["--filter", "classic,block512,cuckoo", "--bits-per-key", "10",
+                  "--sizes", str(c["t1_keys"]), "--sizes-in", "keys", "--hit-rate", "1,0",
+                  "--probe", "none", "--seed", "1"]
+        self.say("timing on kernels %s (hardware counters if this machine has a PMU)" % ",".join(kernels))
+        self.run([fb] + common + ["--kernel", ",".join(kernels), "--lookups", str(c["t1_lookups"]),
+                                  "--reps", str(c["t1_reps"]), "--counters", "auto",
+                                  "--json", self.rawpath("t1_time.json"), "--csv", self.path("t1_time.csv")],
+                 "t1_time", quiet_re=r"^(lookup|insert)/")
+        # valgrind has no AVX-512: simulate the kernels it can run (misses are the layout's)
+        cg_kernels = [k for k in kernels if not k.startswith("avx512")] or ["scalar"]
+        base_cg = [fb] + common + ["--kernel", ",".join(cg_kernels), "--reps", "1",
+                                   "--lookups", str(min(c["t1_lookups"], c["cg_lookups"])),
+                                   "--counters", "callgrind",
+                                   "--callgrind-lookups", str(c["cg_lookups"])]
+        if shutil.which("valgrind"):
+            self.say("simulated misses: callgrind with this machine's L1d and last-level cache")
+            self.run(base_cg + ["--json", self.rawpath("t1_callgrind.json"),
+                                "--csv", self.path("t1_callgrind.csv")],
+                     "t1_callgrind", check=False, quiet_re=r"^(lookup|insert)/")
+            l2 = next((x for x in self.host["caches"]["list"] if x["level"] == 2), None)
+            if l2 and l2["ways"]:
+                sets = pow2_floor(l2["bytes"] // (l2["ways"] * l2["line"]))
+                ll = "%d,%d,%d" % (sets * l2["ways"] * l2["line"], l2["ways"], l2["line"])
+                self.say("simulated misses: callgrind with the L2 (%s) as the last level" % ll)
+                self.run(base_cg + ["--LL", ll, "--json", self.rawpath("t1_callgrind_l2.json"),
+                                    "--csv", self.path("t1_callgrind_l2.csv")],
+                         "t1_callgrind_l2", check=False, quiet_re=r"^(lookup|insert)/")
+        else:
+            self.say("valgrind not found: no simulated misses")
+        for n in ("t1_time", "t1_callgrind", "t1_callgrind_l2"):
+            if os.path.exists(self.rawpath(n + ".json")):
+                self.keep_context(n)
+                self.stamp_csv(self.path(n + ".csv"))
+
+    def exp_t2(self):
+        out = self.path("t2_crawler.json")
+        self.run([self.bins["hashset_baseline"], "--insert", self.url_file("insert"),
+                  "--miss", self.url_file("miss"), "--reps", str(self.cfg["t2_reps"]),
+                  "--bpk", "10", "--json", out], "t2_crawler")
+        self.stamp_json(out)
+
+    def _fpr_sweep(self, name, args):
+        out = self.path(name + ".json")
+        self.run([self.bins["fpr_sweep"]] + args + ["--json", out], name)
+        self.stamp_json(out)
+
+    def exp_t3(self):
+        c = self.cfg
+        self._fpr_sweep("t3_sizing", ["sizing", "--n", str(c["t3_n"]), "--targets",
+                                      ",".join(map(repr, SIZING_TARGETS)),
+                                      "--queries", str(c["t3_queries"])])
+
+    def exp_t4(self):
+        c = self.cfg
+        self._fpr_sweep("t4_fill", ["fill", "--n", str(c["t4_n"]), "--fpr", "0.01", "--fills",
+                                    ",".join(map(repr, FILLS)), "--queries", str(c["t4_queries"])])
+
+    def exp_t5(self):
+        c = self.cfg
+        self._fpr_sweep("t5_space", ["space", "--n", str(c["t5_n"]), "--targets",
+                                     ",".join(map(repr, c["t5_targets"])),
+                                     "--queries", str(c["t5_queries"])])
+        self._fpr_sweep("t5_cuckoo", ["cuckoo", "--buckets", str(c["cuckoo_buckets"]), "--loads",
+                                      ",".join(map(repr, CUCKOO_LOADS)),
+                                      "--queries", str(c["cuckoo_queries"])])
+
+    def exp_t7(self):
+        c = self.cfg
+        stream = self.url_file("stream")
+        man = urlgen.generate(os.path.join(self.raw, "urls"), c["urls"], seed=1)
+        distinct = man["files"]["stream"]["distinct"]
+        fl = self.bins["filterlab"]
+        cmds = [
+            ("filterlab dedup (block512)", "%s dedup --n %d --fpr 0.01 --input %s" % (shlex.quote(fl), distinct, shlex.quote(stream))),
+            ("filterlab dedup (classic)", "%s dedup --type classic --n %d --fpr 0.01 --input %s" % (shlex.quote(fl), distinct, shlex.quote(stream))),
+            ("filterlab dedup (cuckoo)", "%s dedup --type cuckoo --n %d --fpr 0.01 --input %s" % (shlex.quote(fl), distinct, shlex.quote(stream))),
+            ("awk '!seen[$0]++'", "awk '!seen[$0]++' %s" % shlex.quote(stream)),
+            ("sort -u", "sort -u %s" % shlex.quote(stream)),
+            ("LC_ALL=C sort -u", "LC_ALL=C sort -u %s" % shlex.quote(stream)),
+        ]
+        env = {"LC_ALL": os.environ.get("LC_ALL", "C.UTF-8")}
+        res = {"distinct": distinct, "lines": man["files"]["stream"]["lines"],
+               "input_bytes": man["files"]["stream"]["bytes"], "commands": []}
+        # correctness and peak memory: one run each under /usr/bin/time -v
+        for name, cmd in cmds:
+            self.say("%s: output lines and peak RSS (/usr/bin/time -v)" % name)
+            outp = os.path.join(self.raw, "t7_out.txt")
+            tv = os.path.join(self.raw, "t7_time.txt")
+            rc = self.run(["/usr/bin/time", "-v", "-o", tv, "sh", "-c", cmd + " > " + shlex.quote(outp)],
+                          "t7_time_" + re.sub(r"\W+", "_", name), env=env, check=False)
+            with open(tv) as f:
+                tvt = f.read()
+            m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", tvt)
+            w = re.search(r"Elapsed \(wall clock\) time.*: (\S+)", tvt)
+            with open(outp, "rb") as f:
+                nout = sum(1 for _ in f)
+            res["commands"].append({"name": name, "command": cmd, "status": rc,
+                                    "max_rss_kb": int(m.group(1)) if m else None,
+                                    "time_v_wall": w.group(1) if w else None,
+                                    "output_lines": nout})
+            os.remove(outp)
+        # timing: hyperfine, exports kept
+        hf = shutil.which("hyperfine")
+        if hf:
+            export = os.path.join(self.data, "hyperfine", "t7_dedup.json")
+            args = [hf, "--style", "basic", "--warmup", str(c["t7_warmup"]), "--runs",
+                    str(c["t7_runs"]), "--export-json", export, "--output", "null"]
+            # the fixed cost of sizing in the dedup runs: fl_params_for alone, per variant
+            # (classic's sizing is a closed formula: a few ms, below what hyperfine can time)
+            extra = [("filterlab params (sizing only, block512)",
+                      "%s params --type block512 --n %d --fpr 0.01" % (shlex.quote(fl), distinct))]
+            for name, cmd in cmds + extra:
+                args += ["-n", name, cmd]
+            self.say("hyperfine: %d commands x %d runs" % (len(cmds), c["t7_runs"]))
+            self.run(args, "t7_hyperfine", env=env)
+            self.stamp_json(export)
+            res["hyperfine_export"] = "hyperfine/t7_dedup.json"
+        else:
+            res["hyperfine_export"] = None
+            self.say("hyperfine not found: table 7 has no timings")
+        res["awk"] = os.path.realpath(shutil.which("awk") or "awk")
+        res["awk_version"] = (self.capture(["awk", "-W", "version"]) or self.capture(["awk", "--version"])).splitlines()[:1]
+        res["sort_version"] = self.capture(["sort", "--version"]).splitlines()[:1]
+        with open(self.path("t7_dedup.json"), "w") as f:
+            json.dump(res, f, indent=1)
+        self.stamp_json(self.path("t7_dedup.json"))
+
+    def t8_sizes(self):
+        spec = self.cfg["t8_sizes"]
+        c = self.host["caches"]
+        if spec not in ("quick", "full"):
+            return spec
+        l1d, l2, llc = c["l1d"] or 32768, c["l2"] or (1 << 20), c["llc"] or (32 << 20)
+        memcap = (self.host.get("mem_total") or (8 << 30)) // 4
+        if spec == "quick":
+            # one size per level: L1d/2, L2/2, inside the LLC, LLC/4, and 1.5x the LLC (rounded
+            # down to 64 MiB): past the LLC, at 3/4 of the build time of 2x
+            mib64 = 64 << 20
+            beyond = max((3 * llc // 2) // mib64 * mib64, pow2_floor(2 * llc) if llc < mib64 else 0)
+            sizes = [pow2_floor(l1d // 2), pow2_floor(l2 // 2), pow2_floor(max(llc // 32, 2 * l2)),
+                     pow2_floor(llc // 4), beyond]
+        else:
+            sizes, s = [], pow2_floor(l1d // 2)
+            while s <= 4 * llc:
+                sizes.append(s)
+                s *= 4
+            if sizes[-1] < 2 * llc:
+                sizes.append(pow2_floor(4 * llc))
+        sizes = sorted(set(min(x, pow2_floor(memcap)) for x in sizes))
+        return ",".join(size_text(x) for x in sizes)
+
+    def exp_t8(self):
+        c = self.cfg
+        kernels = self.kernels()
+        for fpr in c["t8_fprs"]:
+            tag = "t8_sweep" if fpr == 0.01 else "t8_sweep_fpr%g" % fpr
+            self.say("sweep at FPR %g: sizes %s, kernels %s" % (fpr, self.t8_sizes(), ",".join(kernels)))
+            self.run([self.bins["flbench"], "--filter", "all", "--kernel", ",".join(kernels),
+                      "--fpr", repr(fpr), "--sizes", self.t8_sizes(), "--hit-rate", c["t8_hits"],
+                      "--reps", str(c["t8_reps"]), "--lookups", str(c["t8_lookups"]),
+                      "--insert-budget", str(c["t8_insert_budget"]), "--counters", "auto",
+                      "--probe", "memory", "--seed", "1",
+                      "--json", os.path.join(self.raw, tag + ".json"), "--csv", self.path(tag + ".csv")],
+                     tag, quiet_re=r"^(lookup|insert|probe)/")
+            self.stamp_csv(self.path(tag + ".csv"))
+            self.keep_context(tag)
+
+    def exp_advise(self):
+        import advise_data
+        path = advise_data.write_advise_csv(self.out, self.host, self.stamp)
+        self.say("wrote %s" % os.path.relpath(path, self.root))
+        examples = []
+        n_small = self.cfg["urls"]
+        rel = os.path.relpath(self.out, self.root)
+        where = self.out if rel.startswith("..") else rel  # run from the root: no absolute paths
+        for n, fpr in ((n_small, 0.01), (10_000_000, 0.001), (100_000_000, 0.01)):
+            cmd = [self.bins["filterlab"], "advise", "--n", str(n), "--fpr", repr(fpr),
+                   "--results", where]
+            p = subprocess.run(cmd, capture_output=True, text=True, cwd=self.root)
+            examples.append({"command": "filterlab advise --n %d --fpr %s --results %s" % (
+                n, repr(fpr), where),
+                "status": p.returncode, "stdout": p.stdout, "stderr": p.stderr})
+        with open(self.path("advise_examples.json"), "w") as f:
+            json.dump({"examples": examples}, f, indent=1)
+        self.stamp_json(self.path("advise_examples.json"))
+
+    # ---- driver -------------------------------------------------------------------------
+    def check_binaries(self):
+        missing = [n for n, p in self.bins.items() if not os.access(p, os.X_OK)]
+        hints = {
+            "fpr_sweep": "bench/baselines is not in the build: meson.build needs subdir('bench/baselines')",
+            "hashset_baseline": "bench/baselines is not in the build, or GLib (libglib2.0-dev) is missing",
+            "flbench": "the harness did not build",
+            "filterlab": "the CLI did not build",
+        }
+        return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
+
+    def run_all(self, on_step=None):
+        """Runs the experiments in order; on_step() after each (run.py saves run.json then, so
+        a run that fails half way keeps what it did for a later --only)."""
+        todo = [(n, d) for n, d in EXPERIMENTS if not self.only or n in self.only]
+        self.exp_total = len(todo)
+        for i, (name, desc) in enumerate(todo, 1):
+            self.exp_index = i
+            self.current = name
+            self.say("start: " + desc)
+            t0 = time.time()
+            getattr(self, "exp_" + name)()
+            self.durations[name] = round(time.time() - t0, 1)
+            self.say("done in %s" % fmt_secs(self.durations[name]))
+            if on_step:
+                on_step()
+        self.current = "report"

@@ -1,0 +1,225 @@
+"""The report's figures, PNG and SVG, drawn from tables.json (matplotlib, Agg backend).
+Each file carries the run's commit, date, host and kernel in its metadata."""
+
+import math
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "filterlab", "font.size": 9,
+                     "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100})
+
+VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
+COLORS = {"classic": "#d62728", "block512": "#1f77b4", "split256": "#2ca02c", "reg64": "#9467bd",
+          "cuckoo": "#ff7f0e"}
+
+
+def _save(fig, out, name, title, stamp):
+    d = os.path.join(out, "plots")
+    os.makedirs(d, exist_ok=True)
+    desc = "scripts/reproduce %s: commit %s, %s, host %s, kernel %s" % (
+        stamp["mode"], stamp["commit"], stamp["date"], stamp["host_id"], stamp["kernel_selected"])
+    fig.text(0.995, 0.005, "%s  %s  %s" % (stamp["host_id"], (stamp["commit"] or "")[:10], stamp["date"][:10]),
+             ha="right", va="bottom", fontsize=6, color="0.5")
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    fig.savefig(os.path.join(d, name + ".png"), metadata={"Title": title, "Description": desc})
+    fig.savefig(os.path.join(d, name + ".svg"), metadata={"Title": title, "Description": desc, "Date": None})
+    plt.close(fig)
+    return ["plots/%s.png" % name, "plots/%s.svg" % name]
+
+
+def _cache_lines(ax, caches):
+    for key, label in (("l1d", "L1d"), ("l2", "L2"), ("llc", "LLC")):
+        if caches.get(key):
+            ax.axvline(caches[key], color="0.6", ls=":", lw=1)
+            ax.text(caches[key], ax.get_ylim()[1], " " + label, fontsize=7, color="0.4", va="top")
+
+
+def plot_t1(T, out, stamp, caches):
+    t1 = T.get("t1")
+    if not t1 or not t1["rows"]:
+        return []
+    kernels = t1["kernels"]
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, hit in zip(axes, (1.0, 0.0)):
+        for i, var in enumerate(("classic", "block512")):
+            ys = [next((r["ns_per_lookup"] for r in t1["rows"] if r["variant"] == var and r["kernel"] == k
+                        and r["hit_rate"] == hit), float("nan")) for k in kernels]
+            xs = [j + (i - 0.5) * 0.38 for j in range(len(kernels))]
+            ax.bar(xs, ys, width=0.36, color=COLORS[var], label=var)
+        ax.set_xticks(range(len(kernels)))
+        ax.set_xticklabels(kernels)
+        ax.set_ylabel("ns per lookup (= ms per 1M lookups)")
+        ax.set_title("hit rate %g" % hit)
+        ax.legend(fontsize=7)
+    fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % _hb(t1["rows"][0]["filter_bytes"]), fontsize=9)
+    return _save(fig, out, "t1_naive_vs_blocked", "naive vs blocked Bloom", stamp)
+
+
+def _hb(b):
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b and b >= div:
+            return "%.3g %s" % (b / div, unit)
+    return "%s B" % b
+
+
+def plot_t2(T, out, stamp, caches):
+    t2 = T.get("t2")
+    if not t2:
+        return []
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for r in t2["rows"]:
+        if not r.get("memory_bytes") or r.get("miss_ns") is None:
+            continue
+        c = COLORS.get(r["structure"].rstrip("0123456789") if r["structure"].startswith("cuckoo") else r["structure"], "0.2")
+        ax.scatter(r["memory_bytes"], r["miss_ns"], color=c, s=30, marker="o" if r["exact"] else "s")
+        ax.annotate(r["structure"], (r["memory_bytes"], r["miss_ns"]), fontsize=7, xytext=(4, 3),
+                    textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("memory, bytes (hash sets: heap growth; filters: payload)")
+    ax.set_ylabel("ns per lookup, never-inserted URL")
+    ax.set_title("Table 2: %d URLs, %.1f bytes on average" % (t2["n"], t2["mean_key_bytes"]), fontsize=9)
+    _cache_lines(ax, caches)
+    return _save(fig, out, "t2_crawler", "crawler: hash sets vs filters", stamp)
+
+
+def plot_t4(T, out, stamp, caches):
+    t4 = T.get("t4")
+    if not t4:
+        return []
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for v in VARIANTS:
+        pts = sorted((r["fill"], r["measured_fpr"], r["predicted_fpr"]) for r in t4["rows"] if r["variant"] == v)
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-7) for p in pts], "o-", color=COLORS[v], label=v, ms=3)
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=COLORS[v], lw=1)
+    seed = {0.5: 0.0001, 1.0: 0.0098, 1.5: 0.05, 2.0: 0.14, 3.0: 0.37}
+    ax.plot(list(seed), list(seed.values()), "kx", label="seed 003, 9.17", ms=7)
+    ax.set_yscale("log")
+    ax.set_xlabel("fill ratio (keys inserted / design n)")
+    ax.set_ylabel("false positive rate (dotted: model)")
+    ax.set_title("Table 4: FPR against fill, sized for n = %d at 1%%" % t4["n"], fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(fig, out, "t4_fpr_vs_fill", "FPR against fill ratio", stamp)
+
+
+def plot_t5(T, out, stamp, caches):
+    t5 = T.get("t5")
+    if not t5:
+        return []
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    ax = axes[0]
+    xs = [p["target"] for p in t5["pivot"]]
+    for v in VARIANTS:
+        pts = [(p["target"], p[v]["bpk"]) for p in t5["pivot"] if "bpk" in p.get(v, {})]
+        if pts:
+            ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+    ax.plot(xs, [p["ideal_cuckoo"] for p in t5["pivot"]], "--", color=COLORS["cuckoo"], lw=1,
+            label="cuckoo, any f (model)")
+    ax.plot(xs, [p["bound"] for p in t5["pivot"]], "k-", lw=1, label="log2(1/FPR) bound")
+    ax.axvline(0.03, color="0.5", ls=":", lw=1)
+    ax.text(0.03, ax.get_ylim()[1], " seed: 3%", fontsize=7, va="top", color="0.4")
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    top = max((p["classic"]["bpk"] for p in t5["pivot"] if "bpk" in p.get("classic", {})), default=None)
+    if top:
+        ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
+    ax.set_xlabel("target FPR")
+    ax.set_ylabel("bits per key")
+    ax.set_title("Tables 5-6: space at equal FPR (n = %d)" % t5["n"], fontsize=9)
+    ax.legend(fontsize=6)
+    ax = axes[1]
+    for f in (8, 16):
+        pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
+                     for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
+        if not pts:
+            continue
+        col = "#ff7f0e" if f == 8 else "#8c564b"
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-8) for p in pts], "o", color=col, label="f = %d measured" % f)
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=col, label="2b*load/(2^f-1)")
+        ax.axhline(pts[0][3], color=col, lw=0.8, ls="--")
+    ax.set_yscale("log")
+    ax.set_xlabel("cuckoo load (occupied slots / slots)")
+    ax.set_ylabel("FPR (dashed: 2b/2^f)")
+    ax.set_title("cuckoo FPR against 2b/2^f", fontsize=9)
+    ax.legend(fontsize=6)
+    return _save(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
+
+
+def plot_t6(T, out, stamp, caches):
+    t6 = T.get("t6")
+    if not t6 or not t6["rows"]:
+        return []
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for v in VARIANTS:
+        pts = sorted((r["measured"], r["factor"]) for r in t6["rows"] if r["variant"] == v and r["precise"])
+        if pts:
+            ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+    ax.axhline(1 / math.log(2), color="k", lw=1, ls="--", label="1.44 (seed 003, 9.11)")
+    ax.axhline(1.0, color="k", lw=1, label="information-theoretic bound")
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    ax.set_xlabel("measured FPR")
+    ax.set_ylabel("bits per key / log2(1/FPR)")
+    ax.set_title("Table 6: space over the bound n log2(1/FPR)", fontsize=9)
+    ax.legend(fontsize=6)
+    return _save(fig, out, "t6_bound", "space against the information-theoretic bound", stamp)
+
+
+def plot_t7(T, out, stamp, caches):
+    t7 = T.get("t7")
+    if not t7:
+        return []
+    rows = t7["rows"]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    names = [r["name"] for r in rows]
+    axes[0].barh(names, [r["mean_s"] or 0 for r in rows], xerr=[r["stddev_s"] or 0 for r in rows], color="#1f77b4")
+    axes[0].set_xlabel("seconds (hyperfine mean)")
+    axes[1].barh(names, [(r["max_rss_kb"] or 0) / 1000 for r in rows], color="#2ca02c")
+    axes[1].set_xlabel("peak RSS, MB (/usr/bin/time -v)")
+    axes[1].set_xscale("log")
+    axes[1].set_yticklabels([])
+    axes[0].invert_yaxis()
+    fig.suptitle("Table 7: %d lines, %d distinct" % (t7["lines"], t7["distinct"]), fontsize=9)
+    return _save(fig, out, "t7_dedup", "end to end dedup", stamp)
+
+
+def plot_t8(T, out, stamp, caches):
+    t8 = T.get("t8")
+    if not t8:
+        return []
+    kernels = t8["kernels"]
+    fig, axes = plt.subplots(1, len(kernels), figsize=(3.4 * len(kernels), 3.4), sharey=True, squeeze=False)
+    for ax, k in zip(axes[0], kernels):
+        for v in VARIANTS:
+            pts = sorted((p["filter_bytes"], p["ns"].get(k)) for p in t8["pivot"] if p["variant"] == v
+                         and p["ns"].get(k) is not None)
+            if pts:
+                ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+        bpts = sorted({(p["filter_bytes"], p["bound"]) for p in t8["pivot"] if p["bound"]})
+        if bpts:
+            ax.plot([a for a, _ in bpts], [b for _, b in bpts], "k--", lw=1, label="bound: 1 random line")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title("kernel %s" % k, fontsize=9)
+        ax.set_xlabel("filter bytes")
+        _cache_lines(ax, caches)
+    axes[0][0].set_ylabel("ns per lookup (hit rate %g)" % t8["hit_rate"])
+    axes[0][-1].legend(fontsize=6, loc="upper left")
+    fig.suptitle("Table 8: kernel sweep at FPR %g" % t8["fpr"], fontsize=9)
+    return _save(fig, out, "t8_sweep", "kernel sweep", stamp)
+
+
+def make(out, doc):
+    T = doc["tables"]
+    stamp = doc["run"]["stamp"]
+    caches = doc["run"]["host"]["caches"]
+    made = {}
+    for name, fn in (("t1", plot_t1), ("t2", plot_t2), ("t4", plot_t4), ("t5", plot_t5),
+                     ("t6", plot_t6), ("t7", plot_t7), ("t8", plot_t8)):
+        made[name] = fn(T, out, stamp, caches)
+    return made
