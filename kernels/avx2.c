@@ -4,7 +4,7 @@
  * kernel table once dispatch has seen the CPU and OS support them.
  *
  * Every kernel computes exactly the positions of probe.h; the tails (n not a multiple of the
- * group) use probe.h's scalar functions directly.
+ * group) run the scalar kernels of kernels/scalar.c.
  *
  * Lookups take 8 keys per iteration. split256 and block512 probe one key per ymm (8 salt
  * products in one vpmulld) with the unit index computed in scalar code on the otherwise idle
@@ -86,25 +86,13 @@ FL_INLINE size_t emit8(uint8_t *out, unsigned hits) {
 /* Scalar tails of the insert kernels, with probe.h's math and alignment-free hash reads
  * (the scalar kernels index hashes[] directly, which assumes 8-byte alignment). */
 FL_INLINE void tail_insert_split256(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i);
-        uint32_t *b = (uint32_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
-        for (int w = 0; w < 8; w++) b[w] |= 1u << (((uint32_t)h * FL_SALT[w]) >> 27);
-    }
+    fl_insert_split256_scalar(f, hashes + i, n - i);
 }
 FL_INLINE void tail_insert_block512(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i), m[8];
-        uint64_t *b = (uint64_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
-        fl_block512_mask(h, f->k, m);
-        for (int w = 0; w < 8; w++) b[w] |= m[w];
-    }
+    fl_insert_block512_scalar(f, hashes + i, n - i);
 }
 FL_INLINE void tail_insert_reg64(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i);
-        ((uint64_t *)f->data)[fl_reduce32((uint32_t)(h >> 32), f->units)] |= fl_reg64_mask(h, f->k);
-    }
+    fl_insert_reg64_scalar(f, hashes + i, n - i);
 }
 
 /* ---- split256 --------------------------------------------------------------------------- */
@@ -131,11 +119,7 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
         }
         pos += emit8(out + i, hits);
     }
-    for (; i < n; i++) {
-        int r = fl_split256_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_split256_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -205,11 +189,7 @@ FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, si
         }
         pos += emit8(out + i, hits);
     }
-    for (; i < n; i++) {
-        int r = fl_block512_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_block512_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -288,11 +268,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
         __m256i w1 = _mm256_i64gather_epi64(words, unit_index(h1, units), 8);
         pos += emit8(out + i, covers4(w0, m0) | covers4(w1, m1) << 4);
     }
-    for (; i < n; i++) {
-        int r = fl_reg64_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_reg64_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -360,11 +336,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
                         (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a1)) << 4;
         pos += emit8(out + i, hits);
     }
-    for (; i < n; i++) {
-        int r = fl_classic_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -442,23 +414,11 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
         }
         unsigned hits = cuckoo_probe4(base, load4(hashes, i), units, fpmax, fp16) |
                         cuckoo_probe4(base, load4(hashes, i + 4), units, fpmax, fp16) << 4;
-        if (f->stash_count && hits != 0xff) {
-            /* The stash is rare and tiny: check only the keys that missed, with probe.h. */
-            for (unsigned miss = ~hits & 0xffu; miss; miss &= miss - 1) {
-                int j = __builtin_ctz(miss);
-                uint64_t hj = fl_hash_at(hashes, i + (size_t)j);
-                uint32_t fj = fl_cuckoo_fp(hj, f->k), b1 = fl_cuckoo_bucket(hj, f->units);
-                if (fl_cuckoo_stash_has(f, b1, fl_cuckoo_alt(b1, fj, f->units), fj))
-                    hits |= 1u << j;
-            }
-        }
+        if (f->stash_count && hits != 0xff) hits |= fl_cuckoo_stash_lanes(f, hashes, i, ~hits & 0xffu);
         pos += emit8(out + i, hits);
     }
-    for (; i < n; i++) {
-        int r = fl_cuckoo_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += (fp16 ? fl_contains_cuckoo16_scalar : fl_contains_cuckoo8_scalar)(f, hashes + i, n - i,
+                                                                           out + i);
     return pos;
 }
 
@@ -474,6 +434,13 @@ static size_t fl_contains_cuckoo16_avx2(const fl_kview *f, const uint64_t *hashe
     return cuckoo_contains(f, hashes, n, out, 0, 1);
 }
 
+/* One key (the single-key API calls): 8 salt products, 8 bits, one vptest. */
+static int fl_contains1_split256_avx2(const fl_kview *f, uint64_t h) {
+    const __m256i salts = _mm256_loadu_si256((const __m256i *)FL_SALT);
+    __m256i blk = _mm256_load_si256((const __m256i *)fl_split256_at(f, h));
+    return _mm256_testc_si256(blk, split256_bits((uint32_t)h, salts));
+}
+
 void fl_kernels_init_avx2(fl_kernel_table *t) {
     t->contains[FL_K_CLASSIC] = fl_contains_classic_avx2;
     t->contains[FL_K_BLOCK512] = fl_contains_block512_avx2;
@@ -484,4 +451,5 @@ void fl_kernels_init_avx2(fl_kernel_table *t) {
     t->insert[FL_K_BLOCK512] = fl_insert_block512_avx2;
     t->insert[FL_K_SPLIT256] = fl_insert_split256_avx2;
     t->insert[FL_K_REG64] = fl_insert_reg64_avx2;
+    t->contains1[FL_K_SPLIT256] = fl_contains1_split256_avx2;
 }

@@ -4,7 +4,7 @@
  * seen the CPU and OS support them.
  *
  * Every kernel computes exactly the positions of probe.h; the tails (n not a multiple of the
- * group) use probe.h's scalar functions directly.
+ * group) run the scalar kernels of kernels/scalar.c.
  *
  * Shape shared by the lookups: 8 keys per iteration (one zmm of hashes). split256 and
  * block512 (k <= 8) probe two keys per zmm; reg64, classic and cuckoo keep a key per qword
@@ -120,25 +120,13 @@ FL_INLINE uint64_t join4(const __mmask16 m[4]) {
 /* Scalar tails of the insert kernels, with probe.h's math and alignment-free hash reads
  * (the scalar kernels index hashes[] directly, which assumes 8-byte alignment). */
 FL_INLINE void tail_insert_split256(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i);
-        uint32_t *b = (uint32_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
-        for (int w = 0; w < 8; w++) b[w] |= 1u << (((uint32_t)h * FL_SALT[w]) >> 27);
-    }
+    fl_insert_split256_scalar(f, hashes + i, n - i);
 }
 FL_INLINE void tail_insert_block512(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i), m[8];
-        uint64_t *b = (uint64_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
-        fl_block512_mask(h, f->k, m);
-        for (int w = 0; w < 8; w++) b[w] |= m[w];
-    }
+    fl_insert_block512_scalar(f, hashes + i, n - i);
 }
 FL_INLINE void tail_insert_reg64(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i);
-        ((uint64_t *)f->data)[fl_reduce32((uint32_t)(h >> 32), f->units)] |= fl_reg64_mask(h, f->k);
-    }
+    fl_insert_reg64_scalar(f, hashes + i, n - i);
 }
 
 /* ---- split256 --------------------------------------------------------------------------- */
@@ -175,11 +163,7 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
         memcpy(out + i, &hit, 8);
         pos += (size_t)__builtin_popcountll(hit);
     }
-    for (; i < n; i++) {
-        int r = fl_split256_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_split256_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -248,11 +232,7 @@ FL_INLINE size_t block512_contains_pair(const fl_kview *f, const uint64_t *hashe
         memcpy(out + i, &hit, 8);
         pos += (size_t)__builtin_popcountll(hit);
     }
-    for (; i < n; i++) {
-        int r = fl_block512_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_block512_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -277,11 +257,7 @@ FL_INLINE size_t block512_contains_one(const fl_kview *f, const uint64_t *hashes
         }
         pos += emit8(out + i, hits);
     }
-    for (; i < n; i++) {
-        int r = fl_block512_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_block512_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -347,11 +323,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
         __mmask8 ok = _mm512_cmpeq_epi64_mask(_mm512_and_si512(w, m), m);
         pos += emit8(out + i, ok);
     }
-    for (; i < n; i++) {
-        int r = fl_reg64_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_reg64_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -405,11 +377,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
         }
         pos += emit8(out + i, alive);
     }
-    for (; i < n; i++) {
-        int r = fl_classic_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -484,23 +452,11 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
             eq = (uint32_t)(_mm256_cmpeq_epi8_mask(b1, r) | _mm256_cmpeq_epi8_mask(b2, r));
         }
         unsigned hits = nibbles_any(eq);
-        if (f->stash_count && hits != 0xff) {
-            /* The stash is rare and tiny: check only the keys that missed, with probe.h. */
-            for (unsigned miss = ~hits & 0xffu; miss; miss &= miss - 1) {
-                int j = __builtin_ctz(miss);
-                uint64_t hj = fl_hash_at(hashes, i + (size_t)j);
-                uint32_t fj = fl_cuckoo_fp(hj, f->k), b1 = fl_cuckoo_bucket(hj, f->units);
-                if (fl_cuckoo_stash_has(f, b1, fl_cuckoo_alt(b1, fj, f->units), fj))
-                    hits |= 1u << j;
-            }
-        }
+        if (f->stash_count && hits != 0xff) hits |= fl_cuckoo_stash_lanes(f, hashes, i, ~hits & 0xffu);
         pos += emit8(out + i, hits);
     }
-    for (; i < n; i++) {
-        int r = fl_cuckoo_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += (fp16 ? fl_contains_cuckoo16_scalar : fl_contains_cuckoo8_scalar)(f, hashes + i, n - i,
+                                                                           out + i);
     return pos;
 }
 
@@ -516,6 +472,16 @@ static size_t fl_contains_cuckoo16_avx512(const fl_kview *f, const uint64_t *has
     return cuckoo_contains(f, hashes, n, out, 0, 1);
 }
 
+/* One key (the single-key API calls): the per-key step of block512_contains_one. */
+static int fl_contains1_block512_avx512(const fl_kview *f, uint64_t h) {
+    const __m512i salts = _mm512_loadu_si512((const void *)FL_SALT);
+    __m512i t = _mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h), salts);
+    __m512i bit = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(t, 23));
+    __m512i a = _mm512_load_si512((const void *)fl_block512_at(f, h));
+    __m512i w = _mm512_permutexvar_epi32(_mm512_srli_epi32(t, 28), a);
+    return _mm512_mask_testn_epi32_mask((__mmask16)((1u << f->k) - 1), w, bit) == 0;
+}
+
 void fl_kernels_init_avx512(fl_kernel_table *t) {
     t->contains[FL_K_CLASSIC] = fl_contains_classic_avx512;
     t->contains[FL_K_BLOCK512] = fl_contains_block512_avx512;
@@ -526,4 +492,5 @@ void fl_kernels_init_avx512(fl_kernel_table *t) {
     t->insert[FL_K_BLOCK512] = fl_insert_block512_avx512;
     t->insert[FL_K_SPLIT256] = fl_insert_split256_avx512;
     t->insert[FL_K_REG64] = fl_insert_reg64_avx512;
+    t->contains1[FL_K_BLOCK512] = fl_contains1_block512_avx512;
 }

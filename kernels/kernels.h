@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Kernels are internal to the library: hidden, so libfilterlab.so neither exports them nor
+ * calls them through its PLT. */
+#pragma GCC visibility push(hidden)
+
 /* Slot of one cuckoo victim-stash entry: the bucket it belongs to (its primary bucket or the
  * alternate, either works for lookup since both are checked) and its fingerprint. */
 typedef struct fl_stash_entry {
@@ -48,10 +52,15 @@ typedef size_t (*fl_contains_fn)(const fl_kview *f, const uint64_t *hashes, size
                                  uint8_t *out);
 /* Sets the bits of hashes[0..n) (Bloom families only). */
 typedef void (*fl_insert_fn)(const fl_kview *f, const uint64_t *hashes, size_t n);
+/* One key: 1 if hash may be in the filter, else 0. The single-key calls of the API use it:
+ * for one key a batch call costs more than the probe, and a scalar split256 probe is ~60
+ * scalar uops where one vector multiply-shift-test does the same work. */
+typedef int (*fl_contains1_fn)(const fl_kview *f, uint64_t hash);
 
 typedef struct fl_kernel_table {
     fl_contains_fn contains[FL_K_COUNT];
-    fl_insert_fn insert[FL_K_COUNT]; /* NULL for the cuckoo families */
+    fl_insert_fn insert[FL_K_COUNT];       /* NULL for the cuckoo families */
+    fl_contains1_fn contains1[FL_K_COUNT];
 } fl_kernel_table;
 
 /* Each ISA's init overwrites the entries it implements, on a table already filled by the
@@ -75,5 +84,7 @@ void fl_kernels_init_neon(fl_kernel_table *t);
     void fl_insert_reg64_##isa(const fl_kview *, const uint64_t *, size_t)
 
 FL_DECLARE_KERNELS(scalar);
+
+#pragma GCC visibility pop
 
 #endif /* FL_KERNELS_H */

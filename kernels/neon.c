@@ -3,8 +3,8 @@
  * through SIMDe's NEON emulation at baseline flags, so the kernel runs (correct, not fast)
  * on any x86 and is checked there too (dispatch marks it emulated).
  *
- * Every kernel computes exactly the positions of probe.h; the tails use probe.h's scalar
- * functions directly. NEON has no gather, so unit loads are scalar and the vectors do the
+ * Every kernel computes exactly the positions of probe.h; the tails run the scalar kernels
+ * of kernels/scalar.c. NEON has no gather, so unit loads are scalar and the vectors do the
  * per-key bit math (8 or 16 salt products at once) and the compares. Filters larger than L2
  * get software prefetching PF_DIST keys ahead (memory-level parallelism).
  */
@@ -226,11 +226,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
             pos += (size_t)r;
         }
     }
-    for (; i < n; i++) {
-        int r = fl_reg64_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_reg64_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -251,10 +247,7 @@ static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size
         reg64_masks4(hashes, i, f->k, m);
         for (size_t j = 0; j < 4; j++) words[unit_of(fl_hash_at(hashes, i + j), f->units)] |= m[j];
     }
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_at(hashes, i);
-        words[unit_of(h, f->units)] |= fl_reg64_mask(h, f->k);
-    }
+    fl_insert_reg64_scalar(f, hashes + i, n - i);
 }
 
 /* ---- classic ----------------------------------------------------------------------------- */
@@ -292,11 +285,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
         out[i + 1] = (uint8_t)a1;
         pos += (size_t)(a0 + a1);
     }
-    for (; i < n; i++) {
-        int r = fl_classic_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
     return pos;
 }
 
@@ -385,11 +374,8 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
             pos += r;
         }
     }
-    for (; i < n; i++) {
-        int r = fl_cuckoo_probe(f, fl_hash_at(hashes, i));
-        out[i] = (uint8_t)r;
-        pos += (size_t)r;
-    }
+    pos += (fp16 ? fl_contains_cuckoo16_scalar : fl_contains_cuckoo8_scalar)(f, hashes + i, n - i,
+                                                                           out + i);
     return pos;
 }
 

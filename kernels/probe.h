@@ -178,15 +178,44 @@ static inline int fl_cuckoo_stash_has(const fl_kview *f, uint32_t i1, uint32_t i
     return 0;
 }
 
+/* For SIMD cuckoo kernels: of the lanes in `miss` (bit j = hashes[i + j] missed both
+ * buckets), those whose fingerprint is in the victim stash. Called only when the stash is
+ * non-empty, which is rare and tiny, so it need not be vectorized. */
+static inline unsigned fl_cuckoo_stash_lanes(const fl_kview *f, const uint64_t *hashes, size_t i,
+                                             unsigned miss) {
+    unsigned found = 0;
+    for (; miss; miss &= miss - 1) {
+        int j = __builtin_ctz(miss);
+        uint64_t h = fl_hash_at(hashes, i + (size_t)j);
+        uint32_t fp = fl_cuckoo_fp(h, f->k), b1 = fl_cuckoo_bucket(h, f->units);
+        if (fl_cuckoo_stash_has(f, b1, fl_cuckoo_alt(b1, fp, f->units), fp)) found |= 1u << j;
+    }
+    return found;
+}
+
+/* Whether any lane of the bucket equals fp, without a branch per slot (a lookup that
+ * misses half the time would mispredict one). x = bucket ^ (fp in every lane) has a zero
+ * lane exactly where a slot matches; (x - 0x..0101) & ~x & 0x..8080 is nonzero iff some
+ * lane of x is zero (Mycroft's test, "Bit Twiddling Hacks", haszero). Empty slots are 0 and
+ * fp >= 1, so they never match. */
+static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
+                                            uint32_t fp) {
+    if (fp_bits == 8) {
+        uint32_t x = fl_load_le32((const uint8_t *)data + 4 * (size_t)b) ^ (fp * 0x01010101u);
+        return (x - 0x01010101u) & ~x & 0x80808080u;
+    }
+    uint64_t x = fl_load_le64((const uint8_t *)data + 8 * (size_t)b) ^ (fp * 0x0001000100010001ull);
+    return (x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull;
+}
+
 static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {
     uint32_t fp = fl_cuckoo_fp(h, f->k);
     uint32_t i1 = fl_cuckoo_bucket(h, f->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, f->units);
-    for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
-        if (fl_cuckoo_get(f->data, f->k, i1, s) == fp) return 1;
-        if (fl_cuckoo_get(f->data, f->k, i2, s) == fp) return 1;
-    }
-    return fl_cuckoo_stash_has(f, i1, i2, fp);
+    int hit = (fl_cuckoo_bucket_has(f->data, f->k, i1, fp) |
+               fl_cuckoo_bucket_has(f->data, f->k, i2, fp)) != 0;
+    if (f->stash_count) hit |= fl_cuckoo_stash_has(f, i1, i2, fp); /* almost always 0 */
+    return hit;
 }
 
 #endif /* FL_PROBE_H */

@@ -119,4 +119,10 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->insert[FL_K_REG64] = fl_insert_reg64_scalar;
     t->insert[FL_K_CUCKOO8] = 0;
     t->insert[FL_K_CUCKOO16] = 0;
+    t->contains1[FL_K_CLASSIC] = fl_classic_probe;
+    t->contains1[FL_K_BLOCK512] = fl_block512_probe;
+    t->contains1[FL_K_SPLIT256] = fl_split256_probe;
+    t->contains1[FL_K_REG64] = fl_reg64_probe;
+    t->contains1[FL_K_CUCKOO8] = fl_cuckoo_probe;
+    t->contains1[FL_K_CUCKOO16] = fl_cuckoo_probe;
 }

@@ -125,7 +125,7 @@ static const isa_entry isas[] = {
 static fl_kernel_table tables[NISA];
 static int supported[NISA];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const fl_kernel_table *_Atomic active;
+const fl_kernel_table *_Atomic fl_active_kernels;
 static const char *_Atomic active_name;
 static const char *_Atomic active_reason;
 static fl_status env_status = FL_OK;
@@ -144,7 +144,7 @@ static void build_table(size_t i, fl_kernel_table *t) {
 }
 
 static void set_active(size_t i, const char *reason) {
-    atomic_store_explicit(&active, &tables[i], memory_order_release);
+    atomic_store_explicit(&fl_active_kernels, &tables[i], memory_order_release);
     active_name = isas[i].name;
     active_reason = reason;
 }
@@ -182,11 +182,9 @@ static void ensure_init(void) {
     pthread_once(&once, init_once);
 }
 
-const fl_kernel_table *fl_kernels(void) {
-    const fl_kernel_table *t = atomic_load_explicit(&active, memory_order_acquire);
-    if (t) return t;
+const fl_kernel_table *fl_kernels_slow(void) {
     ensure_init();
-    return atomic_load_explicit(&active, memory_order_acquire);
+    return atomic_load_explicit(&fl_active_kernels, memory_order_acquire);
 }
 
 const fl_kernel_table *fl_kernel_table_at(size_t i) {

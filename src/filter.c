@@ -1,9 +1,9 @@
 /*
  * Filter lifecycle and the routing of every public insert/lookup call to its kernel.
  *
- * Batches go through the dispatched kernel table once per batch; single keys use the
- * scalar probe functions of kernels/probe.h directly, because for one key a call through
- * the table costs more than the probe itself.
+ * Batches go through the dispatched kernel table once per batch; single-key lookups through
+ * its one-key entries (contains1), which the SIMD ISAs fill where a vector probe of one key
+ * beats the scalar one (split256, block512).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -105,26 +105,12 @@ uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len) {
 }
 
 uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {
-    /* SplitMix64's output function (Steele, Lea, Flood, "Fast splittable pseudorandom number
-     * generators", OOPSLA 2014): a bijection on 64 bits with full avalanche. */
-    uint64_t z = key + seed * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return fl_hash_u64_inline(key, seed);
 }
 
 static int probe_one(const fl_filter *f, uint64_t h) {
     fl_kview v = fl_view(f);
-    switch (f->family) {
-    case FL_K_CLASSIC: return fl_classic_probe(&v, h);
-    case FL_K_BLOCK512: return fl_block512_probe(&v, h);
-    case FL_K_SPLIT256: return fl_split256_probe(&v, h);
-    case FL_K_REG64: return fl_reg64_probe(&v, h);
-    case FL_K_CUCKOO8:
-    case FL_K_CUCKOO16: return fl_cuckoo_probe(&v, h);
-    case FL_K_COUNT: break;
-    }
-    return 0;
+    return fl_kernels()->contains1[f->family](&v, h);
 }
 
 fl_status fl_insert_hash(fl_filter *f, uint64_t hash) {
@@ -143,7 +129,7 @@ fl_status fl_insert_bytes(fl_filter *f, const void *key, size_t len) {
 
 fl_status fl_insert_u64(fl_filter *f, uint64_t key) {
     if (!f) return FL_ERR_INVALID_ARG;
-    return fl_insert_hash(f, fl_hash_u64(key, f->seed));
+    return fl_insert_hash(f, fl_hash_u64_inline(key, f->seed));
 }
 
 int fl_contains_hash(const fl_filter *f, uint64_t hash) {
@@ -156,7 +142,7 @@ int fl_contains_bytes(const fl_filter *f, const void *key, size_t len) {
 }
 
 int fl_contains_u64(const fl_filter *f, uint64_t key) {
-    return f ? probe_one(f, fl_hash_u64(key, f->seed)) : 0;
+    return f ? probe_one(f, fl_hash_u64_inline(key, f->seed)) : 0;
 }
 
 fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {

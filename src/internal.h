@@ -18,7 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdatomic.h>
+
 #include "filterlab.h"
+
+/* Everything declared from here on is internal to the library: hidden, so calls between the
+ * library's files are direct instead of going through the PLT of libfilterlab.so. */
+#pragma GCC visibility push(hidden)
 #include "kernels.h"
 
 #define FL_STASH_MAX 8       /* cuckoo victim stash entries */
@@ -76,10 +82,19 @@ fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h);
 uint64_t fl_cuckoo_occupied(const fl_filter *f);
 void fl_cuckoo_reset(fl_filter *f);
 
-/* dispatch.c: the active table (never NULL), and the table of the i-th compiled kernel
- * (same order as fl_kernel_describe; NULL if i is out of range or this CPU cannot run it),
- * for tests/checkkernels and tests that pin a kernel without changing the process choice. */
-const fl_kernel_table *fl_kernels(void);
+/* dispatch.c: the active table, set once at first use (fl_kernels_slow) and by
+ * fl_kernel_select. fl_kernels() is inline because every single-key call goes through it. */
+extern const fl_kernel_table *_Atomic fl_active_kernels;
+const fl_kernel_table *fl_kernels_slow(void);
+static inline const fl_kernel_table *fl_kernels(void) {
+    const fl_kernel_table *t = atomic_load_explicit(&fl_active_kernels, memory_order_acquire);
+    return __builtin_expect(t != NULL, 1) ? t : fl_kernels_slow();
+}
+/* The table of the i-th compiled kernel (same order as fl_kernel_describe; NULL if i is out
+ * of range or this CPU cannot run it), for tests/checkkernels and tests that pin a kernel
+ * without changing the process choice. */
 const fl_kernel_table *fl_kernel_table_at(size_t i);
+
+#pragma GCC visibility pop
 
 #endif /* FL_INTERNAL_H */

@@ -357,6 +357,19 @@ static int check_contains(const kernel *kn, const kernel *ref, tfilter *t, const
     return 1;
 }
 
+/* The one-key entry vs the scalar one on every query of the pool. */
+static int check_contains1(const kernel *kn, const kernel *ref, tfilter *t, const uint64_t *q) {
+    fl_contains1_fn fn = kn->t->contains1[t->fam], rf = ref->t->contains1[t->fam];
+    for (size_t i = 0; i < POOL; i++) {
+        int got = fn(&t->v, q[i]), want = rf(&t->v, q[i]);
+        if (got != want) {
+            failf("contains1 hash=%016" PRIx64 " (query %zu) got %d want %d", q[i], i, got, want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* One insert kernel vs scalar insert on two copies of the same filter: payloads word for word
  * after each batch, the guard zone, and no false negatives for what was inserted. */
 static int check_insert(const kernel *kn, const kernel *ref, const tfilter *base,
@@ -464,6 +477,7 @@ static void run_checks(const kernel *ks, size_t nk) {
                                      FAMILY[fam], k, units, FILL[fill],
                                      stash ? " stash=yes" : "");
                             record(check_contains(&ks[ki], &ks[0], &t, q));
+                            record(check_contains1(&ks[ki], &ks[0], &t, q));
                             if (!ck && ks[ki].t->insert[fam] && fill != FILL_FULL) {
                                 snprintf(g_ctx, sizeof g_ctx,
                                          "kernel=%s family=%s insert k=%u units=%u fill=%s",
@@ -484,7 +498,7 @@ static void run_checks(const kernel *ks, size_t nk) {
     for (size_t ki = 0; ki < nk; ki++)
         for (int fam = 0; fam < FL_K_COUNT; fam++) {
             snprintf(g_ctx, sizeof g_ctx, "kernel=%s family=%s table", ks[ki].name, FAMILY[fam]);
-            int ok = ks[ki].t->contains[fam] != NULL &&
+            int ok = ks[ki].t->contains[fam] != NULL && ks[ki].t->contains1[fam] != NULL &&
                      (ks[ki].t->insert[fam] == NULL) == (is_cuckoo((fl_kfamily)fam) != 0);
             if (!ok) failf("table entry missing or unexpected");
             record(ok);

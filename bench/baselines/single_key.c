@@ -1,0 +1,155 @@
+/*
+ * single_key: one-key-at-a-time lookups against batches, in the shape of fastfilter_cpp's
+ * benchmark (n integer keys inserted, then a stream of lookups of which half were inserted,
+ * hashing included), so the two can be put side by side.
+ *
+ *   single_key [--filter split256,cuckoo] [--keys 100000,1000000,10000000] [--fpr P]
+ *              [--lookups N] [--reps R] [-o FILE.csv]
+ *
+ * Per (variant, n): "single" times fl_contains_u64 per key (the library's SplitMix64 hash
+ * plus the kernel table's one-key probe, the call a user makes for one key); "batch" times
+ * fl_hash_u64_inline into a block of 1024 hashes, then one fl_contains_hashes (the
+ * dispatched SIMD kernel). Both
+ * include hashing, over the same key stream, median of R repetitions after one warm-up.
+ * Output: CSV, one row per (variant, n, mode), units in the column names.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bl_common.h"
+
+#define BATCH 1024
+#define MISS_BASE (UINT64_C(1) << 62) /* never-inserted keys live above this */
+
+static void usage(FILE *to) {
+    fputs("usage: single_key [--filter LIST] [--keys LIST] [--fpr P] [--lookups N] [--reps R]\n"
+          "                  [-o FILE.csv]\n"
+          "  --filter LIST   variants [split256,cuckoo]\n"
+          "  --keys LIST     inserted key counts [100000,1000000,10000000]\n"
+          "  --fpr P         target FPR for sizing [0.01]\n"
+          "  --lookups N     lookups per repetition [4194304]\n"
+          "  --reps R        repetitions (median reported) [7]\n"
+          "  -o FILE         CSV output [stdout]\n",
+          to);
+}
+
+static double time_single(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos) {
+    double t0 = bl_now_ns();
+    size_t p = 0;
+    for (size_t i = 0; i < m; i++) p += (size_t)fl_contains_u64(f, keys[i]);
+    double t1 = bl_now_ns();
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
+
+static double time_batch(const fl_filter *f, const uint64_t *keys, size_t m, uint64_t seed,
+                         size_t *pos) {
+    uint64_t h[BATCH];
+    uint8_t out[BATCH];
+    double t0 = bl_now_ns();
+    size_t p = 0;
+    for (size_t off = 0; off < m; off += BATCH) {
+        size_t c = m - off < BATCH ? m - off : BATCH, got = 0;
+        for (size_t i = 0; i < c; i++) h[i] = fl_hash_u64_inline(keys[off + i], seed);
+        fl_contains_hashes(f, h, c, out, &got);
+        p += got;
+    }
+    double t1 = bl_now_ns();
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
+
+int main(int argc, char **argv) {
+    const char *filters = "split256,cuckoo", *out_path = NULL;
+    double keys_list[16], fpr = 0.01;
+    int nkeys = bl_parse_list("100000,1000000,10000000", keys_list, 16);
+    size_t lookups = (size_t)1 << 22;
+    int reps = 7;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "single_key: %s needs a value\n", a);
+            return 1;
+        }
+        i++;
+        if (!strcmp(a, "--filter")) filters = v;
+        else if (!strcmp(a, "--keys")) nkeys = bl_parse_list(v, keys_list, 16);
+        else if (!strcmp(a, "--fpr")) fpr = strtod(v, NULL);
+        else if (!strcmp(a, "--lookups")) lookups = (size_t)strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--reps")) reps = atoi(v);
+        else if (!strcmp(a, "-o")) out_path = v;
+        else {
+            usage(stderr);
+            return 1;
+        }
+    }
+    if (nkeys <= 0 || lookups == 0 || reps < 1 || reps > 101 || !(fpr > 0 && fpr < 1)) {
+        fprintf(stderr, "single_key: bad --keys, --lookups, --reps or --fpr\n");
+        return 1;
+    }
+    FILE *out = bl_open_out(out_path);
+    fprintf(out, "variant,keys,bytes,k,kernel,mode,ns_per_lookup_median,ns_per_lookup_min,reps,"
+                 "lookups,hit_fraction\n");
+
+    char *list = bl_xmalloc(strlen(filters) + 1);
+    strcpy(list, filters);
+    uint64_t *stream = bl_xmalloc(lookups * sizeof *stream);
+    double *ns = bl_xmalloc((size_t)reps * sizeof *ns);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        fl_variant v;
+        if (fl_variant_parse(name, &v) != FL_OK) {
+            fprintf(stderr, "single_key: unknown variant '%s'\n", name);
+            return 1;
+        }
+        for (int ki = 0; ki < nkeys; ki++) {
+            uint64_t n = (uint64_t)keys_list[ki];
+            fl_filter *f;
+            fl_status s = fl_create_for(v, n, fpr, &f);
+            if (s != FL_OK) {
+                fprintf(stderr, "single_key: %s n=%llu: %s\n", name, (unsigned long long)n,
+                        fl_strerror(s));
+                return 2;
+            }
+            for (uint64_t key = 0; key < n; key++) {
+                if ((s = fl_insert_u64(f, key)) != FL_OK) {
+                    fprintf(stderr, "single_key: insert: %s\n", fl_strerror(s));
+                    return 2;
+                }
+            }
+            /* Half inserted keys (uniform over [0, n)), half never inserted, shuffled by
+             * construction: each position flips a coin. */
+            bl_rng rng = {n * 7919 + 1};
+            for (size_t i = 0; i < lookups; i++)
+                stream[i] = (bl_rng_next(&rng) & 1) ? bl_rng_below(&rng, n)
+                                                     : MISS_BASE + bl_rng_next(&rng) % MISS_BASE;
+            fl_info info;
+            fl_get_info(f, &info);
+            for (int mode = 0; mode < 2; mode++) {
+                size_t pos = 0;
+                for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+                    double t = mode == 0 ? time_single(f, stream, lookups, &pos)
+                                         : time_batch(f, stream, lookups, info.seed, &pos);
+                    if (r >= 0) ns[r] = t;
+                }
+                double med = bl_median(ns, (size_t)reps); /* sorted: ns[0] is the min */
+                fprintf(out, "%s,%llu,%zu,%u,%s,%s,%.4f,%.4f,%d,%zu,%.4f\n", name,
+                        (unsigned long long)n, info.bytes, info.geometry.k,
+                        fl_kernel_active(), mode == 0 ? "single" : "batch",
+                        med, ns[0], reps, lookups, (double)pos / (double)lookups);
+                fflush(out);
+            }
+            fl_free(f);
+        }
+    }
+    free(list);
+    free(stream);
+    free(ns);
+    if (out != stdout) fclose(out);
+    return 0;
+}
