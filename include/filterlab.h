@@ -38,7 +38,7 @@ extern "C" {
 typedef enum fl_status {
     FL_OK = 0,
     FL_ERR_INVALID_ARG,       /* NULL pointer, unknown variant, bad flag */
-    FL_ERR_BAD_N,             /* n = 0 (or larger than the variant can index) */
+    FL_ERR_BAD_N,             /* n = 0 */
     FL_ERR_BAD_FPR,           /* FPR <= 0, >= 1, NaN, or unreachable for the variant */
     FL_ERR_BAD_K,             /* k out of the variant's range (or fingerprint bits not 8/16) */
     FL_ERR_BAD_GEOMETRY,      /* zero or too many blocks/words/buckets */
@@ -120,7 +120,8 @@ typedef struct fl_params {
  *   Putze, Sanders, Singler (2007) is <= fpr, searched over the unit count and k.
  * cuckoo: fingerprint bits 8 or 16 and a load in [0.5, 0.94] (Fan et al. 2014), whichever
  *   meets fpr in fewer bytes; below ~6e-5 it is unreachable (FL_ERR_BAD_FPR).
- * Errors: FL_ERR_BAD_N (n = 0), FL_ERR_BAD_FPR, FL_ERR_TOO_LARGE (2^32 units or more). */
+ * Errors: FL_ERR_INVALID_ARG (unknown variant, NULL out), FL_ERR_BAD_N (n = 0),
+ * FL_ERR_BAD_FPR, FL_ERR_TOO_LARGE (2^32 units or more). */
 fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out);
 
 /* Fills bits/bytes/bits_per_key/predicted_fpr for an explicit geometry and n keys. */
@@ -156,7 +157,8 @@ fl_status fl_create_for(fl_variant variant, uint64_t n, double fpr, fl_filter **
 /* Frees a filter; NULL is a no-op. */
 void fl_free(fl_filter *f);
 
-/* Hash of a byte key with the filter's hash function and seed. */
+/* Hash of a byte key with the filter's hash function and seed (0 for a NULL filter, or a
+ * NULL key with len > 0; NULL with len 0 is the empty key). */
 uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len);
 /* Hash of an integer key: the SplitMix64 finalizer (Steele, Lea, Flood 2014) of
  * key + seed * 0x9e3779b97f4a7c15, a bijection of the key, so distinct integers never
@@ -208,7 +210,8 @@ typedef struct fl_info {
     uint64_t keys;            /* inserts (Bloom: including duplicates; cuckoo: stored copies) */
     size_t bytes;             /* payload bytes */
     uint64_t bits_set;        /* Bloom: set bits; cuckoo: occupied slots (table + stash) */
-    double fill;              /* Bloom: bits_set / bits; cuckoo: load factor */
+    double fill;              /* Bloom: bits_set / bits; cuckoo: table load factor (the
+                                 stash is not counted: see stash_used) */
     double keys_from_fill;    /* Bloom: distinct keys estimated from the fill (Swamidass and
                                  Baldi 2007), useful when keys is unknown (Parquet import) */
     double predicted_fpr;     /* model at the current key count (or keys_from_fill if keys
@@ -225,7 +228,9 @@ fl_variant fl_get_variant(const fl_filter *f);
 /* ---------------------------------------------------------------------------------------
  * Serialization: the versioned, checksummed filterlab format (see src/io.c for the layout).
  * Loads validate every field before trusting it. max_bytes caps the payload a load will
- * allocate (0 = no cap).
+ * allocate (0 = no cap). A save may run while other threads insert with
+ * fl_insert_hashes_atomic: the file always matches its checksum, with or without the keys
+ * inserted during the save.
  * ------------------------------------------------------------------------------------- */
 size_t fl_serialized_size(const fl_filter *f);
 fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written);

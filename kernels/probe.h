@@ -57,7 +57,7 @@ static const uint32_t FL_SALT[16] = {
     0x165667b1u, 0xcc9e2d51u, 0x1b873593u, 0xe6546b65u,
 };
 
-#define FL_K_MAX 16 /* most bits per key for block512 / reg64 / classic */
+#define FL_K_MAX 16 /* most bits per key for block512 and reg64 (one salt per bit) */
 
 /* ---- classic: k positions over the whole array by double hashing -------------------------
  * Kirsch and Mitzenmacher ("Less Hashing, Same Performance", 2006): g_i = h1 + i*h2 keeps the

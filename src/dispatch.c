@@ -138,17 +138,27 @@ static int find_isa(const char *name) {
 }
 
 static void build_table(size_t i, fl_kernel_table *t) {
-    int parent = isas[i].parent ? find_isa(isas[i].parent) : -1;
-    if (parent >= 0) build_table((size_t)parent, t);
+    if (isas[i].parent) {
+        /* A parent that was not compiled in: start from scalar (entry 0), so no entry the
+         * ISA leaves alone is ever NULL. */
+        int parent = find_isa(isas[i].parent);
+        build_table(parent >= 0 ? (size_t)parent : 0, t);
+    }
     isas[i].init(t);
 }
 
+/* Name and reason are stored before the table is published; two threads selecting at the
+ * same time may still leave the name of one with the reason of the other (selection is
+ * meant for start-up and benchmarks, not for racing threads). */
 static void set_active(size_t i, const char *reason) {
-    atomic_store_explicit(&fl_active_kernels, &tables[i], memory_order_release);
     active_name = isas[i].name;
     active_reason = reason;
+    atomic_store_explicit(&fl_active_kernels, &tables[i], memory_order_release);
 }
 
+/* Decides the kernel (automatic, then FILTERLAB_KERNEL) and only then publishes it: the
+ * inline fast path of fl_kernels() skips pthread_once once the pointer is set, so another
+ * thread must never see an intermediate choice. */
 static void init_once(void) {
     size_t best = 0;
     for (size_t i = 0; i < NISA; i++) {
@@ -156,26 +166,31 @@ static void init_once(void) {
         supported[i] = isas[i].supported();
         if (supported[i] && !isas[i].emulated) best = i;
     }
-    set_active(best, best == 0 ? "no faster kernel is compiled in or supported by this CPU"
-                               : "the fastest kernel this CPU supports");
+    size_t choice = best;
+    const char *reason = best == 0 ? "no faster kernel is compiled in or supported by this CPU"
+                                   : "the fastest kernel this CPU supports";
     const char *env = getenv("FILTERLAB_KERNEL");
-    if (!env || !*env || strcmp(env, "auto") == 0) return;
-    int i = find_isa(env);
-    if (i < 0) {
-        env_status = FL_ERR_UNKNOWN_KERNEL;
-        snprintf(env_reason, sizeof env_reason,
-                 "FILTERLAB_KERNEL=%.40s is not a compiled kernel; automatic choice used", env);
-        active_reason = env_reason;
-    } else if (!supported[i]) {
-        env_status = FL_ERR_KERNEL_UNAVAILABLE;
-        snprintf(env_reason, sizeof env_reason,
-                 "FILTERLAB_KERNEL=%s needs %s, which this CPU/OS lacks; automatic choice used",
-                 isas[i].name, isas[i].requires);
-        active_reason = env_reason;
-    } else {
-        snprintf(env_reason, sizeof env_reason, "forced by FILTERLAB_KERNEL=%s", isas[i].name);
-        set_active((size_t)i, env_reason);
+    if (env && *env && strcmp(env, "auto") != 0) {
+        int i = find_isa(env);
+        if (i < 0) {
+            env_status = FL_ERR_UNKNOWN_KERNEL;
+            snprintf(env_reason, sizeof env_reason,
+                     "FILTERLAB_KERNEL=%.40s is not a compiled kernel; automatic choice used",
+                     env);
+        } else if (!supported[i]) {
+            env_status = FL_ERR_KERNEL_UNAVAILABLE;
+            snprintf(env_reason, sizeof env_reason,
+                     "FILTERLAB_KERNEL=%s needs %s, which this CPU/OS lacks; automatic choice "
+                     "used",
+                     isas[i].name, isas[i].requires);
+        } else {
+            snprintf(env_reason, sizeof env_reason, "forced by FILTERLAB_KERNEL=%s",
+                     isas[i].name);
+            choice = (size_t)i;
+        }
+        reason = env_reason;
     }
+    set_active(choice, reason);
 }
 
 static void ensure_init(void) {

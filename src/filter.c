@@ -98,7 +98,7 @@ void fl_free(fl_filter *f) {
 }
 
 uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len) {
-    if (!f) return 0;
+    if (!f || (!key && len)) return 0;
     if (!key) key = ""; /* a NULL key of length 0 is the empty key */
     if (f->hash == FL_HASH_XXH64) return XXH64(key, len, f->seed);
     return XXH3_64bits_withSeed(key, len, f->seed);
@@ -243,7 +243,9 @@ fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     double predict_keys = (double)out->keys;
     if (f->g.variant == FL_CUCKOO) {
         out->bits_set = fl_cuckoo_occupied(f);
-        out->fill = (double)out->bits_set / ((double)f->g.units * FL_CUCKOO_SLOTS);
+        /* Load factor of the table itself; the stash is reported separately. */
+        out->fill = (double)(out->bits_set - f->stash_count) /
+                    ((double)f->g.units * FL_CUCKOO_SLOTS);
         out->stash_used = f->stash_count;
     } else {
         out->bits_set = fl_bloom_bits_set(f);

@@ -148,7 +148,9 @@ fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written
     uint8_t *p = (uint8_t *)buf;
     encode_header(f, p);
     if (f->bytes) memcpy(p + FMT_HEADER, f->data, f->bytes);
-    put64(p + FMT_HEADER + f->bytes, XXH3_64bits(f->data, f->bytes));
+    /* Checksum the copy, not f->data: atomic inserts on another thread may set bits in
+     * between, and the file must agree with its own checksum. */
+    put64(p + FMT_HEADER + f->bytes, XXH3_64bits(p + FMT_HEADER, f->bytes));
     if (written) *written = need;
     return FL_OK;
 }
@@ -345,24 +347,45 @@ static void sync_parent_dir(const char *path) {
     close(fd);
 }
 
-/* Writes to path.tmp.XXXXXX next to path, fsyncs and renames over path, so readers see
- * either the old file or the complete new one and a failure never destroys the old one. */
-/* Header, payload, payload checksum. */
+/* Header, payload, payload checksum; 0 on success (errno set otherwise), like write_full.
+ * The payload goes through a bounce buffer that is both hashed and written, so the checksum
+ * matches the bytes on disk even while atomic inserts on another thread set bits. */
 static int write_filter(int fd, const fl_filter *f) {
     uint8_t head[FMT_HEADER], sum[FMT_TRAILER];
     encode_header(f, head);
-    put64(sum, XXH3_64bits(f->data, f->bytes));
-    return write_full(fd, head, sizeof head) == 0 && write_full(fd, f->data, f->bytes) == 0 &&
-           write_full(fd, sum, sizeof sum) == 0;
+    if (write_full(fd, head, sizeof head) != 0) return -1;
+    enum { CHUNK = 1 << 16 };
+    uint8_t *chunk = malloc(CHUNK);
+    XXH3_state_t *st = XXH3_createState();
+    int rc = -1;
+    if (chunk && st && XXH3_64bits_reset(st) == XXH_OK) {
+        rc = 0;
+        for (size_t off = 0; off < f->bytes && rc == 0; off += CHUNK) {
+            size_t n = f->bytes - off < CHUNK ? f->bytes - off : CHUNK;
+            memcpy(chunk, (const uint8_t *)f->data + off, n);
+            if (XXH3_64bits_update(st, chunk, n) != XXH_OK || write_full(fd, chunk, n) != 0)
+                rc = -1;
+        }
+        if (rc == 0) {
+            put64(sum, XXH3_64bits_digest(st));
+            rc = write_full(fd, sum, sizeof sum);
+        }
+    } else {
+        errno = ENOMEM;
+    }
+    free(chunk);
+    XXH3_freeState(st);
+    return rc;
 }
 
 /* A path that exists but is not a regular file (a FIFO, a device such as /dev/stdout, or a
  * symlink) is written through, not replaced: renaming a temporary file over it would turn
  * it into a regular file. Such writes are not atomic. */
 static fl_status save_through(const fl_filter *f, const char *path) {
-    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    /* O_CREAT: a symbolic link may point to a file that does not exist yet. */
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return FL_ERR_IO;
-    int ok = write_filter(fd, f), err = errno;
+    int ok = write_filter(fd, f) == 0, err = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;
         err = errno;
@@ -371,6 +394,8 @@ static fl_status save_through(const fl_filter *f, const char *path) {
     return ok ? FL_OK : FL_ERR_IO;
 }
 
+/* Writes to path.tmp.XXXXXX next to path, fsyncs and renames over path, so readers see
+ * either the old file or the complete new one and a failure never destroys the old one. */
 fl_status fl_save_file(const fl_filter *f, const char *path) {
     if (!f || !path || !*path) return FL_ERR_INVALID_ARG;
     fl_status st = check_saveable(f);
@@ -402,7 +427,7 @@ fl_status fl_save_file(const fl_filter *f, const char *path) {
      * would have, or keep the mode of the file being replaced. */
     mode_t mode = lstat(path, &link) == 0 ? (link.st_mode & 07777) : (0666 & ~current_umask());
 
-    int ok = fchmod(fd, mode) == 0 && write_filter(fd, f) && fsync(fd) == 0;
+    int ok = fchmod(fd, mode) == 0 && write_filter(fd, f) == 0 && fsync(fd) == 0;
     int err = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "testutil.h"
@@ -204,6 +205,56 @@ static void concurrent_atomic_inserts(void **state) {
     free(h);
 }
 
+struct saver_job {
+    fl_filter *f;
+    int failures, saves;
+    volatile int stop;
+};
+
+static void *saver(void *arg) {
+    struct saver_job *j = arg;
+    size_t cap = fl_serialized_size(j->f);
+    unsigned char *buf = malloc(cap);
+    char path[] = "/tmp/fl-test-save-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    while (!j->stop || j->saves < 4) {
+        size_t written;
+        fl_filter *back = NULL;
+        if (fl_save_mem(j->f, buf, cap, &written) != FL_OK ||
+            fl_load_mem(buf, written, 0, &back) != FL_OK)
+            j->failures++;
+        fl_free(back);
+        back = NULL;
+        if (fd >= 0 && (fl_save_file(j->f, path) != FL_OK ||
+                        fl_load_file(path, 0, &back) != FL_OK))
+            j->failures++;
+        fl_free(back);
+        j->saves++;
+    }
+    if (fd >= 0) unlink(path);
+    free(buf);
+    return NULL;
+}
+
+/* A save racing atomic inserts still writes a file that matches its checksum. */
+static void save_during_atomic_inserts(void **state) {
+    (void)state;
+    const size_t n = 2000000;
+    uint64_t *h = test_hashes(n, 7);
+    fl_filter *f = sized(FL_BLOCK512, n, 0.01);
+    struct saver_job job = {f, 0, 0, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, saver, &job), 0);
+    for (size_t i = 0; i < n; i += 256) fl_insert_hashes_atomic(f, h + i, 256);
+    job.stop = 1;
+    pthread_join(t, NULL);
+    assert_true(job.saves >= 4);
+    assert_int_equal(job.failures, 0);
+    fl_free(f);
+    free(h);
+}
+
 static int thp_enabled(void) {
     FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
     if (!fp) return 0;
@@ -265,6 +316,7 @@ int main(void) {
         cmocka_unit_test(union_and_clear),
         cmocka_unit_test(info_reports_fill_and_prediction),
         cmocka_unit_test(concurrent_atomic_inserts),
+        cmocka_unit_test(save_during_atomic_inserts),
         cmocka_unit_test(large_filters_ask_for_huge_pages),
         cmocka_unit_test(null_arguments_are_errors),
     };

@@ -140,7 +140,8 @@ int main(int argc, char **argv)
     /* Never run on a kernel the user asked for and did not get: a silent fallback would
      * make benchmarks and bug reports lie. */
     fl_status env = fl_kernel_env_status();
-    if (env != FL_OK && cmd->needs_kernel && !help_requested(argc - first, argv + first))
+    if (env != FL_OK && !kernel && cmd->needs_kernel &&
+        !help_requested(argc - first, argv + first))
         return kernel_env_error(env);
     if (kernel) {
         fl_status s = fl_kernel_select(kernel);
@@ -150,7 +151,9 @@ int main(int argc, char **argv)
 
     int rc = cmd->run(argc - first, argv + first, &g);
     int orc = cli_out_finish(rc != EXIT_OK);
-    if (rc == EXIT_OK && env != FL_OK && !help_requested(argc - first, argv + first))
+    /* Commands that run no lookups (kernels, params) still report a bad variable; an
+     * explicit --kernel overrides it. */
+    if (rc == EXIT_OK && env != FL_OK && !kernel && !help_requested(argc - first, argv + first))
         rc = kernel_env_error(env);
     return rc != EXIT_OK ? rc : orc;
 }

@@ -2,6 +2,7 @@
  * Shared helpers of the CLI: one-line diagnostics, strict number parsing, formatting,
  * whole-file I/O, checked standard output and a small table printer.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -122,8 +123,10 @@ int cli_parse_seed(const char *cmd, const char *opt, const char *s, uint64_t *ou
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         base = 16;
         p += 2;
-        if (*p == '\0' || *p == '+')
-            return cli_usage_error(cmd, "%s: '%s' is not a number", opt, s), -1;
+        /* Hex digits only: strtoull alone would also take a sign, spaces or a second 0x. */
+        for (const char *q = p; *q || q == p; q++)
+            if (!isxdigit((unsigned char)*q))
+                return cli_usage_error(cmd, "%s: '%s' is not a number", opt, s), -1;
     }
     errno = 0;
     unsigned long long v = strtoull(p, &end, base);
@@ -281,12 +284,9 @@ int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
 
 int cli_save_filter(const fl_filter *f, const char *path)
 {
-    /* fl_save_file replaces the target atomically (temporary file + rename). That is right
-     * for a plain file but would replace a device, a FIFO or a symbolic link (/dev/stdout,
-     * a link to a file kept elsewhere) with a regular file, so those (and "-") get the
-     * serialized bytes written through them instead. */
-    struct stat st;
-    if (strcmp(path, "-") == 0 || (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+    /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is
+     * fl_save_file's job (it writes through what is not a regular file). */
+    if (strcmp(path, "-") == 0) {
         size_t size = fl_serialized_size(f), written = 0;
         unsigned char *buf = malloc(size ? size : 1);
         if (!buf)

@@ -137,6 +137,8 @@ t_usage_errors() {
     expect_error 1 "$FL" build --type cuckoo --units 10 --k 12 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --hash md5 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed -1 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed 0x-1 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed 0x0x10 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 -o
     expect_error 1 "$FL" query
     expect_error 1 "$FL" query a.flt b.flt
@@ -456,6 +458,8 @@ t_kernel_env() {
     FILTERLAB_KERNEL=bogus expect_error 1 "$FL" kernels
     grep -q '^scalar ' out || fail "no table"
     FILTERLAB_KERNEL=bogus expect_ok "$FL" query --help
+    # An explicit --kernel overrides the variable.
+    FILTERLAB_KERNEL=bogus expect_ok "$FL" --kernel scalar query block512.flt --input keys.txt
     FILTERLAB_KERNEL=scalar expect_ok "$FL" query block512.flt --count --input keys.txt
     [ "$(cat out)" = 2000 ] || fail "FILTERLAB_KERNEL=scalar"
 }
