@@ -23,20 +23,7 @@
 
 #include "kernels.h"
 #include "probe.h"
-
-#define FL_INLINE static inline __attribute__((always_inline))
-
-/* Prefetch only when the payload does not fit in a core's L2. */
-#define PF_MIN_BYTES ((size_t)2 << 20)
-/* Keys ahead (measured with checkkernels --bench). */
-#define PF_DIST 32
-
-FL_INLINE void pf_read(const void *p) {
-    _mm_prefetch((const char *)p, _MM_HINT_T0);
-}
-FL_INLINE void pf_write(const void *p) {
-    __builtin_prefetch(p, 1, 3);
-}
+#include "x86_common.h"
 
 FL_INLINE __m256i load4(const uint64_t *h, size_t i) {
     return _mm256_loadu_si256((const __m256i *)(const void *)((const unsigned char *)h + 8 * i));
@@ -49,50 +36,6 @@ FL_INLINE __m256i reduce_lo(__m256i x, __m256i n) {
 /* reduce32(h >> 32, units) for 4 hashes. */
 FL_INLINE __m256i unit_index(__m256i h, __m256i units) {
     return reduce_lo(_mm256_srli_epi64(h, 32), units);
-}
-/* Unit of hashes[i] in scalar code: the vector ports are the bottleneck of every lookup
- * here, while the scalar multiply port is idle; GCC would otherwise turn a vector of indices
- * into a chain of extracts. */
-FL_INLINE size_t unit_at(const uint64_t *hashes, size_t i, uint32_t units) {
-    uint32_t hi;
-    memcpy(&hi, (const unsigned char *)hashes + 8 * i + 4, 4);
-    return (size_t)(((uint64_t)hi * units) >> 32);
-}
-FL_INLINE uint32_t low_at(const uint64_t *hashes, size_t i) {
-    uint32_t lo;
-    memcpy(&lo, (const unsigned char *)hashes + 8 * i, 4);
-    return lo;
-}
-
-/* Prefetch the units of hashes[i..i+8) (ubytes each). */
-FL_INLINE void prefetch8(const uint8_t *base, size_t ubytes, const uint64_t *hashes, size_t i,
-                         uint32_t units, const int write) {
-    for (size_t j = 0; j < 8; j++) {
-        const uint8_t *p = base + ubytes * unit_at(hashes, i + j, units);
-        if (write)
-            pf_write(p);
-        else
-            pf_read(p);
-    }
-}
-
-/* 8 hit bits -> out[0..8) as 0/1 bytes. */
-FL_INLINE size_t emit8(uint8_t *out, unsigned hits) {
-    uint64_t b = _pdep_u64(hits, 0x0101010101010101ull);
-    memcpy(out, &b, 8);
-    return (size_t)__builtin_popcount(hits);
-}
-
-/* Scalar tails of the insert kernels, with probe.h's math and alignment-free hash reads
- * (the scalar kernels index hashes[] directly, which assumes 8-byte alignment). */
-FL_INLINE void tail_insert_split256(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    fl_insert_split256_scalar(f, hashes + i, n - i);
-}
-FL_INLINE void tail_insert_block512(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    fl_insert_block512_scalar(f, hashes + i, n - i);
-}
-FL_INLINE void tail_insert_reg64(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    fl_insert_reg64_scalar(f, hashes + i, n - i);
 }
 
 /* ---- split256 --------------------------------------------------------------------------- */
@@ -143,7 +86,7 @@ static void fl_insert_split256_avx2(const fl_kview *f, const uint64_t *hashes, s
             _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), split256_bits(low_at(hashes, i + j), salts)));
         }
     }
-    tail_insert_split256(f, hashes, i, n);
+    fl_insert_split256_scalar(f, hashes + i, n - i);
 }
 
 /* ---- block512 --------------------------------------------------------------------------- */
@@ -223,7 +166,7 @@ static void fl_insert_block512_avx2(const fl_kview *f, const uint64_t *hashes, s
             for (uint32_t s = 0; s < k; s++) b[p[s] >> 6] |= 1ull << (p[s] & 63);
         }
     }
-    tail_insert_block512(f, hashes, i, n);
+    fl_insert_block512_scalar(f, hashes + i, n - i);
 }
 
 /* ---- reg64 ------------------------------------------------------------------------------- */
@@ -293,7 +236,7 @@ static void fl_insert_reg64_avx2(const fl_kview *f, const uint64_t *hashes, size
         /* Scalar ORs, in order: keys of one group may share a word. */
         for (size_t j = 0; j < 8; j++) words[unit_at(hashes, i + j, f->units)] |= m[j];
     }
-    tail_insert_reg64(f, hashes, i, n);
+    fl_insert_reg64_scalar(f, hashes + i, n - i);
 }
 
 /* ---- classic ----------------------------------------------------------------------------- */

@@ -25,21 +25,7 @@
 
 #include "kernels.h"
 #include "probe.h"
-
-#define FL_INLINE static inline __attribute__((always_inline))
-
-/* Prefetch only when the payload does not fit in a core's L2 (2 MiB on Sapphire Rapids). */
-#define PF_MIN_BYTES ((size_t)2 << 20)
-/* Keys ahead: enough to cover DRAM latency at a few ns per key, few enough not to
- * overflow the fill buffers (measured with checkkernels --bench). */
-#define PF_DIST 32
-
-FL_INLINE void pf_read(const void *p) {
-    _mm_prefetch((const char *)p, _MM_HINT_T0);
-}
-FL_INLINE void pf_write(const void *p) {
-    __builtin_prefetch(p, 1, 3);
-}
+#include "x86_common.h"
 
 FL_INLINE __m512i load8(const uint64_t *h, size_t i) {
     return _mm512_loadu_si512((const void *)((const unsigned char *)h + 8 * i));
@@ -60,39 +46,6 @@ FL_INLINE __m512i unit_index(__m512i h, __m512i units) {
 FL_INLINE void spill8(void *dst, __m512i v) {
     _mm256_storeu_si256((__m256i *)dst, _mm512_castsi512_si256(v));
     _mm256_storeu_si256((__m256i *)((uint8_t *)dst + 32), _mm512_extracti64x4_epi64(v, 1));
-}
-
-/* Unit of hashes[i] in scalar code: the vector ports are the bottleneck of every lookup here,
- * while the scalar multiply (port 1) is idle; GCC would otherwise turn a vector of indices
- * into a chain of port-5 extracts. */
-FL_INLINE size_t unit_at(const uint64_t *hashes, size_t i, uint32_t units) {
-    uint32_t hi;
-    memcpy(&hi, (const unsigned char *)hashes + 8 * i + 4, 4);
-    return (size_t)(((uint64_t)hi * units) >> 32);
-}
-FL_INLINE uint32_t low_at(const uint64_t *hashes, size_t i) {
-    uint32_t lo;
-    memcpy(&lo, (const unsigned char *)hashes + 8 * i, 4);
-    return lo;
-}
-
-/* Prefetch the units of hashes[i..i+8) (ubytes each). */
-FL_INLINE void prefetch8(const uint8_t *base, size_t ubytes, const uint64_t *hashes, size_t i,
-                         uint32_t units, const int write) {
-    for (size_t j = 0; j < 8; j++) {
-        const uint8_t *p = base + ubytes * unit_at(hashes, i + j, units);
-        if (write)
-            pf_write(p);
-        else
-            pf_read(p);
-    }
-}
-
-/* 8 hit bits -> out[0..8) as 0/1 bytes. */
-FL_INLINE size_t emit8(uint8_t *out, unsigned hits) {
-    uint64_t b = _pdep_u64(hits, 0x0101010101010101ull);
-    memcpy(out, &b, 8);
-    return (size_t)__builtin_popcount(hits);
 }
 
 /* Bytes of m that are zero become 0x01, the others 0x00 (carry-free SWAR: the +0x7f sets
@@ -116,18 +69,6 @@ FL_INLINE uint64_t join4(const __mmask16 m[4]) {
     _mm512_setr_epi32(4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p),   \
                       4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2,          \
                       4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2)
-
-/* Scalar tails of the insert kernels, with probe.h's math and alignment-free hash reads
- * (the scalar kernels index hashes[] directly, which assumes 8-byte alignment). */
-FL_INLINE void tail_insert_split256(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    fl_insert_split256_scalar(f, hashes + i, n - i);
-}
-FL_INLINE void tail_insert_block512(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    fl_insert_block512_scalar(f, hashes + i, n - i);
-}
-FL_INLINE void tail_insert_reg64(const fl_kview *f, const uint64_t *hashes, size_t i, size_t n) {
-    fl_insert_reg64_scalar(f, hashes + i, n - i);
-}
 
 /* ---- split256 --------------------------------------------------------------------------- */
 
@@ -195,7 +136,7 @@ static void fl_insert_split256_avx512(const fl_kview *f, const uint64_t *hashes,
                                                    _mm512_extracti64x4_epi64(bit, 1)));
         }
     }
-    tail_insert_split256(f, hashes, i, n);
+    fl_insert_split256_scalar(f, hashes + i, n - i);
 }
 
 /* ---- block512 --------------------------------------------------------------------------- */
@@ -291,7 +232,7 @@ static void fl_insert_block512_avx512(const fl_kview *f, const uint64_t *hashes,
             for (uint32_t s = 0; s < k; s++) b[p[s] >> 6] |= 1ull << (p[s] & 63);
         }
     }
-    tail_insert_block512(f, hashes, i, n);
+    fl_insert_block512_scalar(f, hashes + i, n - i);
 }
 
 /* ---- reg64 ------------------------------------------------------------------------------- */
@@ -346,7 +287,7 @@ static void fl_insert_reg64_avx512(const fl_kview *f, const uint64_t *hashes, si
         /* Scalar ORs, in order: keys of one group may share a word. */
         for (size_t j = 0; j < 8; j++) words[unit_at(hashes, i + j, f->units)] |= m[j];
     }
-    tail_insert_reg64(f, hashes, i, n);
+    fl_insert_reg64_scalar(f, hashes + i, n - i);
 }
 
 /* ---- classic ----------------------------------------------------------------------------- */
