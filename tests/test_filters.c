@@ -208,7 +208,7 @@ static void concurrent_atomic_inserts(void **state) {
 struct saver_job {
     fl_filter *f;
     int failures, saves;
-    volatile int stop;
+    int stop; /* set with __atomic_store_n by the inserting thread */
 };
 
 static void *saver(void *arg) {
@@ -218,7 +218,7 @@ static void *saver(void *arg) {
     char path[] = "/tmp/fl-test-save-XXXXXX";
     int fd = mkstemp(path);
     if (fd >= 0) close(fd);
-    while (!j->stop || j->saves < 4) {
+    while (!__atomic_load_n(&j->stop, __ATOMIC_ACQUIRE) || j->saves < 4) {
         size_t written;
         fl_filter *back = NULL;
         if (fl_save_mem(j->f, buf, cap, &written) != FL_OK ||
@@ -246,8 +246,8 @@ static void save_during_atomic_inserts(void **state) {
     struct saver_job job = {f, 0, 0, 0};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, saver, &job), 0);
-    for (size_t i = 0; i < n; i += 256) fl_insert_hashes_atomic(f, h + i, 256);
-    job.stop = 1;
+    for (size_t i = 0; i < n; i += 256) fl_insert_hashes_atomic(f, h + i, n - i < 256 ? n - i : 256);
+    __atomic_store_n(&job.stop, 1, __ATOMIC_RELEASE);
     pthread_join(t, NULL);
     assert_true(job.saves >= 4);
     assert_int_equal(job.failures, 0);
