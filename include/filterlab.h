@@ -188,6 +188,12 @@ int fl_contains_hash(const fl_filter *f, uint64_t hash);
 fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
 fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t n,
                              uint8_t *out, size_t *positives);
+/* Batches of integer keys: hashed with fl_hash_u64 and the filter's seed inside the library
+ * (vectorized where the CPU allows), then the same kernels as the hash batches. Same
+ * results, out form and errors as fl_insert_hashes / fl_contains_hashes. */
+fl_status fl_insert_u64s(fl_filter *f, const uint64_t *keys, size_t n, size_t *inserted);
+fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, uint8_t *out,
+                           size_t *positives);
 /* Bloom variants only: may run concurrently with other atomic inserts and lookups. */
 fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
 

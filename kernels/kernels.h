@@ -57,10 +57,15 @@ typedef void (*fl_insert_fn)(const fl_kview *f, const uint64_t *hashes, size_t n
  * scalar uops where one vector multiply-shift-test does the same work. */
 typedef int (*fl_contains1_fn)(const fl_kview *f, uint64_t hash);
 
+/* out[i] = fl_hash_u64(keys[i], seed) (the SplitMix64 finalizer of filterlab.h) for the
+ * integer-key batch calls; keys and out need no alignment and may not overlap. */
+typedef void (*fl_hash_u64_fn)(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
+
 typedef struct fl_kernel_table {
     fl_contains_fn contains[FL_K_COUNT];
     fl_insert_fn insert[FL_K_COUNT];       /* NULL for the cuckoo families */
     fl_contains1_fn contains1[FL_K_COUNT];
+    fl_hash_u64_fn hash_u64;
 } fl_kernel_table;
 
 /* Each ISA's init overwrites the entries it implements, on a table already filled by the

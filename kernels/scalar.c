@@ -12,6 +12,9 @@
 #error "kernels/scalar.c must be compiled at baseline flags"
 #endif
 
+#include <string.h>
+
+#include "filterlab.h"
 #include "kernels.h"
 #include "probe.h"
 
@@ -106,6 +109,14 @@ void fl_insert_reg64_scalar(const fl_kview *f, const uint64_t *hashes, size_t n)
     }
 }
 
+/* filterlab.h's fl_hash_u64_inline over an array. */
+static void fl_hash_u64_scalar(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = fl_hash_u64_inline(fl_hash_at(keys, i), seed);
+        memcpy((unsigned char *)out + 8 * i, &h, 8);
+    }
+}
+
 void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->contains[FL_K_CLASSIC] = fl_contains_classic_scalar;
     t->contains[FL_K_BLOCK512] = fl_contains_block512_scalar;
@@ -125,4 +136,5 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->contains1[FL_K_REG64] = fl_reg64_probe;
     t->contains1[FL_K_CUCKOO8] = fl_cuckoo_probe;
     t->contains1[FL_K_CUCKOO16] = fl_cuckoo_probe;
+    t->hash_u64 = fl_hash_u64_scalar;
 }

@@ -174,6 +174,44 @@ fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t 
     return FL_OK;
 }
 
+/* Integer keys go through a stack block of hashes: the kernels take hashes, and a block of
+ * 1024 keeps the hashes in L1 between the hash kernel and the lookup kernel. */
+#define U64_BLOCK 1024
+
+fl_status fl_insert_u64s(fl_filter *f, const uint64_t *keys, size_t n, size_t *inserted) {
+    if (inserted) *inserted = 0;
+    if (!f || (!keys && n)) return FL_ERR_INVALID_ARG;
+    uint64_t h[U64_BLOCK];
+    const fl_kernel_table *t = fl_kernels();
+    for (size_t off = 0; off < n; off += U64_BLOCK) {
+        size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK, done = 0;
+        t->hash_u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
+                    f->seed, h);
+        fl_status s = fl_insert_hashes(f, h, m, &done);
+        if (inserted) *inserted = off + done;
+        if (s != FL_OK) return s;
+    }
+    return FL_OK;
+}
+
+fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, uint8_t *out,
+                           size_t *positives) {
+    if (positives) *positives = 0;
+    if (!f || ((!keys || !out) && n)) return FL_ERR_INVALID_ARG;
+    uint64_t h[U64_BLOCK];
+    const fl_kernel_table *t = fl_kernels();
+    fl_kview v = fl_view(f);
+    size_t pos = 0;
+    for (size_t off = 0; off < n; off += U64_BLOCK) {
+        size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK;
+        t->hash_u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
+                    f->seed, h);
+        pos += t->contains[f->family](&v, h, m, out + off);
+    }
+    if (positives) *positives = pos;
+    return FL_OK;
+}
+
 fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
     if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
     if (f->g.variant == FL_CUCKOO) return FL_ERR_UNSUPPORTED;

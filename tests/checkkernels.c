@@ -370,6 +370,37 @@ static int check_contains1(const kernel *kn, const kernel *ref, tfilter *t, cons
     return 1;
 }
 
+/* The integer-key hash kernel vs scalar: every length up to 70 and 1000, every input
+ * misalignment, canaries after the output. */
+static int check_hash_u64(const kernel *kn, const kernel *ref, const uint64_t *q) {
+    static uint64_t want[1000];
+    static unsigned char got[8 * 1000 + 64];
+    for (size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
+        unsigned mis = (unsigned)rnd_below(8);
+        uint64_t seed = rnd();
+        const uint64_t *in = gbuf_place(&g_in, q, n, mis, (int)(n & 1));
+        ref->t->hash_u64(in, n, seed, want);
+        memset(got, CANARY_BYTE, sizeof got);
+        kn->t->hash_u64(in, n, seed, (uint64_t *)(void *)(got + mis));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t g;
+            memcpy(&g, got + mis + 8 * i, 8);
+            if (g != want[i]) {
+                failf("hash_u64 n=%zu index %zu: got %016" PRIx64 " want %016" PRIx64, n, i, g,
+                      want[i]);
+                return 0;
+            }
+        }
+        for (size_t i = mis + 8 * n; i < sizeof got; i++)
+            if (got[i] != CANARY_BYTE) {
+                failf("hash_u64 n=%zu wrote past out[n]", n);
+                return 0;
+            }
+        if (n == 1000) break;
+    }
+    return 1;
+}
+
 /* One insert kernel vs scalar insert on two copies of the same filter: payloads word for word
  * after each batch, the guard zone, and no false negatives for what was inserted. */
 static int check_insert(const kernel *kn, const kernel *ref, const tfilter *base,
@@ -494,11 +525,16 @@ static void run_checks(const kernel *ks, size_t nk) {
             fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", FAMILY[fam],
                     g_passed, g_failed);
     }
+    for (size_t ki = 1; ki < nk; ki++) {
+        snprintf(g_ctx, sizeof g_ctx, "kernel=%s hash_u64", ks[ki].name);
+        record(check_hash_u64(&ks[ki], &ks[0], q));
+    }
     /* The table itself: every lookup present, inserts exactly for the Bloom families. */
     for (size_t ki = 0; ki < nk; ki++)
         for (int fam = 0; fam < FL_K_COUNT; fam++) {
             snprintf(g_ctx, sizeof g_ctx, "kernel=%s family=%s table", ks[ki].name, FAMILY[fam]);
             int ok = ks[ki].t->contains[fam] != NULL && ks[ki].t->contains1[fam] != NULL &&
+                     ks[ki].t->hash_u64 != NULL &&
                      (ks[ki].t->insert[fam] == NULL) == (is_cuckoo((fl_kfamily)fam) != 0);
             if (!ok) failf("table entry missing or unexpected");
             record(ok);

@@ -67,6 +67,43 @@ static void byte_and_integer_keys(void **state) {
     }
 }
 
+/* Integer-key batches hash with fl_hash_u64 and the filter's seed: the same answers as
+ * single integer keys, and a cuckoo batch stops at FULL with the count inserted. */
+static void integer_key_batches(void **state) {
+    (void)state;
+    const size_t n = 5000;
+    uint64_t *keys = malloc(n * sizeof *keys), *probe = malloc(2 * n * sizeof *probe);
+    uint8_t *out = malloc(2 * n);
+    for (size_t i = 0; i < n; i++) keys[i] = i * 7919 + 3;
+    for (size_t i = 0; i < 2 * n; i++) probe[i] = i * 7919 + 3; /* half inserted */
+    for (size_t v = 0; v < 5; v++) {
+        fl_config cfg = {.variant = variants[v], .n = n, .fpr = 0.01, .seed = 99};
+        fl_filter *f;
+        assert_int_equal(fl_create(&cfg, &f), FL_OK);
+        size_t inserted = 0, pos = 0, expect = 0;
+        assert_int_equal(fl_insert_u64s(f, keys, n, &inserted), FL_OK);
+        assert_int_equal(inserted, n);
+        assert_int_equal(fl_contains_u64s(f, probe, 2 * n, out, &pos), FL_OK);
+        for (size_t i = 0; i < 2 * n; i++) {
+            assert_int_equal(out[i], fl_contains_u64(f, probe[i]));
+            expect += out[i];
+        }
+        assert_int_equal(pos, expect);
+        for (size_t i = 0; i < n; i++) assert_int_equal(out[i], 1);
+        fl_free(f);
+    }
+    fl_filter *c = test_filter(FL_CUCKOO, 10, 16);
+    size_t inserted = 0;
+    assert_int_equal(fl_insert_u64s(c, keys, n, &inserted), FL_ERR_FULL);
+    assert_true(inserted >= 30 && inserted < 60);
+    assert_int_equal(fl_count(c), inserted);
+    assert_int_equal(fl_contains_u64s(c, NULL, 1, out, NULL), FL_ERR_INVALID_ARG);
+    fl_free(c);
+    free(keys);
+    free(probe);
+    free(out);
+}
+
 /* Batches of every small length, at unaligned offsets, agree with single-key answers. */
 static void single_and_batch_agree(void **state) {
     (void)state;
@@ -313,6 +350,7 @@ int main(void) {
         cmocka_unit_test(no_false_negatives),
         cmocka_unit_test(byte_and_integer_keys),
         cmocka_unit_test(single_and_batch_agree),
+        cmocka_unit_test(integer_key_batches),
         cmocka_unit_test(union_and_clear),
         cmocka_unit_test(info_reports_fill_and_prediction),
         cmocka_unit_test(concurrent_atomic_inserts),
