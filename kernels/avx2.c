@@ -289,10 +289,7 @@ static size_t fl_contains_classic_avx2(const fl_kview *f, const uint64_t *hashes
     return classic_contains(f, hashes, n, out, 0);
 }
 
-/* No classic insert kernel: a batch insert that prefetches all k words of keys ahead for
- * write measured 0.9x scalar at 1 MiB and 1.1-1.2x at 64 MiB. With k random lines per key,
- * each read for ownership and later written back, inserts are bound by memory traffic, not
- * by the few instructions a vector unit could save. The table keeps the scalar insert. */
+/* No classic insert kernel: the scalar one is kept (the reason is in avx512.c). */
 
 /* ---- cuckoo ------------------------------------------------------------------------------ */
 

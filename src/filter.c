@@ -200,13 +200,13 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
     if (!f || ((!keys || !out) && n)) return FL_ERR_INVALID_ARG;
     uint64_t h[U64_BLOCK];
     const fl_kernel_table *t = fl_kernels();
-    fl_kview v = fl_view(f);
     size_t pos = 0;
     for (size_t off = 0; off < n; off += U64_BLOCK) {
-        size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK;
+        size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK, p = 0;
         t->hash_u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
                     f->seed, h);
-        pos += t->contains[f->family](&v, h, m, out + off);
+        fl_contains_hashes(f, h, m, out + off, &p);
+        pos += p;
     }
     if (positives) *positives = pos;
     return FL_OK;
