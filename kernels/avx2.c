@@ -374,11 +374,11 @@ static size_t fl_contains_cuckoo16_avx2(const fl_kview *f, const uint64_t *hashe
     return cuckoo_contains(f, hashes, n, out, 0, 1);
 }
 
-/* One key (the single-key API calls): 8 salt products, 8 bits, one vptest. */
-static int fl_contains1_split256_avx2(const fl_kview *f, uint64_t h) {
-    const __m256i salts = _mm256_loadu_si256((const __m256i *)FL_SALT);
-    __m256i blk = _mm256_load_si256((const __m256i *)fl_split256_at(f, h));
-    return _mm256_testc_si256(blk, split256_bits((uint32_t)h, salts));
+/* One key (the single-key API calls, fl_lookup.probe): the header-inline AVX2 probe of
+ * filterlab_inline.h, so callers compiled with or without AVX2 run the same code. */
+static int fl_contains1_split256_avx2(const void *data, uint32_t units, uint32_t k, uint64_t h) {
+    (void)k; /* always 8 */
+    return fl_split256_probe_avx2(data, units, h);
 }
 
 void fl_kernels_init_avx2(fl_kernel_table *t) {

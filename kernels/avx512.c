@@ -434,13 +434,15 @@ static void fl_hash_u64_avx512(const uint64_t *keys, size_t n, uint64_t seed, ui
 }
 
 /* One key (the single-key API calls): the per-key step of block512_contains_one. */
-static int fl_contains1_block512_avx512(const fl_kview *f, uint64_t h) {
+static int fl_contains1_block512_avx512(const void *data, uint32_t units, uint32_t k,
+                                        uint64_t h) {
     const __m512i salts = _mm512_loadu_si512((const void *)FL_SALT);
     __m512i t = _mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h), salts);
     __m512i bit = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(t, 23));
-    __m512i a = _mm512_load_si512((const void *)fl_block512_at(f, h));
+    fl_kview v = fl_bloom_view(data, units, k);
+    __m512i a = _mm512_load_si512((const void *)fl_block512_at(&v, h));
     __m512i w = _mm512_permutexvar_epi32(_mm512_srli_epi32(t, 28), a);
-    return _mm512_mask_testn_epi32_mask((__mmask16)((1u << f->k) - 1), w, bit) == 0;
+    return _mm512_mask_testn_epi32_mask((__mmask16)((1u << k) - 1), w, bit) == 0;
 }
 
 void fl_kernels_init_avx512(fl_kernel_table *t) {

@@ -15,17 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Public types the kernels share with the header-inline lookups (fl_stash_entry, fl_lookup).
+ * Included before the visibility push below: its fl_lookup_init is exported. */
+#include "filterlab_inline.h"
+
 /* Kernels are internal to the library: hidden, so libfilterlab.so neither exports them nor
  * calls them through its PLT. */
 #pragma GCC visibility push(hidden)
-
-/* Slot of one cuckoo victim-stash entry: the bucket it belongs to (its primary bucket or the
- * alternate, either works for lookup since both are checked) and its fingerprint. */
-typedef struct fl_stash_entry {
-    uint32_t bucket;
-    uint16_t fp;
-    uint16_t unused;
-} fl_stash_entry;
 
 typedef struct fl_kview {
     void *data;        /* payload, 64-byte aligned, units * unit_bytes long */
@@ -52,10 +48,13 @@ typedef size_t (*fl_contains_fn)(const fl_kview *f, const uint64_t *hashes, size
                                  uint8_t *out);
 /* Sets the bits of hashes[0..n) (Bloom families only). */
 typedef void (*fl_insert_fn)(const fl_kview *f, const uint64_t *hashes, size_t n);
-/* One key: 1 if hash may be in the filter, else 0. The single-key calls of the API use it:
- * for one key a batch call costs more than the probe, and a scalar split256 probe is ~60
- * scalar uops where one vector multiply-shift-test does the same work. */
-typedef int (*fl_contains1_fn)(const fl_kview *f, uint64_t hash);
+/* One key of a Bloom payload: 1 if hash may be in the filter, else 0. The single-key calls
+ * of the API and the lookup handles of filterlab_inline.h use it (fl_lookup.probe): for one
+ * key a batch call costs more than the probe, and a scalar split256 probe is ~60 scalar uops
+ * where one vector multiply-shift-test does the same work. Cuckoo lookups have no entry: the
+ * header probes them in line (SSE2/NEON) everywhere. Same type as fl_lookup_fn, so
+ * fl_lookup_of hands the caller the dispatched entry itself. */
+typedef fl_lookup_fn fl_contains1_fn;
 
 /* out[i] = fl_hash_u64(keys[i], seed) (the SplitMix64 finalizer of filterlab.h) for the
  * integer-key batch calls; keys and out need no alignment and may not overlap. */
@@ -64,7 +63,7 @@ typedef void (*fl_hash_u64_fn)(const uint64_t *keys, size_t n, uint64_t seed, ui
 typedef struct fl_kernel_table {
     fl_contains_fn contains[FL_K_COUNT];
     fl_insert_fn insert[FL_K_COUNT];       /* NULL for the cuckoo families */
-    fl_contains1_fn contains1[FL_K_COUNT];
+    fl_contains1_fn contains1[FL_K_COUNT]; /* NULL for the cuckoo families */
     fl_hash_u64_fn hash_u64;
 } fl_kernel_table;
 

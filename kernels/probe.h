@@ -6,9 +6,9 @@
  * kernel checker compares them byte for byte). Change a formula here and the file format
  * version must change too: saved filters would no longer answer the same.
  *
- * Range reduction everywhere is Lemire's multiply-shift, (x32 * n) >> 32 ("Fast Random
- * Integer Generation in an Interval", 2019), which is what the Parquet split block filter
- * specifies for its block index; it keeps unit counts free of power-of-two rounding.
+ * The primitives the header-inline lookups need too (Lemire's range reduction, the salts, the
+ * cuckoo fingerprint, buckets and bucket test) live in include/filterlab_inline.h, which this
+ * file includes, so each formula has one definition.
  */
 #ifndef FL_PROBE_H
 #define FL_PROBE_H
@@ -16,11 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "filterlab_inline.h"
 #include "kernels.h"
-
-static inline uint32_t fl_reduce32(uint32_t x, uint32_t n) {
-    return (uint32_t)(((uint64_t)x * n) >> 32);
-}
 
 /* Little-endian loads/stores of payload words: the payload is little-endian on every host,
  * as the Parquet format and our file format require. */
@@ -41,21 +38,19 @@ static inline uint64_t fl_load_le64(const void *p) {
     return v;
 }
 
+/* The kernel view of a Bloom payload, for the one-key entries (fl_contains1_fn), which get
+ * the handle's fields by value. */
+static inline fl_kview fl_bloom_view(const void *data, uint32_t units, uint32_t k) {
+    fl_kview v = {(void *)(uintptr_t)data, units, k, NULL, 0};
+    return v;
+}
+
 /* hashes[i] of a caller's array, which the API lets be unaligned. */
 static inline uint64_t fl_hash_at(const uint64_t *hashes, size_t i) {
     uint64_t v;
     memcpy(&v, (const unsigned char *)hashes + 8 * i, 8);
     return v;
 }
-
-/* Salts for the in-block bit positions. The first eight are the Apache Parquet split block
- * salts (parquet-format BloomFilter.md); the other eight are xxHash's and MurmurHash3's odd
- * 32-bit multipliers. A position is the top bits of (h32 * salt). */
-static const uint32_t FL_SALT[16] = {
-    0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du, 0x705495c7u, 0x2df1424bu,
-    0x9efc4947u, 0x5c6bfb31u, 0x9e3779b1u, 0x85ebca77u, 0xc2b2ae3du, 0x27d4eb2fu,
-    0x165667b1u, 0xcc9e2d51u, 0x1b873593u, 0xe6546b65u,
-};
 
 #define FL_K_MAX 16 /* most bits per key for block512 and reg64 (one salt per bit) */
 
@@ -134,24 +129,8 @@ static inline int fl_reg64_probe(const fl_kview *f, uint64_t h) {
     return (w & m) == m;
 }
 
-/* ---- cuckoo: partial-key cuckoo hashing (Fan, Andersen, Kaminsky, Mitzenmacher 2014) -------
- * Primary bucket reduce32(h >> 32, buckets). Fingerprint uniform in [1, 2^f - 1] (0 marks an
- * empty slot): reduce32(h32, 2^f - 1) + 1. The alternate bucket must be computable from
- * (bucket, fingerprint) alone and be an involution for any bucket count, not only powers of
- * two where XOR works: alt(i) = (H(fp) - i) mod buckets satisfies alt(alt(i)) = i. H(fp) is
- * reduce32(fp * 0x5bd1e995, buckets) (MurmurHash2's multiplier). */
+/* ---- cuckoo: fingerprints, buckets and their alternates are in filterlab_inline.h ------- */
 #define FL_CUCKOO_SLOTS 4
-
-static inline uint32_t fl_cuckoo_fp(uint64_t h, uint32_t fp_bits) {
-    return fl_reduce32((uint32_t)h, (1u << fp_bits) - 1u) + 1u;
-}
-static inline uint32_t fl_cuckoo_bucket(uint64_t h, uint32_t buckets) {
-    return fl_reduce32((uint32_t)(h >> 32), buckets);
-}
-static inline uint32_t fl_cuckoo_alt(uint32_t i, uint32_t fp, uint32_t buckets) {
-    uint32_t hf = fl_reduce32(fp * 0x5bd1e995u, buckets);
-    return hf >= i ? hf - i : hf + (buckets - i);
-}
 
 /* Slot s of bucket b: 8-bit fingerprints are 4 bytes per bucket, 16-bit ones 4 little-endian
  * 16-bit words (8 bytes) per bucket. */
@@ -171,11 +150,7 @@ static inline void fl_cuckoo_set(void *data, uint32_t fp_bits, uint32_t b, int s
 }
 
 static inline int fl_cuckoo_stash_has(const fl_kview *f, uint32_t i1, uint32_t i2, uint32_t fp) {
-    for (uint32_t s = 0; s < f->stash_count; s++) {
-        const fl_stash_entry *e = &f->stash[s];
-        if (e->fp == fp && (e->bucket == i1 || e->bucket == i2)) return 1;
-    }
-    return 0;
+    return fl_cuckoo_stash_match(f->stash, f->stash_count, i1, i2, fp);
 }
 
 /* For SIMD cuckoo kernels: of the lanes in `miss` (bit j = hashes[i + j] missed both
@@ -191,21 +166,6 @@ static inline unsigned fl_cuckoo_stash_lanes(const fl_kview *f, const uint64_t *
         if (fl_cuckoo_stash_has(f, b1, fl_cuckoo_alt(b1, fp, f->units), fp)) found |= 1u << j;
     }
     return found;
-}
-
-/* Whether any lane of the bucket equals fp, without a branch per slot (a lookup that
- * misses half the time would mispredict one). x = bucket ^ (fp in every lane) has a zero
- * lane exactly where a slot matches; (x - 0x..0101) & ~x & 0x..8080 is nonzero iff some
- * lane of x is zero (Mycroft's test, "Bit Twiddling Hacks", haszero). Empty slots are 0 and
- * fp >= 1, so they never match. */
-static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
-                                            uint32_t fp) {
-    if (fp_bits == 8) {
-        uint32_t x = fl_load_le32((const uint8_t *)data + 4 * (size_t)b) ^ (fp * 0x01010101u);
-        return (x - 0x01010101u) & ~x & 0x80808080u;
-    }
-    uint64_t x = fl_load_le64((const uint8_t *)data + 8 * (size_t)b) ^ (fp * 0x0001000100010001ull);
-    return (x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull;
 }
 
 static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {

@@ -2,8 +2,9 @@
  * Filter lifecycle and the routing of every public insert/lookup call to its kernel.
  *
  * Batches go through the dispatched kernel table once per batch; single-key lookups through
- * its one-key entries (contains1), which the SIMD ISAs fill where a vector probe of one key
- * beats the scalar one (split256, block512).
+ * the inline lookup of filterlab_inline.h, which probes cuckoo filters in line and the Bloom
+ * variants with the table's one-key entries (contains1), which the SIMD ISAs fill where a
+ * vector probe of one key beats the scalar one (split256, block512).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -108,9 +109,34 @@ uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {
     return fl_hash_u64_inline(key, seed);
 }
 
+/* The lookup of a NULL filter's handle (variant 0 is never probed in line). */
+static int probe_nothing(const void *data, uint32_t units, uint32_t k, uint64_t hash) {
+    (void)data, (void)units, (void)k, (void)hash;
+    return 0;
+}
+
+/* The handle of filterlab_inline.h: the filter's live payload and stash, and the one-key
+ * kernel of the active table. */
+fl_lookup fl_lookup_of(const fl_filter *f) {
+    static const uint32_t no_stash = 0;
+    fl_lookup l = {.stash_count = &no_stash, .probe = probe_nothing};
+    if (!f) return l;
+    l.data = f->data;
+    l.units = (uint32_t)f->g.units;
+    l.k = f->g.k;
+    l.variant = f->g.variant;
+    l.seed = f->seed;
+    l.stash = f->stash;
+    l.stash_count = &f->stash_count;
+    if (f->g.variant != FL_CUCKOO) l.probe = fl_kernels()->contains1[f->family];
+    return l;
+}
+
+/* The single-key calls are the inline lookup on a handle built per call: cuckoo probes stay
+ * in line (SSE2/NEON), the rest go to the dispatched one-key kernel. */
 static int probe_one(const fl_filter *f, uint64_t h) {
-    fl_kview v = fl_view(f);
-    return fl_kernels()->contains1[f->family](&v, h);
+    const fl_lookup l = fl_lookup_of(f);
+    return fl_lookup_hash(&l, h);
 }
 
 fl_status fl_insert_hash(fl_filter *f, uint64_t hash) {

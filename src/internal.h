@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 
 #include "filterlab.h"
+#include "filterlab_inline.h"
 
 /* Everything declared from here on is internal to the library: hidden, so calls between the
  * library's files are direct instead of going through the PLT of libfilterlab.so. */

@@ -1,0 +1,232 @@
+/*
+ * filterlab_inline.h: single-key lookups that compile into the caller's loop.
+ *
+ * Why: in a cache-resident filter a lookup takes a few nanoseconds, and a call into
+ * libfilterlab (PLT, argument checks, building the kernel's view, the dispatched indirect
+ * call) costs about as much again. Header-only libraries such as fastfilter_cpp avoid that
+ * cost by inlining everything; this header gives C callers the same for one-key-at-a-time
+ * loops:
+ *
+ *     const fl_lookup L = fl_lookup_of(filter);     // once
+ *     for (...) hits += fl_lookup_u64(&L, keys[i]);
+ *
+ * What is inlined depends on how the including file is compiled, never on a run-time guess:
+ *   - cuckoo (8- and 16-bit fingerprints): always. SSE2 on x86-64 and NEON on AArch64, both
+ *     baseline there, so no compiler flag is needed; portable SWAR code elsewhere.
+ *   - split256: AVX2 when the including file is compiled with AVX2 (-mavx2, -march=x86-64-v3,
+ *     -march=native on an AVX2 machine), NEON on AArch64.
+ *   - everything else (split256 at x86-64 baseline, classic, block512, reg64): the kernel the
+ *     library dispatched for this CPU, called through the handle's function pointer, which
+ *     skips the PLT and the argument set-up of fl_contains_hash.
+ * Every path returns exactly what fl_contains_hash returns (tests/test_lookup.c checks each one
+ * against the scalar kernels). Define FL_INLINE_PORTABLE before including this header to
+ * force the portable code (the tests do, to check it on every host).
+ *
+ * The handle reads the filter live: keys inserted after fl_lookup_of are seen, and it stays
+ * valid until fl_free. It keeps the kernel chosen at fl_lookup_of; a later fl_kernel_select
+ * does not change it.
+ *
+ * The probe math below (range reduction, salts, cuckoo fingerprint and buckets) is the single
+ * definition the library's kernels use too (kernels/probe.h includes this header). It is
+ * part of the file format: change it and saved filters answer differently.
+ */
+#ifndef FILTERLAB_INLINE_H
+#define FILTERLAB_INLINE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "filterlab.h"
+
+#if !defined(FL_INLINE_PORTABLE) && (defined(__x86_64__) || defined(_M_X64))
+#define FL_LOOKUP_X86 1
+#include <immintrin.h>
+#elif !defined(FL_INLINE_PORTABLE) && defined(__aarch64__) && defined(__ARM_NEON)
+#define FL_LOOKUP_NEON 1
+#include <arm_neon.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- probe math shared with the kernels ----------------------------------------------------
+ * Range reduction is Lemire's multiply-shift, (x32 * n) >> 32 ("Fast Random Integer Generation
+ * in an Interval", 2019), which the Parquet split block filter specifies for its block index;
+ * it keeps unit counts free of power-of-two rounding. */
+static inline uint32_t fl_reduce32(uint32_t x, uint32_t n) {
+    return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+/* Salts for the in-block bit positions. The first eight are the Apache Parquet split block
+ * salts (parquet-format BloomFilter.md); the other eight are xxHash's and MurmurHash3's odd
+ * 32-bit multipliers. A position is the top bits of (h32 * salt). */
+static const uint32_t FL_SALT[16] = {
+    0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du, 0x705495c7u, 0x2df1424bu,
+    0x9efc4947u, 0x5c6bfb31u, 0x9e3779b1u, 0x85ebca77u, 0xc2b2ae3du, 0x27d4eb2fu,
+    0x165667b1u, 0xcc9e2d51u, 0x1b873593u, 0xe6546b65u,
+};
+
+/* cuckoo: partial-key cuckoo hashing (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014).
+ * Primary bucket reduce32(h >> 32, buckets). Fingerprint uniform in [1, 2^f - 1] (0 marks an
+ * empty slot): reduce32(h32, 2^f - 1) + 1. The alternate bucket must be computable from
+ * (bucket, fingerprint) alone and be an involution for any bucket count, not only powers of
+ * two where XOR works: alt(i) = (H(fp) - i) mod buckets satisfies alt(alt(i)) = i. H(fp) is
+ * reduce32(fp * 0x5bd1e995, buckets) (MurmurHash2's multiplier). Buckets hold 4 slots: 4
+ * bytes for 8-bit fingerprints, 4 little-endian 16-bit words (8 bytes) for 16-bit ones. */
+static inline uint32_t fl_cuckoo_fp(uint64_t h, uint32_t fp_bits) {
+    return fl_reduce32((uint32_t)h, (1u << fp_bits) - 1u) + 1u;
+}
+static inline uint32_t fl_cuckoo_bucket(uint64_t h, uint32_t buckets) {
+    return fl_reduce32((uint32_t)(h >> 32), buckets);
+}
+static inline uint32_t fl_cuckoo_alt(uint32_t i, uint32_t fp, uint32_t buckets) {
+    uint32_t hf = fl_reduce32(fp * 0x5bd1e995u, buckets);
+    return hf >= i ? hf - i : hf + (buckets - i);
+}
+
+/* Whether any slot of bucket b equals fp, without a branch per slot (a lookup that misses
+ * half the time would mispredict one). x = bucket ^ (fp in every lane) has a zero lane
+ * exactly where a slot matches; (x - 0x..0101) & ~x & 0x..8080 is nonzero iff some lane of x
+ * is zero (Mycroft's test, "Bit Twiddling Hacks", haszero). Empty slots are 0 and fp >= 1, so
+ * they never match. Buckets are little-endian; filterlab only builds for little-endian hosts. */
+static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
+                                            uint32_t fp) {
+    if (fp_bits == 8) {
+        uint32_t x;
+        memcpy(&x, (const uint8_t *)data + 4 * (size_t)b, 4);
+        x ^= fp * 0x01010101u;
+        return (x - 0x01010101u) & ~x & 0x80808080u;
+    }
+    uint64_t x;
+    memcpy(&x, (const uint8_t *)data + 8 * (size_t)b, 8);
+    x ^= fp * 0x0001000100010001ull;
+    return (x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull;
+}
+
+/* Victim stash of a cuckoo filter: fingerprints that found no slot, with the bucket they
+ * belong to (either of their two works, since lookups check both). */
+typedef struct fl_stash_entry {
+    uint32_t bucket;
+    uint16_t fp;
+    uint16_t unused;
+} fl_stash_entry;
+
+static inline int fl_cuckoo_stash_match(const fl_stash_entry *stash, uint32_t count, uint32_t i1,
+                                        uint32_t i2, uint32_t fp) {
+    for (uint32_t s = 0; s < count; s++)
+        if (stash[s].fp == fp && (stash[s].bucket == i1 || stash[s].bucket == i2)) return 1;
+    return 0;
+}
+
+/* Both buckets of a key at once: one compare of 8 (or 16) slots. */
+static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uint32_t i1,
+                                         uint32_t i2, uint32_t fp) {
+    const uint8_t *d = (const uint8_t *)data;
+#if defined(FL_LOOKUP_X86)
+    if (fp_bits == 8) {
+        uint32_t a, b;
+        memcpy(&a, d + 4 * (size_t)i1, 4);
+        memcpy(&b, d + 4 * (size_t)i2, 4);
+        __m128i x = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b));
+        /* Lanes 8..15 are zero and fp >= 1, so they never match. */
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)fp))) != 0;
+    }
+    __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(d + 8 * (size_t)i1)),
+                                   _mm_loadl_epi64((const __m128i *)(const void *)(d + 8 * (size_t)i2)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_set1_epi16((short)fp))) != 0;
+#elif defined(FL_LOOKUP_NEON)
+    if (fp_bits == 8) {
+        uint32_t a, b;
+        memcpy(&a, d + 4 * (size_t)i1, 4);
+        memcpy(&b, d + 4 * (size_t)i2, 4);
+        uint8x8_t x = vcreate_u8((uint64_t)a | ((uint64_t)b << 32));
+        return vmaxv_u8(vceq_u8(x, vdup_n_u8((uint8_t)fp))) != 0;
+    }
+    uint64_t a, b;
+    memcpy(&a, d + 8 * (size_t)i1, 8);
+    memcpy(&b, d + 8 * (size_t)i2, 8);
+    uint16x8_t x = vcombine_u16(vcreate_u16(a), vcreate_u16(b));
+    return vmaxvq_u16(vceqq_u16(x, vdupq_n_u16((uint16_t)fp))) != 0;
+#else
+    return (fl_cuckoo_bucket_has(d, fp_bits, i1, fp) | fl_cuckoo_bucket_has(d, fp_bits, i2, fp)) != 0;
+#endif
+}
+
+/* split256 (parquet-format BloomFilter.md): block reduce32(h >> 32, blocks); in 32-bit word i
+ * of the 8-word block, bit (h32 * SALT[i]) >> 27. One key as one vector of 8 words: 8 salt
+ * products, 8 bits, one test (all bits set). */
+#if defined(__AVX2__) && !defined(FL_INLINE_PORTABLE)
+#define FL_LOOKUP_SPLIT256_INLINE 1
+static inline int fl_split256_probe_avx2(const void *data, uint32_t blocks, uint64_t h) {
+    const uint32_t *b = (const uint32_t *)data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), blocks);
+    __m256i t = _mm256_mullo_epi32(_mm256_set1_epi32((int)(uint32_t)h),
+                                   _mm256_loadu_si256((const __m256i *)(const void *)FL_SALT));
+    __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(t, 27));
+    return _mm256_testc_si256(_mm256_load_si256((const __m256i *)(const void *)b), bits);
+}
+#define FL_SPLIT256_PROBE_INLINE fl_split256_probe_avx2
+#elif defined(FL_LOOKUP_NEON)
+#define FL_LOOKUP_SPLIT256_INLINE 1
+static inline int fl_split256_probe_neon(const void *data, uint32_t blocks, uint64_t h) {
+    const uint32_t *b = (const uint32_t *)data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), blocks);
+    uint32x4_t lo = vdupq_n_u32((uint32_t)h), one = vdupq_n_u32(1);
+    uint32x4_t m0 = vshlq_u32(one, vreinterpretq_s32_u32(vshrq_n_u32(vmulq_u32(lo, vld1q_u32(FL_SALT)), 27)));
+    uint32x4_t m1 = vshlq_u32(one, vreinterpretq_s32_u32(vshrq_n_u32(vmulq_u32(lo, vld1q_u32(FL_SALT + 4)), 27)));
+    uint32x4_t miss = vorrq_u32(vbicq_u32(m0, vld1q_u32(b)), vbicq_u32(m1, vld1q_u32(b + 4)));
+    return vmaxvq_u32(miss) == 0;
+}
+#define FL_SPLIT256_PROBE_INLINE fl_split256_probe_neon
+#endif
+
+/* ---- the lookup handle --------------------------------------------------------------------- */
+/* A one-key probe of a Bloom payload: 1 if the hash may be in the filter, else 0. The handle
+ * passes its fields by value, so calling it does not make the handle escape. */
+typedef int (*fl_lookup_fn)(const void *data, uint32_t units, uint32_t k, uint64_t hash);
+
+typedef struct fl_lookup {
+    const void *data;            /* the filter's payload, 64-byte aligned, read live */
+    uint32_t units;              /* blocks, words or buckets */
+    uint32_t k;                  /* Bloom: bits per key; cuckoo: fingerprint bits (8 or 16) */
+    fl_variant variant;          /* 0 for the handle of a NULL filter */
+    uint64_t seed;               /* integer keys hash as fl_hash_u64(key, seed) */
+    const fl_stash_entry *stash; /* cuckoo: the filter's victim stash */
+    const uint32_t *stash_count; /* cuckoo: its entry count, read live (0 for Bloom filters) */
+    fl_lookup_fn probe;          /* the one-key kernel dispatched for this variant and CPU
+                                    (cuckoo: unused, always probed in line) */
+} fl_lookup;
+
+/* The handle of f. For a NULL f, a handle whose lookups all answer 0 (like fl_contains_*).
+ * Returned by value: keep it in a local variable (`const fl_lookup L = fl_lookup_of(f);`)
+ * whose address the loop never passes to a function, and the compiler keeps its fields in
+ * registers across the kernel calls; a handle that escaped must be re-read after each. */
+fl_lookup fl_lookup_of(const fl_filter *f);
+
+static inline int fl_cuckoo_lookup(const fl_lookup *l, uint64_t h) {
+    uint32_t fp = fl_cuckoo_fp(h, l->k);
+    uint32_t i1 = fl_cuckoo_bucket(h, l->units);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, l->units);
+    int hit = fl_cuckoo_buckets_have(l->data, l->k, i1, i2, fp);
+    uint32_t stashed = *l->stash_count; /* almost always 0: a predictable branch */
+    if (stashed) hit |= fl_cuckoo_stash_match(l->stash, stashed, i1, i2, fp);
+    return hit;
+}
+
+/* 1 if the hash (fl_hash_bytes, fl_hash_u64, or the caller's own) may be in the filter. */
+static inline int fl_lookup_hash(const fl_lookup *l, uint64_t hash) {
+#if defined(FL_LOOKUP_SPLIT256_INLINE)
+    if (l->variant == FL_SPLIT256) return FL_SPLIT256_PROBE_INLINE(l->data, l->units, hash);
+#endif
+    if (l->variant == FL_CUCKOO) return fl_cuckoo_lookup(l, hash);
+    return l->probe(l->data, l->units, l->k, hash);
+}
+
+/* 1 if the integer key may be in the filter: fl_contains_u64 without the call. */
+static inline int fl_lookup_u64(const fl_lookup *l, uint64_t key) {
+    return fl_lookup_hash(l, fl_hash_u64_inline(key, l->seed));
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FILTERLAB_INLINE_H */

@@ -1,0 +1,217 @@
+/*
+ * The header-inline lookups of include/filterlab_inline.h against the scalar kernels, for
+ * every variant, on small, odd and realistic geometries, with cuckoo stashes in use.
+ *
+ * This file is compiled the ways a user's file would be (tests/meson.build): at baseline
+ * flags (cuckoo inline in SSE2 or NEON, split256 through the dispatched kernel pointer), with
+ * FL_INLINE_PORTABLE (the SWAR code every other host gets), and on x86-64 with -mavx2 -mbmi2
+ * (split256 inline in AVX2). It includes only public headers; test_lookup.c holds main(),
+ * built at baseline, and runs these tests only on a CPU that can execute them.
+ *
+ * The reference is the scalar batch kernel (fl_kernel_select("scalar") + fl_contains_hashes):
+ * plain C per-key probes, independent of the inline code under test.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "filterlab_inline.h"
+#include "testutil.h"
+
+#define QUERIES 20000
+
+/* Which code this compilation of the header inlines, for the test log. */
+const char *lookup_paths(void) {
+#if defined(FL_LOOKUP_X86)
+    const char *cuckoo = "cuckoo inline SSE2";
+#elif defined(FL_LOOKUP_NEON)
+    const char *cuckoo = "cuckoo inline NEON";
+#else
+    const char *cuckoo = "cuckoo inline portable SWAR";
+#endif
+#if defined(__AVX2__) && defined(FL_LOOKUP_SPLIT256_INLINE)
+    const char *split = "split256 inline AVX2";
+#elif defined(FL_LOOKUP_SPLIT256_INLINE)
+    const char *split = "split256 inline NEON";
+#else
+    const char *split = "split256 through the kernel pointer";
+#endif
+    static char buf[128];
+    snprintf(buf, sizeof buf, "%s, %s", cuckoo, split);
+    return buf;
+}
+
+/* Answers of the scalar kernels for hashes h[0..n), restoring the process's kernel after. */
+static void reference(const fl_filter *f, const uint64_t *h, size_t n, uint8_t *out) {
+    char active[32];
+    snprintf(active, sizeof active, "%s", fl_kernel_active());
+    assert_int_equal(fl_kernel_select("scalar"), FL_OK);
+    assert_int_equal(fl_contains_hashes(f, h, n, out, NULL), FL_OK);
+    assert_int_equal(fl_kernel_select(active), FL_OK);
+}
+
+/* Query keys: every other one among the first `inserted` keys, the rest never inserted. */
+static uint64_t query_key(size_t i, uint64_t inserted) {
+    return (i & 1) && inserted ? (uint64_t)(i / 2) % inserted : (UINT64_C(1) << 62) + i;
+}
+
+/* Every way to look up one key agrees with the reference: the handle of the dispatched kernel
+ * (u64 and hash entries), a handle made while the scalar kernel is active, and the library's
+ * own single-key calls. Inserted keys are always found. */
+static void check_agrees(fl_filter *f, uint64_t inserted, const char *what) {
+    fl_info info;
+    assert_int_equal(fl_get_info(f, &info), FL_OK);
+    uint64_t *keys = malloc(QUERIES * sizeof *keys), *hashes = malloc(QUERIES * sizeof *hashes);
+    uint8_t *want = malloc(QUERIES);
+    assert_non_null(keys);
+    assert_non_null(hashes);
+    assert_non_null(want);
+    for (size_t i = 0; i < QUERIES; i++) {
+        keys[i] = query_key(i, inserted);
+        hashes[i] = fl_hash_u64(keys[i], info.seed);
+    }
+    reference(f, hashes, QUERIES, want);
+
+    const fl_lookup best = fl_lookup_of(f);
+    char active[32];
+    snprintf(active, sizeof active, "%s", fl_kernel_active());
+    assert_int_equal(fl_kernel_select("scalar"), FL_OK);
+    const fl_lookup scalar = fl_lookup_of(f);
+    assert_int_equal(fl_kernel_select(active), FL_OK);
+
+    size_t mismatches = 0;
+    for (size_t i = 0; i < QUERIES; i++) {
+        int a = fl_lookup_u64(&best, keys[i]), b = fl_lookup_hash(&best, hashes[i]);
+        int c = fl_lookup_u64(&scalar, keys[i]), d = fl_contains_u64(f, keys[i]);
+        if (a != want[i] || b != want[i] || c != want[i] || d != want[i]) {
+            if (mismatches++ < 5)
+                fprintf(stderr, "%s: key %llu hash %016llx: u64 %d hash %d scalar-handle %d "
+                                "fl_contains_u64 %d, scalar kernel %d\n",
+                        what, (unsigned long long)keys[i], (unsigned long long)hashes[i], a, b,
+                        c, d, want[i]);
+        }
+        if ((i & 1) && inserted && !a) {
+            fprintf(stderr, "%s: inserted key %llu not found\n", what,
+                    (unsigned long long)keys[i]);
+            mismatches++;
+        }
+    }
+    assert_int_equal(mismatches, 0);
+    free(keys);
+    free(hashes);
+    free(want);
+}
+
+/* Inserts keys 0..n-1 (stopping at the first a cuckoo filter cannot take); returns how many. */
+static uint64_t insert_keys(fl_filter *f, uint64_t n) {
+    for (uint64_t key = 0; key < n; key++) {
+        fl_status s = fl_insert_u64(f, key);
+        if (s == FL_ERR_FULL) return key;
+        assert_int_equal(s, FL_OK);
+    }
+    return n;
+}
+
+/* The handle of a NULL filter answers 0, like fl_contains_u64(NULL, key). */
+static void test_null_filter(void **state) {
+    (void)state;
+    const fl_lookup l = fl_lookup_of(NULL);
+    for (uint64_t key = 0; key < 1000; key++) {
+        assert_int_equal(fl_lookup_u64(&l, key), 0);
+        assert_int_equal(fl_lookup_hash(&l, ~key), 0);
+    }
+}
+
+/* Each Bloom variant, a few k, at 1 unit, an odd count and a realistic size; empty, filled
+ * to about its design load, and saturated. */
+static void test_bloom_variants(void **state) {
+    (void)state;
+    static const struct {
+        fl_variant v;
+        uint32_t k;
+    } cases[] = {{FL_CLASSIC, 1},  {FL_CLASSIC, 7},  {FL_BLOCK512, 1}, {FL_BLOCK512, 6},
+                 {FL_BLOCK512, 16}, {FL_SPLIT256, 8}, {FL_REG64, 1},    {FL_REG64, 5},
+                 {FL_REG64, 16}};
+    static const uint64_t units[] = {1, 3, 1001, 40000};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s k=%u units=%llu", fl_variant_name(cases[c].v),
+                     cases[c].k, (unsigned long long)units[u]);
+            fl_filter *f = test_filter(cases[c].v, units[u], cases[c].k);
+            check_agrees(f, 0, what); /* empty: everything absent */
+            /* About 8 bits per key, then (small filters) far past saturation. */
+            uint64_t bits = fl_size_bytes(f) * 8;
+            check_agrees(f, insert_keys(f, bits / 8 + 1), what);
+            if (units[u] <= 3) check_agrees(f, insert_keys(f, 4 * bits), what);
+            fl_free(f);
+        }
+    }
+}
+
+/* Cuckoo with 8- and 16-bit fingerprints: realistic load, and tiny tables filled until they
+ * refuse a key, so the victim stash is in use. */
+static void test_cuckoo(void **state) {
+    (void)state;
+    static const uint32_t fps[] = {8, 16};
+    static const uint64_t units[] = {1, 2, 7, 1001, 30000};
+    for (size_t b = 0; b < 2; b++) {
+        for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+            char what[96];
+            snprintf(what, sizeof what, "cuckoo f=%u buckets=%llu", fps[b],
+                     (unsigned long long)units[u]);
+            fl_filter *f = test_filter(FL_CUCKOO, units[u], fps[b]);
+            check_agrees(f, 0, what);
+            uint64_t slots = 4 * units[u];
+            uint64_t got = insert_keys(f, slots * 9 / 10);
+            check_agrees(f, got, what);
+            if (units[u] > 1001) { /* filling a large table to the brim is slow, not harder */
+                fl_free(f);
+                continue;
+            }
+            got = insert_keys(f, 2 * slots + 64); /* until FULL */
+            assert_true(got < 2 * slots + 64);
+            fl_info info;
+            assert_int_equal(fl_get_info(f, &info), FL_OK);
+            assert_true(info.stash_used > 0);
+            check_agrees(f, got, what);
+            fl_free(f);
+        }
+    }
+}
+
+/* A handle sees what is inserted after it was made, stash and deletes included. */
+static void test_handle_is_live(void **state) {
+    (void)state;
+    fl_filter *s = test_filter(FL_SPLIT256, 64, 8);
+    fl_lookup l = fl_lookup_of(s);
+    assert_int_equal(fl_lookup_u64(&l, 42), 0);
+    assert_int_equal(fl_insert_u64(s, 42), FL_OK);
+    assert_int_equal(fl_lookup_u64(&l, 42), 1);
+    fl_free(s);
+
+    fl_filter *c = test_filter(FL_CUCKOO, 2, 16);
+    l = fl_lookup_of(c);
+    uint64_t got = insert_keys(c, 100);
+    fl_info info;
+    assert_int_equal(fl_get_info(c, &info), FL_OK);
+    assert_true(info.stash_used > 0);
+    for (uint64_t key = 0; key < got; key++) assert_int_equal(fl_lookup_u64(&l, key), 1);
+    /* Delete every key: the table and the stash empty out, and the handle sees it. */
+    for (uint64_t key = 0; key < got; key++)
+        assert_int_equal(fl_delete_hash(c, fl_hash_u64(key, l.seed)), FL_OK);
+    assert_int_equal(fl_get_info(c, &info), FL_OK);
+    assert_int_equal(info.stash_used, 0);
+    for (uint64_t key = 0; key < got; key++) assert_int_equal(fl_lookup_u64(&l, key), 0);
+    fl_free(c);
+}
+
+int run_lookup_tests(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_null_filter),
+        cmocka_unit_test(test_bloom_variants),
+        cmocka_unit_test(test_cuckoo),
+        cmocka_unit_test(test_handle_is_live),
+    };
+    printf("# filterlab_inline.h compiled with: %s\n", lookup_paths());
+    return cmocka_run_group_tests_name(lookup_paths(), tests, NULL, NULL);
+}
