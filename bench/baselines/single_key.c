@@ -10,6 +10,11 @@
  * of R repetitions after one warm-up:
  *   single      fl_contains_u64 per key (SplitMix64 hash + the kernel table's one-key probe:
  *               the call a user makes for one key);
+ *   lookup      fl_lookup_u64 of filterlab_inline.h per key, in a file built at baseline
+ *               flags (cuckoo probed in line with SSE2/NEON, split256 through the handle's
+ *               pointer to the dispatched one-key kernel);
+ *   lookup_avx2 the same file built with -mavx2 -mbmi2 (x86-64 with AVX2 only): split256
+ *               probed in line with AVX2, the closest C gets to a header-only library;
  *   batch       fl_hash_u64_inline into blocks of 1024 hashes, then fl_contains_hashes (the
  *               dispatched SIMD kernel);
  *   batch_u64s  fl_contains_u64s on blocks of 1024 keys (the library hashes them with the
@@ -23,6 +28,24 @@
 #include "bl_common.h"
 
 #define BATCH 1024
+
+/* single_key_inline.c, built once per flag set. */
+double single_key_time_lookup_base(const fl_filter *f, const uint64_t *keys, size_t m,
+                                   size_t *pos);
+#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
+double single_key_time_lookup_avx2(const fl_filter *f, const uint64_t *keys, size_t m,
+                                   size_t *pos);
+#endif
+
+/* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
+static int cpu_runs(const char *kernel) {
+    for (size_t i = 0; i < fl_kernel_count(); i++) {
+        fl_kernel_desc d;
+        if (fl_kernel_describe(i, &d) == FL_OK && strcmp(d.name, kernel) == 0)
+            return d.supported && !d.emulated;
+    }
+    return 0;
+}
 #define MISS_BASE (UINT64_C(1) << 62) /* never-inserted keys live above this */
 
 static void usage(FILE *to) {
@@ -110,6 +133,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "single_key: bad --keys, --lookups, --reps or --fpr\n");
         return 1;
     }
+#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
+    const int have_avx2_build = cpu_runs("avx2");
+#else
+    const int have_avx2_build = 0;
+#endif
     FILE *out = bl_open_out(out_path);
     fprintf(out, "variant,keys,bytes,k,kernel,mode,ns_per_lookup_median,ns_per_lookup_min,reps,"
                  "lookups,hit_fraction\n");
@@ -148,13 +176,22 @@ int main(int argc, char **argv) {
                                                      : MISS_BASE + bl_rng_next(&rng) % MISS_BASE;
             fl_info info;
             fl_get_info(f, &info);
-            static const char *const mode_name[3] = {"single", "batch", "batch_u64s"};
-            for (int mode = 0; mode < 3; mode++) {
+            static const char *const mode_name[5] = {"single", "lookup", "lookup_avx2", "batch",
+                                                     "batch_u64s"};
+            for (int mode = 0; mode < 5; mode++) {
                 size_t pos = 0;
+                if (mode == 2 && !have_avx2_build) continue;
                 for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
-                    double t = mode == 0   ? time_single(f, stream, lookups, &pos)
-                               : mode == 1 ? time_batch(f, stream, lookups, info.seed, &pos)
-                                           : time_batch_u64s(f, stream, lookups, &pos);
+                    double t = -1;
+                    switch (mode) {
+                    case 0: t = time_single(f, stream, lookups, &pos); break;
+                    case 1: t = single_key_time_lookup_base(f, stream, lookups, &pos); break;
+#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
+                    case 2: t = single_key_time_lookup_avx2(f, stream, lookups, &pos); break;
+#endif
+                    case 3: t = time_batch(f, stream, lookups, info.seed, &pos); break;
+                    default: t = time_batch_u64s(f, stream, lookups, &pos); break;
+                    }
                     if (r >= 0) ns[r] = t;
                 }
                 double med = bl_median(ns, (size_t)reps); /* sorted: ns[0] is the min */
