@@ -161,15 +161,20 @@ void fl_free(fl_filter *f);
  * NULL key with len > 0; NULL with len 0 is the empty key). */
 uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len);
 /* Hash of an integer key: the SplitMix64 finalizer (Steele, Lea, Flood 2014) of
- * key + seed * 0x9e3779b97f4a7c15, a bijection of the key, so distinct integers never
+ * key + seed * FL_SEED_MIX, a bijection of the key, so distinct integers never
  * collide before the filter's own reduction. fl_hash_u64_inline is the same function for
  * loops that hash keys into a batch (a call per key would cost as much as the lookup). */
 uint64_t fl_hash_u64(uint64_t key, uint64_t seed);
-static inline uint64_t fl_hash_u64_inline(uint64_t key, uint64_t seed) {
-    uint64_t z = key + seed * 0x9e3779b97f4a7c15ull;
+/* The seed's multiplier (2^64 / golden ratio, SplitMix64's increment) and the finalizer
+ * alone: fl_hash_u64(key, seed) = fl_mix64(key + seed * FL_SEED_MIX). */
+#define FL_SEED_MIX 0x9e3779b97f4a7c15ull
+static inline uint64_t fl_mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+static inline uint64_t fl_hash_u64_inline(uint64_t key, uint64_t seed) {
+    return fl_mix64(key + seed * FL_SEED_MIX);
 }
 
 /* Single keys. fl_contains_* return 1 (may be present) or 0 (absent); NULL f gives 0. */

@@ -7,8 +7,17 @@
  * cost by inlining everything; this header gives C callers the same for one-key-at-a-time
  * loops:
  *
- *     const fl_lookup L = fl_lookup_of(filter);     // once
+ *     const fl_lookup L = fl_lookup_of(filter);     // once, any variant
  *     for (...) hits += fl_lookup_u64(&L, keys[i]);
+ *
+ *     fl_status s;                                  // or, knowing the variant:
+ *     const fl_split256_lookup S = fl_split256_lookup_of(filter, &s);
+ *     for (...) hits += fl_split256_lookup_u64(&S, keys[i]);
+ *
+ * The one-variant handles (fl_split256_lookup, fl_cuckoo_lookup) are the fastest: their loop
+ * has no variant test, and where the variant is probed in line, no call at all. The generic
+ * fl_lookup tests the variant per key and keeps a call to the dispatched kernel in the loop
+ * for the variants it does not inline, which costs registers even when never taken.
  *
  * What is inlined depends on how the including file is compiled, never on a run-time guess:
  *   - cuckoo (8- and 16-bit fingerprints): always. SSE2 on x86-64 and NEON on AArch64, both
@@ -18,13 +27,13 @@
  *   - everything else (split256 at x86-64 baseline, classic, block512, reg64): the kernel the
  *     library dispatched for this CPU, called through the handle's function pointer, which
  *     skips the PLT and the argument set-up of fl_contains_hash.
- * Every path returns exactly what fl_contains_hash returns (tests/test_lookup.c checks each one
- * against the scalar kernels). Define FL_INLINE_PORTABLE before including this header to
+ * Every path returns exactly what fl_contains_hash returns (tests/lookup_checks.c checks each
+ * one against the scalar kernels). Define FL_INLINE_PORTABLE before including this header to
  * force the portable code (the tests do, to check it on every host).
  *
- * The handle reads the filter live: keys inserted after fl_lookup_of are seen, and it stays
- * valid until fl_free. It keeps the kernel chosen at fl_lookup_of; a later fl_kernel_select
- * does not change it.
+ * Handles read the filter live: keys inserted after they were made are seen, and they stay
+ * valid until fl_free. They keep the kernel dispatched when they were made; a later
+ * fl_kernel_select does not change them.
  *
  * The probe math below (range reduction, salts, cuckoo fingerprint and buckets) is the single
  * definition the library's kernels use too (kernels/probe.h includes this header). It is
@@ -74,8 +83,11 @@ static const uint32_t FL_SALT[16] = {
  * two where XOR works: alt(i) = (H(fp) - i) mod buckets satisfies alt(alt(i)) = i. H(fp) is
  * reduce32(fp * 0x5bd1e995, buckets) (MurmurHash2's multiplier). Buckets hold 4 slots: 4
  * bytes for 8-bit fingerprints, 4 little-endian 16-bit words (8 bytes) for 16-bit ones. */
+static inline uint32_t fl_cuckoo_fp_in(uint64_t h, uint32_t fp_range) { /* 2^f - 1 */
+    return fl_reduce32((uint32_t)h, fp_range) + 1u;
+}
 static inline uint32_t fl_cuckoo_fp(uint64_t h, uint32_t fp_bits) {
-    return fl_reduce32((uint32_t)h, (1u << fp_bits) - 1u) + 1u;
+    return fl_cuckoo_fp_in(h, (1u << fp_bits) - 1u);
 }
 static inline uint32_t fl_cuckoo_bucket(uint64_t h, uint32_t buckets) {
     return fl_reduce32((uint32_t)(h >> 32), buckets);
@@ -179,51 +191,98 @@ static inline int fl_split256_probe_neon(const void *data, uint32_t blocks, uint
 #define FL_SPLIT256_PROBE_INLINE fl_split256_probe_neon
 #endif
 
-/* ---- the lookup handle --------------------------------------------------------------------- */
-/* A one-key probe of a Bloom payload: 1 if the hash may be in the filter, else 0. The handle
- * passes its fields by value, so calling it does not make the handle escape. */
+/* ---- lookup handles ---------------------------------------------------------------------------
+ * Handles are returned by value: keep one in a local variable (`const fl_lookup L = ...;`)
+ * whose address the loop never passes to a function, and the compiler keeps its fields in
+ * registers. Whatever does not depend on the key (2^f - 1, the mixed seed) is precomputed in
+ * the handle, so the loop does only per-key work (no variable shift by cl, no seed multiply). */
+
+/* A one-key probe of a Bloom payload: 1 if the hash may be in the filter, else 0. Fields are
+ * passed by value, so calling it does not make the handle escape. */
 typedef int (*fl_lookup_fn)(const void *data, uint32_t units, uint32_t k, uint64_t hash);
 
+/* split256 only. */
+typedef struct fl_split256_lookup {
+    const void *blocks;          /* 32-byte blocks, read live */
+    uint32_t units;              /* number of blocks */
+    uint64_t seed_mix;           /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) is
+                                    fl_mix64(key + seed_mix) */
+    fl_lookup_fn probe;          /* the dispatched one-key kernel, for builds that do not
+                                    probe split256 in line (x86-64 without AVX2) */
+} fl_split256_lookup;
+
+/* cuckoo only. */
+typedef struct fl_cuckoo_lookup {
+    const void *buckets;         /* 4-slot buckets, read live */
+    uint32_t units;              /* number of buckets */
+    uint32_t fp_bits;            /* 8 or 16 */
+    uint32_t fp_range;           /* 2^fp_bits - 1: fingerprints are 1..fp_range */
+    uint64_t seed_mix;
+    const fl_stash_entry *stash; /* the filter's victim stash and its live entry count */
+    const uint32_t *stash_count;
+} fl_cuckoo_lookup;
+
+/* Any variant: split256 and cuckoo through the handles above, the others through the
+ * dispatched one-key kernel. */
 typedef struct fl_lookup {
-    const void *data;            /* the filter's payload, 64-byte aligned, read live */
-    uint32_t units;              /* blocks, words or buckets */
-    uint32_t k;                  /* Bloom: bits per key; cuckoo: fingerprint bits (8 or 16) */
     fl_variant variant;          /* 0 for the handle of a NULL filter */
-    uint64_t seed;               /* integer keys hash as fl_hash_u64(key, seed) */
-    const fl_stash_entry *stash; /* cuckoo: the filter's victim stash */
-    const uint32_t *stash_count; /* cuckoo: its entry count, read live (0 for Bloom filters) */
-    fl_lookup_fn probe;          /* the one-key kernel dispatched for this variant and CPU
-                                    (cuckoo: unused, always probed in line) */
+    const void *data;            /* the filter's payload, read live */
+    uint32_t units;              /* words, blocks or buckets */
+    uint32_t k;                  /* Bloom: bits per key; cuckoo: fingerprint bits */
+    uint64_t seed_mix;
+    fl_lookup_fn probe;          /* the dispatched one-key kernel (Bloom variants) */
+    fl_split256_lookup split256; /* valid when variant is FL_SPLIT256 */
+    fl_cuckoo_lookup cuckoo;     /* valid when variant is FL_CUCKOO */
 } fl_lookup;
 
-/* The handle of f. For a NULL f, a handle whose lookups all answer 0 (like fl_contains_*).
- * Returned by value: keep it in a local variable (`const fl_lookup L = fl_lookup_of(f);`)
- * whose address the loop never passes to a function, and the compiler keeps its fields in
- * registers across the kernel calls; a handle that escaped must be re-read after each. */
+/* The generic handle of f; for a NULL f, one whose lookups all answer 0 (like fl_contains_*).
+ * It keeps the kernel dispatched at this call: a later fl_kernel_select does not change it. */
 fl_lookup fl_lookup_of(const fl_filter *f);
 
-static inline int fl_cuckoo_lookup(const fl_lookup *l, uint64_t h) {
-    uint32_t fp = fl_cuckoo_fp(h, l->k);
-    uint32_t i1 = fl_cuckoo_bucket(h, l->units);
+/* One-variant handles: no variant test and no call in the caller's loop (where the build
+ * probes the variant in line), the fastest way to look up one key at a time. For a NULL
+ * filter or one of another variant, *status (if status is not NULL) is FL_ERR_INVALID_ARG and
+ * the handle answers 0 for every key (it reads a zeroed unit of its own, never the filter);
+ * otherwise FL_OK. */
+fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status);
+fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status);
+
+/* 1 if the hash (fl_hash_bytes, fl_hash_u64, or the caller's own) may be in the filter. */
+static inline int fl_split256_lookup_hash(const fl_split256_lookup *l, uint64_t hash) {
+#if defined(FL_LOOKUP_SPLIT256_INLINE)
+    return FL_SPLIT256_PROBE_INLINE(l->blocks, l->units, hash);
+#else
+    return l->probe(l->blocks, l->units, 8, hash);
+#endif
+}
+
+static inline int fl_cuckoo_lookup_hash(const fl_cuckoo_lookup *l, uint64_t hash) {
+    uint32_t fp = fl_cuckoo_fp_in(hash, l->fp_range);
+    uint32_t i1 = fl_cuckoo_bucket(hash, l->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, l->units);
-    int hit = fl_cuckoo_buckets_have(l->data, l->k, i1, i2, fp);
+    int hit = fl_cuckoo_buckets_have(l->buckets, l->fp_bits, i1, i2, fp);
     uint32_t stashed = *l->stash_count; /* almost always 0: a predictable branch */
     if (stashed) hit |= fl_cuckoo_stash_match(l->stash, stashed, i1, i2, fp);
     return hit;
 }
 
-/* 1 if the hash (fl_hash_bytes, fl_hash_u64, or the caller's own) may be in the filter. */
 static inline int fl_lookup_hash(const fl_lookup *l, uint64_t hash) {
 #if defined(FL_LOOKUP_SPLIT256_INLINE)
-    if (l->variant == FL_SPLIT256) return FL_SPLIT256_PROBE_INLINE(l->data, l->units, hash);
+    if (l->variant == FL_SPLIT256) return fl_split256_lookup_hash(&l->split256, hash);
 #endif
-    if (l->variant == FL_CUCKOO) return fl_cuckoo_lookup(l, hash);
+    if (l->variant == FL_CUCKOO) return fl_cuckoo_lookup_hash(&l->cuckoo, hash);
     return l->probe(l->data, l->units, l->k, hash);
 }
 
 /* 1 if the integer key may be in the filter: fl_contains_u64 without the call. */
+static inline int fl_split256_lookup_u64(const fl_split256_lookup *l, uint64_t key) {
+    return fl_split256_lookup_hash(l, fl_mix64(key + l->seed_mix));
+}
+static inline int fl_cuckoo_lookup_u64(const fl_cuckoo_lookup *l, uint64_t key) {
+    return fl_cuckoo_lookup_hash(l, fl_mix64(key + l->seed_mix));
+}
 static inline int fl_lookup_u64(const fl_lookup *l, uint64_t key) {
-    return fl_lookup_hash(l, fl_hash_u64_inline(key, l->seed));
+    return fl_lookup_hash(l, fl_mix64(key + l->seed_mix));
 }
 
 #ifdef __cplusplus

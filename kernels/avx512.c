@@ -416,7 +416,7 @@ static size_t fl_contains_cuckoo16_avx512(const fl_kview *f, const uint64_t *has
 
 /* The SplitMix64 finalizer of filterlab.h, 8 keys per zmm (vpmullq is AVX-512 DQ). */
 static void fl_hash_u64_avx512(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {
-    const __m512i add = _mm512_set1_epi64((long long)(seed * 0x9e3779b97f4a7c15ull));
+    const __m512i add = _mm512_set1_epi64((long long)(seed * FL_SEED_MIX));
     const __m512i c1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull);
     const __m512i c2 = _mm512_set1_epi64((long long)0x94d049bb133111ebull);
     size_t i = 0;

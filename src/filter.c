@@ -109,34 +109,72 @@ uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {
     return fl_hash_u64_inline(key, seed);
 }
 
-/* The lookup of a NULL filter's handle (variant 0 is never probed in line). */
+/* What the handles of a NULL filter or a filter of another variant read: a zeroed unit of
+ * each kind (a 32-byte split256 block, an 8-byte cuckoo bucket) and an empty stash, so their
+ * lookups answer 0 without touching any filter. */
+static _Alignas(64) const uint8_t zero_unit[64];
+static const uint32_t zero_count;
+
 static int probe_nothing(const void *data, uint32_t units, uint32_t k, uint64_t hash) {
     (void)data, (void)units, (void)k, (void)hash;
     return 0;
 }
 
-/* The handle of filterlab_inline.h: the filter's live payload and stash, and the one-key
- * kernel of the active table. */
+fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status) {
+    fl_split256_lookup l = {.blocks = zero_unit, .units = 1,
+                            .probe = fl_kernels()->contains1[FL_K_SPLIT256]};
+    int ok = f && f->g.variant == FL_SPLIT256;
+    if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
+    if (ok) {
+        l.blocks = f->data;
+        l.units = (uint32_t)f->g.units;
+        l.seed_mix = f->seed * FL_SEED_MIX;
+    }
+    return l;
+}
+
+fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status) {
+    fl_cuckoo_lookup l = {.buckets = zero_unit, .units = 1, .fp_bits = 16, .fp_range = 0xffff,
+                          .stash = NULL, .stash_count = &zero_count};
+    int ok = f && f->g.variant == FL_CUCKOO;
+    if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
+    if (ok) {
+        l.buckets = f->data;
+        l.units = (uint32_t)f->g.units;
+        l.fp_bits = f->g.k;
+        l.fp_range = (1u << f->g.k) - 1u;
+        l.seed_mix = f->seed * FL_SEED_MIX;
+        l.stash = f->stash;
+        l.stash_count = &f->stash_count;
+    }
+    return l;
+}
+
+/* The generic handle of filterlab_inline.h: the filter's live payload and the one-key kernel
+ * of the active table, with the one-variant handles it uses for split256 and cuckoo. */
 fl_lookup fl_lookup_of(const fl_filter *f) {
-    static const uint32_t no_stash = 0;
-    fl_lookup l = {.stash_count = &no_stash, .probe = probe_nothing};
+    fl_lookup l = {.variant = 0, .data = zero_unit, .units = 1, .probe = probe_nothing,
+                   .split256 = fl_split256_lookup_of(f, NULL),
+                   .cuckoo = fl_cuckoo_lookup_of(f, NULL)};
     if (!f) return l;
+    l.variant = f->g.variant;
     l.data = f->data;
     l.units = (uint32_t)f->g.units;
     l.k = f->g.k;
-    l.variant = f->g.variant;
-    l.seed = f->seed;
-    l.stash = f->stash;
-    l.stash_count = &f->stash_count;
+    l.seed_mix = f->seed * FL_SEED_MIX;
     if (f->g.variant != FL_CUCKOO) l.probe = fl_kernels()->contains1[f->family];
     return l;
 }
 
-/* The single-key calls are the inline lookup on a handle built per call: cuckoo probes stay
- * in line (SSE2/NEON), the rest go to the dispatched one-key kernel. */
+/* The single-key calls: cuckoo probed in line (SSE2/NEON) as filterlab_inline.h does, the
+ * Bloom variants by the dispatched one-key kernel. */
 static int probe_one(const fl_filter *f, uint64_t h) {
-    const fl_lookup l = fl_lookup_of(f);
-    return fl_lookup_hash(&l, h);
+    if (f->g.variant == FL_CUCKOO) {
+        const fl_cuckoo_lookup c = fl_cuckoo_lookup_of(f, NULL);
+        return fl_cuckoo_lookup_hash(&c, h);
+    }
+    fl_kview v = fl_view(f);
+    return fl_kernels()->contains1[f->family](v.data, v.units, v.k, h);
 }
 
 fl_status fl_insert_hash(fl_filter *f, uint64_t hash) {

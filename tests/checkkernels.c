@@ -366,9 +366,14 @@ static int check_contains(const kernel *kn, const kernel *ref, tfilter *t, const
  * entry (Bloom families) and the header-inline lookup of filterlab_inline.h with that entry
  * as its probe (cuckoo families: the in-line SSE2/NEON/SWAR probe, stash included). */
 static int check_contains1(const kernel *kn, const kernel *ref, tfilter *t, const uint64_t *q) {
-    const fl_lookup l = {.data = t->v.data, .units = t->v.units, .k = t->v.k,
-                         .variant = variant_of(t->fam), .stash = t->v.stash,
-                         .stash_count = &t->v.stash_count, .probe = kn->t->contains1[t->fam]};
+    const fl_kview *v = &t->v;
+    fl_lookup l = {.variant = variant_of(t->fam), .data = v->data, .units = v->units, .k = v->k,
+                   .probe = kn->t->contains1[t->fam]};
+    l.split256 = (fl_split256_lookup){.blocks = v->data, .units = v->units, .probe = l.probe};
+    if (is_cuckoo(t->fam))
+        l.cuckoo = (fl_cuckoo_lookup){.buckets = v->data, .units = v->units, .fp_bits = v->k,
+                                      .fp_range = (1u << v->k) - 1u, .stash = v->stash,
+                                      .stash_count = &v->stash_count};
     uint8_t want[POOL];
     ref->t->contains[t->fam](&t->v, q, POOL, want);
     for (size_t i = 0; i < POOL; i++) {

@@ -78,16 +78,31 @@ static void check_agrees(fl_filter *f, uint64_t inserted, const char *what) {
     const fl_lookup scalar = fl_lookup_of(f);
     assert_int_equal(fl_kernel_select(active), FL_OK);
 
+    /* The one-variant handles: the filter's own, and the other one, which must refuse it and
+     * answer 0 without reading it. */
+    fl_status split_status, cuckoo_status;
+    const fl_split256_lookup split = fl_split256_lookup_of(f, &split_status);
+    const fl_cuckoo_lookup cuckoo = fl_cuckoo_lookup_of(f, &cuckoo_status);
+    assert_int_equal(split_status, info.geometry.variant == FL_SPLIT256 ? FL_OK : FL_ERR_INVALID_ARG);
+    assert_int_equal(cuckoo_status, info.geometry.variant == FL_CUCKOO ? FL_OK : FL_ERR_INVALID_ARG);
+
     size_t mismatches = 0;
     for (size_t i = 0; i < QUERIES; i++) {
         int a = fl_lookup_u64(&best, keys[i]), b = fl_lookup_hash(&best, hashes[i]);
         int c = fl_lookup_u64(&scalar, keys[i]), d = fl_contains_u64(f, keys[i]);
-        if (a != want[i] || b != want[i] || c != want[i] || d != want[i]) {
+        int su = fl_split256_lookup_u64(&split, keys[i]), sh = fl_split256_lookup_hash(&split, hashes[i]);
+        int cu = fl_cuckoo_lookup_u64(&cuckoo, keys[i]), ch = fl_cuckoo_lookup_hash(&cuckoo, hashes[i]);
+        int typed_want_split = split_status == FL_OK ? want[i] : 0;
+        int typed_want_cuckoo = cuckoo_status == FL_OK ? want[i] : 0;
+        if (a != want[i] || b != want[i] || c != want[i] || d != want[i] ||
+            su != typed_want_split || sh != typed_want_split || cu != typed_want_cuckoo ||
+            ch != typed_want_cuckoo) {
             if (mismatches++ < 5)
                 fprintf(stderr, "%s: key %llu hash %016llx: u64 %d hash %d scalar-handle %d "
-                                "fl_contains_u64 %d, scalar kernel %d\n",
+                                "fl_contains_u64 %d split256 handle %d/%d cuckoo handle %d/%d, "
+                                "scalar kernel %d\n",
                         what, (unsigned long long)keys[i], (unsigned long long)hashes[i], a, b,
-                        c, d, want[i]);
+                        c, d, su, sh, cu, ch, want[i]);
         }
         if ((i & 1) && inserted && !a) {
             fprintf(stderr, "%s: inserted key %llu not found\n", what,
@@ -111,13 +126,21 @@ static uint64_t insert_keys(fl_filter *f, uint64_t n) {
     return n;
 }
 
-/* The handle of a NULL filter answers 0, like fl_contains_u64(NULL, key). */
+/* The handles of a NULL filter answer 0, like fl_contains_u64(NULL, key); the one-variant
+ * ones also say the filter was refused. */
 static void test_null_filter(void **state) {
     (void)state;
+    fl_status s1 = FL_OK, s2 = FL_OK;
     const fl_lookup l = fl_lookup_of(NULL);
+    const fl_split256_lookup sl = fl_split256_lookup_of(NULL, &s1);
+    const fl_cuckoo_lookup cl = fl_cuckoo_lookup_of(NULL, &s2);
+    assert_int_equal(s1, FL_ERR_INVALID_ARG);
+    assert_int_equal(s2, FL_ERR_INVALID_ARG);
     for (uint64_t key = 0; key < 1000; key++) {
         assert_int_equal(fl_lookup_u64(&l, key), 0);
         assert_int_equal(fl_lookup_hash(&l, ~key), 0);
+        assert_int_equal(fl_split256_lookup_u64(&sl, key), 0);
+        assert_int_equal(fl_cuckoo_lookup_u64(&cl, key), 0);
     }
 }
 
@@ -184,24 +207,34 @@ static void test_handle_is_live(void **state) {
     (void)state;
     fl_filter *s = test_filter(FL_SPLIT256, 64, 8);
     fl_lookup l = fl_lookup_of(s);
+    const fl_split256_lookup sl = fl_split256_lookup_of(s, NULL);
     assert_int_equal(fl_lookup_u64(&l, 42), 0);
+    assert_int_equal(fl_split256_lookup_u64(&sl, 42), 0);
     assert_int_equal(fl_insert_u64(s, 42), FL_OK);
     assert_int_equal(fl_lookup_u64(&l, 42), 1);
+    assert_int_equal(fl_split256_lookup_u64(&sl, 42), 1);
     fl_free(s);
 
     fl_filter *c = test_filter(FL_CUCKOO, 2, 16);
     l = fl_lookup_of(c);
+    const fl_cuckoo_lookup cl = fl_cuckoo_lookup_of(c, NULL);
     uint64_t got = insert_keys(c, 100);
     fl_info info;
     assert_int_equal(fl_get_info(c, &info), FL_OK);
     assert_true(info.stash_used > 0);
-    for (uint64_t key = 0; key < got; key++) assert_int_equal(fl_lookup_u64(&l, key), 1);
-    /* Delete every key: the table and the stash empty out, and the handle sees it. */
+    for (uint64_t key = 0; key < got; key++) {
+        assert_int_equal(fl_lookup_u64(&l, key), 1);
+        assert_int_equal(fl_cuckoo_lookup_u64(&cl, key), 1);
+    }
+    /* Delete every key: the table and the stash empty out, and the handles see it. */
     for (uint64_t key = 0; key < got; key++)
-        assert_int_equal(fl_delete_hash(c, fl_hash_u64(key, l.seed)), FL_OK);
+        assert_int_equal(fl_delete_hash(c, fl_hash_u64(key, 0)), FL_OK); /* test_filter: seed 0 */
     assert_int_equal(fl_get_info(c, &info), FL_OK);
     assert_int_equal(info.stash_used, 0);
-    for (uint64_t key = 0; key < got; key++) assert_int_equal(fl_lookup_u64(&l, key), 0);
+    for (uint64_t key = 0; key < got; key++) {
+        assert_int_equal(fl_lookup_u64(&l, key), 0);
+        assert_int_equal(fl_cuckoo_lookup_u64(&cl, key), 0);
+    }
     fl_free(c);
 }
 

@@ -10,11 +10,15 @@
  * of R repetitions after one warm-up:
  *   single      fl_contains_u64 per key (SplitMix64 hash + the kernel table's one-key probe:
  *               the call a user makes for one key);
- *   lookup      fl_lookup_u64 of filterlab_inline.h per key, in a file built at baseline
- *               flags (cuckoo probed in line with SSE2/NEON, split256 through the handle's
- *               pointer to the dispatched one-key kernel);
- *   lookup_avx2 the same file built with -mavx2 -mbmi2 (x86-64 with AVX2 only): split256
- *               probed in line with AVX2, the closest C gets to a header-only library;
+ *   lookup      fl_lookup_u64 of filterlab_inline.h per key (the generic handle), in a file
+ *               built at baseline flags (cuckoo probed in line with SSE2/NEON, split256
+ *               through the handle's pointer to the dispatched one-key kernel);
+ *   typed       the same with the variant's own handle (fl_split256_lookup_u64 or
+ *               fl_cuckoo_lookup_u64): no variant test, no call left in the loop where the
+ *               variant is probed in line;
+ *   lookup_avx2, typed_avx2
+ *               the same file built with -mavx2 -mbmi2 (x86-64 with AVX2 only): split256
+ *               probed in line with AVX2, what fastfilter_cpp's -march=native build does;
  *   batch       fl_hash_u64_inline into blocks of 1024 hashes, then fl_contains_hashes (the
  *               dispatched SIMD kernel);
  *   batch_u64s  fl_contains_u64s on blocks of 1024 keys (the library hashes them with the
@@ -29,12 +33,13 @@
 
 #define BATCH 1024
 
-/* single_key_inline.c, built once per flag set. */
-double single_key_time_lookup_base(const fl_filter *f, const uint64_t *keys, size_t m,
-                                   size_t *pos);
+/* single_key_inline.c, built once per flag set: ns per lookup, or -1 if not applicable. */
+typedef double (*time_fn)(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos);
+double single_key_time_lookup_base(const fl_filter *, const uint64_t *, size_t, size_t *);
+double single_key_time_typed_base(const fl_filter *, const uint64_t *, size_t, size_t *);
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-double single_key_time_lookup_avx2(const fl_filter *f, const uint64_t *keys, size_t m,
-                                   size_t *pos);
+double single_key_time_lookup_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
+double single_key_time_typed_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
 #endif
 
 /* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
@@ -176,24 +181,29 @@ int main(int argc, char **argv) {
                                                      : MISS_BASE + bl_rng_next(&rng) % MISS_BASE;
             fl_info info;
             fl_get_info(f, &info);
-            static const char *const mode_name[5] = {"single", "lookup", "lookup_avx2", "batch",
-                                                     "batch_u64s"};
-            for (int mode = 0; mode < 5; mode++) {
-                size_t pos = 0;
-                if (mode == 2 && !have_avx2_build) continue;
-                for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
-                    double t = -1;
-                    switch (mode) {
-                    case 0: t = time_single(f, stream, lookups, &pos); break;
-                    case 1: t = single_key_time_lookup_base(f, stream, lookups, &pos); break;
+            static const char *const mode_name[7] = {"single", "lookup", "typed", "lookup_avx2",
+                                                     "typed_avx2", "batch", "batch_u64s"};
+            time_fn inline_fn[7] = {0, single_key_time_lookup_base, single_key_time_typed_base};
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-                    case 2: t = single_key_time_lookup_avx2(f, stream, lookups, &pos); break;
+            if (have_avx2_build) {
+                inline_fn[3] = single_key_time_lookup_avx2;
+                inline_fn[4] = single_key_time_typed_avx2;
+            }
 #endif
-                    case 3: t = time_batch(f, stream, lookups, info.seed, &pos); break;
-                    default: t = time_batch_u64s(f, stream, lookups, &pos); break;
-                    }
-                    if (r >= 0) ns[r] = t;
+            for (int mode = 0; mode < 7; mode++) {
+                size_t pos = 0;
+                if (mode >= 1 && mode <= 4 && !inline_fn[mode]) continue;
+                int skip = 0;
+                for (int r = -1; r < reps && !skip; r++) { /* r = -1: warm-up */
+                    double t;
+                    if (mode == 0) t = time_single(f, stream, lookups, &pos);
+                    else if (mode <= 4) t = inline_fn[mode](f, stream, lookups, &pos);
+                    else if (mode == 5) t = time_batch(f, stream, lookups, info.seed, &pos);
+                    else t = time_batch_u64s(f, stream, lookups, &pos);
+                    if (t < 0) skip = 1; /* no one-variant handle for this variant */
+                    else if (r >= 0) ns[r] = t;
                 }
+                if (skip) continue;
                 double med = bl_median(ns, (size_t)reps); /* sorted: ns[0] is the min */
                 fprintf(out, "%s,%llu,%zu,%u,%s,%s,%.4f,%.4f,%d,%zu,%.4f\n", name,
                         (unsigned long long)n, info.bytes, info.geometry.k,

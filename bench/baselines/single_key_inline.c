@@ -1,27 +1,55 @@
 /*
- * single_key's header-inline timing loop: fl_lookup_u64 from filterlab_inline.h, the way a
- * user's hot loop calls it. Compiled twice (bench/baselines/meson.build): at baseline flags
- * (cuckoo inline in SSE2/NEON, split256 through the dispatched kernel pointer) and, on x86-64,
- * with -mavx2 -mbmi2 like a user's file built for x86-64-v3 (split256 inline in AVX2).
+ * single_key's header-inline timing loops: filterlab_inline.h's handles, the way a user's hot
+ * loop calls them. Compiled twice (bench/baselines/meson.build): at baseline flags (cuckoo in
+ * line in SSE2/NEON, split256 through the dispatched kernel pointer) and, on x86-64, with
+ * -mavx2 -mbmi2 like a user's file built for x86-64-v3 (split256 in line in AVX2).
  * SINGLE_KEY_SUFFIX names the build; single_key.c calls the AVX2 one only on an AVX2 CPU.
+ *
+ * Each handle is a local const whose address no call sees, as filterlab_inline.h advises.
  */
 #include "bl_common.h"
 #include "filterlab_inline.h"
 
-#define TIME_LOOKUP_NAME(s) TIME_LOOKUP_NAME2(s)
-#define TIME_LOOKUP_NAME2(s) single_key_time_lookup_##s
+#define NAME(s, what) NAME2(s, what)
+#define NAME2(s, what) single_key_time_##what##_##s
 
-double TIME_LOOKUP_NAME(SINGLE_KEY_SUFFIX)(const fl_filter *f, const uint64_t *keys, size_t m,
-                                           size_t *pos);
+double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
+                                       size_t *pos);
+double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, size_t m,
+                                      size_t *pos);
 
-/* ns per lookup over keys[0..m): one fl_lookup_u64 per key, hashing included. */
-double TIME_LOOKUP_NAME(SINGLE_KEY_SUFFIX)(const fl_filter *f, const uint64_t *keys, size_t m,
-                                           size_t *pos) {
-    const fl_lookup l = fl_lookup_of(f); /* a local whose address never escapes */
+/* ns per lookup over keys[0..m): the generic handle, one fl_lookup_u64 per key. */
+double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
+                                       size_t *pos) {
+    const fl_lookup l = fl_lookup_of(f);
     double t0 = bl_now_ns();
     size_t p = 0;
     for (size_t i = 0; i < m; i++) p += (size_t)fl_lookup_u64(&l, keys[i]);
     double t1 = bl_now_ns();
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
+
+/* The same with the filter's one-variant handle; -1 if its variant has none. */
+double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, size_t m,
+                                      size_t *pos) {
+    fl_status s;
+    size_t p = 0;
+    double t0, t1;
+    if (fl_get_variant(f) == FL_SPLIT256) {
+        const fl_split256_lookup l = fl_split256_lookup_of(f, &s);
+        t0 = bl_now_ns();
+        for (size_t i = 0; i < m; i++) p += (size_t)fl_split256_lookup_u64(&l, keys[i]);
+        t1 = bl_now_ns();
+    } else if (fl_get_variant(f) == FL_CUCKOO) {
+        const fl_cuckoo_lookup l = fl_cuckoo_lookup_of(f, &s);
+        t0 = bl_now_ns();
+        for (size_t i = 0; i < m; i++) p += (size_t)fl_cuckoo_lookup_u64(&l, keys[i]);
+        t1 = bl_now_ns();
+    } else {
+        return -1;
+    }
+    if (s != FL_OK) return -1;
     *pos = p;
     return (t1 - t0) / (double)m;
 }
