@@ -15,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Public types the kernels share with the header-inline lookups (fl_stash_entry, fl_lookup).
- * Included before the visibility push below: its fl_lookup_init is exported. */
+/* Public types the kernels share with the header-inline lookups (fl_stash_entry,
+ * fl_lookup_fn). Included before the visibility push below, which would otherwise hide the
+ * handle constructors it declares (fl_lookup_of and the one-variant ones). */
 #include "filterlab_inline.h"
 
 /* Kernels are internal to the library: hidden, so libfilterlab.so neither exports them nor
