@@ -89,6 +89,39 @@ typedef enum fl_hash_id {
     FL_HASH_XXH64 = 2, /* XXH64(key, len, seed): Apache Parquet uses it with seed 0 */
 } fl_hash_id;
 
+/* What a variant is and can do: the library's own descriptor (src/variants.c), read by the
+ * CLI, flbench, the bindings and the tests instead of switching on the variant. */
+enum fl_capability {
+    FL_CAP_DELETE = 1u << 0,        /* fl_delete_hash / fl_delete_bytes */
+    FL_CAP_UNION = 1u << 1,         /* fl_union of two filters of equal geometry */
+    FL_CAP_ATOMIC_INSERT = 1u << 2, /* fl_insert_hashes_atomic */
+    FL_CAP_MAY_FILL = 1u << 3,      /* an insert can fail with FL_ERR_FULL */
+    FL_CAP_FILL_ESTIMATE = 1u << 4, /* fl_info.keys_from_fill is meaningful */
+    FL_CAP_PARQUET = 1u << 5,       /* its payload is a Parquet split block bitset */
+};
+
+typedef struct fl_variant_info {
+    fl_variant variant;
+    const char *name;         /* "block512" */
+    const char *summary;      /* one line, with the paper it follows */
+    const char *unit_name;    /* addressing unit, singular: "64-byte block" */
+    const char *k_name;       /* what k counts: "bits per key", "fingerprint bits" */
+    uint32_t k_min, k_max;    /* accepted k: k_min, k_min + k_step, ..., k_max */
+    uint32_t k_step;
+    uint32_t k_default;       /* k for an explicit size when nothing else decides */
+    uint64_t units_max;       /* most units (every variant: 2^32 - 1) */
+    uint32_t unit_slots;      /* tables of slots (cuckoo): keys one unit holds; 0: a bit array */
+    double max_load;          /* tables of slots: the load sizing aims at (inserts may fail
+                                 beyond it); 0 for bit arrays, which never refuse a key */
+    uint32_t caps;            /* fl_capability bits */
+    fl_hash_id default_hash;  /* the hash fl_create picks when the config says 0 */
+} fl_variant_info;
+
+/* Fills *out for a known variant; FL_ERR_INVALID_ARG for an unknown one or NULL out. */
+fl_status fl_variant_describe(fl_variant v, fl_variant_info *out);
+/* Payload bytes of one unit of `v` with this k (0 if the pair is invalid). */
+size_t fl_variant_unit_bytes(fl_variant v, uint32_t k);
+
 /* ---------------------------------------------------------------------------------------
  * Geometry and sizing
  *
@@ -126,6 +159,13 @@ fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *o
 
 /* Fills bits/bytes/bits_per_key/predicted_fpr for an explicit geometry and n keys. */
 fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *out);
+
+/* Geometry of `variant` for n keys in a payload of about `bytes` bytes (the whole units that
+ * fit, at least one): the k whose predicted FPR at n keys is lowest (split256: always 8;
+ * cuckoo: the widest fingerprint whose load n / slots stays within the sizing load).
+ * Errors: FL_ERR_INVALID_ARG, FL_ERR_BAD_N (n = 0), FL_ERR_BAD_GEOMETRY (bytes = 0),
+ * FL_ERR_TOO_LARGE (2^32 units or more), FL_ERR_FULL (cuckoo: n keys cannot fit). */
+fl_status fl_params_for_bytes(fl_variant variant, uint64_t n, uint64_t bytes, fl_params *out);
 
 /* Predicted FPR of a geometry holding n keys (n = 0 gives 0). */
 double fl_predict_fpr(const fl_geometry *g, uint64_t n);
@@ -282,6 +322,16 @@ const char *fl_kernel_reason(void);
  * variable names an unknown or unsupported kernel, automatic selection is used instead and
  * this reports why, so a CLI can refuse to run. */
 fl_status fl_kernel_env_status(void);
+
+/* Kernel choice per filter: binds f to a named kernel for all its calls, whatever the process
+ * uses, so a server, a binding or a benchmark can compare kernels on their own filters without
+ * changing the choice under other threads. NULL or "auto" unbinds it (it follows the process
+ * choice again). Errors: FL_ERR_INVALID_ARG (NULL f), FL_ERR_UNKNOWN_KERNEL,
+ * FL_ERR_KERNEL_UNAVAILABLE; the binding is then unchanged. Binding while other threads use
+ * the filter is safe: a call runs on the table it read when it started. Not saved in files. */
+fl_status fl_filter_bind_kernel(fl_filter *f, const char *name);
+/* The kernel f's calls use: its bound one, else the process's active one. */
+const char *fl_filter_kernel(const fl_filter *f);
 
 #ifdef __cplusplus
 }

@@ -382,14 +382,14 @@ static int fl_contains1_split256_avx2(const void *data, uint32_t units, uint32_t
 }
 
 void fl_kernels_init_avx2(fl_kernel_table *t) {
-    t->contains[FL_K_CLASSIC] = fl_contains_classic_avx2;
-    t->contains[FL_K_BLOCK512] = fl_contains_block512_avx2;
-    t->contains[FL_K_SPLIT256] = fl_contains_split256_avx2;
-    t->contains[FL_K_REG64] = fl_contains_reg64_avx2;
-    t->contains[FL_K_CUCKOO8] = fl_contains_cuckoo8_avx2;
-    t->contains[FL_K_CUCKOO16] = fl_contains_cuckoo16_avx2;
-    t->insert[FL_K_BLOCK512] = fl_insert_block512_avx2;
-    t->insert[FL_K_SPLIT256] = fl_insert_split256_avx2;
-    t->insert[FL_K_REG64] = fl_insert_reg64_avx2;
-    t->contains1[FL_K_SPLIT256] = fl_contains1_split256_avx2;
+    t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_avx2;
+    t->bloom.contains[FL_BLOOM_BLOCK512] = fl_contains_block512_avx2;
+    t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_avx2;
+    t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_avx2;
+    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx2;
+    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx2;
+    t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_avx2;
+    t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_avx2;
+    t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_avx2;
+    t->bloom.contains1[FL_BLOOM_SPLIT256] = fl_contains1_split256_avx2;
 }

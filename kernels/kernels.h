@@ -32,16 +32,7 @@ typedef struct fl_kview {
     uint32_t stash_count;
 } fl_kview;
 
-/* The kernel families. Cuckoo lookups differ by fingerprint width, so each is its own entry. */
-typedef enum fl_kfamily {
-    FL_K_CLASSIC = 0,
-    FL_K_BLOCK512,
-    FL_K_SPLIT256,
-    FL_K_REG64,
-    FL_K_CUCKOO8,
-    FL_K_CUCKOO16,
-    FL_K_COUNT
-} fl_kfamily;
+/* Kernel signatures shared by the modules. */
 
 /* out[i] = 1 if hashes[i] may be in the filter, else 0; returns the number of 1s.
  * hashes and out need no alignment; n may be 0. */
@@ -61,15 +52,67 @@ typedef fl_lookup_fn fl_contains1_fn;
  * integer-key batch calls; keys and out need no alignment and may not overlap. */
 typedef void (*fl_hash_u64_fn)(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
 
+/* ---- The modules: one struct of function pointers each (dav1d's DSP contexts) ----------
+ * A module groups the kernels of one kind of structure. Every entry is filled by the scalar
+ * init, so no entry is ever NULL; an ISA overwrites only what it implements. A structure that
+ * is not a bit-array filter (a sketch with counters, estimates and merges) gets a module of
+ * its own here instead of NULL slots in another's. */
+
+/* bloom: the bit-array filters, indexed by family. */
+typedef enum fl_bloom_family {
+    FL_BLOOM_CLASSIC = 0,
+    FL_BLOOM_BLOCK512,
+    FL_BLOOM_SPLIT256,
+    FL_BLOOM_REG64,
+    FL_BLOOM_FAMILIES
+} fl_bloom_family;
+
+typedef struct fl_bloom_kernels {
+    fl_contains_fn contains[FL_BLOOM_FAMILIES];
+    fl_insert_fn insert[FL_BLOOM_FAMILIES];
+    fl_contains1_fn contains1[FL_BLOOM_FAMILIES];
+} fl_bloom_kernels;
+
+/* cuckoo: batch lookups by fingerprint width. Inserts relocate fingerprints and stay in
+ * src/cuckoo.c; one-key lookups are inline in filterlab_inline.h. */
+typedef enum fl_cuckoo_width {
+    FL_CUCKOO_FP8 = 0,
+    FL_CUCKOO_FP16,
+    FL_CUCKOO_WIDTHS
+} fl_cuckoo_width;
+
+typedef struct fl_cuckoo_kernels {
+    fl_contains_fn contains[FL_CUCKOO_WIDTHS];
+} fl_cuckoo_kernels;
+
+/* hash: integer keys to 64-bit hashes, for every structure's *_u64s calls. */
+typedef struct fl_hash_kernels {
+    fl_hash_u64_fn u64;
+} fl_hash_kernels;
+
+/* One table per ISA: every module's struct. */
 typedef struct fl_kernel_table {
-    fl_contains_fn contains[FL_K_COUNT];
-    fl_insert_fn insert[FL_K_COUNT];       /* NULL for the cuckoo families */
-    fl_contains1_fn contains1[FL_K_COUNT]; /* NULL for the cuckoo families */
-    fl_hash_u64_fn hash_u64;
+    fl_bloom_kernels bloom;
+    fl_cuckoo_kernels cuckoo;
+    fl_hash_kernels hash;
 } fl_kernel_table;
 
-/* Each ISA's init overwrites the entries it implements, on a table already filled by the
- * ISA below it (dav1d's pattern), so a family an ISA leaves alone keeps the best lower one. */
+/* Where a structure's kernels sit in a table: byte offsets of its entries, so a filter
+ * resolves its kernel in whichever table it uses (the process's or its own) without a switch
+ * on its variant. FL_NO_KERNEL marks an operation the structure has no kernel for. */
+#define FL_NO_KERNEL ((uint32_t)0xffffffffu)
+typedef struct fl_kernel_slots {
+    uint32_t contains;  /* fl_contains_fn */
+    uint32_t insert;    /* fl_insert_fn */
+    uint32_t contains1; /* fl_contains1_fn */
+} fl_kernel_slots;
+
+#define FL_KERNEL_SLOT(member) ((uint32_t)offsetof(fl_kernel_table, member))
+#define FL_KERNEL_AT(table, slot, type) (*(const type *)(const void *)((const char *)(table) + (slot)))
+
+/* Each ISA's init fills the entries it implements, in every module, on a table already
+ * filled by the ISA below it (dav1d's pattern), so a family an ISA leaves alone keeps the best
+ * lower one; src/dispatch.c chains them (avx512 on avx2 on scalar; neon on scalar). */
 void fl_kernels_init_scalar(fl_kernel_table *t);
 void fl_kernels_init_avx2(fl_kernel_table *t);
 void fl_kernels_init_avx512(fl_kernel_table *t);

@@ -392,13 +392,13 @@ static size_t fl_contains_cuckoo16_neon(const fl_kview *f, const uint64_t *hashe
 }
 
 void fl_kernels_init_neon(fl_kernel_table *t) {
-    t->contains[FL_K_CLASSIC] = fl_contains_classic_neon;
-    t->contains[FL_K_BLOCK512] = fl_contains_block512_neon;
-    t->contains[FL_K_SPLIT256] = fl_contains_split256_neon;
-    t->contains[FL_K_REG64] = fl_contains_reg64_neon;
-    t->contains[FL_K_CUCKOO8] = fl_contains_cuckoo8_neon;
-    t->contains[FL_K_CUCKOO16] = fl_contains_cuckoo16_neon;
-    t->insert[FL_K_BLOCK512] = fl_insert_block512_neon;
-    t->insert[FL_K_SPLIT256] = fl_insert_split256_neon;
-    t->insert[FL_K_REG64] = fl_insert_reg64_neon;
+    t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_neon;
+    t->bloom.contains[FL_BLOOM_BLOCK512] = fl_contains_block512_neon;
+    t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_neon;
+    t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_neon;
+    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_neon;
+    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_neon;
+    t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_neon;
+    t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_neon;
+    t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_neon;
 }

@@ -101,6 +101,9 @@ static inline int fl_block512_probe(const fl_kview *f, uint64_t h) {
 /* ---- split256: Apache Parquet split block Bloom filter --------------------------------------
  * parquet-format BloomFilter.md: block reduce32(h >> 32, blocks); in word i of the 8-word
  * block, bit (h32 * SALT[i]) >> 27. Words are 32-bit little-endian. */
+static inline uint32_t fl_split256_bit(uint32_t h32, int word) {
+    return 1u << ((h32 * FL_SALT[word]) >> 27);
+}
 static inline const uint32_t *fl_split256_at(const fl_kview *f, uint64_t h) {
     return (const uint32_t *)f->data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
 }
@@ -108,10 +111,7 @@ static inline int fl_split256_probe(const fl_kview *f, uint64_t h) {
     const uint32_t *b = fl_split256_at(f, h);
     uint32_t lo = (uint32_t)h;
     int ok = 1;
-    for (int i = 0; i < 8; i++) {
-        uint32_t bit = 1u << ((lo * FL_SALT[i]) >> 27);
-        ok &= (fl_load_le32(&b[i]) & bit) != 0;
-    }
+    for (int i = 0; i < 8; i++) ok &= (fl_load_le32(&b[i]) & fl_split256_bit(lo, i)) != 0;
     return ok;
 }
 

@@ -92,12 +92,9 @@ void fl_insert_split256_scalar(const fl_kview *f, const uint64_t *hashes, size_t
     for (size_t i = 0; i < n; i++) {
         uint64_t h = fl_hash_at(hashes, i);
         uint32_t *b = (uint32_t *)fl_split256_at(f, h);
-        uint32_t lo = (uint32_t)h;
-        for (int w = 0; w < 8; w++) {
-            /* The payload is little-endian; on the little-endian hosts we support this is a
-             * plain OR (see the check in src/internal.h). */
-            b[w] |= 1u << ((lo * FL_SALT[w]) >> 27);
-        }
+        /* The payload is little-endian; on the little-endian hosts we support this is a
+         * plain OR (see the check in src/internal.h). */
+        for (int w = 0; w < 8; w++) b[w] |= fl_split256_bit((uint32_t)h, w);
     }
 }
 
@@ -131,23 +128,19 @@ FL_SCALAR_PROBE1(split256, fl_split256_probe)
 FL_SCALAR_PROBE1(reg64, fl_reg64_probe)
 
 void fl_kernels_init_scalar(fl_kernel_table *t) {
-    t->contains[FL_K_CLASSIC] = fl_contains_classic_scalar;
-    t->contains[FL_K_BLOCK512] = fl_contains_block512_scalar;
-    t->contains[FL_K_SPLIT256] = fl_contains_split256_scalar;
-    t->contains[FL_K_REG64] = fl_contains_reg64_scalar;
-    t->contains[FL_K_CUCKOO8] = fl_contains_cuckoo8_scalar;
-    t->contains[FL_K_CUCKOO16] = fl_contains_cuckoo16_scalar;
-    t->insert[FL_K_CLASSIC] = fl_insert_classic_scalar;
-    t->insert[FL_K_BLOCK512] = fl_insert_block512_scalar;
-    t->insert[FL_K_SPLIT256] = fl_insert_split256_scalar;
-    t->insert[FL_K_REG64] = fl_insert_reg64_scalar;
-    t->insert[FL_K_CUCKOO8] = 0;
-    t->insert[FL_K_CUCKOO16] = 0;
-    t->contains1[FL_K_CLASSIC] = fl_probe1_classic_scalar;
-    t->contains1[FL_K_BLOCK512] = fl_probe1_block512_scalar;
-    t->contains1[FL_K_SPLIT256] = fl_probe1_split256_scalar;
-    t->contains1[FL_K_REG64] = fl_probe1_reg64_scalar;
-    t->contains1[FL_K_CUCKOO8] = 0; /* probed in line by filterlab_inline.h */
-    t->contains1[FL_K_CUCKOO16] = 0;
-    t->hash_u64 = fl_hash_u64_scalar;
+    t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_scalar;
+    t->bloom.contains[FL_BLOOM_BLOCK512] = fl_contains_block512_scalar;
+    t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_scalar;
+    t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_scalar;
+    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_scalar;
+    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_scalar;
+    t->bloom.insert[FL_BLOOM_CLASSIC] = fl_insert_classic_scalar;
+    t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_scalar;
+    t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_scalar;
+    t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_scalar;
+    t->bloom.contains1[FL_BLOOM_CLASSIC] = fl_probe1_classic_scalar;
+    t->bloom.contains1[FL_BLOOM_BLOCK512] = fl_probe1_block512_scalar;
+    t->bloom.contains1[FL_BLOOM_SPLIT256] = fl_probe1_split256_scalar;
+    t->bloom.contains1[FL_BLOOM_REG64] = fl_probe1_reg64_scalar;
+    t->hash.u64 = fl_hash_u64_scalar;
 }

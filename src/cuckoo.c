@@ -19,7 +19,7 @@
 void fl_cuckoo_reset(fl_filter *f) {
     f->stash_count = 0;
     /* xorshift64 needs a nonzero state; the walk is deterministic for a given seed. */
-    f->rng = fl_hash_u64(f->seed, 0x243f6a8885a308d3ull) | 1;
+    f->rng = fl_hash_u64_inline(f->seed, 0x243f6a8885a308d3ull) | 1;
 }
 
 static uint32_t next_random(fl_filter *f) {
@@ -116,11 +116,21 @@ fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h) {
     return FL_ERR_NOT_FOUND;
 }
 
-uint64_t fl_cuckoo_occupied(const fl_filter *f) {
-    uint64_t used = f->stash_count;
+/* Occupied slots (table + stash) and the table's own load factor; the stash is reported
+ * separately. */
+void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out) {
+    uint64_t used = 0;
     uint32_t n = (uint32_t)f->g.units;
     for (uint32_t b = 0; b < n; b++)
         for (int s = 0; s < FL_CUCKOO_SLOTS; s++)
             used += fl_cuckoo_get(f->data, f->g.k, b, s) != 0;
-    return used;
+    out->bits_set = used + f->stash_count;
+    out->fill = (double)used / ((double)f->g.units * FL_CUCKOO_SLOTS);
+    out->stash_used = f->stash_count;
+}
+
+/* One key, probed in line exactly as filterlab_inline.h's handle does (SSE2/NEON). */
+int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h) {
+    const fl_cuckoo_lookup c = fl_cuckoo_lookup_of(f, NULL);
+    return fl_cuckoo_lookup_hash(&c, h);
 }

@@ -207,6 +207,28 @@ const fl_kernel_table *fl_kernel_table_at(size_t i) {
     return i < NISA && supported[i] ? &tables[i] : NULL;
 }
 
+/* Per-filter binding follows fl_kernel_select's rules, without publishing anything. */
+fl_status fl_kernel_table_named(const char *name, const fl_kernel_table **out) {
+    if (!name || !out) return FL_ERR_INVALID_ARG;
+    ensure_init();
+    if (strcmp(name, "auto") == 0) {
+        *out = NULL;
+        return FL_OK;
+    }
+    int i = find_isa(name);
+    if (i < 0) return FL_ERR_UNKNOWN_KERNEL;
+    if (!supported[i]) return FL_ERR_KERNEL_UNAVAILABLE;
+    *out = &tables[i];
+    return FL_OK;
+}
+
+const char *fl_kernel_table_name(const fl_kernel_table *t) {
+    ensure_init();
+    for (size_t i = 0; i < NISA; i++)
+        if (t == &tables[i]) return isas[i].name;
+    return NULL;
+}
+
 size_t fl_kernel_count(void) {
     return NISA;
 }

@@ -16,31 +16,6 @@
 #include "internal.h"
 #include "probe.h"
 
-fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes) {
-    if (!g) return FL_ERR_INVALID_ARG;
-    if (g->variant < FL_VARIANT_MIN || g->variant > FL_VARIANT_MAX) return FL_ERR_INVALID_ARG;
-    if (g->units == 0 || g->units > FL_UNITS_MAX) return FL_ERR_BAD_GEOMETRY;
-    switch (g->variant) {
-    case FL_CLASSIC:
-        if (g->k < 1 || g->k > 32) return FL_ERR_BAD_K; /* double hashing needs no salts */
-        break;
-    case FL_BLOCK512:
-    case FL_REG64:
-        if (g->k < 1 || g->k > FL_K_MAX) return FL_ERR_BAD_K; /* one salt per bit */
-        break;
-    case FL_SPLIT256:
-        if (g->k != 8) return FL_ERR_BAD_K; /* one bit in each of the 8 words */
-        break;
-    case FL_CUCKOO:
-        if (g->k != 8 && g->k != 16) return FL_ERR_BAD_K;
-        break;
-    }
-    size_t unit = fl_unit_bytes(g->variant, g->k);
-    if (g->units > SIZE_MAX / unit) return FL_ERR_TOO_LARGE;
-    if (bytes) *bytes = (size_t)g->units * unit;
-    return FL_OK;
-}
-
 fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
                         fl_filter **out) {
     size_t bytes;
@@ -51,7 +26,8 @@ fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, ui
     fl_filter *f = calloc(1, sizeof *f);
     if (!f) return FL_ERR_NO_MEMORY;
     f->g = *g;
-    f->family = fl_family_of(g);
+    f->desc = fl_variant_desc_of(g->variant);
+    f->slots = f->desc->kernel_slots(g->k);
     f->hash = hash;
     f->seed = seed;
     f->flags = flags;
@@ -60,7 +36,7 @@ fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, ui
         free(f);
         return s;
     }
-    fl_cuckoo_reset(f);
+    if (f->desc->reset) f->desc->reset(f);
     *out = f;
     return FL_OK;
 }
@@ -79,11 +55,11 @@ fl_status fl_create(const fl_config *cfg, fl_filter **out) {
         if (s != FL_OK) return s;
         g = p.geometry;
     }
-    /* split256 is the Parquet format, whose hash is fixed: XXH64 with seed 0 by default, so
-     * its filters export to Parquet as they are. Everything else defaults to XXH3. */
-    fl_hash_id hash = cfg->hash             ? cfg->hash
-                      : g.variant == FL_SPLIT256 ? FL_HASH_XXH64
-                                                 : FL_HASH_XXH3;
+    /* The variant's default hash: XXH64 (seed 0 by default) for split256, the Parquet format,
+     * so its filters export to Parquet as they are; XXH3 for everything else. */
+    const fl_variant_desc *d = fl_variant_desc_of(g.variant);
+    if (!d) return FL_ERR_INVALID_ARG;
+    fl_hash_id hash = cfg->hash ? cfg->hash : d->info.default_hash;
     return fl_filter_new(&g, hash, cfg->seed, cfg->flags, out);
 }
 
@@ -121,8 +97,9 @@ static int probe_nothing(const void *data, uint32_t units, uint32_t k, uint64_t 
 }
 
 fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status) {
+    const fl_kernel_table *t = f ? fl_kernels_of(f) : fl_kernels();
     fl_split256_lookup l = {.blocks = zero_unit, .units = 1,
-                            .probe = fl_kernels()->contains1[FL_K_SPLIT256]};
+                            .probe = t->bloom.contains1[FL_BLOOM_SPLIT256]};
     int ok = f && f->g.variant == FL_SPLIT256;
     if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
     if (ok) {
@@ -162,26 +139,24 @@ fl_lookup fl_lookup_of(const fl_filter *f) {
     l.units = (uint32_t)f->g.units;
     l.k = f->g.k;
     l.seed_mix = f->seed * FL_SEED_MIX;
-    if (f->g.variant != FL_CUCKOO) l.probe = fl_kernels()->contains1[f->family];
+    if (f->slots.contains1 != FL_NO_KERNEL)
+        l.probe = FL_KERNEL_AT(fl_kernels_of(f), f->slots.contains1, fl_contains1_fn);
     return l;
 }
 
-/* The single-key calls: cuckoo probed in line (SSE2/NEON) as filterlab_inline.h does, the
- * Bloom variants by the dispatched one-key kernel. */
+/* The single-key calls: the variant's own one-key lookup where it has one (cuckoo, probed in
+ * line as filterlab_inline.h does), else the one-key kernel of the filter's table. */
 static int probe_one(const fl_filter *f, uint64_t h) {
-    if (f->g.variant == FL_CUCKOO) {
-        const fl_cuckoo_lookup c = fl_cuckoo_lookup_of(f, NULL);
-        return fl_cuckoo_lookup_hash(&c, h);
-    }
-    fl_kview v = fl_view(f);
-    return fl_kernels()->contains1[f->family](v.data, v.units, v.k, h);
+    if (f->desc->contains_one) return f->desc->contains_one(f, h);
+    return FL_KERNEL_AT(fl_kernels_of(f), f->slots.contains1, fl_contains1_fn)(
+        f->data, (uint32_t)f->g.units, f->g.k, h);
 }
 
 fl_status fl_insert_hash(fl_filter *f, uint64_t hash) {
     if (!f) return FL_ERR_INVALID_ARG;
-    if (f->g.variant == FL_CUCKOO) return fl_cuckoo_insert(f, hash);
+    if (f->desc->insert_one) return f->desc->insert_one(f, hash);
     fl_kview v = fl_view(f);
-    fl_kernels()->insert[f->family](&v, &hash, 1);
+    FL_KERNEL_AT(fl_kernels_of(f), f->slots.insert, fl_insert_fn)(&v, &hash, 1);
     f->keys++;
     return FL_OK;
 }
@@ -212,16 +187,16 @@ int fl_contains_u64(const fl_filter *f, uint64_t key) {
 fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     if (inserted) *inserted = 0;
     if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
-    if (f->g.variant == FL_CUCKOO) {
+    if (f->desc->insert_one) { /* inserts that may fail stop at the first that does */
         for (size_t i = 0; i < n; i++) {
-            fl_status s = fl_cuckoo_insert(f, fl_hash_at(hashes, i));
+            fl_status s = f->desc->insert_one(f, fl_hash_at(hashes, i));
             if (s != FL_OK) return s;
             if (inserted) *inserted = i + 1;
         }
         return FL_OK;
     }
     fl_kview v = fl_view(f);
-    if (n) fl_kernels()->insert[f->family](&v, hashes, n);
+    if (n) FL_KERNEL_AT(fl_kernels_of(f), f->slots.insert, fl_insert_fn)(&v, hashes, n);
     f->keys += n;
     if (inserted) *inserted = n;
     return FL_OK;
@@ -233,7 +208,7 @@ fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t 
     if (!f || ((!hashes || !out) && n)) return FL_ERR_INVALID_ARG;
     if (n == 0) return FL_OK;
     fl_kview v = fl_view(f);
-    size_t pos = fl_kernels()->contains[f->family](&v, hashes, n, out);
+    size_t pos = FL_KERNEL_AT(fl_kernels_of(f), f->slots.contains, fl_contains_fn)(&v, hashes, n, out);
     if (positives) *positives = pos;
     return FL_OK;
 }
@@ -246,10 +221,10 @@ fl_status fl_insert_u64s(fl_filter *f, const uint64_t *keys, size_t n, size_t *i
     if (inserted) *inserted = 0;
     if (!f || (!keys && n)) return FL_ERR_INVALID_ARG;
     uint64_t h[U64_BLOCK];
-    const fl_kernel_table *t = fl_kernels();
+    const fl_kernel_table *t = fl_kernels_of(f);
     for (size_t off = 0; off < n; off += U64_BLOCK) {
         size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK, done = 0;
-        t->hash_u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
+        t->hash.u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
                     f->seed, h);
         fl_status s = fl_insert_hashes(f, h, m, &done);
         if (inserted) *inserted = off + done;
@@ -263,11 +238,11 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
     if (positives) *positives = 0;
     if (!f || ((!keys || !out) && n)) return FL_ERR_INVALID_ARG;
     uint64_t h[U64_BLOCK];
-    const fl_kernel_table *t = fl_kernels();
+    const fl_kernel_table *t = fl_kernels_of(f);
     size_t pos = 0;
     for (size_t off = 0; off < n; off += U64_BLOCK) {
         size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK, p = 0;
-        t->hash_u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
+        t->hash.u64((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m,
                     f->seed, h);
         fl_contains_hashes(f, h, m, out + off, &p);
         pos += p;
@@ -278,14 +253,14 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
 
 fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
     if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
-    if (f->g.variant == FL_CUCKOO) return FL_ERR_UNSUPPORTED;
-    return fl_bloom_insert_atomic(f, hashes, n);
+    if (!f->desc->insert_atomic) return FL_ERR_UNSUPPORTED;
+    return f->desc->insert_atomic(f, hashes, n);
 }
 
 fl_status fl_delete_hash(fl_filter *f, uint64_t hash) {
     if (!f) return FL_ERR_INVALID_ARG;
-    if (f->g.variant != FL_CUCKOO) return FL_ERR_UNSUPPORTED;
-    return fl_cuckoo_delete(f, hash);
+    if (!f->desc->remove) return FL_ERR_UNSUPPORTED;
+    return f->desc->remove(f, hash);
 }
 
 fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len) {
@@ -300,7 +275,7 @@ void fl_clear(fl_filter *f) {
     if (!f->mapped || madvise(f->data, f->mapped, MADV_DONTNEED) != 0)
         memset(f->data, 0, f->bytes);
     f->keys = 0;
-    fl_cuckoo_reset(f);
+    if (f->desc->reset) f->desc->reset(f);
 }
 
 size_t fl_size_bytes(const fl_filter *f) {
@@ -315,24 +290,6 @@ fl_variant fl_get_variant(const fl_filter *f) {
     return f ? f->g.variant : (fl_variant)0;
 }
 
-/* Distinct keys that explain a fill ratio, inverting the expected fill. Classic: Swamidass
- * and Baldi (2007), fill = 1 - (1 - 1/m)^(kn). Blocked variants under the Poisson model of
- * src/params.c: a unit of load lambda = n/units has expected fill
- * 1 - exp(-lambda (1 - (1 - 1/B)^k)), with B = 512 or 64 (block512, reg64) and, for split256,
- * B = 32 and k = 1 (each 32-bit word receives one bit per key). */
-static double keys_from_fill(const fl_geometry *g, double fill) {
-    if (fill >= 1.0) return INFINITY;
-    double units = (double)g->units, k = (double)g->k, per_key;
-    switch (g->variant) {
-    case FL_CLASSIC: return log1p(-fill) / (k * log1p(-1.0 / (units * 64)));
-    case FL_BLOCK512: per_key = -expm1(k * log1p(-1.0 / 512)); break;
-    case FL_REG64: per_key = -expm1(k * log1p(-1.0 / 64)); break;
-    case FL_SPLIT256: per_key = 1.0 / 32; break;
-    default: return 0.0;
-    }
-    return units * -log1p(-fill) / per_key;
-}
-
 fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     if (!f || !out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
@@ -343,20 +300,38 @@ fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     out->bytes = f->bytes;
     out->huge_pages = f->huge_pages;
     double predict_keys = (double)out->keys;
-    if (f->g.variant == FL_CUCKOO) {
-        out->bits_set = fl_cuckoo_occupied(f);
-        /* Load factor of the table itself; the stash is reported separately. */
-        out->fill = (double)(out->bits_set - f->stash_count) /
-                    ((double)f->g.units * FL_CUCKOO_SLOTS);
-        out->stash_used = f->stash_count;
-    } else {
-        out->bits_set = fl_bloom_bits_set(f);
-        out->fill = (double)out->bits_set / (8.0 * (double)f->bytes);
-        out->keys_from_fill = keys_from_fill(&f->g, out->fill);
+    f->desc->occupancy(f, out);
+    if (f->desc->keys_from_fill) {
+        out->keys_from_fill = f->desc->keys_from_fill(f->desc, &f->g, out->fill);
         if (out->keys == 0 && out->bits_set > 0) predict_keys = out->keys_from_fill;
     }
-    out->predicted_fpr = out->fill >= 1.0 && f->g.variant != FL_CUCKOO
+    /* A saturated bit array answers yes to everything, whatever the model says. */
+    out->predicted_fpr = out->fill >= 1.0 && !f->desc->info.unit_slots
                              ? 1.0
                              : fl_predict_fpr_at(&f->g, predict_keys);
     return FL_OK;
+}
+
+fl_status fl_union(fl_filter *dst, const fl_filter *src) {
+    if (!dst || !src) return FL_ERR_INVALID_ARG;
+    if (!dst->desc->merge || !src->desc->merge) return FL_ERR_UNSUPPORTED;
+    if (dst->g.variant != src->g.variant || dst->g.units != src->g.units ||
+        dst->g.k != src->g.k || dst->hash != src->hash || dst->seed != src->seed)
+        return FL_ERR_INCOMPATIBLE;
+    return dst->desc->merge(dst, src);
+}
+
+fl_status fl_filter_bind_kernel(fl_filter *f, const char *name) {
+    if (!f) return FL_ERR_INVALID_ARG;
+    const fl_kernel_table *t = NULL;
+    if (name) {
+        fl_status s = fl_kernel_table_named(name, &t);
+        if (s != FL_OK) return s;
+    }
+    __atomic_store_n(&f->bound, t, __ATOMIC_RELEASE);
+    return FL_OK;
+}
+
+const char *fl_filter_kernel(const fl_filter *f) {
+    return f ? fl_kernel_table_name(fl_kernels_of(f)) : NULL;
 }

@@ -34,9 +34,15 @@
 #define FL_UNITS_MAX 0xffffffffull /* units < 2^32: reduce32 addressing */
 #define FL_HUGE_PAGE (2u << 20)
 
+typedef struct fl_variant_desc fl_variant_desc;
+
 struct fl_filter {
     fl_geometry g;
-    fl_kfamily family;
+    const fl_variant_desc *desc; /* src/variants.c: what the variant is and can do */
+    fl_kernel_slots slots;       /* where its kernels sit in a kernel table */
+    /* fl_filter_bind_kernel's table, or NULL for the process's (read with acquire loads:
+     * another thread may rebind while calls run). */
+    const fl_kernel_table *bound;
     fl_hash_id hash;
     uint64_t seed;
     uint64_t keys;       /* updated with __atomic ops by fl_insert_hashes_atomic */
@@ -51,9 +57,34 @@ struct fl_filter {
     uint64_t rng;        /* eviction walk state (xorshift64), seeded from the seed */
 };
 
-/* status.c */
-size_t fl_unit_bytes(fl_variant v, uint32_t k);
-fl_kfamily fl_family_of(const fl_geometry *g);
+/* variants.c: one descriptor per variant. Function members that are NULL mark what the
+ * variant does not have (its fl_variant_info.caps say the same to the public). */
+struct fl_variant_desc {
+    fl_variant_info info;
+    /* Blocked FPR model shape (src/params.c): bits per block, and for a split block the
+     * number of independent words that each get one bit per key (0: k bits anywhere). */
+    uint32_t block_bits, block_words;
+    uint32_t stash_max;                       /* victim stash entries (the codec saves them) */
+    size_t (*unit_bytes)(uint32_t k);         /* k already valid */
+    fl_kernel_slots (*kernel_slots)(uint32_t k);
+    /* Models (src/params.c): FPR at n keys, sizing for (n, fpr), keys explaining a fill. */
+    double (*predict_fpr)(const fl_variant_desc *d, const fl_geometry *g, double n);
+    fl_status (*size)(const fl_variant_desc *d, double n, double fpr, fl_geometry *g);
+    double (*keys_from_fill)(const fl_variant_desc *d, const fl_geometry *g, double fill);
+    /* Inserts and one-key lookups that are not kernels (NULL: the kernel table's). */
+    fl_status (*insert_one)(fl_filter *f, uint64_t h);
+    int (*contains_one)(const fl_filter *f, uint64_t h);
+    fl_status (*remove)(fl_filter *f, uint64_t h);
+    fl_status (*insert_atomic)(fl_filter *f, const uint64_t *hashes, size_t n);
+    fl_status (*merge)(fl_filter *dst, const fl_filter *src);
+    /* fl_info's occupancy fields: bits_set, fill, stash_used. */
+    void (*occupancy)(const fl_filter *f, fl_info *out);
+    void (*reset)(fl_filter *f); /* per-variant state beyond the payload, on create/clear */
+};
+
+const fl_variant_desc *fl_variant_desc_of(fl_variant v); /* NULL if unknown */
+int fl_variant_k_valid(const fl_variant_desc *d, uint32_t k);
+fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes);
 
 /* memory.c: zeroed 64-byte aligned payloads; >= 2 MiB ones are 2 MiB aligned mappings
  * with MADV_HUGEPAGE unless the flag says no. */
@@ -61,7 +92,6 @@ fl_status fl_payload_alloc(fl_filter *f, size_t bytes);
 void fl_payload_free(fl_filter *f);
 
 /* filter.c */
-fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes);
 fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
                         fl_filter **out);
 static inline fl_kview fl_view(const fl_filter *f) {
@@ -70,17 +100,30 @@ static inline fl_kview fl_view(const fl_filter *f) {
 }
 
 /* params.c: the prediction for a real-valued key count (an estimate, or a count too large
- * for exact integer conversion). */
+ * for exact integer conversion), and the models the descriptors name. */
 double fl_predict_fpr_at(const fl_geometry *g, double n);
+double fl_model_classic_fpr(const fl_variant_desc *d, const fl_geometry *g, double n);
+double fl_model_blocked_fpr(const fl_variant_desc *d, const fl_geometry *g, double n);
+double fl_model_cuckoo_fpr(const fl_variant_desc *d, const fl_geometry *g, double n);
+fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geometry *g);
+fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geometry *g);
+fl_status fl_size_cuckoo(const fl_variant_desc *d, double n, double p, fl_geometry *g);
+double fl_model_classic_keys(const fl_variant_desc *d, const fl_geometry *g, double fill);
+double fl_model_blocked_keys(const fl_variant_desc *d, const fl_geometry *g, double fill);
 
 /* bloom.c */
-uint64_t fl_bloom_bits_set(const fl_filter *f);
-fl_status fl_bloom_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
+fl_status fl_bloom_union(fl_filter *dst, const fl_filter *src);
+fl_status fl_bloom_insert_atomic_classic(fl_filter *f, const uint64_t *hashes, size_t n);
+fl_status fl_bloom_insert_atomic_block512(fl_filter *f, const uint64_t *hashes, size_t n);
+fl_status fl_bloom_insert_atomic_split256(fl_filter *f, const uint64_t *hashes, size_t n);
+fl_status fl_bloom_insert_atomic_reg64(fl_filter *f, const uint64_t *hashes, size_t n);
+void fl_bloom_occupancy(const fl_filter *f, fl_info *out);
 
 /* cuckoo.c */
 fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h);
 fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h);
-uint64_t fl_cuckoo_occupied(const fl_filter *f);
+int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h);
+void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out);
 void fl_cuckoo_reset(fl_filter *f);
 
 /* dispatch.c: the active table, set once at first use (fl_kernels_slow) and by
@@ -95,6 +138,16 @@ static inline const fl_kernel_table *fl_kernels(void) {
  * of range or this CPU cannot run it), for tests/checkkernels and tests that pin a kernel
  * without changing the process choice. */
 const fl_kernel_table *fl_kernel_table_at(size_t i);
+/* The table named `name` if this CPU can run it (fl_kernel_select's rules; NULL for "auto"),
+ * for per-filter binding, and the name of a table. */
+fl_status fl_kernel_table_named(const char *name, const fl_kernel_table **out);
+const char *fl_kernel_table_name(const fl_kernel_table *t);
+
+/* The table a filter's calls use: its bound one, else the process's. */
+static inline const fl_kernel_table *fl_kernels_of(const fl_filter *f) {
+    const fl_kernel_table *t = __atomic_load_n(&f->bound, __ATOMIC_ACQUIRE);
+    return t ? t : fl_kernels();
+}
 
 #pragma GCC visibility pop
 

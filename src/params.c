@@ -47,9 +47,10 @@ static double inner_closed(double B, double k, double i) {
  * reg64 it runs the occupancy recurrence ball by ball: after one more uniform throw into B
  * bits, P(T = t) = P(T = t) t/B + P(T = t-1) (B - t + 1)/B. */
 typedef struct {
-    fl_variant v;
     uint32_t k;
-    int B;           /* bits per block; 0 for split256 (closed form is exact) */
+    int B;           /* bits per block; 0 for a split block (closed form is exact) */
+    int words;       /* split block: independent words, one bit each per key ... */
+    double word_bits; /* ... of this many bits each */
     double *dist;    /* P(T = t), t = 0..B, after balls throws */
     double *pw;      /* (t/B)^k */
     double *F;       /* f_inner(0..nF-1) */
@@ -58,12 +59,15 @@ typedef struct {
     int failed;      /* allocation failed: fall back to the closed form */
 } inner_model;
 
-static void model_init(inner_model *m, fl_variant v, uint32_t k) {
+static void model_init(inner_model *m, const fl_variant_desc *d, uint32_t k) {
     memset(m, 0, sizeof *m);
-    m->v = v;
     m->k = k;
-    m->B = v == FL_BLOCK512 ? 512 : v == FL_REG64 ? 64 : 0;
-    if (!m->B) return;
+    if (d->block_words) {
+        m->words = (int)d->block_words;
+        m->word_bits = (double)d->block_bits / d->block_words;
+        return;
+    }
+    m->B = (int)d->block_bits;
     m->dist = calloc((size_t)m->B + 1, sizeof *m->dist);
     m->pw = calloc((size_t)m->B + 1, sizeof *m->pw);
     if (!m->dist || !m->pw) {
@@ -81,7 +85,7 @@ static void model_free(inner_model *m) {
 }
 
 static double model_inner(inner_model *m, size_t i) {
-    if (!m->B) return pow(-expm1((double)i * log1p(-1.0 / 32)), 8);
+    if (!m->B) return pow(-expm1((double)i * log1p(-1.0 / m->word_bits)), m->words);
     if (m->failed) return inner_closed(m->B, m->k, (double)i);
     while (m->nF <= i) {
         if (m->nF == m->cap) {
@@ -120,8 +124,8 @@ static double blocked_fpr(inner_model *m, double lambda) {
     double sd = sqrt(lambda);
     double lo = floor(lambda - 12 * sd), hi = ceil(lambda + 12 * sd + 30);
     if (lo < 0) lo = 0;
-    double B = m->B ? m->B : 32, k = m->B ? m->k : 1;
-    if (pow(inner_closed(B, k, lo), m->B ? 1.0 : 8.0) > 1.0 - 1e-12)
+    double B = m->B ? m->B : m->word_bits, k = m->B ? m->k : 1;
+    if (pow(inner_closed(B, k, lo), m->B ? 1.0 : m->words) > 1.0 - 1e-12)
         return 1.0; /* saturated blocks: skip a long sum (the exact value is even higher) */
     double sum = 0.0, log_l = log(lambda);
     for (double i = lo; i <= hi; i++) {
@@ -131,9 +135,9 @@ static double blocked_fpr(inner_model *m, double lambda) {
     return sum > 1.0 ? 1.0 : sum;
 }
 
-static double blocked_fpr_once(fl_variant v, uint32_t k, double lambda) {
+static double blocked_fpr_once(const fl_variant_desc *d, uint32_t k, double lambda) {
     inner_model m;
-    model_init(&m, v, k);
+    model_init(&m, d, k);
     double r = blocked_fpr(&m, lambda);
     model_free(&m);
     return r;
@@ -143,24 +147,47 @@ static double cuckoo_fpr(uint32_t fp_bits, double load) {
     return -expm1(8.0 * load * log1p(-1.0 / ((double)(1u << fp_bits) - 1.0)));
 }
 
+/* ---- the models the descriptors of src/variants.c name --------------------------------- */
+double fl_model_classic_fpr(const fl_variant_desc *d, const fl_geometry *g, double n) {
+    (void)d;
+    double m = (double)g->units * 64;
+    return pow(-expm1(g->k * n * log1p(-1.0 / m)), g->k);
+}
+
+double fl_model_blocked_fpr(const fl_variant_desc *d, const fl_geometry *g, double n) {
+    return blocked_fpr_once(d, g->k, n / (double)g->units);
+}
+
+double fl_model_cuckoo_fpr(const fl_variant_desc *d, const fl_geometry *g, double n) {
+    (void)d;
+    double load = n / ((double)g->units * FL_CUCKOO_SLOTS);
+    return cuckoo_fpr(g->k, load > 1.0 ? 1.0 : load);
+}
+
+/* Distinct keys that explain a fill ratio, inverting the expected fill. Classic: Swamidass
+ * and Baldi (2007), fill = 1 - (1 - 1/m)^(kn). Blocked variants under the Poisson model
+ * above: a unit of load lambda = n/units has expected fill 1 - exp(-lambda (1 - (1 - 1/B)^k))
+ * with B bits per block (block512, reg64), and for a split block, whose every word receives
+ * one bit per key, B = the word's bits and k = 1. */
+double fl_model_classic_keys(const fl_variant_desc *d, const fl_geometry *g, double fill) {
+    (void)d;
+    if (fill >= 1.0) return INFINITY;
+    return log1p(-fill) / ((double)g->k * log1p(-1.0 / ((double)g->units * 64)));
+}
+
+double fl_model_blocked_keys(const fl_variant_desc *d, const fl_geometry *g, double fill) {
+    if (fill >= 1.0) return INFINITY;
+    double per_key = d->block_words
+                         ? (double)d->block_words / d->block_bits
+                         : -expm1((double)g->k * log1p(-1.0 / d->block_bits));
+    return (double)g->units * -log1p(-fill) / per_key;
+}
+
 double fl_predict_fpr_at(const fl_geometry *g, double n) {
     if (!g || fl_geometry_check(g, NULL) != FL_OK || !(n >= 0)) return NAN;
     if (n == 0) return 0.0;
-    double units = (double)g->units;
-    switch (g->variant) {
-    case FL_CLASSIC: {
-        double m = units * 64;
-        return pow(-expm1(g->k * n * log1p(-1.0 / m)), g->k);
-    }
-    case FL_BLOCK512:
-    case FL_REG64:
-    case FL_SPLIT256: return blocked_fpr_once(g->variant, g->k, n / units);
-    case FL_CUCKOO: {
-        double load = n / (units * FL_CUCKOO_SLOTS);
-        return cuckoo_fpr(g->k, load > 1.0 ? 1.0 : load);
-    }
-    }
-    return NAN;
+    const fl_variant_desc *d = fl_variant_desc_of(g->variant);
+    return d->predict_fpr(d, g, n);
 }
 
 double fl_predict_fpr(const fl_geometry *g, uint64_t n) {
@@ -204,14 +231,12 @@ static uint64_t blocked_units(inner_model *m, double n, double p, double unit_bi
     return hi;
 }
 
-static fl_status size_blocked(fl_variant v, double n, double p, fl_geometry *g) {
-    double unit_bits = 8.0 * (double)fl_unit_bytes(v, 8);
-    uint32_t k_lo = v == FL_SPLIT256 ? 8 : 1, k_hi = v == FL_SPLIT256 ? 8 : FL_K_MAX;
+fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
     uint64_t best = 0;
-    for (uint32_t k = k_lo; k <= k_hi; k++) {
+    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step) {
         inner_model m;
-        model_init(&m, v, k);
-        uint64_t u = blocked_units(&m, n, p, unit_bits);
+        model_init(&m, d, k);
+        uint64_t u = blocked_units(&m, n, p, 8.0 * (double)d->unit_bytes(k));
         model_free(&m);
         if (u && (!best || u < best)) { /* ties keep the smaller k: fewer bits to test */
             best = u;
@@ -223,11 +248,11 @@ static fl_status size_blocked(fl_variant v, double n, double p, fl_geometry *g) 
     return FL_OK;
 }
 
-static fl_status size_classic(double n, double p, fl_geometry *g) {
+fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
     double m = ceil(-n * log(p) / (M_LN2 * M_LN2));
     double k = round(m / n * M_LN2);
     if (k < 1) k = 1;
-    if (k > 32) return FL_ERR_BAD_FPR;
+    if (k > d->info.k_max) return FL_ERR_BAD_FPR;
     double units = ceil(m / 64);
     if (units > (double)FL_UNITS_MAX) return FL_ERR_TOO_LARGE;
     g->units = (uint64_t)units;
@@ -236,18 +261,18 @@ static fl_status size_classic(double n, double p, fl_geometry *g) {
 }
 
 /* Fewest bytes over f in {8, 16}: at load alpha the FPR is cuckoo_fpr(f, alpha), so the
- * load that meets p is alpha = ln(1-p) / (8 ln(1 - 1/(2^f-1))), capped at FL_CUCKOO_LOAD;
+ * load that meets p is alpha = ln(1-p) / (8 ln(1 - 1/(2^f-1))), capped at the sizing load;
  * loads under CUCKOO_MIN_LOAD waste more than a wider fingerprint would, so they count as
  * unreachable. */
-static fl_status size_cuckoo(double n, double p, fl_geometry *g) {
+fl_status fl_size_cuckoo(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
     double best_bytes = 0;
     int too_large = 0;
-    for (uint32_t f = 8; f <= 16; f += 8) {
+    for (uint32_t f = d->info.k_min; f <= d->info.k_max; f += d->info.k_step) {
         double alpha = log1p(-p) / (8.0 * log1p(-1.0 / ((double)(1u << f) - 1.0)));
-        if (alpha > FL_CUCKOO_LOAD) alpha = FL_CUCKOO_LOAD;
+        if (alpha > d->info.max_load) alpha = d->info.max_load;
         if (alpha < CUCKOO_MIN_LOAD) continue;
-        double buckets = ceil(n / (FL_CUCKOO_SLOTS * alpha));
-        double bytes = buckets * (double)fl_unit_bytes(FL_CUCKOO, f);
+        double buckets = ceil(n / (d->info.unit_slots * alpha));
+        double bytes = buckets * (double)d->unit_bytes(f);
         if (buckets > (double)FL_UNITS_MAX) {
             too_large = 1;
             continue;
@@ -264,17 +289,47 @@ static fl_status size_cuckoo(double n, double p, fl_geometry *g) {
 fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out) {
     if (!out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    if (!fl_variant_name(variant)) return FL_ERR_INVALID_ARG;
+    const fl_variant_desc *d = fl_variant_desc_of(variant);
+    if (!d) return FL_ERR_INVALID_ARG;
     if (n == 0) return FL_ERR_BAD_N;
     if (!fpr_valid(fpr)) return FL_ERR_BAD_FPR;
     fl_geometry g = {.variant = variant};
-    double dn = (double)n;
-    fl_status s;
-    switch (variant) {
-    case FL_CLASSIC: s = size_classic(dn, fpr, &g); break;
-    case FL_CUCKOO: s = size_cuckoo(dn, fpr, &g); break;
-    default: s = size_blocked(variant, dn, fpr, &g); break;
-    }
+    fl_status s = d->size(d, (double)n, fpr, &g);
     if (s != FL_OK) return s;
     return fl_params_for_geometry(&g, n, out);
+}
+
+/* For a byte budget: every valid k at the unit count the budget buys, keeping the lowest
+ * prediction. For a table of slots (cuckoo) a wider fingerprint always predicts less at the
+ * same load, so it keeps the widest one whose load stays within the sizing load (beyond it
+ * inserts start to fail, Fan et al. 2014). */
+fl_status fl_params_for_bytes(fl_variant variant, uint64_t n, uint64_t bytes, fl_params *out) {
+    if (!out) return FL_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    const fl_variant_desc *d = fl_variant_desc_of(variant);
+    if (!d) return FL_ERR_INVALID_ARG;
+    if (n == 0) return FL_ERR_BAD_N;
+    if (bytes == 0) return FL_ERR_BAD_GEOMETRY;
+    int found = 0, too_large = 0;
+    double best = 2.0;
+    fl_geometry best_g = {0};
+    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step) {
+        uint64_t units = bytes / d->unit_bytes(k);
+        if (units == 0) units = 1;
+        if (units > d->info.units_max) {
+            too_large = 1;
+            continue;
+        }
+        fl_geometry g = {variant, units, k};
+        /* A table of slots holds n keys only within its sizing load. */
+        if (d->info.unit_slots && (double)n > d->info.max_load * d->info.unit_slots * (double)units) continue;
+        double p = fl_predict_fpr(&g, n);
+        if (!found || p < best || d->info.unit_slots) {
+            best = p;
+            best_g = g;
+            found = 1;
+        }
+    }
+    if (!found) return too_large ? FL_ERR_TOO_LARGE : FL_ERR_FULL;
+    return fl_params_for_geometry(&best_g, n, out);
 }

@@ -1,7 +1,6 @@
 /*
- * Names: status messages, variant names, and the per-variant unit size.
+ * Status messages. (Variant names and sizes are in the descriptors of src/variants.c.)
  */
-#include <string.h>
 
 #include "internal.h"
 
@@ -34,48 +33,4 @@ static const char *const status_text[FL_STATUS_COUNT] = {
 const char *fl_strerror(fl_status s) {
     if ((unsigned)s >= FL_STATUS_COUNT || !status_text[s]) return "unknown status";
     return status_text[s];
-}
-
-static const char *const variant_names[] = {
-    [FL_CLASSIC] = "classic", [FL_BLOCK512] = "block512", [FL_SPLIT256] = "split256",
-    [FL_REG64] = "reg64",     [FL_CUCKOO] = "cuckoo",
-};
-
-const char *fl_variant_name(fl_variant v) {
-    if (v < FL_VARIANT_MIN || v > FL_VARIANT_MAX) return NULL;
-    return variant_names[v];
-}
-
-fl_status fl_variant_parse(const char *name, fl_variant *out) {
-    if (!name || !out) return FL_ERR_INVALID_ARG;
-    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
-        if (strcmp(name, variant_names[v]) == 0) {
-            *out = (fl_variant)v;
-            return FL_OK;
-        }
-    }
-    return FL_ERR_INVALID_ARG;
-}
-
-/* Bytes per addressing unit (0 for an unknown variant). */
-size_t fl_unit_bytes(fl_variant v, uint32_t k) {
-    switch (v) {
-    case FL_CLASSIC:
-    case FL_REG64: return 8;
-    case FL_BLOCK512: return 64;
-    case FL_SPLIT256: return 32;
-    case FL_CUCKOO: return k == 8 ? 4 : 8;
-    }
-    return 0;
-}
-
-fl_kfamily fl_family_of(const fl_geometry *g) {
-    switch (g->variant) {
-    case FL_CLASSIC: return FL_K_CLASSIC;
-    case FL_BLOCK512: return FL_K_BLOCK512;
-    case FL_SPLIT256: return FL_K_SPLIT256;
-    case FL_REG64: return FL_K_REG64;
-    case FL_CUCKOO: return g->k == 8 ? FL_K_CUCKOO8 : FL_K_CUCKOO16;
-    }
-    return FL_K_COUNT;
 }

@@ -1,0 +1,194 @@
+/*
+ * checkkernels, module "cuckoo": batch lookups per fingerprint width against the scalar table,
+ * with tables empty, half and fully occupied, with and without a victim stash; the
+ * header-inline one-key lookup (SSE2/NEON/SWAR, stash included) against the same answers;
+ * and their benchmark.
+ */
+#include "harness.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct width {
+    const char *name;
+    fl_cuckoo_width id;
+    uint32_t fp_bits;
+} width;
+
+static const width WIDTHS[FL_CUCKOO_WIDTHS] = {
+    {"cuckoo8", FL_CUCKOO_FP8, 8},
+    {"cuckoo16", FL_CUCKOO_FP16, 16},
+};
+
+#define SLOT(w) FL_KERNEL_SLOT(cuckoo.contains[w])
+
+/* Random fingerprints in the slots (none, half, all), then each positive key's fingerprint
+ * written into a random slot of one of its two buckets, then (with_stash) a stash of 1..8
+ * entries, some holding keys whose fingerprints were removed from their buckets so only the
+ * stash can answer for them. Fills pos[0..npos) with the positives. */
+static void fill_cuckoo(tfilter *t, int fill, int with_stash, uint64_t *pos, size_t npos) {
+    fl_kview *v = &t->v;
+    for (size_t i = 0; i < npos; i++) pos[i] = rnd();
+    uint32_t fpmax = (1u << v->k) - 1u;
+    for (uint32_t b = 0; b < v->units; b++)
+        for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
+            uint32_t fp = 0;
+            if (fill == FILL_FULL || (fill == FILL_HALF && (rnd() & 1)))
+                fp = 1 + (uint32_t)rnd_below(fpmax);
+            fl_cuckoo_set(v->data, v->k, b, s, fp);
+        }
+    if (fill != FILL_EMPTY) {
+        for (size_t i = 0; i < npos; i++) {
+            uint32_t fp = fl_cuckoo_fp(pos[i], v->k), b = fl_cuckoo_bucket(pos[i], v->units);
+            if (rnd() & 1) b = fl_cuckoo_alt(b, fp, v->units);
+            fl_cuckoo_set(v->data, v->k, b, (int)rnd_below(FL_CUCKOO_SLOTS), fp);
+        }
+    }
+    v->stash_count = 0;
+    if (!with_stash) return;
+    uint32_t count = 1 + (uint32_t)rnd_below(FL_STASH_MAX);
+    for (uint32_t e = 0; e < count; e++) {
+        fl_stash_entry *se = &t->stash[e];
+        memset(se, 0, sizeof *se);
+        if ((e & 1) == 0 && npos) {
+            uint64_t h = pos[rnd_below(npos)];
+            uint32_t fp = fl_cuckoo_fp(h, v->k), b1 = fl_cuckoo_bucket(h, v->units);
+            uint32_t b2 = fl_cuckoo_alt(b1, fp, v->units);
+            se->bucket = (rnd() & 1) ? b1 : b2;
+            se->fp = (uint16_t)fp;
+            for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
+                if (fl_cuckoo_get(v->data, v->k, b1, s) == fp) fl_cuckoo_set(v->data, v->k, b1, s, 0);
+                if (fl_cuckoo_get(v->data, v->k, b2, s) == fp) fl_cuckoo_set(v->data, v->k, b2, s, 0);
+            }
+        } else {
+            se->bucket = (uint32_t)rnd_below(v->units);
+            se->fp = (uint16_t)(1 + rnd_below(fpmax));
+        }
+    }
+    v->stash_count = count;
+}
+
+/* The header-inline lookup, every query of the pool, against the scalar batch answer. */
+static int check_inline(const kernel *ref, const width *w, tfilter *t, const uint64_t *q) {
+    const fl_kview *v = &t->v;
+    fl_lookup l = {.variant = FL_CUCKOO, .data = v->data, .units = v->units, .k = v->k};
+    l.cuckoo = (fl_cuckoo_lookup){.buckets = v->data, .units = v->units, .fp_bits = v->k,
+                                  .fp_range = (1u << v->k) - 1u, .stash = v->stash,
+                                  .stash_count = &v->stash_count};
+    uint8_t want[POOL];
+    ref->t->cuckoo.contains[w->id](&t->v, q, POOL, want);
+    for (size_t i = 0; i < POOL; i++) {
+        int inl = fl_lookup_hash(&l, q[i]);
+        if (inl != want[i]) {
+            failf("one key hash=%016" PRIx64 " (query %zu): fl_lookup_hash %d, want %d", q[i], i,
+                  inl, want[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void check_cuckoo(const kernel *ks, size_t nk) {
+    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
+    uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
+    if (!q || !pos) die_oom();
+    for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
+        const width *w = &WIDTHS[wi];
+        if (!family_selected(w->name)) continue;
+        size_t unit = fl_variant_unit_bytes(FL_CUCKOO, w->fp_bits);
+        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
+        for (size_t gi = 0; gi < ngeo; gi++) {
+            int big = gi + 1 == ngeo; /* about 4 MiB, odd: the prefetching loops too */
+            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+            for (int fill = 0; fill < FILL_COUNT; fill++)
+                for (int stash = 0; stash <= 1; stash++) {
+                    tfilter t;
+                    tf_alloc(&t, unit, units, w->fp_bits, 0);
+                    size_t npos = (size_t)units * 2;
+                    if (npos > POOL) npos = POOL;
+                    fill_cuckoo(&t, fill, stash, pos, npos);
+                    make_queries(q, POOL, pos, npos);
+                    for (size_t ki = 1; ki < nk; ki++) {
+                        if (!kernel_overrides(ks, ki, SLOT(w->id))) continue;
+                        set_ctx("kernel=%s family=%s units=%u fill=%s%s", ks[ki].name, w->name,
+                                units, FILL[fill], stash ? " stash=yes" : "");
+                        record(check_contains(ks[ki].t->cuckoo.contains[w->id],
+                                              ks[0].t->cuckoo.contains[w->id], &t, q));
+                    }
+                    set_ctx("inline family=%s units=%u fill=%s%s", w->name, units, FILL[fill],
+                            stash ? " stash=yes" : "");
+                    record(check_inline(&ks[0], w, &t, q));
+                    tf_free(&t);
+                }
+        }
+        if (g_verbose)
+            fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", w->name, g_passed,
+                    g_failed);
+    }
+    for (size_t ki = 0; ki < nk; ki++)
+        for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
+            set_ctx("kernel=%s family=%s table", ks[ki].name, WIDTHS[wi].name);
+            int ok = ks[ki].t->cuckoo.contains[wi] != NULL;
+            if (!ok) failf("table entry missing");
+            record(ok);
+        }
+    free(q);
+    free(pos);
+}
+
+void bench_cuckoo(const kernel *ks, size_t nk) {
+    static const size_t mib[] = {1, 64};
+    const size_t nq = (size_t)1 << 19;
+    uint64_t *q = malloc(nq * sizeof *q), *pos = malloc(nq / 2 * sizeof *pos);
+    uint8_t *out = malloc(nq);
+    if (!q || !pos || !out) die_oom();
+    for (size_t mi = 0; mi < sizeof mib / sizeof mib[0]; mi++)
+        for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
+            const width *w = &WIDTHS[wi];
+            if (!family_selected(w->name)) continue;
+            size_t unit = fl_variant_unit_bytes(FL_CUCKOO, w->fp_bits);
+            uint32_t units = (uint32_t)((mib[mi] << 20) / unit);
+            tfilter t;
+            tf_alloc(&t, unit, units, w->fp_bits, 1);
+            /* Loaded like a real table: 95% of the slots occupied, then the positives. */
+            uint32_t fpmax = (1u << t.v.k) - 1u;
+            for (uint32_t b = 0; b < units; b++)
+                for (int s = 0; s < FL_CUCKOO_SLOTS; s++)
+                    fl_cuckoo_set(t.v.data, t.v.k, b, s,
+                                  rnd_below(100) < 95 ? 1 + (uint32_t)rnd_below(fpmax) : 0);
+            for (size_t i = 0; i < nq / 2; i++) {
+                pos[i] = rnd();
+                fl_cuckoo_set(t.v.data, t.v.k, fl_cuckoo_bucket(pos[i], units), (int)rnd_below(4),
+                              fl_cuckoo_fp(pos[i], t.v.k));
+            }
+            for (size_t i = 0; i < nq; i++) q[i] = (rnd() & 1) ? pos[rnd_below(nq / 2)] : rnd();
+            double r[16][BENCH_REPS];
+            for (int rep = -1; rep < BENCH_REPS; rep++)
+                for (size_t ki = 0; ki < nk; ki++) {
+                    size_t sum = 0;
+                    double t0 = now_ns();
+                    for (size_t i = 0; i < nq; i += BENCH_BATCH)
+                        sum += ks[ki].t->cuckoo.contains[wi](&t.v, q + i, BENCH_BATCH, out + i);
+                    g_sink += sum;
+                    if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
+                }
+            printf("%-9s %2u %4zuMiB %-6s", w->name, t.v.k, mib[mi], "lookup");
+            double ref = 0;
+            for (size_t ki = 0; ki < nk; ki++) {
+                double ns = pick_rep(r[ki], BENCH_REPS);
+                if (ki == 0) ref = ns;
+                int same = ki > 0 && ks[ki].t->cuckoo.contains[wi] == ks[0].t->cuckoo.contains[wi];
+                char cell[32];
+                snprintf(cell, sizeof cell, "%.2f (%.1fx)%s", ns, ref / ns, same ? "=" : " ");
+                printf(" %17s", cell);
+            }
+            printf("\n");
+            fflush(stdout);
+            tf_free(&t);
+        }
+    free(q);
+    free(pos);
+    free(out);
+}

@@ -1,0 +1,106 @@
+/*
+ * checkkernels' harness (dav1d's tests/checkasm in spirit): randomness reproducible from
+ * --seed, failure reports with the context being checked, a crash handler naming it, guarded
+ * input buffers, canaried outputs, test payloads with a guard zone, and the list of kernel
+ * tables under test. Each module's checks live in check_<module>.c and use only this.
+ */
+#ifndef FL_CHECKKERNELS_HARNESS_H
+#define FL_CHECKKERNELS_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filterlab.h"
+#include "internal.h"
+#include "probe.h"
+
+/* ---- randomness, failures, context ---------------------------------------------------- */
+extern uint64_t g_seed;
+extern unsigned long g_passed, g_failed;
+void rnd_seed(uint64_t seed);
+uint64_t rnd(void);
+uint64_t rnd_below(uint64_t n);
+/* Hashes at the edges of every reduction: zero and all-ones halves (first / last unit,
+ * smallest / largest fingerprint), sign bits, and single bits. */
+uint64_t special_hash(void);
+
+extern int g_verbose;
+extern int g_bench_min;        /* --min: fastest rep instead of the median */
+extern const char *g_family;   /* --family: only this one */
+extern volatile size_t g_ctx_size;
+
+/* What is being checked, for failure lines and for the crash handler. */
+void set_ctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void record(int ok);
+void die_oom(void);
+void on_crash(int sig);
+int family_selected(const char *name); /* --family filter */
+
+/* ---- the tables under test -------------------------------------------------------------
+ * ks[0] is the scalar reference. An entry a table shares with a lower one (the same function,
+ * inherited through the init chain) was checked there: checks and benches run only entries a
+ * table overrides. */
+typedef struct kernel {
+    const char *name;
+    const fl_kernel_table *t;
+    int emulated;
+} kernel;
+
+/* The entry at byte offset `slot` of table ki is a function no lower table has. */
+int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot);
+#define KERNEL_FN(kn, slot, type) FL_KERNEL_AT((kn)->t, (slot), type)
+
+/* ---- guarded input buffer --------------------------------------------------------------
+ * Hashes are placed flush against a PROT_NONE page, after it or before it, at every
+ * misalignment: a kernel reading one vector past either end of hashes[0..n) faults. */
+#define POOL 4099
+void gbuf_setup(void);
+const uint64_t *gbuf_place(const uint64_t *src, size_t n, unsigned mis, int at_end);
+
+/* Batch sizes: every size through four 16-key vectors plus tails, then larger ones. */
+extern size_t g_sizes[128];
+extern size_t g_nsizes;
+void init_sizes(void);
+
+/* ---- test payloads: zeroed, 64-byte aligned (or 2 MiB and MADV_HUGEPAGE), guard after ---- */
+typedef struct tfilter {
+    fl_kview v;
+    size_t unit_bytes;
+    size_t bytes;
+    void *mem;
+    size_t mapped; /* 0: aligned_alloc'ed */
+    fl_stash_entry stash[FL_STASH_MAX];
+} tfilter;
+
+void tf_alloc(tfilter *t, size_t unit_bytes, uint32_t units, uint32_t k, int huge);
+void tf_clone(tfilter *dst, const tfilter *src);
+void tf_free(tfilter *t);
+int tf_guard_intact(const tfilter *t);
+
+enum { FILL_EMPTY, FILL_HALF, FILL_FULL, FILL_COUNT };
+extern const char *const FILL[FILL_COUNT];
+
+/* Query pool: about half positives, the rest random or special hashes. */
+void make_queries(uint64_t *q, size_t nq, const uint64_t *pos, size_t npos);
+
+/* One batch lookup kernel against the reference on one payload, every batch size, with
+ * canaries around the output. Returns 1 if everything matched. */
+int check_contains(fl_contains_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q);
+
+/* ---- benchmark helpers ------------------------------------------------------------------ */
+#define BENCH_BATCH 1024
+#define BENCH_REPS 7
+double now_ns(void);
+/* The median (or with --min the fastest) of n timings; sorts them. */
+double pick_rep(double *r, size_t n);
+extern volatile size_t g_sink;
+
+/* ---- the modules (check_<module>.c) ------------------------------------------------------ */
+void check_bloom(const kernel *ks, size_t nk);
+void check_cuckoo(const kernel *ks, size_t nk);
+void check_hash(const kernel *ks, size_t nk);
+void bench_bloom(const kernel *ks, size_t nk);
+void bench_cuckoo(const kernel *ks, size_t nk);
+
+#endif

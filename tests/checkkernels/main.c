@@ -1,0 +1,113 @@
+/*
+ * checkkernels: every compiled kernel table this CPU can run, checked module by module against
+ * the scalar reference (table 0), in the spirit of dav1d's tests/checkasm: random and
+ * adversarial inputs, canaries around outputs, guard pages around inputs, byte-for-byte
+ * comparison, and an optional --bench that prints ns per key and the ratio to scalar. An entry
+ * a table inherits from a lower ISA is the same function and is checked once, where it is
+ * defined.
+ *
+ *   checkkernels [--seed N] [--kernel NAME] [--family NAME] [--bench] [--bench-only] [--min]
+ *                [--verbose]
+ *
+ * --min reports the fastest rep instead of the median: on a machine shared with other
+ * CPU-bound work the fastest rep is the one that was not preempted.
+ *
+ * Layout: harness.c (randomness, guards, canaries, payloads, the shared batch-lookup check),
+ * one check_<module>.c per kernel module of kernels/kernels.h, and this file.
+ *
+ * Last line: "checkkernels: N passed, M failed". Exit status 1 if anything failed.
+ */
+#include "harness.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(void) {
+    fprintf(stderr, "usage: checkkernels [--seed N] [--kernel NAME] [--family NAME] [--bench] "
+                    "[--bench-only] [--min] [--verbose]\n");
+}
+
+int main(int argc, char **argv) {
+    int bench = 0, checks = 1;
+    const char *only = NULL;
+    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            seed = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (!strcmp(argv[i], "--family") && i + 1 < argc) {
+            g_family = argv[++i];
+        } else if (!strcmp(argv[i], "--min")) {
+            g_bench_min = 1;
+        } else if (!strcmp(argv[i], "--bench")) {
+            bench = 1;
+        } else if (!strcmp(argv[i], "--bench-only")) {
+            bench = 1;
+            checks = 0;
+        } else if (!strcmp(argv[i], "--verbose")) {
+            g_verbose = 1;
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    rnd_seed(seed);
+    printf("checkkernels: seed %" PRIu64 " (rerun with --seed %" PRIu64 ")\n", seed, seed);
+
+    signal(SIGSEGV, on_crash);
+    signal(SIGBUS, on_crash);
+    signal(SIGILL, on_crash);
+
+    /* ks[0] is scalar; the others in table order, so a table's parents come before it. */
+    kernel ks[16];
+    size_t nk = 0, count = fl_kernel_count();
+    for (size_t i = 0; i < count && nk < 16; i++) {
+        fl_kernel_desc d;
+        if (fl_kernel_describe(i, &d) != FL_OK) continue;
+        const fl_kernel_table *t = fl_kernel_table_at(i);
+        if (i == 0 && (!t || strcmp(d.name, "scalar"))) {
+            fprintf(stderr, "checkkernels: table 0 is not the scalar reference\n");
+            return 1;
+        }
+        if (!t || !d.supported) {
+            printf("  %-8s skipped: this CPU/OS cannot run it (needs %s)\n", d.name,
+                   d.requires ? d.requires : "?");
+            continue;
+        }
+        if (i > 0 && only && strcmp(only, d.name)) continue;
+        printf("  %-8s %s%s\n", d.name, i == 0 ? "reference" : "checked",
+               d.emulated ? " (emulated)" : "");
+        ks[nk++] = (kernel){d.name, t, d.emulated};
+    }
+    if (nk == 0) {
+        fprintf(stderr, "checkkernels: no scalar kernel table\n");
+        return 1;
+    }
+    init_sizes();
+    gbuf_setup();
+    if (checks) {
+        check_bloom(ks, nk);
+        check_cuckoo(ks, nk);
+        check_hash(ks, nk);
+    }
+    if (bench) {
+        printf("\nbench: ns per key (ratio to scalar), pre-hashed keys, batch %d, 50%% positive, "
+               "%s of %d reps of %d keys\n",
+               BENCH_BATCH, g_bench_min ? "fastest" : "median", BENCH_REPS, 1 << 19);
+        printf("%-9s %2s %6s %-6s", "family", "k", "filter", "op");
+        for (size_t ki = 0; ki < nk; ki++)
+            printf(" %17s", ks[ki].emulated ? "neon(emulated)" : ks[ki].name);
+        printf("\n");
+        bench_bloom(ks, nk);
+        bench_cuckoo(ks, nk);
+        printf("('=' marks a table entry that is the scalar function itself)\n");
+    }
+    printf("checkkernels: %lu passed, %lu failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
