@@ -23,6 +23,7 @@
 
 #include "kernels.h"
 #include "probe.h"
+#include "simd_common.h"
 #include "x86_common.h"
 
 FL_INLINE __m256i load4(const uint64_t *h, size_t i) {
@@ -66,11 +67,7 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
     return pos;
 }
 
-static size_t fl_contains_split256_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out) {
-    if ((size_t)f->units * 32 >= PF_MIN_BYTES) return split256_contains(f, hashes, n, out, 1);
-    return split256_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_split256_avx2, 32, split256_contains)
 
 static void fl_insert_split256_avx2(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint8_t *base = (uint8_t *)f->data;
@@ -215,11 +212,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
     return pos;
 }
 
-static size_t fl_contains_reg64_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                     uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return reg64_contains(f, hashes, n, out, 1);
-    return reg64_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_reg64_avx2, 8, reg64_contains)
 
 static void fl_insert_reg64_avx2(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint64_t *words = (uint64_t *)f->data;
@@ -283,11 +276,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
     return pos;
 }
 
-static size_t fl_contains_classic_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                       uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return classic_contains(f, hashes, n, out, 1);
-    return classic_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_classic_avx2, 8, classic_contains)
 
 /* No classic insert kernel: the scalar one is kept (the reason is in avx512.c). */
 
@@ -362,17 +351,9 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
     return pos;
 }
 
-static size_t fl_contains_cuckoo8_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                       uint8_t *out) {
-    if ((size_t)f->units * 4 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 0);
-    return cuckoo_contains(f, hashes, n, out, 0, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx2, 4, cuckoo_contains, 0)
 
-static size_t fl_contains_cuckoo16_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 1);
-    return cuckoo_contains(f, hashes, n, out, 0, 1);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx2, 8, cuckoo_contains, 1)
 
 /* One key (the single-key API calls, fl_lookup.probe): the header-inline AVX2 probe of
  * filterlab_inline.h, so callers compiled with or without AVX2 run the same code. */

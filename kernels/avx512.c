@@ -26,6 +26,7 @@
 #include "filterlab.h"
 #include "kernels.h"
 #include "probe.h"
+#include "simd_common.h"
 #include "x86_common.h"
 
 FL_INLINE __m512i load8(const uint64_t *h, size_t i) {
@@ -109,11 +110,7 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
     return pos;
 }
 
-static size_t fl_contains_split256_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                          uint8_t *out) {
-    if ((size_t)f->units * 32 >= PF_MIN_BYTES) return split256_contains(f, hashes, n, out, 1);
-    return split256_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_split256_avx512, 32, split256_contains)
 
 static void fl_insert_split256_avx512(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint8_t *base = (uint8_t *)f->data;
@@ -269,11 +266,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
     return pos;
 }
 
-static size_t fl_contains_reg64_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                       uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return reg64_contains(f, hashes, n, out, 1);
-    return reg64_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_reg64_avx512, 8, reg64_contains)
 
 static void fl_insert_reg64_avx512(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint64_t *words = (uint64_t *)f->data;
@@ -323,11 +316,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
     return pos;
 }
 
-static size_t fl_contains_classic_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                         uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return classic_contains(f, hashes, n, out, 1);
-    return classic_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_classic_avx512, 8, classic_contains)
 
 /* No classic insert kernel: a batch insert that prefetches all k words of keys ahead for
  * write measured 0.9x scalar at 1 MiB and 1.1-1.2x at 64 MiB. With k random lines per key,
@@ -402,17 +391,9 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
     return pos;
 }
 
-static size_t fl_contains_cuckoo8_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                         uint8_t *out) {
-    if ((size_t)f->units * 4 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 0);
-    return cuckoo_contains(f, hashes, n, out, 0, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx512, 4, cuckoo_contains, 0)
 
-static size_t fl_contains_cuckoo16_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                          uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 1);
-    return cuckoo_contains(f, hashes, n, out, 0, 1);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx512, 8, cuckoo_contains, 1)
 
 /* The SplitMix64 finalizer of filterlab.h, 8 keys per zmm (vpmullq is AVX-512 DQ). */
 static void fl_hash_u64_avx512(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {

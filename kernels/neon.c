@@ -29,6 +29,7 @@
 
 #include "kernels.h"
 #include "probe.h"
+#include "simd_common.h"
 
 #define FL_INLINE static inline __attribute__((always_inline))
 
@@ -93,11 +94,7 @@ FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, si
     return pos;
 }
 
-static size_t fl_contains_split256_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out) {
-    if ((size_t)f->units * 32 >= PF_MIN_BYTES) return split256_contains(f, hashes, n, out, 1);
-    return split256_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_split256_neon, 32, split256_contains)
 
 static void fl_insert_split256_neon(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint32_t *base = (uint32_t *)f->data;
@@ -163,11 +160,7 @@ FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, si
     return pos;
 }
 
-static size_t fl_contains_block512_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out) {
-    if ((size_t)f->units * 64 >= PF_MIN_BYTES) return block512_contains(f, hashes, n, out, 1);
-    return block512_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_block512_neon, 64, block512_contains)
 
 /* Insert: each bit ORed straight into its block word (a mask assembled in memory and
  * reloaded as vectors would wait for the stores to commit), the positions from 4-lane
@@ -230,11 +223,7 @@ FL_INLINE size_t reg64_contains(const fl_kview *f, const uint64_t *hashes, size_
     return pos;
 }
 
-static size_t fl_contains_reg64_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                     uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return reg64_contains(f, hashes, n, out, 1);
-    return reg64_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_reg64_neon, 8, reg64_contains)
 
 static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint64_t *words = (uint64_t *)f->data;
@@ -289,11 +278,7 @@ FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, siz
     return pos;
 }
 
-static size_t fl_contains_classic_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                       uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return classic_contains(f, hashes, n, out, 1);
-    return classic_contains(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_classic_neon, 8, classic_contains)
 
 /* ---- cuckoo ------------------------------------------------------------------------------ */
 
@@ -379,17 +364,9 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
     return pos;
 }
 
-static size_t fl_contains_cuckoo8_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                       uint8_t *out) {
-    if ((size_t)f->units * 4 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 0);
-    return cuckoo_contains(f, hashes, n, out, 0, 0);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_neon, 4, cuckoo_contains, 0)
 
-static size_t fl_contains_cuckoo16_neon(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out) {
-    if ((size_t)f->units * 8 >= PF_MIN_BYTES) return cuckoo_contains(f, hashes, n, out, 1, 1);
-    return cuckoo_contains(f, hashes, n, out, 0, 1);
-}
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_neon, 8, cuckoo_contains, 1)
 
 void fl_kernels_init_neon(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_neon;

@@ -1,0 +1,25 @@
+/*
+ * What every SIMD kernel file shares, whatever its ISA: the choice between the prefetching
+ * and the plain instance of a lookup loop. Each ISA file defines PF_MIN_BYTES (the payload
+ * size from which software prefetching pays: beyond a core's L2, where tens of misses in
+ * flight hide DRAM latency; below it prefetches only cost issue slots).
+ */
+#ifndef FL_SIMD_COMMON_H
+#define FL_SIMD_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+/* Defines the table entry `name` (an fl_contains_fn) over `impl(f, hashes, n, out, prefetch,
+ * ...)`, an always-inline loop instantiated twice so that the prefetch test compiles away in
+ * each; extra arguments after unit_bytes are passed to impl after prefetch. */
+#define FL_LOOKUP_BY_SIZE(name, unit_bytes, impl, ...)                                       \
+    static size_t name(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out) {  \
+        if ((size_t)f->units * (unit_bytes) >= PF_MIN_BYTES)                                 \
+            return impl(f, hashes, n, out, 1, ##__VA_ARGS__);                                \
+        return impl(f, hashes, n, out, 0, ##__VA_ARGS__);                                    \
+    }
+
+#endif /* FL_SIMD_COMMON_H */
