@@ -249,22 +249,8 @@ static void bench_row(const kernel *ks, size_t nk, const family *fam, tfilter *t
             if (rep >= 0) r[ki][rep] = ns;
         }
     for (size_t ki = 0; op == 1 && ki < nk; ki++) tf_free(&copy[ki]);
-    char fbuf[16];
-    snprintf(fbuf, sizeof fbuf, "%zuMiB", mib);
-    printf("%-9s %2u %6s %-6s", fam->name, t->v.k, fbuf, op ? "insert" : "lookup");
-    double ref = 0;
-    uint32_t slot = op ? SLOT(insert, fam->id) : SLOT(contains, fam->id);
-    for (size_t ki = 0; ki < nk; ki++) {
-        double ns = pick_rep(r[ki], BENCH_REPS);
-        if (ki == 0) ref = ns;
-        int same = ki > 0 && KERNEL_FN(&ks[ki], slot, const void *) ==
-                                 KERNEL_FN(&ks[0], slot, const void *);
-        char cell[32];
-        snprintf(cell, sizeof cell, "%.2f (%.1fx)%s", ns, ref / ns, same ? "=" : " ");
-        printf(" %17s", cell);
-    }
-    printf("\n");
-    fflush(stdout);
+    print_bench_row(ks, nk, fam->name, t->v.k, mib, op ? "insert" : "lookup",
+                    op ? SLOT(insert, fam->id) : SLOT(contains, fam->id), r);
 }
 
 void bench_bloom(const kernel *ks, size_t nk) {

@@ -174,18 +174,7 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
                     g_sink += sum;
                     if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
                 }
-            printf("%-9s %2u %4zuMiB %-6s", w->name, t.v.k, mib[mi], "lookup");
-            double ref = 0;
-            for (size_t ki = 0; ki < nk; ki++) {
-                double ns = pick_rep(r[ki], BENCH_REPS);
-                if (ki == 0) ref = ns;
-                int same = ki > 0 && ks[ki].t->cuckoo.contains[wi] == ks[0].t->cuckoo.contains[wi];
-                char cell[32];
-                snprintf(cell, sizeof cell, "%.2f (%.1fx)%s", ns, ref / ns, same ? "=" : " ");
-                printf(" %17s", cell);
-            }
-            printf("\n");
-            fflush(stdout);
+            print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "lookup", SLOT(w->id), r);
             tf_free(&t);
         }
     free(q);

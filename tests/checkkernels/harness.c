@@ -267,3 +267,22 @@ double pick_rep(double *r, size_t n) {
     qsort(r, n, sizeof r[0], cmp_double);
     return g_bench_min ? r[0] : r[n / 2];
 }
+
+void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k, size_t mib,
+                     const char *op, uint32_t slot, double r[][BENCH_REPS]) {
+    char fbuf[16];
+    snprintf(fbuf, sizeof fbuf, "%zuMiB", mib);
+    printf("%-9s %2u %6s %-6s", family, k, fbuf, op);
+    double ref = 0;
+    for (size_t ki = 0; ki < nk; ki++) {
+        double ns = pick_rep(r[ki], BENCH_REPS);
+        if (ki == 0) ref = ns;
+        int same = ki > 0 && KERNEL_FN(&ks[ki], slot, const void *) ==
+                                 KERNEL_FN(&ks[0], slot, const void *);
+        char cell[32];
+        snprintf(cell, sizeof cell, "%.2f (%.1fx)%s", ns, ref / ns, same ? "=" : " ");
+        printf(" %17s", cell);
+    }
+    printf("\n");
+    fflush(stdout);
+}

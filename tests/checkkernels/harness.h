@@ -95,6 +95,10 @@ double now_ns(void);
 /* The median (or with --min the fastest) of n timings; sorts them. */
 double pick_rep(double *r, size_t n);
 extern volatile size_t g_sink;
+/* One result line: every kernel's median (or fastest) ns per key, its ratio to scalar, and
+ * '=' where the entry at `slot` is the scalar function itself. Sorts r. */
+void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k, size_t mib,
+                     const char *op, uint32_t slot, double r[][BENCH_REPS]);
 
 /* ---- the modules (check_<module>.c) ------------------------------------------------------ */
 void check_bloom(const kernel *ks, size_t nk);
