@@ -59,6 +59,7 @@ typedef enum fl_status {
     FL_ERR_UNKNOWN_KERNEL,    /* kernel name that was not compiled in */
     FL_ERR_KERNEL_UNAVAILABLE,/* kernel compiled in but this CPU/OS cannot run it */
     FL_ERR_BUFFER_TOO_SMALL,  /* output buffer smaller than fl_serialized_size() */
+    FL_ERR_WRONG_KIND,        /* a file holding another kind of structure than the call loads */
     FL_STATUS_COUNT
 } fl_status;
 

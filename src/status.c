@@ -28,6 +28,7 @@ static const char *const status_text[FL_STATUS_COUNT] = {
     [FL_ERR_UNKNOWN_KERNEL] = "unknown kernel name",
     [FL_ERR_KERNEL_UNAVAILABLE] = "kernel not supported by this CPU or operating system",
     [FL_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
+    [FL_ERR_WRONG_KIND] = "file holds another kind of structure (not a filter, or a kind newer than this build)",
 };
 
 const char *fl_strerror(fl_status s) {

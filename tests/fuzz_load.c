@@ -1,14 +1,18 @@
 /*
- * libFuzzer target for fl_load_mem (src/io.c): any input either fails with a status or
- * yields a filter that answers lookups, reports its info, saves back to exactly the input
- * bytes (the format has one encoding per filter) and takes inserts.
+ * libFuzzer target for fl_load_mem (src/io.c, src/container.c, src/codec_filter*.c): any
+ * input either fails with a status or yields a filter that answers lookups, reports its
+ * info, saves back to exactly the input bytes when the input is format version 2 (the
+ * format has one encoding per filter; a version-1 input saves as version 2, which must load
+ * back to the same filter) and takes inserts.
  *
  *   CC=clang meson setup build-fuzz -Dfuzz=true && ninja -C build-fuzz
  *   mkdir -p /tmp/corpus_load   # libFuzzer writes new inputs into the first directory only
  *   build-fuzz/tests/fuzz_load -max_total_time=60 /tmp/corpus_load tests/fuzz_corpus/load
  *
  * Seed corpus: tests/fuzz_corpus/load/ holds small valid files written by this file's own
- * generator, not by hand (rerun it after a format change):
+ * generator, not by hand: v2_*.flt by the current writer (rerun it after a format change),
+ * the others by the last format-version-1 writer (8388ec0; keep them, they cover the v1
+ * reader):
  *
  *   cc -std=c11 -D_GNU_SOURCE -DFL_FUZZ_STANDALONE -Iinclude tests/fuzz_load.c \
  *      build-io/src/libfilterlab.a -lxxhash -lm -o /tmp/fuzz_load_seeds
@@ -64,14 +68,26 @@ static void check_one(const uint8_t *data, size_t size) {
     }
     CHECK(sum == positives);
 
-    /* load then save is the identity on accepted inputs. */
-    size_t n = fl_serialized_size(f);
-    CHECK(n == size);
+    /* load then save is the identity on accepted version-2 inputs; a version-1 input saves
+     * as version 2, which loads back to a filter that saves the same bytes again. */
+    size_t n = fl_serialized_size(f), written = 0;
     uint8_t *buf = malloc(n);
     CHECK(buf != NULL);
-    size_t written = 0;
     CHECK(fl_save_mem(f, buf, n, &written) == FL_OK && written == n);
-    CHECK(memcmp(buf, data, n) == 0);
+    CHECK(n > 10 && buf[8] == 2 && buf[9] == 0);
+    if (data[8] == 2) {
+        CHECK(n == size && memcmp(buf, data, n) == 0);
+    } else {
+        fl_filter *v2 = NULL;
+        CHECK(fl_load_mem(buf, n, FUZZ_CAP, &v2) == FL_OK);
+        for (size_t i = 0; i < 32; i++) CHECK(fl_contains_hash(v2, hashes[i]) == out[i]);
+        uint8_t *again = malloc(n);
+        CHECK(again != NULL);
+        CHECK(fl_save_mem(v2, again, n, &written) == FL_OK && written == n);
+        CHECK(memcmp(buf, again, n) == 0);
+        free(again);
+        fl_free(v2);
+    }
     free(buf);
 
     /* A split256 filter hashing like Parquet exports and re-imports to the same bits. */
@@ -97,22 +113,53 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_free(f);
 }
 
-/* Random mutations almost never keep both XXH3 checksums valid, which would leave the field
- * checks unexplored. So each input is also tried with its checksums recomputed at the
- * offsets of format version 1 (src/io.c): header sum at 120 over [0, 120), payload sum in
- * the last 8 bytes over [128, size - 8). */
-static void reseal(uint8_t *p, size_t size) {
-    uint64_t h = XXH3_64bits(p, 120);
-    for (int i = 0; i < 8; i++) p[120 + i] = (uint8_t)(h >> (8 * i));
-    if (size >= 136) {
-        uint64_t s = XXH3_64bits(p + 128, size - 136);
-        for (int i = 0; i < 8; i++) p[size - 8 + i] = (uint8_t)(s >> (8 * i));
+/* Random mutations almost never keep the checksums valid, which would leave the field
+ * checks unexplored. So each input is also tried with its checksums recomputed where its
+ * version puts them.
+ * Version 1 (src/codec_filter_v1.c): header sum at 120 over [0, 120), payload sum in the
+ * last 8 bytes over [128, size - 8).
+ * Version 2 (src/container.c): preamble sum at 16 over [0, 16); with S = the u32 at 12,
+ * table sum at 24 + 24 S over [24, 24 + 24 S); each section's sum right after its bytes
+ * (offset and length from its table entry), for the sections inside the input. */
+static void put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint64_t get_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static void reseal_v1(uint8_t *p, size_t size) {
+    if (size < 128) return;
+    put_le64(p + 120, XXH3_64bits(p, 120));
+    if (size >= 136) put_le64(p + size - 8, XXH3_64bits(p + 128, size - 136));
+}
+
+static void reseal_v2(uint8_t *p, size_t size) {
+    if (size < 24) return;
+    put_le64(p + 16, XXH3_64bits(p, 16));
+    if (size < 32) return;
+    uint64_t count = get_le(p + 12, 4);
+    if (count > (size - 32) / 24) return;
+    size_t table = 24 * (size_t)count;
+    put_le64(p + 24 + table, XXH3_64bits(p + 24, table));
+    for (size_t i = 0; i < count; i++) {
+        uint64_t off = get_le(p + 24 + 24 * i + 8, 8), len = get_le(p + 24 + 24 * i + 16, 8);
+        /* The table's own bytes are never overwritten: the entries read above stay valid. */
+        if (off < 32 + table || off > size || len > size - off || size - off - len < 8) continue;
+        put_le64(p + off + len, XXH3_64bits(p + off, (size_t)len));
     }
+}
+
+static void reseal(uint8_t *p, size_t size) {
+    if (size >= 10 && p[9] == 0 && p[8] == 1) reseal_v1(p, size);
+    if (size >= 10 && p[9] == 0 && p[8] == 2) reseal_v2(p, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_one(data, size);
-    if (size >= 128) {
+    if (size >= 24) {
         uint8_t *copy = malloc(size);
         CHECK(copy != NULL);
         memcpy(copy, data, size);
@@ -158,7 +205,7 @@ static int write_seeds(const char *dir) {
         seed_filter(FL_SPLIT256, 2, 8, FL_HASH_XXH64, 10),
         seed_filter(FL_CUCKOO, 2, 8, FL_HASH_XXH3, 64),
     };
-    const char *names[3] = {"block512.flt", "split256_xxh64.flt", "cuckoo8_stash.flt"};
+    const char *names[3] = {"v2_block512.flt", "v2_split256_xxh64.flt", "v2_cuckoo8_stash.flt"};
     int bad = 0;
     for (int i = 0; i < 3; i++) {
         bad |= f[i] ? write_seed(dir, names[i], f[i]) : 1;

@@ -1,0 +1,62 @@
+/*
+ * The filter codecs (internal): how an fl_filter is stored in a format-version-2 container
+ * (src/codec_filter.c) and how a format-version-1 file is read (src/codec_filter_v1.c,
+ * read-only), with the validation both share.
+ */
+#ifndef FL_CODEC_FILTER_H
+#define FL_CODEC_FILTER_H
+
+#include "internal.h"
+#include "container.h"
+
+#pragma GCC visibility push(hidden)
+
+/* A filter's stored fields, decoded; validated by fl_filter_fields_check before use. */
+typedef struct fl_filter_fields {
+    fl_geometry g;
+    fl_hash_id hash;
+    uint64_t seed;
+    uint64_t keys;
+    size_t payload;        /* payload bytes, from the geometry */
+    uint32_t stash_count;
+    fl_stash_entry stash[FL_STASH_MAX];
+} fl_filter_fields;
+
+/* ---- shared by both versions (codec_filter.c) ------------------------------------------ */
+/* Most victim-stash entries a variant stores (0: it has no stash). The one place the codecs
+ * ask a per-variant question. */
+uint32_t fl_codec_stash_limit(fl_variant v);
+/* Variant and hash ids as stored (CORRUPT if unknown), the geometry (fl_geometry_check:
+ * CORRUPT, or TOO_LARGE when the payload overflows size_t here) and the stored payload
+ * length against it (CORRUPT). Sets f->payload. */
+fl_status fl_codec_check_shape(fl_filter_fields *f, uint8_t variant, uint8_t hash,
+                               uint64_t stored_payload);
+/* One stored stash entry (bucket, fingerprint, pad): CORRUPT unless it names a bucket of
+ * the filter and a fingerprint in [1, 2^k - 1] (0 marks an empty slot, kernels/probe.h). */
+fl_status fl_codec_stash_entry(const fl_filter_fields *f, uint32_t bucket, uint16_t fp,
+                               uint16_t pad, fl_stash_entry *out);
+/* The caller's cap on the payload (0 = none): TOO_LARGE above it. */
+fl_status fl_codec_check_cap(const fl_filter_fields *f, size_t max_bytes);
+/* A new filter for the fields, payload zeroed, ready to be read into. */
+fl_status fl_codec_filter_alloc(const fl_filter_fields *f, fl_filter **out);
+/* After the payload is in place: a cuckoo filter's key count must be its occupied slots
+ * (a later delete relies on it), CORRUPT otherwise; then the counts and stash are
+ * adopted. */
+fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f);
+
+/* ---- format version 2 (codec_filter.c) ------------------------------------------------- */
+/* Bytes of the v2 encoding of f (0 if it overflows size_t). */
+size_t fl_codec_filter_size(const fl_filter *f);
+/* Writes the v2 encoding of f (a container of kind FL_KIND_FILTER) through the sink. */
+fl_status fl_codec_filter_write(const fl_filter *f, fl_sink *sink);
+/* Decodes a filter from an opened container of kind FL_KIND_FILTER (the order of checks is
+ * at the top of codec_filter.c). */
+fl_status fl_codec_filter_read(fl_ct_reader *r, size_t max_bytes, fl_filter **out);
+
+/* ---- format version 1, read-only (codec_filter_v1.c) ----------------------------------- */
+/* Decodes a version-1 file whose magic and version the caller has seen. */
+fl_status fl_codec_filter_v1_read(fl_in *in, size_t max_bytes, fl_filter **out);
+
+#pragma GCC visibility pop
+
+#endif /* FL_CODEC_FILTER_H */
