@@ -278,7 +278,8 @@ uint64_t fl_count(const fl_filter *f);
 fl_variant fl_get_variant(const fl_filter *f);
 
 /* ---------------------------------------------------------------------------------------
- * Serialization: the versioned, checksummed filterlab format (see src/io.c for the layout).
+ * Serialization: the versioned, checksummed filterlab format (the layout: src/container.c and
+ * src/codec_filter.c; files of format 1 still load).
  * Loads validate every field before trusting it. max_bytes caps the payload a load will
  * allocate (0 = no cap). A save may run while other threads insert with
  * fl_insert_hashes_atomic: the file always matches its checksum, with or without the keys

@@ -47,7 +47,8 @@
 /* ==== shared by versions 1 and 2 ======================================================= */
 
 uint32_t fl_codec_stash_limit(fl_variant v) {
-    return v == FL_CUCKOO ? FL_STASH_MAX : 0;
+    const fl_variant_desc *d = fl_variant_desc_of(v);
+    return d ? d->stash_max : 0;
 }
 
 fl_status fl_codec_check_shape(fl_filter_fields *f, uint8_t variant, uint8_t hash,
@@ -82,25 +83,17 @@ fl_status fl_codec_filter_alloc(const fl_filter_fields *f, fl_filter **out) {
     return fl_filter_new(&f->g, f->hash, f->seed, 0, out);
 }
 
-/* Occupied cuckoo slots in a payload: nonzero fingerprints. */
-static uint64_t cuckoo_slots_used(const uint8_t *payload, size_t bytes, uint32_t k) {
-    uint64_t n = 0;
-    if (k == 8) {
-        for (size_t i = 0; i < bytes; i++) n += payload[i] != 0;
-    } else {
-        for (size_t i = 0; i + 1 < bytes; i += 2) n += (payload[i] | payload[i + 1]) != 0;
-    }
-    return n;
-}
-
+/* A table of slots (cuckoo) stores one fingerprint per stored key copy, so its key count must
+ * be exactly the occupied slots plus the stash, which a later delete relies on. */
 fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f) {
-    if (f->g.variant == FL_CUCKOO &&
-        cuckoo_slots_used((const uint8_t *)filter->data, f->payload, f->g.k) + f->stash_count !=
-            f->keys)
-        return FL_ERR_CORRUPT;
-    filter->keys = f->keys;
     filter->stash_count = f->stash_count;
     for (uint32_t i = 0; i < f->stash_count; i++) filter->stash[i] = f->stash[i];
+    if (filter->desc->info.unit_slots) {
+        fl_info occupied = {0};
+        filter->desc->occupancy(filter, &occupied);
+        if (occupied.bits_set != f->keys) return FL_ERR_CORRUPT;
+    }
+    filter->keys = f->keys;
     return FL_OK;
 }
 

@@ -37,7 +37,7 @@
 /* A filter in memory is already consistent; this guards against one that is not (a stash
  * count beyond the format's limit would otherwise be written out of bounds). */
 static fl_status check_saveable(const fl_filter *f) {
-    if (f->g.variant == FL_CUCKOO && f->stash_count > FL_STASH_MAX) return FL_ERR_INVALID_ARG;
+    if (f->stash_count > f->desc->stash_max) return FL_ERR_INVALID_ARG;
     return FL_OK;
 }
 
