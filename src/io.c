@@ -50,6 +50,7 @@
 
 #include <xxhash.h>
 
+#include "atomic_file.h"
 #include "internal.h"
 
 #define FMT_VERSION 1u
@@ -124,6 +125,19 @@ static void encode_header(const fl_filter *f, uint8_t h[FMT_HEADER]) {
     put64(h + FMT_HSUM_AT, XXH3_64bits(h, FMT_HSUM_AT));
 }
 
+/* Copies a payload that fl_insert_hashes_atomic may be OR-ing bits into on another thread.
+ * Relaxed atomic loads make that a defined race for the C11 memory model (and for TSan);
+ * on x86-64 and AArch64 an aligned relaxed 8-byte load is a plain load. `src` is 8-byte
+ * aligned (payloads are 64-byte aligned, callers step in multiples of 8). */
+static void fl_copy_payload(uint8_t *dst, const uint8_t *src, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = __atomic_load_n((const uint64_t *)(const void *)(src + i), __ATOMIC_RELAXED);
+        memcpy(dst + i, &w, 8);
+    }
+    for (; i < n; i++) dst[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+}
+
 /* A filter in memory is already consistent; this guards against one that is not (a stash
  * count beyond the format's slots would otherwise be written out of bounds). */
 static fl_status check_saveable(const fl_filter *f) {
@@ -147,7 +161,7 @@ fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written
     if (cap < need) return FL_ERR_BUFFER_TOO_SMALL;
     uint8_t *p = (uint8_t *)buf;
     encode_header(f, p);
-    if (f->bytes) memcpy(p + FMT_HEADER, f->data, f->bytes);
+    if (f->bytes) fl_copy_payload(p + FMT_HEADER, (const uint8_t *)f->data, f->bytes);
     /* Checksum the copy, not f->data: atomic inserts on another thread may set bits in
      * between, and the file must agree with its own checksum. */
     put64(p + FMT_HEADER + f->bytes, XXH3_64bits(p + FMT_HEADER, f->bytes));
@@ -310,142 +324,44 @@ static int read_full(int fd, void *buf, size_t n, size_t *got) {
     return 0;
 }
 
-/* The process umask without changing it (umask(2) alone would race with other threads):
- * Linux >= 4.7 reports it in /proc/self/status; otherwise assume the common 022. */
-static mode_t current_umask(void) {
-    mode_t mask = 022;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return mask;
-    char buf[4096];
-    size_t got = 0;
-    if (read_full(fd, buf, sizeof buf - 1, &got) == 0) {
-        buf[got] = '\0';
-        const char *s = strstr(buf, "\nUmask:");
-        if (s) mask = (mode_t)(strtoul(s + 7, NULL, 8) & 0777);
-    }
-    close(fd);
-    return mask;
-}
-
-/* Best effort: makes the rename durable. Some file systems refuse fsync on directories
- * (EINVAL); the new file is in place either way, so a failure here is not reported. */
-static void sync_parent_dir(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (!slash) {
-        dir = strdup(".");
-    } else if (slash == path) {
-        dir = strdup("/");
-    } else {
-        dir = strndup(path, (size_t)(slash - path));
-    }
-    if (!dir) return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
-    if (fd < 0) return;
-    (void)fsync(fd);
-    close(fd);
-}
-
-/* Header, payload, payload checksum; 0 on success (errno set otherwise), like write_full.
- * The payload goes through a bounce buffer that is both hashed and written, so the checksum
+/* Header, payload, payload checksum, as an fl_content_writer for fl_replace_file. The
+ * payload goes through a bounce buffer that is both hashed and written, so the checksum
  * matches the bytes on disk even while atomic inserts on another thread set bits. */
-static int write_filter(int fd, const fl_filter *f) {
+static fl_status write_filter(int fd, void *ctx) {
+    const fl_filter *f = (const fl_filter *)ctx;
     uint8_t head[FMT_HEADER], sum[FMT_TRAILER];
     encode_header(f, head);
-    if (write_full(fd, head, sizeof head) != 0) return -1;
     enum { CHUNK = 1 << 16 };
     uint8_t *chunk = malloc(CHUNK);
     XXH3_state_t *st = XXH3_createState();
-    int rc = -1;
-    if (chunk && st && XXH3_64bits_reset(st) == XXH_OK) {
-        rc = 0;
-        for (size_t off = 0; off < f->bytes && rc == 0; off += CHUNK) {
-            size_t n = f->bytes - off < CHUNK ? f->bytes - off : CHUNK;
-            memcpy(chunk, (const uint8_t *)f->data + off, n);
-            if (XXH3_64bits_update(st, chunk, n) != XXH_OK || write_full(fd, chunk, n) != 0)
-                rc = -1;
-        }
-        if (rc == 0) {
-            put64(sum, XXH3_64bits_digest(st));
-            rc = write_full(fd, sum, sizeof sum);
-        }
-    } else {
-        errno = ENOMEM;
+    /* Our own buffers failing is NO_MEMORY, as the header promises, not an I/O error. */
+    fl_status rc = chunk && st && XXH3_64bits_reset(st) == XXH_OK ? FL_OK : FL_ERR_NO_MEMORY;
+    if (rc == FL_OK && write_full(fd, head, sizeof head) != 0) rc = FL_ERR_IO;
+    for (size_t off = 0; off < f->bytes && rc == FL_OK; off += CHUNK) {
+        size_t n = f->bytes - off < CHUNK ? f->bytes - off : CHUNK;
+        fl_copy_payload(chunk, (const uint8_t *)f->data + off, n);
+        if (XXH3_64bits_update(st, chunk, n) != XXH_OK) rc = FL_ERR_NO_MEMORY;
+        else if (write_full(fd, chunk, n) != 0) rc = FL_ERR_IO;
     }
+    if (rc == FL_OK) {
+        put64(sum, XXH3_64bits_digest(st));
+        if (write_full(fd, sum, sizeof sum) != 0) rc = FL_ERR_IO;
+    }
+    int err = errno;
     free(chunk);
     XXH3_freeState(st);
+    errno = err;
     return rc;
 }
 
-/* A path that exists but is not a regular file (a FIFO, a device such as /dev/stdout, or a
- * symlink) is written through, not replaced: renaming a temporary file over it would turn
- * it into a regular file. Such writes are not atomic. */
-static fl_status save_through(const fl_filter *f, const char *path) {
-    /* O_CREAT: a symbolic link may point to a file that does not exist yet. */
-    int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return FL_ERR_IO;
-    int ok = write_filter(fd, f) == 0, err = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    errno = err;
-    return ok ? FL_OK : FL_ERR_IO;
-}
-
-/* Writes to path.tmp.XXXXXX next to path, fsyncs and renames over path, so readers see
- * either the old file or the complete new one and a failure never destroys the old one. */
+/* Atomic replace (src/atomic_file.c): a failure never destroys the previous file, and a
+ * symbolic link's target is replaced, not written through. */
 fl_status fl_save_file(const fl_filter *f, const char *path) {
     if (!f || !path || !*path) return FL_ERR_INVALID_ARG;
     fl_status st = check_saveable(f);
     if (st != FL_OK) return st;
     if (fl_serialized_size(f) == 0) return FL_ERR_TOO_LARGE;
-
-    struct stat link;
-    if (lstat(path, &link) == 0 && !S_ISREG(link.st_mode)) {
-        if (S_ISDIR(link.st_mode)) {
-            errno = EISDIR;
-            return FL_ERR_IO;
-        }
-        return save_through(f, path);
-    }
-
-    static const char suffix[] = ".tmp.XXXXXX";
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof suffix);
-    if (!tmp) return FL_ERR_NO_MEMORY;
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, suffix, sizeof suffix);
-
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        free(tmp);
-        return FL_ERR_IO;
-    }
-    /* mkstemp creates the file 0600; give it the mode a plain open(path, O_CREAT, 0666)
-     * would have, or keep the mode of the file being replaced. */
-    mode_t mode = lstat(path, &link) == 0 ? (link.st_mode & 07777) : (0666 & ~current_umask());
-
-    int ok = fchmod(fd, mode) == 0 && write_filter(fd, f) == 0 && fsync(fd) == 0;
-    int err = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) {
-        unlink(tmp);
-        free(tmp);
-        errno = err; /* the caller reads the cause of FL_ERR_IO from errno */
-        return FL_ERR_IO;
-    }
-    free(tmp);
-    sync_parent_dir(path);
-    return FL_OK;
+    return fl_replace_file(path, write_filter, (void *)f);
 }
 
 /* Reads the header first and checks it against the file size from fstat, so a huge or

@@ -81,8 +81,17 @@ int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 int cli_save_filter(const fl_filter *f, const char *path);
 /* Reads a whole file (at most `cap` bytes, else an error); "-" is stdin. */
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len);
-/* Writes a buffer to `path` ("-" = stdout); on failure prints one line, returns EXIT_DATA. */
+/* Writes a buffer to `path` ("-" = stdout) with fl_write_file_atomic: a failure leaves the
+ * previous file as it was. On failure prints one line, returns EXIT_DATA. */
 int cli_write_file(const char *path, const void *buf, size_t len);
+
+/* ---- cleanup.c: signals around file replacement (see the file's comment) ---- */
+/* Once at startup: SIGXFSZ ignored, so a file-size limit is an EFBIG write error. */
+void cli_signals_init(void);
+/* Around every fl_save_file / fl_write_file_atomic: SIGINT, SIGTERM and SIGHUP wait until
+ * the temporary file is renamed or removed. */
+void cli_replace_begin(void);
+void cli_replace_end(void);
 
 /* ---- util.c: standard output. All stdout output goes through these so the first write
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */

@@ -86,6 +86,7 @@ int main(int argc, char **argv)
     /* A closed pipe (`filterlab query ... | head`) must end the run quietly: ignore SIGPIPE
      * and let the EPIPE write error stop the command instead (see cli_out_finish). */
     signal(SIGPIPE, SIG_IGN);
+    cli_signals_init();
     cli_out_init();
 
     cli_globals g = {

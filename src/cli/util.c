@@ -285,7 +285,8 @@ int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
 int cli_save_filter(const fl_filter *f, const char *path)
 {
     /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is
-     * fl_save_file's job (it writes through what is not a regular file). */
+     * fl_save_file's job (it replaces a link's target atomically and writes through what
+     * cannot be replaced, such as a FIFO). */
     if (strcmp(path, "-") == 0) {
         size_t size = fl_serialized_size(f), written = 0;
         unsigned char *buf = malloc(size ? size : 1);
@@ -298,9 +299,11 @@ int cli_save_filter(const fl_filter *f, const char *path)
         free(buf);
         return rc;
     }
+    cli_replace_begin();
     errno = 0;
     fl_status s = fl_save_file(f, path);
     int e = errno;
+    cli_replace_end();
     if (s == FL_OK)
         return EXIT_OK;
     if (s == FL_ERR_IO && e)
@@ -361,19 +364,16 @@ int cli_write_file(const char *path, const void *buf, size_t len)
         cli_out(buf, len);
         return EXIT_OK; /* errors surface in cli_out_finish */
     }
-    FILE *fp = fopen(path, "wb");
-    if (!fp)
-        return cli_fail(EXIT_DATA, "cannot create '%s': %s", path, strerror(errno));
-    size_t put = fwrite(buf, 1, len, fp);
+    cli_replace_begin();
+    errno = 0;
+    fl_status s = fl_write_file_atomic(path, buf, len);
     int e = errno;
-    if (put != len) {
-        fclose(fp);
+    cli_replace_end();
+    if (s == FL_OK)
+        return EXIT_OK;
+    if (s == FL_ERR_IO && e)
         return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    }
-    /* fclose flushes: a full disk often shows up only here. */
-    if (fclose(fp) != 0)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(errno));
-    return EXIT_OK;
+    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -574,5 +574,65 @@ t_parquet_errors() {
 }
 check "Parquet errors exit 2" t_parquet_errors
 
+
+# ---- data safety (issue 9) ------------------------------------------------------------
+# limited KB CMD...: run CMD under `ulimit -f KB` (1024-byte blocks in bash).
+limited() {
+    local kb=$1
+    shift
+    run bash -c 'ulimit -f "$0"; exec "$@"' "$kb" "$@"
+}
+no_temp_files() {
+    local left
+    left=$(find . -name '*.tmp.*' | head -5)
+    [ -z "$left" ] || fail "temporary files left behind: $left"
+}
+
+# Finding 1: a failed export keeps the old file (it used to truncate it in place, and the
+# truncated bare bitset then imported cleanly and missed most keys).
+t_export_atomic() {
+    expect_ok "$FL" build --type split256 --units 8192 --k 8 --hash xxh64 --input keys.txt -o big.flt
+    expect_ok "$FL" export-parquet big.flt --no-header -o bare.bin
+    cp bare.bin bare.orig
+    limited 100 "$FL" export-parquet big.flt --no-header -o bare.bin
+    [ "$RC" -eq 2 ] || fail "status $RC, expected 2 :: $(cat err)"
+    grep -q "^filterlab: cannot write 'bare.bin': File too large" err || fail "stderr: $(cat err)"
+    same_file bare.orig bare.bin
+    no_temp_files
+    expect_ok "$FL" import-parquet bare.bin -o rb.flt
+    expect_ok "$FL" query rb.flt --count --input keys.txt
+    [ "$(cat out)" = 2000 ] || fail "re-imported bitset finds $(cat out) of 2000 keys"
+}
+check "a failed export-parquet keeps the previous file (file-size limit)" t_export_atomic
+
+# Finding 4: SIGXFSZ during a save is an error with the old file kept and no temporary left.
+t_save_fsize() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o keep.flt
+    cp keep.flt keep.orig
+    limited 100 "$FL" build --type block512 --units 8192 --k 6 --input keys.txt -o keep.flt
+    [ "$RC" -eq 2 ] || fail "status $RC, expected 2 :: $(cat err)"
+    grep -q "File too large" err || fail "stderr: $(cat err)"
+    same_file keep.orig keep.flt
+    no_temp_files
+}
+check "a save past the file-size limit exits 2, keeps the old file, leaves no temporary" t_save_fsize
+
+# Finding 3: saving through a symbolic link replaces the target atomically; the link stays.
+t_save_symlink() {
+    mkdir -p linkdir
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o linkdir/real.flt
+    cp linkdir/real.flt real.orig
+    ln -sf linkdir/real.flt via.flt
+    limited 100 "$FL" build --type block512 --units 8192 --k 6 --input keys.txt -o via.flt
+    [ "$RC" -eq 2 ] || fail "status $RC, expected 2 :: $(cat err)"
+    same_file real.orig linkdir/real.flt
+    no_temp_files
+    expect_ok "$FL" build --type reg64 --n 2000 --fpr 0.01 --input keys.txt -o via.flt
+    [ -L via.flt ] || fail "via.flt is no longer a symbolic link"
+    expect_ok "$FL" info linkdir/real.flt
+    grep -q '^variant: *reg64' out || fail "target not replaced: $(cat out)"
+}
+check "saving through a symbolic link replaces its target atomically" t_save_symlink
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
