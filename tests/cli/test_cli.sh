@@ -634,5 +634,52 @@ t_save_symlink() {
 }
 check "saving through a symbolic link replaces its target atomically" t_save_symlink
 
+# Finding 2: dedup past --n says so (once, with the predicted FPR) and a closing line; the
+# printed lines do not change; --strict makes it an error; -v describes the filter.
+t_dedup_capacity() {
+    expect_ok "$FL" dedup --n 2000 --fpr 1e-6 --input keys.txt
+    same_file keys.txt out
+    cp out dedup.within
+    run "$FL" dedup --n 100 --fpr 0.01 --input keys.txt
+    [ "$RC" -eq 0 ] || fail "status $RC :: $(cat err)"
+    cp out dedup.over
+    [ "$(grep -c 'warning: more than --n 100 distinct lines at line [0-9]*: the predicted FPR' err)" = 1 ] \
+        || fail "no single capacity warning: $(cat err)"
+    grep -q "^filterlab: dedup: 2000 lines, $(wc -l <dedup.over) printed as new (--n 100); predicted FPR at the end" err \
+        || fail "no closing line: $(cat err)"
+    [ "$(wc -l <err)" = 2 ] || fail "expected 2 stderr lines: $(cat err)"
+    expect_error 2 "$FL" dedup --n 100 --fpr 1e-6 --strict --input keys.txt
+    grep -q 'more than --n 100 distinct lines (line 101)' err || fail "$(cat err)"
+    head -100 keys.txt | same_file - out
+    run "$FL" dedup --n 2000 --fpr 1e-6 -v --input keys.txt
+    [ "$RC" -eq 0 ] || fail "status $RC"
+    same_file dedup.within out
+    grep -q '^filterlab: dedup: block512 filter, [0-9]* blocks of 64 bytes, k = [0-9]* (.*), seed 0; sized for 2000 distinct lines at FPR 1e-06 (predicted [0-9.e-]*)$' err \
+        || fail "-v: $(cat err)"
+}
+check "dedup warns past --n (or stops with --strict); -v gives geometry and FPR" t_dedup_capacity
+
+# build past --n warns with the predicted FPR at the real count; within --n it stays quiet.
+t_build_capacity() {
+    run "$FL" build --type block512 --n 500 --fpr 0.01 --input keys.txt -o over.flt
+    [ "$RC" -eq 0 ] || fail "status $RC :: $(cat err)"
+    grep -q '^filterlab: build: warning: 2000 keys inserted, more than --n 500: predicted FPR 0\.[0-9]* at 2000 keys' err \
+        || fail "$(cat err)"
+    run "$FL" build --type classic --units 4 --k 3 --input keys.txt -o over.flt
+    [ "$RC" -eq 0 ] || fail "status $RC"
+    grep -q 'warning: 2000 keys inserted: predicted FPR 1;' err || fail "$(cat err)"
+}
+check "build warns when the keys exceed --n (or saturate the filter)" t_build_capacity
+
+# Finding 8: a cuckoo build failing on a repeated key advises --unique, not a larger size.
+t_cuckoo_repeats() {
+    awk 'BEGIN { for (i = 0; i < 20; i++) print "same" }' >same.txt
+    expect_error 2 "$FL" build --type cuckoo --n 1000 --fpr 0.01 --input same.txt -o same.flt
+    grep -q 'line 17 repeats a key.*use --unique' err || fail "$(cat err)"
+    [ ! -e same.flt ] || fail "same.flt written"
+    expect_ok "$FL" build --type cuckoo --n 1000 --fpr 0.01 --unique --input same.txt -o same.flt
+}
+check "cuckoo build on 17 copies of a line advises --unique" t_cuckoo_repeats
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
