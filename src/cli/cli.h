@@ -52,6 +52,11 @@ int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0). */
 int cli_getopt_error(const char *cmd, int c, char **argv);
+/* A user-supplied value for a message: single-quoted, non-printable bytes as \xNN, cut
+ * after CLI_QUOTE_MAX bytes with "...". A buffer of CLI_QUOTE_BUF bytes always suffices. */
+#define CLI_QUOTE_MAX 40
+#define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
+void cli_quote(const char *s, char *buf, size_t cap);
 /* Resets getopt for a fresh scan of a subcommand's argv. */
 void cli_getopt_reset(void);
 
@@ -107,11 +112,13 @@ int cli_out_finish(int quiet);
 /* ---- util.c: a text table with columns padded to their widest cell ---- */
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(size_t ncols, const char *align /* 'l' or 'r' per column */);
-/* Adds a row of ncols cells (copied). */
+/* Adds a row of ncols cells (copied). An allocation failure is remembered for print. */
 void cli_table_row(cli_table *t, const char *const *cells);
 /* Adds a row whose first cell is aligned and whose `text` spans the remaining columns. */
 void cli_table_span(cli_table *t, const char *first, const char *text);
-void cli_table_print(cli_table *t);
+/* Prints the table and returns EXIT_OK; if any row or cell could not be stored (out of
+ * memory) prints nothing, reports it and returns EXIT_DATA. */
+int cli_table_print(cli_table *t);
 void cli_table_free(cli_table *t);
 
 /* ---- lines.c: keys are lines ---- */

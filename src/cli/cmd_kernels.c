@@ -58,8 +58,10 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
                              yn(d.emulated), req};
         cli_table_row(t, row);
     }
-    cli_table_print(t);
+    int rc = cli_table_print(t);
     cli_table_free(t);
+    if (rc != EXIT_OK)
+        return rc;
     const char *active = fl_kernel_active();
     const char *reason = fl_kernel_reason();
     cli_outf("selected: %s (%s)\n", active ? active : "?", reason ? reason : "no reason given");

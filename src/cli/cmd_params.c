@@ -127,8 +127,10 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
             last = s;
     }
     cli_outf("n = %llu keys, target FPR = %g\n", (unsigned long long)n, fpr);
-    cli_table_print(t);
+    int rc = cli_table_print(t);
     cli_table_free(t);
+    if (rc != EXIT_OK)
+        return rc;
     /* Every variant failing means the request itself is unreasonable (e.g. n too large). */
     if (ok == 0)
         return cli_fail(EXIT_USAGE, "params: no variant can hold n = %llu at FPR %g: %s",

@@ -3,6 +3,7 @@
  * bitsets (parquet-format BloomFilter.md) to and from filterlab files.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +99,10 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
 
     unsigned char *buf = NULL;
     size_t len = 0;
-    /* The cap is the library's, on the bitset; the Thrift header in front is a few bytes. */
-    rc = cli_read_file(path, max_bytes ? max_bytes + 64 : 0, &buf, &len);
+    /* The cap is the library's, on the bitset; the Thrift header in front is a few bytes.
+     * Saturate: --max-bytes 18446744073709551615 must not wrap to a 63-byte cap. */
+    size_t read_cap = max_bytes == 0 ? 0 : max_bytes > SIZE_MAX - 64 ? SIZE_MAX : max_bytes + 64;
+    rc = cli_read_file(path, read_cap, &buf, &len);
     if (rc != EXIT_OK)
         return rc;
     fl_filter *f = NULL;

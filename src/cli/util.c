@@ -72,6 +72,32 @@ void cli_getopt_reset(void)
     opterr = 0;
 }
 
+void cli_quote(const char *s, char *buf, size_t cap)
+{
+    /* One short line whatever the value holds: a newline or a 100 KB value must not
+     * reach the terminal as is. */
+    size_t o = 0, i = 0;
+    if (cap < 16) {
+        if (cap)
+            buf[0] = '\0';
+        return;
+    }
+    buf[o++] = '\'';
+    for (; s[i] && i < CLI_QUOTE_MAX && o + 9 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    if (s[i]) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o++] = '\'';
+    buf[o] = '\0';
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Parsing                                                                              */
 /* ------------------------------------------------------------------------------------ */
@@ -439,6 +465,7 @@ int cli_out_finish(int quiet)
 
 struct cli_table {
     size_t ncols, nrows, cap;
+    int failed; /* a row or cell could not be stored: printing would show a hole */
     char align[16];
     char **cells; /* nrows * ncols; a span row has cells[1] set and the rest NULL */
     unsigned char *span;
@@ -464,12 +491,16 @@ static char **table_add(cli_table *t, int span)
     if (t->nrows == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 8;
         char **cells = realloc(t->cells, nc * t->ncols * sizeof *cells);
-        if (!cells)
+        if (!cells) {
+            t->failed = 1;
             return NULL;
+        }
         t->cells = cells;
         unsigned char *sp = realloc(t->span, nc);
-        if (!sp)
+        if (!sp) {
+            t->failed = 1;
             return NULL;
+        }
         t->span = sp;
         t->cap = nc;
     }
@@ -495,7 +526,8 @@ void cli_table_row(cli_table *t, const char *const *cells)
     if (!row)
         return;
     for (size_t c = 0; c < t->ncols; c++)
-        row[c] = dup_str(cells[c]);
+        if (!(row[c] = dup_str(cells[c])))
+            t->failed = 1;
 }
 
 void cli_table_span(cli_table *t, const char *first, const char *text)
@@ -503,15 +535,15 @@ void cli_table_span(cli_table *t, const char *first, const char *text)
     char **row = table_add(t, 1);
     if (!row)
         return;
-    row[0] = dup_str(first);
-    if (t->ncols > 1)
-        row[1] = dup_str(text);
+    if (!(row[0] = dup_str(first)) || (t->ncols > 1 && !(row[1] = dup_str(text))))
+        t->failed = 1;
 }
 
-void cli_table_print(cli_table *t)
+int cli_table_print(cli_table *t)
 {
-    if (!t)
-        return;
+    /* A table with a missing row or cell would look complete: an error instead. */
+    if (!t || t->failed)
+        return cli_fail(EXIT_DATA, "out of memory building the table");
     size_t width[16] = {0};
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
@@ -537,6 +569,7 @@ void cli_table_print(cli_table *t)
             cli_out(c == last ? "\n" : "  ", c == last ? 1 : 2);
         }
     }
+    return EXIT_OK;
 }
 
 void cli_table_free(cli_table *t)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of the `filterlab` command.
 #
-#   tests/cli/test_cli.sh FILTERLAB_BINARY INTEROP_DIR
+#   tests/cli/test_cli.sh FILTERLAB_BINARY INTEROP_DIR [FAILMALLOC_SO]
 #
+# FAILMALLOC_SO (tests/failmalloc.c) enables the out-of-memory checks.
 # Prints `ok - NAME` or `not ok - NAME` per check (details of failures go to stderr), then
 # `N passed, M failed`; exits non-zero if any check failed.
 #
@@ -16,6 +17,8 @@ INTEROP=${2:?usage: test_cli.sh FILTERLAB_BINARY INTEROP_DIR}
 # The checks run in a scratch directory: make both paths absolute first.
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 case $INTEROP in /*) ;; *) INTEROP=$PWD/$INTEROP ;; esac
+FAILMALLOC=${3:-}
+case $FAILMALLOC in /*|'') ;; *) FAILMALLOC=$PWD/$FAILMALLOC ;; esac
 [ -x "$FL" ] || { echo "not an executable: $FL" >&2; exit 1; }
 [ -r "$INTEROP/bloom_filter.xxhash.bin" ] || { echo "no bloom_filter.xxhash.bin in $INTEROP" >&2; exit 1; }
 # The library picks its kernel from the environment: tests choose explicitly.
@@ -680,6 +683,56 @@ t_cuckoo_repeats() {
     expect_ok "$FL" build --type cuckoo --n 1000 --fpr 0.01 --unique --input same.txt -o same.flt
 }
 check "cuckoo build on 17 copies of a line advises --unique" t_cuckoo_repeats
+
+# Finding 10: kernels and params under an allocation failure at each allocation in turn:
+# the full normal output with status 0, or one error line with status 2, never a table with
+# missing cells. Needs the preload injector; not under a sanitizer runtime (which must come
+# first in the link order) or an emulator.
+t_out_of_memory() {
+    local cmd n
+    for cmd in "kernels" "params --n 1000 --fpr 0.01"; do
+        # shellcheck disable=SC2086
+        expect_ok "$FL" $cmd
+        cp out oom.expect
+        for n in $(seq 1 60); do
+            # shellcheck disable=SC2086
+            run env LD_PRELOAD="$FAILMALLOC" FL_FAIL_ALLOC=$n "$FL" $cmd
+            if [ "$RC" -eq 0 ]; then
+                same_file oom.expect out
+                [ ! -s err ] || fail "$cmd, allocation $n: status 0 with stderr $(cat err)"
+            else
+                [ "$RC" -eq 2 ] || fail "$cmd, allocation $n: status $RC :: $(cat err)"
+                [ "$(wc -l <err)" -eq 1 ] || fail "$cmd, allocation $n: $(cat err)"
+            fi
+        done
+    done
+}
+if [ -n "$FAILMALLOC" ] && [ -z "${MESON_EXE_WRAPPER:-}" ] &&
+    ! ldd "$FL" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+    check "kernels and params exit 2 when an allocation fails" t_out_of_memory
+fi
+
+# Finding 6: the largest --max-bytes is no limit, not a wrapped 63-byte one.
+t_max_bytes_wrap() {
+    expect_ok "$FL" import-parquet "$PQ" --max-bytes 18446744073709551615 -o wrap.flt
+    expect_ok "$FL" --max-bytes 18446744073709551615 import-parquet "$PQ" -o wrap.flt
+}
+check "import-parquet --max-bytes 2^64-1 does not wrap" t_max_bytes_wrap
+
+# Finding 10: a hostile FILTERLAB_KERNEL is quoted and cut in the error, one short line.
+t_kernel_env_quoted() {
+    local long
+    long=$(printf 'bad\nline%0300d' 0)
+    FILTERLAB_KERNEL=$long expect_error 1 "$FL" params --n 10 --fpr 0.1
+    grep -q "^filterlab: FILTERLAB_KERNEL: .*('bad\\\\x0aline0*\.\.\.'; see" err || fail "$(cat err)"
+    [ "$(wc -c <err)" -lt 200 ] || fail "message too long: $(wc -c <err) bytes"
+    FILTERLAB_KERNEL=$long run "$FL" kernels
+    [ "$RC" -eq 1 ] || fail "status $RC"
+    grep -q "^selected: .*(FILTERLAB_KERNEL='bad\\\\x0aline0*\.\.\.' is not a compiled kernel" out \
+        || fail "$(cat out)"
+    [ "$(grep -c . out)" -le 8 ] || fail "the value spilled over lines: $(cat out)"
+}
+check "FILTERLAB_KERNEL errors quote and cut the value" t_kernel_env_quoted
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
