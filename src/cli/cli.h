@@ -57,6 +57,14 @@ int cli_getopt_error(const char *cmd, int c, char **argv);
 #define CLI_QUOTE_MAX 40
 #define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
 void cli_quote(const char *s, char *buf, size_t cap);
+/* Parses a subcommand that takes no option but -h/--help: returns -1 to go on (optind is
+ * then the first operand), else the exit status (help printed, or a usage error). */
+int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
+/* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
+int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
+/* After getopt, for commands sized by --n and --fpr: no operand, both given, n >= 1. */
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n);
 /* Resets getopt for a fresh scan of a subcommand's argv. */
 void cli_getopt_reset(void);
 
@@ -80,6 +88,9 @@ void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap);
 const char *cli_hash_name(fl_hash_id h);
 
 /* ---- util.c: filters and files ---- */
+/* fl_create; on failure prints "CMD: cannot create ..." and returns EXIT_DATA (out of
+ * memory) or EXIT_USAGE (the request). */
+int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
 /* Loads a filter; on failure prints one line and returns EXIT_DATA. */
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 /* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */

@@ -259,16 +259,15 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     }
 
     fl_filter *f = NULL;
-    fl_status s = fl_create(&cfg, &f);
-    if (s != FL_OK)
-        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
-                        "build: cannot create the %s filter: %s", fl_variant_name(cfg.variant),
-                        fl_strerror(s));
+    int rc = cli_create_filter(CMD, &cfg, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_status s = FL_OK;
 
     double t0 = now_seconds();
     cli_lines in;
     cli_batch *b = NULL;
-    int rc = cli_lines_open(&in, input);
+    rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
         fl_free(f);
         return rc;

@@ -105,19 +105,15 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
             return cli_getopt_error(CMD, c, argv);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if (!have_n || !have_fpr)
-        return cli_usage_error(CMD, "--n and --fpr are required");
-    if (cfg.n == 0)
-        return cli_usage_error(CMD, "--n must be at least 1");
+    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, cfg.n);
+    if (rc != EXIT_OK)
+        return rc;
 
     fl_filter *f = NULL;
-    fl_status s = fl_create(&cfg, &f);
-    if (s != FL_OK)
-        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
-                        "dedup: cannot create the %s filter: %s", fl_variant_name(cfg.variant),
-                        fl_strerror(s));
+    rc = cli_create_filter(CMD, &cfg, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_status s;
     fl_info info;
     if (fl_get_info(f, &info) != FL_OK) {
         fl_free(f);
@@ -126,7 +122,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     if (verbose)
         describe(&info, &cfg);
     cli_lines in;
-    int rc = cli_lines_open(&in, input);
+    rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
         fl_free(f);
         return rc;

@@ -51,10 +51,9 @@ static void export_help(void)
 static int check_args(const char *cmd, int argc, char **argv, const char *output,
                       const char *what)
 {
-    if (optind >= argc)
-        return cli_usage_error(cmd, "missing %s", what);
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    int rc = cli_one_operand(cmd, argc, argv, what);
+    if (rc != EXIT_OK)
+        return rc;
     if (!output)
         return cli_usage_error(cmd, "-o is required");
     if (strcmp(output, "-") == 0 && isatty(STDOUT_FILENO))

@@ -65,6 +65,45 @@ int cli_getopt_error(const char *cmd, int c, char **argv)
     return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
+int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help();
+            return EXIT_OK;
+        }
+        return cli_getopt_error(cmd, c, argv);
+    }
+    return -1;
+}
+
+int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
+{
+    if (optind >= argc)
+        return cli_usage_error(cmd, "missing %s", what);
+    if (argc - optind > 1)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    return EXIT_OK;
+}
+
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n)
+{
+    if (optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!have_n || !have_fpr)
+        return cli_usage_error(cmd, "--n and --fpr are required");
+    if (n == 0)
+        return cli_usage_error(cmd, "--n must be at least 1");
+    return EXIT_OK;
+}
+
 void cli_getopt_reset(void)
 {
     /* glibc: optind = 0 reinitialises its whole scanning state, not just the index. */
@@ -291,6 +330,17 @@ const char *cli_hash_name(fl_hash_id h)
 /* Filters and files                                                                    */
 /* ------------------------------------------------------------------------------------ */
 
+int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out)
+{
+    fl_status s = fl_create(cfg, out);
+    if (s == FL_OK)
+        return EXIT_OK;
+    /* Out of memory is the machine's limit; anything else is a bad size request. */
+    return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
+                    "%s: cannot create the %s filter: %s", cmd, fl_variant_name(cfg->variant),
+                    fl_strerror(s));
+}
+
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
 {
     /* fl_load_file leaves errno set for FL_ERR_IO; read it before anything else can. */
@@ -306,6 +356,16 @@ int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
         return cli_fail(EXIT_DATA, "cannot load '%s': %s (limit: --max-bytes %zu)", path,
                         fl_strerror(s), max_bytes);
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
+}
+
+/* The outcome of fl_save_file / fl_write_file_atomic; e is errno right after the call. */
+static int write_status(const char *path, fl_status s, int e)
+{
+    if (s == FL_OK)
+        return EXIT_OK;
+    if (s == FL_ERR_IO && e)
+        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
+    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
 }
 
 int cli_save_filter(const fl_filter *f, const char *path)
@@ -330,11 +390,7 @@ int cli_save_filter(const fl_filter *f, const char *path)
     fl_status s = fl_save_file(f, path);
     int e = errno;
     cli_replace_end();
-    if (s == FL_OK)
-        return EXIT_OK;
-    if (s == FL_ERR_IO && e)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
+    return write_status(path, s, e);
 }
 
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len)
@@ -395,11 +451,7 @@ int cli_write_file(const char *path, const void *buf, size_t len)
     fl_status s = fl_write_file_atomic(path, buf, len);
     int e = errno;
     cli_replace_end();
-    if (s == FL_OK)
-        return EXIT_OK;
-    if (s == FL_ERR_IO && e)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
+    return write_status(path, s, e);
 }
 
 /* ------------------------------------------------------------------------------------ */
