@@ -37,16 +37,16 @@ static void help(void)
 }
 
 /* -v: the filter dedup runs on, before the first line. */
-static void describe(const fl_info *info, const fl_config *cfg)
+static void describe(const fl_params *p, const fl_config *cfg)
 {
     char geo[128], human[32];
-    cli_describe_geometry(&info->geometry, geo, sizeof geo);
-    cli_human_bytes(info->bytes, human, sizeof human);
+    cli_describe_geometry(&p->geometry, geo, sizeof geo);
+    cli_human_bytes(p->bytes, human, sizeof human);
     fprintf(stderr,
             "filterlab: dedup: %s filter, %s (%s), seed %llu; sized for %llu distinct lines "
             "at FPR %g (predicted %.3g)\n",
-            fl_variant_name(info->geometry.variant), geo, human, (unsigned long long)info->seed,
-            (unsigned long long)cfg->n, cfg->fpr, fl_predict_fpr(&info->geometry, cfg->n));
+            fl_variant_name(p->geometry.variant), geo, human, (unsigned long long)cfg->seed,
+            (unsigned long long)cfg->n, cfg->fpr, p->predicted_fpr);
 }
 
 int cmd_dedup(int argc, char **argv, const cli_globals *g)
@@ -114,8 +114,10 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     if (rc != EXIT_OK)
         return rc;
     fl_status s;
-    fl_info info;
-    if (fl_get_info(f, &info) != FL_OK) {
+    /* The geometry fl_create chose, from the same sizing call (fl_get_info would count the
+     * bits of the whole fresh payload, touching every page of it). */
+    fl_params info;
+    if (fl_params_for(cfg.variant, cfg.n, cfg.fpr, &info) != FL_OK) {
         fl_free(f);
         return cli_fail(EXIT_DATA, "dedup: cannot describe the filter");
     }
