@@ -291,6 +291,20 @@ fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter *
 fl_status fl_save_file(const fl_filter *f, const char *path);
 fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out);
 
+/* Replaces the file at `path` with `len` bytes of `buf` atomically; fl_save_file writes the
+ * same way. The bytes go to a temporary PATH.tmp.XXXXXX in the same directory, which is
+ * fsynced, given the mode of the file it replaces (a new file: 0666 less the umask) and
+ * renamed over PATH; the directory is then fsynced. Readers see the old file or the whole
+ * new one. On every error path the temporary is removed and the old file is untouched
+ * (only SIGKILL or a crash can leave a temporary behind; the library installs no signal
+ * handlers). A symbolic link is followed to its final target (at most 40 hops), which is
+ * replaced the same way, so the link stays a link; a dangling link creates its target. A
+ * FIFO or a device (e.g. /dev/stdout) cannot be renamed over: it is written in place, not
+ * atomically. A directory is FL_ERR_IO with errno EISDIR.
+ * Returns FL_OK, FL_ERR_INVALID_ARG (path NULL or empty, buf NULL with len > 0),
+ * FL_ERR_NO_MEMORY, or FL_ERR_IO with errno telling the cause (ENOSPC, EFBIG, EACCES, ...). */
+fl_status fl_write_file_atomic(const char *path, const void *buf, size_t len);
+
 /* Apache Parquet split block Bloom filter bitsets (parquet-format BloomFilter.md).
  * Import accepts a bare bitset (a multiple of 32 bytes) or one preceded by the Thrift
  * compact BloomFilterHeader; the result is a split256 filter using XXH64 seed 0 whose key

@@ -38,6 +38,21 @@ static inline uint64_t fl_load_le64(const void *p) {
     return v;
 }
 
+/* Reads of Bloom payload words in the probes below. fl_insert_hashes_atomic may OR bits
+ * into these words on another thread while lookups run (the documented concurrent
+ * pattern): a relaxed atomic load makes that race defined for C11 and visible as such to
+ * TSan, and for an aligned word it is the same plain mov/ldr on x86-64 and AArch64. */
+static inline uint64_t fl_peek64(const uint64_t *p) {
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+static inline uint32_t fl_peek_le32(const uint32_t *p) {
+    uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
 /* The kernel view of a Bloom payload, for the one-key entries (fl_contains1_fn), which get
  * the handle's fields by value. */
 static inline fl_kview fl_bloom_view(const void *data, uint32_t units, uint32_t k) {
@@ -67,7 +82,7 @@ static inline int fl_classic_probe(const fl_kview *f, uint64_t h) {
     const uint64_t *w = (const uint64_t *)f->data;
     uint64_t g = h, step = fl_classic_step(h);
     for (uint32_t i = 0; i < f->k; i++, g += step) {
-        uint64_t word = w[fl_reduce32((uint32_t)(g >> 32), f->units)];
+        uint64_t word = fl_peek64(&w[fl_reduce32((uint32_t)(g >> 32), f->units)]);
         if (!((word >> (g & 63)) & 1)) return 0;
     }
     return 1;
@@ -91,9 +106,11 @@ static inline const uint64_t *fl_block512_at(const fl_kview *f, uint64_t h) {
 static inline int fl_block512_probe(const fl_kview *f, uint64_t h) {
     const uint64_t *b = fl_block512_at(f, h);
     uint32_t lo = (uint32_t)h;
+    /* GCC peels plain loads over the 16 salts by itself, not atomic ones: ask for it. */
+#pragma GCC unroll 16
     for (uint32_t i = 0; i < f->k; i++) {
         uint32_t p = (lo * FL_SALT[i]) >> 23;
-        if (!((b[p >> 6] >> (p & 63)) & 1)) return 0;
+        if (!((fl_peek64(&b[p >> 6]) >> (p & 63)) & 1)) return 0;
     }
     return 1;
 }
@@ -111,7 +128,8 @@ static inline int fl_split256_probe(const fl_kview *f, uint64_t h) {
     const uint32_t *b = fl_split256_at(f, h);
     uint32_t lo = (uint32_t)h;
     int ok = 1;
-    for (int i = 0; i < 8; i++) ok &= (fl_load_le32(&b[i]) & fl_split256_bit(lo, i)) != 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) ok &= (fl_peek_le32(&b[i]) & fl_split256_bit(lo, i)) != 0;
     return ok;
 }
 
@@ -125,7 +143,7 @@ static inline uint64_t fl_reg64_mask(uint64_t h, uint32_t k) {
 }
 static inline int fl_reg64_probe(const fl_kview *f, uint64_t h) {
     uint64_t m = fl_reg64_mask(h, f->k);
-    uint64_t w = ((const uint64_t *)f->data)[fl_reduce32((uint32_t)(h >> 32), f->units)];
+    uint64_t w = fl_peek64(&((const uint64_t *)f->data)[fl_reduce32((uint32_t)(h >> 32), f->units)]);
     return (w & m) == m;
 }
 

@@ -129,7 +129,7 @@ const fl_kernel_table *_Atomic fl_active_kernels;
 static const char *_Atomic active_name;
 static const char *_Atomic active_reason;
 static fl_status env_status = FL_OK;
-static char env_reason[160];
+static char env_reason[256]; /* fits the longest reason with a quoted 40-byte value */
 
 static int find_isa(const char *name) {
     for (size_t i = 0; i < NISA; i++)
@@ -156,6 +156,27 @@ static void set_active(size_t i, const char *reason) {
     atomic_store_explicit(&fl_active_kernels, &tables[i], memory_order_release);
 }
 
+/* An environment value for a message: single-quoted, bytes outside printable ASCII as
+ * \xNN, cut after 40 bytes with "...", so a hostile value (newlines, 100 KB) stays one
+ * short line. out must hold 4 * 40 + 6 bytes. */
+static void quote_env(const char *s, char *out, size_t cap) {
+    size_t o = 0, i = 0;
+    out[o++] = '\'';
+    for (; s[i] && i < 40 && o + 8 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    if (s[i]) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o++] = '\'';
+    out[o] = '\0';
+}
+
 /* Decides the kernel (automatic, then FILTERLAB_KERNEL) and only then publishes it: the
  * inline fast path of fl_kernels() skips pthread_once once the pointer is set, so another
  * thread must never see an intermediate choice. */
@@ -174,9 +195,11 @@ static void init_once(void) {
         int i = find_isa(env);
         if (i < 0) {
             env_status = FL_ERR_UNKNOWN_KERNEL;
+            char quoted[4 * 40 + 6];
+            quote_env(env, quoted, sizeof quoted);
             snprintf(env_reason, sizeof env_reason,
-                     "FILTERLAB_KERNEL=%.40s is not a compiled kernel; automatic choice used",
-                     env);
+                     "FILTERLAB_KERNEL=%s is not a compiled kernel; automatic choice used",
+                     quoted);
         } else if (!supported[i]) {
             env_status = FL_ERR_KERNEL_UNAVAILABLE;
             snprintf(env_reason, sizeof env_reason,

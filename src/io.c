@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "internal.h"
 #include "codec_filter.h"
 #include "container.h"
@@ -97,25 +98,6 @@ fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter *
 
 /* ---- files ---------------------------------------------------------------------------- */
 
-/* write(2) until done; EINTR and short writes are retried. */
-static int write_full(int fd, const void *buf, size_t n) {
-    const uint8_t *p = (const uint8_t *)buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (w == 0) {
-            errno = EIO;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* read(2) until n bytes or end of file; *got says how many. */
 static int read_full(int fd, void *buf, size_t n, size_t *got) {
     uint8_t *p = (uint8_t *)buf;
@@ -134,43 +116,6 @@ static int read_full(int fd, void *buf, size_t n, size_t *got) {
     return 0;
 }
 
-/* The process umask without changing it (umask(2) alone would race with other threads):
- * Linux >= 4.7 reports it in /proc/self/status; otherwise assume the common 022. */
-static mode_t current_umask(void) {
-    mode_t mask = 022;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return mask;
-    char buf[4096];
-    size_t got = 0;
-    if (read_full(fd, buf, sizeof buf - 1, &got) == 0) {
-        buf[got] = '\0';
-        const char *s = strstr(buf, "\nUmask:");
-        if (s) mask = (mode_t)(strtoul(s + 7, NULL, 8) & 0777);
-    }
-    close(fd);
-    return mask;
-}
-
-/* Best effort: makes the rename durable. Some file systems refuse fsync on directories
- * (EINVAL); the new file is in place either way, so a failure here is not reported. */
-static void sync_parent_dir(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (!slash) {
-        dir = strdup(".");
-    } else if (slash == path) {
-        dir = strdup("/");
-    } else {
-        dir = strndup(path, (size_t)(slash - path));
-    }
-    if (!dir) return;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
-    if (fd < 0) return;
-    (void)fsync(fd);
-    close(fd);
-}
-
 /* A sink that writes to fd through a bounce buffer: each load of the buffer is both hashed
  * (by the container writer) and written, so the checksums match the bytes on disk even
  * while atomic inserts on another thread set bits. */
@@ -187,95 +132,33 @@ static uint8_t *fd_reserve(void *ctx, size_t n, size_t *fit) {
 
 static int fd_commit(void *ctx, size_t n) {
     fd_sink *s = (fd_sink *)ctx;
-    return write_full(s->fd, s->chunk, n);
+    return fl_write_all(s->fd, s->chunk, n) == FL_OK ? 0 : -1;
 }
 
-/* The file format (fl_save_mem's bytes) through fd; 0 on success (errno set otherwise),
- * like write_full. */
-static int write_filter(int fd, const fl_filter *f) {
+/* The file format (fl_save_mem's bytes) through fd, as an fl_content_writer for
+ * fl_replace_file. Our own buffer failing is NO_MEMORY, as the header promises, not an I/O
+ * error. */
+static fl_status write_filter(int fd, void *ctx) {
+    const fl_filter *f = (const fl_filter *)ctx;
     fd_sink s = {fd, malloc(FD_SINK_CHUNK)};
-    if (!s.chunk) {
-        errno = ENOMEM;
-        return -1;
-    }
+    if (!s.chunk) return FL_ERR_NO_MEMORY;
     fl_sink sink = {fd_reserve, fd_commit, &s};
     errno = 0;
     fl_status st = fl_codec_filter_write(f, &sink);
     int err = errno;
     free(s.chunk);
-    if (st == FL_OK) return 0;
-    errno = st == FL_ERR_IO && err ? err : (st == FL_ERR_NO_MEMORY ? ENOMEM : EINVAL);
-    return -1;
-}
-
-/* A path that exists but is not a regular file (a FIFO, a device such as /dev/stdout, or a
- * symlink) is written through, not replaced: renaming a temporary file over it would turn
- * it into a regular file. Such writes are not atomic. */
-static fl_status save_through(const fl_filter *f, const char *path) {
-    /* O_CREAT: a symbolic link may point to a file that does not exist yet. */
-    int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return FL_ERR_IO;
-    int ok = write_filter(fd, f) == 0, err = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
     errno = err;
-    return ok ? FL_OK : FL_ERR_IO;
+    return st;
 }
 
-/* Writes to path.tmp.XXXXXX next to path, fsyncs and renames over path, so readers see
- * either the old file or the complete new one and a failure never destroys the old one. */
+/* Atomic replace (src/atomic_file.c): a failure never destroys the previous file, and a
+ * symbolic link's target is replaced, not written through. */
 fl_status fl_save_file(const fl_filter *f, const char *path) {
     if (!f || !path || !*path) return FL_ERR_INVALID_ARG;
     fl_status st = check_saveable(f);
     if (st != FL_OK) return st;
     if (fl_serialized_size(f) == 0) return FL_ERR_TOO_LARGE;
-
-    struct stat link;
-    if (lstat(path, &link) == 0 && !S_ISREG(link.st_mode)) {
-        if (S_ISDIR(link.st_mode)) {
-            errno = EISDIR;
-            return FL_ERR_IO;
-        }
-        return save_through(f, path);
-    }
-
-    static const char suffix[] = ".tmp.XXXXXX";
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof suffix);
-    if (!tmp) return FL_ERR_NO_MEMORY;
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, suffix, sizeof suffix);
-
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        free(tmp);
-        return FL_ERR_IO;
-    }
-    /* mkstemp creates the file 0600; give it the mode a plain open(path, O_CREAT, 0666)
-     * would have, or keep the mode of the file being replaced. */
-    mode_t mode = lstat(path, &link) == 0 ? (link.st_mode & 07777) : (0666 & ~current_umask());
-
-    int ok = fchmod(fd, mode) == 0 && write_filter(fd, f) == 0 && fsync(fd) == 0;
-    int err = errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) {
-        unlink(tmp);
-        free(tmp);
-        errno = err; /* the caller reads the cause of FL_ERR_IO from errno */
-        return FL_ERR_IO;
-    }
-    free(tmp);
-    sync_parent_dir(path);
-    return FL_OK;
+    return fl_replace_file(path, write_filter, (void *)f);
 }
 
 /* A read callback for fl_in over a file descriptor. */

@@ -4,7 +4,8 @@
  * classic   (1 - (1 - 1/m)^(kn))^k, the textbook model (Bloom 1970; Broder and Mitzenmacher,
  *           "Network Applications of Bloom Filters", 2004), sized with m = -n ln p / (ln 2)^2
  *           and k = round((m/n) ln 2) exactly as textbooks do, so its prediction can exceed
- *           the target by a hair when rounding k costs a little.
+ *           the target by a hair when rounding k costs a little; above p = 1/sqrt(2), where
+ *           that k would be below 1, m is the smallest meeting p with k = 1.
  * blocked   Putze, Sanders, Singler, "Cache-, Hash- and Space-Efficient Bloom Filters"
  *           (WEA 2007): a block receives a Poisson(n/blocks) number of keys, and a lookup
  *           is a false positive of the block it lands in, so
@@ -251,7 +252,15 @@ fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geome
 fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
     double m = ceil(-n * log(p) / (M_LN2 * M_LN2));
     double k = round(m / n * M_LN2);
-    if (k < 1) k = 1;
+    if (k < 1) {
+        /* Targets above 1/sqrt(2): the textbook optimum k = log2(1/p) is below 1/2 and its
+         * m assumes it; with the k = 1 a filter must use, that m misses the target by up
+         * to 10% (p = 0.8 gave 0.88). So take the smallest m the model accepts for k = 1:
+         * 1 - (1 - 1/m)^n <= p  <=>  m >= 1 / (1 - (1 - p)^(1/n)). */
+        k = 1;
+        double exact = ceil(1.0 / -expm1(log1p(-p) / n));
+        if (exact > m) m = exact;
+    }
     if (k > d->info.k_max) return FL_ERR_BAD_FPR;
     double units = ceil(m / 64);
     if (units > (double)FL_UNITS_MAX) return FL_ERR_TOO_LARGE;

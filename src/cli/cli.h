@@ -52,6 +52,19 @@ int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0). */
 int cli_getopt_error(const char *cmd, int c, char **argv);
+/* A user-supplied value for a message: single-quoted, non-printable bytes as \xNN, cut
+ * after CLI_QUOTE_MAX bytes with "...". A buffer of CLI_QUOTE_BUF bytes always suffices. */
+#define CLI_QUOTE_MAX 40
+#define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
+void cli_quote(const char *s, char *buf, size_t cap);
+/* Parses a subcommand that takes no option but -h/--help: returns -1 to go on (optind is
+ * then the first operand), else the exit status (help printed, or a usage error). */
+int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
+/* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
+int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
+/* After getopt, for commands sized by --n and --fpr: no operand, both given, n >= 1. */
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n);
 /* Resets getopt for a fresh scan of a subcommand's argv. */
 void cli_getopt_reset(void);
 
@@ -75,14 +88,26 @@ void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap);
 const char *cli_hash_name(fl_hash_id h);
 
 /* ---- util.c: filters and files ---- */
+/* fl_create; on failure prints "CMD: cannot create ..." and returns EXIT_DATA (out of
+ * memory) or EXIT_USAGE (the request). */
+int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
 /* Loads a filter; on failure prints one line and returns EXIT_DATA. */
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 /* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */
 int cli_save_filter(const fl_filter *f, const char *path);
 /* Reads a whole file (at most `cap` bytes, else an error); "-" is stdin. */
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len);
-/* Writes a buffer to `path` ("-" = stdout); on failure prints one line, returns EXIT_DATA. */
+/* Writes a buffer to `path` ("-" = stdout) with fl_write_file_atomic: a failure leaves the
+ * previous file as it was. On failure prints one line, returns EXIT_DATA. */
 int cli_write_file(const char *path, const void *buf, size_t len);
+
+/* ---- cleanup.c: signals around file replacement (see the file's comment) ---- */
+/* Once at startup: SIGXFSZ ignored, so a file-size limit is an EFBIG write error. */
+void cli_signals_init(void);
+/* Around every fl_save_file / fl_write_file_atomic: SIGINT, SIGTERM and SIGHUP wait until
+ * the temporary file is renamed or removed. */
+void cli_replace_begin(void);
+void cli_replace_end(void);
 
 /* ---- util.c: standard output. All stdout output goes through these so the first write
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
@@ -98,11 +123,13 @@ int cli_out_finish(int quiet);
 /* ---- util.c: a text table with columns padded to their widest cell ---- */
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(size_t ncols, const char *align /* 'l' or 'r' per column */);
-/* Adds a row of ncols cells (copied). */
+/* Adds a row of ncols cells (copied). An allocation failure is remembered for print. */
 void cli_table_row(cli_table *t, const char *const *cells);
 /* Adds a row whose first cell is aligned and whose `text` spans the remaining columns. */
 void cli_table_span(cli_table *t, const char *first, const char *text);
-void cli_table_print(cli_table *t);
+/* Prints the table and returns EXIT_OK; if any row or cell could not be stored (out of
+ * memory) prints nothing, reports it and returns EXIT_DATA. */
+int cli_table_print(cli_table *t);
 void cli_table_free(cli_table *t);
 
 /* ---- lines.c: keys are lines ---- */

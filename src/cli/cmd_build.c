@@ -81,6 +81,37 @@ static int best_k(fl_variant v, uint64_t bits, uint64_t n, uint32_t *out)
     return found ? 0 : -1;
 }
 
+/* FL_ERR_FULL on a key the filter already reports: the input repeats it, and a key's copies
+ * can only go to its two buckets (Fan et al. 2014) and the stash. A genuinely full filter
+ * is above ~90% load (FL_CUCKOO_LOAD sizing targets 94%); below that, repeats are the
+ * cause even if the lookup is a false positive. */
+static int repeated_key(const fl_filter *f, uint64_t hash)
+{
+    fl_info info;
+    return fl_contains_hash(f, hash) && fl_get_info(f, &info) == FL_OK && info.fill < 0.9;
+}
+
+/* A filter holding more keys than it was sized for (the seed's "Pitfall 1: Exceeding Design
+ * Capacity") answers "maybe" ever more often: say so, with the FPR the model now predicts.
+ * Without --n there is no design count; a saturated filter (predicted FPR >= 0.5) is still
+ * worth a word. */
+static void warn_capacity(const fl_filter *f, uint64_t n, uint64_t keys)
+{
+    fl_info info;
+    if (fl_get_info(f, &info) != FL_OK)
+        return;
+    double fpr = fl_predict_fpr(&info.geometry, keys);
+    if (n && keys > n)
+        fprintf(stderr,
+                "filterlab: build: warning: %llu keys inserted, more than --n %llu: predicted "
+                "FPR %.3g at %llu keys (size with a larger --n)\n",
+                (unsigned long long)keys, (unsigned long long)n, fpr, (unsigned long long)keys);
+    else if (!n && fpr >= 0.5)
+        fprintf(stderr,
+                "filterlab: build: warning: %llu keys inserted: predicted FPR %.3g; the filter "
+                "is too small for them\n", (unsigned long long)keys, fpr);
+}
+
 int cmd_build(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
@@ -228,16 +259,15 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     }
 
     fl_filter *f = NULL;
-    fl_status s = fl_create(&cfg, &f);
-    if (s != FL_OK)
-        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
-                        "build: cannot create the %s filter: %s", fl_variant_name(cfg.variant),
-                        fl_strerror(s));
+    int rc = cli_create_filter(CMD, &cfg, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_status s = FL_OK;
 
     double t0 = now_seconds();
     cli_lines in;
     cli_batch *b = NULL;
-    int rc = cli_lines_open(&in, input);
+    rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
         fl_free(f);
         return rc;
@@ -262,7 +292,13 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
             inserted += s == FL_OK ? b->count : done;
         }
         if (s != FL_OK) {
-            if (s == FL_ERR_FULL)
+            if (s == FL_ERR_FULL && !unique && repeated_key(f, b->hash[done]))
+                rc = cli_fail(EXIT_DATA,
+                              "build: line %llu repeats a key the cuckoo filter already holds "
+                              "as often as it can (two 4-slot buckets and the stash: at most "
+                              "16 copies); no file written: use --unique or deduplicate the "
+                              "input", (unsigned long long)(lines + done + 1));
+            else if (s == FL_ERR_FULL)
                 rc = cli_fail(EXIT_DATA,
                               "build: the cuckoo filter is full after %llu keys (line %llu did "
                               "not fit); no file written: size it for more keys",
@@ -283,6 +319,8 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
 
     if (rc == EXIT_OK)
         rc = cli_save_filter(f, output);
+    if (rc == EXIT_OK)
+        warn_capacity(f, have_n ? n : 0, inserted);
     if (rc == EXIT_OK && verbose) {
         fl_info info;
         if (fl_get_info(f, &info) == FL_OK) {

@@ -11,7 +11,7 @@ static const char *const CMD = "dedup";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--input FILE]\n"
+        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--strict] [-v] [--input FILE]\n"
         "\n"
         "Print each input line the first time it is seen, like awk '!seen[$0]++', in memory\n"
         "fixed by N and P. A line the filter reports as maybe seen is dropped: a duplicate is\n"
@@ -24,30 +24,52 @@ static void help(void)
         "                stops the run with exit status 2\n"
         "  --seed S      hash seed (default 0)\n"
         "  --input FILE  read lines from FILE ('-' or absent: standard input)\n"
+        "  --strict      more than N distinct lines is an error (exit status 2): past N\n"
+        "                the false positive rate, and so the share of new lines dropped,\n"
+        "                climbs towards 1\n"
+        "  -v, --verbose print the filter's geometry and predicted FPR on standard error\n"
         "  -h, --help    show this help\n"
         "\n"
+        "Past N distinct lines dedup says so once on standard error, with the FPR it then\n"
+        "predicts, and a closing line says how far past N the run went (a cuckoo filter\n"
+        "instead stops with exit status 2 once it is full).\n"
         "Lines are compared without their '\\n' or '\\r\\n' ending and printed with '\\n'.\n");
+}
+
+/* -v: the filter dedup runs on, before the first line. */
+static void describe(const fl_params *p, const fl_config *cfg)
+{
+    char geo[128], human[32];
+    cli_describe_geometry(&p->geometry, geo, sizeof geo);
+    cli_human_bytes(p->bytes, human, sizeof human);
+    fprintf(stderr,
+            "filterlab: dedup: %s filter, %s (%s), seed %llu; sized for %llu distinct lines "
+            "at FPR %g (predicted %.3g)\n",
+            fl_variant_name(p->geometry.variant), geo, human, (unsigned long long)cfg->seed,
+            (unsigned long long)cfg->n, cfg->fpr, p->predicted_fpr);
 }
 
 int cmd_dedup(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT };
+    enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT, O_STRICT };
     static const struct option opts[] = {
         {"n", required_argument, NULL, O_N},
         {"fpr", required_argument, NULL, O_FPR},
         {"type", required_argument, NULL, O_TYPE},
         {"seed", required_argument, NULL, O_SEED},
         {"input", required_argument, NULL, O_INPUT},
+        {"strict", no_argument, NULL, O_STRICT},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     fl_config cfg = {.variant = FL_BLOCK512};
-    int have_n = 0, have_fpr = 0;
+    int have_n = 0, have_fpr = 0, strict = 0, verbose = 0;
     const char *input = NULL;
     int c;
     cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
         switch (c) {
         case O_N:
             if (cli_parse_count(CMD, "--n", optarg, &cfg.n) < 0)
@@ -70,6 +92,12 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         case O_INPUT:
             input = optarg;
             break;
+        case O_STRICT:
+            strict = 1;
+            break;
+        case 'v':
+            verbose = 1;
+            break;
         case 'h':
             help();
             return EXIT_OK;
@@ -77,21 +105,26 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
             return cli_getopt_error(CMD, c, argv);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if (!have_n || !have_fpr)
-        return cli_usage_error(CMD, "--n and --fpr are required");
-    if (cfg.n == 0)
-        return cli_usage_error(CMD, "--n must be at least 1");
+    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, cfg.n);
+    if (rc != EXIT_OK)
+        return rc;
 
     fl_filter *f = NULL;
-    fl_status s = fl_create(&cfg, &f);
-    if (s != FL_OK)
-        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
-                        "dedup: cannot create the %s filter: %s", fl_variant_name(cfg.variant),
-                        fl_strerror(s));
+    rc = cli_create_filter(CMD, &cfg, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_status s;
+    /* The geometry fl_create chose, from the same sizing call (fl_get_info would count the
+     * bits of the whole fresh payload, touching every page of it). */
+    fl_params info;
+    if (fl_params_for(cfg.variant, cfg.n, cfg.fpr, &info) != FL_OK) {
+        fl_free(f);
+        return cli_fail(EXIT_DATA, "dedup: cannot describe the filter");
+    }
+    if (verbose)
+        describe(&info, &cfg);
     cli_lines in;
-    int rc = cli_lines_open(&in, input);
+    rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
         fl_free(f);
         return rc;
@@ -119,6 +152,26 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
             break;
         }
         distinct++;
+        /* A cuckoo filter barely degrades past n (sizing leaves it at 94% load) and stops
+         * with FL_ERR_FULL when it cannot take more: only --strict concerns it. */
+        if (distinct == cfg.n + 1 && (strict || cfg.variant != FL_CUCKOO)) {
+            /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
+             * here on new lines are dropped ever more often, so say it, once. */
+            if (strict) {
+                rc = cli_fail(EXIT_DATA,
+                              "dedup: more than --n %llu distinct lines (line %llu); stopped "
+                              "(--strict): rerun with a larger --n",
+                              (unsigned long long)cfg.n, (unsigned long long)in.lineno);
+                break;
+            }
+            fprintf(stderr,
+                    "filterlab: dedup: warning: more than --n %llu distinct lines at line "
+                    "%llu: the predicted FPR (share of new lines wrongly dropped) is now %.3g "
+                    "and rises with every new line; use a larger --n, or --strict to stop "
+                    "here\n",
+                    (unsigned long long)cfg.n, (unsigned long long)in.lineno,
+                    fl_predict_fpr(&info.geometry, distinct));
+        }
         cli_out(key, len);
         cli_out("\n", 1);
         if (cli_out_failed())
@@ -126,6 +179,12 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     }
     if (rc == EXIT_OK && got < 0)
         rc = EXIT_DATA; /* read error, already reported */
+    if (rc == EXIT_OK && (verbose || (distinct > cfg.n && cfg.variant != FL_CUCKOO)))
+        fprintf(stderr,
+                "filterlab: dedup: %llu lines, %llu printed as new (--n %llu); predicted FPR "
+                "at the end %.3g (target %g)\n",
+                (unsigned long long)in.lineno, (unsigned long long)distinct,
+                (unsigned long long)cfg.n, fl_predict_fpr(&info.geometry, distinct), cfg.fpr);
     cli_lines_close(&in);
     fl_free(f);
     return rc;

@@ -25,27 +25,15 @@ static void help(void)
 
 int cmd_info(int argc, char **argv, const cli_globals *g)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            help();
-            return EXIT_OK;
-        }
-        return cli_getopt_error(CMD, c, argv);
-    }
-    if (optind >= argc)
-        return cli_usage_error(CMD, "missing FILTER");
-    if (argc - optind > 1)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    int rc = cli_help_only(CMD, argc, argv, help);
+    if (rc >= 0)
+        return rc;
+    if ((rc = cli_one_operand(CMD, argc, argv, "FILTER")) != EXIT_OK)
+        return rc;
     const char *path = argv[optind];
 
     fl_filter *f = NULL;
-    int rc = cli_load_filter(path, g->max_bytes, &f);
+    rc = cli_load_filter(path, g->max_bytes, &f);
     if (rc != EXIT_OK)
         return rc;
     fl_info in;

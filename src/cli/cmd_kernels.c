@@ -27,19 +27,9 @@ static const char *yn(int v) { return v ? "yes" : "no"; }
 int cmd_kernels(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            help();
-            return EXIT_OK;
-        }
-        return cli_getopt_error(CMD, c, argv);
-    }
+    int rc = cli_help_only(CMD, argc, argv, help);
+    if (rc >= 0)
+        return rc;
     if (optind < argc)
         return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 
@@ -58,8 +48,10 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
                              yn(d.emulated), req};
         cli_table_row(t, row);
     }
-    cli_table_print(t);
+    rc = cli_table_print(t);
     cli_table_free(t);
+    if (rc != EXIT_OK)
+        return rc;
     const char *active = fl_kernel_active();
     const char *reason = fl_kernel_reason();
     cli_outf("selected: %s (%s)\n", active ? active : "?", reason ? reason : "no reason given");

@@ -91,12 +91,9 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
             return cli_getopt_error(CMD, c, argv);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if (!have_n || !have_fpr)
-        return cli_usage_error(CMD, "--n and --fpr are required");
-    if (n == 0)
-        return cli_usage_error(CMD, "--n must be at least 1");
+    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
+    if (rc != EXIT_OK)
+        return rc;
 
     if (have_type) {
         /* One variant asked for by name: failing to size it is the answer, so it is an
@@ -127,8 +124,10 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
             last = s;
     }
     cli_outf("n = %llu keys, target FPR = %g\n", (unsigned long long)n, fpr);
-    cli_table_print(t);
+    rc = cli_table_print(t);
     cli_table_free(t);
+    if (rc != EXIT_OK)
+        return rc;
     /* Every variant failing means the request itself is unreasonable (e.g. n too large). */
     if (ok == 0)
         return cli_fail(EXIT_USAGE, "params: no variant can hold n = %llu at FPR %g: %s",

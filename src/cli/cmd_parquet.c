@@ -3,6 +3,7 @@
  * bitsets (parquet-format BloomFilter.md) to and from filterlab files.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +51,9 @@ static void export_help(void)
 static int check_args(const char *cmd, int argc, char **argv, const char *output,
                       const char *what)
 {
-    if (optind >= argc)
-        return cli_usage_error(cmd, "missing %s", what);
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    int rc = cli_one_operand(cmd, argc, argv, what);
+    if (rc != EXIT_OK)
+        return rc;
     if (!output)
         return cli_usage_error(cmd, "-o is required");
     if (strcmp(output, "-") == 0 && isatty(STDOUT_FILENO))
@@ -98,8 +98,10 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
 
     unsigned char *buf = NULL;
     size_t len = 0;
-    /* The cap is the library's, on the bitset; the Thrift header in front is a few bytes. */
-    rc = cli_read_file(path, max_bytes ? max_bytes + 64 : 0, &buf, &len);
+    /* The cap is the library's, on the bitset; the Thrift header in front is a few bytes.
+     * Saturate: --max-bytes 18446744073709551615 must not wrap to a 63-byte cap. */
+    size_t read_cap = max_bytes == 0 ? 0 : max_bytes > SIZE_MAX - 64 ? SIZE_MAX : max_bytes + 64;
+    rc = cli_read_file(path, read_cap, &buf, &len);
     if (rc != EXIT_OK)
         return rc;
     fl_filter *f = NULL;

@@ -59,16 +59,15 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
             return cli_getopt_error(CMD, c, argv);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(CMD, "missing FILTER");
-    if (argc - optind > 1)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    if (rc != EXIT_OK)
+        return rc;
     if (modes > 1)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];
 
     fl_filter *f = NULL;
-    int rc = cli_load_filter(path, g->max_bytes, &f);
+    rc = cli_load_filter(path, g->max_bytes, &f);
     if (rc != EXIT_OK)
         return rc;
     cli_lines in;

@@ -77,8 +77,10 @@ static int help_requested(int argc, char **argv)
 static int kernel_env_error(fl_status env)
 {
     const char *value = getenv("FILTERLAB_KERNEL");
-    return cli_fail(EXIT_USAGE, "FILTERLAB_KERNEL: %s ('%s'; see 'filterlab kernels')",
-                    fl_strerror(env), value ? value : "");
+    char quoted[CLI_QUOTE_BUF];
+    cli_quote(value ? value : "", quoted, sizeof quoted);
+    return cli_fail(EXIT_USAGE, "FILTERLAB_KERNEL: %s (%s; see 'filterlab kernels')",
+                    fl_strerror(env), quoted);
 }
 
 int main(int argc, char **argv)
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
     /* A closed pipe (`filterlab query ... | head`) must end the run quietly: ignore SIGPIPE
      * and let the EPIPE write error stop the command instead (see cli_out_finish). */
     signal(SIGPIPE, SIG_IGN);
+    cli_signals_init();
     cli_out_init();
 
     cli_globals g = {

@@ -65,11 +65,76 @@ int cli_getopt_error(const char *cmd, int c, char **argv)
     return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
+int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help();
+            return EXIT_OK;
+        }
+        return cli_getopt_error(cmd, c, argv);
+    }
+    return -1;
+}
+
+int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
+{
+    if (optind >= argc)
+        return cli_usage_error(cmd, "missing %s", what);
+    if (argc - optind > 1)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    return EXIT_OK;
+}
+
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n)
+{
+    if (optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!have_n || !have_fpr)
+        return cli_usage_error(cmd, "--n and --fpr are required");
+    if (n == 0)
+        return cli_usage_error(cmd, "--n must be at least 1");
+    return EXIT_OK;
+}
+
 void cli_getopt_reset(void)
 {
     /* glibc: optind = 0 reinitialises its whole scanning state, not just the index. */
     optind = 0;
     opterr = 0;
+}
+
+void cli_quote(const char *s, char *buf, size_t cap)
+{
+    /* One short line whatever the value holds: a newline or a 100 KB value must not
+     * reach the terminal as is. */
+    size_t o = 0, i = 0;
+    if (cap < 16) {
+        if (cap)
+            buf[0] = '\0';
+        return;
+    }
+    buf[o++] = '\'';
+    for (; s[i] && i < CLI_QUOTE_MAX && o + 9 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    if (s[i]) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o++] = '\'';
+    buf[o] = '\0';
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -265,6 +330,17 @@ const char *cli_hash_name(fl_hash_id h)
 /* Filters and files                                                                    */
 /* ------------------------------------------------------------------------------------ */
 
+int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out)
+{
+    fl_status s = fl_create(cfg, out);
+    if (s == FL_OK)
+        return EXIT_OK;
+    /* Out of memory is the machine's limit; anything else is a bad size request. */
+    return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
+                    "%s: cannot create the %s filter: %s", cmd, fl_variant_name(cfg->variant),
+                    fl_strerror(s));
+}
+
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
 {
     /* fl_load_file leaves errno set for FL_ERR_IO; read it before anything else can. */
@@ -282,10 +358,21 @@ int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
 }
 
+/* The outcome of fl_save_file / fl_write_file_atomic; e is errno right after the call. */
+static int write_status(const char *path, fl_status s, int e)
+{
+    if (s == FL_OK)
+        return EXIT_OK;
+    if (s == FL_ERR_IO && e)
+        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
+    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
+}
+
 int cli_save_filter(const fl_filter *f, const char *path)
 {
     /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is
-     * fl_save_file's job (it writes through what is not a regular file). */
+     * fl_save_file's job (it replaces a link's target atomically and writes through what
+     * cannot be replaced, such as a FIFO). */
     if (strcmp(path, "-") == 0) {
         size_t size = fl_serialized_size(f), written = 0;
         unsigned char *buf = malloc(size ? size : 1);
@@ -298,14 +385,12 @@ int cli_save_filter(const fl_filter *f, const char *path)
         free(buf);
         return rc;
     }
+    cli_replace_begin();
     errno = 0;
     fl_status s = fl_save_file(f, path);
     int e = errno;
-    if (s == FL_OK)
-        return EXIT_OK;
-    if (s == FL_ERR_IO && e)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
+    cli_replace_end();
+    return write_status(path, s, e);
 }
 
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len)
@@ -361,19 +446,12 @@ int cli_write_file(const char *path, const void *buf, size_t len)
         cli_out(buf, len);
         return EXIT_OK; /* errors surface in cli_out_finish */
     }
-    FILE *fp = fopen(path, "wb");
-    if (!fp)
-        return cli_fail(EXIT_DATA, "cannot create '%s': %s", path, strerror(errno));
-    size_t put = fwrite(buf, 1, len, fp);
+    cli_replace_begin();
+    errno = 0;
+    fl_status s = fl_write_file_atomic(path, buf, len);
     int e = errno;
-    if (put != len) {
-        fclose(fp);
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    }
-    /* fclose flushes: a full disk often shows up only here. */
-    if (fclose(fp) != 0)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(errno));
-    return EXIT_OK;
+    cli_replace_end();
+    return write_status(path, s, e);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -439,6 +517,7 @@ int cli_out_finish(int quiet)
 
 struct cli_table {
     size_t ncols, nrows, cap;
+    int failed; /* a row or cell could not be stored: printing would show a hole */
     char align[16];
     char **cells; /* nrows * ncols; a span row has cells[1] set and the rest NULL */
     unsigned char *span;
@@ -464,12 +543,16 @@ static char **table_add(cli_table *t, int span)
     if (t->nrows == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 8;
         char **cells = realloc(t->cells, nc * t->ncols * sizeof *cells);
-        if (!cells)
+        if (!cells) {
+            t->failed = 1;
             return NULL;
+        }
         t->cells = cells;
         unsigned char *sp = realloc(t->span, nc);
-        if (!sp)
+        if (!sp) {
+            t->failed = 1;
             return NULL;
+        }
         t->span = sp;
         t->cap = nc;
     }
@@ -495,7 +578,8 @@ void cli_table_row(cli_table *t, const char *const *cells)
     if (!row)
         return;
     for (size_t c = 0; c < t->ncols; c++)
-        row[c] = dup_str(cells[c]);
+        if (!(row[c] = dup_str(cells[c])))
+            t->failed = 1;
 }
 
 void cli_table_span(cli_table *t, const char *first, const char *text)
@@ -503,15 +587,15 @@ void cli_table_span(cli_table *t, const char *first, const char *text)
     char **row = table_add(t, 1);
     if (!row)
         return;
-    row[0] = dup_str(first);
-    if (t->ncols > 1)
-        row[1] = dup_str(text);
+    if (!(row[0] = dup_str(first)) || (t->ncols > 1 && !(row[1] = dup_str(text))))
+        t->failed = 1;
 }
 
-void cli_table_print(cli_table *t)
+int cli_table_print(cli_table *t)
 {
-    if (!t)
-        return;
+    /* A table with a missing row or cell would look complete: an error instead. */
+    if (!t || t->failed)
+        return cli_fail(EXIT_DATA, "out of memory building the table");
     size_t width[16] = {0};
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
@@ -537,6 +621,7 @@ void cli_table_print(cli_table *t)
             cli_out(c == last ? "\n" : "  ", c == last ? 1 : 2);
         }
     }
+    return EXIT_OK;
 }
 
 void cli_table_free(cli_table *t)

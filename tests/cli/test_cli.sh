@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of the `filterlab` command.
 #
-#   tests/cli/test_cli.sh FILTERLAB_BINARY INTEROP_DIR
+#   tests/cli/test_cli.sh FILTERLAB_BINARY INTEROP_DIR [FAILMALLOC_SO]
 #
+# FAILMALLOC_SO (tests/failmalloc.c) enables the out-of-memory checks.
 # Prints `ok - NAME` or `not ok - NAME` per check (details of failures go to stderr), then
 # `N passed, M failed`; exits non-zero if any check failed.
 #
@@ -16,6 +17,8 @@ INTEROP=${2:?usage: test_cli.sh FILTERLAB_BINARY INTEROP_DIR}
 # The checks run in a scratch directory: make both paths absolute first.
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 case $INTEROP in /*) ;; *) INTEROP=$PWD/$INTEROP ;; esac
+FAILMALLOC=${3:-}
+case $FAILMALLOC in /*|'') ;; *) FAILMALLOC=$PWD/$FAILMALLOC ;; esac
 [ -x "$FL" ] || { echo "not an executable: $FL" >&2; exit 1; }
 [ -r "$INTEROP/bloom_filter.xxhash.bin" ] || { echo "no bloom_filter.xxhash.bin in $INTEROP" >&2; exit 1; }
 # The library picks its kernel from the environment: tests choose explicitly.
@@ -573,6 +576,163 @@ t_parquet_errors() {
     [ ! -e b.bin ] || fail "b.bin written"
 }
 check "Parquet errors exit 2" t_parquet_errors
+
+
+# ---- data safety (issue 9) ------------------------------------------------------------
+# limited KB CMD...: run CMD under `ulimit -f KB` (1024-byte blocks in bash).
+limited() {
+    local kb=$1
+    shift
+    run bash -c 'ulimit -f "$0"; exec "$@"' "$kb" "$@"
+}
+no_temp_files() {
+    local left
+    left=$(find . -name '*.tmp.*' | head -5)
+    [ -z "$left" ] || fail "temporary files left behind: $left"
+}
+
+# Finding 1: a failed export keeps the old file (it used to truncate it in place, and the
+# truncated bare bitset then imported cleanly and missed most keys).
+t_export_atomic() {
+    expect_ok "$FL" build --type split256 --units 8192 --k 8 --hash xxh64 --input keys.txt -o big.flt
+    expect_ok "$FL" export-parquet big.flt --no-header -o bare.bin
+    cp bare.bin bare.orig
+    limited 100 "$FL" export-parquet big.flt --no-header -o bare.bin
+    [ "$RC" -eq 2 ] || fail "status $RC, expected 2 :: $(cat err)"
+    grep -q "^filterlab: cannot write 'bare.bin': File too large" err || fail "stderr: $(cat err)"
+    same_file bare.orig bare.bin
+    no_temp_files
+    expect_ok "$FL" import-parquet bare.bin -o rb.flt
+    expect_ok "$FL" query rb.flt --count --input keys.txt
+    [ "$(cat out)" = 2000 ] || fail "re-imported bitset finds $(cat out) of 2000 keys"
+}
+check "a failed export-parquet keeps the previous file (file-size limit)" t_export_atomic
+
+# Finding 4: SIGXFSZ during a save is an error with the old file kept and no temporary left.
+t_save_fsize() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o keep.flt
+    cp keep.flt keep.orig
+    limited 100 "$FL" build --type block512 --units 8192 --k 6 --input keys.txt -o keep.flt
+    [ "$RC" -eq 2 ] || fail "status $RC, expected 2 :: $(cat err)"
+    grep -q "File too large" err || fail "stderr: $(cat err)"
+    same_file keep.orig keep.flt
+    no_temp_files
+}
+check "a save past the file-size limit exits 2, keeps the old file, leaves no temporary" t_save_fsize
+
+# Finding 3: saving through a symbolic link replaces the target atomically; the link stays.
+t_save_symlink() {
+    mkdir -p linkdir
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o linkdir/real.flt
+    cp linkdir/real.flt real.orig
+    ln -sf linkdir/real.flt via.flt
+    limited 100 "$FL" build --type block512 --units 8192 --k 6 --input keys.txt -o via.flt
+    [ "$RC" -eq 2 ] || fail "status $RC, expected 2 :: $(cat err)"
+    same_file real.orig linkdir/real.flt
+    no_temp_files
+    expect_ok "$FL" build --type reg64 --n 2000 --fpr 0.01 --input keys.txt -o via.flt
+    [ -L via.flt ] || fail "via.flt is no longer a symbolic link"
+    expect_ok "$FL" info linkdir/real.flt
+    grep -q '^variant: *reg64' out || fail "target not replaced: $(cat out)"
+}
+check "saving through a symbolic link replaces its target atomically" t_save_symlink
+
+# Finding 2: dedup past --n says so (once, with the predicted FPR) and a closing line; the
+# printed lines do not change; --strict makes it an error; -v describes the filter.
+t_dedup_capacity() {
+    expect_ok "$FL" dedup --n 2000 --fpr 1e-6 --input keys.txt
+    same_file keys.txt out
+    cp out dedup.within
+    run "$FL" dedup --n 100 --fpr 0.01 --input keys.txt
+    [ "$RC" -eq 0 ] || fail "status $RC :: $(cat err)"
+    cp out dedup.over
+    [ "$(grep -c 'warning: more than --n 100 distinct lines at line [0-9]*: the predicted FPR' err)" = 1 ] \
+        || fail "no single capacity warning: $(cat err)"
+    grep -q "^filterlab: dedup: 2000 lines, $(wc -l <dedup.over) printed as new (--n 100); predicted FPR at the end" err \
+        || fail "no closing line: $(cat err)"
+    [ "$(wc -l <err)" = 2 ] || fail "expected 2 stderr lines: $(cat err)"
+    expect_error 2 "$FL" dedup --n 100 --fpr 1e-6 --strict --input keys.txt
+    grep -q 'more than --n 100 distinct lines (line 101)' err || fail "$(cat err)"
+    head -100 keys.txt | same_file - out
+    run "$FL" dedup --n 2000 --fpr 1e-6 -v --input keys.txt
+    [ "$RC" -eq 0 ] || fail "status $RC"
+    same_file dedup.within out
+    grep -q '^filterlab: dedup: block512 filter, [0-9]* blocks of 64 bytes, k = [0-9]* (.*), seed 0; sized for 2000 distinct lines at FPR 1e-06 (predicted [0-9.e-]*)$' err \
+        || fail "-v: $(cat err)"
+}
+check "dedup warns past --n (or stops with --strict); -v gives geometry and FPR" t_dedup_capacity
+
+# build past --n warns with the predicted FPR at the real count; within --n it stays quiet.
+t_build_capacity() {
+    run "$FL" build --type block512 --n 500 --fpr 0.01 --input keys.txt -o over.flt
+    [ "$RC" -eq 0 ] || fail "status $RC :: $(cat err)"
+    grep -q '^filterlab: build: warning: 2000 keys inserted, more than --n 500: predicted FPR 0\.[0-9]* at 2000 keys' err \
+        || fail "$(cat err)"
+    run "$FL" build --type classic --units 4 --k 3 --input keys.txt -o over.flt
+    [ "$RC" -eq 0 ] || fail "status $RC"
+    grep -q 'warning: 2000 keys inserted: predicted FPR 1;' err || fail "$(cat err)"
+}
+check "build warns when the keys exceed --n (or saturate the filter)" t_build_capacity
+
+# Finding 8: a cuckoo build failing on a repeated key advises --unique, not a larger size.
+t_cuckoo_repeats() {
+    awk 'BEGIN { for (i = 0; i < 20; i++) print "same" }' >same.txt
+    expect_error 2 "$FL" build --type cuckoo --n 1000 --fpr 0.01 --input same.txt -o same.flt
+    grep -q 'line 17 repeats a key.*use --unique' err || fail "$(cat err)"
+    [ ! -e same.flt ] || fail "same.flt written"
+    expect_ok "$FL" build --type cuckoo --n 1000 --fpr 0.01 --unique --input same.txt -o same.flt
+}
+check "cuckoo build on 17 copies of a line advises --unique" t_cuckoo_repeats
+
+# Finding 10: kernels and params under an allocation failure at each allocation in turn:
+# the full normal output with status 0, or one error line with status 2, never a table with
+# missing cells. Needs the preload injector; not under a sanitizer runtime (which must come
+# first in the link order) or an emulator.
+t_out_of_memory() {
+    local cmd n
+    for cmd in "kernels" "params --n 1000 --fpr 0.01"; do
+        # shellcheck disable=SC2086
+        expect_ok "$FL" $cmd
+        cp out oom.expect
+        for n in $(seq 1 60); do
+            # shellcheck disable=SC2086
+            run env LD_PRELOAD="$FAILMALLOC" FL_FAIL_ALLOC=$n "$FL" $cmd
+            if [ "$RC" -eq 0 ]; then
+                same_file oom.expect out
+                [ ! -s err ] || fail "$cmd, allocation $n: status 0 with stderr $(cat err)"
+            else
+                [ "$RC" -eq 2 ] || fail "$cmd, allocation $n: status $RC :: $(cat err)"
+                [ "$(wc -l <err)" -eq 1 ] || fail "$cmd, allocation $n: $(cat err)"
+            fi
+        done
+    done
+}
+if [ -n "$FAILMALLOC" ] && [ -z "${MESON_EXE_WRAPPER:-}" ] &&
+    ! ldd "$FL" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+    check "kernels and params exit 2 when an allocation fails" t_out_of_memory
+fi
+
+# Finding 6: the largest --max-bytes is no limit, not a wrapped 63-byte one.
+t_max_bytes_wrap() {
+    expect_ok "$FL" import-parquet "$PQ" --max-bytes 18446744073709551615 -o wrap.flt
+    expect_ok "$FL" --max-bytes 18446744073709551615 import-parquet "$PQ" -o wrap.flt
+}
+check "import-parquet --max-bytes 2^64-1 does not wrap" t_max_bytes_wrap
+
+# Finding 10: a hostile FILTERLAB_KERNEL is quoted and cut in the error, one short line.
+t_kernel_env_quoted() {
+    local long
+    long=$(printf 'bad\nline%0300d' 0)
+    FILTERLAB_KERNEL=$long expect_error 1 "$FL" params --n 10 --fpr 0.1
+    grep -q "^filterlab: FILTERLAB_KERNEL: .*('bad\\\\x0aline0*\.\.\.'; see" err || fail "$(cat err)"
+    [ "$(wc -c <err)" -lt 200 ] || fail "message too long: $(wc -c <err) bytes"
+    FILTERLAB_KERNEL=$long run "$FL" kernels
+    [ "$RC" -eq 1 ] || fail "status $RC"
+    grep -q "^selected: .*(FILTERLAB_KERNEL='bad\\\\x0aline0*\.\.\.' is not a compiled kernel" out \
+        || fail "$(cat out)"
+    [ "$(grep -c . out)" -le 8 ] || fail "the value spilled over lines: $(cat out)"
+}
+check "FILTERLAB_KERNEL errors quote and cut the value" t_kernel_env_quoted
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
