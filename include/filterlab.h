@@ -158,6 +158,11 @@ typedef struct fl_params {
  * FL_ERR_BAD_FPR, FL_ERR_TOO_LARGE (2^32 units or more). */
 fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out);
 
+/* A geometry in words, e.g. "19372 blocks of 64 bytes, k = 6" or "265958 buckets of 4 slots,
+ * 16-bit fingerprints", into buf (snprintf's rules: always terminated when cap > 0). Returns
+ * the length the full text needs, like snprintf. */
+size_t fl_geometry_describe(const fl_geometry *g, char *buf, size_t cap);
+
 /* Fills bits/bytes/bits_per_key/predicted_fpr for an explicit geometry and n keys. */
 fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *out);
 

@@ -65,6 +65,8 @@ struct fl_variant_desc {
      * number of independent words that each get one bit per key (0: k bits anywhere). */
     uint32_t block_bits, block_words;
     uint32_t stash_max;                       /* victim stash entries (the codec saves them) */
+    /* fl_geometry_describe's words: "<units> <units_phrase>, <k_before><k><k_after>". */
+    const char *units_phrase, *k_before, *k_after;
     size_t (*unit_bytes)(uint32_t k);         /* k already valid */
     fl_kernel_slots (*kernel_slots)(uint32_t k);
     /* Models (src/params.c): FPR at n keys, sizing for (n, fpr), keys explaining a fill. */

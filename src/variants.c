@@ -10,6 +10,7 @@
  * math in kernels/probe.h and its kernels (kernels/kernels.h module entry, scalar and SIMD),
  * and its tests.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -70,6 +71,7 @@ static const fl_variant_desc classic = {
              .unit_name = "64-bit word", .k_name = "bits per key",
              .k_min = 1, .k_max = 32, .k_step = 1, .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS, .default_hash = FL_HASH_XXH3},
+    .units_phrase = "words of 64 bits", .k_before = "k = ", .k_after = "",
     .unit_bytes = unit_word, .kernel_slots = slots_CLASSIC,
     .predict_fpr = fl_model_classic_fpr, .size = fl_size_classic,
     .keys_from_fill = fl_model_classic_keys, BLOOM_OPS(classic),
@@ -83,6 +85,7 @@ static const fl_variant_desc block512 = {
              .k_min = 1, .k_max = FL_K_MAX, .k_step = 1, .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS, .default_hash = FL_HASH_XXH3},
     .block_bits = 512,
+    .units_phrase = "blocks of 64 bytes", .k_before = "k = ", .k_after = "",
     .unit_bytes = unit_block64, .kernel_slots = slots_BLOCK512,
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, BLOOM_OPS(block512),
@@ -97,6 +100,7 @@ static const fl_variant_desc split256 = {
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS | FL_CAP_PARQUET,
              .default_hash = FL_HASH_XXH64},
     .block_bits = 256, .block_words = 8,
+    .units_phrase = "blocks of 32 bytes", .k_before = "k = ", .k_after = "",
     .unit_bytes = unit_block32, .kernel_slots = slots_SPLIT256,
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, BLOOM_OPS(split256),
@@ -109,6 +113,7 @@ static const fl_variant_desc reg64 = {
              .k_min = 1, .k_max = FL_K_MAX, .k_step = 1, .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS, .default_hash = FL_HASH_XXH3},
     .block_bits = 64,
+    .units_phrase = "words of 64 bits", .k_before = "k = ", .k_after = " per word",
     .unit_bytes = unit_word, .kernel_slots = slots_REG64,
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, BLOOM_OPS(reg64),
@@ -124,6 +129,7 @@ static const fl_variant_desc cuckoo = {
              .max_load = FL_CUCKOO_LOAD, .caps = FL_CAP_DELETE | FL_CAP_MAY_FILL,
              .default_hash = FL_HASH_XXH3},
     .stash_max = FL_STASH_MAX,
+    .units_phrase = "buckets of 4 slots", .k_before = "", .k_after = "-bit fingerprints",
     .unit_bytes = unit_bucket, .kernel_slots = slots_cuckoo,
     .predict_fpr = fl_model_cuckoo_fpr, .size = fl_size_cuckoo,
     .insert_one = fl_cuckoo_insert, .contains_one = fl_cuckoo_contains_one,
@@ -187,4 +193,14 @@ fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes) {
     if (g->units > SIZE_MAX / unit) return FL_ERR_TOO_LARGE;
     if (bytes) *bytes = (size_t)g->units * unit;
     return FL_OK;
+}
+
+size_t fl_geometry_describe(const fl_geometry *g, char *buf, size_t cap) {
+    if (!g || (!buf && cap)) return 0;
+    const fl_variant_desc *d = fl_variant_desc_of(g->variant);
+    int n = d ? snprintf(buf, cap, "%llu %s, %s%u%s", (unsigned long long)g->units,
+                         d->units_phrase, d->k_before, (unsigned)g->k, d->k_after)
+              : snprintf(buf, cap, "%llu units, k = %u", (unsigned long long)g->units,
+                         (unsigned)g->k);
+    return n < 0 ? 0 : (size_t)n;
 }

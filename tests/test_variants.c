@@ -137,11 +137,34 @@ static void params_for_bytes(void **state) {
     assert_int_equal(p.geometry.units, 1);
 }
 
+/* The words the CLI prints for a geometry, and snprintf's contract on short buffers. */
+static void geometry_words(void **state) {
+    (void)state;
+    char buf[96];
+    fl_geometry g = {FL_REG64, 189668, 5};
+    size_t len = fl_geometry_describe(&g, buf, sizeof buf);
+    assert_int_equal(len, strlen(buf));
+    assert_string_equal(buf, "189668 words of 64 bits, k = 5 per word");
+    g = (fl_geometry){FL_CUCKOO, 265958, 16};
+    fl_geometry_describe(&g, buf, sizeof buf);
+    assert_string_equal(buf, "265958 buckets of 4 slots, 16-bit fingerprints");
+    g = (fl_geometry){FL_BLOCK512, 19372, 6};
+    size_t need = fl_geometry_describe(&g, buf, 8);
+    assert_int_equal(need, strlen("19372 blocks of 64 bytes, k = 6"));
+    assert_string_equal(buf, "19372 b");
+    assert_int_equal(fl_geometry_describe(&g, NULL, 0), need);
+    assert_int_equal(fl_geometry_describe(NULL, buf, sizeof buf), 0);
+    g.variant = (fl_variant)77;
+    fl_geometry_describe(&g, buf, sizeof buf);
+    assert_string_equal(buf, "19372 units, k = 6");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(describe_every_variant),
         cmocka_unit_test(capabilities_match_calls),
         cmocka_unit_test(params_for_bytes),
+        cmocka_unit_test(geometry_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

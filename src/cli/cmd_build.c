@@ -50,15 +50,15 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Bits in one addressing unit, to turn --bits into a unit count. */
+/* Bits in one addressing unit, to turn --bits into a unit count. A k the variant refuses
+ * still gets a unit size (its default k's), so that fl_create reports the bad k. */
 static uint64_t unit_bits(fl_variant v, uint32_t k)
 {
-    switch (v) {
-    case FL_BLOCK512: return 512;
-    case FL_SPLIT256: return 256;
-    case FL_CUCKOO: return 4u * k;
-    default: return 64; /* classic, reg64: 64-bit words */
-    }
+    fl_variant_info vi;
+    if (fl_variant_describe(v, &vi) != FL_OK)
+        return 64;
+    size_t ub = fl_variant_unit_bytes(v, k);
+    return 8 * (uint64_t)(ub ? ub : fl_variant_unit_bytes(v, vi.k_default));
 }
 
 /* The k with the lowest predicted FPR for n keys in about `bits` bits. */
@@ -66,7 +66,10 @@ static int best_k(fl_variant v, uint64_t bits, uint64_t n, uint32_t *out)
 {
     double best = 2;
     int found = 0;
-    for (uint32_t k = 1; k <= 64; k++) {
+    fl_variant_info vi;
+    if (fl_variant_describe(v, &vi) != FL_OK)
+        return -1;
+    for (uint32_t k = vi.k_min; k <= vi.k_max; k += vi.k_step) {
         uint64_t ub = unit_bits(v, k);
         fl_geometry g = {v, bits / ub + (bits % ub != 0), k};
         fl_params p;
@@ -239,7 +242,9 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
                     return cli_fail(EXIT_USAGE, "build: no valid k for %s with --bits %llu",
                                     fl_variant_name(cfg.variant), (unsigned long long)bits);
             } else {
-                kk = cfg.variant == FL_SPLIT256 ? 8 : cfg.variant == FL_CUCKOO ? 16 : 7;
+                fl_variant_info vi;
+                if (fl_variant_describe(cfg.variant, &vi) == FL_OK)
+                    kk = vi.k_default;
             }
         }
         uint64_t ub = unit_bits(cfg.variant, kk);

@@ -294,27 +294,7 @@ void cli_human_bytes(uint64_t bytes, char *buf, size_t cap)
 
 void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap)
 {
-    unsigned long long u = (unsigned long long)g->units;
-    switch (g->variant) {
-    case FL_CLASSIC:
-        snprintf(buf, cap, "%llu words of 64 bits, k = %u", u, (unsigned)g->k);
-        break;
-    case FL_REG64:
-        snprintf(buf, cap, "%llu words of 64 bits, k = %u per word", u, (unsigned)g->k);
-        break;
-    case FL_BLOCK512:
-        snprintf(buf, cap, "%llu blocks of 64 bytes, k = %u", u, (unsigned)g->k);
-        break;
-    case FL_SPLIT256:
-        snprintf(buf, cap, "%llu blocks of 32 bytes, k = %u", u, (unsigned)g->k);
-        break;
-    case FL_CUCKOO:
-        snprintf(buf, cap, "%llu buckets of 4 slots, %u-bit fingerprints", u, (unsigned)g->k);
-        break;
-    default:
-        snprintf(buf, cap, "%llu units, k = %u", u, (unsigned)g->k);
-        break;
-    }
+    fl_geometry_describe(g, buf, cap);
 }
 
 const char *cli_hash_name(fl_hash_id h)
