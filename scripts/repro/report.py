@@ -3,7 +3,7 @@ analyze.py from the files the run wrote."""
 
 import os
 
-from analyze import g, human_bytes, pct
+from fmt import g, human_bytes, pct, show
 
 VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
 
@@ -44,12 +44,11 @@ class Report:
         cs = self.claims_for(table)
         if not cs:
             return
-        from analyze import Tables
         rows = []
         for c in cs:
             rows.append([
                 "%s<br>`%s`, %s" % (quote_md(c["quote"]), c["seed"], c["section"]),
-                Tables.show(c["seed_value"], c), Tables.show(c["measured"], c) + (
+                show(c["seed_value"], c["unit"]), show(c["measured"], c["unit"]) + (
                     "<br><sub>%s</sub>" % c["source"] if c["source"] else ""),
                 VERDICT_MARK.get(c["verdict"], c["verdict"]), c["reason"]])
         self.w(md_table(["seed claim (file, section)", "seed", "here", "verdict", "why (computed from the data)"],
@@ -128,8 +127,7 @@ class Report:
             self.w()
 
     def show(self, c, v):
-        from analyze import Tables
-        return Tables.show(v, c)
+        return show(v, c["unit"])
 
     def advice(self):
         t8 = self.T.get("t8")
