@@ -36,8 +36,7 @@ def build(out, run):
     spec = claims.load_spec()
     registry = claims.registry(spec)
     ctx = Context(out, run)
-    for t in tables.ALL:
-        t.build(ctx)
+    tables.build_all(ctx)
     ctx.tables["claims"] = judge_all(ctx, registry)
     ctx.tables["kinds"] = spec["kinds"]
     return {"run": ctx.run, "facts": ctx.facts, "sources": ctx.sources, "tables": ctx.tables}

@@ -4,11 +4,10 @@ beside table 8's fastest kernels. It measures no seed claim."""
 
 from rundata import load_json
 
-NUMBER = None
-KEY = "advice"
+NUMBER, KEY, DATA = None, "advice", None  # reads its own files
 EXPLAIN = {}
 
 
-def build(ctx):
+def build(ctx, d=None):
     ex = load_json(ctx.out, "advise_examples.json")
     ctx.tables["advice"] = {"examples": (ex or {}).get("examples", [])}

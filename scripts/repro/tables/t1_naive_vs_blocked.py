@@ -6,8 +6,7 @@ runs (data/t1_callgrind*.csv; simulated misses where the machine has no PMU)."""
 from fmt import bigger, g, human_bytes, show
 from rundata import fb_find, load_csv, load_json, num
 
-NUMBER = 1
-KEY = "t1"
+NUMBER, KEY, DATA = 1, "t1", None  # reads its own files
 N_LOOKUPS = 1_000_000  # the seed's unit: per 1M lookups
 
 
@@ -24,7 +23,7 @@ def _cg_geometry(ctx):
     return res
 
 
-def build(ctx):
+def build(ctx, d=None):
     meta, time_rows = load_csv(ctx.out, "t1_time.csv")
     _, cg_rows = load_csv(ctx.out, "t1_callgrind.csv")
     _, cg2_rows = load_csv(ctx.out, "t1_callgrind_l2.csv")

@@ -6,19 +6,14 @@ from hashset_baseline (data/t2_crawler.json)."""
 from context import size_class
 from fmt import bigger, g, human_bytes, pct
 from models import ideal_cuckoo_bpk
-from rundata import load_json
 from verdicts import numbers_only
 
-NUMBER = 2
-KEY = "t2"
+NUMBER, KEY, DATA = 2, "t2", "t2_crawler.json"
 
 
-def build(ctx):
-    d = load_json(ctx.out, "t2_crawler.json")
-    if not d:
-        return
+def build(ctx, d):
+    src = "data/" + DATA
     rows = []
-    src = "data/t2_crawler.json"
     n = d["n"]
     for r in d["rows"]:
         mem = r["heap_bytes"] if r["exact"] else r["payload_bytes"]

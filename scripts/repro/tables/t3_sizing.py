@@ -6,20 +6,15 @@ import math
 
 from fmt import g, mib, thousands
 from models import LN2, seed_sizing
-from rundata import load_json
 from verdicts import numbers_only
 
-NUMBER = 3
-KEY = "t3"
+NUMBER, KEY, DATA = 3, "t3", "t3_sizing.json"
 
 
-def build(ctx):
-    d = load_json(ctx.out, "t3_sizing.json")
-    if not d:
-        return
+def build(ctx, d):
+    src = "data/" + DATA
     n = d["n"]
     rows = [r for r in d["rows"]]
-    src = "data/t3_sizing.json"
     classic_bpk = {}
     for r in rows:
         if r.get("error"):

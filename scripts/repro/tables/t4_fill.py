@@ -6,18 +6,13 @@ import math
 
 from fmt import g
 from models import binom_consistent, seed_sizing
-from rundata import load_json
 
-NUMBER = 4
-KEY = "t4"
+NUMBER, KEY, DATA = 4, "t4", "t4_fill.json"
 
 
-def build(ctx):
-    d = load_json(ctx.out, "t4_fill.json")
-    if not d:
-        return
+def build(ctx, d):
+    src = "data/" + DATA
     rows = [r for r in d["rows"] if not r.get("error")]
-    src = "data/t4_fill.json"
     n = d["n"]
     m, k = seed_sizing(n, 0.01)  # the seed's own setup: k = 7
     for r in rows:

@@ -10,15 +10,11 @@ from models import cuckoo_crossover, ideal_cuckoo_bpk
 from rundata import load_json
 from verdicts import numbers_only
 
-NUMBER = 5
-KEY = "t5"
+NUMBER, KEY, DATA = 5, "t5", "t5_space.json"
 
 
-def build(ctx):
-    d = load_json(ctx.out, "t5_space.json")
-    if not d:
-        return
-    src = "data/t5_space.json"
+def build(ctx, d):
+    src = "data/" + DATA
     rows = d["rows"]
     targets = sorted({r["target_fpr"] for r in rows}, reverse=True)
     pivot = []

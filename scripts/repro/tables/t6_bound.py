@@ -5,18 +5,13 @@ log2(1/measured FPR); the lower bound of Carter et al. 1978 is 1."""
 import math
 
 from fmt import g
-from rundata import load_json
 from verdicts import numbers_only
 
-NUMBER = 6
-KEY = "t6"
+NUMBER, KEY, DATA = 6, "t6", "t5_space.json"
 
 
-def build(ctx):
-    d = load_json(ctx.out, "t5_space.json")
-    if not d:
-        return
-    src = "data/t5_space.json"
+def build(ctx, d):
+    src = "data/" + DATA
     t6 = []
     for r in d["rows"]:
         if r.get("error") or not r["false_positives"]:

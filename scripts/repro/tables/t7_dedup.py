@@ -6,18 +6,14 @@ import json
 import os
 
 from fmt import bigger, g
-from rundata import load_json
 
-NUMBER = 7
-KEY = "t7"
+NUMBER, KEY, DATA = 7, "t7", "t7_dedup.json"
 FILTER = "filterlab dedup (block512)"
 AWK = "awk '!seen[$0]++'"
 
 
-def build(ctx):
-    d = load_json(ctx.out, "t7_dedup.json")
-    if not d:
-        return
+def build(ctx, d):
+    src = "data/" + DATA
     hf = None
     if d.get("hyperfine_export"):
         with open(os.path.join(ctx.out, "data", d["hyperfine_export"])) as f:
@@ -40,7 +36,6 @@ def build(ctx):
             rows.append({"name": name, "command": t.get("command"), "status": 0, "max_rss_kb": None,
                          "output_lines": None, "mean_s": t.get("mean"), "stddev_s": t.get("stddev"),
                          "min_s": t.get("min"), "runs": len(t.get("times", [])) or None, "dropped": None})
-    src = "data/t7_dedup.json"
     by = {r["name"]: r for r in rows}
     dd = by.get(FILTER)
     awk = by.get(AWK)

@@ -8,12 +8,11 @@ from context import size_class
 from fmt import bigger, g, human_bytes
 from rundata import load_json
 
-NUMBER = 8
-KEY = "t8"
+NUMBER, KEY, DATA = 8, "t8", None  # reads its own files
 VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
 
 
-def build(ctx):
+def build(ctx, d=None):
     rows = advise_data.lookup_rows(ctx.out)
     if not rows:
         return
