@@ -41,10 +41,11 @@ def _at_fill(fill):
     return why
 
 
-EXPLAIN = {
-    "t4.fill50": _at_fill(0.5),
-    "t4.fill100": _at_fill(1.0),
-    "t4.fill150": _at_fill(1.5),
-    "t4.fill200": _at_fill(2.0),
-    "t4.fill300": _at_fill(3.0),
-}
+# the seed's claims: its program's FPR at each fill ratio
+FILLS = {"t4.fill50": 0.5, "t4.fill100": 1.0, "t4.fill150": 1.5, "t4.fill200": 2.0, "t4.fill300": 3.0}
+EXPLAIN = {cid: _at_fill(fill) for cid, fill in FILLS.items()}
+
+
+def seed_by_fill(claims):
+    """{fill ratio: the seed's FPR} from tables.json's claims, for the report and the plot."""
+    return {FILLS[c["id"]]: c["seed_value"] for c in claims if c["id"] in FILLS}
