@@ -1,7 +1,7 @@
 """Table 1: naive (classic) vs blocked (block512) Bloom, 1M lookups at k = 7, m = 10M bits
-(seed 000, "Cache-Friendly Bloom Filter Implementation > The Benchmark"): time, cycles and
-L1D misses per lookup for every kernel, from flbench (data/t1_time.csv) and its callgrind
-runs (data/t1_callgrind*.csv; simulated misses where the machine has no PMU)."""
+(seed 000): time, cycles and L1D misses per lookup for every kernel, from flbench
+(data/t1_time.csv) and its callgrind runs (data/t1_callgrind*.csv; simulated misses where
+the machine has no PMU)."""
 
 from fmt import bigger, g, human_bytes, show
 from rundata import fb_find, load_csv, load_json, num

@@ -1,7 +1,6 @@
-"""Table 2: the crawler, 1M URLs (seed 000, "Putting It All Together: Optimized Web Crawler >
-Final Benchmark" and "Other Probabilistic Data Structures"): GLib's hash table and an
-open-addressing set against classic, blocked and cuckoo filters, memory and ns per lookup,
-from hashset_baseline (data/t2_crawler.json)."""
+"""Table 2: the crawler, 1M URLs (seed 000): GLib's hash table and an open-addressing set
+against classic, blocked and cuckoo filters, memory and ns per lookup, from hashset_baseline
+(data/t2_crawler.json)."""
 
 from context import size_class
 from fmt import bigger, g, human_bytes, pct

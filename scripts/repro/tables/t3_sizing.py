@@ -1,6 +1,6 @@
-"""Table 3: sizing for n = 10M at 1%, 0.1% and 0.01% (seed 003, "9.3 False Positive Rate
-Formula"): the bytes, k and bits per key the library picks, the seed's own formula evaluated,
-and the measured FPR, from fpr_sweep sizing (data/t3_sizing.json)."""
+"""Table 3: sizing for n = 10M at 1%, 0.1% and 0.01% (seed 003): the bytes, k and bits per
+key the library picks, the seed's own formula evaluated, and the measured FPR, from
+fpr_sweep sizing (data/t3_sizing.json)."""
 
 import math
 

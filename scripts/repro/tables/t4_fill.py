@@ -1,6 +1,6 @@
-"""Table 4: FPR against fill ratio (seed 003, "9.17 False Positive Rate and Memory"): each
-variant sized for n at 1% and filled to 50%-300% of n, against the seed's output and its
-formula (1-e^(-kn/m))^k, from fpr_sweep fill (data/t4_fill.json)."""
+"""Table 4: FPR against fill ratio (seed 003): each variant sized for n at 1% and filled to
+50%-300% of n, against the seed's output and its formula (1-e^(-kn/m))^k, from fpr_sweep
+fill (data/t4_fill.json)."""
 
 import math
 

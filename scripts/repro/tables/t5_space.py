@@ -1,7 +1,7 @@
-"""Table 5: Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f (seed 003,
-"9.9 Cuckoo Filter: Bloom Filter Alternative" and "Chapter Summary"): bits per key of every
-variant sized by the library at each target (data/t5_space.json), Fan et al.'s ideal cuckoo
-model beside them, and the cuckoo filter's FPR at each load (data/t5_cuckoo.json)."""
+"""Table 5: Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f (seed 003):
+bits per key of every variant sized by the library at each target (data/t5_space.json), Fan
+et al.'s ideal cuckoo model beside them, and the cuckoo filter's FPR at each load
+(data/t5_cuckoo.json)."""
 
 import math
 

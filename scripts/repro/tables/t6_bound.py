@@ -1,6 +1,6 @@
-"""Table 6: space against the information-theoretic bound n log2(1/e) (seed 003, "9.11
-Information-Theoretic Lower Bound"): table 5's filters, bits per key divided by
-log2(1/measured FPR); the lower bound of Carter et al. 1978 is 1."""
+"""Table 6: space against the information-theoretic bound n log2(1/e) (seed 003): table 5's
+filters, bits per key divided by log2(1/measured FPR); the lower bound of Carter et al. 1978
+is 1."""
 
 import math
 

@@ -1,6 +1,6 @@
-"""Table 7: end to end, `filterlab dedup` against `awk '!seen[$0]++'` and `sort -u` (seed 000,
-"The Memory Crisis"): hyperfine times (data/hyperfine/t7_dedup.json) and peak RSS from
-/usr/bin/time -v (data/t7_dedup.json)."""
+"""Table 7: end to end, `filterlab dedup` against `awk '!seen[$0]++'` and `sort -u` (seed
+000): hyperfine times (data/hyperfine/t7_dedup.json) and peak RSS from /usr/bin/time -v
+(data/t7_dedup.json)."""
 
 import json
 import os

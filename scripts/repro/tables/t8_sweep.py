@@ -1,7 +1,7 @@
-"""Table 8: the kernel sweep, L1 to DRAM, with the physical bound (seed 000, "Summary"): ns
-per lookup of every variant and kernel at each filter size, the memory probe's random-line
-bound and latency at the same footprint (data/t8_sweep*.csv, read through advise_data, the
-reader `filterlab advise`'s CSV is written with)."""
+"""Table 8: the kernel sweep, L1 to DRAM, with the physical bound (seed 000): ns per lookup
+of every variant and kernel at each filter size, the memory probe's random-line bound and
+latency at the same footprint (data/t8_sweep*.csv, read through advise_data, the reader
+`filterlab advise`'s CSV is written with)."""
 
 import advise_data
 from context import size_class
