@@ -111,7 +111,7 @@ def plot_t4(t4, out, stamp, caches, claims):
     return _save(fig, out, "t4_fpr_vs_fill", "FPR against fill ratio", stamp)
 
 
-def plot_t5(t5, out, stamp, caches):
+def plot_t5(t5, out, stamp, caches, claims):
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     ax = axes[0]
     xs = [p["target"] for p in t5["pivot"]]
@@ -119,8 +119,9 @@ def plot_t5(t5, out, stamp, caches):
     ax.plot(xs, [p["ideal_cuckoo"] for p in t5["pivot"]], "--", color=COLORS["cuckoo"], lw=1,
             label="cuckoo, any f (model)")
     ax.plot(xs, [p["bound"] for p in t5["pivot"]], "k-", lw=1, label="log2(1/FPR) bound")
-    ax.axvline(0.03, color="0.5", ls=":", lw=1)
-    ax.text(0.03, ax.get_ylim()[1], " seed: 3%", fontsize=7, va="top", color="0.4")
+    seed = next(c["seed_value"] for c in claims if c["id"] == "t5.crossover")
+    ax.axvline(seed, color="0.5", ls=":", lw=1)
+    ax.text(seed, ax.get_ylim()[1], " seed: %g%%" % (100 * seed), fontsize=7, va="top", color="0.4")
     ax.set_xscale("log")
     ax.invert_xaxis()
     top = max((p["classic"]["bpk"] for p in t5["pivot"] if "bpk" in p.get("classic", {})), default=None)
@@ -196,7 +197,10 @@ def make(out, doc):
     stamp = doc["run"]["stamp"]
     caches = doc["run"]["host"]["caches"]
     made = {}
-    for name, fn in (("t1", plot_t1), ("t2", plot_t2), ("t4", functools.partial(plot_t4, claims=T["claims"])),
-                     ("t5", plot_t5), ("t6", plot_t6), ("t7", plot_t7), ("t8", plot_t8)):
+    # the plots that mark seed numbers read them from the claims (seed_claims.json)
+    t4 = functools.partial(plot_t4, claims=T["claims"])
+    t5 = functools.partial(plot_t5, claims=T["claims"])
+    for name, fn in (("t1", plot_t1), ("t2", plot_t2), ("t4", t4), ("t5", t5), ("t6", plot_t6), ("t7", plot_t7),
+                     ("t8", plot_t8)):
         made[name] = fn(T[name], out, stamp, caches) if T.get(name) else []
     return made
