@@ -4,7 +4,7 @@ their run.json files (CPU, caches, date, commit, mode)."""
 import json
 import os
 
-from analyze import human_bytes
+from fmt import human_bytes
 
 
 def refresh(results_dir):

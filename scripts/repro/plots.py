@@ -1,10 +1,14 @@
 """The report's figures, PNG and SVG, drawn from tables.json (matplotlib, Agg backend).
 Each file carries the run's commit, date, host and kernel in its metadata."""
 
+import functools
 import math
 import os
 
 import matplotlib
+
+from fmt import human_bytes
+from tables import t4_fill
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -31,6 +35,22 @@ def _save(fig, out, name, title, stamp):
     return ["plots/%s.png" % name, "plots/%s.svg" % name]
 
 
+def _variant_lines(ax, points):
+    """One marked line per variant that has points; points(variant) -> [(x, y)]."""
+    for v in VARIANTS:
+        pts = points(v)
+        if pts:
+            ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+
+
+def _label(ax, xlabel, ylabel, title, legend=None):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    if legend:
+        ax.legend(fontsize=legend)
+
+
 def _cache_lines(ax, caches):
     for key, label in (("l1d", "L1d"), ("l2", "L2"), ("llc", "LLC")):
         if caches.get(key):
@@ -38,9 +58,8 @@ def _cache_lines(ax, caches):
             ax.text(caches[key], ax.get_ylim()[1], " " + label, fontsize=7, color="0.4", va="top")
 
 
-def plot_t1(T, out, stamp, caches):
-    t1 = T.get("t1")
-    if not t1 or not t1["rows"]:
+def plot_t1(t1, out, stamp, caches):
+    if not t1["rows"]:
         return []
     kernels = t1["kernels"]
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
@@ -55,21 +74,12 @@ def plot_t1(T, out, stamp, caches):
         ax.set_ylabel("ns per lookup (= ms per 1M lookups)")
         ax.set_title("hit rate %g" % hit)
         ax.legend(fontsize=7)
-    fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % _hb(t1["rows"][0]["filter_bytes"]), fontsize=9)
+    fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % human_bytes(
+        t1["rows"][0]["filter_bytes"], lambda x: "%.3g" % x), fontsize=9)
     return _save(fig, out, "t1_naive_vs_blocked", "naive vs blocked Bloom", stamp)
 
 
-def _hb(b):
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b and b >= div:
-            return "%.3g %s" % (b / div, unit)
-    return "%s B" % b
-
-
-def plot_t2(T, out, stamp, caches):
-    t2 = T.get("t2")
-    if not t2:
-        return []
+def plot_t2(t2, out, stamp, caches):
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for r in t2["rows"]:
         if not r.get("memory_bytes") or r.get("miss_ns") is None:
@@ -79,17 +89,13 @@ def plot_t2(T, out, stamp, caches):
         ax.annotate(r["structure"], (r["memory_bytes"], r["miss_ns"]), fontsize=7, xytext=(4, 3),
                     textcoords="offset points")
     ax.set_xscale("log")
-    ax.set_xlabel("memory, bytes (hash sets: heap growth; filters: payload)")
-    ax.set_ylabel("ns per lookup, never-inserted URL")
-    ax.set_title("Table 2: %d URLs, %.1f bytes on average" % (t2["n"], t2["mean_key_bytes"]), fontsize=9)
+    _label(ax, "memory, bytes (hash sets: heap growth; filters: payload)", "ns per lookup, never-inserted URL",
+           "Table 2: %d URLs, %.1f bytes on average" % (t2["n"], t2["mean_key_bytes"]))
     _cache_lines(ax, caches)
     return _save(fig, out, "t2_crawler", "crawler: hash sets vs filters", stamp)
 
 
-def plot_t4(T, out, stamp, caches):
-    t4 = T.get("t4")
-    if not t4:
-        return []
+def plot_t4(t4, out, stamp, caches, claims):
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for v in VARIANTS:
         pts = sorted((r["fill"], r["measured_fpr"], r["predicted_fpr"]) for r in t4["rows"] if r["variant"] == v)
@@ -97,41 +103,31 @@ def plot_t4(T, out, stamp, caches):
             continue
         ax.plot([p[0] for p in pts], [max(p[1], 1e-7) for p in pts], "o-", color=COLORS[v], label=v, ms=3)
         ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=COLORS[v], lw=1)
-    seed = {0.5: 0.0001, 1.0: 0.0098, 1.5: 0.05, 2.0: 0.14, 3.0: 0.37}
+    seed = t4_fill.seed_by_fill(claims)
     ax.plot(list(seed), list(seed.values()), "kx", label="seed 003, 9.17", ms=7)
     ax.set_yscale("log")
-    ax.set_xlabel("fill ratio (keys inserted / design n)")
-    ax.set_ylabel("false positive rate (dotted: model)")
-    ax.set_title("Table 4: FPR against fill, sized for n = %d at 1%%" % t4["n"], fontsize=9)
-    ax.legend(fontsize=7)
+    _label(ax, "fill ratio (keys inserted / design n)", "false positive rate (dotted: model)",
+           "Table 4: FPR against fill, sized for n = %d at 1%%" % t4["n"], legend=7)
     return _save(fig, out, "t4_fpr_vs_fill", "FPR against fill ratio", stamp)
 
 
-def plot_t5(T, out, stamp, caches):
-    t5 = T.get("t5")
-    if not t5:
-        return []
+def plot_t5(t5, out, stamp, caches, claims):
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     ax = axes[0]
     xs = [p["target"] for p in t5["pivot"]]
-    for v in VARIANTS:
-        pts = [(p["target"], p[v]["bpk"]) for p in t5["pivot"] if "bpk" in p.get(v, {})]
-        if pts:
-            ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+    _variant_lines(ax, lambda v: [(p["target"], p[v]["bpk"]) for p in t5["pivot"] if "bpk" in p.get(v, {})])
     ax.plot(xs, [p["ideal_cuckoo"] for p in t5["pivot"]], "--", color=COLORS["cuckoo"], lw=1,
             label="cuckoo, any f (model)")
     ax.plot(xs, [p["bound"] for p in t5["pivot"]], "k-", lw=1, label="log2(1/FPR) bound")
-    ax.axvline(0.03, color="0.5", ls=":", lw=1)
-    ax.text(0.03, ax.get_ylim()[1], " seed: 3%", fontsize=7, va="top", color="0.4")
+    seed = next(c["seed_value"] for c in claims if c["id"] == "t5.crossover")
+    ax.axvline(seed, color="0.5", ls=":", lw=1)
+    ax.text(seed, ax.get_ylim()[1], " seed: %g%%" % (100 * seed), fontsize=7, va="top", color="0.4")
     ax.set_xscale("log")
     ax.invert_xaxis()
     top = max((p["classic"]["bpk"] for p in t5["pivot"] if "bpk" in p.get("classic", {})), default=None)
     if top:
         ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
-    ax.set_xlabel("target FPR")
-    ax.set_ylabel("bits per key")
-    ax.set_title("Tables 5-6: space at equal FPR (n = %d)" % t5["n"], fontsize=9)
-    ax.legend(fontsize=6)
+    _label(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
     ax = axes[1]
     for f in (8, 16):
         pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
@@ -143,37 +139,25 @@ def plot_t5(T, out, stamp, caches):
         ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=col, label="2b*load/(2^f-1)")
         ax.axhline(pts[0][3], color=col, lw=0.8, ls="--")
     ax.set_yscale("log")
-    ax.set_xlabel("cuckoo load (occupied slots / slots)")
-    ax.set_ylabel("FPR (dashed: 2b/2^f)")
-    ax.set_title("cuckoo FPR against 2b/2^f", fontsize=9)
-    ax.legend(fontsize=6)
+    _label(ax, "cuckoo load (occupied slots / slots)", "FPR (dashed: 2b/2^f)", "cuckoo FPR against 2b/2^f", legend=6)
     return _save(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
 
 
-def plot_t6(T, out, stamp, caches):
-    t6 = T.get("t6")
-    if not t6 or not t6["rows"]:
+def plot_t6(t6, out, stamp, caches):
+    if not t6["rows"]:
         return []
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    for v in VARIANTS:
-        pts = sorted((r["measured"], r["factor"]) for r in t6["rows"] if r["variant"] == v and r["precise"])
-        if pts:
-            ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+    _variant_lines(ax, lambda v: sorted((r["measured"], r["factor"]) for r in t6["rows"]
+                                        if r["variant"] == v and r["precise"]))
     ax.axhline(1 / math.log(2), color="k", lw=1, ls="--", label="1.44 (seed 003, 9.11)")
     ax.axhline(1.0, color="k", lw=1, label="information-theoretic bound")
     ax.set_xscale("log")
     ax.invert_xaxis()
-    ax.set_xlabel("measured FPR")
-    ax.set_ylabel("bits per key / log2(1/FPR)")
-    ax.set_title("Table 6: space over the bound n log2(1/FPR)", fontsize=9)
-    ax.legend(fontsize=6)
+    _label(ax, "measured FPR", "bits per key / log2(1/FPR)", "Table 6: space over the bound n log2(1/FPR)", legend=6)
     return _save(fig, out, "t6_bound", "space against the information-theoretic bound", stamp)
 
 
-def plot_t7(T, out, stamp, caches):
-    t7 = T.get("t7")
-    if not t7:
-        return []
+def plot_t7(t7, out, stamp, caches):
     rows = t7["rows"]
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
     names = [r["name"] for r in rows]
@@ -188,18 +172,12 @@ def plot_t7(T, out, stamp, caches):
     return _save(fig, out, "t7_dedup", "end to end dedup", stamp)
 
 
-def plot_t8(T, out, stamp, caches):
-    t8 = T.get("t8")
-    if not t8:
-        return []
+def plot_t8(t8, out, stamp, caches):
     kernels = t8["kernels"]
     fig, axes = plt.subplots(1, len(kernels), figsize=(3.4 * len(kernels), 3.4), sharey=True, squeeze=False)
     for ax, k in zip(axes[0], kernels):
-        for v in VARIANTS:
-            pts = sorted((p["filter_bytes"], p["ns"].get(k)) for p in t8["pivot"] if p["variant"] == v
-                         and p["ns"].get(k) is not None)
-            if pts:
-                ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
+        _variant_lines(ax, lambda v: sorted((p["filter_bytes"], p["ns"].get(k)) for p in t8["pivot"]
+                                            if p["variant"] == v and p["ns"].get(k) is not None))
         bpts = sorted({(p["filter_bytes"], p["bound"]) for p in t8["pivot"] if p["bound"]})
         if bpts:
             ax.plot([a for a, _ in bpts], [b for _, b in bpts], "k--", lw=1, label="bound: 1 random line")
@@ -219,7 +197,10 @@ def make(out, doc):
     stamp = doc["run"]["stamp"]
     caches = doc["run"]["host"]["caches"]
     made = {}
-    for name, fn in (("t1", plot_t1), ("t2", plot_t2), ("t4", plot_t4), ("t5", plot_t5),
-                     ("t6", plot_t6), ("t7", plot_t7), ("t8", plot_t8)):
-        made[name] = fn(T, out, stamp, caches)
+    # the plots that mark seed numbers read them from the claims (seed_claims.json)
+    t4 = functools.partial(plot_t4, claims=T["claims"])
+    t5 = functools.partial(plot_t5, claims=T["claims"])
+    for name, fn in (("t1", plot_t1), ("t2", plot_t2), ("t4", t4), ("t5", t5), ("t6", plot_t6), ("t7", plot_t7),
+                     ("t8", plot_t8)):
+        made[name] = fn(T[name], out, stamp, caches) if T.get(name) else []
     return made

@@ -3,7 +3,8 @@ analyze.py from the files the run wrote."""
 
 import os
 
-from analyze import g, human_bytes, pct
+from fmt import g, human_bytes, pct, show, thousands
+from tables import t4_fill
 
 VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
 
@@ -44,12 +45,11 @@ class Report:
         cs = self.claims_for(table)
         if not cs:
             return
-        from analyze import Tables
         rows = []
         for c in cs:
             rows.append([
                 "%s<br>`%s`, %s" % (quote_md(c["quote"]), c["seed"], c["section"]),
-                Tables.show(c["seed_value"], c), Tables.show(c["measured"], c) + (
+                show(c["seed_value"], c["unit"]), show(c["measured"], c["unit"]) + (
                     "<br><sub>%s</sub>" % c["source"] if c["source"] else ""),
                 VERDICT_MARK.get(c["verdict"], c["verdict"]), c["reason"]])
         self.w(md_table(["seed claim (file, section)", "seed", "here", "verdict", "why (computed from the data)"],
@@ -128,8 +128,7 @@ class Report:
             self.w()
 
     def show(self, c, v):
-        from analyze import Tables
-        return Tables.show(v, c)
+        return show(v, c["unit"])
 
     def advice(self):
         t8 = self.T.get("t8")
@@ -161,13 +160,7 @@ class Report:
             self.w("```")
             self.w()
 
-    def t1(self):
-        t1 = self.T.get("t1")
-        self.w("## Table 1: naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits")
-        self.w()
-        if not t1 or not t1["rows"]:
-            self.w("Not measured in this run.")
-            return
+    def _t1(self, t1):
         r0 = t1["rows"][0]
         geo = t1.get("sim_geometry", {})
         self.w("flbench, %s keys at 10 bits per key (%s), lookups in batches of 1024 through "
@@ -190,19 +183,8 @@ class Report:
                          "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
                          "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11))
         self.w()
-        self.claims_table(1)
-        self.figure("t1", "Table 1: ns per lookup, classic vs block512, per kernel")
-        self.w("Sources: `data/t1_time.csv`, `data/t1_callgrind.csv`, `data/t1_callgrind_l2.csv`, and "
-               "`data/t1_*_context.json` (the harness's context; its full JSON stays in `raw/`).")
-        self.w()
 
-    def t2(self):
-        t2 = self.T.get("t2")
-        self.w("## Table 2: the crawler, 1M URLs")
-        self.w()
-        if not t2:
-            self.w("Not measured in this run.")
-            return
+    def _t2(self, t2):
         self.w("`hashset_baseline` on %s distinct URLs (%s bytes on average, `scripts/repro/urlgen.py`): "
                "each structure is built from them, then answers %s lookups of never-inserted URLs (the "
                "crawler's common case; the false positives) and %s of inserted ones in a shuffled order, "
@@ -225,18 +207,8 @@ class Report:
                "malloc's overhead); filters as their payload. Cache misses per lookup for the cuckoo row of "
                "the claims come from table 1's callgrind run (cuckoo at 10 bits per key, hit rate 0).")
         self.w()
-        self.claims_table(2)
-        self.figure("t2", "Table 2: memory against ns per lookup")
-        self.w("Source: `data/t2_crawler.json`.")
-        self.w()
 
-    def t3(self):
-        t3 = self.T.get("t3")
-        self.w("## Table 3: sizing for n = %s at 1%%, 0.1%%, 0.01%%" % ("{:,}".format(t3["n"]) if t3 else "10M"))
-        self.w()
-        if not t3:
-            self.w("Not measured in this run.")
-            return
+    def _t3(self, t3):
         self.w("`fpr_sweep sizing`: every variant sized by `fl_params_for`, built with n integer keys and "
                "measured on %s never-inserted keys. `seed k` is classic with the seed's k = ceil((m/n) ln 2); "
                "`same FPR as classic` is each blocked variant sized for the FPR the classic filter really "
@@ -260,24 +232,15 @@ class Report:
             for f in t3["formula"]) + ". Bits per key per 10x lower FPR: " + ", ".join(
             "%s %s" % (v, g(b)) for v, b in t3["bits_per_decade"].items()) + ".")
         self.w()
-        self.claims_table(3)
-        self.w("Source: `data/t3_sizing.json`.")
-        self.w()
 
-    def t4(self):
-        t4 = self.T.get("t4")
-        self.w("## Table 4: FPR against fill ratio")
-        self.w()
-        if not t4:
-            self.w("Not measured in this run.")
-            return
+    def _t4(self, t4):
         self.w("`fpr_sweep fill`: each variant sized for n = %s at 1%%, filled to 50%%-300%% of n, %s "
                "never-inserted queries per point. The seed column is 003's output (10,000 tests, n = 10,000); "
                "its formula column is (1-e^(-kn/m))^k with the seed's own m and k = %d." % (
                    "{:,}".format(t4["n"]), "{:,}".format(t4["queries"]), t4["seed_k"]))
         self.w()
         fills = sorted({r["fill"] for r in t4["rows"]})
-        seed = {0.5: 0.0001, 1.0: 0.0098, 1.5: 0.05, 2.0: 0.14, 3.0: 0.37}
+        seed = t4_fill.seed_by_fill(self.T["claims"])
         rows = []
         for f in fills:
             row = ["%d%%" % round(f * 100), g(seed.get(f))]
@@ -290,18 +253,8 @@ class Report:
             rows.append(row)
         self.w(md_table(["fill", "seed", "seed formula"] + list(VARIANTS), rows))
         self.w()
-        self.claims_table(4)
-        self.figure("t4", "Table 4: FPR against fill ratio")
-        self.w("Source: `data/t4_fill.json`.")
-        self.w()
 
-    def t5(self):
-        t5 = self.T.get("t5")
-        self.w("## Table 5: Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f")
-        self.w()
-        if not t5:
-            self.w("Not measured in this run.")
-            return
+    def _t5(self, t5):
         self.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
                "on %s queries; bits per key (measured FPR in parentheses). `ideal cuckoo` is the model "
                "(log2(1/e) + 3)/0.955 of Fan et al. 2014 with any fingerprint width (not measured: filterlab "
@@ -326,18 +279,8 @@ class Report:
                     for r in t5["cuckoo"]]
             self.w(md_table(["f", "load", "keys", "measured FPR", "2b/2^f", "2b*load/(2^f-1)", "measured / (2b/2^f)"], rows))
             self.w()
-        self.claims_table(5)
-        self.figure("t5", "Table 5: bits per key against target FPR; cuckoo FPR against load")
-        self.w("Sources: `data/t5_space.json`, `data/t5_cuckoo.json`.")
-        self.w()
 
-    def t6(self):
-        t6 = self.T.get("t6")
-        self.w("## Table 6: space against the information-theoretic bound n log2(1/e)")
-        self.w()
-        if not t6:
-            self.w("Not measured in this run.")
-            return
+    def _t6(self, t6):
         self.w("From table 5's filters: bits per key divided by log2(1/measured FPR) (the lower bound of Carter "
                "et al. 1978 is 1). Rows with fewer than 100 false positives are imprecise and left out of the means.")
         self.w()
@@ -354,18 +297,8 @@ class Report:
         self.w()
         self.w("\\* fewer than 100 false positives measured.")
         self.w()
-        self.claims_table(6)
-        self.figure("t6", "Table 6: bits per key over log2(1/FPR)")
-        self.w("Source: `data/t5_space.json`.")
-        self.w()
 
-    def t7(self):
-        t7 = self.T.get("t7")
-        self.w("## Table 7: end to end, `filterlab dedup` against `awk '!seen[$0]++'` and `sort -u`")
-        self.w()
-        if not t7:
-            self.w("Not measured in this run.")
-            return
+    def _t7(self, t7):
         self.w("A stream of %s URL lines (%s distinct, %s MB), output to /dev/null. Times: hyperfine "
                "(export `data/%s`); peak memory: `/usr/bin/time -v` (maximum resident set size); "
                "`dropped`: distinct lines missing from the output (a filter's false positives; `sort -u` and "
@@ -380,18 +313,8 @@ class Report:
                 for r in t7["rows"]]
         self.w(md_table(["command", "mean s", "stddev s", "min s", "peak RSS MB", "output lines", "dropped"], rows))
         self.w()
-        self.claims_table(7)
-        self.figure("t7", "Table 7: time and peak memory")
-        self.w("Sources: `data/t7_dedup.json`, `data/hyperfine/t7_dedup.json`.")
-        self.w()
 
-    def t8(self):
-        t8 = self.T.get("t8")
-        self.w("## Table 8: the kernel sweep, L1 to DRAM, with the physical bound")
-        self.w()
-        if not t8:
-            self.w("Not measured in this run.")
-            return
+    def _t8(self, t8):
         self.w("flbench: every variant sized for FPR %g at each filter size, ns per lookup (median) for every "
                "kernel this CPU runs natively, hit rate %g. `bound` is the harness's memory probe at the same "
                "footprint: ns per independent random 64-byte line with software prefetch, the physical floor "
@@ -426,16 +349,54 @@ class Report:
             "%s (%s): %sx, %sx" % (human_bytes(s["target"]), s["class"], g(s["block512"]), g(s["cuckoo"]))
             for s in t8["speedups"]) + ".")
         self.w()
-        self.claims_table(8)
-        self.figure("t8", "Table 8: ns per lookup against filter size, per kernel")
+
+    def _t8_after_figure(self, t8):
         if len(t8.get("fprs", [])) > 1 or len(t8.get("hit_rates", [])) > 1:
             self.w("The tables show FPR %g at hit rate %g; the run also swept FPR %s and hit rates %s, all in "
                    "`advise.csv` (which `filterlab advise` reads)." % (
                        t8["fpr"], t8["hit_rate"], ", ".join(g(f) for f in t8["fprs"]),
                        ", ".join(g(h) for h in t8["hit_rates"])))
             self.w()
-        self.w("Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).")
+
+    def section(self, n, heading, body, sources, figure=None, after_figure=None, measured=bool):
+        """A table's section: heading, then (when the run measured it) its body, its claims,
+        its figure and the files it was computed from."""
+        t = self.T.get("t%d" % n)
+        self.w("## Table %d: %s" % (n, heading(t) if callable(heading) else heading))
         self.w()
+        if not t or not measured(t):
+            self.w("Not measured in this run.")
+            return
+        body(t)
+        self.claims_table(n)
+        if figure:
+            self.figure("t%d" % n, "Table %d: %s" % (n, figure))
+        if after_figure:
+            after_figure(t)
+        self.w(sources)
+        self.w()
+
+    def tables(self):
+        S = self.section
+        S(1, "naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits", self._t1,
+          "Sources: `data/t1_time.csv`, `data/t1_callgrind.csv`, `data/t1_callgrind_l2.csv`, and "
+          "`data/t1_*_context.json` (the harness's context; its full JSON stays in `raw/`).",
+          figure="ns per lookup, classic vs block512, per kernel", measured=lambda t: t["rows"])
+        S(2, "the crawler, 1M URLs", self._t2, "Source: `data/t2_crawler.json`.",
+          figure="memory against ns per lookup")
+        S(3, lambda t: "sizing for n = %s at 1%%, 0.1%%, 0.01%%" % (thousands(t["n"]) if t else "10M"), self._t3,
+          "Source: `data/t3_sizing.json`.")
+        S(4, "FPR against fill ratio", self._t4, "Source: `data/t4_fill.json`.", figure="FPR against fill ratio")
+        S(5, "Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f", self._t5,
+          "Sources: `data/t5_space.json`, `data/t5_cuckoo.json`.",
+          figure="bits per key against target FPR; cuckoo FPR against load")
+        S(6, "space against the information-theoretic bound n log2(1/e)", self._t6, "Source: `data/t5_space.json`.",
+          figure="bits per key over log2(1/FPR)")
+        S(7, "end to end, `filterlab dedup` against `awk '!seen[$0]++'` and `sort -u`", self._t7,
+          "Sources: `data/t7_dedup.json`, `data/hyperfine/t7_dedup.json`.", figure="time and peak memory")
+        S(8, "the kernel sweep, L1 to DRAM, with the physical bound", self._t8,
+          "Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).",
+          figure="ns per lookup against filter size, per kernel", after_figure=self._t8_after_figure)
 
     def method(self):
         self.w("## How this report was made")
@@ -461,8 +422,7 @@ class Report:
         self.header()
         self.summary()
         self.advice()
-        for s in (self.t1, self.t2, self.t3, self.t4, self.t5, self.t6, self.t7, self.t8):
-            s()
+        self.tables()
         self.method()
         return "\n".join(self.lines) + "\n"
 

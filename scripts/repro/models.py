@@ -1,0 +1,49 @@
+"""The published formulas the tables evaluate and the explanations quote, each with its
+source: the seed's own Bloom sizing, Fan et al.'s cuckoo space model, and the binomial check
+of a seed's false-positive count."""
+
+import math
+
+LN2 = math.log(2)
+
+
+def seed_sizing(n, p):
+    """The seeds' classic sizing (003, 9.3): m = ceil(-n ln p / (ln 2)^2) bits and
+    k = ceil((m/n) ln 2) (the seed's code rounds k up with math.ceil). Returns (m, k)."""
+    m = math.ceil(-n * math.log(p) / LN2 ** 2)
+    return m, math.ceil(m / n * LN2)
+
+
+def ideal_cuckoo_bpk(eps, extra_bits=3.0, load=0.955):
+    """Fan et al. 2014, section 5.2: (log2(1/eps) + 3) / alpha bits per key with b = 4
+    and any fingerprint width (+2 with semi-sorted buckets), alpha = 95.5%."""
+    return (math.log2(1 / eps) + extra_bits) / load
+
+
+def cuckoo_crossover(extra):
+    """eps where (log2(1/eps) + extra)/0.955 = log2(1/eps)/ln 2 (bisection on log2(1/eps))."""
+    f = lambda L: (L + extra) / 0.955 - L / LN2  # noqa: E731
+    lo, hi = 0.1, 60.0
+    if f(lo) * f(hi) > 0:
+        return None
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if f(lo) * f(mid) <= 0:
+            hi = mid
+        else:
+            lo = mid
+    return 2 ** -lo
+
+
+def binom_consistent(seed_rate, true_rate, tests):
+    """Whether the seed's count of false positives (seed_rate * tests) is a plausible draw
+    from Binomial(tests, true_rate): both one-sided tails above 0.5% (a two-sided 99% test).
+    False without scipy."""
+    try:
+        from scipy.stats import binom
+    except ImportError:
+        return False
+    k = round(seed_rate * tests)
+    lo = binom.cdf(k, tests, true_rate)
+    hi = binom.sf(k - 1, tests, true_rate)
+    return min(lo, hi) > 0.005
