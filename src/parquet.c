@@ -355,7 +355,7 @@ fl_status fl_parquet_import(const void *buf, size_t len, size_t max_bytes, fl_fi
 
 static fl_status export_check(const fl_filter *f, int with_header) {
     if (!f) return FL_ERR_INVALID_ARG;
-    if (f->g.variant != FL_SPLIT256) return FL_ERR_UNSUPPORTED;
+    if (!(f->desc->info.caps & FL_CAP_PARQUET)) return FL_ERR_UNSUPPORTED;
     if (f->hash != FL_HASH_XXH64 || f->seed != 0) return FL_ERR_INCOMPATIBLE;
     if (with_header && f->bytes > INT32_MAX) return FL_ERR_TOO_LARGE; /* numBytes is i32 */
     return FL_OK;

@@ -123,6 +123,8 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     }
     if (verbose)
         describe(&info, &cfg);
+    fl_variant_info vi;
+    int may_fill = fl_variant_describe(cfg.variant, &vi) == FL_OK && (vi.caps & FL_CAP_MAY_FILL);
     cli_lines in;
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
@@ -152,9 +154,10 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
             break;
         }
         distinct++;
-        /* A cuckoo filter barely degrades past n (sizing leaves it at 94% load) and stops
-         * with FL_ERR_FULL when it cannot take more: only --strict concerns it. */
-        if (distinct == cfg.n + 1 && (strict || cfg.variant != FL_CUCKOO)) {
+        /* A table of slots (cuckoo) barely degrades past n (sizing leaves it at its sizing
+         * load) and stops with FL_ERR_FULL when it cannot take more: only --strict concerns
+         * it. */
+        if (distinct == cfg.n + 1 && (strict || !may_fill)) {
             /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
              * here on new lines are dropped ever more often, so say it, once. */
             if (strict) {
@@ -179,7 +182,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     }
     if (rc == EXIT_OK && got < 0)
         rc = EXIT_DATA; /* read error, already reported */
-    if (rc == EXIT_OK && (verbose || (distinct > cfg.n && cfg.variant != FL_CUCKOO)))
+    if (rc == EXIT_OK && (verbose || (distinct > cfg.n && !may_fill)))
         fprintf(stderr,
                 "filterlab: dedup: %llu lines, %llu printed as new (--n %llu); predicted FPR "
                 "at the end %.3g (target %g)\n",

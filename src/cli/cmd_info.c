@@ -42,7 +42,9 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         fl_free(f);
         return cli_fail(EXIT_DATA, "info: '%s': %s", path, fl_strerror(s));
     }
-    int cuckoo = in.geometry.variant == FL_CUCKOO;
+    fl_variant_info vi = {0};
+    fl_variant_describe(in.geometry.variant, &vi);
+    int slots = vi.unit_slots != 0; /* a table of slots (cuckoo) rather than a bit array */
     uint64_t bits = (uint64_t)in.bytes * 8;
     char geo[128], human[32];
     cli_describe_geometry(&in.geometry, geo, sizeof geo);
@@ -63,15 +65,16 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         cli_outf("bits per key:   %.2f\n", (double)bits / (double)in.keys);
     else
         cli_outf("bits per key:   - (no keys recorded)\n");
-    if (cuckoo) {
+    if (slots) {
         cli_outf("fill:           %.2f%% load (%llu of %llu slots used)\n", in.fill * 100,
-                 (unsigned long long)in.bits_set, (unsigned long long)(in.geometry.units * 4));
+                 (unsigned long long)in.bits_set,
+                 (unsigned long long)(in.geometry.units * vi.unit_slots));
         cli_outf("stash:          %u entries used\n", (unsigned)in.stash_used);
     } else {
         cli_outf("fill:           %.2f%% of bits set (%llu of %llu)\n", in.fill * 100,
                  (unsigned long long)in.bits_set, (unsigned long long)bits);
     }
-    if (!cuckoo) {
+    if (!slots) {
         /* Duplicate inserts count in keys but not in the fill, and imported Parquet
          * bitsets record no count at all: the fill-based estimate covers both. */
         if (isfinite(in.keys_from_fill))
@@ -79,7 +82,7 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         else
             cli_outf("distinct keys:  unknown (every bit is set)\n");
     }
-    if (!cuckoo && in.keys == 0 && in.bits_set > 0)
+    if (!slots && in.keys == 0 && in.bits_set > 0)
         cli_outf("predicted FPR:  %.3g at the estimated key count\n", in.predicted_fpr);
     else
         cli_outf("predicted FPR:  %.3g at %llu keys\n", in.predicted_fpr,
