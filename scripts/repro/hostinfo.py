@@ -13,6 +13,7 @@ import shutil
 import subprocess
 
 _HOST = {}
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _read(path, default=""):
@@ -42,8 +43,7 @@ def filterlab_binary(root, build_dir=None):
 def host(root=None, build_dir=None):
     """`filterlab host --json`, read once per process. Raises RuntimeError (saying what to
     build) when the command is missing or fails."""
-    root = root or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    exe = filterlab_binary(root, build_dir)
+    exe = filterlab_binary(root or ROOT, build_dir)
     if exe in _HOST:
         return _HOST[exe]
     env = dict(os.environ)
@@ -156,4 +156,4 @@ def describe(root, build_dir=None):
 
 
 if __name__ == "__main__":
-    print(json.dumps(describe(os.getcwd()), indent=1))
+    print(json.dumps(describe(ROOT), indent=1))
