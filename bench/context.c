@@ -49,16 +49,16 @@ static char *read_line(const char *path, char *buf, size_t cap) {
     return buf;
 }
 
-static uint64_t parse_size(const char *s) {
-    char *end;
-    uint64_t v = strtoull(s, &end, 10);
-    if (*end == 'K')
-        v <<= 10;
-    else if (*end == 'M')
-        v <<= 20;
-    else if (*end == 'G')
-        v <<= 30;
-    return v;
+/* The library's description of this machine (fl_host_describe), read once: the CPU and cache
+ * fields below are the ones `filterlab host` prints and scripts/repro/hostinfo.py records. */
+static const fl_host *host(void) {
+    static fl_host h;
+    static int done;
+    if (!done) {
+        fl_host_describe(&h);
+        done = 1;
+    }
+    return &h;
 }
 
 uint64_t fb_mem_available(void) {
@@ -76,57 +76,23 @@ uint64_t fb_mem_available(void) {
 
 void fb_machine_read(fb_machine *m) {
     memset(m, 0, sizeof *m);
-    char path[128], buf[256];
-    for (int i = 0; i < 8; i++) {
-        fb_cache c;
-        memset(&c, 0, sizeof c);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        if (!read_line(path, buf, sizeof buf))
-            break;
-        c.level = atoi(buf);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-        if (read_line(path, buf, sizeof buf))
-            snprintf(c.type, sizeof c.type, "%.15s", buf);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        if (read_line(path, buf, sizeof buf))
-            c.size = parse_size(buf);
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", i);
-        if (read_line(path, buf, sizeof buf))
-            c.ways = atoi(buf);
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
-        if (read_line(path, buf, sizeof buf))
-            c.line = atoi(buf);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/number_of_sets",
-                 i);
-        if (read_line(path, buf, sizeof buf))
-            c.sets = strtoull(buf, NULL, 10);
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
-        if (read_line(path, buf, sizeof buf)) {
-            /* Count CPUs in a list like "0-3,8-11". */
-            int count = 0;
-            char *save = NULL;
-            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                int a, b;
-                if (sscanf(t, "%d-%d", &a, &b) == 2)
-                    count += b - a + 1;
-                else
-                    count++;
-            }
-            c.sharing = count;
-        }
-        m->caches[m->ncaches++] = c;
-        if (c.level == 1 && !strcmp(c.type, "Data"))
-            m->l1d = c.size;
-        if (c.level == 2 && strcmp(c.type, "Instruction"))
-            m->l2 = c.size;
-        if (strcmp(c.type, "Instruction") && c.level >= 2 && c.size > m->llc)
-            m->llc = c.size;
+    const fl_host *h = host();
+    for (int i = 0; i < h->ncaches && m->ncaches < (int)(sizeof m->caches / sizeof m->caches[0]); i++) {
+        const fl_host_cache *k = &h->caches[i];
+        fb_cache *c = &m->caches[m->ncaches++];
+        c->level = k->level;
+        snprintf(c->type, sizeof c->type, "%s", k->type);
+        c->size = k->bytes;
+        c->ways = k->ways;
+        c->line = k->line;
+        c->sets = k->sets;
+        c->sharing = k->sharing;
     }
+    m->l1d = h->l1d_bytes;
+    m->l2 = h->l2_bytes;
+    m->llc = h->llc_bytes;
     m->mem_available = fb_mem_available();
-    m->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    m->ncpus = h->cpus_online;
 }
 
 int fb_is_debug_build(void) {
@@ -162,35 +128,6 @@ void fb_note(json_t *ctx, const char *fmt, ...) {
     va_end(ap);
     if (ctx)
         list_add(ctx, "notes", msg);
-}
-
-/* "key : value" from /proc/cpuinfo (first occurrence). */
-static int cpuinfo(const char *key, char *out, size_t cap) {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return -1;
-    char *line = NULL;
-    size_t lcap = 0;
-    size_t klen = strlen(key);
-    int found = -1;
-    while (getline(&line, &lcap, f) > 0) {
-        if (!strncmp(line, key, klen) && (line[klen] == ' ' || line[klen] == '\t' ||
-                                          line[klen] == ':')) {
-            char *colon = strchr(line, ':');
-            if (!colon)
-                continue;
-            colon++;
-            while (*colon == ' ')
-                colon++;
-            colon[strcspn(colon, "\n")] = 0;
-            snprintf(out, cap, "%s", colon);
-            found = 0;
-            break;
-        }
-    }
-    free(line);
-    fclose(f);
-    return found;
 }
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
@@ -269,24 +206,38 @@ json_t *fb_context_build(const fb_options *o, const fb_machine *m, const fb_tsc_
                         tsc->available && isfinite(tsc->hz) ? json_integer((json_int_t)(tsc->hz / 1e6 + 0.5))
                                                             : json_null());
 
-    /* CPU */
+    /* CPU: fl_host_describe's reading of /proc/cpuinfo, CPUID and the model tables. Number
+     * fields stay strings, as /proc/cpuinfo writes them. */
+    const fl_host *h = host();
     json_t *cpu = json_object();
-    json_object_set_new(cpu, "model", cpuinfo("model name", buf, sizeof buf) == 0 ? json_string(buf)
-                                      : cpuinfo("CPU part", buf, sizeof buf) == 0 ? json_string(buf)
-                                                                                 : json_null());
-    json_object_set_new(cpu, "vendor", cpuinfo("vendor_id", buf, sizeof buf) == 0
-                                           ? json_string(buf)
-                                           : cpuinfo("CPU implementer", buf, sizeof buf) == 0
-                                                 ? json_string(buf)
-                                                 : json_null());
-    json_object_set_new(cpu, "family", cpuinfo("cpu family", buf, sizeof buf) == 0 ? json_string(buf) : json_null());
-    json_object_set_new(cpu, "model_number", cpuinfo("model", buf, sizeof buf) == 0 ? json_string(buf) : json_null());
-    json_object_set_new(cpu, "stepping", cpuinfo("stepping", buf, sizeof buf) == 0 ? json_string(buf) : json_null());
-    json_object_set_new(cpu, "microcode", cpuinfo("microcode", buf, sizeof buf) == 0 ? json_string(buf) : json_null());
-    int have_flags = cpuinfo("flags", buf, sizeof buf) == 0 || cpuinfo("Features", buf, sizeof buf) == 0;
-    json_object_set_new(cpu, "flags", have_flags ? json_string(buf) : json_null());
-    json_object_set_new(cpu, "hypervisor", json_boolean(have_flags && strstr(buf, "hypervisor")));
+    json_object_set_new(cpu, "model", h->brand[0] ? json_string(h->brand)
+                                      : h->arm_part[0] ? json_string(h->arm_part)
+                                                       : json_null());
+    json_object_set_new(cpu, "vendor", h->vendor[0] ? json_string(h->vendor)
+                                       : h->arm_implementer[0] ? json_string(h->arm_implementer)
+                                                               : json_null());
+    struct {
+        const char *key;
+        int v;
+    } nums[] = {{"family", h->family}, {"model_number", h->model}, {"stepping", h->stepping}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        snprintf(buf, sizeof buf, "%d", nums[i].v);
+        json_object_set_new(cpu, nums[i].key, nums[i].v >= 0 ? json_string(buf) : json_null());
+    }
+    json_object_set_new(cpu, "microcode", h->microcode[0] ? json_string(h->microcode) : json_null());
+    json_object_set_new(cpu, "flags", h->flags[0] ? json_string(h->flags) : json_null());
+    json_object_set_new(cpu, "hypervisor", json_boolean(h->hypervisor[0] != '\0'));
+    json_object_set_new(cpu, "hypervisor_name", h->hypervisor[0] ? json_string(h->hypervisor) : json_null());
+    json_object_set_new(cpu, "signature", json_string(h->signature));
+    json_object_set_new(cpu, "uarch", json_string(h->uarch));
+    json_object_set_new(cpu, "uarch_source", json_string(h->uarch_source));
+    json_t *feats = json_array();
+    for (int b = 0; b < FL_CPU_FEATURE_COUNT; b++)
+        if (h->features & (uint32_t)1 << b)
+            json_array_append_new(feats, json_string(fl_cpu_feature_name((uint32_t)1 << b)));
+    json_object_set_new(cpu, "features", feats);
     json_object_set_new(c, "cpu", cpu);
+    json_object_set_new(c, "host_id", json_string(h->host_id));
 
     /* Caches, in Google Benchmark's shape plus ways/line/sets. */
     json_t *caches = json_array();

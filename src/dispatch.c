@@ -30,66 +30,23 @@
 #define FL_NEON_EMULATED 0
 #endif
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#define FL_X86 1
-#elif defined(__aarch64__)
-#include <sys/auxv.h>
-#ifndef HWCAP_ASIMD
-#define HWCAP_ASIMD (1 << 1)
-#endif
-#endif
-
-/* ---- CPU features --------------------------------------------------------------------- */
-#if defined(FL_X86) && (FL_HAVE_AVX2 || FL_HAVE_AVX512)
-/* XCR0 read with the raw opcode so this file needs no -mxsave. */
-static uint64_t read_xcr0(void) {
-    uint32_t eax, edx;
-    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(eax), "=d"(edx) : "c"(0));
-    return ((uint64_t)edx << 32) | eax;
-}
-
-typedef struct {
-    int avx2;   /* AVX2 + BMI2 + FMA, and the OS saves YMM state */
-    int avx512; /* avx2 + AVX-512 F/BW/VL/DQ, and the OS saves opmask and ZMM state */
-} x86_features;
-
-static x86_features detect_x86(void) {
-    x86_features f = {0, 0};
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
-    int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1; /* CPUID.1:ECX */
-    if (!osxsave || !avx) return f;
-    uint64_t xcr0 = read_xcr0();
-    int ymm_os = (xcr0 & 0x6) == 0x6;    /* XCR0 bits 1-2: SSE and AVX (YMM) state */
-    int zmm_os = (xcr0 & 0xe6) == 0xe6;  /* plus bits 5-7: opmask, ZMM_Hi256, Hi16_ZMM */
-    if (__get_cpuid_max(0, NULL) < 7) return f;
-    __cpuid_count(7, 0, a, b, c, d);     /* CPUID.(7,0):EBX */
-    int avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
-    int avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1;
-    int avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
-    f.avx2 = ymm_os && avx2 && bmi2 && fma;
-    f.avx512 = f.avx2 && zmm_os && avx512f && avx512dq && avx512bw && avx512vl;
-    return f;
-}
-#endif
-
+/* ---- CPU features: read by src/cpu_features.c, the one CPUID/XCR0/AT_HWCAP reader ---- */
 static int always(void) {
     return 1;
 }
 #if FL_HAVE_AVX2
 static int has_avx2(void) {
-    return detect_x86().avx2;
+    return (fl_cpu_features() & FL_CPU_AVX2_USABLE) != 0; /* AVX2 BMI2 FMA + OS YMM state */
 }
 #endif
 #if FL_HAVE_AVX512
 static int has_avx512(void) {
-    return detect_x86().avx512;
+    return (fl_cpu_features() & FL_CPU_AVX512_USABLE) != 0; /* + AVX-512 F/BW/VL/DQ, ZMM state */
 }
 #endif
 #if FL_HAVE_NEON && !FL_NEON_EMULATED
 static int has_neon(void) {
-    return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0; /* baseline on aarch64, checked anyway */
+    return (fl_cpu_features() & FL_CPU_ASIMD) != 0; /* baseline on aarch64, checked anyway */
 }
 #endif
 

@@ -151,6 +151,28 @@ static inline const fl_kernel_table *fl_kernels_of(const fl_filter *f) {
     return t ? t : fl_kernels();
 }
 
+/* cpu_features.c: the one CPUID/XCR0 (x86) and AT_HWCAP (aarch64) reader. FL_CPU_* bits. */
+uint32_t fl_cpu_features(void);
+/* Under a hypervisor: 1, with its name ("kvm", "hyperv", ...; "" if not one it knows) in
+ * out. On bare metal or off x86: 0 and "". */
+int fl_cpu_hypervisor_vendor(char *out, size_t cap);
+
+/* cpu_uarch.c: the microarchitecture name as a pure function of what a CPU reports. */
+typedef struct fl_cpu_id {
+    const char *vendor;          /* vendor_id ("" off x86) */
+    int family, model, stepping; /* -1 if unknown */
+    int arm_implementer, arm_part; /* -1 if unknown or not Arm */
+    uint32_t features;           /* FL_CPU_*, FL_CPU_HYPERVISOR included */
+} fl_cpu_id;
+/* 1 with the name and where it came from ("cpuid family/model", "features: ..."); 0 when
+ * neither the model tables nor the features name the CPU. */
+int fl_cpu_uarch(const fl_cpu_id *id, char *name, size_t ncap, char *source, size_t scap);
+/* A brand string as a slug ("AMD EPYC 9654 96-Core Processor" -> "amd-epyc-9654-96-core"). */
+void fl_cpu_slug(const char *s, char *out, size_t cap);
+
+/* host.c: SHA-256 (FIPS 180-4), for the host-name part of the host id. */
+void fl_sha256(const void *data, size_t len, uint8_t out[32]);
+
 #pragma GCC visibility pop
 
 #endif /* FL_INTERNAL_H */

@@ -37,6 +37,7 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g);
 int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_advise(int argc, char **argv, const cli_globals *g);
+int cmd_host(int argc, char **argv, const cli_globals *g);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)

@@ -37,6 +37,7 @@ static const cli_command commands[] = {
     {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
     {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
     {"advise", cmd_advise, "pick a variant and kernel from this machine's benchmark results", 1},
+    {"host", cmd_host, "describe this machine: CPU, microarchitecture, caches, host id", 0},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
