@@ -1,12 +1,14 @@
 /*
- * CPU feature detection and the kernel tables.
+ * The kernel tables: which ISAs are compiled in, which this CPU runs (src/cpu_features.c
+ * reads the CPU), the process's choice, FILTERLAB_KERNEL, and the tables filters bind to.
  *
  * One table per compiled ISA, each built like dav1d's: start from the scalar kernels and let
  * every ISA from the bottom of its chain up overwrite what it implements (avx512 sits on
  * avx2, which sits on scalar; neon sits on scalar). The tables and the automatic choice are
  * computed once, under pthread_once, at the first call that needs them; the active table is
  * an atomic pointer, so fl_kernel_select() is safe while other threads run lookups (a batch
- * already running finishes on the table it started with: dispatch is once per batch).
+ * already running finishes on the table it started with: dispatch is once per batch). A
+ * filter bound with fl_filter_bind_kernel() uses its own table whatever the process chose.
  */
 #include <pthread.h>
 #include <stdatomic.h>
