@@ -451,6 +451,22 @@ t_kernels() {
 }
 check "kernels table and --kernel" t_kernels
 
+# ---- host -----------------------------------------------------------------------------
+t_host() {
+    expect_ok "$FL" host --json
+    /usr/bin/python3 -c '
+import json, re, sys
+h = json.load(open(sys.argv[1]))
+hid = h["host_id"]
+assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*-[0-9]+c-[0-9a-f]{4}", hid), hid
+assert h["uarch"] and h["uarch_source"], h
+' out || fail "host --json: $(cat out)"
+    expect_ok "$FL" host
+    [ -s out ] || fail "host printed nothing"
+    expect_error 1 "$FL" host --bogus
+}
+check "host describes the machine; --json is JSON with a host id" t_host
+
 t_kernel_env() {
     FILTERLAB_KERNEL=bogus expect_error 1 "$FL" params --n 10 --fpr 0.1
     grep -q '^filterlab: FILTERLAB_KERNEL: ' err || fail "message: $(cat err)"
