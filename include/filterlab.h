@@ -59,6 +59,8 @@ typedef enum fl_status {
     FL_ERR_UNKNOWN_KERNEL,    /* kernel name that was not compiled in */
     FL_ERR_KERNEL_UNAVAILABLE,/* kernel compiled in but this CPU/OS cannot run it */
     FL_ERR_BUFFER_TOO_SMALL,  /* output buffer smaller than fl_serialized_size() */
+    FL_ERR_BAD_PRECISION,     /* HyperLogLog precision outside [FL_HLL_P_MIN, FL_HLL_P_MAX] */
+    FL_ERR_HLL_FORMAT,        /* not a Redis HyperLogLog string (magic, encoding, opcodes) */
     FL_STATUS_COUNT
 } fl_status;
 
@@ -336,4 +338,5 @@ const char *fl_filter_kernel(const fl_filter *f);
 #ifdef __cplusplus
 }
 #endif
+#include "filterlab_hll.h"
 #endif /* FILTERLAB_H */
