@@ -19,6 +19,9 @@
  */
 #include "harness.h"
 
+void check_hll(const kernel *ks, size_t nk); /* check_hll.c */
+void bench_hll(const kernel *ks, size_t nk);
+
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,6 +98,7 @@ int main(int argc, char **argv) {
         check_bloom(ks, nk);
         check_cuckoo(ks, nk);
         check_hash(ks, nk);
+        check_hll(ks, nk);
     }
     if (bench) {
         printf("\nbench: ns per key (ratio to scalar), pre-hashed keys, batch %d, 50%% positive, "
@@ -106,6 +110,7 @@ int main(int argc, char **argv) {
         printf("\n");
         bench_bloom(ks, nk);
         bench_cuckoo(ks, nk);
+        bench_hll(ks, nk);
         printf("('=' marks a table entry that is the scalar function itself)\n");
     }
     printf("checkkernels: %lu passed, %lu failed\n", g_passed, g_failed);
