@@ -139,7 +139,6 @@ void fl_kernels_init_avx512(fl_kernel_table *t);
 void fl_kernels_init_neon(fl_kernel_table *t);
 /* The hll module's part of each init (kernels/hll_<isa>.c), called from the ISA's init. */
 void fl_hll_kernels_init_scalar(fl_kernel_table *t);
-void fl_hll_kernels_init_avx2(fl_kernel_table *t);
 void fl_hll_kernels_init_avx512(fl_kernel_table *t);
 
 /* Declares the lookup and insert kernels of one ISA with the shared signatures. */
