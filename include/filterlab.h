@@ -60,6 +60,8 @@ typedef enum fl_status {
     FL_ERR_KERNEL_UNAVAILABLE,/* kernel compiled in but this CPU/OS cannot run it */
     FL_ERR_BUFFER_TOO_SMALL,  /* output buffer smaller than fl_serialized_size() */
     FL_ERR_WRONG_KIND,        /* a file holding another kind of structure than the call loads */
+    FL_ERR_BAD_PRECISION,     /* HyperLogLog precision outside [FL_HLL_P_MIN, FL_HLL_P_MAX] */
+    FL_ERR_HLL_FORMAT,        /* not a Redis HyperLogLog string (magic, encoding, opcodes) */
     FL_STATUS_COUNT
 } fl_status;
 
@@ -441,4 +443,5 @@ fl_status fl_host_describe(fl_host *out);
 #ifdef __cplusplus
 }
 #endif
+#include "filterlab_hll.h"
 #endif /* FILTERLAB_H */

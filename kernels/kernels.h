@@ -90,11 +90,31 @@ typedef struct fl_hash_kernels {
     fl_hash_u64_fn u64;
 } fl_hash_kernels;
 
+/* hll: HyperLogLog registers, one byte each, followed by FL_HLL_REG_PAD zero bytes
+ * (kernels/hll_probe.h); p in [4, 16], so m = 2^p is a multiple of 16. */
+/* Offers every hash to its register (register = max(register, rank)); returns 1 if any
+ * register grew, else 0. hashes need no alignment; n may be 0. */
+typedef int (*fl_hll_add_fn)(uint8_t *regs, uint32_t p, const uint64_t *hashes, size_t n);
+/* hist[v] += number of registers equal to v, for regs[0..m) (every value < 64). */
+typedef void (*fl_hll_histo_fn)(const uint8_t *regs, size_t m, uint32_t hist[64]);
+/* dst[i] = max(dst[i], src[i]) for i < m (the merge). */
+typedef void (*fl_hll_max_fn)(uint8_t *dst, const uint8_t *src, size_t m);
+
+typedef struct fl_hll_kernels {
+    fl_hll_add_fn add;
+    fl_hll_histo_fn histo;
+    fl_hll_max_fn max;
+    /* out[i] = MurmurHash64A of the 8 little-endian bytes of keys[i] with seed (the integer
+     * keys of fl_hll_add_u64s); same contract as fl_hash_u64_fn. */
+    fl_hash_u64_fn murmur8;
+} fl_hll_kernels;
+
 /* One table per ISA: every module's struct. */
 typedef struct fl_kernel_table {
     fl_bloom_kernels bloom;
     fl_cuckoo_kernels cuckoo;
     fl_hash_kernels hash;
+    fl_hll_kernels hll;
 } fl_kernel_table;
 
 /* Where a structure's kernels sit in a table: byte offsets of its entries, so a filter
@@ -117,6 +137,9 @@ void fl_kernels_init_scalar(fl_kernel_table *t);
 void fl_kernels_init_avx2(fl_kernel_table *t);
 void fl_kernels_init_avx512(fl_kernel_table *t);
 void fl_kernels_init_neon(fl_kernel_table *t);
+/* The hll module's part of each init (kernels/hll_<isa>.c), called from the ISA's init. */
+void fl_hll_kernels_init_scalar(fl_kernel_table *t);
+void fl_hll_kernels_init_avx512(fl_kernel_table *t);
 
 /* Declares the lookup and insert kernels of one ISA with the shared signatures. */
 #define FL_DECLARE_KERNELS(isa)                                                                 \

@@ -38,6 +38,9 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_advise(int argc, char **argv, const cli_globals *g);
 int cmd_host(int argc, char **argv, const cli_globals *g);
+int cmd_count(int argc, char **argv, const cli_globals *g);
+int cmd_hll_merge(int argc, char **argv, const cli_globals *g);
+int cmd_hll_info(int argc, char **argv, const cli_globals *g);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)

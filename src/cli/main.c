@@ -38,6 +38,9 @@ static const cli_command commands[] = {
     {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
     {"advise", cmd_advise, "pick a variant and kernel from this machine's benchmark results", 1},
     {"host", cmd_host, "describe this machine: CPU, microarchitecture, caches, host id", 0},
+    {"count", cmd_count, "count distinct lines with a HyperLogLog (Redis's PFADD/PFCOUNT)", 1},
+    {"hll-merge", cmd_hll_merge, "union of Redis HyperLogLog strings (PFMERGE)", 1},
+    {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

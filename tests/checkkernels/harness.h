@@ -104,7 +104,9 @@ void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k
 void check_bloom(const kernel *ks, size_t nk);
 void check_cuckoo(const kernel *ks, size_t nk);
 void check_hash(const kernel *ks, size_t nk);
+void check_hll(const kernel *ks, size_t nk);
 void bench_bloom(const kernel *ks, size_t nk);
 void bench_cuckoo(const kernel *ks, size_t nk);
+void bench_hll(const kernel *ks, size_t nk);
 
 #endif

@@ -95,6 +95,7 @@ int main(int argc, char **argv) {
         check_bloom(ks, nk);
         check_cuckoo(ks, nk);
         check_hash(ks, nk);
+        check_hll(ks, nk);
     }
     if (bench) {
         printf("\nbench: ns per key (ratio to scalar), pre-hashed keys, batch %d, 50%% positive, "
@@ -106,6 +107,7 @@ int main(int argc, char **argv) {
         printf("\n");
         bench_bloom(ks, nk);
         bench_cuckoo(ks, nk);
+        bench_hll(ks, nk);
         printf("('=' marks a table entry that is the scalar function itself)\n");
     }
     printf("checkkernels: %lu passed, %lu failed\n", g_passed, g_failed);

@@ -1,0 +1,220 @@
+/*
+ * filterlab count / hll-merge / hll-info: HyperLogLog sketches kept as Redis strings.
+ *
+ * The file form of a sketch is exactly the string Redis keeps under a PFADD key (what
+ * `redis-cli --no-raw GET key` shows, or `redis-cli GET key > file` writes with a trailing
+ * newline stripped), so files move between filterlab and Redis with GET and SET.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define HLL_FILE_CAP ((size_t)1 << 20) /* a Redis HLL string is at most ~32 KiB sparse */
+
+/* Loads a Redis HLL string file; names a filterlab filter file when given one. */
+static int load_hll(const char *path, fl_hll **out) {
+    unsigned char *buf;
+    size_t len;
+    int rc = cli_read_file(path, HLL_FILE_CAP, &buf, &len);
+    if (rc != EXIT_OK) return rc;
+    fl_status s = fl_hll_import_redis(buf, len, out);
+    int filter = len >= 8 && memcmp(buf, "FLTRLAB\x1a", 8) == 0;
+    free(buf);
+    if (s == FL_OK) return EXIT_OK;
+    if (filter)
+        return cli_fail(EXIT_DATA,
+                        "%s: is a filterlab filter file, not a HyperLogLog (use 'filterlab "
+                        "info' or 'filterlab query' on it)",
+                        path);
+    return cli_fail(EXIT_DATA, "%s: %s", path, fl_strerror(s));
+}
+
+static int save_hll(const fl_hll *h, const char *path) {
+    size_t need;
+    fl_status s = fl_hll_export_redis_size(h, &need);
+    if (s == FL_ERR_UNSUPPORTED)
+        return cli_fail(EXIT_USAGE, "-o: Redis's format holds precision 14 only");
+    unsigned char *buf = malloc(need);
+    if (!buf) return cli_fail(EXIT_DATA, "out of memory");
+    s = fl_hll_export_redis(h, buf, need, &need);
+    int rc = s == FL_OK ? cli_write_file(path, buf, need)
+                        : cli_fail(EXIT_DATA, "export: %s", fl_strerror(s));
+    free(buf);
+    return rc;
+}
+
+static int add_lines(fl_hll *h, const char *path) {
+    cli_lines r;
+    int rc = cli_lines_open(&r, path);
+    if (rc != EXIT_OK) return rc;
+    const char *key;
+    size_t len;
+    int got;
+    while ((got = cli_lines_next(&r, &key, &len)) == 1) {
+        fl_status s = fl_hll_add_bytes(h, key, len, NULL);
+        if (s != FL_OK) {
+            cli_lines_close(&r);
+            return cli_fail(EXIT_DATA, "add: %s", fl_strerror(s));
+        }
+    }
+    cli_lines_close(&r);
+    return got < 0 ? EXIT_DATA : EXIT_OK;
+}
+
+static void count_help(void) {
+    cli_outf("Usage: filterlab count [--precision P] [--from HLL] [-o OUT] [FILE...]\n"
+             "\n"
+             "Estimate the number of distinct lines with a HyperLogLog sketch, the way Redis's\n"
+             "PFADD/PFCOUNT do (same hash, registers and estimator: same number).\n"
+             "\n"
+             "Options:\n"
+             "  --precision P  2^P registers, 4..16 (default 14, Redis's; 11 is 1.5 KiB)\n"
+             "  --from HLL     start from a sketch saved as a Redis string (precision 14);\n"
+             "                 with no FILE, print its count without reading input\n"
+             "  -o, --output OUT  save the sketch as the Redis string ('-': stdout; precision\n"
+             "                 14 only); load it into Redis with SET, or with redis-cli -x SET\n"
+             "  -h, --help     show this help\n"
+             "\n"
+             "FILE '-' or no FILE (and no --from): standard input. Lines are keys without their\n"
+             "'\\n' or '\\r\\n'.\n");
+}
+
+int cmd_count(int argc, char **argv, const cli_globals *g) {
+    (void)g;
+    static const char *const CMD = "count";
+    enum { O_P = 256, O_FROM };
+    static const struct option opts[] = {
+        {"precision", required_argument, NULL, O_P},
+        {"from", required_argument, NULL, O_FROM},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t p = FL_HLL_REDIS_P;
+    int have_p = 0;
+    const char *from = NULL, *output = NULL;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case O_P:
+            if (cli_parse_count(CMD, "--precision", optarg, &p) < 0) return EXIT_USAGE;
+            if (p < FL_HLL_P_MIN || p > FL_HLL_P_MAX)
+                return cli_usage_error(CMD, "--precision %s: %s", optarg,
+                                       fl_strerror(FL_ERR_BAD_PRECISION));
+            have_p = 1;
+            break;
+        case O_FROM:
+            from = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            count_help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (from && have_p && p != FL_HLL_REDIS_P)
+        return cli_usage_error(CMD, "--from reads Redis strings, which have precision 14");
+    if (output && p != FL_HLL_REDIS_P)
+        return cli_usage_error(CMD, "-o writes Redis strings, which have precision 14");
+    fl_hll *h = NULL;
+    int rc = EXIT_OK;
+    if (from) {
+        rc = load_hll(from, &h);
+    } else {
+        fl_status s = fl_hll_create((uint32_t)p, &h);
+        if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s", fl_strerror(s));
+    }
+    if (rc != EXIT_OK) return rc;
+    if (optind == argc && !from) rc = add_lines(h, "-");
+    for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(h, argv[i]);
+    uint64_t n = 0;
+    if (rc == EXIT_OK) fl_hll_count(h, &n); /* caches the count, as PFCOUNT does */
+    if (rc == EXIT_OK && output) rc = save_hll(h, output);
+    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0)) cli_outf("%llu\n",
+                                                                         (unsigned long long)n);
+    fl_hll_free(h);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
+
+int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
+    (void)g;
+    static const char *const CMD = "hll-merge";
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
+                     "\n"
+                     "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
+                     "prints its count and with -o saves it (a dense input makes it dense).\n");
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (optind == argc) return cli_usage_error(CMD, "give at least one HLL file");
+    fl_hll *dst = NULL;
+    int rc = load_hll(argv[optind], &dst);
+    for (int i = optind + 1; i < argc && rc == EXIT_OK; i++) {
+        fl_hll *src;
+        rc = load_hll(argv[i], &src);
+        if (rc != EXIT_OK) break;
+        fl_status s = fl_hll_merge(dst, src);
+        fl_hll_free(src);
+        if (s != FL_OK) rc = cli_fail(EXIT_DATA, "merge: %s", fl_strerror(s));
+    }
+    uint64_t n = 0;
+    if (rc == EXIT_OK) fl_hll_count(dst, &n);
+    if (rc == EXIT_OK && output) rc = save_hll(dst, output);
+    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0))
+        cli_outf("%llu\n", (unsigned long long)n);
+    fl_hll_free(dst);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
+
+int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
+    (void)g;
+    static const char *const CMD = "hll-info";
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        cli_outf("Usage: filterlab hll-info HLL\n\nDescribe a Redis HyperLogLog string.\n");
+        return EXIT_OK;
+    }
+    if (argc != 2) return cli_usage_error(CMD, "give one HLL file");
+    fl_hll *h;
+    int rc = load_hll(argv[1], &h);
+    if (rc != EXIT_OK) return rc;
+    fl_hll_info in;
+    uint64_t est = 0;
+    fl_hll_info_get(h, &in);
+    fl_hll_estimate(h, &est);
+    cli_outf("kind: HyperLogLog (Redis string)\n"
+             "precision: %u (%u registers, standard error %.2f%%)\n"
+             "encoding: %s\n"
+             "bytes: %zu\n"
+             "registers set: %u (largest value %u)\n"
+             "cached count: %s%llu\n"
+             "estimate: %llu\n",
+             in.precision, in.registers, 100 * in.std_error,
+             in.encoding == FL_HLL_SPARSE ? "sparse" : "dense", in.redis_bytes,
+             in.registers_set, in.max_register, in.cache_valid ? "" : "stale, was ",
+             (unsigned long long)(in.cached_count & ~(1ull << 63)), (unsigned long long)est);
+    fl_hll_free(h);
+    return cli_out_finish(0);
+}
