@@ -15,6 +15,7 @@ stops it by PID on every exit path. For cardinalities from 1 to 1e6 (sparse and 
 Exit 77 (skipped) when redis-server or the Python client is missing.
 """
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -35,6 +36,9 @@ if not SERVER:
     sys.exit(77)
 
 FILTERLAB = os.path.abspath(sys.argv[1])
+# In a cross build meson names its exe_wrapper (qemu-aarch64) in MESON_EXE_WRAPPER: the
+# foreign filterlab runs through it, against the native redis-server.
+WRAPPER = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))
 DEADLINE = time.monotonic() + 240  # the whole test, server start included
 TMP = tempfile.mkdtemp(prefix="fl_hll_interop_")
 server = None
@@ -85,7 +89,8 @@ def left():
 
 
 def fl(args, data=None):
-    return subprocess.run([FILTERLAB] + args, input=data, capture_output=True, timeout=left())
+    return subprocess.run(WRAPPER + [FILTERLAB] + args, input=data, capture_output=True,
+                          timeout=left())
 
 
 def path(name):
