@@ -73,7 +73,6 @@ void fb_probe_footprint(fb_env *e, uint64_t bytes) {
         e->latency_ns[e->nbound] = fb_stats_of(lat->real_ns, (size_t)lat->reps).min;
         e->nbound++;
     }
-    fb_report_done(e);
 }
 
 double fb_bound_ns(const fb_env *e, uint64_t bytes) {

@@ -11,6 +11,7 @@
  *                        and the names and static fields of their results
  *   bound.c              the physical bound at each footprint (runs probe_memory.c)
  *   callgrind_run.c      re-running configurations under callgrind; the child's side
+ *   env.c                the sweep's shared buffers; completed results to the listener
  *   workloads.c          keys: u64 ids, the synthetic URL generator, hit-rate mixing
  *   timer.c              clock_gettime, serialized rdtsc/rdtscp, TSC frequency
  *   counters_perf.c      libpfm4 encoding + one perf_event_open group

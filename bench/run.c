@@ -4,49 +4,15 @@
  * rate. Optionally: the memory probe first (the physical bound at each footprint) and, after
  * the lookups, a callgrind re-run of each configuration for simulated misses.
  *
- * This file plans and drives; each job lives in its own file (sweep.h lists them). Results
- * go to fb_results, and the listener hears of each one as it completes.
+ * This file plans and drives; each job lives in its own file (sweep.h lists them), and calls
+ * go one way, from here to them. Results go to fb_results, and the listener hears of each
+ * one as it completes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sweep.h"
-
-int fb_env_buffers(fb_env *e, size_t pool_keys) {
-    size_t batch = e->o->batch > FB_CHUNK ? e->o->batch : FB_CHUNK;
-    if (fb_keys_alloc(&e->pool, e->o->keys, pool_keys) ||
-        fb_keys_alloc(&e->chunk, e->o->keys, FB_CHUNK))
-        return -1;
-    e->out = malloc(batch);
-    e->scratch = malloc(batch * sizeof *e->scratch);
-    return e->out && e->scratch ? 0 : -1;
-}
-
-void fb_env_free(fb_env *e) {
-    fb_keys_free(&e->pool);
-    fb_keys_free(&e->chunk);
-    free(e->out);
-    free(e->scratch);
-    e->out = NULL;
-    e->scratch = NULL;
-}
-
-void fb_report_done(fb_env *e) {
-    for (size_t i = 0; i < e->rs->n; i++) {
-        fb_result *r = e->rs->v[i];
-        if (!r->reported && r->reps_done == r->reps) {
-            if (e->l && e->l->result)
-                e->l->result(e->l->arg, r);
-            r->reported = 1;
-        }
-    }
-}
-
-void fb_report_section(fb_env *e) {
-    if (e->l && e->l->section)
-        e->l->section(e->l->arg);
-}
 
 static void shuffle(fb_lcfg **v, size_t n, fb_rng *rng) {
     for (size_t i = n; i > 1; i--) {
@@ -164,6 +130,7 @@ static void probe_all(fb_env *e, const uint64_t *bytes, size_t n) {
     for (size_t i = 0; i < nfp; i++) {
         fprintf(stderr, "flbench: probe %s\n", fb_fmt_bytes(fps[i], hb, sizeof hb));
         fb_probe_footprint(e, fps[i]);
+        fb_report_done(e);
     }
 }
 

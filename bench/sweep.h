@@ -6,7 +6,11 @@
  *   ops.c            fb_build_*, fb_lookup_rep, fb_measure_fpr: the timed operations
  *   bound.c          fb_probe_footprint, fb_attach_bounds: the physical bound
  *   callgrind_run.c  fb_callgrind_config: one configuration re-run under valgrind
+ *   env.c            fb_env_buffers, fb_report_done: shared buffers, results to the listener
  *   run.c            fb_run: plans the filters and drives the others
+ *
+ * Calls go one way: run.c -> the job files -> measure.c, env.c (and ops.c -> bound.c for the
+ * bound of a footprint; callgrind_run.c -> sizing.c, ops.c for its child).
  *
  * Nothing here is seen by the reporters: they get fb_results and fb_listener calls only.
  */
@@ -63,6 +67,7 @@ typedef struct fb_env {
     double bound_ns[256], latency_ns[256];
 } fb_env;
 
+/* env.c */
 static inline const char *fb_kname(const fb_env *e, size_t ki) { return e->o->kernels[ki]; }
 static inline const char *fb_keys_name(const fb_options *o) {
     return o->keys == FB_KEYS_URL ? "url" : "u64";
