@@ -389,18 +389,25 @@ class Runner:
             json.dump(res, f, indent=1)
         self.stamp_json(self.path("t7_dedup.json"))
 
-    # A footprint's dependent-load latency is "DRAM-like" when it is at least this fraction of
-    # the latency at the largest footprint probed (1 GiB, or a quarter of memory): past the
-    # last-level cache, latency climbs towards the DRAM latency as the share of loads the cache
-    # still serves (about LLC / footprint) falls, so 0.8 puts the point where most loads miss.
-    DRAM_LIKE = 0.8
+    # A footprint's dependent-load latency is "DRAM-like" when it is at least halfway from the
+    # in-cache latency (the fastest probed footprint) to the latency at the largest one (1 GiB,
+    # or a quarter of memory), and at least 4x the in-cache latency (an LLC hit costs tens of
+    # cycles, a DRAM access hundreds). Past the last-level cache, latency climbs towards the
+    # DRAM latency as the share of loads the cache still serves (about LLC / footprint) falls,
+    # so halfway means most loads miss. Latencies are the fastest repetition (noise only adds),
+    # and the point must hold for every larger footprint too, so one disturbed small footprint
+    # cannot pick it. The largest footprint's latency alone is not the threshold: TLB misses
+    # and a busy host make it keep rising, which put a 0.8x-of-1-GiB rule at 512 MiB on a
+    # machine whose latency was DRAM-like from 8 MiB on.
+    DRAM_HALFWAY = 0.5
+    DRAM_OVER_CACHE = 4.0
 
     def dram_point(self):
         """The sweep's DRAM point: the smallest probed footprint whose measured pointer-chasing
-        latency is DRAM-like (flbench --probe-only). sysfs alone is not trusted: a VM may report
-        any last-level cache size (a 480 MiB one on a 2-vCPU VM put the old 1.5x-LLC point at
-        704 MiB, and its three builds per kernel dominated the run). Falls back to the sysfs
-        rule when the probe cannot run. Written to data/t8_dram_point.json."""
+        latency is DRAM-like (flbench --probe-only; see DRAM_HALFWAY). sysfs alone is not
+        trusted: a VM may report any last-level cache size (a 480 MiB one on a 2-vCPU VM put the
+        old 1.5x-LLC point at 704 MiB, and its three builds per kernel dominated the run). Falls
+        back to the sysfs rule when the probe cannot run. Written to data/t8_dram_point.json."""
         if getattr(self, "_dram", None):
             return self._dram["bytes"]
         c = self.host["caches"]
@@ -416,23 +423,30 @@ class Runner:
         cands.append(ref)
         mib64 = 64 << 20
         sysfs_rule = max((3 * llc // 2) // mib64 * mib64, pow2_floor(2 * llc) if llc < mib64 else 0)
-        doc = {"candidates": cands, "threshold": self.DRAM_LIKE, "sysfs_llc": llc,
+        doc = {"candidates": cands, "halfway": self.DRAM_HALFWAY,
+               "over_cache": self.DRAM_OVER_CACHE, "sysfs_llc": llc,
                "sysfs_rule_bytes": min(sysfs_rule, pow2_floor(memcap))}
         raw = self.rawpath("t8_probe.json")
-        rc = self.run([self.bins["flbench"], "--probe-only", "--sizes", ",".join(size_text(x) for x in cands),
-                       "--reps", "3", "--lookups", "262144", "--counters", "none", "--seed", "1",
+        rc = self.run([self.bins["flbench"], "--probe-only",
+                       "--sizes", ",".join(size_text(x) for x in cands), "--reps", "3", "--lookups", "262144", "--counters", "none", "--seed", "1",
                        "--json", raw], "t8_probe", check=False, quiet_re=r"^probe/")
         lat = {}
         if rc == 0:
             with open(raw) as f:
                 for b in json.load(f).get("benchmarks", []):
-                    if b.get("aggregate_name") == "median" and b.get("op") == "probe_latency":
+                    if b.get("aggregate_name") == "min" and b.get("op") == "probe_latency":
                         lat[int(b["footprint_bytes"])] = b["real_time"]
         doc["latency_ns"] = {str(k): v for k, v in sorted(lat.items())}
-        if lat and lat[max(lat)] > 0:
-            top = lat[max(lat)]
-            pick = next(x for x in sorted(lat) if lat[x] >= self.DRAM_LIKE * top)
-            doc.update(bytes=pick, source="probe", latency_at_pick_ns=lat[pick], reference_ns=top)
+        if lat and min(lat.values()) > 0:
+            fast, top = min(lat.values()), lat[max(lat)]
+            thr = max(self.DRAM_OVER_CACHE * fast, fast + self.DRAM_HALFWAY * (top - fast))
+            ok = [x for x in sorted(lat) if all(lat[y] >= thr for y in lat if y >= x)]
+            if top < self.DRAM_OVER_CACHE * fast:
+                # no probed footprint was served by a cache: the smallest is already DRAM-like
+                ok, thr = [min(lat)], fast
+            pick = ok[0] if ok else max(lat)
+            doc.update(bytes=pick, source="probe", latency_at_pick_ns=lat[pick], threshold_ns=thr,
+                       in_cache_ns=fast, reference_ns=top)
         else:
             doc.update(bytes=doc["sysfs_rule_bytes"], source="sysfs (the memory probe did not run)")
         self._dram = doc
