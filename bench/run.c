@@ -134,6 +134,38 @@ static void probe_all(fb_env *e, const uint64_t *bytes, size_t n) {
     }
 }
 
+/* Sizes every (variant, size) into specs, leaving out what cannot be sized or does not fit
+ * in 60% of the available memory (minus the key pool); returns the count. */
+static size_t plan(fb_env *e, const fb_machine *m, size_t pool_keys, fb_spec *specs,
+                   uint64_t *budget_out, uint64_t *total_out) {
+    const fb_options *o = e->o;
+    uint64_t budget = m->mem_available ? m->mem_available / 10 * 6 : UINT64_MAX;
+    uint64_t pool_bytes = pool_keys * (o->keys == FB_KEYS_URL ? 8 + 8 + 4 + 96 : 8);
+    budget = budget > pool_bytes ? budget - pool_bytes : 0;
+    uint64_t total_bytes = 0;
+    size_t ns = 0;
+    char err[256], hb[32];
+    for (size_t vi = 0; vi < o->nvariants && !o->probe_only; vi++)
+        for (size_t si = 0; si < o->nsizes; si++) {
+            fb_spec *s = &specs[ns];
+            if (fb_size_spec(o, o->variants[vi], o->sizes[si], s, err, sizeof err)) {
+                fb_warn(e->ctx, "%s size %llu: %s; skipped", fl_variant_name(o->variants[vi]),
+                        (unsigned long long)o->sizes[si], err);
+                continue;
+            }
+            if (s->bytes > budget) {
+                fb_warn(e->ctx, "%s %s: larger than 60%% of available memory; skipped",
+                        fl_variant_name(s->v), fb_fmt_bytes(s->bytes, hb, sizeof hb));
+                continue;
+            }
+            total_bytes += s->bytes;
+            ns++;
+        }
+    *budget_out = budget;
+    *total_out = total_bytes;
+    return ns;
+}
+
 int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs,
            const fb_listener *l) {
     fb_env e;
@@ -162,34 +194,16 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
         fprintf(stderr, "flbench: out of memory\n");
         return 1;
     }
-    size_t ns = 0;
-    uint64_t budget = m->mem_available ? m->mem_available / 10 * 6 : UINT64_MAX;
     size_t pool_keys = (size_t)o->lookups + FB_WARM_MAX;
-    uint64_t pool_bytes = pool_keys * (o->keys == FB_KEYS_URL ? 8 + 8 + 4 + 96 : 8);
-    budget = budget > pool_bytes ? budget - pool_bytes : 0;
-    uint64_t total_bytes = 0;
-    char err[256], hb[32];
-    for (size_t vi = 0; vi < o->nvariants && !o->probe_only; vi++)
-        for (size_t si = 0; si < o->nsizes; si++) {
-            fb_spec *s = &specs[ns];
-            if (fb_size_spec(o, o->variants[vi], o->sizes[si], s, err, sizeof err)) {
-                fb_warn(ctx, "%s size %llu: %s; skipped", fl_variant_name(o->variants[vi]),
-                        (unsigned long long)o->sizes[si], err);
-                continue;
-            }
-            if (s->bytes > budget) {
-                fb_warn(ctx, "%s %s: larger than 60%% of available memory; skipped",
-                        fl_variant_name(s->v), fb_fmt_bytes(s->bytes, hb, sizeof hb));
-                continue;
-            }
-            total_bytes += s->bytes;
-            footprints[ns] = s->bytes;
-            ns++;
-        }
+    uint64_t budget, total_bytes;
+    size_t ns = plan(&e, m, pool_keys, specs, &budget, &total_bytes);
     size_t nfoot = ns;
+    for (size_t i = 0; i < ns; i++)
+        footprints[i] = specs[i].bytes;
     if (o->probe_only)
         for (size_t si = 0; si < o->nsizes; si++)
             footprints[nfoot++] = o->sizes[si];
+    char hb[32];
 
     if (fb_env_buffers(&e, pool_keys)) {
         fprintf(stderr, "flbench: out of memory for key buffers\n");
