@@ -1,18 +1,33 @@
 /*
  * flbench: the harness's shared types. Each .c file of bench/ has one job:
  *
- *   main.c               options (getopt_long), --help, the callgrind child entry
- *   run.c                the sweep: sizing, builds, insert/lookup/FPR measurements, interleave
+ *   main.c               the top level: options -> machine -> context -> sweep -> reports
+ *   options.c            option parsing (getopt_long), --help, the default size sweep
+ *   run.c                the sweep: plans the filters, builds each once, runs the lookups
+ *   sizing.c             a size target -> a geometry and key count, through the library's API
+ *   measure.c            measurement plumbing: the counter group, timing a region, per-item
+ *                        values, preemption marks
+ *   ops.c                the timed operations: inserts (the build), lookups, the FPR pass,
+ *                        and the names and static fields of their results
+ *   bound.c              the physical bound at each footprint (runs probe_memory.c)
+ *   callgrind_run.c      re-running configurations under callgrind; the child's side
+ *   env.c                the sweep's shared buffers; completed results to the listener
  *   workloads.c          keys: u64 ids, the synthetic URL generator, hit-rate mixing
  *   timer.c              clock_gettime, serialized rdtsc/rdtscp, TSC frequency
  *   counters_perf.c      libpfm4 encoding + one perf_event_open group
- *   counters_callgrind.c re-running one configuration under callgrind's cache simulator
- *   probe_memory.c       the physical bound: pointer chasing and prefetched random lines
+ *   counters_callgrind.c valgrind itself: geometry, running it, parsing its output
+ *   probe_memory.c       pointer chasing and prefetched random lines over one buffer
  *   context.c            machine context (CPU, caches, kernel, compiler, governor, THP, ...)
+ *   results.c            the in-memory result list
  *   report_json.c        Google-Benchmark-shaped JSON (jansson)
  *   report_csv.c         one row per configuration, units in the column names
- *   report_console.c     the table on stdout
+ *   report_console.c     the table on stdout, fed by the sweep's listener calls
  *   stats.c              median, min, mean, stddev, cv
+ *   format.c             human byte sizes
+ *
+ * Data flows one way: the sweep (run.c and the job files behind sweep.h) fills fb_results and
+ * tells an fb_listener when a result is complete; the reporters read results and never call
+ * back into the sweep.
  *
  * Only the public API (filterlab.h) is used: what the harness measures is what users call.
  */
@@ -26,6 +41,7 @@
 #include <jansson.h>
 
 #include "filterlab.h"
+#include "fb_rng.h"
 
 #define FB_JSON_SCHEMA_VERSION 1
 #define FB_MAX_VARIANTS 8
@@ -68,6 +84,7 @@ typedef struct fb_options {
     const char *json_path;
     const char *csv_path;
     int probe_memory;
+    int probe_only;      /* only the memory probe, at --sizes bytes (no filters) */
     int probe_distance;  /* prefetch distance in lines */
     uint64_t insert_budget; /* keys inserted per (filter, kernel) across insert repetitions */
     uint64_t seed;
@@ -114,7 +131,7 @@ typedef struct fb_result {
     int nseries;
     fb_field fields[FB_MAX_FIELDS];
     int nfields;
-    int printed;
+    int reported;      /* handed to the listener (fb_run_listener) */
 } fb_result;
 
 typedef struct fb_results {
@@ -230,13 +247,8 @@ int fb_cg_running_on_valgrind(void);
 /* ----------------------------------------------------------------------------------------
  * workloads.c
  * -------------------------------------------------------------------------------------- */
-typedef struct fb_rng {
-    uint64_t s;
-} fb_rng;
-uint64_t fb_rng_next(fb_rng *r);           /* SplitMix64 (Steele, Lea, Flood 2014) */
-double fb_rng_unit(fb_rng *r);             /* [0, 1) */
-uint64_t fb_rng_below(fb_rng *r, uint64_t n);
-uint64_t fb_mix64(uint64_t x);             /* a bijection of 64-bit values */
+/* fb_rng, fb_rng_next/unit/below: SplitMix64, in fb_rng.h (shared with bench/baselines).
+ * Key ids are turned into keys by the library's fl_mix64, a bijection of 64-bit values. */
 
 /* Key ids: inserted keys are ids [0, n); never-inserted ids live above FB_ID_MISS. */
 #define FB_ID_MISS (UINT64_C(1) << 62)
@@ -323,23 +335,67 @@ int fb_is_debug_build(void);
 uint64_t fb_mem_available(void);
 
 /* ----------------------------------------------------------------------------------------
+ * The sweep's output side: what it tells a listener (run -> results -> reporters).
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_run_info {
+    /* What a reporter shows for a hardware counter that has no value: "<not supported>"
+     * when counters were asked for and the PMU cannot count, "-" when none were asked for. */
+    const char *missing_counter;
+    int simulated; /* callgrind columns exist (--counters callgrind) */
+} fb_run_info;
+
+typedef struct fb_listener {
+    void *arg;
+    /* Once, after the counters are set up (ctx then holds the whole context). */
+    void (*begin)(void *arg, json_t *ctx, const fb_run_info *info);
+    /* A new table starts (the probe, the sweep, the callgrind re-run). */
+    void (*section)(void *arg);
+    /* r has all its repetitions (called again for a result the callgrind re-run amended). */
+    void (*result)(void *arg, const fb_result *r);
+} fb_listener;
+
+/* run.c: the sweep. Fills rs; calls l (may be NULL) as results complete. */
+int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs,
+           const fb_listener *l);
+/* callgrind_run.c: the child process of a callgrind re-run (--cg-child). */
+int fb_cg_child_main(const fb_options *o);
+
+/* ----------------------------------------------------------------------------------------
+ * options.c
+ * -------------------------------------------------------------------------------------- */
+typedef struct fb_cli {
+    const char *sizes; /* --sizes as given, NULL = the default sweep */
+    int list;          /* --list */
+} fb_cli;
+/* Parses argv into o (defaults first); exits 2 with a message on bad input, 0 after --help. */
+void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv);
+/* --sizes, or L1d/2 to ~3x the last-level cache (fb_options.sizes_default). */
+void fb_options_sizes(fb_options *o, const fb_cli *cli, const fb_machine *m);
+void fb_default_sizes(fb_options *o, const fb_machine *m);
+
+/* ----------------------------------------------------------------------------------------
  * reports
  * -------------------------------------------------------------------------------------- */
 int fb_report_json(const char *path, json_t *ctx, const fb_results *rs);
 int fb_report_csv(const char *path, const fb_results *rs);
-void fb_console_header(FILE *out, json_t *ctx);
-void fb_console_row(FILE *out, fb_result *r);
-void fb_console_table_start(FILE *out);
+
+/* The console table: a listener. Its state lives in the struct, not in file statics. */
+typedef struct fb_console {
+    FILE *out;
+    const char *missing; /* fb_run_info.missing_counter */
+    int simulated;
+    int header_due;      /* print the column header before the next row */
+} fb_console;
+void fb_console_init(fb_console *c, FILE *out);
+fb_listener fb_console_listener(fb_console *c);
 
 /* JSON helpers shared by context.c and report_json.c: null for non-finite numbers. */
 json_t *fb_json_num(double v);
 
 /* ----------------------------------------------------------------------------------------
- * run.c
+ * format.c
  * -------------------------------------------------------------------------------------- */
-int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs);
-int fb_cg_child_main(const fb_options *o);
-/* Human size "16KiB", "1MiB" into buf. */
+/* Human size "16KiB", "1MiB", "1.50GiB" into buf. */
 const char *fb_fmt_bytes(uint64_t b, char *buf, size_t cap);
 
 #endif /* FLBENCH_H */

@@ -2,6 +2,9 @@
  * The console: a short context header, then one row per configuration as it completes.
  * Medians over repetitions; cv is stddev/mean. A hardware counter that cannot be read
  * prints `<not supported>` (no PMU or not permitted) or `-` (not requested), never 0.
+ *
+ * A listener of the sweep (fb_console_listener): it reads the context and the results it is
+ * handed, and keeps its own state in an fb_console.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,11 +12,11 @@
 
 #include "flbench.h"
 
-static const char *missing = "-";
-static int last_op = -1;
-static int sim_columns = 0;
-
-void fb_console_header(FILE *out, json_t *ctx) {
+static void console_begin(void *arg, json_t *ctx, const fb_run_info *info) {
+    fb_console *con = arg;
+    FILE *out = con->out;
+    con->missing = info->missing_counter ? info->missing_counter : "-";
+    con->simulated = info->simulated;
     json_t *cpu = json_object_get(ctx, "cpu");
     fprintf(out, "flbench %s  (filterlab %s, git %s, %s build)\n",
             json_string_value(json_object_get(ctx, "date")),
@@ -60,8 +63,7 @@ void fb_console_header(FILE *out, json_t *ctx) {
         fprintf(out, "\n         note: %s", note);
     fputc('\n', out);
     json_t *cg = json_object_get(ctx, "callgrind");
-    if (cg) {
-        sim_columns = 1;
+    if (cg && con->simulated) {
         fprintf(out, "callgrind simulated D1=%s LL=%s (%s)%s%s\n",
                 json_string_value(json_object_get(cg, "D1")),
                 json_string_value(json_object_get(cg, "LL")),
@@ -72,14 +74,12 @@ void fb_console_header(FILE *out, json_t *ctx) {
     json_t *w;
     json_array_foreach(json_object_get(ctx, "warnings"), i, w)
         fprintf(out, "warning  %s\n", json_string_value(w));
-    const char *m = json_string_value(json_object_get(ctx, "console_missing_counter"));
-    missing = m ? m : "-";
     fflush(out);
 }
 
-void fb_console_table_start(FILE *out) {
-    (void)out;
-    last_op = -1;
+static void console_section(void *arg) {
+    fb_console *con = arg;
+    con->header_due = 1;
 }
 
 static double med(const fb_result *r, const char *key) {
@@ -93,7 +93,7 @@ static double field(const fb_result *r, const char *key) {
 }
 
 /* A counter cell: the value or the reason it is missing. */
-static void cell(FILE *out, double v, int width, int prec) {
+static void cell(FILE *out, const char *missing, double v, int width, int prec) {
     if (isfinite(v))
         fprintf(out, " %*.*f", width, prec, v);
     else
@@ -107,7 +107,7 @@ static void plain(FILE *out, double v, int width, int prec) {
         fprintf(out, " %*s", width, "-");
 }
 
-static void header(FILE *out) {
+static void header(FILE *out, int sim_columns) {
     fprintf(out, "\n%-60s %9s %6s %9s %8s %15s %15s %15s %15s %15s %15s %8s %10s",
             "benchmark (ns and counters per op: lookup, inserted key, probe load/line)",
             "ns/op", "cv%", "min ns", "TSC cyc", "cycles", "IPC", "L1D miss", "LLC miss",
@@ -117,12 +117,14 @@ static void header(FILE *out) {
     fputc('\n', out);
 }
 
-void fb_console_row(FILE *out, fb_result *r) {
+static void console_result(void *arg, const fb_result *r) {
+    fb_console *con = arg;
+    FILE *out = con->out;
     if (r->reps_done <= 0)
         return;
-    if (last_op < 0) {
-        header(out);
-        last_op = 0;
+    if (con->header_due) {
+        header(out, con->simulated);
+        con->header_due = 0;
     }
     char k[96];
     fb_stats st = fb_stats_of(r->real_ns, (size_t)r->reps_done);
@@ -145,7 +147,7 @@ void fb_console_row(FILE *out, fb_result *r) {
             snprintf(k, sizeof k, "ipc");
         else
             snprintf(k, sizeof k, "%s_per_%s", hw[i], r->item);
-        cell(out, med(r, k), 15, 3);
+        cell(out, con->missing, med(r, k), 15, 3);
     }
     plain(out, med(r, "ratio_to_bound"), 8, 2);
     double fpr = r->op == FB_OP_LOOKUP ? field(r, "fpr_measured") : NAN;
@@ -153,9 +155,22 @@ void fb_console_row(FILE *out, fb_result *r) {
         fprintf(out, " %10.3e", fpr);
     else
         fprintf(out, " %10s", "-");
-    if (sim_columns) {
+    if (con->simulated) {
         plain(out, field(r, "sim_d1_misses_per_lookup"), 12, 3);
         plain(out, field(r, "sim_ll_misses_per_lookup"), 12, 3);
     }
     fputc('\n', out);
+    fflush(out);
+}
+
+void fb_console_init(fb_console *c, FILE *out) {
+    memset(c, 0, sizeof *c);
+    c->out = out;
+    c->missing = "-";
+    c->header_due = 1;
+}
+
+fb_listener fb_console_listener(fb_console *c) {
+    fb_listener l = {c, console_begin, console_section, console_result};
+    return l;
 }

@@ -20,32 +20,8 @@
 
 #include "flbench.h"
 
-uint64_t fb_rng_next(fb_rng *r) {
-    uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-double fb_rng_unit(fb_rng *r) { return (double)(fb_rng_next(r) >> 11) * 0x1.0p-53; }
-
-uint64_t fb_rng_below(fb_rng *r, uint64_t n) {
-    /* Lemire's multiply-shift; the bias (< n / 2^64) is irrelevant here. */
-    return (uint64_t)(((unsigned __int128)fb_rng_next(r) * n) >> 64);
-}
-
-uint64_t fb_mix64(uint64_t x) {
-    /* Each step (xor-shift, odd multiply) is invertible, so this is a bijection. */
-    x ^= x >> 30;
-    x *= UINT64_C(0xbf58476d1ce4e5b9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94d049bb133111eb);
-    x ^= x >> 31;
-    return x;
-}
-
 uint64_t fb_key_u64(uint64_t id, uint64_t seed) {
-    return fb_mix64(id ^ (seed * UINT64_C(0x2545f4914f6cdd1d)));
+    return fl_mix64(id ^ (seed * UINT64_C(0x2545f4914f6cdd1d)));
 }
 
 static const char *const words[] = {
@@ -77,7 +53,7 @@ static char *put(char *p, const char *s) {
 static const char *word(fb_rng *r) { return words[fb_rng_below(r, NWORDS)]; }
 
 size_t fb_key_url(uint64_t id, uint64_t seed, char *buf) {
-    fb_rng r = {fb_mix64(id * UINT64_C(0x9e3779b97f4a7c15) + seed)};
+    fb_rng r = {fl_mix64(id * FL_SEED_MIX + seed)};
     char *p = buf;
     p = put(p, fb_rng_unit(&r) < 0.85 ? "https://" : "http://");
     if (fb_rng_unit(&r) < 0.5)
@@ -112,7 +88,7 @@ size_t fb_key_url(uint64_t id, uint64_t seed, char *buf) {
         p = put(p, word(&r));
         *p++ = '-';
     }
-    uint64_t t = fb_mix64(id ^ UINT64_C(0x6a09e667f3bcc909));
+    uint64_t t = fl_mix64(id ^ UINT64_C(0x6a09e667f3bcc909));
     for (int i = 12; i >= 0; i--) {
         unsigned d = (unsigned)(t % 36);
         t /= 36;

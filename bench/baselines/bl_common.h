@@ -1,6 +1,6 @@
 /*
  * Shared helpers of the reproduction tools in bench/baselines/ (header-only, static):
- * a SplitMix64 generator, a monotonic clock, a median, a minimal streaming JSON writer and
+ * a monotonic clock, a median, a minimal streaming JSON writer and
  * the machine-independent context every output file carries (library kernel, compiler).
  *
  * These tools use only the public API (filterlab.h), like the CLI and flbench.
@@ -17,24 +17,7 @@
 #include <time.h>
 
 #include "filterlab.h"
-
-/* SplitMix64 (Steele, Lea, Flood 2014): the same generator as flbench and urlgen.py. */
-typedef struct bl_rng {
-    uint64_t s;
-} bl_rng;
-
-static inline uint64_t bl_rng_next(bl_rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static inline uint64_t bl_rng_below(bl_rng *r, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)bl_rng_next(r) * n) >> 64);
-}
+#include "fb_rng.h" /* SplitMix64: the generator flbench uses too (fb_rng_*) */
 
 static inline double bl_now_ns(void)
 {

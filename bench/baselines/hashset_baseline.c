@@ -455,9 +455,9 @@ int main(int argc, char **argv)
     uint32_t *hit_idx = bl_xmalloc(ins.n * sizeof *hit_idx);
     for (size_t i = 0; i < ins.n; i++)
         hit_idx[i] = (uint32_t)i;
-    bl_rng rng = {42};
+    fb_rng rng = {42};
     for (size_t i = ins.n - 1; i > 0; i--) {
-        size_t j = (size_t)bl_rng_below(&rng, i + 1);
+        size_t j = (size_t)fb_rng_below(&rng, i + 1);
         uint32_t t = hit_idx[i];
         hit_idx[i] = hit_idx[j];
         hit_idx[j] = t;

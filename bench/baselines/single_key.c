@@ -175,10 +175,10 @@ int main(int argc, char **argv) {
             }
             /* Half inserted keys (uniform over [0, n)), half never inserted, shuffled by
              * construction: each position flips a coin. */
-            bl_rng rng = {n * 7919 + 1};
+            fb_rng rng = {n * 7919 + 1};
             for (size_t i = 0; i < lookups; i++)
-                stream[i] = (bl_rng_next(&rng) & 1) ? bl_rng_below(&rng, n)
-                                                     : MISS_BASE + bl_rng_next(&rng) % MISS_BASE;
+                stream[i] = (fb_rng_next(&rng) & 1) ? fb_rng_below(&rng, n)
+                                                     : MISS_BASE + fb_rng_next(&rng) % MISS_BASE;
             fl_info info;
             fl_get_info(f, &info);
             static const char *const mode_name[7] = {"single", "lookup", "typed", "lookup_avx2",

@@ -35,7 +35,8 @@ SIZING_TARGETS = [0.01, 0.001, 0.0001]
 CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
 
 MODES = {
-    # --quick: the default, under 10 minutes on a 2-vCPU VM (about 6.5 with the build)
+    # --quick: the default, under 10 minutes on a 2-vCPU VM (about 6.5 with the build); the
+    # sweep's DRAM point is the smallest footprint whose measured latency is DRAM-like
     "quick": dict(
         urls=1_000_000,
         t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=5, cg_lookups=65536,
@@ -48,8 +49,9 @@ MODES = {
         t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
         t8_insert_budget=8 << 20, t8_fprs=[0.01],
     ),
-    # --full: the complete sweep (every 4x from L1d/2 to 4x the LLC, three hit rates, two
-    # FPR targets, more repetitions and queries); 29 minutes on a 2-vCPU VM (measured).
+    # --full: the complete sweep (every 4x from L1d/2 to the DRAM point, and 4x past it; three
+    # hit rates, two FPR targets, more repetitions and queries); 29 minutes on a 2-vCPU VM
+    # (measured before the DRAM point came from the probe and filters were built once).
     "full": dict(
         urls=1_000_000,
         t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=9, cg_lookups=262144,
@@ -387,29 +389,99 @@ class Runner:
             json.dump(res, f, indent=1)
         self.stamp_json(self.path("t7_dedup.json"))
 
+    # A footprint's dependent-load latency is "DRAM-like" when it is at least halfway from the
+    # in-cache latency (the fastest probed footprint) to the latency at the largest one (1 GiB,
+    # or a quarter of memory), and at least 4x the in-cache latency (an LLC hit costs tens of
+    # cycles, a DRAM access hundreds). Past the last-level cache, latency climbs towards the
+    # DRAM latency as the share of loads the cache still serves (about LLC / footprint) falls,
+    # so halfway means most loads miss. Latencies are the fastest repetition (noise only adds),
+    # and the point must hold for every larger footprint too, so one disturbed small footprint
+    # cannot pick it. The largest footprint's latency alone is not the threshold: TLB misses
+    # and a busy host make it keep rising, which put a 0.8x-of-1-GiB rule at 512 MiB on a
+    # machine whose latency was DRAM-like from 8 MiB on.
+    DRAM_HALFWAY = 0.5
+    DRAM_OVER_CACHE = 4.0
+
+    def dram_point(self):
+        """The sweep's DRAM point: the smallest probed footprint whose measured pointer-chasing
+        latency is DRAM-like (flbench --probe-only; see DRAM_HALFWAY). sysfs alone is not
+        trusted: a VM may report any last-level cache size (a 480 MiB one on a 2-vCPU VM put the
+        old 1.5x-LLC point at 704 MiB, and its three builds per kernel dominated the run). Falls
+        back to the sysfs rule when the probe cannot run. Written to data/t8_dram_point.json."""
+        if getattr(self, "_dram", None):
+            return self._dram["bytes"]
+        c = self.host["caches"]
+        l2, llc = c["l2"] or (1 << 20), c["llc"] or (32 << 20)
+        memcap = (self.host.get("mem_total") or (8 << 30)) // 4
+        ref = min(1 << 30, pow2_floor(memcap))
+        # from twice the L2 (a footprint no private cache holds) up, every 2x: the small ones
+        # cost little, and a busy or oddly reported LLC can make even them DRAM-like
+        cands, s = [], max(1 << 20, pow2_floor(2 * l2))
+        while s < ref:
+            cands.append(s)
+            s *= 2
+        cands.append(ref)
+        mib64 = 64 << 20
+        sysfs_rule = max((3 * llc // 2) // mib64 * mib64, pow2_floor(2 * llc) if llc < mib64 else 0)
+        doc = {"candidates": cands, "halfway": self.DRAM_HALFWAY,
+               "over_cache": self.DRAM_OVER_CACHE, "sysfs_llc": llc,
+               "sysfs_rule_bytes": min(sysfs_rule, pow2_floor(memcap))}
+        raw = self.rawpath("t8_probe.json")
+        rc = self.run([self.bins["flbench"], "--probe-only",
+                       "--sizes", ",".join(size_text(x) for x in cands), "--reps", "3", "--lookups", "262144", "--counters", "none", "--seed", "1",
+                       "--json", raw], "t8_probe", check=False, quiet_re=r"^probe/")
+        lat = {}
+        if rc == 0:
+            with open(raw) as f:
+                for b in json.load(f).get("benchmarks", []):
+                    if b.get("aggregate_name") == "min" and b.get("op") == "probe_latency":
+                        lat[int(b["footprint_bytes"])] = b["real_time"]
+        doc["latency_ns"] = {str(k): v for k, v in sorted(lat.items())}
+        if lat and min(lat.values()) > 0:
+            fast, top = min(lat.values()), lat[max(lat)]
+            thr = max(self.DRAM_OVER_CACHE * fast, fast + self.DRAM_HALFWAY * (top - fast))
+            ok = [x for x in sorted(lat) if all(lat[y] >= thr for y in lat if y >= x)]
+            if top < self.DRAM_OVER_CACHE * fast:
+                # no probed footprint was served by a cache: the smallest is already DRAM-like
+                ok, thr = [min(lat)], fast
+            pick = ok[0] if ok else max(lat)
+            doc.update(bytes=pick, source="probe", latency_at_pick_ns=lat[pick], threshold_ns=thr,
+                       in_cache_ns=fast, reference_ns=top)
+        else:
+            doc.update(bytes=doc["sysfs_rule_bytes"], source="sysfs (the memory probe did not run)")
+        self._dram = doc
+        with open(self.path("t8_dram_point.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+        self.stamp_json(self.path("t8_dram_point.json"))
+        self.say("DRAM point %s (%s)" % (size_text(doc["bytes"]), doc["source"]))
+        return doc["bytes"]
+
     def t8_sizes(self):
+        if getattr(self, "_t8_sizes", None):
+            return self._t8_sizes
         spec = self.cfg["t8_sizes"]
         c = self.host["caches"]
         if spec not in ("quick", "full"):
             return spec
         l1d, l2, llc = c["l1d"] or 32768, c["l2"] or (1 << 20), c["llc"] or (32 << 20)
         memcap = (self.host.get("mem_total") or (8 << 30)) // 4
+        dram = self.dram_point()
         if spec == "quick":
-            # one size per level: L1d/2, L2/2, inside the LLC, LLC/4, and 1.5x the LLC (rounded
-            # down to 64 MiB): past the LLC, at 3/4 of the build time of 2x
-            mib64 = 64 << 20
-            beyond = max((3 * llc // 2) // mib64 * mib64, pow2_floor(2 * llc) if llc < mib64 else 0)
+            # one size per level: L1d/2, L2/2, inside the LLC, LLC/4 (the cache levels from
+            # sysfs, kept only below the DRAM point), and the measured DRAM point
             sizes = [pow2_floor(l1d // 2), pow2_floor(l2 // 2), pow2_floor(max(llc // 32, 2 * l2)),
-                     pow2_floor(llc // 4), beyond]
+                     pow2_floor(llc // 4)]
+            sizes = [x for x in sizes if x < dram] + [dram]
         else:
+            # every 4x from L1d/2 below the DRAM point, the DRAM point, and 4x deeper
             sizes, s = [], pow2_floor(l1d // 2)
-            while s <= 4 * llc:
+            while s < dram:
                 sizes.append(s)
                 s *= 4
-            if sizes[-1] < 2 * llc:
-                sizes.append(pow2_floor(4 * llc))
+            sizes += [dram, 4 * dram]
         sizes = sorted(set(min(x, pow2_floor(memcap)) for x in sizes))
-        return ",".join(size_text(x) for x in sizes)
+        self._t8_sizes = ",".join(size_text(x) for x in sizes)
+        return self._t8_sizes
 
     def exp_t8(self):
         c = self.cfg
