@@ -38,12 +38,22 @@ class Context:
         """A table built earlier in this run, or {} when its data is missing."""
         return self.tables.get(key) or {}
 
+    def size_class(self, b):
+        """size_class by the sizes sysfs reports, except that a size at or past the DRAM point
+        this run measured (run.json t8_dram_point: the smallest footprint from which the memory
+        probe's latency is DRAM-like) is DRAM, whatever sysfs says of the last-level cache (a
+        VM may report the host's whole L3)."""
+        dram_from = (self.run.get("t8_dram_point") or {}).get("bytes")
+        if dram_from and b is not None and b >= dram_from:
+            return "DRAM"
+        return size_class(b, self.caches)
+
     def fits(self, b):
         """(class, sentence): where a b-byte structure lives here. Past the footprint where
         table 8's memory probe measured DRAM-like latency it counts as DRAM, whatever size
         sysfs gives the last-level cache (a VM may report the host's whole L3)."""
         c = self.caches
-        cls = size_class(b, c)
+        cls = self.size_class(b)
         ml = self.table("t8").get("memory_like_from")
         if ml and b and b >= ml and cls in ("LLC", "L2"):
             return "DRAM", ("the %s structure is past %s, where this machine's memory latency is already "

@@ -35,7 +35,7 @@ def main():
     a = ap.parse_args()
 
     t0 = time.time()
-    host = hostinfo.describe(ROOT)
+    host = hostinfo.describe(ROOT, a.build_dir)
     out = os.path.abspath(a.out or os.path.join(ROOT, "results", host["host_id"]))
     os.makedirs(out, exist_ok=True)
     build = os.path.abspath(a.build_dir)

@@ -2,7 +2,6 @@
 against classic, blocked and cuckoo filters, memory and ns per lookup, from hashset_baseline
 (data/t2_crawler.json)."""
 
-from context import size_class
 from fmt import bigger, g, human_bytes, pct
 from models import ideal_cuckoo_bpk
 from verdicts import numbers_only
@@ -60,7 +59,7 @@ def why_speedup(ctx, c, m, holds):
     txt = "%sx: %s; for the GLib table: %s" % (g(m), ctx.fits_text(b), ctx.fits_text(ctx.facts.get("t2.ghash.bytes")))
     if holds:
         return txt
-    return ("different machine" if size_class(b, ctx.caches) != "DRAM" else "does not hold"), txt
+    return ("different machine" if ctx.size_class(b) != "DRAM" else "does not hold"), txt
 
 
 def _lookup(structure, extra=""):

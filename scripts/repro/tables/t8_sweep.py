@@ -4,7 +4,6 @@ latency at the same footprint (data/t8_sweep*.csv, read through advise_data, the
 `filterlab advise`'s CSV is written with)."""
 
 import advise_data
-from context import size_class
 from fmt import bigger, g, human_bytes
 from rundata import load_json
 
@@ -37,7 +36,7 @@ def build(ctx, d=None):
             any_r = next(iter(cells.values()))
             best_k = min(cells, key=lambda k: cells[k]["ns_per_lookup"] or 1e99)
             pivot.append({"target": t, "variant": v, "filter_bytes": any_r["filter_bytes"],
-                          "class": size_class(any_r["filter_bytes"], ctx.caches),
+                          "class": ctx.size_class(any_r["filter_bytes"]),
                           "k": any_r["k"], "bpk": any_r["bits_per_key"],
                           "fpr_measured": any_r["fpr_measured"],
                           "ns": {k: cells[k]["ns_per_lookup"] for k in cells},
@@ -53,7 +52,7 @@ def build(ctx, d=None):
         cand.sort(key=lambda x: x[0])
         if cand:
             r0 = cand[0][3]
-            best.append({"target": t, "class": size_class(r0["filter_bytes"], ctx.caches),
+            best.append({"target": t, "class": ctx.size_class(r0["filter_bytes"]),
                          "first": {"variant": cand[0][1], "kernel": cand[0][2], "ns": cand[0][0],
                                    "bytes": r0["filter_bytes"]},
                          "second": ({"variant": cand[1][1], "kernel": cand[1][2], "ns": cand[1][0],
@@ -68,14 +67,14 @@ def build(ctx, d=None):
     speedups = []
     for t in targets:
         c, b, cu = ns_at("classic", t, kern), ns_at("block512", t, kern), ns_at("cuckoo", t, kern)
-        speedups.append({"target": t, "class": size_class(t, ctx.caches),
+        speedups.append({"target": t, "class": ctx.size_class(t),
                          "block512": c / b if c and b else None,
                          "cuckoo": c / cu if c and cu else None})
     c, b, cu = ns_at("classic", big, kern), ns_at("block512", big, kern), ns_at("cuckoo", big, kern)
     ctx.fact("t8.speedup_dram", c / b if c and b else None, src)
     ctx.fact("t8.cuckoo_speedup_dram", c / cu if c and cu else None, src)
     ctx.fact("t8.largest_bytes", big, src)
-    ctx.fact("t8.largest_class", size_class(big, ctx.caches), src)
+    ctx.fact("t8.largest_class", ctx.size_class(big), src)
     sj = load_json(ctx.out, "t8_sweep_context.json")
     ctx.fact("t8.memory_like_from", mem_like, src)
     ctx.tables["t8"] = {"latency": {str(k): v for k, v in sorted(latency.items())},
@@ -97,7 +96,7 @@ def _speedup_over_classic(variant):
         if holds:
             return txt
         big = ctx.facts.get("t8.largest_bytes")
-        return ("different machine" if size_class(big, ctx.caches) != "DRAM" else "does not hold"), txt
+        return ("different machine" if ctx.size_class(big) != "DRAM" else "does not hold"), txt
     return why
 
 
