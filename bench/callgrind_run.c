@@ -111,7 +111,7 @@ int fb_cg_child_main(const fb_options *o) {
         printf("FLBENCH-CG status=error lookups=0 kernel=%s why=%s\n", kn, err);
         return 0;
     }
-    fl_status st = fl_kernel_select(kn);
+    fl_status st = fl_filter_bind_kernel(s.f, kn);
     if (st != FL_OK) {
         printf("FLBENCH-CG status=unavailable lookups=0 kernel=%s why=kernel %s cannot run under "
                "valgrind's synthetic CPU (%s)\n",

@@ -48,7 +48,9 @@ void fb_lookup_rep(fb_env *e, fb_lcfg *c) {
     c->reps_run++;
     if (s->failed)
         return;
-    fl_status st = fl_kernel_select(fb_kname(e, c->ki));
+    /* The kernel is the filter's own (fl_filter_bind_kernel), never the process's: a
+     * benchmark comparing kernels must not flip a global under other threads. */
+    fl_status st = fl_filter_bind_kernel(s->f, fb_kname(e, c->ki));
     if (st != FL_OK) {
         fb_result_str(c->r, "error", fl_strerror(st));
         return;
@@ -154,7 +156,7 @@ int fb_build_rotated(fb_env *e, fb_spec *s, fb_result **ins, size_t nk) {
     size_t usable[FB_MAX_KERNELS], nu = 0;
     for (size_t ki = 0; ki < nk; ki++) {
         fb_meas_reset(&m[ki]);
-        if (fl_kernel_select(fb_kname(e, ki)) == FL_OK)
+        if (fl_filter_bind_kernel(s->f, fb_kname(e, ki)) == FL_OK)
             usable[nu++] = ki;
         else
             fb_result_str(ins[ki], "error", "kernel cannot be selected");
@@ -171,7 +173,7 @@ int fb_build_rotated(fb_env *e, fb_spec *s, fb_result **ins, size_t nk) {
     size_t turn = 0;
     for (uint64_t id = 0; id < s->n && !full; id += chunk, turn++) {
         size_t ki = usable[turn % nu];
-        fl_kernel_select(fb_kname(e, ki));
+        fl_filter_bind_kernel(s->f, fb_kname(e, ki));
         size_t cnt = (size_t)(s->n - id < chunk ? s->n - id : chunk);
         int64_t got = insert_chunk(e, s, id, cnt, &m[ki], &full);
         if (got < 0)

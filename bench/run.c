@@ -43,7 +43,7 @@ static int build_and_time(fb_env *e, fb_spec *s, fb_result **ins) {
     if (shared)
         return fb_build_rotated(e, s, ins, nk);
     for (size_t ki = 0; ki < nk; ki++) {
-        if (fl_kernel_select(fb_kname(e, ki)) != FL_OK)
+        if (fl_filter_bind_kernel(s->f, fb_kname(e, ki)) != FL_OK)
             continue;
         for (int rep = 0; rep < ins[ki]->reps; rep++)
             if (fb_build_timed(e, s, ins[ki], rep))
@@ -69,7 +69,7 @@ static int prepare_spec(fb_env *e, fb_spec *s, fb_lcfg *cfgs, size_t *ncfg) {
         s->failed = 1;
         return -1;
     }
-    fl_kernel_select(fb_kname(e, 0));
+    fl_filter_bind_kernel(s->f, fb_kname(e, 0));
     fb_measure_fpr(e, s);
     for (size_t ki = 0; ki < o->nkernels; ki++)
         fb_spec_fields(e, ins[ki], s, ki);
