@@ -133,7 +133,7 @@ int fb_cg_child_main(const fb_options *o) {
     fb_run_lookups(&e, s.f, &e.pool, W, L, &bad);
     fb_cg_toggle_collect();
     printf("FLBENCH-CG status=%s lookups=%zu kernel=%s\n", bad ? "error" : "ok", L,
-           fl_kernel_active());
+           fl_filter_kernel(s.f));
     fflush(stdout);
     fl_free(s.f);
     fb_env_free(&e);
