@@ -2,12 +2,15 @@
  * The cms module's AVX-512 kernels (-mavx512f/bw/vl/dq): 8 keys per group.
  *
  * Row positions of 8 keys are computed in one vector per row (double hashing with 64-bit
- * lanes, Lemire's reduction as one vpmuludq of the high halves by w). Queries then gather the
- * 8 counters of a row (vpgatherqd) and keep the lane-wise minimum. Updates cannot scatter:
- * two keys of a group may share a counter (AVX-512CD's conflict detection is not among this
- * library's flags), so they apply the counters key by key in order, as scalar does, from the
- * vector-computed positions, prefetching the next group's counters first ("prefetched
- * scalar"). Tails (n % 8) use the scalar math.
+ * lanes, Lemire's reduction as one vpmuludq of the high halves by w); the counters are then
+ * read and written key by key in order from those positions, with the next group's counters
+ * prefetched first on sketches past L2 ("prefetched scalar"). Updates must work so: two keys
+ * of a group may share a counter, and AVX-512CD's conflict detection is not among this
+ * library's flags. Queries could gather the 8 counters of a row (vpgatherqd) instead; on the
+ * machines this was written on the scalar reads measured faster, both on the seeds' 53 KiB
+ * sketch and on a 64 MiB one (`checkkernels --bench --min --family cms`; AVX2's 4-lane
+ * gather, by contrast, beat its scalar reads, see cms_avx2.c). Tails (n % 8) use the scalar
+ * math.
  */
 #include <immintrin.h>
 
@@ -42,22 +45,26 @@ static inline void prefetch_all(const uint32_t *c, const uint64_t *idx, uint32_t
 
 static void cms_query_avx512(const uint32_t *c, uint32_t width, uint32_t depth,
                              const uint64_t *hashes, size_t n, uint32_t *out) {
-    size_t i = 0;
-    const __m512i w = _mm512_set1_epi64(width);
-    for (; i + G <= n; i += G) {
-        __m512i g = _mm512_loadu_si512((const void *)(hashes + i));
-        const __m512i step = _mm512_or_si512(_mm512_rol_epi64(g, 32), _mm512_set1_epi64(1));
-        __m512i base = _mm512_setzero_si512();
-        __m256i m = _mm256_set1_epi32(-1);
-        for (uint32_t r = 0; r < depth; r++) {
-            __m512i col = _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(g, 32), w), 32);
-            __m256i v = _mm512_i64gather_epi32(_mm512_add_epi64(col, base), (const void *)c, 4);
-            m = _mm256_min_epu32(m, v);
-            g = _mm512_add_epi64(g, step);
-            base = _mm512_add_epi64(base, w);
+    uint64_t buf[2][FL_CMS_ROWS_MAX * G];
+    size_t groups = n / G, i = 0;
+    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;
+    if (groups) positions8(hashes, width, depth, buf[0]);
+    for (size_t gi = 0; gi < groups; gi++) {
+        uint64_t *cur = buf[gi & 1], *next = buf[(gi + 1) & 1];
+        if (gi + 1 < groups) {
+            positions8(hashes + (gi + 1) * G, width, depth, next);
+            if (pf) prefetch_all(c, next, depth);
         }
-        _mm256_storeu_si256((__m256i *)(void *)(out + i), m);
+        for (size_t j = 0; j < G; j++) {
+            uint32_t m = UINT32_MAX;
+            for (uint32_t r = 0; r < depth; r++) {
+                uint32_t v = c[cur[(size_t)r * G + j]];
+                m = v < m ? v : m;
+            }
+            out[gi * G + j] = m;
+        }
     }
+    i = groups * G;
     for (; i < n; i++) out[i] = fl_cms_query1(c, width, depth, hashes[i]);
 }
 
