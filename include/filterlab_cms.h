@@ -37,8 +37,10 @@
  * whose true count exceeds phi * N at the end is in the set whenever topk >= 1 / (phi -
  * epsilon): topk other items each with estimate >= phi * N would need true counts summing
  * past N. Only updates by bytes or u64 keys feed the candidates (a bare hash has no key to
- * keep); a merge does not carry the other sketch's candidates (its counters, and so every
- * later estimate, include them).
+ * keep), and keys longer than FL_CMS_KEY_MAX are counted but never kept; a merge does not
+ * carry the other sketch's candidates (its counters, and so every later estimate, include
+ * them). A u64 key and the 8-byte string of its little-endian bytes hash differently and are
+ * two different keys, even though the list prints them alike.
  *
  * Thread safety: updates, merges and clears need exclusive access; queries, info and saves
  * may run concurrently with each other.
