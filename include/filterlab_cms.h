@@ -114,8 +114,9 @@ uint64_t fl_cms_hash_u64(const fl_cms *c, uint64_t key);
 
 /* Updates. inc is added with saturation; inc 0 is allowed and changes nothing but may make
  * the key a candidate. Batch forms take incs[i] for key i, or NULL for 1 each, and are
- * identical to the single calls in order (colliding keys included). Keys of bytes or u64
- * feed the candidates when topk > 0; u64 keys are kept as their 8 little-endian bytes.
+ * identical to the single calls in order (colliding keys included); u64 key and hash arrays
+ * need no alignment. Keys of bytes or u64 feed the candidates when topk > 0; u64 keys are
+ * kept as their 8 little-endian bytes.
  * Errors: FL_ERR_INVALID_ARG (NULL c, NULL key with len > 0, NULL arrays with n > 0),
  * FL_ERR_NO_MEMORY (a candidate's key copy could not be allocated: that key and the ones
  * after it in a batch are not counted). */

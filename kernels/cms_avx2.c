@@ -64,7 +64,7 @@ static void cms_query_avx2(const uint32_t *c, uint32_t width, uint32_t depth,
         }
         _mm_storeu_si128((__m128i *)(void *)(out + i), m);
     }
-    for (; i < n; i++) out[i] = fl_cms_query1(c, width, depth, hashes[i]);
+    for (; i < n; i++) out[i] = fl_cms_query1(c, width, depth, fl_hash_at(hashes, i));
 }
 
 #define UPDATE_LOOP(apply)                                                                     \
@@ -91,7 +91,7 @@ static void cms_update_avx2(uint32_t *c, uint32_t width, uint32_t depth,
         uint32_t *p = &c[cur[(size_t)r * G + j]];
         *p = fl_cms_sat_add(*p, inc);
     })
-    for (; i < n; i++) fl_cms_update1(c, width, depth, hashes[i], incs ? incs[i] : 1);
+    for (; i < n; i++) fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
 }
 
 static void cms_update_cons_avx2(uint32_t *c, uint32_t width, uint32_t depth,
@@ -101,7 +101,7 @@ static void cms_update_cons_avx2(uint32_t *c, uint32_t width, uint32_t depth,
         for (uint32_t r = 0; r < depth; r++) idx[r] = (size_t)cur[(size_t)r * G + j];
         fl_cms_update_cons_at(c, depth, idx, inc);
     })
-    for (; i < n; i++) fl_cms_update1_cons(c, width, depth, hashes[i], incs ? incs[i] : 1);
+    for (; i < n; i++) fl_cms_update1_cons(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
 }
 
 void fl_cms_kernels_init_avx2(fl_kernel_table *t) {

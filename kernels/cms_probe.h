@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "filterlab_inline.h" /* fl_reduce32 */
+#include "probe.h"             /* fl_hash_at: callers' hash arrays may be unaligned */
 
 /* Most rows a sketch has (FL_CMS_DEPTH_MAX of filterlab_cms.h): the kernels' position
  * buffers are this long. */

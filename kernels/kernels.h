@@ -112,7 +112,8 @@ typedef struct fl_hll_kernels {
 /* cms: Count-Min counters, depth rows of width u32 each, row-major (src/cms.c); positions
  * from kernels/cms_probe.h. incs may be NULL (1 for every key); counters saturate at
  * UINT32_MAX. An update batch must leave exactly the counters key-by-key updates in order
- * would, colliding keys included. */
+ * would, colliding keys included. hashes need no alignment (read them with fl_hash_at);
+ * incs and out are naturally aligned u32 arrays. */
 typedef void (*fl_cms_update_fn)(uint32_t *counters, uint32_t width, uint32_t depth,
                                  const uint64_t *hashes, const uint32_t *incs, size_t n);
 /* out[i] = the smallest of hashes[i]'s depth counters. */

@@ -174,7 +174,7 @@ fl_status fl_cms_add_u64s(fl_cms *c, const uint64_t *keys, size_t n, const uint3
     if (!c || (!keys && n)) return FL_ERR_INVALID_ARG;
     if (c->top.cap) {
         for (size_t i = 0; i < n; i++) {
-            fl_status st = fl_cms_add_u64(c, keys[i], incs ? incs[i] : 1);
+            fl_status st = fl_cms_add_u64(c, fl_hash_at(keys, i), incs ? incs[i] : 1);
             if (st != FL_OK) return st;
         }
         return FL_OK;
