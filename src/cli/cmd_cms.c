@@ -238,6 +238,10 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
         return cli_usage_error(CMD, "--from keeps the saved sketch's shape: no sizing or --top");
     if (output && strcmp(output, "-") == 0 && (query || info))
         return cli_usage_error(CMD, "-o - writes the sketch to standard output: no --query or --info");
+    int stdin_counted = optind == argc ? !from : 0;
+    for (int i = optind; i < argc; i++) stdin_counted |= strcmp(argv[i], "-") == 0;
+    if (query && strcmp(query, "-") == 0 && stdin_counted)
+        return cli_usage_error(CMD, "--query - and the lines to count cannot both be standard input");
     fl_cms *cms = NULL;
     int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms);
     if (rc != EXIT_OK) return rc;

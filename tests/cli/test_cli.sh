@@ -808,6 +808,7 @@ t_cms_bad_args() {
     expect_error 1 "$FL" top --phi 1 zipf.txt
     expect_error 1 "$FL" top --phi 0.0005 zipf.txt
     expect_error 1 "$FL" top --from z.cms zipf.txt
+    expect_error 1 "$FL" freq --query -
 }
 check "freq/top: bad parameters are usage errors" t_cms_bad_args
 
