@@ -109,12 +109,30 @@ typedef struct fl_hll_kernels {
     fl_hash_u64_fn murmur8;
 } fl_hll_kernels;
 
+/* cms: Count-Min counters, depth rows of width u32 each, row-major (src/cms.c); positions
+ * from kernels/cms_probe.h. incs may be NULL (1 for every key); counters saturate at
+ * UINT32_MAX. An update batch must leave exactly the counters key-by-key updates in order
+ * would, colliding keys included. hashes need no alignment (read them with fl_hash_at);
+ * incs and out are naturally aligned u32 arrays. */
+typedef void (*fl_cms_update_fn)(uint32_t *counters, uint32_t width, uint32_t depth,
+                                 const uint64_t *hashes, const uint32_t *incs, size_t n);
+/* out[i] = the smallest of hashes[i]'s depth counters. */
+typedef void (*fl_cms_query_fn)(const uint32_t *counters, uint32_t width, uint32_t depth,
+                                const uint64_t *hashes, size_t n, uint32_t *out);
+
+typedef struct fl_cms_kernels {
+    fl_cms_update_fn update;       /* counter += inc */
+    fl_cms_update_fn update_cons;  /* counter = max(counter, min + inc) (conservative) */
+    fl_cms_query_fn query;
+} fl_cms_kernels;
+
 /* One table per ISA: every module's struct. */
 typedef struct fl_kernel_table {
     fl_bloom_kernels bloom;
     fl_cuckoo_kernels cuckoo;
     fl_hash_kernels hash;
     fl_hll_kernels hll;
+    fl_cms_kernels cms;
 } fl_kernel_table;
 
 /* Where a structure's kernels sit in a table: byte offsets of its entries, so a filter
@@ -140,6 +158,10 @@ void fl_kernels_init_neon(fl_kernel_table *t);
 /* The hll module's part of each init (kernels/hll_<isa>.c), called from the ISA's init. */
 void fl_hll_kernels_init_scalar(fl_kernel_table *t);
 void fl_hll_kernels_init_avx512(fl_kernel_table *t);
+/* The cms module's part of each init (kernels/cms_<isa>.c). */
+void fl_cms_kernels_init_scalar(fl_kernel_table *t);
+void fl_cms_kernels_init_avx2(fl_kernel_table *t);
+void fl_cms_kernels_init_avx512(fl_kernel_table *t);
 
 /* Declares the lookup and insert kernels of one ISA with the shared signatures. */
 #define FL_DECLARE_KERNELS(isa)                                                                 \

@@ -41,6 +41,8 @@ static const cli_command commands[] = {
     {"count", cmd_count, "count distinct lines with a HyperLogLog (Redis's PFADD/PFCOUNT)", 1},
     {"hll-merge", cmd_hll_merge, "union of Redis HyperLogLog strings (PFMERGE)", 1},
     {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1},
+    {"freq", cmd_freq, "count lines in a Count-Min sketch; estimates, --info", 1},
+    {"top", cmd_top, "most frequent lines / heavy hitters (Count-Min + candidates)", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -750,5 +750,88 @@ t_kernel_env_quoted() {
 }
 check "FILTERLAB_KERNEL errors quote and cut the value" t_kernel_env_quoted
 
+# ---- Count-Min: freq and top ------------------------------------------------------------
+# A stream where line "w<i>" occurs 60 / i times (i = 1..30), one line per occurrence.
+awk 'BEGIN { for (i = 1; i <= 30; i++) for (j = 0; j < int(60 / i); j++) print "w" i }' >zipf.txt
+sort zipf.txt | uniq -c | awk '{ print $2 "\t" $1 }' | sort >zipf.truth
+
+t_cms_freq_query() {
+    expect_ok "$FL" freq --top 8 -o z.cms zipf.txt
+    [ ! -s out ] || fail "-o printed: $(cat out)"
+    cut -f1 zipf.truth >distinct.txt
+    expect_ok "$FL" freq --from z.cms --query distinct.txt
+    # Estimates never below the true counts (and, this sketch being roomy, equal).
+    awk -F'\t' '{ print $2 "\t" $1 }' out | sort | join -t "$(printf '\t')" - zipf.truth |
+        awk -F'\t' '$2 < $3 { bad = 1; print "under: " $0 } END { exit bad }' || fail "underestimate"
+    [ "$(wc -l <out)" -eq 30 ] || fail "lines: $(wc -l <out)"
+    expect_ok "$FL" freq --from z.cms --info
+    grep -q '^kind: Count-Min sketch (plain update)$' out || fail "$(cat out)"
+    grep -q '^shape: 5 rows x 2719 counters of 32 bits' out || fail "$(cat out)"
+    grep -q "^total: $(wc -l <zipf.txt)\$" out || fail "$(cat out)"
+    grep -q '^candidates: 8 of 8$' out || fail "$(cat out)"
+    # More lines on top of the saved sketch; -o - writes the same bytes as -o FILE.
+    expect_ok "$FL" freq --from z.cms -o z2.cms zipf.txt
+    expect_ok "$FL" freq --from z2.cms --query distinct.txt
+    grep -q "^120	w1\$" out || fail "w1 after twice: $(grep 'w1$' out)"
+    expect_ok "$FL" freq --from z2.cms -o -
+    cmp -s out z2.cms || fail "-o - differs from the file"
+}
+check "freq: build, save, query, info, add to a saved sketch" t_cms_freq_query
+
+t_cms_top() {
+    expect_ok "$FL" top --from z.cms -k 3
+    printf '60\tw1\n30\tw2\n20\tw3\n' | cmp -s - out || fail "top 3: $(cat out)"
+    expect_ok "$FL" top -k 2 zipf.txt
+    printf '60\tw1\n30\tw2\n' | cmp -s - out || fail "top 2 of a stream: $(cat out)"
+    # Heavy hitters above 10% of N (N = 229): w1 (60), w2 (30).
+    expect_ok "$FL" top --phi 0.1 -k 100 zipf.txt
+    printf '60\tw1\n30\tw2\n' | cmp -s - out || fail "phi 0.1: $(cat out)"
+    expect_ok "$FL" top --conservative --width 7 --depth 2 -k 1 zipf.txt
+    [ "$(cut -f2 out)" = w1 ] || fail "narrow conservative sketch: $(cat out)"
+}
+check "top: top-k and heavy hitters of a sketch and of a stream" t_cms_top
+
+t_cms_bad_args() {
+    expect_error 1 "$FL" freq --epsilon 0 zipf.txt
+    expect_error 1 "$FL" freq --delta 1 zipf.txt
+    expect_error 1 "$FL" freq --epsilon nan zipf.txt
+    expect_error 1 "$FL" freq --width 0 --depth 3 zipf.txt
+    expect_error 1 "$FL" freq --width 10 --depth 33 zipf.txt
+    expect_error 1 "$FL" freq --width 10 zipf.txt
+    expect_error 1 "$FL" freq --width 10 --depth 2 --epsilon 0.1 zipf.txt
+    expect_error 1 "$FL" freq --width 4294967295 --depth 32 zipf.txt
+    grep -q 'exceeds the allowed limit' err || fail "$(cat err)"
+    expect_error 1 "$FL" freq --epsilon 1e-12 zipf.txt
+    expect_error 1 "$FL" freq --top 0 zipf.txt
+    expect_error 1 "$FL" freq --from z.cms --top 3
+    expect_error 1 "$FL" top -k 0 zipf.txt
+    expect_error 1 "$FL" top --phi 1 zipf.txt
+    expect_error 1 "$FL" top --phi 0.0005 zipf.txt
+    expect_error 1 "$FL" top --from z.cms zipf.txt
+    expect_error 1 "$FL" freq --query -
+}
+check "freq/top: bad parameters are usage errors" t_cms_bad_args
+
+t_cms_wrong_files() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o f.flt
+    expect_error 2 "$FL" freq --from f.flt
+    grep -q 'not a Count-Min sketch' err || fail "$(cat err)"
+    expect_error 2 "$FL" top --from f.flt
+    printf 'a\nb\n' | run "$FL" count -o h.hll
+    expect_error 2 "$FL" top --from h.hll
+    grep -q "hll-info" err || fail "$(cat err)"
+    expect_error 2 "$FL" query z.cms --input keys.txt
+    grep -q 'another kind' err || fail "$(cat err)"
+    expect_ok "$FL" freq --width 100 --depth 2 -o plain.cms zipf.txt
+    expect_error 2 "$FL" top --from plain.cms
+    grep -q 'tracks no candidates' err || fail "$(cat err)"
+    head -c 100 z.cms >cut.cms
+    expect_error 2 "$FL" freq --from cut.cms
+    grep -q 'truncated' err || fail "$(cat err)"
+    expect_error 2 "$FL" freq --from absent.cms
+    expect_error 2 "$FL" --max-bytes 1000 freq --from z.cms
+}
+check "freq/top: wrong kinds of file, truncated and oversized sketches" t_cms_wrong_files
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

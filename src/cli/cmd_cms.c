@@ -1,0 +1,359 @@
+/*
+ * filterlab freq / top: Count-Min sketches of lines (include/filterlab_cms.h).
+ *
+ * `freq` counts lines into a sketch (new, or --from a saved one), saves it with -o, and
+ * prints estimates for the lines of --query files; `top` prints the top-k list or the heavy
+ * hitters of a saved sketch or of a stream it counts itself. Sketch files are filterlab
+ * files of kind Count-Min; a filter file or a Redis HyperLogLog string given instead is
+ * named as such.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Loads a sketch; names the other kinds of file it may be given. */
+static int load_cms(const char *path, size_t max_bytes, fl_cms **out) {
+    fl_status s = fl_cms_load_file(path, max_bytes, out);
+    int err = errno;
+    if (s == FL_OK) return EXIT_OK;
+    char q[CLI_QUOTE_BUF];
+    cli_quote(path, q, sizeof q);
+    if (s == FL_ERR_WRONG_KIND)
+        return cli_fail(EXIT_DATA,
+                        "%s: is a filterlab file of another kind (a filter?), not a Count-Min "
+                        "sketch (use 'filterlab info' on it)",
+                        q);
+    if (s == FL_ERR_BAD_MAGIC) {
+        unsigned char *buf;
+        size_t len;
+        if (cli_read_file(path, 1 << 20, &buf, &len) == EXIT_OK) {
+            int hll = len >= 4 && memcmp(buf, "HYLL", 4) == 0;
+            free(buf);
+            if (hll)
+                return cli_fail(EXIT_DATA,
+                                "%s: is a Redis HyperLogLog string, not a Count-Min sketch (use "
+                                "'filterlab hll-info' on it)",
+                                q);
+        }
+    }
+    if (s == FL_ERR_IO) return cli_fail(EXIT_DATA, "%s: %s", q, strerror(err));
+    return cli_fail(EXIT_DATA, "%s: %s", q, fl_strerror(s));
+}
+
+static int save_cms(const fl_cms *c, const char *path) {
+    size_t need = fl_cms_serialized_size(c), w = 0;
+    unsigned char *buf = need ? malloc(need) : NULL;
+    if (!buf) return cli_fail(EXIT_DATA, "out of memory");
+    fl_status s = fl_cms_save_mem(c, buf, need, &w);
+    int rc = s == FL_OK ? cli_write_file(path, buf, w) : cli_fail(EXIT_DATA, "save: %s", fl_strerror(s));
+    free(buf);
+    return rc;
+}
+
+static int add_lines(fl_cms *c, const char *path) {
+    cli_lines r;
+    int rc = cli_lines_open(&r, path);
+    if (rc != EXIT_OK) return rc;
+    const char *key;
+    size_t len;
+    int got;
+    while ((got = cli_lines_next(&r, &key, &len)) == 1) {
+        fl_status s = fl_cms_add_bytes(c, key, len, 1);
+        if (s != FL_OK) {
+            cli_lines_close(&r);
+            return cli_fail(EXIT_DATA, "add: %s", fl_strerror(s));
+        }
+    }
+    cli_lines_close(&r);
+    return got < 0 ? EXIT_DATA : EXIT_OK;
+}
+
+/* "ESTIMATE<TAB>KEY" per line of path. */
+static int query_lines(const fl_cms *c, const char *path) {
+    cli_lines r;
+    int rc = cli_lines_open(&r, path);
+    if (rc != EXIT_OK) return rc;
+    const char *key;
+    size_t len;
+    int got;
+    while (!cli_out_failed() && (got = cli_lines_next(&r, &key, &len)) == 1) {
+        cli_outf("%u\t", fl_cms_query_bytes(c, key, len));
+        cli_out(key, len);
+        cli_out("\n", 1);
+    }
+    cli_lines_close(&r);
+    return got < 0 ? EXIT_DATA : EXIT_OK;
+}
+
+static void print_info(const fl_cms *c) {
+    fl_cms_info in;
+    fl_cms_info_get(c, &in);
+    char hb[32];
+    cli_human_bytes(in.bytes, hb, sizeof hb);
+    cli_outf("kind: Count-Min sketch (%s update)\n"
+             "shape: %u rows x %u counters of 32 bits (%s)\n"
+             "bounds: epsilon %.6g (e / width), delta %.6g (e^-depth)\n"
+             "total: %llu%s\n"
+             "saturated counters: %llu\n",
+             in.conservative ? "conservative" : "plain", in.depth, in.width, hb, in.epsilon,
+             in.delta, (unsigned long long)in.total, in.total_saturated ? " (saturated)" : "",
+             (unsigned long long)in.saturated);
+    if (in.topk)
+        cli_outf("candidates: %u of %u\n", in.candidates, in.topk);
+    else
+        cli_outf("candidates: not tracked\n");
+}
+
+/* Options both commands take to make a new sketch. */
+typedef struct sizing {
+    double epsilon, delta;
+    uint64_t width, depth, seed;
+    int have_eps, have_delta, have_w, have_d, conservative;
+} sizing;
+
+enum { O_EPS = 256, O_DELTA, O_WIDTH, O_DEPTH, O_SEED, O_CONS, O_FROM, O_QUERY, O_INFO, O_TOP, O_K, O_PHI };
+
+static int parse_sizing(const char *cmd, int c, sizing *z) {
+    switch (c) {
+    case O_EPS:
+        z->have_eps = 1;
+        return cli_parse_fpr(cmd, "--epsilon", optarg, &z->epsilon);
+    case O_DELTA:
+        z->have_delta = 1;
+        return cli_parse_fpr(cmd, "--delta", optarg, &z->delta);
+    case O_WIDTH:
+        z->have_w = 1;
+        if (cli_parse_count(cmd, "--width", optarg, &z->width) < 0) return -1;
+        if (z->width == 0 || z->width > UINT32_MAX)
+            return cli_usage_error(cmd, "--width %s: must be between 1 and 4294967295", optarg), -1;
+        return 0;
+    case O_DEPTH:
+        z->have_d = 1;
+        if (cli_parse_count(cmd, "--depth", optarg, &z->depth) < 0) return -1;
+        if (z->depth == 0 || z->depth > FL_CMS_DEPTH_MAX)
+            return cli_usage_error(cmd, "--depth %s: must be between 1 and %u", optarg,
+                                   FL_CMS_DEPTH_MAX), -1;
+        return 0;
+    case O_SEED:
+        return cli_parse_seed(cmd, "--seed", optarg, &z->seed);
+    case O_CONS:
+        z->conservative = 1;
+        return 0;
+    }
+    return 1; /* not a sizing option */
+}
+
+static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out) {
+    if ((z->have_w || z->have_d) && (z->have_eps || z->have_delta))
+        return cli_usage_error(cmd, "give --epsilon/--delta or --width/--depth, not both");
+    if (z->have_w != z->have_d) return cli_usage_error(cmd, "give both --width and --depth");
+    fl_cms_config cfg = {.epsilon = z->have_eps ? z->epsilon : 0.001,
+                         .delta = z->have_delta ? z->delta : 0.01,
+                         .width = (uint32_t)z->width, .depth = (uint32_t)z->depth,
+                         .seed = z->seed, .conservative = z->conservative, .topk = topk};
+    fl_status s = fl_cms_create(&cfg, out);
+    if (s == FL_ERR_NO_MEMORY) return cli_fail(EXIT_DATA, "%s: out of memory", cmd);
+    if (s != FL_OK) return cli_usage_error(cmd, "cannot create the sketch: %s", fl_strerror(s));
+    return EXIT_OK;
+}
+
+static int sizing_given(const sizing *z) {
+    return z->have_eps || z->have_delta || z->have_w || z->have_d || z->conservative || z->seed;
+}
+
+#define SIZING_OPTS                                                                          \
+    {"epsilon", required_argument, NULL, O_EPS}, {"delta", required_argument, NULL, O_DELTA},  \
+        {"width", required_argument, NULL, O_WIDTH},                                          \
+        {"depth", required_argument, NULL, O_DEPTH}, {"seed", required_argument, NULL, O_SEED}, \
+        {"conservative", no_argument, NULL, O_CONS}
+
+#define SIZING_HELP                                                                          \
+    "  --epsilon E --delta D  error bound: estimates exceed the true count by more than\n"  \
+    "                 E * N with probability at most D; width ceil(e / E), depth\n"          \
+    "                 ceil(ln(1 / D)) (defaults 0.001 and 0.01: 5 x 2719, 53 KiB)\n"          \
+    "  --width W --depth D  the shape itself (depth 1..32)\n"                                \
+    "  --conservative conservative update (Estan and Varghese): smaller overestimates\n"    \
+    "  --seed S       hash seed (default 0)\n"
+
+static void freq_help(void) {
+    cli_outf("Usage: filterlab freq [SIZING] [--top K] [--from SKETCH] [-o OUT] [--query FILE]\n"
+             "                      [--info] [FILE...]\n"
+             "\n"
+             "Count lines in a Count-Min sketch (Cormode and Muthukrishnan 2005): estimates\n"
+             "are never below the true counts.\n"
+             "\n"
+             "Options:\n" SIZING_HELP
+             "  --top K        keep the K most frequent lines as candidates for 'filterlab top'\n"
+             "  --from SKETCH  start from a saved sketch (sizing options are then refused);\n"
+             "                 with no FILE, read no input\n"
+             "  -o, --output OUT  save the sketch ('-': standard output)\n"
+             "  --query FILE   print 'ESTIMATE<TAB>LINE' for each line of FILE ('-': stdin)\n"
+             "  --info         describe the sketch (the default when neither -o nor --query)\n"
+             "  -h, --help     show this help\n"
+             "\n"
+             "FILE '-' or no FILE (and no --from): standard input.\n");
+}
+
+int cmd_freq(int argc, char **argv, const cli_globals *g) {
+    static const char *const CMD = "freq";
+    static const struct option opts[] = {
+        SIZING_OPTS,
+        {"top", required_argument, NULL, O_TOP},
+        {"from", required_argument, NULL, O_FROM},
+        {"query", required_argument, NULL, O_QUERY},
+        {"info", no_argument, NULL, O_INFO},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    sizing z = {0};
+    uint64_t topk = 0;
+    const char *from = NULL, *output = NULL, *query = NULL;
+    int info = 0, c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        int r = parse_sizing(CMD, c, &z);
+        if (r < 0) return EXIT_USAGE;
+        if (r == 0) continue;
+        switch (c) {
+        case O_TOP:
+            if (cli_parse_count(CMD, "--top", optarg, &topk) < 0) return EXIT_USAGE;
+            if (topk == 0 || topk > FL_CMS_TOPK_MAX)
+                return cli_usage_error(CMD, "--top %s: must be between 1 and %u", optarg,
+                                       FL_CMS_TOPK_MAX);
+            break;
+        case O_FROM: from = optarg; break;
+        case O_QUERY: query = optarg; break;
+        case O_INFO: info = 1; break;
+        case 'o': output = optarg; break;
+        case 'h': freq_help(); return EXIT_OK;
+        default: return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (from && (sizing_given(&z) || topk))
+        return cli_usage_error(CMD, "--from keeps the saved sketch's shape: no sizing or --top");
+    if (output && strcmp(output, "-") == 0 && (query || info))
+        return cli_usage_error(CMD, "-o - writes the sketch to standard output: no --query or --info");
+    int stdin_counted = optind == argc ? !from : 0;
+    for (int i = optind; i < argc; i++) stdin_counted |= strcmp(argv[i], "-") == 0;
+    if (query && strcmp(query, "-") == 0 && stdin_counted)
+        return cli_usage_error(CMD, "--query - and the lines to count cannot both be standard input");
+    fl_cms *cms = NULL;
+    int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms);
+    if (rc != EXIT_OK) return rc;
+    if (optind == argc && !from) rc = add_lines(cms, "-");
+    for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(cms, argv[i]);
+    if (rc == EXIT_OK && output) rc = save_cms(cms, output);
+    if (rc == EXIT_OK && query) rc = query_lines(cms, query);
+    if (rc == EXIT_OK && (info || (!output && !query))) print_info(cms);
+    fl_cms_free(cms);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
+
+static void top_help(void) {
+    cli_outf("Usage: filterlab top [-k K] [--phi PHI] [SIZING] (--from SKETCH | [FILE...])\n"
+             "\n"
+             "The most frequent lines, 'ESTIMATE<TAB>LINE' in decreasing order: of a sketch\n"
+             "saved by 'filterlab freq --top', or of the lines of FILE... counted here.\n"
+             "\n"
+             "Options:\n"
+             "  -k K           print at most K lines (default 10)\n"
+             "  --phi PHI      only heavy hitters: lines whose estimate exceeds PHI * N\n"
+             "                 (N = lines counted), 0 < PHI < 1\n"
+             "  --from SKETCH  a saved sketch (it must track candidates)\n" SIZING_HELP
+             "  -h, --help     show this help\n"
+             "\n"
+             "Counting here tracks max(K, ceil(1 / (PHI - epsilon))) candidates, enough for\n"
+             "every line above PHI * N to be kept whenever the sketch's estimates are within\n"
+             "epsilon * N (see include/filterlab_cms.h).\n");
+}
+
+int cmd_top(int argc, char **argv, const cli_globals *g) {
+    static const char *const CMD = "top";
+    static const struct option opts[] = {
+        SIZING_OPTS,
+        {"phi", required_argument, NULL, O_PHI},
+        {"from", required_argument, NULL, O_FROM},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    sizing z = {0};
+    uint64_t k = 10;
+    double phi = 0;
+    int have_phi = 0, c;
+    const char *from = NULL;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":hk:", opts, NULL)) != -1) {
+        int r = parse_sizing(CMD, c, &z);
+        if (r < 0) return EXIT_USAGE;
+        if (r == 0) continue;
+        switch (c) {
+        case 'k':
+            if (cli_parse_count(CMD, "-k", optarg, &k) < 0) return EXIT_USAGE;
+            if (k == 0 || k > FL_CMS_TOPK_MAX)
+                return cli_usage_error(CMD, "-k %s: must be between 1 and %u", optarg,
+                                       FL_CMS_TOPK_MAX);
+            break;
+        case O_PHI:
+            have_phi = 1;
+            if (cli_parse_fpr(CMD, "--phi", optarg, &phi) < 0) return EXIT_USAGE;
+            break;
+        case O_FROM: from = optarg; break;
+        case 'h': top_help(); return EXIT_OK;
+        default: return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    if (from && (sizing_given(&z) || optind < argc))
+        return cli_usage_error(CMD, "--from reads a saved sketch: no sizing options or FILE");
+    fl_cms *cms = NULL;
+    int rc;
+    if (from) {
+        rc = load_cms(from, g->max_bytes, &cms);
+        if (rc == EXIT_OK) {
+            fl_cms_info in;
+            fl_cms_info_get(cms, &in);
+            if (!in.topk) {
+                fl_cms_free(cms);
+                return cli_fail(EXIT_DATA, "%s: the sketch tracks no candidates (build it with "
+                                "'filterlab freq --top K')", from);
+            }
+        }
+    } else {
+        uint32_t cap = (uint32_t)k;
+        if (have_phi) {
+            double eps = z.have_w ? M_E / (double)z.width : z.have_eps ? z.epsilon : 0.001;
+            if (!(phi > eps))
+                return cli_usage_error(CMD, "--phi %g must exceed the sketch's epsilon %g", phi, eps);
+            double need = ceil(1.0 / (phi - eps));
+            if (need > FL_CMS_TOPK_MAX)
+                return cli_usage_error(CMD, "--phi %g: 1 / (phi - epsilon) candidates is more "
+                                       "than %u", phi, FL_CMS_TOPK_MAX);
+            if (need > cap) cap = (uint32_t)need;
+        }
+        rc = create_cms(CMD, &z, cap, &cms);
+        if (rc == EXIT_OK && optind == argc) rc = add_lines(cms, "-");
+        for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(cms, argv[i]);
+    }
+    if (rc != EXIT_OK) {
+        fl_cms_free(cms);
+        return rc;
+    }
+    fl_cms_item *items = malloc((size_t)k * sizeof *items);
+    size_t n = 0;
+    fl_status s = !items ? FL_ERR_NO_MEMORY
+                  : have_phi ? fl_cms_heavy_hitters(cms, phi, items, (size_t)k, &n)
+                             : fl_cms_top(cms, items, (size_t)k, &n);
+    if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s: %s", CMD, fl_strerror(s));
+    for (size_t i = 0; i < n && rc == EXIT_OK && !cli_out_failed(); i++) {
+        cli_outf("%llu\t", (unsigned long long)items[i].estimate);
+        cli_out(items[i].key, items[i].len);
+        cli_out("\n", 1);
+    }
+    free(items);
+    fl_cms_free(cms);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
