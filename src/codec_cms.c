@@ -37,15 +37,12 @@
  * current one, since estimates only grow).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "atomic_file.h"
 #include "cms_internal.h"
 #include "container.h"
+#include "kind_io.h"
 
 #define TAG_HEAD FL_CT_TAG('H', 'E', 'A', 'D')
 #define TAG_TOPK FL_CT_TAG('T', 'O', 'P', 'K')
@@ -275,108 +272,38 @@ static fl_status read_cms(fl_ct_reader *r, size_t max_bytes, fl_cms **out) {
     return FL_OK;
 }
 
-/* Magic and version as src/io.c reads them, then the container and its kind. */
-static fl_status load_in(fl_in *in, size_t max_bytes, fl_cms **out) {
-    fl_status st = fl_in_need(in, FL_MAGIC_LEN);
-    if (st == FL_ERR_TRUNCATED)
-        return in->avail && memcmp(in->p, fl_file_magic, in->avail) ? FL_ERR_BAD_MAGIC
-                                                                     : FL_ERR_TRUNCATED;
-    if (st != FL_OK) return st;
-    if (memcmp(in->p, fl_file_magic, FL_MAGIC_LEN)) return FL_ERR_BAD_MAGIC;
-    st = fl_in_need(in, FL_MAGIC_LEN + 2);
-    if (st != FL_OK) return st;
-    uint16_t version = fl_get16(in->p + FL_MAGIC_LEN);
-    if (version == 1) return FL_ERR_WRONG_KIND; /* version 1 held filters only */
-    if (version != FMT_V2) return FL_ERR_BAD_VERSION;
-    fl_ct_reader r;
-    st = fl_ct_open(&r, in);
-    if (st != FL_OK) return st;
-    if (r.kind != FL_KIND_COUNT_MIN) return FL_ERR_WRONG_KIND;
-    return read_cms(&r, max_bytes, out);
+/* The codec in the shape every kind's save and load share (src/kind_io.c). */
+static fl_status write_any(const void *obj, fl_sink *sink) {
+    return write_cms((const fl_cms *)obj, sink);
 }
+static fl_status read_any(fl_ct_reader *r, size_t max_bytes, void **out) {
+    fl_cms *c = NULL;
+    fl_status st = read_cms(r, max_bytes, &c);
+    *out = c;
+    return st;
+}
+static const fl_kind_codec cms_codec = {FL_KIND_COUNT_MIN, write_any, read_any, NULL};
 
 fl_status fl_cms_load_mem(const void *buf, size_t len, size_t max_bytes, fl_cms **out) {
     if (out) *out = NULL;
     if (!buf || !out) return FL_ERR_INVALID_ARG;
-    fl_in in;
-    fl_in_mem(&in, buf, len);
-    return load_in(&in, max_bytes, out);
-}
-
-/* ==== files (the same shape as src/io.c's) ================================================ */
-
-typedef struct fd_sink {
-    int fd;
-    uint8_t *chunk;
-} fd_sink;
-enum { FD_SINK_CHUNK = 1 << 16 };
-
-static uint8_t *fd_reserve(void *ctx, size_t n, size_t *fit) {
-    *fit = n < FD_SINK_CHUNK ? n : FD_SINK_CHUNK;
-    return ((fd_sink *)ctx)->chunk;
-}
-
-static int fd_commit(void *ctx, size_t n) {
-    fd_sink *s = (fd_sink *)ctx;
-    return fl_write_all(s->fd, s->chunk, n) == FL_OK ? 0 : -1;
-}
-
-static fl_status write_fd(int fd, void *ctx) {
-    fd_sink s = {fd, malloc(FD_SINK_CHUNK)};
-    if (!s.chunk) return FL_ERR_NO_MEMORY;
-    fl_sink sink = {fd_reserve, fd_commit, &s};
-    errno = 0;
-    fl_status st = write_cms((const fl_cms *)ctx, &sink);
-    int err = errno;
-    free(s.chunk);
-    errno = err;
+    void *c = NULL;
+    fl_status st = fl_kind_load_mem(&cms_codec, buf, len, max_bytes, &c);
+    *out = c;
     return st;
 }
 
 fl_status fl_cms_save_file(const fl_cms *c, const char *path) {
     if (!c || !path || !*path) return FL_ERR_INVALID_ARG;
     if (fl_cms_serialized_size(c) == 0) return FL_ERR_TOO_LARGE;
-    return fl_replace_file(path, write_fd, (void *)c);
-}
-
-static int fd_read(void *ctx, void *buf, size_t n, size_t *got) {
-    int fd = *(const int *)ctx;
-    uint8_t *p = (uint8_t *)buf;
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = read(fd, p + done, n - done);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            *got = done;
-            return -1;
-        }
-        if (r == 0) break;
-        done += (size_t)r;
-    }
-    *got = done;
-    return 0;
+    return fl_kind_save_file(&cms_codec, c, path);
 }
 
 fl_status fl_cms_load_file(const char *path, size_t max_bytes, fl_cms **out) {
     if (out) *out = NULL;
     if (!path || !out) return FL_ERR_INVALID_ARG;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return FL_ERR_IO;
-    fl_status st;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        st = FL_ERR_IO;
-    } else {
-        uint64_t size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : FL_IN_SIZE_UNKNOWN;
-        fl_in in;
-        fl_in_stream(&in, fd_read, &fd, size);
-        st = load_in(&in, max_bytes, out);
-        int err = errno;
-        fl_in_release(&in);
-        errno = err;
-    }
-    int err = errno;
-    close(fd);
-    errno = err;
+    void *c = NULL;
+    fl_status st = fl_kind_load_file(&cms_codec, path, max_bytes, &c);
+    *out = c;
     return st;
 }

@@ -17,21 +17,30 @@
  *
  * Any change to a layout or to a probe formula in kernels/probe.h needs a new version.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h> /* rename; nothing is printed */
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "atomic_file.h"
 #include "internal.h"
 #include "codec_filter.h"
 #include "container.h"
+#include "kind_io.h"
 
-#define FMT_V1 1u
-#define FMT_V2 2u
+/* The filter's codec (src/codec_filter.c, and format 1 for old files) in the shape every
+ * kind's save and load share (src/kind_io.c). */
+static fl_status write_filter(const void *obj, fl_sink *sink) {
+    return fl_codec_filter_write((const fl_filter *)obj, sink);
+}
+static fl_status read_filter(fl_ct_reader *r, size_t max_bytes, void **out) {
+    fl_filter *f = NULL;
+    fl_status st = fl_codec_filter_read(r, max_bytes, &f);
+    *out = f;
+    return st;
+}
+static fl_status read_filter_v1(fl_in *in, size_t max_bytes, void **out) {
+    fl_filter *f = NULL;
+    fl_status st = fl_codec_filter_v1_read(in, max_bytes, &f);
+    *out = f;
+    return st;
+}
+static const fl_kind_codec filter_codec = {FL_KIND_FILTER, write_filter, read_filter,
+                                           read_filter_v1};
 
 /* ---- writing -------------------------------------------------------------------------- */
 
@@ -58,9 +67,7 @@ fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written
     /* The sink hands out buf itself: the payload is copied once, and its checksum is taken
      * over the copy (atomic inserts on another thread may set bits in f->data meanwhile,
      * and the file must agree with its own checksum). */
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, need);
-    st = fl_codec_filter_write(f, &sink);
+    st = fl_kind_save_mem(&filter_codec, f, buf, need);
     if (st != FL_OK) return st;
     if (written) *written = need;
     return FL_OK;
@@ -68,88 +75,16 @@ fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written
 
 /* ---- reading -------------------------------------------------------------------------- */
 
-/* Magic and version, then the reader of that version. */
-static fl_status load_in(fl_in *in, size_t max_bytes, fl_filter **out) {
-    fl_status st = fl_in_need(in, FL_MAGIC_LEN);
-    if (st == FL_ERR_TRUNCATED)
-        return in->avail && memcmp(in->p, fl_file_magic, in->avail) ? FL_ERR_BAD_MAGIC
-                                                                     : FL_ERR_TRUNCATED;
-    if (st != FL_OK) return st;
-    if (memcmp(in->p, fl_file_magic, FL_MAGIC_LEN)) return FL_ERR_BAD_MAGIC;
-    st = fl_in_need(in, FL_MAGIC_LEN + 2);
-    if (st != FL_OK) return st;
-    uint16_t version = fl_get16(in->p + FL_MAGIC_LEN);
-    if (version == FMT_V1) return fl_codec_filter_v1_read(in, max_bytes, out);
-    if (version != FMT_V2) return FL_ERR_BAD_VERSION;
-    fl_ct_reader r;
-    st = fl_ct_open(&r, in);
-    if (st != FL_OK) return st;
-    if (r.kind != FL_KIND_FILTER) return FL_ERR_WRONG_KIND;
-    return fl_codec_filter_read(&r, max_bytes, out);
-}
-
 fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter **out) {
     if (out) *out = NULL;
     if (!buf || !out) return FL_ERR_INVALID_ARG;
-    fl_in in;
-    fl_in_mem(&in, buf, len);
-    return load_in(&in, max_bytes, out);
+    void *f = NULL;
+    fl_status st = fl_kind_load_mem(&filter_codec, buf, len, max_bytes, &f);
+    *out = f;
+    return st;
 }
 
 /* ---- files ---------------------------------------------------------------------------- */
-
-/* read(2) until n bytes or end of file; *got says how many. */
-static int read_full(int fd, void *buf, size_t n, size_t *got) {
-    uint8_t *p = (uint8_t *)buf;
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = read(fd, p + done, n - done);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            *got = done;
-            return -1;
-        }
-        if (r == 0) break;
-        done += (size_t)r;
-    }
-    *got = done;
-    return 0;
-}
-
-/* A sink that writes to fd through a bounce buffer: each load of the buffer is both hashed
- * (by the container writer) and written, so the checksums match the bytes on disk even
- * while atomic inserts on another thread set bits. */
-typedef struct fd_sink {
-    int fd;
-    uint8_t *chunk;
-} fd_sink;
-enum { FD_SINK_CHUNK = 1 << 16 };
-
-static uint8_t *fd_reserve(void *ctx, size_t n, size_t *fit) {
-    *fit = n < FD_SINK_CHUNK ? n : FD_SINK_CHUNK;
-    return ((fd_sink *)ctx)->chunk;
-}
-
-static int fd_commit(void *ctx, size_t n) {
-    fd_sink *s = (fd_sink *)ctx;
-    return fl_write_all(s->fd, s->chunk, n) == FL_OK ? 0 : -1;
-}
-
-/* The file format (fl_save_mem's bytes) through fd, as an fl_content_writer for
- * fl_replace_file. Our own buffer failing is NO_MEMORY, as the header promises, not an I/O
- * error. */
-static fl_status write_filter(int fd, void *ctx) {
-    const fl_filter *f = (const fl_filter *)ctx;
-    fd_sink s = {fd, malloc(FD_SINK_CHUNK)};
-    if (!s.chunk) return FL_ERR_NO_MEMORY;
-    fl_sink sink = {fd_reserve, fd_commit, &s};
-    errno = 0;
-    fl_status st = fl_codec_filter_write(f, &sink);
-    int err = errno;
-    free(s.chunk);
-    errno = err;
-    return st;
-}
 
 /* Atomic replace (src/atomic_file.c): a failure never destroys the previous file, and a
  * symbolic link's target is replaced, not written through. */
@@ -158,39 +93,16 @@ fl_status fl_save_file(const fl_filter *f, const char *path) {
     fl_status st = check_saveable(f);
     if (st != FL_OK) return st;
     if (fl_serialized_size(f) == 0) return FL_ERR_TOO_LARGE;
-    return fl_replace_file(path, write_filter, (void *)f);
+    return fl_kind_save_file(&filter_codec, f, path);
 }
 
-/* A read callback for fl_in over a file descriptor. */
-static int fd_read(void *ctx, void *buf, size_t n, size_t *got) {
-    return read_full(*(const int *)ctx, buf, n, got);
-}
-
-/* The readers check the header against the file size from fstat, so a huge or mislabelled
- * file is refused before its payload is read or allocated; the payload is then read
- * straight into the new filter (no second copy of a large filter in memory). A file that
- * is not regular (a pipe) has no size up front: its end is checked after the read. */
-static fl_status load_fd(int fd, size_t max_bytes, fl_filter **out) {
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) return FL_ERR_IO;
-    uint64_t size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : FL_IN_SIZE_UNKNOWN;
-    fl_in in;
-    fl_in_stream(&in, fd_read, &fd, size);
-    fl_status st = load_in(&in, max_bytes, out);
-    int err = errno;
-    fl_in_release(&in);
-    errno = err;
-    return st;
-}
-
+/* A regular file is checked against its size before its payload is read or allocated, and
+ * the payload is read straight into the new filter (no second copy in memory). */
 fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out) {
     if (out) *out = NULL;
     if (!path || !out) return FL_ERR_INVALID_ARG;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return FL_ERR_IO;
-    fl_status st = load_fd(fd, max_bytes, out);
-    int err = errno;
-    close(fd);
-    errno = err;
+    void *f = NULL;
+    fl_status st = fl_kind_load_file(&filter_codec, path, max_bytes, &f);
+    *out = f;
     return st;
 }
