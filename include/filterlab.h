@@ -62,6 +62,8 @@ typedef enum fl_status {
     FL_ERR_WRONG_KIND,        /* a file holding another kind of structure than the call loads */
     FL_ERR_BAD_PRECISION,     /* HyperLogLog precision outside [FL_HLL_P_MIN, FL_HLL_P_MAX] */
     FL_ERR_HLL_FORMAT,        /* not a Redis HyperLogLog string (magic, encoding, opcodes) */
+    FL_ERR_BAD_GROWTH,        /* scalable Bloom growth factor below 1, NaN or infinite */
+    FL_ERR_BAD_TIGHTENING,    /* scalable Bloom tightening ratio outside (0, 1) */
     FL_STATUS_COUNT
 } fl_status;
 
@@ -444,4 +446,5 @@ fl_status fl_host_describe(fl_host *out);
 }
 #endif
 #include "filterlab_hll.h"
+#include "filterlab_sbf.h"
 #endif /* FILTERLAB_H */

@@ -30,6 +30,7 @@ extern const uint8_t fl_file_magic[FL_MAGIC_LEN];
  * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER). */
 typedef enum fl_kind {
     FL_KIND_FILTER = 1, /* an fl_filter: src/codec_filter.c */
+    FL_KIND_SCALABLE_BLOOM = 2, /* an fl_sbf chain: src/codec_sbf.c */
 } fl_kind;
 
 /* Section tags are four ASCII characters read as a little-endian u32, so a hex dump shows

@@ -68,8 +68,7 @@ fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written
 
 /* ---- reading -------------------------------------------------------------------------- */
 
-/* Magic and version, then the reader of that version. */
-static fl_status load_in(fl_in *in, size_t max_bytes, fl_filter **out) {
+fl_status fl_io_open(fl_in *in, fl_ct_reader *r, uint16_t *version, uint32_t *kind) {
     fl_status st = fl_in_need(in, FL_MAGIC_LEN);
     if (st == FL_ERR_TRUNCATED)
         return in->avail && memcmp(in->p, fl_file_magic, in->avail) ? FL_ERR_BAD_MAGIC
@@ -78,13 +77,24 @@ static fl_status load_in(fl_in *in, size_t max_bytes, fl_filter **out) {
     if (memcmp(in->p, fl_file_magic, FL_MAGIC_LEN)) return FL_ERR_BAD_MAGIC;
     st = fl_in_need(in, FL_MAGIC_LEN + 2);
     if (st != FL_OK) return st;
-    uint16_t version = fl_get16(in->p + FL_MAGIC_LEN);
-    if (version == FMT_V1) return fl_codec_filter_v1_read(in, max_bytes, out);
-    if (version != FMT_V2) return FL_ERR_BAD_VERSION;
+    *version = fl_get16(in->p + FL_MAGIC_LEN);
+    *kind = FL_KIND_FILTER; /* version 1 held nothing else */
+    if (*version == FMT_V1) return FL_OK;
+    if (*version != FMT_V2) return FL_ERR_BAD_VERSION;
+    st = fl_ct_open(r, in);
+    if (st == FL_OK) *kind = r->kind;
+    return st;
+}
+
+/* Magic and version, then the reader of that version. */
+static fl_status load_in(fl_in *in, size_t max_bytes, fl_filter **out) {
     fl_ct_reader r;
-    st = fl_ct_open(&r, in);
+    uint16_t version = 0;
+    uint32_t kind = 0;
+    fl_status st = fl_io_open(in, &r, &version, &kind);
     if (st != FL_OK) return st;
-    if (r.kind != FL_KIND_FILTER) return FL_ERR_WRONG_KIND;
+    if (version == FMT_V1) return fl_codec_filter_v1_read(in, max_bytes, out);
+    if (kind != FL_KIND_FILTER) return FL_ERR_WRONG_KIND;
     return fl_codec_filter_read(&r, max_bytes, out);
 }
 
@@ -190,6 +200,38 @@ fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out) {
     if (fd < 0) return FL_ERR_IO;
     fl_status st = load_fd(fd, max_bytes, out);
     int err = errno;
+    close(fd);
+    errno = err;
+    return st;
+}
+
+/* ---- what a file holds ------------------------------------------------------------------ */
+
+/* The public kinds are the container's (src/container.h); they must not drift apart. */
+_Static_assert((int)FL_FILE_FILTER == (int)FL_KIND_FILTER, "file kinds");
+_Static_assert((int)FL_FILE_SCALABLE_BLOOM == (int)FL_KIND_SCALABLE_BLOOM, "file kinds");
+
+fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind) {
+    if (!buf || !kind) return FL_ERR_INVALID_ARG;
+    fl_in in;
+    fl_in_mem(&in, buf, len);
+    fl_ct_reader r;
+    uint16_t version = 0;
+    return fl_io_open(&in, &r, &version, kind);
+}
+
+/* Reads only the preamble and the section table, however large the file. */
+fl_status fl_file_kind_file(const char *path, uint32_t *kind) {
+    if (!path || !kind) return FL_ERR_INVALID_ARG;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return FL_ERR_IO;
+    fl_in in;
+    fl_in_stream(&in, fd_read, &fd, FL_IN_SIZE_UNKNOWN);
+    fl_ct_reader r;
+    uint16_t version = 0;
+    fl_status st = fl_io_open(&in, &r, &version, kind);
+    int err = errno;
+    fl_in_release(&in);
     close(fd);
     errno = err;
     return st;
