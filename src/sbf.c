@@ -12,7 +12,7 @@
 
 /* Batch lookups work on chunks of this many keys, with their scratch on the stack, so a
  * lookup allocates nothing and may run on many threads at once. */
-#define CHUNK 512u
+#define CHUNK 1024u
 
 /* 2^53: above it a double no longer holds every integer. */
 #define EXACT_MAX 9007199254740992.0
@@ -192,16 +192,29 @@ int fl_sbf_contains_bytes(const fl_sbf *s, const void *key, size_t len) {
     return contains_from(s, 0, fl_sbf_hash_bytes(s, key, len));
 }
 
-/* One chunk (n <= CHUNK): the newest sub-filter's kernel over all of it, then each older
- * one over the keys still negative, gathered into a dense array so the kernel runs on
- * contiguous hashes and a key found positive is not looked up again. */
+/* One chunk (n <= CHUNK): the newest sub-filter's kernel over all of it (it holds most
+ * keys), then the older ones. Two ways to run those were measured (noisy figures on an
+ * AVX-512 host, 4 sub-filters, in the commit that chose this): each older kernel over the
+ * whole chunk with the answers OR-ed, or over the keys still negative, gathered into a
+ * dense array. Gathering costs more than it saves when most keys are negative (the usual
+ * lookup: ~30% slower), and saves lookups when most are positive (~30% faster); so the
+ * share of positives after the newest sub-filter picks the way. */
 static size_t contains_chunk(const fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t *out) {
     size_t pos = 0;
     fl_contains_hashes(s->filters[s->count - 1], hashes, n, out, &pos);
     if (s->count == 1 || pos == n) return pos;
+    uint8_t hit[CHUNK];
+    if (pos < n / 4) {
+        for (uint32_t i = s->count - 1; i-- > 0;) {
+            fl_contains_hashes(s->filters[i], hashes, n, hit, NULL);
+            for (size_t j = 0; j < n; j++) out[j] |= hit[j];
+        }
+        pos = 0;
+        for (size_t j = 0; j < n; j++) pos += out[j];
+        return pos;
+    }
     uint64_t left[CHUNK];
     uint16_t where[CHUNK];
-    uint8_t hit[CHUNK];
     size_t m = 0;
     for (size_t j = 0; j < n; j++) {
         left[m] = hashes[j];
