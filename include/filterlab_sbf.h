@@ -11,7 +11,9 @@
  *   false positive rate p_i = p0 * r^i, where p is the chain's error rate, r the tightening
  *   ratio and p0 = p * (1 - r). Keys go to the newest sub-filter; once it holds capacity_i
  *   keys the next add creates sub-filter i + 1 (or, non-scaling, fails with FL_ERR_FULL).
- *   A lookup is positive if any sub-filter reports the key.
+ *   A lookup is positive if any sub-filter reports the key. A non-scaling chain never has
+ *   more than sub-filter 0, so that one gets the whole p (RedisBloom does the same: its first
+ *   link is sized for error_rate * 0.5 when scaling, error_rate with NONSCALING).
  *
  * The bound (Almeida et al. 2007, section 4)
  *   A key never added is a false positive of the chain only if it is one of some sub-filter,
@@ -68,7 +70,8 @@ enum fl_sbf_flags {
 typedef struct fl_sbf_config {
     uint64_t capacity;   /* keys of the first sub-filter, >= 1 (BF.RESERVE capacity) */
     double error_rate;   /* the chain's target FPR p, in (0, 1) */
-    double growth;       /* 0: FL_SBF_GROWTH_DEFAULT; else >= 1 (FL_ERR_BAD_GROWTH) */
+    double growth;       /* 0: FL_SBF_GROWTH_DEFAULT; else >= 1 (FL_ERR_BAD_GROWTH);
+                            RedisBloom takes integers, any real >= 1 works here */
     double tightening;   /* 0: FL_SBF_TIGHTENING_DEFAULT; else in (0, 1)
                             (FL_ERR_BAD_TIGHTENING) */
     /* 0: FL_BLOCK512, one cache line per key and sub-filter, so a lookup over the chain
@@ -148,7 +151,7 @@ typedef struct fl_sbf_filter_info {
     fl_geometry geometry;
     uint64_t capacity;        /* keys it takes before the chain grows */
     uint64_t items;           /* keys it holds */
-    double target_fpr;        /* p_i */
+    double target_fpr;        /* p_i (non-scaling: p) */
     double predicted_fpr;     /* its model at `items` keys (<= target_fpr) */
     size_t bytes;
 } fl_sbf_filter_info;

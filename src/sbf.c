@@ -24,7 +24,10 @@ fl_status fl_sbf_next_capacity(uint64_t prev, double growth, uint64_t *out) {
     return FL_OK;
 }
 
+/* A non-scaling chain is one filter for ever: the whole budget p is its own, as in
+ * RedisBloom (its first link gets error_rate * 0.5 when scaling, error_rate when not). */
 double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i) {
+    if (s->flags & FL_SBF_NONSCALING) return s->error_rate;
     return s->error_rate * (1.0 - s->tightening) * pow(s->tightening, (double)i);
 }
 

@@ -35,7 +35,7 @@ struct fl_sbf {
  * capacity by EXPANSION): ceil(prev * growth); FL_ERR_TOO_LARGE past 2^53 keys, where
  * doubles stop counting exactly. */
 fl_status fl_sbf_next_capacity(uint64_t prev, double growth, uint64_t *out);
-/* Target FPR of sub-filter i: p (1 - r) r^i. */
+/* Target FPR of sub-filter i: p (1 - r) r^i (non-scaling: p, its only sub-filter). */
 double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i);
 /* Validates and normalises a configuration into the parameter fields of *s (no filters). */
 fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s);

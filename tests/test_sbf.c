@@ -114,7 +114,9 @@ static void check_chain(const fl_sbf *s) {
         assert_int_equal(fl_sbf_filter_info_at(s, i, &fi), FL_OK);
         if (i > 0) cap = (uint64_t)ceil((double)cap * in.growth);
         assert_int_equal(fi.capacity, cap);
-        double want = in.error_rate * (1 - in.tightening) * pow(in.tightening, i);
+        double want = in.flags & FL_SBF_NONSCALING
+                          ? in.error_rate
+                          : in.error_rate * (1 - in.tightening) * pow(in.tightening, i);
         assert_true(fabs(fi.target_fpr - want) <= 1e-12 * want);
         assert_true(fi.items <= fi.capacity);
         if (i + 1 < in.filters) assert_int_equal(fi.items, fi.capacity);
@@ -295,6 +297,9 @@ static void test_full_and_caps(void **state) {
     fl_sbf_config c = {.capacity = 100, .error_rate = 0.01, .flags = FL_SBF_NONSCALING};
     fl_sbf *s = NULL;
     assert_int_equal(fl_sbf_create(&c, &s), FL_OK);
+    fl_sbf_filter_info fi0;
+    assert_int_equal(fl_sbf_filter_info_at(s, 0, &fi0), FL_OK);
+    assert_true(fi0.target_fpr == 0.01); /* the whole budget: it never gets a sibling */
     size_t i = 0;
     while (fl_sbf_count(s) < 100) assert_int_equal(fl_sbf_add_hash(s, h[i++], NULL), FL_OK);
     int one = -1;
