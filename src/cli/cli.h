@@ -103,9 +103,9 @@ int cli_save_filter(const fl_filter *f, const char *path);
 int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out);
 int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out);
 int cli_save_sbf(const fl_sbf *s, const char *path);
-/* What a filterlab file holds (FL_FILE_*), for commands that take either kind; on failure
- * (or a kind this build cannot use) prints one line and returns EXIT_DATA. */
-int cli_file_kind(const char *path, uint32_t *kind);
+/* Loads a filter or a scalable chain, whichever the file holds (the other stays NULL), for
+ * commands that take either; on failure prints one line and returns EXIT_DATA. */
+int cli_load_any(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf);
 /* Reads a whole file (at most `cap` bytes, else an error); "-" is stdin. */
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len);
 /* Writes a buffer to `path` ("-" = stdout) with fl_write_file_atomic: a failure leaves the

@@ -25,12 +25,8 @@ static void help(void)
 }
 
 /* A scalable Bloom chain: its parameters, then one line per sub-filter. */
-static int info_sbf(const char *path, size_t max_bytes)
+static int info_sbf(const char *path, fl_sbf *s)
 {
-    fl_sbf *s = NULL;
-    int rc = cli_load_sbf(path, max_bytes, &s);
-    if (rc != EXIT_OK)
-        return rc;
     fl_sbf_info in;
     fl_status st = fl_sbf_get_info(s, &in);
     if (st != FL_OK) {
@@ -83,15 +79,12 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         return rc;
     const char *path = argv[optind];
 
-    uint32_t kind = 0;
-    if ((rc = cli_file_kind(path, &kind)) != EXIT_OK)
-        return rc;
-    if (kind == FL_FILE_SCALABLE_BLOOM)
-        return info_sbf(path, g->max_bytes);
     fl_filter *f = NULL;
-    rc = cli_load_filter(path, g->max_bytes, &f);
-    if (rc != EXIT_OK)
+    fl_sbf *chain = NULL;
+    if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)
         return rc;
+    if (chain)
+        return info_sbf(path, chain);
     fl_info in;
     fl_status s = fl_get_info(f, &in);
     if (s != FL_OK) {

@@ -67,14 +67,9 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
     const char *path = argv[optind];
 
     /* A filter or a scalable chain: the file says which. */
-    uint32_t kind = 0;
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
-    rc = cli_file_kind(path, &kind);
-    if (rc == EXIT_OK && kind == FL_FILE_SCALABLE_BLOOM)
-        rc = cli_load_sbf(path, g->max_bytes, &chain);
-    else if (rc == EXIT_OK)
-        rc = cli_load_filter(path, g->max_bytes, &f);
+    rc = cli_load_any(path, g->max_bytes, &f, &chain);
     if (rc != EXIT_OK)
         return rc;
     cli_lines in;

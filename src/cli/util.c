@@ -355,17 +355,51 @@ int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out)
     return load_status(path, s, e, max_bytes);
 }
 
-int cli_file_kind(const char *path, uint32_t *kind)
+/* The kind a filterlab file or buffer holds, judged like a load (one line on failure). */
+static int kind_status(const char *path, fl_status s, int e, uint32_t kind)
 {
-    errno = 0;
-    fl_status s = fl_file_kind_file(path, kind);
-    int e = errno;
     if (s != FL_OK)
         return load_status(path, s, e, 0);
-    if (*kind != FL_FILE_FILTER && *kind != FL_FILE_SCALABLE_BLOOM)
+    if (kind != FL_FILE_FILTER && kind != FL_FILE_SCALABLE_BLOOM)
         return cli_fail(EXIT_DATA, "cannot load '%s': %s (kind %u)", path,
-                        fl_strerror(FL_ERR_WRONG_KIND), (unsigned)*kind);
+                        fl_strerror(FL_ERR_WRONG_KIND), (unsigned)kind);
     return EXIT_OK;
+}
+
+/* A regular file is asked its kind (the preamble and table only), then loaded by the
+ * streaming loader of that kind. Anything else (a pipe, a FIFO, /dev/stdin) can be read
+ * only once: it is read into memory, up to --max-bytes plus room for the headers, and both
+ * steps work on the copy. */
+int cli_load_any(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf)
+{
+    *f = NULL;
+    *sbf = NULL;
+    struct stat sb;
+    uint32_t kind = 0;
+    int rc;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        errno = 0;
+        fl_status s = fl_file_kind_file(path, &kind);
+        if ((rc = kind_status(path, s, errno, kind)) != EXIT_OK)
+            return rc;
+        return kind == FL_FILE_SCALABLE_BLOOM ? cli_load_sbf(path, max_bytes, sbf)
+                                              : cli_load_filter(path, max_bytes, f);
+    }
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    size_t headers = (size_t)1 << 16; /* a container's table and headers are far smaller */
+    size_t cap = max_bytes && max_bytes < SIZE_MAX - headers ? max_bytes + headers : 0;
+    if ((rc = cli_read_file(path, cap, &buf, &len)) != EXIT_OK)
+        return rc;
+    fl_status s = fl_file_kind_mem(buf, len, &kind);
+    rc = kind_status(path, s, 0, kind);
+    if (rc == EXIT_OK) {
+        s = kind == FL_FILE_SCALABLE_BLOOM ? fl_sbf_load_mem(buf, len, max_bytes, sbf)
+                                           : fl_load_mem(buf, len, max_bytes, f);
+        rc = load_status(path, s, 0, max_bytes);
+    }
+    free(buf);
+    return rc;
 }
 
 int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out)

@@ -795,6 +795,12 @@ t_build_grow() {
     expect_ok "$FL" info g3.flt
     grep -q '^growth: *3$' out || fail "$(cat out)"
     grep -q '^sub-filters: *3$' out || fail "$(cat out)" # 300 + 900 + 2700
+    # a pipe is read once: its kind is judged on the copy in memory
+    [ "$(cat g.flt | "$FL" query /dev/stdin --input keys.txt --count)" = 2000 ] \
+        || fail "query of a piped chain"
+    "$FL" build --type block512 --n 2000 --fpr 1e-6 --input keys.txt -o plain.flt
+    [ "$(cat plain.flt | "$FL" query /dev/stdin --input keys.txt --count)" = 2000 ] \
+        || fail "query of a piped filter"
     # - is standard output
     "$FL" build --type reg64 --n 100 --fpr 0.01 --grow --input keys.txt -o - >std.flt
     expect_ok "$FL" info std.flt
