@@ -27,7 +27,9 @@ extern const uint8_t fl_file_magic[FL_MAGIC_LEN];
  * Adding a kind (a scalable Bloom chain, a counting Bloom, Count-Min, HyperLogLog, a static
  * filter...): a value here, its codec in src/codec_<kind>.c with its own section tags, and
  * the public load call that returns that structure (it refuses other kinds with
- * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER). */
+ * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER), and the same
+ * number as a public fl_file_kind value (include/filterlab_sbf.h for now; src/io.c asserts
+ * that the two agree) so programs can pick the loader with fl_file_kind_*. */
 typedef enum fl_kind {
     FL_KIND_FILTER = 1, /* an fl_filter: src/codec_filter.c */
     FL_KIND_SCALABLE_BLOOM = 2, /* an fl_sbf chain: src/codec_sbf.c */
