@@ -56,7 +56,7 @@ extern "C" {
 typedef struct fl_sbf fl_sbf;
 
 #define FL_SBF_GROWTH_DEFAULT 2.0     /* RedisBloom's default EXPANSION */
-#define FL_SBF_TIGHTENING_DEFAULT 0.5 /* RedisBloom's ratio; Almeida et al. suggest 0.8-0.9 */
+#define FL_SBF_TIGHTENING_DEFAULT 0.5 /* RedisBloom's ratio (Almeida et al. also study larger ones) */
 /* Most sub-filters a chain may hold: each takes two sections of a file (src/codec_sbf.c)
  * and the container holds at most 256. With growth 2 that is 2^63 times the capacity. */
 #define FL_SBF_FILTERS_MAX 127u
