@@ -63,6 +63,8 @@ typedef enum fl_status {
     FL_ERR_BAD_PRECISION,     /* HyperLogLog precision outside [FL_HLL_P_MIN, FL_HLL_P_MAX] */
     FL_ERR_HLL_FORMAT,        /* not a Redis HyperLogLog string (magic, encoding, opcodes) */
     FL_ERR_BAD_ACCURACY,      /* Count-Min epsilon, delta or phi outside (0, 1) or NaN */
+    FL_ERR_BAD_GROWTH,        /* scalable Bloom growth factor below 1, NaN or infinite */
+    FL_ERR_BAD_TIGHTENING,    /* scalable Bloom tightening ratio outside (0, 1) */
     FL_STATUS_COUNT
 } fl_status;
 
@@ -299,6 +301,20 @@ fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter *
 fl_status fl_save_file(const fl_filter *f, const char *path);
 fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out);
 
+/* What a filterlab file holds, without loading it, so a program can pick the loader: the
+ * kind stored in its container (format 1 files are filters). Reads the preamble and the
+ * section table only. Errors: those of the loaders for the magic, the version and the table
+ * (BAD_MAGIC, BAD_VERSION, TRUNCATED, CHECKSUM, CORRUPT), FL_ERR_IO; a kind this build does
+ * not know is returned as it is stored. (Redis HyperLogLog strings are Redis's format, not a
+ * filterlab file: fl_hll_import_redis reads them.) */
+typedef enum fl_file_kind {
+    FL_FILE_FILTER = 1,         /* fl_load_* */
+    FL_FILE_SCALABLE_BLOOM = 2, /* fl_sbf_load_* (filterlab_sbf.h) */
+    FL_FILE_COUNT_MIN = 4,      /* fl_cms_load_* (filterlab_cms.h) */
+} fl_file_kind;
+fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind);
+fl_status fl_file_kind_file(const char *path, uint32_t *kind);
+
 /* Replaces the file at `path` with `len` bytes of `buf` atomically; fl_save_file writes the
  * same way. The bytes go to a temporary PATH.tmp.XXXXXX in the same directory, which is
  * fsynced, given the mode of the file it replaces (a new file: 0666 less the umask) and
@@ -446,4 +462,5 @@ fl_status fl_host_describe(fl_host *out);
 #endif
 #include "filterlab_hll.h"
 #include "filterlab_cms.h"
+#include "filterlab_sbf.h"
 #endif /* FILTERLAB_H */

@@ -97,6 +97,26 @@ fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f) {
     return FL_OK;
 }
 
+void fl_codec_head_encode(const fl_filter *f, uint8_t head[FL_CODEC_HEAD_LEN]) {
+    memset(head, 0, FL_CODEC_HEAD_LEN);
+    head[0] = (uint8_t)f->g.variant;
+    head[1] = (uint8_t)f->hash;
+    fl_put32(head + 4, f->g.k);
+    fl_put64(head + 8, f->g.units);
+    fl_put64(head + 16, f->seed);
+    /* keys may be bumped by fl_insert_hashes_atomic on another thread. */
+    fl_put64(head + 24, __atomic_load_n(&f->keys, __ATOMIC_RELAXED));
+}
+
+fl_status fl_codec_head_decode(const uint8_t *p, uint64_t payload, fl_filter_fields *f) {
+    if (fl_get16(p + 2) != 0) return FL_ERR_CORRUPT;
+    f->g.k = fl_get32(p + 4);
+    f->g.units = fl_get64(p + 8);
+    f->seed = fl_get64(p + 16);
+    f->keys = fl_get64(p + 24);
+    return fl_codec_check_shape(f, p[0], p[1], payload);
+}
+
 /* ==== format version 2: writing ======================================================== */
 
 /* Stash entries a save stores: none for a variant without a stash. */
@@ -133,14 +153,7 @@ fl_status fl_codec_filter_write(const fl_filter *f, fl_sink *sink) {
     uint32_t n = sections_of(f, tags, lengths);
 
     uint8_t head[HEAD_LEN];
-    memset(head, 0, sizeof head);
-    head[0] = (uint8_t)f->g.variant;
-    head[1] = (uint8_t)f->hash;
-    fl_put32(head + 4, f->g.k);
-    fl_put64(head + 8, f->g.units);
-    fl_put64(head + 16, f->seed);
-    /* keys may be bumped by fl_insert_hashes_atomic on another thread. */
-    fl_put64(head + 24, __atomic_load_n(&f->keys, __ATOMIC_RELAXED));
+    fl_codec_head_encode(f, head);
 
     uint8_t entries[STASH_ENTRY * FL_STASH_MAX];
     memset(entries, 0, sizeof entries);
@@ -187,12 +200,7 @@ static fl_status read_head(fl_ct_reader *r, const fl_ct_section *s, uint64_t pay
     const uint8_t *p;
     fl_status st = fl_ct_view(r, s, &p);
     if (st != FL_OK) return st;
-    if (fl_get16(p + 2) != 0) return FL_ERR_CORRUPT;
-    f->g.k = fl_get32(p + 4);
-    f->g.units = fl_get64(p + 8);
-    f->seed = fl_get64(p + 16);
-    f->keys = fl_get64(p + 24);
-    return fl_codec_check_shape(f, p[0], p[1], payload);
+    return fl_codec_head_decode(p, payload, f);
 }
 
 static fl_status read_stash(fl_ct_reader *r, const fl_ct_section *s, fl_filter_fields *f) {

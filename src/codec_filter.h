@@ -53,6 +53,13 @@ fl_status fl_codec_filter_write(const fl_filter *f, fl_sink *sink);
  * at the top of codec_filter.c). */
 fl_status fl_codec_filter_read(fl_ct_reader *r, size_t max_bytes, fl_filter **out);
 
+/* The 32-byte HEAD section of a filter, shared with codecs that store filters inside
+ * their own containers (src/codec_sbf.c): encode f's, or decode one and check it against
+ * the stored payload length like a filter load does (fl_codec_check_shape). */
+#define FL_CODEC_HEAD_LEN 32u
+void fl_codec_head_encode(const fl_filter *f, uint8_t head[FL_CODEC_HEAD_LEN]);
+fl_status fl_codec_head_decode(const uint8_t *p, uint64_t payload, fl_filter_fields *f);
+
 /* ---- format version 1, read-only (codec_filter_v1.c) ----------------------------------- */
 /* Decodes a version-1 file whose magic and version the caller has seen. */
 fl_status fl_codec_filter_v1_read(fl_in *in, size_t max_bytes, fl_filter **out);

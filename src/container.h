@@ -27,10 +27,13 @@ extern const uint8_t fl_file_magic[FL_MAGIC_LEN];
  * Adding a kind (a scalable Bloom chain, a counting Bloom, Count-Min, HyperLogLog, a static
  * filter...): a value here, its codec in src/codec_<kind>.c with its own section tags, and
  * the public load call that returns that structure (it refuses other kinds with
- * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER). */
+ * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER), and the same
+ * number as a public fl_file_kind value (include/filterlab_sbf.h for now; src/io.c asserts
+ * that the two agree) so programs can pick the loader with fl_file_kind_*. */
 typedef enum fl_kind {
     FL_KIND_FILTER = 1, /* an fl_filter: src/codec_filter.c */
     FL_KIND_COUNT_MIN = 4, /* an fl_cms: src/codec_cms.c (2, 3 left to issue 11's Blooms) */
+    FL_KIND_SCALABLE_BLOOM = 2, /* an fl_sbf chain: src/codec_sbf.c */
 } fl_kind;
 
 /* Section tags are four ASCII characters read as a little-endian u32, so a hex dump shows

@@ -66,8 +66,7 @@ fl_status fl_kind_save_file(const fl_kind_codec *c, const void *obj, const char 
 
 /* ---- reading -------------------------------------------------------------------------- */
 
-/* Magic and version, then the reader of that version and kind. */
-static fl_status load_in(const fl_kind_codec *c, fl_in *in, size_t max_bytes, void **out) {
+fl_status fl_kind_open(fl_in *in, fl_ct_reader *r, uint16_t *version, uint32_t *kind) {
     fl_status st = fl_in_need(in, FL_MAGIC_LEN);
     if (st == FL_ERR_TRUNCATED)
         return in->avail && memcmp(in->p, fl_file_magic, in->avail) ? FL_ERR_BAD_MAGIC
@@ -76,13 +75,24 @@ static fl_status load_in(const fl_kind_codec *c, fl_in *in, size_t max_bytes, vo
     if (memcmp(in->p, fl_file_magic, FL_MAGIC_LEN)) return FL_ERR_BAD_MAGIC;
     st = fl_in_need(in, FL_MAGIC_LEN + 2);
     if (st != FL_OK) return st;
-    uint16_t version = fl_get16(in->p + FL_MAGIC_LEN);
-    if (version == FMT_V1) return c->read_v1 ? c->read_v1(in, max_bytes, out) : FL_ERR_WRONG_KIND;
-    if (version != FMT_V2) return FL_ERR_BAD_VERSION;
+    *version = fl_get16(in->p + FL_MAGIC_LEN);
+    *kind = FL_KIND_FILTER; /* format 1 held nothing else */
+    if (*version == FMT_V1) return FL_OK;
+    if (*version != FMT_V2) return FL_ERR_BAD_VERSION;
+    st = fl_ct_open(r, in);
+    if (st == FL_OK) *kind = r->kind;
+    return st;
+}
+
+/* Magic and version, then the reader of that version and kind. */
+static fl_status load_in(const fl_kind_codec *c, fl_in *in, size_t max_bytes, void **out) {
     fl_ct_reader r;
-    st = fl_ct_open(&r, in);
+    uint16_t version = 0;
+    uint32_t kind = 0;
+    fl_status st = fl_kind_open(in, &r, &version, &kind);
     if (st != FL_OK) return st;
-    if (r.kind != c->kind) return FL_ERR_WRONG_KIND;
+    if (version == FMT_V1) return c->read_v1 ? c->read_v1(in, max_bytes, out) : FL_ERR_WRONG_KIND;
+    if (kind != c->kind) return FL_ERR_WRONG_KIND;
     return c->read(&r, max_bytes, out);
 }
 
@@ -128,6 +138,38 @@ fl_status fl_kind_load_file(const fl_kind_codec *c, const char *path, size_t max
         errno = err;
     }
     int err = errno;
+    close(fd);
+    errno = err;
+    return st;
+}
+
+/* ---- what a file holds ------------------------------------------------------------------ */
+
+/* The public kinds are the container's (src/container.h); they must not drift apart. */
+_Static_assert((int)FL_FILE_FILTER == (int)FL_KIND_FILTER, "file kinds");
+_Static_assert((int)FL_FILE_SCALABLE_BLOOM == (int)FL_KIND_SCALABLE_BLOOM, "file kinds");
+_Static_assert((int)FL_FILE_COUNT_MIN == (int)FL_KIND_COUNT_MIN, "file kinds");
+
+fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind) {
+    if (!buf || !kind) return FL_ERR_INVALID_ARG;
+    fl_in in;
+    fl_in_mem(&in, buf, len);
+    fl_ct_reader r;
+    uint16_t version = 0;
+    return fl_kind_open(&in, &r, &version, kind);
+}
+
+fl_status fl_file_kind_file(const char *path, uint32_t *kind) {
+    if (!path || !kind) return FL_ERR_INVALID_ARG;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return FL_ERR_IO;
+    fl_in in;
+    fl_in_stream(&in, fd_read, &fd, FL_IN_SIZE_UNKNOWN);
+    fl_ct_reader r;
+    uint16_t version = 0;
+    fl_status st = fl_kind_open(&in, &r, &version, kind);
+    int err = errno;
+    fl_in_release(&in);
     close(fd);
     errno = err;
     return st;

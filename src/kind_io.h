@@ -26,6 +26,10 @@ typedef struct fl_kind_codec {
     fl_kind_read_v1_fn read_v1;
 } fl_kind_codec;
 
+/* Magic, version and (format 2) the container's preamble and table: *version, and *kind
+ * (FL_KIND_FILTER for format 1). The reader r is open on success for a format-2 file. */
+fl_status fl_kind_open(fl_in *in, fl_ct_reader *r, uint16_t *version, uint32_t *kind);
+
 /* Writes into buf, which the caller sized with the codec's own size call (need bytes). */
 fl_status fl_kind_save_mem(const fl_kind_codec *c, const void *obj, void *buf, size_t need);
 /* Atomic replace (src/atomic_file.c) with the file streamed through a bounce buffer that is

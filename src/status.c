@@ -32,6 +32,8 @@ static const char *const status_text[FL_STATUS_COUNT] = {
     [FL_ERR_BAD_PRECISION] = "HyperLogLog precision must be between 4 and 16 (Redis uses 14)",
     [FL_ERR_HLL_FORMAT] = "not a valid Redis HyperLogLog string (magic, encoding or opcodes)",
     [FL_ERR_BAD_ACCURACY] = "Count-Min epsilon, delta and phi must be between 0 and 1 (exclusive)",
+    [FL_ERR_BAD_GROWTH] = "scalable Bloom growth factor must be a finite number >= 1 (RedisBloom's EXPANSION; default 2)",
+    [FL_ERR_BAD_TIGHTENING] = "scalable Bloom tightening ratio must be in (0, 1) (default 0.5)",
 };
 
 const char *fl_strerror(fl_status s) {

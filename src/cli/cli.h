@@ -101,6 +101,13 @@ int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 /* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */
 int cli_save_filter(const fl_filter *f, const char *path);
+/* Scalable Bloom chains, the same way (create, load, save). */
+int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out);
+int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out);
+int cli_save_sbf(const fl_sbf *s, const char *path);
+/* Loads a filter or a scalable chain, whichever the file holds (the other stays NULL), for
+ * commands that take either; on failure prints one line and returns EXIT_DATA. */
+int cli_load_any(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf);
 /* Reads a whole file (at most `cap` bytes, else an error); "-" is stdin. */
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len);
 /* Writes a buffer to `path` ("-" = stdout) with fl_write_file_atomic: a failure leaves the

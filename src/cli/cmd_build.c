@@ -3,6 +3,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,12 @@ static void help(void)
         "                      hash; xxh3 otherwise)\n"
         "  --input FILE        read keys from FILE ('-' or absent: standard input)\n"
         "  -o, --output FILTER write the filter here ('-': standard output)\n"
+        "  --grow              save a scalable Bloom filter (Almeida et al. 2007) instead:\n"
+        "                      its first sub-filter holds --n keys, and it grows past them\n"
+        "                      with its FPR staying under --fpr (needs --n --fpr; not\n"
+        "                      cuckoo); a key already reported is not added again\n"
+        "  --growth G          capacity factor between sub-filters, >= 1 (default 2,\n"
+        "                      RedisBloom's EXPANSION); implies --grow\n"
         "  --unique            skip keys the filter already reports (keeps duplicate lines\n"
         "                      from filling cuckoo buckets; the key count then counts\n"
         "                      distinct-looking keys)\n"
@@ -115,10 +122,68 @@ static void warn_capacity(const fl_filter *f, uint64_t n, uint64_t keys)
                 "is too small for them\n", (unsigned long long)keys, fpr);
 }
 
+/* --grow: the keys into a scalable Bloom chain (fl_sbf_add_hashes skips keys it already
+ * reports, as BF.ADD does), saved as one file. */
+static int build_growing(const fl_sbf_config *sc, const char *input, const char *output,
+                         int verbose)
+{
+    fl_sbf *s = NULL;
+    int rc = cli_create_sbf(CMD, sc, &s);
+    if (rc != EXIT_OK)
+        return rc;
+    double t0 = now_seconds();
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_sbf_free(s);
+        return rc;
+    }
+    cli_batch *b = cli_batch_new();
+    uint64_t lines = 0, added = 0;
+    long got = 0;
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        /* Every sub-filter hashes with the chain's hash and seed: the first one's will do. */
+        cli_batch_hash(b, fl_sbf_filter_at(s, 0));
+        size_t done = 0;
+        fl_status st = fl_sbf_add_hashes(s, b->hash, b->count, NULL, &done);
+        added += done;
+        if (st != FL_OK) {
+            rc = cli_fail(EXIT_DATA, "build: the filter cannot grow after %llu keys: %s",
+                          (unsigned long long)added, fl_strerror(st));
+            break;
+        }
+        lines += b->count;
+    }
+    if (!b)
+        rc = EXIT_DATA;
+    else if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    cli_batch_free(b);
+    cli_lines_close(&in);
+    if (rc == EXIT_OK)
+        rc = cli_save_sbf(s, output);
+    fl_sbf_info si;
+    if (rc == EXIT_OK && verbose && fl_sbf_get_info(s, &si) == FL_OK) {
+        char human[32];
+        cli_human_bytes(si.bytes, human, sizeof human);
+        fprintf(stderr,
+                "filterlab: build: %llu lines, %llu keys added to a scalable %s filter (%u "
+                "sub-filter%s, %s, %s seed %llu); predicted FPR %.3g (target %g); wrote '%s' "
+                "in %.3f s\n",
+                (unsigned long long)lines, (unsigned long long)added, fl_variant_name(si.variant),
+                (unsigned)si.filters, si.filters == 1 ? "" : "s", human, cli_hash_name(si.hash),
+                (unsigned long long)si.seed, si.predicted_fpr, si.error_rate, output,
+                now_seconds() - t0);
+    }
+    fl_sbf_free(s);
+    return rc;
+}
+
 int cmd_build(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { O_TYPE = 256, O_N, O_FPR, O_BITS, O_K, O_UNITS, O_SEED, O_HASH, O_INPUT, O_UNIQUE };
+    enum { O_TYPE = 256, O_N, O_FPR, O_BITS, O_K, O_UNITS, O_SEED, O_HASH, O_INPUT, O_UNIQUE,
+           O_GROW, O_GROWTH };
     static const struct option opts[] = {
         {"type", required_argument, NULL, O_TYPE},
         {"n", required_argument, NULL, O_N},
@@ -131,6 +196,8 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         {"input", required_argument, NULL, O_INPUT},
         {"output", required_argument, NULL, 'o'},
         {"unique", no_argument, NULL, O_UNIQUE},
+        {"grow", no_argument, NULL, O_GROW},
+        {"growth", required_argument, NULL, O_GROWTH},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -140,7 +207,8 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     cfg.hash = 0; /* the library's default for the variant */
     uint64_t n = 0, bits = 0, units = 0, k = 0;
     int have_type = 0, have_n = 0, have_fpr = 0, have_bits = 0, have_k = 0, have_units = 0;
-    int verbose = 0, unique = 0;
+    int verbose = 0, unique = 0, grow = 0;
+    double growth = 0;
     const char *input = NULL, *output = NULL;
     int c;
     cli_getopt_reset();
@@ -197,6 +265,17 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         case O_UNIQUE:
             unique = 1;
             break;
+        case O_GROW:
+            grow = 1;
+            break;
+        case O_GROWTH: {
+            char *end = NULL;
+            growth = strtod(optarg, &end);
+            if (end == optarg || *end || !(growth >= 1) || growth > 1e6)
+                return cli_usage_error(CMD, "--growth must be a number >= 1 (e.g. 2)");
+            grow = 1;
+            break;
+        }
         case 'v':
             verbose = 1;
             break;
@@ -261,6 +340,14 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         cfg.geometry.variant = cfg.variant;
         cfg.geometry.units = units;
         cfg.geometry.k = (uint32_t)k;
+    }
+
+    if (grow) {
+        if (!have_fpr)
+            return cli_usage_error(CMD, "--grow is sized by --n N --fpr P");
+        fl_sbf_config sc = {.capacity = n, .error_rate = cfg.fpr, .growth = growth,
+                            .variant = cfg.variant, .hash = cfg.hash, .seed = cfg.seed};
+        return build_growing(&sc, input, output, verbose);
     }
 
     fl_filter *f = NULL;

@@ -1,5 +1,6 @@
 /*
- * filterlab dedup: streaming, approximate `awk '!seen[$0]++'` in bounded memory.
+ * filterlab dedup: streaming, approximate `awk '!seen[$0]++'` in bounded memory: a scalable
+ * Bloom chain by default (its FPR stays under --fpr past --n), one fixed filter with --no-grow.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,28 +12,37 @@ static const char *const CMD = "dedup";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--strict] [-v] [--input FILE]\n"
+        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--no-grow] [--strict] [-v]\n"
+        "                       [--input FILE]\n"
         "\n"
-        "Print each input line the first time it is seen, like awk '!seen[$0]++', in memory\n"
-        "fixed by N and P. A line the filter reports as maybe seen is dropped: a duplicate is\n"
-        "never printed, but about P of the new lines are dropped too (false positives).\n"
+        "Print each input line the first time it is seen, like awk '!seen[$0]++', in bounded\n"
+        "memory. A line the filter reports as maybe seen is dropped: a duplicate is never\n"
+        "printed, but up to P of the new lines are dropped too (false positives).\n"
+        "\n"
+        "By default the filter grows with the input: a scalable Bloom filter (Almeida et al.\n"
+        "2007, RedisBloom's defaults: growth 2, tightening 0.5) whose first sub-filter holds N\n"
+        "lines and which adds larger ones as more arrive, so the share of new lines dropped\n"
+        "stays at most P however many distinct lines there are; memory grows about linearly\n"
+        "with them.\n"
         "\n"
         "Options:\n"
         "  --n N         expected number of distinct lines (1e6 style is accepted)\n"
-        "  --fpr P       false positive rate at N distinct lines, 0 < P < 1\n"
-        "  --type TYPE   filter variant (default block512); a cuckoo filter that fills up\n"
-        "                stops the run with exit status 2\n"
+        "  --fpr P       false positive rate to stay under, 0 < P < 1\n"
+        "  --type TYPE   filter variant (default block512); cuckoo cannot be chained, so it\n"
+        "                runs fixed-size (as --no-grow) and a full one stops the run with\n"
+        "                exit status 2\n"
         "  --seed S      hash seed (default 0)\n"
         "  --input FILE  read lines from FILE ('-' or absent: standard input)\n"
-        "  --strict      more than N distinct lines is an error (exit status 2): past N\n"
-        "                the false positive rate, and so the share of new lines dropped,\n"
+        "  --no-grow     one filter of fixed size for N lines at P: memory is fixed, but past\n"
+        "                N the false positive rate, and so the share of new lines dropped,\n"
         "                climbs towards 1\n"
+        "  --strict      more than N distinct lines is an error (exit status 2)\n"
         "  -v, --verbose print the filter's geometry and predicted FPR on standard error\n"
         "  -h, --help    show this help\n"
         "\n"
-        "Past N distinct lines dedup says so once on standard error, with the FPR it then\n"
-        "predicts, and a closing line says how far past N the run went (a cuckoo filter\n"
-        "instead stops with exit status 2 once it is full).\n"
+        "With --no-grow, past N distinct lines dedup says so once on standard error, with the\n"
+        "FPR it then predicts, and a closing line says how far past N the run went (a cuckoo\n"
+        "filter instead stops with exit status 2 once it is full).\n"
         "Lines are compared without their '\\n' or '\\r\\n' ending and printed with '\\n'.\n");
 }
 
@@ -49,10 +59,89 @@ static void describe(const fl_params *p, const fl_config *cfg)
             (unsigned long long)cfg->n, cfg->fpr, p->predicted_fpr);
 }
 
+/* More than --n distinct lines with --strict: the run stops here. */
+static int strict_stop(const fl_config *cfg, uint64_t lineno)
+{
+    return cli_fail(EXIT_DATA,
+                    "dedup: more than --n %llu distinct lines (line %llu); stopped "
+                    "(--strict): rerun with a larger --n",
+                    (unsigned long long)cfg->n, (unsigned long long)lineno);
+}
+
+/* The default: a scalable Bloom chain whose first sub-filter is sized for --n lines. Lines
+ * past --n make it grow instead of raising its FPR, so nothing is said about them. */
+static int run_growing(const fl_config *cfg, const char *input, int strict, int verbose)
+{
+    fl_sbf_config sc = {.capacity = cfg->n, .error_rate = cfg->fpr, .variant = cfg->variant,
+                        .seed = cfg->seed};
+    fl_sbf *s = NULL;
+    int rc = cli_create_sbf(CMD, &sc, &s);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_sbf_info si;
+    fl_sbf_filter_info fi;
+    if (verbose && fl_sbf_get_info(s, &si) == FL_OK && fl_sbf_filter_info_at(s, 0, &fi) == FL_OK) {
+        char geo[128], human[32];
+        cli_describe_geometry(&fi.geometry, geo, sizeof geo);
+        cli_human_bytes(fi.bytes, human, sizeof human);
+        fprintf(stderr,
+                "filterlab: dedup: scalable %s filter (growth %g, tightening %g), seed %llu; "
+                "first sub-filter %s (%s) for %llu distinct lines at FPR %.3g; chain FPR "
+                "at most %g\n",
+                fl_variant_name(si.variant), si.growth, si.tightening,
+                (unsigned long long)si.seed, geo, human, (unsigned long long)fi.capacity,
+                fi.target_fpr, si.error_rate);
+    }
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_sbf_free(s);
+        return rc;
+    }
+    uint64_t distinct = 0;
+    const char *key = NULL;
+    size_t len = 0;
+    int got;
+    while ((got = cli_lines_next(&in, &key, &len)) > 0) {
+        int added = 0;
+        fl_status st = fl_sbf_add_hash(s, fl_sbf_hash_bytes(s, key, len), &added);
+        if (st != FL_OK) {
+            rc = cli_fail(EXIT_DATA, "dedup: the filter cannot grow at line %llu: %s",
+                          (unsigned long long)in.lineno, fl_strerror(st));
+            break;
+        }
+        if (!added)
+            continue;
+        if (++distinct == cfg->n + 1 && strict) {
+            rc = strict_stop(cfg, in.lineno);
+            break;
+        }
+        cli_out(key, len);
+        cli_out("\n", 1);
+        if (cli_out_failed())
+            break;
+    }
+    if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    if (rc == EXIT_OK && verbose && fl_sbf_get_info(s, &si) == FL_OK) {
+        char human[32];
+        cli_human_bytes(si.bytes, human, sizeof human);
+        fprintf(stderr,
+                "filterlab: dedup: %llu lines, %llu printed as new (--n %llu); %u "
+                "sub-filter%s, %s; predicted FPR at the end %.3g (target %g)\n",
+                (unsigned long long)in.lineno, (unsigned long long)distinct,
+                (unsigned long long)cfg->n, (unsigned)si.filters, si.filters == 1 ? "" : "s",
+                human, si.predicted_fpr, cfg->fpr);
+    }
+    cli_lines_close(&in);
+    fl_sbf_free(s);
+    return rc;
+}
+
 int cmd_dedup(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT, O_STRICT };
+    enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT, O_STRICT, O_NO_GROW };
     static const struct option opts[] = {
         {"n", required_argument, NULL, O_N},
         {"fpr", required_argument, NULL, O_FPR},
@@ -60,12 +149,13 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         {"seed", required_argument, NULL, O_SEED},
         {"input", required_argument, NULL, O_INPUT},
         {"strict", no_argument, NULL, O_STRICT},
+        {"no-grow", no_argument, NULL, O_NO_GROW},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     fl_config cfg = {.variant = FL_BLOCK512};
-    int have_n = 0, have_fpr = 0, strict = 0, verbose = 0;
+    int have_n = 0, have_fpr = 0, strict = 0, verbose = 0, grow = 1;
     const char *input = NULL;
     int c;
     cli_getopt_reset();
@@ -95,6 +185,9 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         case O_STRICT:
             strict = 1;
             break;
+        case O_NO_GROW:
+            grow = 0;
+            break;
         case 'v':
             verbose = 1;
             break;
@@ -108,6 +201,13 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, cfg.n);
     if (rc != EXIT_OK)
         return rc;
+    fl_variant_info vi;
+    if (fl_variant_describe(cfg.variant, &vi) != FL_OK)
+        return cli_fail(EXIT_USAGE, "dedup: unknown variant");
+    /* A table of slots (cuckoo) cannot be chained (fl_sbf_create refuses it): it runs
+     * fixed-size, as it always did. */
+    if (grow && !(vi.caps & FL_CAP_MAY_FILL))
+        return run_growing(&cfg, input, strict, verbose);
 
     fl_filter *f = NULL;
     rc = cli_create_filter(CMD, &cfg, &f);
@@ -123,8 +223,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     }
     if (verbose)
         describe(&info, &cfg);
-    fl_variant_info vi;
-    int may_fill = fl_variant_describe(cfg.variant, &vi) == FL_OK && (vi.caps & FL_CAP_MAY_FILL);
+    int may_fill = (vi.caps & FL_CAP_MAY_FILL) != 0;
     cli_lines in;
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
@@ -161,17 +260,14 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
             /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
              * here on new lines are dropped ever more often, so say it, once. */
             if (strict) {
-                rc = cli_fail(EXIT_DATA,
-                              "dedup: more than --n %llu distinct lines (line %llu); stopped "
-                              "(--strict): rerun with a larger --n",
-                              (unsigned long long)cfg.n, (unsigned long long)in.lineno);
+                rc = strict_stop(&cfg, in.lineno);
                 break;
             }
             fprintf(stderr,
                     "filterlab: dedup: warning: more than --n %llu distinct lines at line "
                     "%llu: the predicted FPR (share of new lines wrongly dropped) is now %.3g "
-                    "and rises with every new line; use a larger --n, or --strict to stop "
-                    "here\n",
+                    "and rises with every new line; use a larger --n, drop --no-grow, or "
+                    "--strict to stop here\n",
                     (unsigned long long)cfg.n, (unsigned long long)in.lineno,
                     fl_predict_fpr(&info.geometry, distinct));
         }

@@ -14,13 +14,60 @@ static void help(void)
     cli_outf(
         "Usage: filterlab info FILTER\n"
         "\n"
-        "Describe a filter file: variant, geometry, hash and seed, key count, size, bits per\n"
+        "Describe a filter file (a scalable Bloom filter: its parameters and each\n"
+        "sub-filter's geometry, keys, target and predicted FPR): variant, geometry, hash and seed, key count, size, bits per\n"
         "key, fill (Bloom: share of bits set; cuckoo: load factor), the FPR the model predicts\n"
         "at the current key count, cuckoo stash use and huge pages.\n"
         "The filter is loaded under the global --max-bytes limit.\n"
         "\n"
         "Options:\n"
         "  -h, --help  show this help\n");
+}
+
+/* A scalable Bloom chain: its parameters, then one line per sub-filter. */
+static int info_sbf(const char *path, fl_sbf *s)
+{
+    fl_sbf_info in;
+    fl_status st = fl_sbf_get_info(s, &in);
+    if (st != FL_OK) {
+        fl_sbf_free(s);
+        return cli_fail(EXIT_DATA, "info: '%s': %s", path, fl_strerror(st));
+    }
+    char human[32];
+    cli_human_bytes(in.bytes, human, sizeof human);
+    cli_outf("file:           %s\n", path);
+    cli_outf("kind:           scalable Bloom filter (Almeida et al. 2007)\n");
+    cli_outf("variant:        %s\n", fl_variant_name(in.variant));
+    cli_outf("hash:           %s, seed %llu (0x%llx)\n", cli_hash_name(in.hash),
+             (unsigned long long)in.seed, (unsigned long long)in.seed);
+    cli_outf("capacity:       %llu (first sub-filter), %llu before the next growth\n",
+             (unsigned long long)in.capacity, (unsigned long long)in.total_capacity);
+    cli_outf("error rate:     %g (target for the whole chain)\n", in.error_rate);
+    cli_outf("growth:         %g%s\n", in.growth,
+             in.flags & FL_SBF_NONSCALING ? " (non-scaling: full at capacity)" : "");
+    cli_outf("tightening:     %g\n", in.tightening);
+    cli_outf("keys:           %llu\n", (unsigned long long)in.items);
+    cli_outf("bytes:          %zu (%s)\n", in.bytes, human);
+    if (in.items)
+        cli_outf("bits per key:   %.2f\n", (double)in.bytes * 8 / (double)in.items);
+    else
+        cli_outf("bits per key:   - (no keys recorded)\n");
+    cli_outf("predicted FPR:  %.3g at %llu keys\n", in.predicted_fpr,
+             (unsigned long long)in.items);
+    cli_outf("sub-filters:    %u\n", (unsigned)in.filters);
+    for (uint32_t i = 0; i < in.filters; i++) {
+        fl_sbf_filter_info fi;
+        if (fl_sbf_filter_info_at(s, i, &fi) != FL_OK)
+            continue;
+        char geo[128];
+        cli_describe_geometry(&fi.geometry, geo, sizeof geo);
+        cli_human_bytes(fi.bytes, human, sizeof human);
+        cli_outf("  %-3u %s (%s); %llu of %llu keys; target FPR %.3g, predicted %.3g\n",
+                 (unsigned)i, geo, human, (unsigned long long)fi.items,
+                 (unsigned long long)fi.capacity, fi.target_fpr, fi.predicted_fpr);
+    }
+    fl_sbf_free(s);
+    return EXIT_OK;
 }
 
 int cmd_info(int argc, char **argv, const cli_globals *g)
@@ -33,9 +80,11 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
     const char *path = argv[optind];
 
     fl_filter *f = NULL;
-    rc = cli_load_filter(path, g->max_bytes, &f);
-    if (rc != EXIT_OK)
+    fl_sbf *chain = NULL;
+    if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)
         return rc;
+    if (chain)
+        return info_sbf(path, chain);
     fl_info in;
     fl_status s = fl_get_info(f, &in);
     if (s != FL_OK) {

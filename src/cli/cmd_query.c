@@ -13,7 +13,7 @@ static void help(void)
     cli_outf(
         "Usage: filterlab query FILTER [--input FILE] [--mark | --count | --absent]\n"
         "\n"
-        "Look every input line up in FILTER. By default print the lines that may be present\n"
+        "Look every input line up in FILTER (a filter or a scalable Bloom filter). By default print the lines that may be present\n"
         "(false positives included, never a false negative), in input order.\n"
         "\n"
         "Options:\n"
@@ -66,14 +66,17 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];
 
+    /* A filter or a scalable chain: the file says which. */
     fl_filter *f = NULL;
-    rc = cli_load_filter(path, g->max_bytes, &f);
+    fl_sbf *chain = NULL;
+    rc = cli_load_any(path, g->max_bytes, &f, &chain);
     if (rc != EXIT_OK)
         return rc;
     cli_lines in;
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
         fl_free(f);
+        fl_sbf_free(chain);
         return rc;
     }
     cli_batch *b = cli_batch_new();
@@ -81,9 +84,11 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
     long got = 0;
     /* Hash a batch, look it up in one kernel call, then print in input order. */
     while (b && (got = cli_batch_fill(b, &in)) > 0) {
-        cli_batch_hash(b, f);
+        /* Every sub-filter of a chain hashes with the chain's hash and seed. */
+        cli_batch_hash(b, chain ? fl_sbf_filter_at(chain, 0) : f);
         size_t pos = 0;
-        fl_status s = fl_contains_hashes(f, b->hash, b->count, b->hit, &pos);
+        fl_status s = chain ? fl_sbf_contains_hashes(chain, b->hash, b->count, b->hit, &pos)
+                            : fl_contains_hashes(f, b->hash, b->count, b->hit, &pos);
         if (s != FL_OK) {
             rc = cli_fail(EXIT_DATA, "query: lookup failed: %s", fl_strerror(s));
             break;
@@ -110,5 +115,6 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
     cli_batch_free(b);
     cli_lines_close(&in);
     fl_free(f);
+    fl_sbf_free(chain);
     return rc;
 }

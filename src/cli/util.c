@@ -321,21 +321,95 @@ int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out)
                     fl_strerror(s));
 }
 
-int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
+/* The outcome of a load; e is errno right after the call. */
+static int load_status(const char *path, fl_status s, int e, size_t max_bytes)
 {
-    /* fl_load_file leaves errno set for FL_ERR_IO; read it before anything else can. */
-    errno = 0;
-    fl_status s = fl_load_file(path, max_bytes, out);
-    int e = errno;
     if (s == FL_OK)
         return EXIT_OK;
-    *out = NULL;
     if (s == FL_ERR_IO && e)
         return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, strerror(e));
     if (s == FL_ERR_TOO_LARGE)
         return cli_fail(EXIT_DATA, "cannot load '%s': %s (limit: --max-bytes %zu)", path,
                         fl_strerror(s), max_bytes);
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
+}
+
+int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
+{
+    /* fl_load_file leaves errno set for FL_ERR_IO; read it before anything else can. */
+    errno = 0;
+    fl_status s = fl_load_file(path, max_bytes, out);
+    int e = errno;
+    if (s != FL_OK)
+        *out = NULL;
+    return load_status(path, s, e, max_bytes);
+}
+
+int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out)
+{
+    errno = 0;
+    fl_status s = fl_sbf_load_file(path, max_bytes, out);
+    int e = errno;
+    if (s != FL_OK)
+        *out = NULL;
+    return load_status(path, s, e, max_bytes);
+}
+
+/* The kind a filterlab file or buffer holds, judged like a load (one line on failure). */
+static int kind_status(const char *path, fl_status s, int e, uint32_t kind)
+{
+    if (s != FL_OK)
+        return load_status(path, s, e, 0);
+    if (kind != FL_FILE_FILTER && kind != FL_FILE_SCALABLE_BLOOM)
+        return cli_fail(EXIT_DATA, "cannot load '%s': %s (kind %u)", path,
+                        fl_strerror(FL_ERR_WRONG_KIND), (unsigned)kind);
+    return EXIT_OK;
+}
+
+/* A regular file is asked its kind (the preamble and table only), then loaded by the
+ * streaming loader of that kind. Anything else (a pipe, a FIFO, /dev/stdin) can be read
+ * only once: it is read into memory, up to --max-bytes plus room for the headers, and both
+ * steps work on the copy. */
+int cli_load_any(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf)
+{
+    *f = NULL;
+    *sbf = NULL;
+    struct stat sb;
+    uint32_t kind = 0;
+    int rc;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        errno = 0;
+        fl_status s = fl_file_kind_file(path, &kind);
+        if ((rc = kind_status(path, s, errno, kind)) != EXIT_OK)
+            return rc;
+        return kind == FL_FILE_SCALABLE_BLOOM ? cli_load_sbf(path, max_bytes, sbf)
+                                              : cli_load_filter(path, max_bytes, f);
+    }
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    size_t headers = (size_t)1 << 16; /* a container's table and headers are far smaller */
+    size_t cap = max_bytes && max_bytes < SIZE_MAX - headers ? max_bytes + headers : 0;
+    if ((rc = cli_read_file(path, cap, &buf, &len)) != EXIT_OK)
+        return rc;
+    fl_status s = fl_file_kind_mem(buf, len, &kind);
+    rc = kind_status(path, s, 0, kind);
+    if (rc == EXIT_OK) {
+        s = kind == FL_FILE_SCALABLE_BLOOM ? fl_sbf_load_mem(buf, len, max_bytes, sbf)
+                                           : fl_load_mem(buf, len, max_bytes, f);
+        rc = load_status(path, s, 0, max_bytes);
+    }
+    free(buf);
+    return rc;
+}
+
+int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out)
+{
+    fl_status s = fl_sbf_create(cfg, out);
+    if (s == FL_OK)
+        return EXIT_OK;
+    return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
+                    "%s: cannot create the scalable %s filter: %s", cmd,
+                    fl_variant_name(cfg->variant ? cfg->variant : FL_BLOCK512), fl_strerror(s));
 }
 
 /* The outcome of fl_save_file / fl_write_file_atomic; e is errno right after the call. */
@@ -368,6 +442,28 @@ int cli_save_filter(const fl_filter *f, const char *path)
     cli_replace_begin();
     errno = 0;
     fl_status s = fl_save_file(f, path);
+    int e = errno;
+    cli_replace_end();
+    return write_status(path, s, e);
+}
+
+int cli_save_sbf(const fl_sbf *sbf, const char *path)
+{
+    if (strcmp(path, "-") == 0) {
+        size_t size = fl_sbf_serialized_size(sbf), written = 0;
+        unsigned char *buf = malloc(size ? size : 1);
+        if (!buf)
+            return cli_fail(EXIT_DATA, "out of memory serializing the filter");
+        fl_status s = fl_sbf_save_mem(sbf, buf, size, &written);
+        int rc = s == FL_OK ? cli_write_file(path, buf, written)
+                            : cli_fail(EXIT_DATA, "cannot serialize the filter: %s",
+                                       fl_strerror(s));
+        free(buf);
+        return rc;
+    }
+    cli_replace_begin();
+    errno = 0;
+    fl_status s = fl_sbf_save_file(sbf, path);
     int e = errno;
     cli_replace_end();
     return write_status(path, s, e);

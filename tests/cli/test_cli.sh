@@ -659,7 +659,7 @@ t_dedup_capacity() {
     expect_ok "$FL" dedup --n 2000 --fpr 1e-6 --input keys.txt
     same_file keys.txt out
     cp out dedup.within
-    run "$FL" dedup --n 100 --fpr 0.01 --input keys.txt
+    run "$FL" dedup --n 100 --fpr 0.01 --no-grow --input keys.txt
     [ "$RC" -eq 0 ] || fail "status $RC :: $(cat err)"
     cp out dedup.over
     [ "$(grep -c 'warning: more than --n 100 distinct lines at line [0-9]*: the predicted FPR' err)" = 1 ] \
@@ -670,13 +670,13 @@ t_dedup_capacity() {
     expect_error 2 "$FL" dedup --n 100 --fpr 1e-6 --strict --input keys.txt
     grep -q 'more than --n 100 distinct lines (line 101)' err || fail "$(cat err)"
     head -100 keys.txt | same_file - out
-    run "$FL" dedup --n 2000 --fpr 1e-6 -v --input keys.txt
+    run "$FL" dedup --n 2000 --fpr 1e-6 --no-grow -v --input keys.txt
     [ "$RC" -eq 0 ] || fail "status $RC"
     same_file dedup.within out
     grep -q '^filterlab: dedup: block512 filter, [0-9]* blocks of 64 bytes, k = [0-9]* (.*), seed 0; sized for 2000 distinct lines at FPR 1e-06 (predicted [0-9.e-]*)$' err \
         || fail "-v: $(cat err)"
 }
-check "dedup warns past --n (or stops with --strict); -v gives geometry and FPR" t_dedup_capacity
+check "dedup --no-grow warns past --n (or stops with --strict); -v gives geometry and FPR" t_dedup_capacity
 
 # build past --n warns with the predicted FPR at the real count; within --n it stays quiet.
 t_build_capacity() {
@@ -832,6 +832,82 @@ t_cms_wrong_files() {
     expect_error 2 "$FL" --max-bytes 1000 freq --from z.cms
 }
 check "freq/top: wrong kinds of file, truncated and oversized sketches" t_cms_wrong_files
+# ---- scalable Bloom filters (dedup's default, build --grow) ------------------------------
+# Issue 9's finding 2: past --n, dedup grows instead of dropping ever more new lines; its FPR
+# stays under --fpr (1e-6 here: no line is dropped), silently; --strict still stops.
+t_dedup_grows() {
+    expect_ok "$FL" dedup --n 100 --fpr 1e-6 --input keys.txt
+    same_file keys.txt out
+    expect_ok "$FL" dedup --n 50 --fpr 1e-6 --input dup.txt
+    same_file dup.expect out
+    run "$FL" dedup --n 100 --fpr 1e-6 -v --input keys.txt
+    [ "$RC" -eq 0 ] || fail "status $RC"
+    same_file keys.txt out
+    grep -q '^filterlab: dedup: scalable block512 filter (growth 2, tightening 0.5), seed 0; first sub-filter [0-9]* blocks of 64 bytes, k = [0-9]* (.*) for 100 distinct lines at FPR 5e-07; chain FPR at most 1e-06$' err \
+        || fail "-v: $(cat err)"
+    grep -q '^filterlab: dedup: 2000 lines, 2000 printed as new (--n 100); 5 sub-filters, .*; predicted FPR at the end [0-9.e-]* (target 1e-06)$' err \
+        || fail "-v end: $(cat err)"
+    expect_error 2 "$FL" dedup --n 100 --fpr 1e-6 --strict --input keys.txt
+    grep -q 'more than --n 100 distinct lines (line 101)' err || fail "$(cat err)"
+    head -100 keys.txt | same_file - out
+    # within --n the growing default prints what the fixed filter prints
+    expect_ok "$FL" dedup --n 2000 --fpr 1e-6 --no-grow --input dup.txt
+    cp out fixed.out
+    expect_ok "$FL" dedup --n 2000 --fpr 1e-6 --input dup.txt
+    same_file fixed.out out
+    # cuckoo cannot be chained: it stays fixed-size (and fills up)
+    expect_error 2 "$FL" dedup --n 10 --fpr 0.01 --type cuckoo --input keys.txt
+}
+check "dedup grows past --n by default, FPR under --fpr, no warning" t_dedup_grows
+
+t_build_grow() {
+    expect_ok "$FL" build --type block512 --n 100 --fpr 1e-6 --grow --input keys.txt -o g.flt
+    expect_ok "$FL" query g.flt --input keys.txt --count
+    [ "$(cat out)" = 2000 ] || fail "present keys found: $(cat out)"
+    expect_ok "$FL" query g.flt --input absent.txt --count
+    [ "$(cat out)" = 0 ] || fail "absent keys found: $(cat out)"
+    expect_ok "$FL" query g.flt --input mixed.txt --mark
+    same_file mixed.mark out
+    expect_ok "$FL" info g.flt
+    grep -q '^kind: *scalable Bloom filter' out || fail "$(cat out)"
+    grep -q '^keys: *2000$' out || fail "$(cat out)"
+    grep -q '^sub-filters: *5$' out || fail "$(cat out)"
+    grep -q '^  4 .*; 500 of 1600 keys; target FPR ' out || fail "$(cat out)"
+    expect_ok "$FL" build --type classic --n 300 --fpr 0.001 --growth 3 --input keys.txt -o g3.flt
+    expect_ok "$FL" info g3.flt
+    grep -q '^growth: *3$' out || fail "$(cat out)"
+    grep -q '^sub-filters: *3$' out || fail "$(cat out)" # 300 + 900 + 2700
+    # a pipe is read once: its kind is judged on the copy in memory
+    [ "$(cat g.flt | "$FL" query /dev/stdin --input keys.txt --count)" = 2000 ] \
+        || fail "query of a piped chain"
+    "$FL" build --type block512 --n 2000 --fpr 1e-6 --input keys.txt -o plain.flt
+    [ "$(cat plain.flt | "$FL" query /dev/stdin --input keys.txt --count)" = 2000 ] \
+        || fail "query of a piped filter"
+    # - is standard output
+    "$FL" build --type reg64 --n 100 --fpr 0.01 --grow --input keys.txt -o - >std.flt
+    expect_ok "$FL" info std.flt
+    grep -q '^variant: *reg64' out || fail "$(cat out)"
+}
+check "build --grow saves a scalable filter; query and info read it" t_build_grow
+
+t_grow_errors() {
+    expect_error 1 "$FL" build --type cuckoo --n 100 --fpr 0.01 --grow --input keys.txt -o x.flt
+    expect_error 1 "$FL" build --type block512 --bits 1000 --grow --input keys.txt -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 100 --fpr 0.01 --growth 0.5 -o x.flt
+    expect_error 1 "$FL" build --type block512 --n 100 --fpr 0.01 --growth x -o x.flt
+    [ ! -e x.flt ] || fail "x.flt written"
+    expect_ok "$FL" build --type block512 --n 100 --fpr 0.01 --grow --input keys.txt -o g.flt
+    # a command given the other kind says so
+    expect_error 2 "$FL" export-parquet g.flt -o x.parquet
+    grep -q 'another kind of structure' err || fail "$(cat err)"
+    head -c 300 g.flt >cut.flt
+    expect_error 2 "$FL" info cut.flt
+    grep -q 'truncated\|ends before' err || fail "$(cat err)"
+    expect_error 2 "$FL" query cut.flt --input keys.txt
+    expect_error 2 "$FL" --max-bytes 64 info g.flt
+    grep -q 'max-bytes 64' err || fail "$(cat err)"
+}
+check "scalable filters: bad options, wrong kind, truncated file, --max-bytes" t_grow_errors
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

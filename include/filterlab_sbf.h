@@ -1,0 +1,184 @@
+/*
+ * filterlab scalable Bloom filters: a chain of Bloom filters that grows as keys arrive, after
+ * Almeida, Baquero, Preguica and Hutchison, "Scalable Bloom Filters" (Information Processing
+ * Letters 101(6), 2007), with RedisBloom's semantics (BF.RESERVE capacity, error_rate,
+ * EXPANSION, NONSCALING; tightening ratio 0.5).
+ *
+ * Included by filterlab.h; include that header, not this one.
+ *
+ * The chain
+ *   Sub-filter i (i = 0, 1, ...) holds capacity_i = ceil(capacity * growth^i) keys at a target
+ *   false positive rate p_i = p0 * r^i, where p is the chain's error rate, r the tightening
+ *   ratio and p0 = p * (1 - r). Keys go to the newest sub-filter; once it holds capacity_i
+ *   keys the next add creates sub-filter i + 1 (or, non-scaling, fails with FL_ERR_FULL).
+ *   A lookup is positive if any sub-filter reports the key. A non-scaling chain never has
+ *   more than sub-filter 0, so that one gets the whole p (RedisBloom does the same: its first
+ *   link is sized for error_rate * 0.5 when scaling, error_rate with NONSCALING).
+ *
+ * The bound (Almeida et al. 2007, section 4)
+ *   A key never added is a false positive of the chain only if it is one of some sub-filter,
+ *   so by the union bound, whatever the correlation between sub-filters,
+ *       P(false positive) <= sum_i fpr_i(n_i) <= sum_i p_i = p (1 - r) sum_i r^i
+ *                         <  p (1 - r) / (1 - r) = p,
+ *   where fpr_i(n_i) <= p_i because each sub-filter is sized so that its model's FPR at
+ *   capacity_i keys is at most p_i (src/sbf.c enforces it even where a variant's sizing
+ *   rounds k) and it never holds more than capacity_i keys; the model's FPR grows with n.
+ *   The bound holds at every fill and for any growth >= 1. fl_sbf_info reports the model's
+ *   prediction 1 - prod_i (1 - fpr_i(n_i)), which is below the sum.
+ *
+ * Growth
+ *   growth (RedisBloom's EXPANSION, default 2) scales each new sub-filter's capacity. With
+ *   growth = 1 every sub-filter has the initial capacity: memory then grows linearly with the
+ *   key count and the chain gets long (a lookup visits every sub-filter), but the FPR bound
+ *   is unchanged. Larger growth means fewer sub-filters (about log_growth(n / capacity)) at
+ *   the price of a larger last step. Each sub-filter needs about log2(1/r) / ln 2 more bits
+ *   per key than the one before it (1.44 bits for r = 0.5), the price of the bound.
+ *
+ * Sub-filters are ordinary fl_filter objects of one Bloom variant (not cuckoo: a table of
+ * slots can refuse a key before its capacity), all with the chain's hash and seed, so one
+ * hash per key serves the whole chain and every variant's kernels serve it.
+ *
+ * Thread safety: like a filter, any number of threads may look keys up at once; adds, clear
+ * and kernel binding need exclusive access.
+ */
+#ifndef FILTERLAB_SBF_H
+#define FILTERLAB_SBF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filterlab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_sbf fl_sbf;
+
+#define FL_SBF_GROWTH_DEFAULT 2.0     /* RedisBloom's default EXPANSION */
+#define FL_SBF_TIGHTENING_DEFAULT 0.5 /* RedisBloom's ratio (Almeida et al. also study larger ones) */
+/* Most sub-filters a chain may hold: each takes two sections of a file (src/codec_sbf.c)
+ * and the container holds at most 256. With growth 2 that is 2^63 times the capacity. */
+#define FL_SBF_FILTERS_MAX 127u
+
+enum fl_sbf_flags {
+    /* RedisBloom's NONSCALING: no sub-filter beyond the first; an add past its capacity
+     * returns FL_ERR_FULL and changes nothing. */
+    FL_SBF_NONSCALING = 1u << 0,
+};
+
+typedef struct fl_sbf_config {
+    uint64_t capacity;   /* keys of the first sub-filter, >= 1 (BF.RESERVE capacity) */
+    double error_rate;   /* the chain's target FPR p, in (0, 1) */
+    double growth;       /* 0: FL_SBF_GROWTH_DEFAULT; else >= 1 (FL_ERR_BAD_GROWTH);
+                            RedisBloom takes integers, any real >= 1 works here */
+    double tightening;   /* 0: FL_SBF_TIGHTENING_DEFAULT; else in (0, 1)
+                            (FL_ERR_BAD_TIGHTENING) */
+    /* 0: FL_BLOCK512, one cache line per key and sub-filter, so a lookup over the chain
+     * costs one cache miss per sub-filter; classic is RedisBloom's layout (k misses). */
+    fl_variant variant;
+    fl_hash_id hash;     /* 0: the variant's default hash */
+    uint64_t seed;
+    uint32_t flags;      /* fl_sbf_flags */
+    /* Caps on growth (0 = none beyond FL_SBF_FILTERS_MAX): an add that would need more
+     * sub-filters or more payload bytes in total fails with FL_ERR_TOO_LARGE and changes
+     * nothing. */
+    uint32_t max_filters;
+    uint64_t max_bytes;
+} fl_sbf_config;
+
+/* Creates a chain with its first sub-filter.
+ * Errors: FL_ERR_INVALID_ARG (NULL, unknown flags, max_filters above FL_SBF_FILTERS_MAX),
+ * FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_FPR, FL_ERR_BAD_GROWTH, FL_ERR_BAD_TIGHTENING,
+ * FL_ERR_UNSUPPORTED (a variant that is not a Bloom filter), FL_ERR_TOO_LARGE (the first
+ * sub-filter alone exceeds max_bytes or 2^32 units), FL_ERR_NO_MEMORY. */
+fl_status fl_sbf_create(const fl_sbf_config *cfg, fl_sbf **out);
+/* NULL is a no-op. */
+void fl_sbf_free(fl_sbf *s);
+/* Removes every key and every sub-filter but the first (the chain as created). */
+void fl_sbf_clear(fl_sbf *s);
+
+/* The chain's hash of a byte key (every sub-filter's); 0 for a NULL chain. */
+uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len);
+
+/* Adds a key unless the chain already reports it (RedisBloom's BF.ADD, which returns 0
+ * then): *added (if not NULL) is 1 if the key was inserted, 0 if it was reported present -
+ * it was added before, or it is a false positive, which is then never added. That keeps
+ * the item count a count of distinct-looking keys, as the capacity rule needs.
+ * Errors: FL_ERR_INVALID_ARG, FL_ERR_FULL (non-scaling chain at capacity), FL_ERR_TOO_LARGE
+ * (growth needs more than max_filters / max_bytes), FL_ERR_BAD_FPR (the variant cannot
+ * reach the next sub-filter's p_i), FL_ERR_NO_MEMORY; the chain is then unchanged. */
+fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added);
+fl_status fl_sbf_add_bytes(fl_sbf *s, const void *key, size_t len, int *added);
+/* Batch add, in order (a key repeated in the batch is added once): added[i] (if added is
+ * not NULL) = 1 if hashes[i] was inserted, else 0; *count (if not NULL) = the number
+ * inserted. On an error the keys before the failing one stay added, added[] says which,
+ * and the rest are 0. */
+fl_status fl_sbf_add_hashes(fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t *added,
+                            size_t *count);
+
+/* 1 if some sub-filter reports the key (may be present), 0 if none (absent). */
+int fl_sbf_contains_hash(const fl_sbf *s, uint64_t hash);
+int fl_sbf_contains_bytes(const fl_sbf *s, const void *key, size_t len);
+/* Batch lookup: out[i] = 1 or 0, *positives (if not NULL) = their sum. Each sub-filter's
+ * batch kernel runs over the batch, newest sub-filter first (it holds most keys), then
+ * each older one over the keys still negative. */
+fl_status fl_sbf_contains_hashes(const fl_sbf *s, const uint64_t *hashes, size_t n,
+                                 uint8_t *out, size_t *positives);
+
+/* Keys added (each counted once, see fl_sbf_add_hash); 0 for NULL. */
+uint64_t fl_sbf_count(const fl_sbf *s);
+
+typedef struct fl_sbf_info {
+    uint64_t capacity;        /* the first sub-filter's capacity (the configured one) */
+    uint64_t total_capacity;  /* sum of the sub-filters' capacities: keys before the next
+                                 growth */
+    uint64_t items;           /* keys added */
+    double error_rate, growth, tightening;
+    fl_variant variant;
+    fl_hash_id hash;
+    uint64_t seed;
+    uint32_t flags;
+    uint32_t max_filters;     /* the effective cap (FL_SBF_FILTERS_MAX when unset) */
+    uint64_t max_bytes;       /* 0: none */
+    uint32_t filters;         /* sub-filters now */
+    size_t bytes;             /* payload bytes of all sub-filters */
+    double predicted_fpr;     /* 1 - prod_i (1 - fpr_i(n_i)), each sub-filter's model at
+                                 its key count; at most error_rate */
+} fl_sbf_info;
+
+typedef struct fl_sbf_filter_info {
+    fl_geometry geometry;
+    uint64_t capacity;        /* keys it takes before the chain grows */
+    uint64_t items;           /* keys it holds */
+    double target_fpr;        /* p_i (non-scaling: p) */
+    double predicted_fpr;     /* its model at `items` keys (<= target_fpr) */
+    size_t bytes;
+} fl_sbf_filter_info;
+
+fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out);
+/* Sub-filter i (0 = the oldest); FL_ERR_INVALID_ARG if i >= filters. */
+fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info *out);
+/* Sub-filter i itself, read-only (for tests and benchmarks); NULL if i >= filters. It
+ * belongs to the chain and is freed with it. */
+const fl_filter *fl_sbf_filter_at(const fl_sbf *s, uint32_t i);
+
+/* Binds every sub-filter, and those the chain creates later, to a named kernel
+ * (fl_filter_bind_kernel's rules; NULL or "auto" unbinds). Not saved in files. */
+fl_status fl_sbf_bind_kernel(fl_sbf *s, const char *name);
+
+/* Serialization: one file holds the whole chain (a container of its own kind; see
+ * src/codec_sbf.c). max_bytes caps the payload bytes of all sub-filters together that a
+ * load will allocate (0 = no cap; FL_ERR_TOO_LARGE above it, before any allocation).
+ * fl_load_* of a chain's file, or fl_sbf_load_* of a filter's, is FL_ERR_WRONG_KIND. */
+size_t fl_sbf_serialized_size(const fl_sbf *s);
+fl_status fl_sbf_save_mem(const fl_sbf *s, void *buf, size_t cap, size_t *written);
+fl_status fl_sbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_sbf **out);
+fl_status fl_sbf_save_file(const fl_sbf *s, const char *path);
+fl_status fl_sbf_load_file(const char *path, size_t max_bytes, fl_sbf **out);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FILTERLAB_SBF_H */

@@ -1,0 +1,49 @@
+/*
+ * Scalable Bloom filter internals shared by src/sbf.c (the chain) and src/codec_sbf.c (its
+ * file codec). Not installed.
+ */
+#ifndef FL_SBF_INTERNAL_H
+#define FL_SBF_INTERNAL_H
+
+#include "internal.h"
+
+#pragma GCC visibility push(hidden)
+
+struct fl_sbf {
+    /* Parameters as normalised by fl_sbf_create (defaults filled in, hash resolved). */
+    uint64_t capacity;
+    double error_rate, growth, tightening;
+    fl_variant variant;
+    fl_hash_id hash;
+    uint64_t seed;
+    uint32_t flags;
+    uint32_t max_filters; /* effective: FL_SBF_FILTERS_MAX when the config said 0 */
+    uint64_t max_bytes;   /* 0: none */
+    /* The chain, oldest first; cap[i] is sub-filter i's capacity. Both arrays hold
+     * max_filters entries. */
+    uint32_t count;
+    fl_filter **filters;
+    uint64_t *cap;
+    uint64_t items;
+    size_t bytes;         /* payload bytes of all sub-filters */
+    /* fl_sbf_bind_kernel's kernel name (static storage) or NULL: new sub-filters get it. */
+    const char *kernel;
+};
+
+/* The rules of the chain, shared with the loader so that a file must obey them. */
+/* Capacity of the sub-filter after one of capacity `prev` (RedisBloom multiplies the last
+ * capacity by EXPANSION): ceil(prev * growth); FL_ERR_TOO_LARGE past 2^53 keys, where
+ * doubles stop counting exactly. */
+fl_status fl_sbf_next_capacity(uint64_t prev, double growth, uint64_t *out);
+/* Target FPR of sub-filter i: p (1 - r) r^i (non-scaling: p, its only sub-filter). */
+double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i);
+/* Validates and normalises a configuration into the parameter fields of *s (no filters). */
+fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s);
+/* An empty chain for the parameters in *params: arrays allocated, no sub-filter. */
+fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out);
+/* Appends a filter the codec loaded as the chain's next sub-filter of capacity cap. */
+void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap);
+
+#pragma GCC visibility pop
+
+#endif /* FL_SBF_INTERNAL_H */
