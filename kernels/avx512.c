@@ -439,4 +439,5 @@ void fl_kernels_init_avx512(fl_kernel_table *t) {
     t->bloom.contains1[FL_BLOOM_BLOCK512] = fl_contains1_block512_avx512;
     t->hash.u64 = fl_hash_u64_avx512;
     fl_hll_kernels_init_avx512(t);
+    fl_counting_kernels_init_avx512(t);
 }

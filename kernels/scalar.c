@@ -144,4 +144,5 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->bloom.contains1[FL_BLOOM_REG64] = fl_probe1_reg64_scalar;
     t->hash.u64 = fl_hash_u64_scalar;
     fl_hll_kernels_init_scalar(t);
+    fl_counting_kernels_init_scalar(t);
 }
