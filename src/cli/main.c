@@ -41,6 +41,7 @@ static const cli_command commands[] = {
     {"count", cmd_count, "count distinct lines with a HyperLogLog (Redis's PFADD/PFCOUNT)", 1},
     {"hll-merge", cmd_hll_merge, "union of Redis HyperLogLog strings (PFMERGE)", 1},
     {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1},
+    {"delete", cmd_delete, "delete lines from a filter that can (cuckoo, counting Bloom)", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
