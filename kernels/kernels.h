@@ -27,7 +27,8 @@
 typedef struct fl_kview {
     void *data;        /* payload, 64-byte aligned, units * unit_bytes long */
     uint32_t units;    /* words / blocks / buckets; 1 <= units < 2^32 */
-    uint32_t k;        /* Bloom: bits per key; cuckoo: fingerprint bits (8 or 16) */
+    uint32_t k;        /* Bloom: bits per key; counting: counters per key; cuckoo:
+                          fingerprint bits (8 or 16) */
     const fl_stash_entry *stash; /* cuckoo only; may be NULL when stash_count == 0 */
     uint32_t stash_count;
 } fl_kview;
