@@ -80,9 +80,11 @@ typedef enum fl_variant {
     FL_SPLIT256 = 3, /* Apache Parquet split block Bloom filter: 32-byte blocks, 8 bits */
     FL_REG64 = 4,    /* register-blocked: one 64-bit word per key, k bits inside it */
     FL_CUCKOO = 5,   /* cuckoo filter, 4-slot buckets, 8- or 16-bit fingerprints */
+    FL_COUNTING = 6, /* counting Bloom, k 4-bit counters anywhere (Fan et al. 2000) */
+    FL_COUNTING512 = 7, /* counting Bloom, k of the 128 4-bit counters of one 64-byte line */
 } fl_variant;
 #define FL_VARIANT_MIN FL_CLASSIC
-#define FL_VARIANT_MAX FL_CUCKOO
+#define FL_VARIANT_MAX FL_COUNTING512
 
 /* "classic", "block512", ...; NULL for an unknown value. */
 const char *fl_variant_name(fl_variant v);
@@ -121,6 +123,9 @@ typedef struct fl_variant_info {
                                  beyond it); 0 for bit arrays, which never refuse a key */
     uint32_t caps;            /* fl_capability bits */
     fl_hash_id default_hash;  /* the hash fl_create picks when the config says 0 */
+    uint32_t counter_bits;    /* arrays of counters (counting Bloom): bits per counter (4);
+                                 0 for bit arrays and tables of slots. fl_info.saturated is
+                                 meaningful exactly when this is not 0 */
 } fl_variant_info;
 
 /* Fills *out for a known variant; FL_ERR_INVALID_ARG for an unknown one or NULL out. */
@@ -253,14 +258,27 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
 /* Bloom variants only: may run concurrently with other atomic inserts and lookups. */
 fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
 
-/* Cuckoo only: removes one copy of a key inserted before. FL_ERR_NOT_FOUND if no copy of
- * its fingerprint is in its two buckets or the stash. Deleting a key never inserted may
- * remove another key's identical fingerprint: that is inherent to cuckoo filters. */
+/* Variants with FL_CAP_DELETE: removes one copy of a key inserted before.
+ * cuckoo: FL_ERR_NOT_FOUND if no copy of its fingerprint is in its two buckets or the stash.
+ *   Deleting a key never inserted may remove another key's identical fingerprint: that is
+ *   inherent to cuckoo filters.
+ * counting, counting512: decrements the key's k counters, except counters at 15: a counter
+ *   that reached 15 has lost count (inserts saturate there), so it stays 15 forever and a
+ *   delete can never make a present key's counter reach 0 (no false negative, at the price
+ *   of positives that never go away). If any of the key's counters is 0 (counting a counter
+ *   the key hits twice as needing 2 unless saturated), the key cannot have been inserted:
+ *   FL_ERR_NOT_FOUND and no counter moves (checked before any is decremented). Deleting a
+ *   key never inserted whose counters are all nonzero (a false positive) succeeds and takes
+ *   one count from keys that share those counters: a later lookup of such a key may then
+ *   miss. That is the caller's error and inherent to counting Bloom filters: delete only
+ *   keys you inserted. */
 fl_status fl_delete_hash(fl_filter *f, uint64_t hash);
 fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len);
 
-/* dst |= src for two Bloom filters with equal variant, geometry, hash and seed.
- * The key count becomes the sum (an upper bound on distinct keys). */
+/* dst |= src for two Bloom filters with equal variant, geometry, hash and seed; for the
+ * counting variants each counter becomes the saturating sum min(15, dst + src), so every key
+ * of either filter is present and deletable in the result. The key count becomes the sum (an
+ * upper bound on distinct keys). */
 fl_status fl_union(fl_filter *dst, const fl_filter *src);
 /* Removes every key; geometry is kept. */
 void fl_clear(fl_filter *f);
@@ -280,12 +298,28 @@ typedef struct fl_info {
                                  is 0 but bits are set) */
     uint32_t stash_used;      /* cuckoo: fingerprints in the victim stash */
     int huge_pages;           /* 1 if MADV_HUGEPAGE was requested and accepted */
+    uint64_t saturated;       /* counting variants: counters at 15, which no delete
+                                 decrements again (see fl_delete_hash); 0 for the others.
+                                 For them bits_set counts nonzero counters and fill is
+                                 bits_set / counters */
 } fl_info;
 
 fl_status fl_get_info(const fl_filter *f, fl_info *out);
 size_t fl_size_bytes(const fl_filter *f);
 uint64_t fl_count(const fl_filter *f);
 fl_variant fl_get_variant(const fl_filter *f);
+
+/* Counting Bloom filters: an upper bound on the probability that any of m counters receives
+ * 16 or more increments when n keys are inserted with k counters each (so that a 4-bit
+ * counter would saturate), from Fan, Cao, Almeida, Broder, "Summary Cache" (IEEE/ACM ToN
+ * 2000, section V.C): a counter's count is Binomial(nk, 1/m), P(count >= i) <= (e n k /
+ * (i m))^i, and a union bound over the m counters gives
+ *     P(max >= 16) <= m (e n k / (16 m))^16,
+ * which at the optimal k = (m/n) ln 2 is m (e ln 2 / 16)^16 ~ 1.37e-15 m. Returns that bound
+ * capped at 1, or NaN for m = 0, k = 0, or a non-finite or negative n. The blocked layout
+ * (counting512) spreads keys unevenly over its lines, so its counters overflow more often
+ * than this classic-layout bound says; tests/test_counting.c measures both. */
+double fl_counting_overflow_bound(double m, double n, double k);
 
 /* ---------------------------------------------------------------------------------------
  * Serialization: the versioned, checksummed filterlab format (the layout: src/container.c and

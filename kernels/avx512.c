@@ -440,4 +440,5 @@ void fl_kernels_init_avx512(fl_kernel_table *t) {
     t->hash.u64 = fl_hash_u64_avx512;
     fl_hll_kernels_init_avx512(t);
     fl_cms_kernels_init_avx512(t);
+    fl_counting_kernels_init_avx512(t);
 }

@@ -27,7 +27,8 @@
 typedef struct fl_kview {
     void *data;        /* payload, 64-byte aligned, units * unit_bytes long */
     uint32_t units;    /* words / blocks / buckets; 1 <= units < 2^32 */
-    uint32_t k;        /* Bloom: bits per key; cuckoo: fingerprint bits (8 or 16) */
+    uint32_t k;        /* Bloom: bits per key; counting: counters per key; cuckoo:
+                          fingerprint bits (8 or 16) */
     const fl_stash_entry *stash; /* cuckoo only; may be NULL when stash_count == 0 */
     uint32_t stash_count;
 } fl_kview;
@@ -125,6 +126,23 @@ typedef struct fl_cms_kernels {
     fl_cms_update_fn update_cons;  /* counter = max(counter, min + inc) (conservative) */
     fl_cms_query_fn query;
 } fl_cms_kernels;
+/* counting: arrays of 4-bit counters (counting Bloom filters), indexed by layout; the
+ * positions are probe.h's. Lookups are fl_contains_fn (all k counters nonzero) and
+ * fl_contains1_fn; inserts are fl_insert_fn with saturating increments applied key by key
+ * in batch order (keys of one batch may share counters, so the result must equal one-key
+ * inserts in that order). Deletes check every counter before moving any and stay in
+ * src/counting.c. */
+typedef enum fl_counting_layout {
+    FL_COUNTING_CLASSIC = 0, /* k counters anywhere, Kirsch-Mitzenmacher double hashing */
+    FL_COUNTING_BLOCKED,     /* k of the 128 counters of one 64-byte line */
+    FL_COUNTING_LAYOUTS
+} fl_counting_layout;
+
+typedef struct fl_counting_kernels {
+    fl_contains_fn contains[FL_COUNTING_LAYOUTS];
+    fl_insert_fn insert[FL_COUNTING_LAYOUTS];
+    fl_contains1_fn contains1[FL_COUNTING_LAYOUTS];
+} fl_counting_kernels;
 
 /* One table per ISA: every module's struct. */
 typedef struct fl_kernel_table {
@@ -133,6 +151,7 @@ typedef struct fl_kernel_table {
     fl_hash_kernels hash;
     fl_hll_kernels hll;
     fl_cms_kernels cms;
+    fl_counting_kernels counting;
 } fl_kernel_table;
 
 /* Where a structure's kernels sit in a table: byte offsets of its entries, so a filter
@@ -162,6 +181,14 @@ void fl_hll_kernels_init_avx512(fl_kernel_table *t);
 void fl_cms_kernels_init_scalar(fl_kernel_table *t);
 void fl_cms_kernels_init_avx2(fl_kernel_table *t);
 void fl_cms_kernels_init_avx512(fl_kernel_table *t);
+
+/* The counting module's part of each init (kernels/counting_<isa>.c), called from the ISA's
+ * init, and the scalar lookups the SIMD ones run on their tails. */
+void fl_counting_kernels_init_scalar(fl_kernel_table *t);
+void fl_counting_kernels_init_avx2(fl_kernel_table *t);
+void fl_counting_kernels_init_avx512(fl_kernel_table *t);
+size_t fl_contains_counting_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
+size_t fl_contains_counting512_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 
 /* Declares the lookup and insert kernels of one ISA with the shared signatures. */
 #define FL_DECLARE_KERNELS(isa)                                                                 \

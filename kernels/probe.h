@@ -196,4 +196,58 @@ static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {
     return hit;
 }
 
+/* ---- counting, counting512: 4-bit counters --------------------------------------------------
+ * The payload is an array of 4-bit counters packed into little-endian 64-bit words: counter c
+ * is bits 4 (c & 15) .. 4 (c & 15) + 3 of word c >> 4 (so byte c >> 1, low nibble for even
+ * c). Four bits per counter follow Fan, Cao, Almeida, Broder ("Summary Cache", 2000), whose
+ * overflow bound is fl_counting_overflow_bound. A counter saturates at FL_COUNTER_MAX. */
+#define FL_COUNTER_MAX 15u
+
+static inline uint32_t fl_counter_get(const uint64_t *w, size_t c) {
+    return (uint32_t)(w[c >> 4] >> (4 * (c & 15))) & 0xf;
+}
+/* +1 unless saturated (the key-by-key insert every counting insert kernel must equal). */
+static inline void fl_counter_inc(uint64_t *w, size_t c) {
+    uint64_t one = 1ull << (4 * (c & 15));
+    if (fl_counter_get(w, c) != FL_COUNTER_MAX) w[c >> 4] += one;
+}
+
+/* counting (classic layout): classic's double hashing g_i = h + i * step, with word
+ * reduce32(g_i >> 32, words) and counter g_i & 15 inside it: the same split of g_i into
+ * disjoint bits as classic's word and bit, with 16 counters per word instead of 64 bits. */
+static inline size_t fl_counting_cell(uint64_t g, uint32_t units) {
+    return 16 * (size_t)fl_reduce32((uint32_t)(g >> 32), units) + (size_t)(g & 15);
+}
+/* The k counters of h, in probe order (k <= 32; a counter may repeat). */
+static inline void fl_counting_cells(const fl_kview *f, uint64_t h, size_t *cells) {
+    uint64_t g = h, step = fl_classic_step(h);
+    for (uint32_t i = 0; i < f->k; i++, g += step) cells[i] = fl_counting_cell(g, f->units);
+}
+static inline int fl_counting_probe(const fl_kview *f, uint64_t h) {
+    const uint64_t *w = (const uint64_t *)f->data;
+    uint64_t g = h, step = fl_classic_step(h);
+    for (uint32_t i = 0; i < f->k; i++, g += step)
+        if (!fl_counter_get(w, fl_counting_cell(g, f->units))) return 0;
+    return 1;
+}
+
+/* counting512 (blocked layout): block512's line, reduce32(h >> 32, blocks), holding 128
+ * counters; counter i of the key at (h32 * SALT[i]) >> 25 in 0..127, with replacement like
+ * block512 (Putze, Sanders, Singler 2007, with 128 cells per block). k <= 16. */
+static inline uint32_t fl_counting512_slot(uint32_t lo, uint32_t i) {
+    return (lo * FL_SALT[i]) >> 25;
+}
+static inline void fl_counting512_cells(const fl_kview *f, uint64_t h, size_t *cells) {
+    size_t base = 128 * (size_t)fl_reduce32((uint32_t)(h >> 32), f->units);
+    for (uint32_t i = 0; i < f->k; i++) cells[i] = base + fl_counting512_slot((uint32_t)h, i);
+}
+static inline int fl_counting512_probe(const fl_kview *f, uint64_t h) {
+    const uint64_t *b = fl_block512_at(f, h);
+    uint32_t lo = (uint32_t)h;
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < f->k; i++)
+        if (!fl_counter_get(b, fl_counting512_slot(lo, i))) return 0;
+    return 1;
+}
+
 #endif /* FL_PROBE_H */

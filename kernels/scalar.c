@@ -145,4 +145,5 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->hash.u64 = fl_hash_u64_scalar;
     fl_hll_kernels_init_scalar(t);
     fl_cms_kernels_init_scalar(t);
+    fl_counting_kernels_init_scalar(t);
 }

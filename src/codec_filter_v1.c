@@ -66,7 +66,8 @@ static fl_status decode_header(const uint8_t *p, fl_filter_fields *f) {
     uint64_t payload = fl_get64(p + 40);
     uint32_t flags = fl_get32(p + 48), stash_count = fl_get32(p + 52);
     /* Variant and hash are judged first, as the v1 writer's reader did. */
-    if (p[10] < FL_VARIANT_MIN || p[10] > FL_VARIANT_MAX) return FL_ERR_CORRUPT;
+    /* Format 1 knew classic .. cuckoo: a later variant number in a v1 file is a crafted one. */
+    if (p[10] < FL_VARIANT_MIN || p[10] > FL_CUCKOO) return FL_ERR_CORRUPT;
     if (p[11] != FL_HASH_XXH3 && p[11] != FL_HASH_XXH64) return FL_ERR_CORRUPT;
     if (flags != 0) return FL_ERR_CORRUPT;
     fl_status st = fl_codec_check_shape(f, p[10], p[11], payload);

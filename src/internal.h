@@ -128,6 +128,12 @@ int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h);
 void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out);
 void fl_cuckoo_reset(fl_filter *f);
 
+/* counting.c: counting Bloom deletes (one per layout), occupancy, saturating merge */
+fl_status fl_counting_remove(fl_filter *f, uint64_t h);
+fl_status fl_counting512_remove(fl_filter *f, uint64_t h);
+void fl_counting_occupancy(const fl_filter *f, fl_info *out);
+fl_status fl_counting_merge(fl_filter *dst, const fl_filter *src);
+
 /* dispatch.c: the active table, set once at first use (fl_kernels_slow) and by
  * fl_kernel_select. fl_kernels() is inline because every single-key call goes through it. */
 extern const fl_kernel_table *_Atomic fl_active_kernels;

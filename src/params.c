@@ -20,6 +20,10 @@
  *               f_inner(i) = (1 - (1 - 1/32)^i)^8, exact.
  *           The uneven block loads are why a blocked filter needs more bits per key than
  *           classic for the same FPR; sizing searches unit count and k on this model.
+ * counting  (counting, counting512) the classic and blocked models above with 4-bit counters
+ *           as the cells: a counter is nonzero exactly when a Bloom filter's bit would be set
+ *           (Fan, Cao, Almeida, Broder 2000), so m = 16 counters per 64-bit word and B = 128
+ *           counters per 64-byte line (the descriptor's block_bits); sizing is the same search.
  * cuckoo    a lookup compares its fingerprint with the occupied slots of two 4-slot buckets,
  *           8 alpha of them on average at load alpha; with fingerprints uniform on
  *           [1, 2^f - 1]: FPR = 1 - (1 - 1/(2^f - 1))^(8 alpha) ~ 2b alpha / 2^f (Fan et al.
@@ -149,9 +153,17 @@ static double cuckoo_fpr(uint32_t fp_bits, double load) {
 }
 
 /* ---- the models the descriptors of src/variants.c name --------------------------------- */
+
+/* Cells per unit of the classic layout: bits of a bit array, or counters of an array of
+ * counters (counting: 16 4-bit counters per 64-bit word). The models count cells; a counter
+ * is "set" when nonzero, so a counting filter's FPR is a Bloom filter's with m = cells. */
+static double cells_per_unit(const fl_variant_desc *d, uint32_t k) {
+    double bits = 8.0 * (double)d->unit_bytes(k);
+    return d->info.counter_bits ? bits / d->info.counter_bits : bits;
+}
+
 double fl_model_classic_fpr(const fl_variant_desc *d, const fl_geometry *g, double n) {
-    (void)d;
-    double m = (double)g->units * 64;
+    double m = (double)g->units * cells_per_unit(d, g->k);
     return pow(-expm1(g->k * n * log1p(-1.0 / m)), g->k);
 }
 
@@ -171,9 +183,8 @@ double fl_model_cuckoo_fpr(const fl_variant_desc *d, const fl_geometry *g, doubl
  * with B bits per block (block512, reg64), and for a split block, whose every word receives
  * one bit per key, B = the word's bits and k = 1. */
 double fl_model_classic_keys(const fl_variant_desc *d, const fl_geometry *g, double fill) {
-    (void)d;
     if (fill >= 1.0) return INFINITY;
-    return log1p(-fill) / ((double)g->k * log1p(-1.0 / ((double)g->units * 64)));
+    return log1p(-fill) / ((double)g->k * log1p(-1.0 / ((double)g->units * cells_per_unit(d, g->k))));
 }
 
 double fl_model_blocked_keys(const fl_variant_desc *d, const fl_geometry *g, double fill) {
@@ -237,7 +248,7 @@ fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geome
     for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step) {
         inner_model m;
         model_init(&m, d, k);
-        uint64_t u = blocked_units(&m, n, p, 8.0 * (double)d->unit_bytes(k));
+        uint64_t u = blocked_units(&m, n, p, cells_per_unit(d, k));
         model_free(&m);
         if (u && (!best || u < best)) { /* ties keep the smaller k: fewer bits to test */
             best = u;
@@ -262,7 +273,7 @@ fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geome
         if (exact > m) m = exact;
     }
     if (k > d->info.k_max) return FL_ERR_BAD_FPR;
-    double units = ceil(m / 64);
+    double units = ceil(m / cells_per_unit(d, (uint32_t)k));
     if (units > (double)FL_UNITS_MAX) return FL_ERR_TOO_LARGE;
     g->units = (uint64_t)units;
     g->k = (uint32_t)k;

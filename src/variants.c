@@ -2,7 +2,7 @@
  * The filter variants: one descriptor each, the single place that says what a variant is
  * (name, unit, k range, capabilities, default hash), which model sizes it and predicts its
  * FPR (src/params.c), where its kernels sit in a kernel table (kernels/kernels.h), and which
- * non-kernel operations it has (src/bloom.c, src/cuckoo.c). Everything else in the library,
+ * non-kernel operations it has (src/bloom.c, src/cuckoo.c, src/counting.c). Everything else in the library,
  * and through fl_variant_describe() the CLI, flbench and the tests, reads these instead of
  * switching on the variant.
  *
@@ -54,6 +54,22 @@ static fl_kernel_slots slots_cuckoo(uint32_t k) {
     fl_kernel_slots s = {k == 8 ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP8])
                                 : FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP16]),
                          FL_NO_KERNEL, FL_NO_KERNEL};
+    return s;
+}
+
+/* Counting Bloom filters: the counting module's kernels by layout. */
+static fl_kernel_slots slots_counting(uint32_t k) {
+    (void)k;
+    fl_kernel_slots s = {FL_KERNEL_SLOT(counting.contains[FL_COUNTING_CLASSIC]),
+                         FL_KERNEL_SLOT(counting.insert[FL_COUNTING_CLASSIC]),
+                         FL_KERNEL_SLOT(counting.contains1[FL_COUNTING_CLASSIC])};
+    return s;
+}
+static fl_kernel_slots slots_counting512(uint32_t k) {
+    (void)k;
+    fl_kernel_slots s = {FL_KERNEL_SLOT(counting.contains[FL_COUNTING_BLOCKED]),
+                         FL_KERNEL_SLOT(counting.insert[FL_COUNTING_BLOCKED]),
+                         FL_KERNEL_SLOT(counting.contains1[FL_COUNTING_BLOCKED])};
     return s;
 }
 
@@ -136,10 +152,47 @@ static const fl_variant_desc cuckoo = {
     .remove = fl_cuckoo_delete, .occupancy = fl_cuckoo_occupancy, .reset = fl_cuckoo_reset,
 };
 
+/* Counting Bloom filters (src/counting.c): 4-bit counters, so the models see units * 16
+ * (classic layout) or 128 per block (blocked layout) cells where a bit array has bits. No
+ * atomic insert: a saturating increment is a read-modify-write, not an OR. */
+#define COUNTING_CAPS (FL_CAP_DELETE | FL_CAP_UNION | FL_CAP_FILL_ESTIMATE)
+
+static const fl_variant_desc counting = {
+    .info = {.variant = FL_COUNTING, .name = "counting",
+             .summary = "counting Bloom filter, k 4-bit saturating counters anywhere by double "
+                        "hashing (Fan, Cao, Almeida, Broder 2000)",
+             .unit_name = "64-bit word of 16 counters", .k_name = "counters per key",
+             .k_min = 1, .k_max = 32, .k_step = 1, .k_default = 7,
+             .units_max = FL_UNITS_MAX, .caps = COUNTING_CAPS, .default_hash = FL_HASH_XXH3,
+             .counter_bits = 4},
+    .units_phrase = "words of 16 4-bit counters", .k_before = "k = ", .k_after = "",
+    .unit_bytes = unit_word, .kernel_slots = slots_counting,
+    .predict_fpr = fl_model_classic_fpr, .size = fl_size_classic,
+    .keys_from_fill = fl_model_classic_keys, .remove = fl_counting_remove,
+    .merge = fl_counting_merge, .occupancy = fl_counting_occupancy,
+};
+
+static const fl_variant_desc counting512 = {
+    .info = {.variant = FL_COUNTING512, .name = "counting512",
+             .summary = "blocked counting Bloom filter, k of the 128 4-bit saturating counters "
+                        "of one 64-byte cache line per key",
+             .unit_name = "64-byte block of 128 counters", .k_name = "counters per key",
+             .k_min = 1, .k_max = FL_K_MAX, .k_step = 1, .k_default = 7,
+             .units_max = FL_UNITS_MAX, .caps = COUNTING_CAPS, .default_hash = FL_HASH_XXH3,
+             .counter_bits = 4},
+    .block_bits = 128, /* cells per block for the blocked model: 128 counters */
+    .units_phrase = "blocks of 128 4-bit counters", .k_before = "k = ", .k_after = "",
+    .unit_bytes = unit_block64, .kernel_slots = slots_counting512,
+    .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
+    .keys_from_fill = fl_model_blocked_keys, .remove = fl_counting512_remove,
+    .merge = fl_counting_merge, .occupancy = fl_counting_occupancy,
+};
+
 /* Indexed by the fl_variant value (the number stored in files). */
 static const fl_variant_desc *const descs[] = {
     [FL_CLASSIC] = &classic, [FL_BLOCK512] = &block512, [FL_SPLIT256] = &split256,
     [FL_REG64] = &reg64,     [FL_CUCKOO] = &cuckoo,
+    [FL_COUNTING] = &counting, [FL_COUNTING512] = &counting512,
 };
 _Static_assert(sizeof descs / sizeof descs[0] == FL_VARIANT_MAX + 1,
                "one descriptor per fl_variant value");

@@ -187,7 +187,11 @@ static const spec SPECS[] = {
     {"reg64", FL_REG64, 16, 4, FL_HASH_XXH3, 3, 40},
     {"cuckoo8", FL_CUCKOO, 8, 8, FL_HASH_XXH3, 1, 20},
     {"cuckoo16", FL_CUCKOO, 8, 16, FL_HASH_XXH64, 2, 20},
-    /* Two buckets filled past the table: the last inserts land in the victim stash. */
+    /* Counters: a word of 16 per 4 keys' worth, so some reach 2 and more. */
+    {"counting", FL_COUNTING, 8, 5, FL_HASH_XXH3, 9, 40},
+    {"counting512", FL_COUNTING512, 2, 6, FL_HASH_XXH64, 11, 40},
+    /* Two buckets filled past the table: the last inserts land in the victim stash. Keep it
+     * last: tests below take SPECS[NSPECS - 1] as the stash case. */
     {"cuckoo8-stash", FL_CUCKOO, 2, 8, FL_HASH_XXH3, 5, 64},
 };
 #define NSPECS (sizeof SPECS / sizeof SPECS[0])
@@ -799,8 +803,8 @@ static void test_crafted_head(void **state) {
     p = split;
     p.head[H_VARIANT] = 0;
     EXPECT(FL_ERR_CORRUPT, load_parts(&p), "variant 0");
-    p.head[H_VARIANT] = 6;
-    EXPECT(FL_ERR_CORRUPT, load_parts(&p), "variant 6");
+    p.head[H_VARIANT] = FL_VARIANT_MAX + 1;
+    EXPECT(FL_ERR_CORRUPT, load_parts(&p), "variant past the last");
     p = split;
     p.head[H_HASH] = 0;
     EXPECT(FL_ERR_CORRUPT, load_parts(&p), "hash 0");

@@ -7,7 +7,8 @@
 
 #include "testutil.h"
 
-static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64, FL_CUCKOO};
+static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64, FL_CUCKOO,
+                                 FL_COUNTING, FL_COUNTING512};
 #define NALL (sizeof ALL / sizeof ALL[0])
 
 static void describe_every_variant(void **state) {
@@ -87,6 +88,15 @@ static void capabilities_match_calls(void **state) {
             assert_true(info.keys_from_fill > 32 && info.keys_from_fill < 128);
         else
             assert_true(info.keys_from_fill == 0.0);
+        /* Arrays of counters count saturated ones (63 keys with k counters each fill no
+         * 4-bit counter); nothing else has any. Their memory is counter_bits per cell. */
+        assert_int_equal(info.saturated, 0);
+        if (vi.counter_bits) {
+            assert_int_equal(vi.counter_bits, 4);
+            uint64_t cells = 8 * (uint64_t)info.bytes / vi.counter_bits;
+            assert_true(info.bits_set > 0 && info.bits_set <= 63 * (uint64_t)info.geometry.k);
+            assert_true(fabs(info.fill - (double)info.bits_set / (double)cells) < 1e-12);
+        }
 
         size_t need = fl_parquet_export_size(a, 1);
         assert_int_equal(need > 0, (vi.caps & FL_CAP_PARQUET) != 0);

@@ -43,6 +43,7 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g);
 int cmd_hll_info(int argc, char **argv, const cli_globals *g);
 int cmd_freq(int argc, char **argv, const cli_globals *g);
 int cmd_top(int argc, char **argv, const cli_globals *g);
+int cmd_delete(int argc, char **argv, const cli_globals *g);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)

@@ -15,9 +15,10 @@ static void help(void)
         "Usage: filterlab info FILTER\n"
         "\n"
         "Describe a filter file (a scalable Bloom filter: its parameters and each\n"
-        "sub-filter's geometry, keys, target and predicted FPR): variant, geometry, hash and seed, key count, size, bits per\n"
-        "key, fill (Bloom: share of bits set; cuckoo: load factor), the FPR the model predicts\n"
-        "at the current key count, cuckoo stash use and huge pages.\n"
+        "sub-filter's geometry, keys, target and predicted FPR): variant, geometry, hash and\n"
+        "seed, key count, size, bits per key, fill (Bloom: share of bits set; counting Bloom:\n"
+        "share of counters nonzero, and the saturated counters; cuckoo: load factor), the FPR\n"
+        "the model predicts at the current key count, cuckoo stash use and huge pages.\n"
         "The filter is loaded under the global --max-bytes limit.\n"
         "\n"
         "Options:\n"
@@ -119,6 +120,11 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
                  (unsigned long long)in.bits_set,
                  (unsigned long long)(in.geometry.units * vi.unit_slots));
         cli_outf("stash:          %u entries used\n", (unsigned)in.stash_used);
+    } else if (vi.counter_bits) { /* an array of counters: fill counts nonzero ones */
+        cli_outf("fill:           %.2f%% of counters nonzero (%llu of %llu)\n", in.fill * 100,
+                 (unsigned long long)in.bits_set, (unsigned long long)(bits / vi.counter_bits));
+        cli_outf("saturated:      %llu counters at their maximum (never decremented again)\n",
+                 (unsigned long long)in.saturated);
     } else {
         cli_outf("fill:           %.2f%% of bits set (%llu of %llu)\n", in.fill * 100,
                  (unsigned long long)in.bits_set, (unsigned long long)bits);

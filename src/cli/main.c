@@ -43,6 +43,7 @@ static const cli_command commands[] = {
     {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1},
     {"freq", cmd_freq, "count lines in a Count-Min sketch; estimates, --info", 1},
     {"top", cmd_top, "most frequent lines / heavy hitters (Count-Min + candidates)", 1},
+    {"delete", cmd_delete, "delete lines from a filter that can (cuckoo, counting Bloom)", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

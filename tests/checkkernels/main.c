@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
         check_hash(ks, nk);
         check_hll(ks, nk);
         check_cms(ks, nk);
+        check_counting(ks, nk);
     }
     if (bench) {
         printf("\nbench: ns per key (ratio to scalar), pre-hashed keys, batch %d, 50%% positive, "
@@ -110,6 +111,7 @@ int main(int argc, char **argv) {
         bench_cuckoo(ks, nk);
         bench_hll(ks, nk);
         bench_cms(ks, nk);
+        bench_counting(ks, nk);
         printf("('=' marks a table entry that is the scalar function itself)\n");
     }
     printf("checkkernels: %lu passed, %lu failed\n", g_passed, g_failed);

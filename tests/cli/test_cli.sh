@@ -38,7 +38,7 @@ fi
 
 passed=0
 failed=0
-VARIANTS="classic block512 split256 reg64 cuckoo"
+VARIANTS="classic block512 split256 reg64 cuckoo counting counting512"
 
 # check NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell with `set -e`.
 check() {
@@ -436,6 +436,41 @@ t_info() {
     grep -Eq '^stash: *[0-9]+ entries used' out || fail "no stash line: $(cat out)"
 }
 check "info describes the filter" t_info
+
+# ---- counting Bloom filters and delete -------------------------------------------------
+t_counting_delete() {
+    local v
+    head -n 1000 keys.txt >first.txt
+    tail -n +1001 keys.txt >rest.txt
+    for v in counting counting512; do
+        expect_ok "$FL" build --type "$v" --n 2000 --fpr 0.01 --input keys.txt -o "d$v.flt"
+        expect_ok "$FL" info "d$v.flt"
+        grep -Eq '^fill: *[0-9.]+% of counters nonzero \([0-9]+ of [0-9]+\)' out || fail "$(cat out)"
+        grep -Eq '^saturated: *0 counters' out || fail "no saturated line: $(cat out)"
+        expect_ok "$FL" delete "d$v.flt" --input first.txt
+        expect_ok "$FL" info "d$v.flt"
+        grep -q '^keys: *1000$' out || fail "keys after delete: $(cat out)"
+        expect_ok "$FL" query "d$v.flt" --input rest.txt
+        same_file rest.txt out # the keys not deleted are all still present
+        # Deleted again: refused (all or nothing), the file unchanged.
+        cp "d$v.flt" before.flt
+        expect_error 2 "$FL" delete "d$v.flt" --input first.txt
+        cmp -s before.flt "d$v.flt" || fail "a refused delete changed the file"
+    done
+    # 2000 keys into one line of 128 counters: counters saturate, and info says so.
+    run "$FL" build --type counting512 --units 1 --k 2 --input keys.txt -o sat.flt
+    [ "$RC" -eq 0 ] || fail "status $RC: $(cat err)" # (it warns that the filter is too small)
+    expect_ok "$FL" info sat.flt
+    grep -Eq '^saturated: *[1-9][0-9]* counters' out || fail "$(cat out)"
+    expect_ok "$FL" delete sat.flt --input keys.txt -o sat2.flt
+    expect_ok "$FL" query sat2.flt --count --input keys.txt
+    [ "$(cat out)" = 2000 ] || fail "saturated counters must keep every key: $(cat out)"
+    # Variants that cannot delete say so.
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o nodel.flt
+    expect_error 2 "$FL" delete nodel.flt --input first.txt
+    expect_error 1 "$FL" delete
+}
+check "counting filters: info counters, delete, all or nothing, saturation" t_counting_delete
 
 # ---- kernels --------------------------------------------------------------------------
 t_kernels() {

@@ -1,0 +1,170 @@
+/*
+ * Counting Bloom lookups, AVX-512 (F, BW, VL, DQ, plus BMI2): the counting module's entries
+ * of the avx512 table. Same shapes as avx512.c's block512 and classic lookups, with a 4-bit
+ * counter test where those test a bit: counter p of a 128-counter line (p = t >> 25, t the
+ * salt product) is bits 4 (p & 7) .. +3 of dword p >> 3 = t >> 28, so one vprold of 0xf by
+ * (t >> 23) & 0x1c gives its mask, and "counter is zero" is a vptestnmd on that mask.
+ * Inserts keep the scalar kernel: their increments must apply key by key in batch order
+ * (keys of one batch share counters, and saturation at 15 makes the order visible), and a
+ * read-modify-write of k counters per key is bound by the dependent loads, not by the few
+ * multiplies a vector unit could save.
+ */
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) ||               \
+    !defined(__AVX512DQ__) || !defined(__BMI2__)
+#error "kernels/counting_avx512.c needs -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2"
+#endif
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "probe.h"
+#include "simd_common.h"
+#include "x86_common.h"
+
+/* The helpers below are avx512.c's (static there): 8 hashes, the qword-lane unit index, the
+ * two-keys-per-zmm selectors, and lane masks to 0/1 bytes. */
+FL_INLINE __m512i load8(const uint64_t *h, size_t i) {
+    return _mm512_loadu_si512((const void *)((const unsigned char *)h + 8 * i));
+}
+FL_INLINE __m512i unit_index(__m512i h, __m512i units) {
+    return _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), units), 32);
+}
+#define PAIR_SEL(p)                                                                             \
+    _mm512_setr_epi32(4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p),   \
+                      4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2,          \
+                      4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2)
+FL_INLINE uint64_t join4(const __mmask16 m[4]) {
+    return _cvtmask64_u64(_mm512_kunpackd(_mm512_kunpackw(m[3], m[2]), _mm512_kunpackw(m[1], m[0])));
+}
+/* Bytes of m that are zero become 0x01, the others 0x00 (carry-free SWAR). */
+FL_INLINE uint64_t zero_bytes(uint64_t m) {
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t nz = (((m & lo7) + lo7) | m) & 0x8080808080808080ull;
+    return (nz >> 7) ^ 0x0101010101010101ull;
+}
+
+/* The counter mask of each lane's salt product t: 0xf rotated to bit 4 ((t >> 25) & 7). */
+FL_INLINE __m512i nibble_mask(__m512i t) {
+    return _mm512_rolv_epi32(_mm512_set1_epi32(0xf),
+                             _mm512_and_si512(_mm512_srli_epi32(t, 23), _mm512_set1_epi32(0x1c)));
+}
+
+/* ---- counting512 ----------------------------------------------------------------------- */
+
+/* k <= 8: two keys per zmm, lanes 0..7 the first key's counters and 8..15 the second's;
+ * vpermt2d picks each lane's dword from the first key's line (0..15) or the second's. */
+FL_INLINE size_t counting512_pair(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                  uint8_t *out, const int prefetch) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const __m512i salts = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)FL_SALT));
+    const __m512i second = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
+    const __m512i sel[4] = {PAIR_SEL(0), PAIR_SEL(1), PAIR_SEL(2), PAIR_SEL(3)};
+    const __mmask16 kk = (__mmask16)(((1u << f->k) - 1) * 0x101u);
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
+        __m512i h = load8(hashes, i);
+        __mmask16 miss[4];
+        for (int p = 0; p < 4; p++) {
+            const uint8_t *b0 = base + 64 * unit_at(hashes, i + 2 * (size_t)p, f->units);
+            const uint8_t *b1 = base + 64 * unit_at(hashes, i + 2 * (size_t)p + 1, f->units);
+            __m512i t = _mm512_mullo_epi32(_mm512_permutexvar_epi32(sel[p], h), salts);
+            __m512i widx = _mm512_or_si512(_mm512_srli_epi32(t, 28), second);
+            __m512i a = _mm512_load_si512((const void *)b0);
+            __m512i b = _mm512_load_si512((const void *)b1);
+            __m512i w = _mm512_permutex2var_epi32(a, widx, b);
+            miss[p] = _mm512_mask_testn_epi32_mask(kk, w, nibble_mask(t));
+        }
+        uint64_t hit = zero_bytes(join4(miss));
+        memcpy(out + i, &hit, 8);
+        pos += (size_t)__builtin_popcountll(hit);
+    }
+    pos += fl_contains_counting512_scalar(f, hashes + i, n - i, out + i);
+    return pos;
+}
+
+/* k > 8: one key per zmm, all 16 salts. */
+FL_INLINE int counting512_one(const uint8_t *line, uint32_t lo, __m512i salts, __mmask16 kk) {
+    __m512i t = _mm512_mullo_epi32(_mm512_set1_epi32((int)lo), salts);
+    __m512i w = _mm512_permutexvar_epi32(_mm512_srli_epi32(t, 28),
+                                         _mm512_load_si512((const void *)line));
+    return _mm512_mask_testn_epi32_mask(kk, w, nibble_mask(t)) == 0;
+}
+
+FL_INLINE size_t counting512_wide(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                  uint8_t *out, const int prefetch) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const __m512i salts = _mm512_loadu_si512((const void *)FL_SALT);
+    const __mmask16 kk = (__mmask16)((1u << f->k) - 1);
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
+        unsigned hits = 0;
+        for (size_t j = 0; j < 8; j++)
+            hits |= (unsigned)counting512_one(base + 64 * unit_at(hashes, i + j, f->units),
+                                              low_at(hashes, i + j), salts, kk) << j;
+        pos += emit8(out + i, hits);
+    }
+    pos += fl_contains_counting512_scalar(f, hashes + i, n - i, out + i);
+    return pos;
+}
+
+static size_t fl_contains_counting512_avx512(const fl_kview *f, const uint64_t *hashes,
+                                             size_t n, uint8_t *out) {
+    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
+    if (f->k <= 8)
+        return prefetch ? counting512_pair(f, hashes, n, out, 1)
+                        : counting512_pair(f, hashes, n, out, 0);
+    return prefetch ? counting512_wide(f, hashes, n, out, 1)
+                    : counting512_wide(f, hashes, n, out, 0);
+}
+
+static int fl_contains1_counting512_avx512(const void *data, uint32_t units, uint32_t k,
+                                           uint64_t h) {
+    fl_kview v = fl_bloom_view(data, units, k);
+    return counting512_one((const uint8_t *)fl_block512_at(&v, h), (uint32_t)h,
+                           _mm512_loadu_si512((const void *)FL_SALT),
+                           (__mmask16)((1u << k) - 1));
+}
+
+/* ---- counting (classic layout) ---------------------------------------------------------- */
+
+/* avx512.c's classic lookup with a counter test: 8 keys per group, round r gathers the words
+ * of the keys still alive, and counter g & 15 is tested with 0xf rotated by 4 (g & 15)
+ * (vprolq takes the count mod 64, and (g << 2) mod 64 is exactly that). */
+FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                   uint8_t *out, const int prefetch) {
+    const uint64_t *words = (const uint64_t *)f->data;
+    const __m512i units = _mm512_set1_epi64(f->units);
+    const __m512i one = _mm512_set1_epi64(1), nib = _mm512_set1_epi64(0xf);
+    const uint32_t k = f->k;
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
+        __m512i g = load8(hashes, i);
+        __m512i step = _mm512_or_si512(_mm512_rol_epi64(g, 32), one);
+        __mmask8 alive = 0xff;
+        for (uint32_t r = 0; r < k && alive; r++) {
+            __m512i w = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), alive,
+                                                    unit_index(g, units), (const void *)words, 8);
+            alive = _mm512_mask_test_epi64_mask(alive, w,
+                                                _mm512_rolv_epi64(nib, _mm512_slli_epi64(g, 2)));
+            g = _mm512_add_epi64(g, step);
+        }
+        pos += emit8(out + i, alive);
+    }
+    pos += fl_contains_counting_scalar(f, hashes + i, n - i, out + i);
+    return pos;
+}
+
+FL_LOOKUP_BY_SIZE(fl_contains_counting_avx512, 8, counting_contains)
+
+void fl_counting_kernels_init_avx512(fl_kernel_table *t) {
+    t->counting.contains[FL_COUNTING_CLASSIC] = fl_contains_counting_avx512;
+    t->counting.contains[FL_COUNTING_BLOCKED] = fl_contains_counting512_avx512;
+    t->counting.contains1[FL_COUNTING_BLOCKED] = fl_contains1_counting512_avx512;
+}

@@ -1,0 +1,127 @@
+/*
+ * filterlab delete: remove keys from a filter whose variant can delete (the descriptor's
+ * FL_CAP_DELETE: cuckoo, counting, counting512), all or nothing.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const CMD = "delete";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab delete FILTER [--input FILE] [-o OUT]\n"
+        "\n"
+        "Delete every input line from FILTER, once per line, and write the result back to\n"
+        "FILTER (or to OUT), replacing the file atomically. Only variants that can delete\n"
+        "keys accept it (cuckoo, counting, counting512).\n"
+        "\n"
+        "All or nothing: if the filter refuses a key (a key it cannot hold, so one never\n"
+        "inserted), nothing is written and the exit status is 2. Delete only keys you\n"
+        "inserted: a key never inserted that the filter answers 'present' for (a false\n"
+        "positive) is deleted anyway and takes a count from other keys.\n"
+        "\n"
+        "Options:\n"
+        "  --input FILE  read keys from FILE ('-' or absent: standard input)\n"
+        "  -o, --output OUT  write the filter to OUT instead of FILTER ('-': standard output)\n"
+        "  -h, --help    show this help\n"
+        "\n"
+        "Keys are read as for 'filterlab build'. The filter is loaded under the global\n"
+        "--max-bytes limit.\n");
+}
+
+/* The variants that can delete, from their descriptors, for the error message. */
+static void deleting_variants(char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
+        fl_variant_info vi;
+        if (fl_variant_describe((fl_variant)v, &vi) != FL_OK || !(vi.caps & FL_CAP_DELETE))
+            continue;
+        int n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", vi.name);
+        if (n < 0 || (size_t)n >= cap - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+int cmd_delete(int argc, char **argv, const cli_globals *g)
+{
+    enum { O_INPUT = 256 };
+    static const struct option opts[] = {
+        {"input", required_argument, NULL, O_INPUT},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *input = NULL, *output = NULL;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case O_INPUT: input = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cli_getopt_error(CMD, c, argv);
+        }
+    }
+    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    if (rc != EXIT_OK)
+        return rc;
+    const char *path = argv[optind];
+    if (!output)
+        output = path;
+
+    fl_filter *f = NULL;
+    rc = cli_load_filter(path, g->max_bytes, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_variant_info vi;
+    fl_variant_describe(fl_get_variant(f), &vi);
+    if (!(vi.caps & FL_CAP_DELETE)) {
+        char can[128], q[CLI_QUOTE_BUF];
+        deleting_variants(can, sizeof can);
+        cli_quote(path, q, sizeof q);
+        fl_free(f);
+        return cli_fail(EXIT_DATA, "delete: %s is a %s filter, which cannot delete keys "
+                        "(variants that can: %s)", q, vi.name, can);
+    }
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_free(f);
+        return rc;
+    }
+    const char *key;
+    size_t len;
+    int got;
+    while ((got = cli_lines_next(&in, &key, &len)) > 0) {
+        fl_status s = fl_delete_bytes(f, key, len);
+        if (s != FL_OK) {
+            char q[CLI_QUOTE_BUF], k[CLI_QUOTE_BUF + 1];
+            cli_quote(in.name, q, sizeof q);
+            /* The key as text for the message (keys may hold NUL bytes: cut there). */
+            char *dup = strndup(key, len);
+            cli_quote(dup ? dup : "", k, sizeof k);
+            free(dup);
+            rc = cli_fail(EXIT_DATA, "delete: %s line %llu: key %s: %s; nothing written", q,
+                          (unsigned long long)in.lineno, k, fl_strerror(s));
+            break;
+        }
+    }
+    if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    cli_lines_close(&in);
+    if (rc == EXIT_OK)
+        rc = cli_save_filter(f, output);
+    fl_free(f);
+    return rc;
+}
