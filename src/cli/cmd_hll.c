@@ -13,17 +13,23 @@
 
 #define HLL_FILE_CAP ((size_t)1 << 20) /* a Redis HLL string is at most ~32 KiB sparse */
 
-/* Loads a Redis HLL string file; names a filterlab filter file when given one. */
+/* Loads a Redis HLL string file; names the kind of a filterlab file when given one. */
 static int load_hll(const char *path, fl_hll **out) {
     unsigned char *buf;
     size_t len;
     int rc = cli_read_file(path, HLL_FILE_CAP, &buf, &len);
     if (rc != EXIT_OK) return rc;
     fl_status s = fl_hll_import_redis(buf, len, out);
-    int filter = len >= 8 && memcmp(buf, "FLTRLAB\x1a", 8) == 0;
+    uint32_t kind = 0;
+    int filterlab_file = s != FL_OK && fl_file_kind_mem(buf, len, &kind) == FL_OK;
     free(buf);
     if (s == FL_OK) return EXIT_OK;
-    if (filter)
+    if (filterlab_file && kind == FL_FILE_COUNT_MIN)
+        return cli_fail(EXIT_DATA,
+                        "%s: is a Count-Min sketch, not a HyperLogLog (use 'filterlab freq' or "
+                        "'filterlab top' on it)",
+                        path);
+    if (filterlab_file)
         return cli_fail(EXIT_DATA,
                         "%s: is a filterlab filter file, not a HyperLogLog (use 'filterlab "
                         "info' or 'filterlab query' on it)",

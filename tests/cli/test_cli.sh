@@ -856,7 +856,7 @@ t_cms_wrong_files() {
     expect_error 2 "$FL" top --from h.hll
     grep -q "hll-info" err || fail "$(cat err)"
     expect_error 2 "$FL" query z.cms --input keys.txt
-    grep -q 'another kind' err || fail "$(cat err)"
+    grep -q "is a Count-Min sketch, not a filter (use 'filterlab freq'" err || fail "$(cat err)"
     expect_ok "$FL" freq --width 100 --depth 2 -o plain.cms zipf.txt
     expect_error 2 "$FL" top --from plain.cms
     grep -q 'tracks no candidates' err || fail "$(cat err)"
