@@ -57,6 +57,16 @@ int cmd_delete(int argc, char **argv, const cli_globals *g);
 int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A usage error of subcommand `cmd`: one line ending with a pointer to --help; returns 1. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* The last cases of every subcommand's option switch: -h/--help prints the command's help
+ * and succeeds; an option getopt did not recognise (or one missing its value) is a usage
+ * error naming it. */
+#define CLI_HELP_AND_UNKNOWN_OPTIONS(cmd, help_fn)                                          \
+    case 'h':                                                                               \
+        help_fn();                                                                          \
+        return EXIT_OK;                                                                     \
+    default:                                                                                \
+        return cli_getopt_error((cmd), c, argv)
+
 /* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0). */
 int cli_getopt_error(const char *cmd, int c, char **argv);
 /* A user-supplied value for a message: single-quoted, non-printable bytes as \xNN, cut

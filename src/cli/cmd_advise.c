@@ -94,11 +94,7 @@ int cmd_advise(int argc, char **argv, const cli_globals *g)
                 return cli_usage_error(CMD, "--hit-rate must be a number in [0, 1], not '%s'", optarg);
             break;
         }
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
     if (optind < argc)

@@ -279,11 +279,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         case 'v':
             verbose = 1;
             break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
     if (optind < argc)

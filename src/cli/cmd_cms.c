@@ -230,8 +230,7 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
         case O_QUERY: query = optarg; break;
         case O_INFO: info = 1; break;
         case 'o': output = optarg; break;
-        case 'h': freq_help(); return EXIT_OK;
-        default: return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, freq_help);
         }
     }
     if (from && (sizing_given(&z) || topk))
@@ -303,8 +302,7 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
             if (cli_parse_fpr(CMD, "--phi", optarg, &phi) < 0) return EXIT_USAGE;
             break;
         case O_FROM: from = optarg; break;
-        case 'h': top_help(); return EXIT_OK;
-        default: return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, top_help);
         }
     }
     if (from && (sizing_given(&z) || optind < argc))

@@ -66,11 +66,7 @@ int cmd_delete(int argc, char **argv, const cli_globals *g)
         switch (c) {
         case O_INPUT: input = optarg; break;
         case 'o': output = optarg; break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
     int rc = cli_one_operand(CMD, argc, argv, "FILTER");

@@ -118,11 +118,7 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
         case 'o':
             output = optarg;
             break;
-        case 'h':
-            count_help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, count_help);
         }
     }
     if (from && have_p && p != FL_HLL_REDIS_P)

@@ -158,11 +158,7 @@ int cmd_host(int argc, char **argv, const cli_globals *g)
         case 'j':
             json = 1;
             break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
     if (optind < argc)

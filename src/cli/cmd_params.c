@@ -84,11 +84,7 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
                 return EXIT_USAGE;
             have_type = 1;
             break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
     int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);

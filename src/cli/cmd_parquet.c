@@ -84,11 +84,7 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
             if (cli_parse_size(CMD, "--max-bytes", optarg, &max_bytes) < 0)
                 return EXIT_USAGE;
             break;
-        case 'h':
-            import_help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, import_help);
         }
     }
     int rc = check_args(CMD, argc, argv, output, "BITSET");
@@ -137,11 +133,7 @@ int cmd_export_parquet(int argc, char **argv, const cli_globals *g)
         case O_NO_HEADER:
             with_header = 0;
             break;
-        case 'h':
-            export_help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, export_help);
         }
     }
     int rc = check_args(CMD, argc, argv, output, "FILTER");

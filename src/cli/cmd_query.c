@@ -52,11 +52,7 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         case O_MARK: mode = MARK; modes++; break;
         case O_COUNT: mode = COUNT; modes++; break;
         case O_ABSENT: mode = ABSENT; modes++; break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
     int rc = cli_one_operand(CMD, argc, argv, "FILTER");
