@@ -125,23 +125,9 @@ static int write_seeds(const char *dir) {
     return bad;
 }
 
+#include "fuzz_standalone.h"
+
 int main(int argc, char **argv) {
-    if (argc == 3 && !strcmp(argv[1], "--write-seeds")) return write_seeds(argv[2]);
-    for (int i = 1; i < argc; i++) {
-        FILE *fp = fopen(argv[i], "rb");
-        if (!fp) {
-            perror(argv[i]);
-            return 1;
-        }
-        static uint8_t buf[1 << 21];
-        size_t n = fread(buf, 1, sizeof buf, fp);
-        fclose(fp);
-        uint8_t *copy = malloc(n ? n : 1);
-        if (!copy) return 1;
-        memcpy(copy, buf, n);
-        LLVMFuzzerTestOneInput(copy, n);
-        free(copy);
-    }
-    return 0;
+    return fuzz_standalone_main(argc, argv, write_seeds);
 }
 #endif

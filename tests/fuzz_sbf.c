@@ -176,31 +176,9 @@ static int write_seeds(const char *dir) {
     return bad;
 }
 
-static int replay(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return 1;
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            uint8_t *grown = realloc(buf, cap);
-            if (!grown) break;
-            buf = grown;
-        }
-        got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-    } while (got > 0);
-    fclose(fp);
-    LLVMFuzzerTestOneInput(buf, len);
-    free(buf);
-    return 0;
-}
+#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]);
-    int bad = 0;
-    for (int i = 1; i < argc; i++) bad |= replay(argv[i]);
-    return bad;
+    return fuzz_standalone_main(argc, argv, write_seeds);
 }
 #endif
