@@ -288,13 +288,7 @@ fl_status fl_cms_info_get(const fl_cms *c, fl_cms_info *out) {
 
 fl_status fl_cms_bind_kernel(fl_cms *c, const char *name) {
     if (!c) return FL_ERR_INVALID_ARG;
-    const fl_kernel_table *t = NULL;
-    if (name) {
-        fl_status s = fl_kernel_table_named(name, &t);
-        if (s != FL_OK) return s;
-    }
-    __atomic_store_n(&c->bound, t, __ATOMIC_RELEASE);
-    return FL_OK;
+    return fl_kernel_bind(&c->bound, name);
 }
 
 const char *fl_cms_kernel(const fl_cms *c) {

@@ -47,8 +47,7 @@ struct fl_cms {
 };
 
 static inline const fl_kernel_table *fl_cms_kernels_of(const fl_cms *c) {
-    const fl_kernel_table *t = __atomic_load_n(&c->bound, __ATOMIC_ACQUIRE);
-    return t ? t : fl_kernels();
+    return fl_kernels_bound(&c->bound);
 }
 
 /* cms.c: a sketch of this shape with zeroed counters and an empty candidate set; the shape

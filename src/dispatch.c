@@ -204,6 +204,16 @@ fl_status fl_kernel_table_named(const char *name, const fl_kernel_table **out) {
     return FL_OK;
 }
 
+fl_status fl_kernel_bind(const fl_kernel_table **slot, const char *name) {
+    const fl_kernel_table *t = NULL;
+    if (name) {
+        fl_status s = fl_kernel_table_named(name, &t);
+        if (s != FL_OK) return s;
+    }
+    __atomic_store_n(slot, t, __ATOMIC_RELEASE);
+    return FL_OK;
+}
+
 const char *fl_kernel_table_name(const fl_kernel_table *t) {
     ensure_init();
     for (size_t i = 0; i < NISA; i++)

@@ -323,13 +323,7 @@ fl_status fl_union(fl_filter *dst, const fl_filter *src) {
 
 fl_status fl_filter_bind_kernel(fl_filter *f, const char *name) {
     if (!f) return FL_ERR_INVALID_ARG;
-    const fl_kernel_table *t = NULL;
-    if (name) {
-        fl_status s = fl_kernel_table_named(name, &t);
-        if (s != FL_OK) return s;
-    }
-    __atomic_store_n(&f->bound, t, __ATOMIC_RELEASE);
-    return FL_OK;
+    return fl_kernel_bind(&f->bound, name);
 }
 
 const char *fl_filter_kernel(const fl_filter *f) {

@@ -346,13 +346,7 @@ fl_status fl_hll_info_get(const fl_hll *h, fl_hll_info *out) {
 
 fl_status fl_hll_bind_kernel(fl_hll *h, const char *name) {
     if (!h) return FL_ERR_INVALID_ARG;
-    const fl_kernel_table *t = NULL;
-    if (name) {
-        fl_status s = fl_kernel_table_named(name, &t);
-        if (s != FL_OK) return s;
-    }
-    __atomic_store_n(&h->bound, t, __ATOMIC_RELEASE);
-    return FL_OK;
+    return fl_kernel_bind(&h->bound, name);
 }
 
 const char *fl_hll_kernel(const fl_hll *h) {

@@ -33,8 +33,7 @@ struct fl_hll {
 #define FL_HLL_SPARSE_VAL_MAX 32      /* largest value a VAL opcode holds */
 
 static inline const fl_kernel_table *fl_hll_kernels_of(const fl_hll *h) {
-    const fl_kernel_table *t = __atomic_load_n(&h->bound, __ATOMIC_ACQUIRE);
-    return t ? t : fl_kernels();
+    return fl_kernels_bound(&h->bound);
 }
 
 static inline void fl_hll_invalidate(fl_hll *h) {

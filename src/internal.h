@@ -151,10 +151,18 @@ const fl_kernel_table *fl_kernel_table_at(size_t i);
 fl_status fl_kernel_table_named(const char *name, const fl_kernel_table **out);
 const char *fl_kernel_table_name(const fl_kernel_table *t);
 
+/* Per-handle kernels, for every structure: a handle holds a `bound` table pointer (NULL:
+ * the process's choice). fl_kernel_bind validates the name first, so a bad one leaves the
+ * binding as it was; another thread may rebind while calls run, so the slot is atomic. */
+fl_status fl_kernel_bind(const fl_kernel_table **slot, const char *name);
+static inline const fl_kernel_table *fl_kernels_bound(const fl_kernel_table *const *slot) {
+    const fl_kernel_table *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    return t ? t : fl_kernels();
+}
+
 /* The table a filter's calls use: its bound one, else the process's. */
 static inline const fl_kernel_table *fl_kernels_of(const fl_filter *f) {
-    const fl_kernel_table *t = __atomic_load_n(&f->bound, __ATOMIC_ACQUIRE);
-    return t ? t : fl_kernels();
+    return fl_kernels_bound(&f->bound);
 }
 
 /* cpu_features.c: the one CPUID/XCR0 (x86) and AT_HWCAP (aarch64) reader. FL_CPU_* bits. */
