@@ -24,20 +24,7 @@
 #include "kernels.h"
 #include "probe.h"
 #include "simd_common.h"
-#include "x86_common.h"
-
-FL_INLINE __m256i load4(const uint64_t *h, size_t i) {
-    return _mm256_loadu_si256((const __m256i *)(const void *)((const unsigned char *)h + 8 * i));
-}
-
-/* reduce32 of the low dword of each qword lane: (x32 * n) >> 32, as a qword. */
-FL_INLINE __m256i reduce_lo(__m256i x, __m256i n) {
-    return _mm256_srli_epi64(_mm256_mul_epu32(x, n), 32);
-}
-/* reduce32(h >> 32, units) for 4 hashes. */
-FL_INLINE __m256i unit_index(__m256i h, __m256i units) {
-    return reduce_lo(_mm256_srli_epi64(h, 32), units);
-}
+#include "avx2_common.h"
 
 /* ---- split256 --------------------------------------------------------------------------- */
 
@@ -99,12 +86,6 @@ FL_INLINE __m256i block512_missing(__m256i t, __m256i a0, __m256i a1) {
     __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1),
                                     _mm256_and_si256(_mm256_srli_epi32(t, 23), _mm256_set1_epi32(31)));
     return _mm256_andnot_si256(w, bit);
-}
-
-/* Lanes j < k of 8 as all-ones, for the first (k) or second (k - 8) group of salts. */
-FL_INLINE __m256i lanes_below(int k) {
-    const __m256i j = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), j);
 }
 
 FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
@@ -242,11 +223,6 @@ FL_INLINE __m256i classic_round(__m256i g, __m256i alive, const long long *words
     __m256i w = _mm256_mask_i64gather_epi64(zero, words, unit_index(g, units), alive, 8);
     __m256i bit = _mm256_sllv_epi64(one, _mm256_and_si256(g, _mm256_set1_epi64x(63)));
     return _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(w, bit), zero), alive);
-}
-
-FL_INLINE __m256i classic_step(__m256i h) {
-    return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi64(h, 32), _mm256_srli_epi64(h, 32)),
-                           _mm256_set1_epi64x(1));
 }
 
 FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,

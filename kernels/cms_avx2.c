@@ -22,7 +22,7 @@ static inline __m256i rotl32_64(__m256i g) {
 }
 
 /* idx[r * 4 + j]: counter index of key j in row r. */
-static inline void positions4(const uint64_t *h, uint32_t width, uint32_t depth,
+static inline void cms_positions(const uint64_t *h, uint32_t width, uint32_t depth,
                               uint64_t *idx) {
     __m256i g = _mm256_loadu_si256((const __m256i *)(const void *)h);
     const __m256i step = _mm256_or_si256(rotl32_64(g), _mm256_set1_epi64x(1));
@@ -36,14 +36,7 @@ static inline void positions4(const uint64_t *h, uint32_t width, uint32_t depth,
     }
 }
 
-/* Prefetching the next group's counters pays only when they are unlikely to be cached: the
- * issue cost exceeds the gain on a sketch that fits in L2 (the seeds' 53 KiB one). */
-#define PF_MIN_BYTES (1u << 20)
-
-static inline void prefetch_all(const uint32_t *c, const uint64_t *idx, uint32_t depth) {
-    for (size_t i = 0; i < (size_t)depth * G; i++)
-        _mm_prefetch((const char *)(c + idx[i]), _MM_HINT_T0);
-}
+#include "cms_simd.h"
 
 static void cms_query_avx2(const uint32_t *c, uint32_t width, uint32_t depth,
                            const uint64_t *hashes, size_t n, uint32_t *out) {
@@ -67,45 +60,8 @@ static void cms_query_avx2(const uint32_t *c, uint32_t width, uint32_t depth,
     for (; i < n; i++) out[i] = fl_cms_query1(c, width, depth, fl_hash_at(hashes, i));
 }
 
-#define UPDATE_LOOP(apply)                                                                     \
-    uint64_t buf[2][FL_CMS_ROWS_MAX * G];                                                     \
-    size_t groups = n / G, i = 0;                                                               \
-    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;                                  \
-    if (groups) positions4(hashes, width, depth, buf[0]);                                       \
-    for (size_t gi = 0; gi < groups; gi++) {                                                    \
-        uint64_t *cur = buf[gi & 1], *next = buf[(gi + 1) & 1];                                 \
-        if (gi + 1 < groups) {                                                                  \
-            positions4(hashes + (gi + 1) * G, width, depth, next);                              \
-            if (pf) prefetch_all(c, next, depth);                                               \
-        }                                                                                       \
-        for (size_t j = 0; j < G; j++) {                                                        \
-            uint32_t inc = incs ? incs[gi * G + j] : 1;                                         \
-            apply;                                                                              \
-        }                                                                                       \
-    }                                                                                           \
-    i = groups * G;
-
-static void cms_update_avx2(uint32_t *c, uint32_t width, uint32_t depth,
-                            const uint64_t *hashes, const uint32_t *incs, size_t n) {
-    UPDATE_LOOP(for (uint32_t r = 0; r < depth; r++) {
-        uint32_t *p = &c[cur[(size_t)r * G + j]];
-        *p = fl_cms_sat_add(*p, inc);
-    })
-    for (; i < n; i++) fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
-}
-
-static void cms_update_cons_avx2(uint32_t *c, uint32_t width, uint32_t depth,
-                                 const uint64_t *hashes, const uint32_t *incs, size_t n) {
-    UPDATE_LOOP({
-        size_t idx[FL_CMS_ROWS_MAX];
-        for (uint32_t r = 0; r < depth; r++) idx[r] = (size_t)cur[(size_t)r * G + j];
-        fl_cms_update_cons_at(c, depth, idx, inc);
-    })
-    for (; i < n; i++) fl_cms_update1_cons(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
-}
-
 void fl_cms_kernels_init_avx2(fl_kernel_table *t) {
-    t->cms.update = cms_update_avx2;
-    t->cms.update_cons = cms_update_cons_avx2;
+    t->cms.update = cms_update_groups;
+    t->cms.update_cons = cms_update_cons_groups;
     t->cms.query = cms_query_avx2;
 }

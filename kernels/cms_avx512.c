@@ -20,7 +20,7 @@
 #define G 8
 
 /* idx[r * 8 + j]: counter index of key j in row r. */
-static inline void positions8(const uint64_t *h, uint32_t width, uint32_t depth,
+static inline void cms_positions(const uint64_t *h, uint32_t width, uint32_t depth,
                               uint64_t *idx) {
     __m512i g = _mm512_loadu_si512((const void *)h);
     const __m512i step = _mm512_or_si512(_mm512_rol_epi64(g, 32), _mm512_set1_epi64(1));
@@ -34,26 +34,19 @@ static inline void positions8(const uint64_t *h, uint32_t width, uint32_t depth,
     }
 }
 
-/* Prefetching the next group's counters pays only when they are unlikely to be cached: the
- * issue cost exceeds the gain on a sketch that fits in L2 (the seeds' 53 KiB one). */
-#define PF_MIN_BYTES (1u << 20)
-
-static inline void prefetch_all(const uint32_t *c, const uint64_t *idx, uint32_t depth) {
-    for (size_t i = 0; i < (size_t)depth * G; i++)
-        _mm_prefetch((const char *)(c + idx[i]), _MM_HINT_T0);
-}
+#include "cms_simd.h"
 
 static void cms_query_avx512(const uint32_t *c, uint32_t width, uint32_t depth,
                              const uint64_t *hashes, size_t n, uint32_t *out) {
     uint64_t buf[2][FL_CMS_ROWS_MAX * G];
     size_t groups = n / G, i = 0;
     const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;
-    if (groups) positions8(hashes, width, depth, buf[0]);
+    if (groups) cms_positions(hashes, width, depth, buf[0]);
     for (size_t gi = 0; gi < groups; gi++) {
         uint64_t *cur = buf[gi & 1], *next = buf[(gi + 1) & 1];
         if (gi + 1 < groups) {
-            positions8(hashes + (gi + 1) * G, width, depth, next);
-            if (pf) prefetch_all(c, next, depth);
+            cms_positions(hashes + (gi + 1) * G, width, depth, next);
+            if (pf) cms_prefetch_all(c, next, depth);
         }
         for (size_t j = 0; j < G; j++) {
             uint32_t m = UINT32_MAX;
@@ -68,48 +61,8 @@ static void cms_query_avx512(const uint32_t *c, uint32_t width, uint32_t depth,
     for (; i < n; i++) out[i] = fl_cms_query1(c, width, depth, fl_hash_at(hashes, i));
 }
 
-/* The group loop both updates share: positions of group i+1 are computed and prefetched
- * before group i's counters change. */
-#define UPDATE_LOOP(apply)                                                                     \
-    uint64_t buf[2][FL_CMS_ROWS_MAX * G];                                                     \
-    size_t groups = n / G, i = 0;                                                               \
-    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;                                  \
-    if (groups) positions8(hashes, width, depth, buf[0]);                                       \
-    for (size_t gi = 0; gi < groups; gi++) {                                                    \
-        uint64_t *cur = buf[gi & 1], *next = buf[(gi + 1) & 1];                                 \
-        if (gi + 1 < groups) {                                                                  \
-            positions8(hashes + (gi + 1) * G, width, depth, next);                              \
-            if (pf) prefetch_all(c, next, depth);                                               \
-        }                                                                                       \
-        for (size_t j = 0; j < G; j++) {                                                        \
-            uint32_t inc = incs ? incs[gi * G + j] : 1;                                         \
-            apply;                                                                              \
-        }                                                                                       \
-    }                                                                                           \
-    i = groups * G;
-
-
-static void cms_update_avx512(uint32_t *c, uint32_t width, uint32_t depth,
-                              const uint64_t *hashes, const uint32_t *incs, size_t n) {
-    UPDATE_LOOP(for (uint32_t r = 0; r < depth; r++) {
-        uint32_t *p = &c[cur[(size_t)r * G + j]];
-        *p = fl_cms_sat_add(*p, inc);
-    })
-    for (; i < n; i++) fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
-}
-
-static void cms_update_cons_avx512(uint32_t *c, uint32_t width, uint32_t depth,
-                                   const uint64_t *hashes, const uint32_t *incs, size_t n) {
-    UPDATE_LOOP({
-        size_t idx[FL_CMS_ROWS_MAX];
-        for (uint32_t r = 0; r < depth; r++) idx[r] = (size_t)cur[(size_t)r * G + j];
-        fl_cms_update_cons_at(c, depth, idx, inc);
-    })
-    for (; i < n; i++) fl_cms_update1_cons(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
-}
-
 void fl_cms_kernels_init_avx512(fl_kernel_table *t) {
-    t->cms.update = cms_update_avx512;
-    t->cms.update_cons = cms_update_cons_avx512;
+    t->cms.update = cms_update_groups;
+    t->cms.update_cons = cms_update_cons_groups;
     t->cms.query = cms_query_avx512;
 }

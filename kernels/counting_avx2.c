@@ -14,7 +14,7 @@
 #include "kernels.h"
 #include "probe.h"
 #include "simd_common.h"
-#include "x86_common.h"
+#include "avx2_common.h"
 
 /* ---- counting512 ----------------------------------------------------------------------- */
 
@@ -30,12 +30,6 @@ FL_INLINE __m256i counting512_zero(__m256i t, __m256i a0, __m256i a1) {
     __m256i nib = _mm256_sllv_epi32(_mm256_set1_epi32(0xf),
                                     _mm256_and_si256(_mm256_srli_epi32(t, 23), _mm256_set1_epi32(0x1c)));
     return _mm256_cmpeq_epi32(_mm256_and_si256(w, nib), _mm256_setzero_si256());
-}
-
-/* Lanes j < k of 8 as all-ones, for the first (k) or second (k - 8) group of salts. */
-FL_INLINE __m256i lanes_below(int k) {
-    const __m256i j = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), j);
 }
 
 FL_INLINE int counting512_one(const uint8_t *line, uint32_t lo, __m256i s0, __m256i s1,
@@ -80,16 +74,6 @@ static size_t fl_contains_counting512_avx2(const fl_kview *f, const uint64_t *ha
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-FL_INLINE __m256i load4(const uint64_t *h, size_t i) {
-    return _mm256_loadu_si256((const __m256i *)(const void *)((const unsigned char *)h + 8 * i));
-}
-FL_INLINE __m256i unit_index(__m256i h, __m256i units) {
-    return _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(h, 32), units), 32);
-}
-FL_INLINE __m256i counting_step(__m256i h) {
-    return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi64(h, 32), _mm256_srli_epi64(h, 32)),
-                           _mm256_set1_epi64x(1));
-}
 /* One probe round of 4 keys still alive: a masked gather of their words, then counter
  * g & 15 tested with 0xf << 4 (g & 15). */
 FL_INLINE __m256i counting_round(__m256i g, __m256i alive, const long long *words, __m256i units) {
@@ -111,7 +95,7 @@ FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, si
         if (prefetch && i + PF_DIST + 8 <= n)
             prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
         __m256i g0 = load4(hashes, i), g1 = load4(hashes, i + 4);
-        __m256i st0 = counting_step(g0), st1 = counting_step(g1);
+        __m256i st0 = classic_step(g0), st1 = classic_step(g1);
         __m256i a0 = _mm256_set1_epi64x(-1), a1 = a0;
         for (uint32_t r = 0; r < k; r++) {
             a0 = counting_round(g0, a0, words, units);

@@ -20,29 +20,7 @@
 #include "kernels.h"
 #include "probe.h"
 #include "simd_common.h"
-#include "x86_common.h"
-
-/* The helpers below are avx512.c's (static there): 8 hashes, the qword-lane unit index, the
- * two-keys-per-zmm selectors, and lane masks to 0/1 bytes. */
-FL_INLINE __m512i load8(const uint64_t *h, size_t i) {
-    return _mm512_loadu_si512((const void *)((const unsigned char *)h + 8 * i));
-}
-FL_INLINE __m512i unit_index(__m512i h, __m512i units) {
-    return _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), units), 32);
-}
-#define PAIR_SEL(p)                                                                             \
-    _mm512_setr_epi32(4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p),   \
-                      4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2,          \
-                      4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2)
-FL_INLINE uint64_t join4(const __mmask16 m[4]) {
-    return _cvtmask64_u64(_mm512_kunpackd(_mm512_kunpackw(m[3], m[2]), _mm512_kunpackw(m[1], m[0])));
-}
-/* Bytes of m that are zero become 0x01, the others 0x00 (carry-free SWAR). */
-FL_INLINE uint64_t zero_bytes(uint64_t m) {
-    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
-    uint64_t nz = (((m & lo7) + lo7) | m) & 0x8080808080808080ull;
-    return (nz >> 7) ^ 0x0101010101010101ull;
-}
+#include "avx512_common.h"
 
 /* The counter mask of each lane's salt product t: 0xf rotated to bit 4 ((t >> 25) & 7). */
 FL_INLINE __m512i nibble_mask(__m512i t) {

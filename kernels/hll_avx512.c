@@ -21,10 +21,7 @@
 
 #include "hll_probe.h"
 #include "kernels.h"
-
-static inline __m512i load8(const uint64_t *p, size_t i) {
-    return _mm512_loadu_si512((const void *)((const unsigned char *)p + 8 * i));
-}
+#include "avx512_common.h"
 
 static int add_tail(uint8_t *regs, uint32_t p, const uint64_t *hashes, size_t i, size_t n) {
     int grew = 0;

@@ -1,0 +1,53 @@
+/*
+ * Vector helpers every AVX-512 kernel file shares (avx512.c, counting_avx512.c,
+ * hll_avx512.c, cms_avx512.c), built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2.
+ * Scalar-side helpers both x86 ISAs use are in x86_common.h.
+ */
+#ifndef FL_AVX512_COMMON_H
+#define FL_AVX512_COMMON_H
+
+#if !defined(__AVX512F__) || !defined(__AVX512BW__)
+#error "avx512_common.h is for the AVX-512 kernel files"
+#endif
+
+#include <immintrin.h>
+
+#include "x86_common.h"
+
+/* 8 hashes from an array the API lets be unaligned. */
+FL_INLINE __m512i load8(const uint64_t *h, size_t i) {
+    return _mm512_loadu_si512((const void *)((const unsigned char *)h + 8 * i));
+}
+
+/* reduce32 of the low dword of each qword lane: (x32 * n) >> 32, as a qword. */
+FL_INLINE __m512i reduce_lo(__m512i x, __m512i n) {
+    return _mm512_srli_epi64(_mm512_mul_epu32(x, n), 32);
+}
+/* reduce32(h >> 32, units) for 8 hashes. */
+FL_INLINE __m512i unit_index(__m512i h, __m512i units) {
+    return reduce_lo(_mm512_srli_epi64(h, 32), units);
+}
+
+/* Bytes of m that are zero become 0x01, the others 0x00 (carry-free SWAR: the +0x7f sets
+ * bit 7 of a byte iff its low 7 bits are nonzero and cannot carry into the next byte). */
+FL_INLINE uint64_t zero_bytes(uint64_t m) {
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t nz = (((m & lo7) + lo7) | m) & 0x8080808080808080ull;
+    return (nz >> 7) ^ 0x0101010101010101ull;
+}
+
+/* Four 16-bit lane masks as one 64-bit word, m[0] lowest. kunpck runs on port 5, next to
+ * the permutes, instead of four kmov on port 0, which the multiplies and shifts saturate
+ * (about 15% faster split256 lookups at 1 MiB). */
+FL_INLINE uint64_t join4(const __mmask16 m[4]) {
+    return _cvtmask64_u64(_mm512_kunpackd(_mm512_kunpackw(m[3], m[2]), _mm512_kunpackw(m[1], m[0])));
+}
+
+/* Dword selectors putting the low half of hash 2p in lanes 0..7 and of hash 2p+1 in lanes
+ * 8..15: two keys per zmm for the 8-lane split256 / block512 / counting512 (k <= 8) probes. */
+#define PAIR_SEL(p)                                                                             \
+    _mm512_setr_epi32(4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p),   \
+                      4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2,          \
+                      4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2)
+
+#endif /* FL_AVX512_COMMON_H */
