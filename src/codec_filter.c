@@ -85,7 +85,7 @@ fl_status fl_codec_filter_alloc(const fl_filter_fields *f, fl_filter **out) {
 
 /* A table of slots (cuckoo) stores one fingerprint per stored key copy, so its key count must
  * be exactly the occupied slots plus the stash, which a later delete relies on. */
-fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f) {
+static fl_status adopt_fields(fl_filter *filter, const fl_filter_fields *f) {
     filter->stash_count = f->stash_count;
     for (uint32_t i = 0; i < f->stash_count; i++) filter->stash[i] = f->stash[i];
     if (filter->desc->info.unit_slots) {
@@ -94,6 +94,19 @@ fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f) {
         if (occupied.bits_set != f->keys) return FL_ERR_CORRUPT;
     }
     filter->keys = f->keys;
+    return FL_OK;
+}
+
+fl_status fl_codec_filter_finish(fl_filter *filter, const fl_filter_fields *f, fl_status st,
+                                 fl_filter **out) {
+    if (st == FL_OK) st = adopt_fields(filter, f);
+    if (st != FL_OK) {
+        int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
+        fl_free(filter);
+        errno = err;
+        return st;
+    }
+    *out = filter;
     return FL_OK;
 }
 
@@ -235,13 +248,5 @@ fl_status fl_codec_filter_read(fl_ct_reader *r, size_t max_bytes, fl_filter **ou
     if (st != FL_OK) return st;
     st = fl_ct_read(r, &data, filter->data);
     if (st == FL_OK) st = fl_in_end(r->in);
-    if (st == FL_OK) st = fl_codec_filter_adopt(filter, &f);
-    if (st != FL_OK) {
-        int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
-        fl_free(filter);
-        errno = err;
-        return st;
-    }
-    *out = filter;
-    return FL_OK;
+    return fl_codec_filter_finish(filter, &f, st, out);
 }

@@ -228,14 +228,8 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
     fl_filter *filter = NULL;
     st = fl_codec_filter_alloc(&f, &filter);
     if (st != FL_OK) return st;
-    st = fl_ct_read(r, &data, filter->data);
-    if (st == FL_OK) st = fl_codec_filter_adopt(filter, &f);
-    if (st != FL_OK) {
-        int err = errno;
-        fl_free(filter);
-        errno = err;
-        return st;
-    }
+    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
+    if (st != FL_OK) return st;
     fl_sbf_adopt(s, filter, cap);
     return FL_OK;
 }
