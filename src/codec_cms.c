@@ -130,20 +130,6 @@ static fl_status write_cms(const fl_cms *c, fl_sink *sink) {
     return st;
 }
 
-fl_status fl_cms_save_mem(const fl_cms *c, void *buf, size_t cap, size_t *written) {
-    if (written) *written = 0;
-    if (!c || !buf) return FL_ERR_INVALID_ARG;
-    size_t need = fl_cms_serialized_size(c);
-    if (need == 0) return FL_ERR_TOO_LARGE;
-    if (cap < need) return FL_ERR_BUFFER_TOO_SMALL;
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, need);
-    fl_status st = write_cms(c, &sink);
-    if (st != FL_OK) return st;
-    if (written) *written = need;
-    return FL_OK;
-}
-
 /* ==== reading ============================================================================ */
 
 typedef struct fields {
@@ -283,6 +269,12 @@ static fl_status read_any(fl_ct_reader *r, size_t max_bytes, void **out) {
     return st;
 }
 static const fl_kind_codec cms_codec = {FL_KIND_COUNT_MIN, write_any, read_any, NULL};
+
+fl_status fl_cms_save_mem(const fl_cms *c, void *buf, size_t cap, size_t *written) {
+    if (written) *written = 0;
+    if (!c || !buf) return FL_ERR_INVALID_ARG;
+    return fl_kind_save_mem(&cms_codec, c, fl_cms_serialized_size(c), buf, cap, written);
+}
 
 fl_status fl_cms_load_mem(const void *buf, size_t len, size_t max_bytes, fl_cms **out) {
     if (out) *out = NULL;
