@@ -137,23 +137,6 @@ typedef struct fields {
     uint64_t seed, total;
 } fields;
 
-static fl_status check_sections(const fl_ct_reader *r, fl_ct_section *head, fl_ct_section *top,
-                                fl_ct_section *cntr) {
-    for (uint32_t i = 0; i < r->count; i++) {
-        uint32_t tag = fl_ct_section_at(r, i).tag;
-        if (tag != TAG_HEAD && tag != TAG_TOPK && tag != TAG_CNTR) return FL_ERR_CORRUPT;
-    }
-    if (fl_ct_find(r, TAG_HEAD, head) != 1 || fl_ct_find(r, TAG_CNTR, cntr) != 1)
-        return FL_ERR_CORRUPT;
-    uint32_t tops = fl_ct_find(r, TAG_TOPK, top);
-    if (tops > 1) return FL_ERR_CORRUPT;
-    if (tops == 0) top->length = 0;
-    if (head->index != 0 || cntr->index != r->count - 1) return FL_ERR_CORRUPT;
-    if (head->length != HEAD_LEN) return FL_ERR_CORRUPT;
-    if (tops && top->length == 0) return FL_ERR_CORRUPT;
-    return FL_OK;
-}
-
 static fl_status read_head(fl_ct_reader *r, const fl_ct_section *s, const fl_ct_section *top,
                            const fl_ct_section *cntr, fields *f) {
     const uint8_t *p;
@@ -232,7 +215,7 @@ static fl_status read_cms(fl_ct_reader *r, size_t max_bytes, fl_cms **out) {
     fl_ct_section head, top, cntr;
     fields f;
     memset(&f, 0, sizeof f);
-    fl_status st = check_sections(r, &head, &top, &cntr);
+    fl_status st = fl_ct_layout(r, TAG_HEAD, HEAD_LEN, TAG_TOPK, TAG_CNTR, &head, &top, &cntr);
     if (st == FL_OK) st = read_head(r, &head, &top, &cntr, &f);
     if (st == FL_OK && max_bytes && cntr.length > max_bytes) st = FL_ERR_TOO_LARGE;
     if (st == FL_OK) st = fl_in_check_size(r->in, r->end);

@@ -190,20 +190,9 @@ fl_status fl_codec_filter_write(const fl_filter *f, fl_sink *sink) {
  * between them, nothing else. */
 static fl_status check_sections(const fl_ct_reader *r, fl_ct_section *head,
                                 fl_ct_section *stash, fl_ct_section *data) {
-    for (uint32_t i = 0; i < r->count; i++) {
-        uint32_t tag = fl_ct_section_at(r, i).tag;
-        if (tag != TAG_HEAD && tag != TAG_STSH && tag != TAG_DATA) return FL_ERR_CORRUPT;
-    }
-    if (fl_ct_find(r, TAG_HEAD, head) != 1 || fl_ct_find(r, TAG_DATA, data) != 1)
-        return FL_ERR_CORRUPT;
-    uint32_t stashes = fl_ct_find(r, TAG_STSH, stash);
-    if (stashes > 1) return FL_ERR_CORRUPT;
-    if (stashes == 0) stash->length = 0;
-    if (head->index != 0 || data->index != r->count - 1) return FL_ERR_CORRUPT;
-    if (head->length != HEAD_LEN) return FL_ERR_CORRUPT;
-    if (stashes &&
-        (stash->length == 0 || stash->length % STASH_ENTRY ||
-         stash->length > (uint64_t)STASH_ENTRY * FL_STASH_MAX))
+    fl_status st = fl_ct_layout(r, TAG_HEAD, HEAD_LEN, TAG_STSH, TAG_DATA, head, stash, data);
+    if (st != FL_OK) return st;
+    if (stash->length % STASH_ENTRY || stash->length > (uint64_t)STASH_ENTRY * FL_STASH_MAX)
         return FL_ERR_CORRUPT;
     return FL_OK;
 }
