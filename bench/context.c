@@ -109,25 +109,29 @@ static void list_add(json_t *ctx, const char *key, const char *msg) {
     json_array_append_new(arr, json_string(msg));
 }
 
-void fb_warn(json_t *ctx, const char *fmt, ...) {
+/* A warning or a note: formatted once, appended to ctx's list under key (when there is a
+ * ctx); a warning is also shown on stderr as it happens. */
+static void record(json_t *ctx, const char *key, int show, const char *fmt, va_list ap) {
     char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (show)
+        fprintf(stderr, "flbench: warning: %s\n", msg);
+    if (ctx)
+        list_add(ctx, key, msg);
+}
+
+void fb_warn(json_t *ctx, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(ctx, "warnings", 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "flbench: warning: %s\n", msg);
-    if (ctx)
-        list_add(ctx, "warnings", msg);
 }
 
 void fb_note(json_t *ctx, const char *fmt, ...) {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(ctx, "notes", 0, fmt, ap);
     va_end(ap);
-    if (ctx)
-        list_add(ctx, "notes", msg);
 }
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }

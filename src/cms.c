@@ -105,6 +105,15 @@ static void add_total(fl_cms *c, uint64_t inc) {
     c->total = s;
 }
 
+/* The counters of one hash (plain or conservative, as the sketch was made) and N. */
+static void update_one(fl_cms *c, uint64_t h, uint32_t inc) {
+    if (c->cons)
+        fl_cms_update1_cons(c->counters, c->w, c->d, h, inc);
+    else
+        fl_cms_update1(c->counters, c->w, c->d, h, inc);
+    add_total(c, inc);
+}
+
 /* One key, in stream order: the candidates first (the only step that can fail), then the
  * counters, then N. */
 static fl_status add_one(fl_cms *c, uint64_t h, uint32_t kind, const void *key, size_t len,
@@ -116,11 +125,7 @@ static fl_status add_one(fl_cms *c, uint64_t h, uint32_t kind, const void *key, 
         fl_status st = fl_topk_offer(&c->top, h, kind, key, len, est);
         if (st != FL_OK) return st;
     }
-    if (c->cons)
-        fl_cms_update1_cons(c->counters, c->w, c->d, h, inc);
-    else
-        fl_cms_update1(c->counters, c->w, c->d, h, inc);
-    add_total(c, inc);
+    update_one(c, h, inc);
     return FL_OK;
 }
 
@@ -142,11 +147,7 @@ fl_status fl_cms_add_u64(fl_cms *c, uint64_t key, uint32_t inc) {
 
 fl_status fl_cms_add_hash(fl_cms *c, uint64_t hash, uint32_t inc) {
     if (!c) return FL_ERR_INVALID_ARG;
-    if (c->cons)
-        fl_cms_update1_cons(c->counters, c->w, c->d, hash, inc);
-    else
-        fl_cms_update1(c->counters, c->w, c->d, hash, inc);
-    add_total(c, inc);
+    update_one(c, hash, inc);
     return FL_OK;
 }
 
@@ -167,14 +168,35 @@ fl_status fl_cms_add_hashes(fl_cms *c, const uint64_t *hashes, size_t n, const u
     return FL_OK;
 }
 
+/* A batch of keys as the API takes them: 64-bit keys (u64s), or byte strings (keys, lens). */
+typedef struct key_batch {
+    const uint64_t *u64s;
+    const void *const *keys;
+    const size_t *lens;
+} key_batch;
+
+static fl_status add_key(fl_cms *c, const key_batch *b, size_t i, uint32_t inc) {
+    if (b->u64s) return fl_cms_add_u64(c, fl_hash_at(b->u64s, i), inc);
+    return fl_cms_add_bytes(c, b->keys[i], b->lens[i], inc);
+}
+
+/* The hashes of keys i .. i + m - 1: 64-bit keys through the hash kernel. */
+static void hash_keys(const fl_cms *c, const fl_kernel_table *t, const key_batch *b, size_t i,
+                      size_t m, uint64_t *h) {
+    if (b->u64s) {
+        t->hash.u64(b->u64s + i, m, c->seed, h);
+        return;
+    }
+    for (size_t j = 0; j < m; j++) h[j] = fl_cms_hash_bytes(c, b->keys[i + j], b->lens[i + j]);
+}
+
 /* With candidates, every key must be offered in stream order before its counters change,
  * so tracked batches go key by key; without, keys are hashed a chunk at a time and the
  * chunk goes through the update kernel. */
-fl_status fl_cms_add_u64s(fl_cms *c, const uint64_t *keys, size_t n, const uint32_t *incs) {
-    if (!c || (!keys && n)) return FL_ERR_INVALID_ARG;
+static fl_status add_keys(fl_cms *c, const key_batch *b, size_t n, const uint32_t *incs) {
     if (c->top.cap) {
         for (size_t i = 0; i < n; i++) {
-            fl_status st = fl_cms_add_u64(c, fl_hash_at(keys, i), incs ? incs[i] : 1);
+            fl_status st = add_key(c, b, i, incs ? incs[i] : 1);
             if (st != FL_OK) return st;
         }
         return FL_OK;
@@ -183,10 +205,16 @@ fl_status fl_cms_add_u64s(fl_cms *c, const uint64_t *keys, size_t n, const uint3
     uint64_t h[CHUNK];
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t m = n - i < CHUNK ? n - i : CHUNK;
-        t->hash.u64(keys + i, m, c->seed, h);
+        hash_keys(c, t, b, i, m, h);
         update_hashes(c, t, h, m, incs ? incs + i : NULL);
     }
     return FL_OK;
+}
+
+fl_status fl_cms_add_u64s(fl_cms *c, const uint64_t *keys, size_t n, const uint32_t *incs) {
+    if (!c || (!keys && n)) return FL_ERR_INVALID_ARG;
+    key_batch b = {.u64s = keys};
+    return add_keys(c, &b, n, incs);
 }
 
 fl_status fl_cms_add_strings(fl_cms *c, const void *const *keys, const size_t *lens, size_t n,
@@ -194,21 +222,8 @@ fl_status fl_cms_add_strings(fl_cms *c, const void *const *keys, const size_t *l
     if (!c || ((!keys || !lens) && n)) return FL_ERR_INVALID_ARG;
     for (size_t i = 0; i < n; i++)
         if (!keys[i] && lens[i]) return FL_ERR_INVALID_ARG;
-    if (c->top.cap) {
-        for (size_t i = 0; i < n; i++) {
-            fl_status st = fl_cms_add_bytes(c, keys[i], lens[i], incs ? incs[i] : 1);
-            if (st != FL_OK) return st;
-        }
-        return FL_OK;
-    }
-    const fl_kernel_table *t = fl_cms_kernels_of(c);
-    uint64_t h[CHUNK];
-    for (size_t i = 0; i < n; i += CHUNK) {
-        size_t m = n - i < CHUNK ? n - i : CHUNK;
-        for (size_t j = 0; j < m; j++) h[j] = fl_cms_hash_bytes(c, keys[i + j], lens[i + j]);
-        update_hashes(c, t, h, m, incs ? incs + i : NULL);
-    }
-    return FL_OK;
+    key_batch b = {.keys = keys, .lens = lens};
+    return add_keys(c, &b, n, incs);
 }
 
 uint32_t fl_cms_query_hash(const fl_cms *c, uint64_t hash) {

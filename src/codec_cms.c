@@ -130,43 +130,12 @@ static fl_status write_cms(const fl_cms *c, fl_sink *sink) {
     return st;
 }
 
-fl_status fl_cms_save_mem(const fl_cms *c, void *buf, size_t cap, size_t *written) {
-    if (written) *written = 0;
-    if (!c || !buf) return FL_ERR_INVALID_ARG;
-    size_t need = fl_cms_serialized_size(c);
-    if (need == 0) return FL_ERR_TOO_LARGE;
-    if (cap < need) return FL_ERR_BUFFER_TOO_SMALL;
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, need);
-    fl_status st = write_cms(c, &sink);
-    if (st != FL_OK) return st;
-    if (written) *written = need;
-    return FL_OK;
-}
-
 /* ==== reading ============================================================================ */
 
 typedef struct fields {
     uint32_t w, d, flags, topk, ncand;
     uint64_t seed, total;
 } fields;
-
-static fl_status check_sections(const fl_ct_reader *r, fl_ct_section *head, fl_ct_section *top,
-                                fl_ct_section *cntr) {
-    for (uint32_t i = 0; i < r->count; i++) {
-        uint32_t tag = fl_ct_section_at(r, i).tag;
-        if (tag != TAG_HEAD && tag != TAG_TOPK && tag != TAG_CNTR) return FL_ERR_CORRUPT;
-    }
-    if (fl_ct_find(r, TAG_HEAD, head) != 1 || fl_ct_find(r, TAG_CNTR, cntr) != 1)
-        return FL_ERR_CORRUPT;
-    uint32_t tops = fl_ct_find(r, TAG_TOPK, top);
-    if (tops > 1) return FL_ERR_CORRUPT;
-    if (tops == 0) top->length = 0;
-    if (head->index != 0 || cntr->index != r->count - 1) return FL_ERR_CORRUPT;
-    if (head->length != HEAD_LEN) return FL_ERR_CORRUPT;
-    if (tops && top->length == 0) return FL_ERR_CORRUPT;
-    return FL_OK;
-}
 
 static fl_status read_head(fl_ct_reader *r, const fl_ct_section *s, const fl_ct_section *top,
                            const fl_ct_section *cntr, fields *f) {
@@ -246,7 +215,7 @@ static fl_status read_cms(fl_ct_reader *r, size_t max_bytes, fl_cms **out) {
     fl_ct_section head, top, cntr;
     fields f;
     memset(&f, 0, sizeof f);
-    fl_status st = check_sections(r, &head, &top, &cntr);
+    fl_status st = fl_ct_layout(r, TAG_HEAD, HEAD_LEN, TAG_TOPK, TAG_CNTR, &head, &top, &cntr);
     if (st == FL_OK) st = read_head(r, &head, &top, &cntr, &f);
     if (st == FL_OK && max_bytes && cntr.length > max_bytes) st = FL_ERR_TOO_LARGE;
     if (st == FL_OK) st = fl_in_check_size(r->in, r->end);
@@ -283,6 +252,12 @@ static fl_status read_any(fl_ct_reader *r, size_t max_bytes, void **out) {
     return st;
 }
 static const fl_kind_codec cms_codec = {FL_KIND_COUNT_MIN, write_any, read_any, NULL};
+
+fl_status fl_cms_save_mem(const fl_cms *c, void *buf, size_t cap, size_t *written) {
+    if (written) *written = 0;
+    if (!c || !buf) return FL_ERR_INVALID_ARG;
+    return fl_kind_save_mem(&cms_codec, c, fl_cms_serialized_size(c), buf, cap, written);
+}
 
 fl_status fl_cms_load_mem(const void *buf, size_t len, size_t max_bytes, fl_cms **out) {
     if (out) *out = NULL;

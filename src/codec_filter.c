@@ -85,7 +85,7 @@ fl_status fl_codec_filter_alloc(const fl_filter_fields *f, fl_filter **out) {
 
 /* A table of slots (cuckoo) stores one fingerprint per stored key copy, so its key count must
  * be exactly the occupied slots plus the stash, which a later delete relies on. */
-fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f) {
+static fl_status adopt_fields(fl_filter *filter, const fl_filter_fields *f) {
     filter->stash_count = f->stash_count;
     for (uint32_t i = 0; i < f->stash_count; i++) filter->stash[i] = f->stash[i];
     if (filter->desc->info.unit_slots) {
@@ -94,6 +94,19 @@ fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f) {
         if (occupied.bits_set != f->keys) return FL_ERR_CORRUPT;
     }
     filter->keys = f->keys;
+    return FL_OK;
+}
+
+fl_status fl_codec_filter_finish(fl_filter *filter, const fl_filter_fields *f, fl_status st,
+                                 fl_filter **out) {
+    if (st == FL_OK) st = adopt_fields(filter, f);
+    if (st != FL_OK) {
+        int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
+        fl_free(filter);
+        errno = err;
+        return st;
+    }
+    *out = filter;
     return FL_OK;
 }
 
@@ -177,20 +190,9 @@ fl_status fl_codec_filter_write(const fl_filter *f, fl_sink *sink) {
  * between them, nothing else. */
 static fl_status check_sections(const fl_ct_reader *r, fl_ct_section *head,
                                 fl_ct_section *stash, fl_ct_section *data) {
-    for (uint32_t i = 0; i < r->count; i++) {
-        uint32_t tag = fl_ct_section_at(r, i).tag;
-        if (tag != TAG_HEAD && tag != TAG_STSH && tag != TAG_DATA) return FL_ERR_CORRUPT;
-    }
-    if (fl_ct_find(r, TAG_HEAD, head) != 1 || fl_ct_find(r, TAG_DATA, data) != 1)
-        return FL_ERR_CORRUPT;
-    uint32_t stashes = fl_ct_find(r, TAG_STSH, stash);
-    if (stashes > 1) return FL_ERR_CORRUPT;
-    if (stashes == 0) stash->length = 0;
-    if (head->index != 0 || data->index != r->count - 1) return FL_ERR_CORRUPT;
-    if (head->length != HEAD_LEN) return FL_ERR_CORRUPT;
-    if (stashes &&
-        (stash->length == 0 || stash->length % STASH_ENTRY ||
-         stash->length > (uint64_t)STASH_ENTRY * FL_STASH_MAX))
+    fl_status st = fl_ct_layout(r, TAG_HEAD, HEAD_LEN, TAG_STSH, TAG_DATA, head, stash, data);
+    if (st != FL_OK) return st;
+    if (stash->length % STASH_ENTRY || stash->length > (uint64_t)STASH_ENTRY * FL_STASH_MAX)
         return FL_ERR_CORRUPT;
     return FL_OK;
 }
@@ -235,13 +237,5 @@ fl_status fl_codec_filter_read(fl_ct_reader *r, size_t max_bytes, fl_filter **ou
     if (st != FL_OK) return st;
     st = fl_ct_read(r, &data, filter->data);
     if (st == FL_OK) st = fl_in_end(r->in);
-    if (st == FL_OK) st = fl_codec_filter_adopt(filter, &f);
-    if (st != FL_OK) {
-        int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
-        fl_free(filter);
-        errno = err;
-        return st;
-    }
-    *out = filter;
-    return FL_OK;
+    return fl_codec_filter_finish(filter, &f, st, out);
 }

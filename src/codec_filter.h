@@ -39,10 +39,13 @@ fl_status fl_codec_stash_entry(const fl_filter_fields *f, uint32_t bucket, uint1
 fl_status fl_codec_check_cap(const fl_filter_fields *f, size_t max_bytes);
 /* A new filter for the fields, payload zeroed, ready to be read into. */
 fl_status fl_codec_filter_alloc(const fl_filter_fields *f, fl_filter **out);
-/* After the payload is in place: a cuckoo filter's key count must be its occupied slots
- * (a later delete relies on it), CORRUPT otherwise; then the counts and stash are
- * adopted. */
-fl_status fl_codec_filter_adopt(fl_filter *filter, const fl_filter_fields *f);
+/* The end of every filter load (v1, v2, a scalable chain's sub-filter): st is how reading
+ * the payload into filter went. If FL_OK, the fields are adopted (a cuckoo filter's key
+ * count must be its occupied slots, which a later delete relies on: CORRUPT otherwise) and
+ * *out gets the filter; on any failure the filter is freed with errno kept, since an
+ * FL_ERR_IO's cause is read from it. Returns the load's status. */
+fl_status fl_codec_filter_finish(fl_filter *filter, const fl_filter_fields *f, fl_status st,
+                                 fl_filter **out);
 
 /* ---- format version 2 (codec_filter.c) ------------------------------------------------- */
 /* Bytes of the v2 encoding of f (0 if it overflows size_t). */

@@ -36,7 +36,6 @@
  *   payload checksum (CHECKSUM), cuckoo key count against the occupied slots (CORRUPT).
  * A geometry whose payload size overflows size_t on this host is TOO_LARGE, not CORRUPT.
  */
-#include <errno.h>
 #include <string.h>
 
 #include <xxhash.h>
@@ -108,13 +107,5 @@ fl_status fl_codec_filter_v1_read(fl_in *in, size_t max_bytes, fl_filter **out) 
     if (st == FL_OK) st = fl_in_end(in);
     if (st == FL_OK && fl_get64(sum) != XXH3_64bits(filter->data, f.payload))
         st = FL_ERR_CHECKSUM;
-    if (st == FL_OK) st = fl_codec_filter_adopt(filter, &f);
-    if (st != FL_OK) {
-        int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
-        fl_free(filter);
-        errno = err;
-        return st;
-    }
-    *out = filter;
-    return FL_OK;
+    return fl_codec_filter_finish(filter, &f, st, out);
 }

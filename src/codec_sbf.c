@@ -132,14 +132,7 @@ static const fl_kind_codec sbf_codec = {FL_KIND_SCALABLE_BLOOM, write_any, read_
 fl_status fl_sbf_save_mem(const fl_sbf *s, void *buf, size_t cap, size_t *written) {
     if (written) *written = 0;
     if (!s || !buf) return FL_ERR_INVALID_ARG;
-    size_t need = fl_sbf_serialized_size(s);
-    if (need == 0) return FL_ERR_TOO_LARGE;
-    if (cap < need) return FL_ERR_BUFFER_TOO_SMALL;
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, need);
-    fl_status st = write_sbf(s, &sink);
-    if (st == FL_OK && written) *written = need;
-    return st;
+    return fl_kind_save_mem(&sbf_codec, s, fl_sbf_serialized_size(s), buf, cap, written);
 }
 
 /* Streamed through src/kind_io.c like every kind: no second copy of the chain while
@@ -228,14 +221,8 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
     fl_filter *filter = NULL;
     st = fl_codec_filter_alloc(&f, &filter);
     if (st != FL_OK) return st;
-    st = fl_ct_read(r, &data, filter->data);
-    if (st == FL_OK) st = fl_codec_filter_adopt(filter, &f);
-    if (st != FL_OK) {
-        int err = errno;
-        fl_free(filter);
-        errno = err;
-        return st;
-    }
+    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
+    if (st != FL_OK) return st;
     fl_sbf_adopt(s, filter, cap);
     return FL_OK;
 }

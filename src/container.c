@@ -381,6 +381,24 @@ uint32_t fl_ct_find(const fl_ct_reader *r, uint32_t tag, fl_ct_section *s) {
     return n;
 }
 
+fl_status fl_ct_layout(const fl_ct_reader *r, uint32_t head_tag, uint64_t head_len,
+                       uint32_t opt_tag, uint32_t body_tag, fl_ct_section *head,
+                       fl_ct_section *opt, fl_ct_section *body) {
+    for (uint32_t i = 0; i < r->count; i++) {
+        uint32_t tag = fl_ct_section_at(r, i).tag;
+        if (tag != head_tag && tag != opt_tag && tag != body_tag) return FL_ERR_CORRUPT;
+    }
+    if (fl_ct_find(r, head_tag, head) != 1 || fl_ct_find(r, body_tag, body) != 1)
+        return FL_ERR_CORRUPT;
+    uint32_t opts = fl_ct_find(r, opt_tag, opt);
+    if (opts > 1) return FL_ERR_CORRUPT;
+    if (opts == 0) opt->length = 0;
+    if (head->index != 0 || body->index != r->count - 1) return FL_ERR_CORRUPT;
+    if (head->length != head_len) return FL_ERR_CORRUPT;
+    if (opts && opt->length == 0) return FL_ERR_CORRUPT;
+    return FL_OK;
+}
+
 /* Reaches the section's first byte, checking that the padding before it is zero. */
 static fl_status seek_section(fl_ct_reader *r, const fl_ct_section *s) {
     uint64_t from = r->table_end;

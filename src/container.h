@@ -172,6 +172,14 @@ fl_status fl_ct_open(fl_ct_reader *r, fl_in *in);
 fl_ct_section fl_ct_section_at(const fl_ct_reader *r, uint32_t i);
 /* The number of sections tagged `tag`; *s is the first one if any. */
 uint32_t fl_ct_find(const fl_ct_reader *r, uint32_t tag, fl_ct_section *s);
+/* The layout of a container with a fixed-size head, a body and one optional section (a
+ * filter's HEAD, STSH, DATA; a Count-Min sketch's HEAD, TOPK, CNTR), checked before any
+ * section is read: the head (head_len bytes) first, the body last, at most one optional
+ * section, nonempty when present, and no other tag; CORRUPT otherwise. An absent optional
+ * section is given length 0. */
+fl_status fl_ct_layout(const fl_ct_reader *r, uint32_t head_tag, uint64_t head_len,
+                       uint32_t opt_tag, uint32_t body_tag, fl_ct_section *head,
+                       fl_ct_section *opt, fl_ct_section *body);
 /* A view of a section's bytes, valid until the next call on the same input: the padding
  * before it must be zero (CORRUPT), its bytes and checksum present (TRUNCATED) and the
  * checksum right (CHECKSUM). Sections must be visited in file order. */

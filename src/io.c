@@ -61,16 +61,7 @@ fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written
     if (!f || !buf) return FL_ERR_INVALID_ARG;
     fl_status st = check_saveable(f);
     if (st != FL_OK) return st;
-    size_t need = fl_serialized_size(f);
-    if (need == 0) return FL_ERR_TOO_LARGE;
-    if (cap < need) return FL_ERR_BUFFER_TOO_SMALL;
-    /* The sink hands out buf itself: the payload is copied once, and its checksum is taken
-     * over the copy (atomic inserts on another thread may set bits in f->data meanwhile,
-     * and the file must agree with its own checksum). */
-    st = fl_kind_save_mem(&filter_codec, f, buf, need);
-    if (st != FL_OK) return st;
-    if (written) *written = need;
-    return FL_OK;
+    return fl_kind_save_mem(&filter_codec, f, fl_serialized_size(f), buf, cap, written);
 }
 
 /* ---- reading -------------------------------------------------------------------------- */

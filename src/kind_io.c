@@ -14,12 +14,18 @@
 #define FMT_V1 1u
 #define FMT_V2 2u
 
-fl_status fl_kind_save_mem(const fl_kind_codec *c, const void *obj, void *buf, size_t need) {
+fl_status fl_kind_save_mem(const fl_kind_codec *c, const void *obj, size_t need, void *buf,
+                           size_t cap, size_t *written) {
+    if (need == 0) return FL_ERR_TOO_LARGE;
+    if (cap < need) return FL_ERR_BUFFER_TOO_SMALL;
     /* The sink hands out buf itself: the structure is copied once, and each checksum is
-     * taken over the copy. */
+     * taken over the copy (atomic inserts on another thread may change the structure
+     * meanwhile, and the file must agree with its own checksums). */
     fl_mem_sink m;
     fl_sink sink = fl_mem_sink_init(&m, buf, need);
-    return c->write(obj, &sink);
+    fl_status st = c->write(obj, &sink);
+    if (st == FL_OK && written) *written = need;
+    return st;
 }
 
 /* ---- files: writing ------------------------------------------------------------------- */

@@ -30,8 +30,12 @@ typedef struct fl_kind_codec {
  * (FL_KIND_FILTER for format 1). The reader r is open on success for a format-2 file. */
 fl_status fl_kind_open(fl_in *in, fl_ct_reader *r, uint16_t *version, uint32_t *kind);
 
-/* Writes into buf, which the caller sized with the codec's own size call (need bytes). */
-fl_status fl_kind_save_mem(const fl_kind_codec *c, const void *obj, void *buf, size_t need);
+/* Writes obj into buf (cap bytes) whose encoding the kind's own size call puts at need
+ * bytes: TOO_LARGE if need is 0 (it overflowed size_t), BUFFER_TOO_SMALL if cap is under it;
+ * *written (if given) is need on success and left alone otherwise, the public calls having
+ * zeroed it. */
+fl_status fl_kind_save_mem(const fl_kind_codec *c, const void *obj, size_t need, void *buf,
+                           size_t cap, size_t *written);
 /* Atomic replace (src/atomic_file.c) with the file streamed through a bounce buffer that is
  * both hashed and written, so checksums match the bytes on disk even while atomic inserts
  * on another thread change the structure. */

@@ -306,16 +306,26 @@ fl_status fl_size_cuckoo(const fl_variant_desc *d, double n, double p, fl_geomet
     return best_bytes > 0 ? FL_OK : too_large ? FL_ERR_TOO_LARGE : FL_ERR_BAD_FPR;
 }
 
-fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out) {
+/* What every sizing call checks first, in this order: out (cleared), the variant (its
+ * descriptor in *d) and n. */
+static fl_status sizing_request(fl_variant variant, uint64_t n, fl_params *out,
+                                const fl_variant_desc **d) {
     if (!out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    const fl_variant_desc *d = fl_variant_desc_of(variant);
-    if (!d) return FL_ERR_INVALID_ARG;
+    *d = fl_variant_desc_of(variant);
+    if (!*d) return FL_ERR_INVALID_ARG;
     if (n == 0) return FL_ERR_BAD_N;
+    return FL_OK;
+}
+
+fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out) {
+    const fl_variant_desc *d;
+    fl_status st = sizing_request(variant, n, out, &d);
+    if (st != FL_OK) return st;
     if (!fpr_valid(fpr)) return FL_ERR_BAD_FPR;
     fl_geometry g = {.variant = variant};
-    fl_status s = d->size(d, (double)n, fpr, &g);
-    if (s != FL_OK) return s;
+    st = d->size(d, (double)n, fpr, &g);
+    if (st != FL_OK) return st;
     return fl_params_for_geometry(&g, n, out);
 }
 
@@ -324,11 +334,9 @@ fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *o
  * same load, so it keeps the widest one whose load stays within the sizing load (beyond it
  * inserts start to fail, Fan et al. 2014). */
 fl_status fl_params_for_bytes(fl_variant variant, uint64_t n, uint64_t bytes, fl_params *out) {
-    if (!out) return FL_ERR_INVALID_ARG;
-    memset(out, 0, sizeof *out);
-    const fl_variant_desc *d = fl_variant_desc_of(variant);
-    if (!d) return FL_ERR_INVALID_ARG;
-    if (n == 0) return FL_ERR_BAD_N;
+    const fl_variant_desc *d;
+    fl_status st = sizing_request(variant, n, out, &d);
+    if (st != FL_OK) return st;
     if (bytes == 0) return FL_ERR_BAD_GEOMETRY;
     int found = 0, too_large = 0;
     double best = 2.0;

@@ -202,18 +202,6 @@ static fl_status skip_value(tc_reader *r, int type, int depth, int element) {
     }
 }
 
-static fl_status skip_struct(tc_reader *r, int depth) {
-    if (depth > PQ_MAX_DEPTH) return FL_ERR_BAD_PARQUET;
-    int32_t last = 0, id;
-    for (;;) {
-        int type;
-        fl_status st = rd_field(r, &last, &type, &id);
-        if (st != FL_OK) return st;
-        if (type == CT_STOP) return FL_OK;
-        if ((st = skip_value(r, type, depth, 0)) != FL_OK) return st;
-    }
-}
-
 /* A union (encoded as a struct with at most one field): reports how many fields it had and
  * the id and type of the first. The members we know are empty structs, but their contents
  * are skipped rather than required empty, as a newer writer may add optional fields. */
@@ -223,20 +211,32 @@ typedef struct tc_union {
     int type;
 } tc_union;
 
-static fl_status rd_union(tc_reader *r, int depth, tc_union *u) {
-    memset(u, 0, sizeof *u);
+/* The fields of a struct at depth, each skipped; with u, also what a union needs (how many
+ * fields, the id and type of the first). */
+static fl_status walk_struct(tc_reader *r, int depth, tc_union *u) {
+    if (u) memset(u, 0, sizeof *u);
+    if (depth > PQ_MAX_DEPTH) return FL_ERR_BAD_PARQUET;
     int32_t last = 0, id;
     for (;;) {
         int type;
         fl_status st = rd_field(r, &last, &type, &id);
         if (st != FL_OK) return st;
         if (type == CT_STOP) return FL_OK;
-        if (u->fields++ == 0) {
+        if (u && u->fields++ == 0) {
             u->id = id;
             u->type = type;
         }
-        if ((st = skip_value(r, type, depth + 1, 0)) != FL_OK) return st;
+        if ((st = skip_value(r, type, depth, 0)) != FL_OK) return st;
     }
+}
+
+static fl_status skip_struct(tc_reader *r, int depth) {
+    return walk_struct(r, depth, NULL);
+}
+
+/* A union's members are one level below it. */
+static fl_status rd_union(tc_reader *r, int depth, tc_union *u) {
+    return walk_struct(r, depth + 1, u);
 }
 
 typedef struct pq_header {
