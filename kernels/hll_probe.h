@@ -29,19 +29,25 @@ static inline uint8_t fl_hll_rank(uint64_t h, uint32_t p) {
     return (uint8_t)(__builtin_ctzll(w) + 1);
 }
 
-/* MurmurHash64A of exactly 8 bytes whose little-endian value is key: the body runs once and
- * the tail switch is empty (len & 7 == 0). */
-static inline uint64_t fl_murmur64a_u64(uint64_t key, uint64_t seed) {
-    uint64_t h = seed ^ (8 * FL_MURMUR_M);
-    uint64_t k = key * FL_MURMUR_M;
+/* MurmurHash64A's steps, one definition for src/hll_murmur.c (any length) and the 8-byte-key
+ * kernels: a block mixed by multiply-shift-multiply into the state, and the final
+ * shift-multiply-shift avalanche. */
+static inline uint64_t fl_murmur_mix_block(uint64_t h, uint64_t k) {
+    k *= FL_MURMUR_M;
     k ^= k >> FL_MURMUR_R;
     k *= FL_MURMUR_M;
     h ^= k;
-    h *= FL_MURMUR_M;
+    return h * FL_MURMUR_M;
+}
+static inline uint64_t fl_murmur_final(uint64_t h) {
     h ^= h >> FL_MURMUR_R;
     h *= FL_MURMUR_M;
-    h ^= h >> FL_MURMUR_R;
-    return h;
+    return h ^ (h >> FL_MURMUR_R);
+}
+
+/* MurmurHash64A of exactly 8 bytes whose little-endian value is key: one block, no tail. */
+static inline uint64_t fl_murmur64a_u64(uint64_t key, uint64_t seed) {
+    return fl_murmur_final(fl_murmur_mix_block(seed ^ (8 * FL_MURMUR_M), key));
 }
 
 static inline uint64_t fl_hll_load64(const void *p) {

@@ -13,14 +13,7 @@ uint64_t fl_murmur64a(const void *data, size_t len, uint64_t seed) {
      * any string Redis stores, so the 64-bit forms here give the same values. */
     uint64_t h = seed ^ ((uint64_t)len * FL_MURMUR_M);
     size_t blocks = len / 8;
-    for (size_t i = 0; i < blocks; i++) {
-        uint64_t k = fl_hll_load64(p + 8 * i);
-        k *= FL_MURMUR_M;
-        k ^= k >> FL_MURMUR_R;
-        k *= FL_MURMUR_M;
-        h ^= k;
-        h *= FL_MURMUR_M;
-    }
+    for (size_t i = 0; i < blocks; i++) h = fl_murmur_mix_block(h, fl_hll_load64(p + 8 * i));
     const unsigned char *tail = p + 8 * blocks;
     size_t rest = len & 7;
     if (rest) {
@@ -29,8 +22,5 @@ uint64_t fl_murmur64a(const void *data, size_t len, uint64_t seed) {
         h ^= t;
         h *= FL_MURMUR_M;
     }
-    h ^= h >> FL_MURMUR_R;
-    h *= FL_MURMUR_M;
-    h ^= h >> FL_MURMUR_R;
-    return h;
+    return fl_murmur_final(h);
 }
