@@ -425,17 +425,20 @@ static int write_status(const char *path, fl_status s, int e)
     return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
 }
 
-int cli_save_filter(const fl_filter *f, const char *path)
+/* Saves whichever of f (a filter) and sbf (a scalable chain) is given: the two kinds are
+ * written the same way, so that "-" and a path behave alike for both. */
+static int save_filter_or_sbf(const fl_filter *f, const fl_sbf *sbf, const char *path)
 {
     /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is
      * fl_save_file's job (it replaces a link's target atomically and writes through what
      * cannot be replaced, such as a FIFO). */
     if (strcmp(path, "-") == 0) {
-        size_t size = fl_serialized_size(f), written = 0;
+        size_t size = f ? fl_serialized_size(f) : fl_sbf_serialized_size(sbf), written = 0;
         unsigned char *buf = malloc(size ? size : 1);
         if (!buf)
             return cli_fail(EXIT_DATA, "out of memory serializing the filter");
-        fl_status s = fl_save_mem(f, buf, size, &written);
+        fl_status s = f ? fl_save_mem(f, buf, size, &written)
+                        : fl_sbf_save_mem(sbf, buf, size, &written);
         int rc = s == FL_OK ? cli_write_file(path, buf, written)
                             : cli_fail(EXIT_DATA, "cannot serialize the filter: %s",
                                        fl_strerror(s));
@@ -444,32 +447,20 @@ int cli_save_filter(const fl_filter *f, const char *path)
     }
     cli_replace_begin();
     errno = 0;
-    fl_status s = fl_save_file(f, path);
+    fl_status s = f ? fl_save_file(f, path) : fl_sbf_save_file(sbf, path);
     int e = errno;
     cli_replace_end();
     return write_status(path, s, e);
 }
 
+int cli_save_filter(const fl_filter *f, const char *path)
+{
+    return save_filter_or_sbf(f, NULL, path);
+}
+
 int cli_save_sbf(const fl_sbf *sbf, const char *path)
 {
-    if (strcmp(path, "-") == 0) {
-        size_t size = fl_sbf_serialized_size(sbf), written = 0;
-        unsigned char *buf = malloc(size ? size : 1);
-        if (!buf)
-            return cli_fail(EXIT_DATA, "out of memory serializing the filter");
-        fl_status s = fl_sbf_save_mem(sbf, buf, size, &written);
-        int rc = s == FL_OK ? cli_write_file(path, buf, written)
-                            : cli_fail(EXIT_DATA, "cannot serialize the filter: %s",
-                                       fl_strerror(s));
-        free(buf);
-        return rc;
-    }
-    cli_replace_begin();
-    errno = 0;
-    fl_status s = fl_sbf_save_file(sbf, path);
-    int e = errno;
-    cli_replace_end();
-    return write_status(path, s, e);
+    return save_filter_or_sbf(NULL, sbf, path);
 }
 
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len)
