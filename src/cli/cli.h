@@ -173,6 +173,13 @@ int cli_lines_open(cli_lines *r, const char *path);
 int cli_lines_next(cli_lines *r, const char **key, size_t *len);
 void cli_lines_close(cli_lines *r);
 
+/* Adds every line of the FILE operands argv[first..argc-1] ("-" = stdin) to a sketch, or of
+ * standard input when there is none and `stdin_if_none`. Returns EXIT_OK, or EXIT_DATA after
+ * one line: a file that cannot be read, or an `add` that fails ("add: REASON"). */
+typedef fl_status (*cli_add_line_fn)(void *sketch, const char *key, size_t len);
+int cli_add_operand_lines(int argc, char **argv, int first, int stdin_if_none,
+                          cli_add_line_fn add, void *sketch);
+
 /* A batch of keys copied into one arena, with room for their hashes and lookup results: the
  * unit the CLI hands to fl_insert_hashes / fl_contains_hashes. */
 #define CLI_BATCH 4096

@@ -51,22 +51,9 @@ static int save_hll(const fl_hll *h, const char *path) {
     return rc;
 }
 
-static int add_lines(fl_hll *h, const char *path) {
-    cli_lines r;
-    int rc = cli_lines_open(&r, path);
-    if (rc != EXIT_OK) return rc;
-    const char *key;
-    size_t len;
-    int got;
-    while ((got = cli_lines_next(&r, &key, &len)) == 1) {
-        fl_status s = fl_hll_add_bytes(h, key, len, NULL);
-        if (s != FL_OK) {
-            cli_lines_close(&r);
-            return cli_fail(EXIT_DATA, "add: %s", fl_strerror(s));
-        }
-    }
-    cli_lines_close(&r);
-    return got < 0 ? EXIT_DATA : EXIT_OK;
+/* A line added as a key (cli_add_operand_lines' callback). */
+static fl_status add_line(void *h, const char *key, size_t len) {
+    return fl_hll_add_bytes(h, key, len, NULL);
 }
 
 static void count_help(void) {
@@ -134,8 +121,7 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
         if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s", fl_strerror(s));
     }
     if (rc != EXIT_OK) return rc;
-    if (optind == argc && !from) rc = add_lines(h, "-");
-    for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(h, argv[i]);
+    rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
     uint64_t n = 0;
     if (rc == EXIT_OK) fl_hll_count(h, &n); /* caches the count, as PFCOUNT does */
     if (rc == EXIT_OK && output) rc = save_hll(h, output);
