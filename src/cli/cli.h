@@ -137,6 +137,8 @@ void cli_replace_end(void);
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
 void cli_out_init(void);
 void cli_out(const void *p, size_t n);
+/* A key as every command prints it: its bytes, then '\n' (whatever ending it was read with). */
+void cli_out_line(const void *p, size_t n);
 void cli_outf(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* Nonzero once a write to stdout failed: loops stop reading input then. */
 int cli_out_failed(void);

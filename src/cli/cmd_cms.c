@@ -69,8 +69,7 @@ static int query_lines(const fl_cms *c, const char *path) {
     int got;
     while (!cli_out_failed() && (got = cli_lines_next(&r, &key, &len)) == 1) {
         cli_outf("%u\t", fl_cms_query_bytes(c, key, len));
-        cli_out(key, len);
-        cli_out("\n", 1);
+        cli_out_line(key, len);
     }
     cli_lines_close(&r);
     return got < 0 ? EXIT_DATA : EXIT_OK;
@@ -333,8 +332,7 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
     if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s: %s", CMD, fl_strerror(s));
     for (size_t i = 0; i < n && rc == EXIT_OK && !cli_out_failed(); i++) {
         cli_outf("%llu\t", (unsigned long long)items[i].estimate);
-        cli_out(items[i].key, items[i].len);
-        cli_out("\n", 1);
+        cli_out_line(items[i].key, items[i].len);
     }
     free(items);
     fl_cms_free(cms);

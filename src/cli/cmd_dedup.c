@@ -116,8 +116,7 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
             rc = strict_stop(cfg, in.lineno);
             break;
         }
-        cli_out(key, len);
-        cli_out("\n", 1);
+        cli_out_line(key, len);
         if (cli_out_failed())
             break;
     }
@@ -267,8 +266,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
                     (unsigned long long)cfg.n, (unsigned long long)in.lineno,
                     fl_predict_fpr(&info.geometry, distinct));
         }
-        cli_out(key, len);
-        cli_out("\n", 1);
+        cli_out_line(key, len);
         if (cli_out_failed())
             break;
     }

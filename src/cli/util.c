@@ -553,6 +553,12 @@ void cli_out(const void *p, size_t n)
         out_note_error();
 }
 
+void cli_out_line(const void *p, size_t n)
+{
+    cli_out(p, n);
+    cli_out("\n", 1);
+}
+
 void cli_outf(const char *fmt, ...)
 {
     if (out_errno)
