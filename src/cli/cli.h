@@ -79,6 +79,8 @@ void cli_quote(const char *s, char *buf, size_t cap);
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
+/* After getopt: no operand at all; EXIT_OK or 1. */
+int cli_no_operand(const char *cmd, int argc, char **argv);
 /* After getopt, for commands sized by --n and --fpr: no operand, both given, n >= 1. */
 int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
                     uint64_t n);

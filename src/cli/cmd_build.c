@@ -282,8 +282,8 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
     if (!have_type)
         return cli_usage_error(CMD, "--type is required");
     if (!output)

@@ -92,11 +92,18 @@ int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
     return EXIT_OK;
 }
 
-int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
-                    uint64_t n)
+int cli_no_operand(const char *cmd, int argc, char **argv)
 {
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n)
+{
+    if (cli_no_operand(cmd, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
     if (!have_n || !have_fpr)
         return cli_usage_error(cmd, "--n and --fpr are required");
     if (n == 0)
