@@ -203,6 +203,9 @@ void cli_batch_free(cli_batch *b);
 /* Reads up to CLI_BATCH keys (fewer once CLI_BATCH_BYTES of key bytes are in).
  * Returns the count (0 at end), or -1 after a read error. */
 long cli_batch_fill(cli_batch *b, cli_lines *r);
+/* The status of a batched read once its loop has ended: `rc` as the loop left it, or
+ * EXIT_DATA when the batch could not be allocated (b NULL) or the input not read (got < 0). */
+int cli_batch_status(const cli_batch *b, long got, int rc);
 /* Hashes every key of the batch with the filter's hash and seed. */
 void cli_batch_hash(cli_batch *b, const fl_filter *f);
 static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }

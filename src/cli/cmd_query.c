@@ -101,10 +101,7 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         if (cli_out_failed())
             break;
     }
-    if (!b)
-        rc = EXIT_DATA;
-    else if (rc == EXIT_OK && got < 0)
-        rc = EXIT_DATA; /* read error, already reported */
+    rc = cli_batch_status(b, got, rc);
     if (rc == EXIT_OK && mode == COUNT)
         cli_outf("%llu\n", (unsigned long long)positives);
     cli_batch_free(b);

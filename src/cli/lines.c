@@ -162,6 +162,14 @@ long cli_batch_fill(cli_batch *b, cli_lines *r)
     return (long)b->count;
 }
 
+int cli_batch_status(const cli_batch *b, long got, int rc)
+{
+    /* Both failures were reported where they happened (cli_batch_new, cli_batch_fill). */
+    if (!b || (rc == EXIT_OK && got < 0))
+        return EXIT_DATA;
+    return rc;
+}
+
 void cli_batch_hash(cli_batch *b, const fl_filter *f)
 {
     for (size_t i = 0; i < b->count; i++)
