@@ -341,25 +341,31 @@ static int load_status(const char *path, fl_status s, int e, size_t max_bytes)
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
 }
 
+/* Loads into whichever of f (a filter) and sbf (a scalable chain) is given, which stays NULL
+ * on failure: the two kinds report their failures alike. */
+static int load_filter_or_sbf(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf)
+{
+    /* The loaders leave errno set for FL_ERR_IO; read it before anything else can. */
+    errno = 0;
+    fl_status s = f ? fl_load_file(path, max_bytes, f) : fl_sbf_load_file(path, max_bytes, sbf);
+    int e = errno;
+    if (s != FL_OK) {
+        if (f)
+            *f = NULL;
+        else
+            *sbf = NULL;
+    }
+    return load_status(path, s, e, max_bytes);
+}
+
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
 {
-    /* fl_load_file leaves errno set for FL_ERR_IO; read it before anything else can. */
-    errno = 0;
-    fl_status s = fl_load_file(path, max_bytes, out);
-    int e = errno;
-    if (s != FL_OK)
-        *out = NULL;
-    return load_status(path, s, e, max_bytes);
+    return load_filter_or_sbf(path, max_bytes, out, NULL);
 }
 
 int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out)
 {
-    errno = 0;
-    fl_status s = fl_sbf_load_file(path, max_bytes, out);
-    int e = errno;
-    if (s != FL_OK)
-        *out = NULL;
-    return load_status(path, s, e, max_bytes);
+    return load_filter_or_sbf(path, max_bytes, NULL, out);
 }
 
 /* The kind a filterlab file or buffer holds, judged like a load (one line on failure). */
