@@ -131,6 +131,13 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
     return rc == EXIT_OK ? cli_out_finish(0) : rc;
 }
 
+static void merge_help(void) {
+    cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
+             "\n"
+             "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
+             "prints its count and with -o saves it (a dense input makes it dense).\n");
+}
+
 int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-merge";
@@ -147,14 +154,7 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
         case 'o':
             output = optarg;
             break;
-        case 'h':
-            cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
-                     "\n"
-                     "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
-                     "prints its count and with -o saves it (a dense input makes it dense).\n");
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, merge_help);
         }
     }
     if (optind == argc) return cli_usage_error(CMD, "give at least one HLL file");
