@@ -56,6 +56,20 @@ static fl_status add_line(void *h, const char *key, size_t len) {
     return fl_hll_add_bytes(h, key, len, NULL);
 }
 
+/* How count and hll-merge end once their sketch is built (rc EXIT_OK) or has failed: its
+ * count (fl_hll_count caches it in the sketch, as PFCOUNT does, so -o saves it cached), the
+ * sketch saved with -o, and the count printed unless the sketch itself went to standard
+ * output. Frees h; returns the exit status. */
+static int print_and_save(fl_hll *h, int rc, const char *output) {
+    uint64_t n = 0;
+    if (rc == EXIT_OK) fl_hll_count(h, &n);
+    if (rc == EXIT_OK && output) rc = save_hll(h, output);
+    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0))
+        cli_outf("%llu\n", (unsigned long long)n);
+    fl_hll_free(h);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
+
 static void count_help(void) {
     cli_outf("Usage: filterlab count [--precision P] [--from HLL] [-o OUT] [FILE...]\n"
              "\n"
@@ -122,13 +136,7 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
     }
     if (rc != EXIT_OK) return rc;
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
-    uint64_t n = 0;
-    if (rc == EXIT_OK) fl_hll_count(h, &n); /* caches the count, as PFCOUNT does */
-    if (rc == EXIT_OK && output) rc = save_hll(h, output);
-    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0)) cli_outf("%llu\n",
-                                                                         (unsigned long long)n);
-    fl_hll_free(h);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    return print_and_save(h, rc, output);
 }
 
 static void merge_help(void) {
@@ -168,13 +176,7 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
         fl_hll_free(src);
         if (s != FL_OK) rc = cli_fail(EXIT_DATA, "merge: %s", fl_strerror(s));
     }
-    uint64_t n = 0;
-    if (rc == EXIT_OK) fl_hll_count(dst, &n);
-    if (rc == EXIT_OK && output) rc = save_hll(dst, output);
-    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0))
-        cli_outf("%llu\n", (unsigned long long)n);
-    fl_hll_free(dst);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    return print_and_save(dst, rc, output);
 }
 
 int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
