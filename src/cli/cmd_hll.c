@@ -88,6 +88,13 @@ static void count_help(void) {
              "'\\n' or '\\r\\n'.\n");
 }
 
+static void merge_help(void) {
+    cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
+             "\n"
+             "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
+             "prints its count and with -o saves it (a dense input makes it dense).\n");
+}
+
 int cmd_count(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "count";
@@ -137,13 +144,6 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
     if (rc != EXIT_OK) return rc;
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
     return print_and_save(h, rc, output);
-}
-
-static void merge_help(void) {
-    cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
-             "\n"
-             "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
-             "prints its count and with -o saves it (a dense input makes it dense).\n");
 }
 
 int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
