@@ -79,6 +79,8 @@ void cli_quote(const char *s, char *buf, size_t cap);
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
+/* After getopt: no operand at all; EXIT_OK or 1. */
+int cli_no_operand(const char *cmd, int argc, char **argv);
 /* After getopt, for commands sized by --n and --fpr: no operand, both given, n >= 1. */
 int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
                     uint64_t n);
@@ -137,6 +139,8 @@ void cli_replace_end(void);
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
 void cli_out_init(void);
 void cli_out(const void *p, size_t n);
+/* A key as every command prints it: its bytes, then '\n' (whatever ending it was read with). */
+void cli_out_line(const void *p, size_t n);
 void cli_outf(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* Nonzero once a write to stdout failed: loops stop reading input then. */
 int cli_out_failed(void);
@@ -173,6 +177,13 @@ int cli_lines_open(cli_lines *r, const char *path);
 int cli_lines_next(cli_lines *r, const char **key, size_t *len);
 void cli_lines_close(cli_lines *r);
 
+/* Adds every line of the FILE operands argv[first..argc-1] ("-" = stdin) to a sketch, or of
+ * standard input when there is none and `stdin_if_none`. Returns EXIT_OK, or EXIT_DATA after
+ * one line: a file that cannot be read, or an `add` that fails ("add: REASON"). */
+typedef fl_status (*cli_add_line_fn)(void *sketch, const char *key, size_t len);
+int cli_add_operand_lines(int argc, char **argv, int first, int stdin_if_none,
+                          cli_add_line_fn add, void *sketch);
+
 /* A batch of keys copied into one arena, with room for their hashes and lookup results: the
  * unit the CLI hands to fl_insert_hashes / fl_contains_hashes. */
 #define CLI_BATCH 4096
@@ -192,6 +203,9 @@ void cli_batch_free(cli_batch *b);
 /* Reads up to CLI_BATCH keys (fewer once CLI_BATCH_BYTES of key bytes are in).
  * Returns the count (0 at end), or -1 after a read error. */
 long cli_batch_fill(cli_batch *b, cli_lines *r);
+/* The status of a batched read once its loop has ended: `rc` as the loop left it, or
+ * EXIT_DATA when the batch could not be allocated (b NULL) or the input not read (got < 0). */
+int cli_batch_status(const cli_batch *b, long got, int rc);
 /* Hashes every key of the batch with the filter's hash and seed. */
 void cli_batch_hash(cli_batch *b, const fl_filter *f);
 static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }

@@ -97,12 +97,9 @@ int cmd_advise(int argc, char **argv, const cli_globals *g)
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if (!have_n || !have_fpr)
-        return cli_usage_error(CMD, "--n and --fpr are required");
-    if (n == 0)
-        return cli_usage_error(CMD, "--n must be at least 1");
+    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
+    if (rc != EXIT_OK)
+        return rc;
 
     /* This CPU's signature: the same string scripts/repro/hostinfo.py writes into
      * advise.csv, since both come from fl_host_describe. */

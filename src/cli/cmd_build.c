@@ -154,10 +154,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
         }
         lines += b->count;
     }
-    if (!b)
-        rc = EXIT_DATA;
-    else if (rc == EXIT_OK && got < 0)
-        rc = EXIT_DATA; /* read error, already reported */
+    rc = cli_batch_status(b, got, rc);
     cli_batch_free(b);
     cli_lines_close(&in);
     if (rc == EXIT_OK)
@@ -282,8 +279,8 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
     if (!have_type)
         return cli_usage_error(CMD, "--type is required");
     if (!output)
@@ -398,10 +395,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         }
         lines += b->count;
     }
-    if (!b)
-        rc = EXIT_DATA;
-    else if (rc == EXIT_OK && got < 0)
-        rc = EXIT_DATA; /* read error, already reported */
+    rc = cli_batch_status(b, got, rc);
     cli_batch_free(b);
     cli_lines_close(&in);
 

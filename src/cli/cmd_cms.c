@@ -54,22 +54,9 @@ static int save_cms(const fl_cms *c, const char *path) {
     return rc;
 }
 
-static int add_lines(fl_cms *c, const char *path) {
-    cli_lines r;
-    int rc = cli_lines_open(&r, path);
-    if (rc != EXIT_OK) return rc;
-    const char *key;
-    size_t len;
-    int got;
-    while ((got = cli_lines_next(&r, &key, &len)) == 1) {
-        fl_status s = fl_cms_add_bytes(c, key, len, 1);
-        if (s != FL_OK) {
-            cli_lines_close(&r);
-            return cli_fail(EXIT_DATA, "add: %s", fl_strerror(s));
-        }
-    }
-    cli_lines_close(&r);
-    return got < 0 ? EXIT_DATA : EXIT_OK;
+/* A line counted once (cli_add_operand_lines' callback). */
+static fl_status add_line(void *c, const char *key, size_t len) {
+    return fl_cms_add_bytes(c, key, len, 1);
 }
 
 /* "ESTIMATE<TAB>KEY" per line of path. */
@@ -82,8 +69,7 @@ static int query_lines(const fl_cms *c, const char *path) {
     int got;
     while (!cli_out_failed() && (got = cli_lines_next(&r, &key, &len)) == 1) {
         cli_outf("%u\t", fl_cms_query_bytes(c, key, len));
-        cli_out(key, len);
-        cli_out("\n", 1);
+        cli_out_line(key, len);
     }
     cli_lines_close(&r);
     return got < 0 ? EXIT_DATA : EXIT_OK;
@@ -244,8 +230,7 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     fl_cms *cms = NULL;
     int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms);
     if (rc != EXIT_OK) return rc;
-    if (optind == argc && !from) rc = add_lines(cms, "-");
-    for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(cms, argv[i]);
+    rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, cms);
     if (rc == EXIT_OK && output) rc = save_cms(cms, output);
     if (rc == EXIT_OK && query) rc = query_lines(cms, query);
     if (rc == EXIT_OK && (info || (!output && !query))) print_info(cms);
@@ -333,8 +318,7 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
             if (need > cap) cap = (uint32_t)need;
         }
         rc = create_cms(CMD, &z, cap, &cms);
-        if (rc == EXIT_OK && optind == argc) rc = add_lines(cms, "-");
-        for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(cms, argv[i]);
+        if (rc == EXIT_OK) rc = cli_add_operand_lines(argc, argv, optind, 1, add_line, cms);
     }
     if (rc != EXIT_OK) {
         fl_cms_free(cms);
@@ -348,8 +332,7 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
     if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s: %s", CMD, fl_strerror(s));
     for (size_t i = 0; i < n && rc == EXIT_OK && !cli_out_failed(); i++) {
         cli_outf("%llu\t", (unsigned long long)items[i].estimate);
-        cli_out(items[i].key, items[i].len);
-        cli_out("\n", 1);
+        cli_out_line(items[i].key, items[i].len);
     }
     free(items);
     fl_cms_free(cms);

@@ -59,13 +59,96 @@ static void describe(const fl_params *p, const fl_config *cfg)
             (unsigned long long)cfg->n, cfg->fpr, p->predicted_fpr);
 }
 
-/* More than --n distinct lines with --strict: the run stops here. */
-static int strict_stop(const fl_config *cfg, uint64_t lineno)
+/* What dedup runs on: a scalable Bloom chain (the default) or one fixed-size filter
+ * (--no-grow, and cuckoo, which cannot be chained). Exactly one is set. */
+typedef struct dedup_filter {
+    fl_sbf *chain;
+    fl_filter *fixed;
+} dedup_filter;
+
+/* Adds a line the filter does not report yet. Returns 1 if it was new, 0 if the filter
+ * already reports it, -1 after printing why the run stops (`distinct` and `lineno` are for
+ * that message). */
+static int add_if_new(const dedup_filter *d, const char *key, size_t len, uint64_t distinct,
+                      uint64_t lineno)
 {
-    return cli_fail(EXIT_DATA,
-                    "dedup: more than --n %llu distinct lines (line %llu); stopped "
-                    "(--strict): rerun with a larger --n",
-                    (unsigned long long)cfg->n, (unsigned long long)lineno);
+    if (d->chain) {
+        int added = 0;
+        fl_status st = fl_sbf_add_hash(d->chain, fl_sbf_hash_bytes(d->chain, key, len), &added);
+        if (st != FL_OK) {
+            cli_fail(EXIT_DATA, "dedup: the filter cannot grow at line %llu: %s",
+                     (unsigned long long)lineno, fl_strerror(st));
+            return -1;
+        }
+        return added;
+    }
+    uint64_t h = fl_hash_bytes(d->fixed, key, len);
+    if (fl_contains_hash(d->fixed, h))
+        return 0;
+    fl_status s = fl_insert_hash(d->fixed, h);
+    if (s == FL_ERR_FULL)
+        cli_fail(EXIT_DATA,
+                 "dedup: the cuckoo filter is full after %llu distinct lines (line "
+                 "%llu); use a larger --n or --type block512",
+                 (unsigned long long)distinct, (unsigned long long)lineno);
+    else if (s != FL_OK)
+        cli_fail(EXIT_DATA, "dedup: insert failed at line %llu: %s",
+                 (unsigned long long)lineno, fl_strerror(s));
+    return s == FL_OK ? 1 : -1;
+}
+
+/* The run itself, whatever the filter: prints each line of `input` the first time the filter
+ * sees it. One line at a time: each insert must be visible to the very next lookup, and lines
+ * are printed as they come, so `tail -f log | filterlab dedup` works. `climbing` is the
+ * geometry of a fixed filter whose FPR climbs past --n (NULL otherwise): passing --n is then
+ * said, once. The counts of lines read and printed are left in *lines and *distinct. */
+static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geometry *climbing,
+                       const char *input, int strict, uint64_t *lines, uint64_t *distinct)
+{
+    cli_lines in;
+    *lines = *distinct = 0;
+    int rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK)
+        return rc;
+    const char *key = NULL;
+    size_t len = 0;
+    int got;
+    while ((got = cli_lines_next(&in, &key, &len)) > 0) {
+        int added = add_if_new(d, key, len, *distinct, in.lineno);
+        if (added < 0) {
+            rc = EXIT_DATA;
+            break;
+        }
+        if (!added)
+            continue;
+        if (++*distinct == cfg->n + 1) {
+            if (strict) {
+                rc = cli_fail(EXIT_DATA,
+                              "dedup: more than --n %llu distinct lines (line %llu); stopped "
+                              "(--strict): rerun with a larger --n",
+                              (unsigned long long)cfg->n, (unsigned long long)in.lineno);
+                break;
+            }
+            /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
+             * here on new lines are dropped ever more often, so say it, once. */
+            if (climbing)
+                fprintf(stderr,
+                        "filterlab: dedup: warning: more than --n %llu distinct lines at line "
+                        "%llu: the predicted FPR (share of new lines wrongly dropped) is now "
+                        "%.3g and rises with every new line; use a larger --n, drop --no-grow, "
+                        "or --strict to stop here\n",
+                        (unsigned long long)cfg->n, (unsigned long long)in.lineno,
+                        fl_predict_fpr(climbing, *distinct));
+        }
+        cli_out_line(key, len);
+        if (cli_out_failed())
+            break;
+    }
+    if (rc == EXIT_OK && got < 0)
+        rc = EXIT_DATA; /* read error, already reported */
+    *lines = in.lineno;
+    cli_lines_close(&in);
+    return rc;
 }
 
 /* The default: a scalable Bloom chain whose first sub-filter is sized for --n lines. Lines
@@ -92,48 +175,19 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
                 (unsigned long long)si.seed, geo, human, (unsigned long long)fi.capacity,
                 fi.target_fpr, si.error_rate);
     }
-    cli_lines in;
-    rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK) {
-        fl_sbf_free(s);
-        return rc;
-    }
-    uint64_t distinct = 0;
-    const char *key = NULL;
-    size_t len = 0;
-    int got;
-    while ((got = cli_lines_next(&in, &key, &len)) > 0) {
-        int added = 0;
-        fl_status st = fl_sbf_add_hash(s, fl_sbf_hash_bytes(s, key, len), &added);
-        if (st != FL_OK) {
-            rc = cli_fail(EXIT_DATA, "dedup: the filter cannot grow at line %llu: %s",
-                          (unsigned long long)in.lineno, fl_strerror(st));
-            break;
-        }
-        if (!added)
-            continue;
-        if (++distinct == cfg->n + 1 && strict) {
-            rc = strict_stop(cfg, in.lineno);
-            break;
-        }
-        cli_out(key, len);
-        cli_out("\n", 1);
-        if (cli_out_failed())
-            break;
-    }
-    if (rc == EXIT_OK && got < 0)
-        rc = EXIT_DATA; /* read error, already reported */
+    dedup_filter d = {.chain = s};
+    uint64_t lines, distinct;
+    rc = dedup_lines(&d, cfg, NULL, input, strict, &lines, &distinct);
     if (rc == EXIT_OK && verbose && fl_sbf_get_info(s, &si) == FL_OK) {
         char human[32];
         cli_human_bytes(si.bytes, human, sizeof human);
         fprintf(stderr,
                 "filterlab: dedup: %llu lines, %llu printed as new (--n %llu); %u "
                 "sub-filter%s, %s; predicted FPR at the end %.3g (target %g)\n",
-                (unsigned long long)in.lineno, (unsigned long long)distinct,
+                (unsigned long long)lines, (unsigned long long)distinct,
                 (unsigned long long)cfg->n, (unsigned)si.filters, si.filters == 1 ? "" : "s",
                 human, si.predicted_fpr, cfg->fpr);
     }
-    cli_lines_close(&in);
     fl_sbf_free(s);
     return rc;
 }
@@ -209,7 +263,6 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     rc = cli_create_filter(CMD, &cfg, &f);
     if (rc != EXIT_OK)
         return rc;
-    fl_status s;
     /* The geometry fl_create chose, from the same sizing call (fl_get_info would count the
      * bits of the whole fresh payload, touching every page of it). */
     fl_params info;
@@ -219,68 +272,20 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     }
     if (verbose)
         describe(&info, &cfg);
+    /* A table of slots (cuckoo) barely degrades past n (sizing leaves it at its sizing
+     * load) and stops with FL_ERR_FULL when it cannot take more: only --strict concerns
+     * it. */
     int may_fill = (vi.caps & FL_CAP_MAY_FILL) != 0;
-    cli_lines in;
-    rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK) {
-        fl_free(f);
-        return rc;
-    }
-    /* One line at a time: each insert must be visible to the very next lookup, and lines
-     * are printed as they come, so `tail -f log | filterlab dedup` works. */
-    uint64_t distinct = 0;
-    const char *key = NULL;
-    size_t len = 0;
-    int got;
-    while ((got = cli_lines_next(&in, &key, &len)) > 0) {
-        uint64_t h = fl_hash_bytes(f, key, len);
-        if (fl_contains_hash(f, h))
-            continue;
-        s = fl_insert_hash(f, h);
-        if (s != FL_OK) {
-            if (s == FL_ERR_FULL)
-                rc = cli_fail(EXIT_DATA,
-                              "dedup: the cuckoo filter is full after %llu distinct lines (line "
-                              "%llu); use a larger --n or --type block512",
-                              (unsigned long long)distinct, (unsigned long long)in.lineno);
-            else
-                rc = cli_fail(EXIT_DATA, "dedup: insert failed at line %llu: %s",
-                              (unsigned long long)in.lineno, fl_strerror(s));
-            break;
-        }
-        distinct++;
-        /* A table of slots (cuckoo) barely degrades past n (sizing leaves it at its sizing
-         * load) and stops with FL_ERR_FULL when it cannot take more: only --strict concerns
-         * it. */
-        if (distinct == cfg.n + 1 && (strict || !may_fill)) {
-            /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
-             * here on new lines are dropped ever more often, so say it, once. */
-            if (strict) {
-                rc = strict_stop(&cfg, in.lineno);
-                break;
-            }
-            fprintf(stderr,
-                    "filterlab: dedup: warning: more than --n %llu distinct lines at line "
-                    "%llu: the predicted FPR (share of new lines wrongly dropped) is now %.3g "
-                    "and rises with every new line; use a larger --n, drop --no-grow, or "
-                    "--strict to stop here\n",
-                    (unsigned long long)cfg.n, (unsigned long long)in.lineno,
-                    fl_predict_fpr(&info.geometry, distinct));
-        }
-        cli_out(key, len);
-        cli_out("\n", 1);
-        if (cli_out_failed())
-            break;
-    }
-    if (rc == EXIT_OK && got < 0)
-        rc = EXIT_DATA; /* read error, already reported */
+    dedup_filter d = {.fixed = f};
+    uint64_t lines, distinct;
+    rc = dedup_lines(&d, &cfg, may_fill ? NULL : &info.geometry, input, strict, &lines,
+                     &distinct);
     if (rc == EXIT_OK && (verbose || (distinct > cfg.n && !may_fill)))
         fprintf(stderr,
                 "filterlab: dedup: %llu lines, %llu printed as new (--n %llu); predicted FPR "
                 "at the end %.3g (target %g)\n",
-                (unsigned long long)in.lineno, (unsigned long long)distinct,
+                (unsigned long long)lines, (unsigned long long)distinct,
                 (unsigned long long)cfg.n, fl_predict_fpr(&info.geometry, distinct), cfg.fpr);
-    cli_lines_close(&in);
     fl_free(f);
     return rc;
 }

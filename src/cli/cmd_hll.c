@@ -51,22 +51,23 @@ static int save_hll(const fl_hll *h, const char *path) {
     return rc;
 }
 
-static int add_lines(fl_hll *h, const char *path) {
-    cli_lines r;
-    int rc = cli_lines_open(&r, path);
-    if (rc != EXIT_OK) return rc;
-    const char *key;
-    size_t len;
-    int got;
-    while ((got = cli_lines_next(&r, &key, &len)) == 1) {
-        fl_status s = fl_hll_add_bytes(h, key, len, NULL);
-        if (s != FL_OK) {
-            cli_lines_close(&r);
-            return cli_fail(EXIT_DATA, "add: %s", fl_strerror(s));
-        }
-    }
-    cli_lines_close(&r);
-    return got < 0 ? EXIT_DATA : EXIT_OK;
+/* A line added as a key (cli_add_operand_lines' callback). */
+static fl_status add_line(void *h, const char *key, size_t len) {
+    return fl_hll_add_bytes(h, key, len, NULL);
+}
+
+/* How count and hll-merge end once their sketch is built (rc EXIT_OK) or has failed: its
+ * count (fl_hll_count caches it in the sketch, as PFCOUNT does, so -o saves it cached), the
+ * sketch saved with -o, and the count printed unless the sketch itself went to standard
+ * output. Frees h; returns the exit status. */
+static int print_and_save(fl_hll *h, int rc, const char *output) {
+    uint64_t n = 0;
+    if (rc == EXIT_OK) fl_hll_count(h, &n);
+    if (rc == EXIT_OK && output) rc = save_hll(h, output);
+    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0))
+        cli_outf("%llu\n", (unsigned long long)n);
+    fl_hll_free(h);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
 }
 
 static void count_help(void) {
@@ -85,6 +86,13 @@ static void count_help(void) {
              "\n"
              "FILE '-' or no FILE (and no --from): standard input. Lines are keys without their\n"
              "'\\n' or '\\r\\n'.\n");
+}
+
+static void merge_help(void) {
+    cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
+             "\n"
+             "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
+             "prints its count and with -o saves it (a dense input makes it dense).\n");
 }
 
 int cmd_count(int argc, char **argv, const cli_globals *g) {
@@ -134,15 +142,8 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
         if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s", fl_strerror(s));
     }
     if (rc != EXIT_OK) return rc;
-    if (optind == argc && !from) rc = add_lines(h, "-");
-    for (int i = optind; i < argc && rc == EXIT_OK; i++) rc = add_lines(h, argv[i]);
-    uint64_t n = 0;
-    if (rc == EXIT_OK) fl_hll_count(h, &n); /* caches the count, as PFCOUNT does */
-    if (rc == EXIT_OK && output) rc = save_hll(h, output);
-    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0)) cli_outf("%llu\n",
-                                                                         (unsigned long long)n);
-    fl_hll_free(h);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
+    return print_and_save(h, rc, output);
 }
 
 int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
@@ -161,14 +162,7 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
         case 'o':
             output = optarg;
             break;
-        case 'h':
-            cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
-                     "\n"
-                     "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
-                     "prints its count and with -o saves it (a dense input makes it dense).\n");
-            return EXIT_OK;
-        default:
-            return cli_getopt_error(CMD, c, argv);
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, merge_help);
         }
     }
     if (optind == argc) return cli_usage_error(CMD, "give at least one HLL file");
@@ -182,13 +176,7 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
         fl_hll_free(src);
         if (s != FL_OK) rc = cli_fail(EXIT_DATA, "merge: %s", fl_strerror(s));
     }
-    uint64_t n = 0;
-    if (rc == EXIT_OK) fl_hll_count(dst, &n);
-    if (rc == EXIT_OK && output) rc = save_hll(dst, output);
-    if (rc == EXIT_OK && !(output && strcmp(output, "-") == 0))
-        cli_outf("%llu\n", (unsigned long long)n);
-    fl_hll_free(dst);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    return print_and_save(dst, rc, output);
 }
 
 int cmd_hll_info(int argc, char **argv, const cli_globals *g) {

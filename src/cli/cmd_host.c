@@ -161,8 +161,8 @@ int cmd_host(int argc, char **argv, const cli_globals *g)
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
     static fl_host h; /* about 7 KiB: kept off the stack */
     fl_status s = fl_host_describe(&h);
     if (s != FL_OK)

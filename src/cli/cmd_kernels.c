@@ -30,8 +30,8 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
     int rc = cli_help_only(CMD, argc, argv, help);
     if (rc >= 0)
         return rc;
-    if (optind < argc)
-        return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
 
     cli_table *t = cli_table_new(5, "lllll");
     if (!t)

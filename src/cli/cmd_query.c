@@ -94,18 +94,14 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
             if (mode == MARK) {
                 cli_out(b->hit[i] ? "1\n" : "0\n", 2);
             } else if ((mode == PRESENT) == (b->hit[i] != 0)) {
-                cli_out(cli_batch_key(b, i), b->len[i]);
-                cli_out("\n", 1);
+                cli_out_line(cli_batch_key(b, i), b->len[i]);
             }
         }
         /* The reader went away (or the disk is full): stop reading input. */
         if (cli_out_failed())
             break;
     }
-    if (!b)
-        rc = EXIT_DATA;
-    else if (rc == EXIT_OK && got < 0)
-        rc = EXIT_DATA; /* read error, already reported */
+    rc = cli_batch_status(b, got, rc);
     if (rc == EXIT_OK && mode == COUNT)
         cli_outf("%llu\n", (unsigned long long)positives);
     cli_batch_free(b);

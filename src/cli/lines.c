@@ -66,6 +66,38 @@ void cli_lines_close(cli_lines *r)
     memset(r, 0, sizeof *r);
 }
 
+/* One file's lines into a sketch: the first failure stops the run. */
+static int add_file_lines(const char *path, cli_add_line_fn add, void *sketch)
+{
+    cli_lines r;
+    int rc = cli_lines_open(&r, path);
+    if (rc != EXIT_OK)
+        return rc;
+    const char *key;
+    size_t len;
+    int got;
+    while ((got = cli_lines_next(&r, &key, &len)) == 1) {
+        fl_status s = add(sketch, key, len);
+        if (s != FL_OK) {
+            cli_lines_close(&r);
+            return cli_fail(EXIT_DATA, "add: %s", fl_strerror(s));
+        }
+    }
+    cli_lines_close(&r);
+    return got < 0 ? EXIT_DATA : EXIT_OK;
+}
+
+int cli_add_operand_lines(int argc, char **argv, int first, int stdin_if_none,
+                          cli_add_line_fn add, void *sketch)
+{
+    int rc = EXIT_OK;
+    if (first == argc && stdin_if_none)
+        rc = add_file_lines("-", add, sketch);
+    for (int i = first; i < argc && rc == EXIT_OK; i++)
+        rc = add_file_lines(argv[i], add, sketch);
+    return rc;
+}
+
 cli_batch *cli_batch_new(void)
 {
     cli_batch *b = calloc(1, sizeof *b);
@@ -128,6 +160,14 @@ long cli_batch_fill(cli_batch *b, cli_lines *r)
         b->count++;
     }
     return (long)b->count;
+}
+
+int cli_batch_status(const cli_batch *b, long got, int rc)
+{
+    /* Both failures were reported where they happened (cli_batch_new, cli_batch_fill). */
+    if (!b || (rc == EXIT_OK && got < 0))
+        return EXIT_DATA;
+    return rc;
 }
 
 void cli_batch_hash(cli_batch *b, const fl_filter *f)

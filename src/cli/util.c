@@ -92,11 +92,18 @@ int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
     return EXIT_OK;
 }
 
-int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
-                    uint64_t n)
+int cli_no_operand(const char *cmd, int argc, char **argv)
 {
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n)
+{
+    if (cli_no_operand(cmd, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
     if (!have_n || !have_fpr)
         return cli_usage_error(cmd, "--n and --fpr are required");
     if (n == 0)
@@ -334,25 +341,31 @@ static int load_status(const char *path, fl_status s, int e, size_t max_bytes)
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
 }
 
+/* Loads into whichever of f (a filter) and sbf (a scalable chain) is given, which stays NULL
+ * on failure: the two kinds report their failures alike. */
+static int load_filter_or_sbf(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf)
+{
+    /* The loaders leave errno set for FL_ERR_IO; read it before anything else can. */
+    errno = 0;
+    fl_status s = f ? fl_load_file(path, max_bytes, f) : fl_sbf_load_file(path, max_bytes, sbf);
+    int e = errno;
+    if (s != FL_OK) {
+        if (f)
+            *f = NULL;
+        else
+            *sbf = NULL;
+    }
+    return load_status(path, s, e, max_bytes);
+}
+
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
 {
-    /* fl_load_file leaves errno set for FL_ERR_IO; read it before anything else can. */
-    errno = 0;
-    fl_status s = fl_load_file(path, max_bytes, out);
-    int e = errno;
-    if (s != FL_OK)
-        *out = NULL;
-    return load_status(path, s, e, max_bytes);
+    return load_filter_or_sbf(path, max_bytes, out, NULL);
 }
 
 int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out)
 {
-    errno = 0;
-    fl_status s = fl_sbf_load_file(path, max_bytes, out);
-    int e = errno;
-    if (s != FL_OK)
-        *out = NULL;
-    return load_status(path, s, e, max_bytes);
+    return load_filter_or_sbf(path, max_bytes, NULL, out);
 }
 
 /* The kind a filterlab file or buffer holds, judged like a load (one line on failure). */
@@ -425,17 +438,20 @@ static int write_status(const char *path, fl_status s, int e)
     return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
 }
 
-int cli_save_filter(const fl_filter *f, const char *path)
+/* Saves whichever of f (a filter) and sbf (a scalable chain) is given: the two kinds are
+ * written the same way, so that "-" and a path behave alike for both. */
+static int save_filter_or_sbf(const fl_filter *f, const fl_sbf *sbf, const char *path)
 {
     /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is
      * fl_save_file's job (it replaces a link's target atomically and writes through what
      * cannot be replaced, such as a FIFO). */
     if (strcmp(path, "-") == 0) {
-        size_t size = fl_serialized_size(f), written = 0;
+        size_t size = f ? fl_serialized_size(f) : fl_sbf_serialized_size(sbf), written = 0;
         unsigned char *buf = malloc(size ? size : 1);
         if (!buf)
             return cli_fail(EXIT_DATA, "out of memory serializing the filter");
-        fl_status s = fl_save_mem(f, buf, size, &written);
+        fl_status s = f ? fl_save_mem(f, buf, size, &written)
+                        : fl_sbf_save_mem(sbf, buf, size, &written);
         int rc = s == FL_OK ? cli_write_file(path, buf, written)
                             : cli_fail(EXIT_DATA, "cannot serialize the filter: %s",
                                        fl_strerror(s));
@@ -444,32 +460,20 @@ int cli_save_filter(const fl_filter *f, const char *path)
     }
     cli_replace_begin();
     errno = 0;
-    fl_status s = fl_save_file(f, path);
+    fl_status s = f ? fl_save_file(f, path) : fl_sbf_save_file(sbf, path);
     int e = errno;
     cli_replace_end();
     return write_status(path, s, e);
 }
 
+int cli_save_filter(const fl_filter *f, const char *path)
+{
+    return save_filter_or_sbf(f, NULL, path);
+}
+
 int cli_save_sbf(const fl_sbf *sbf, const char *path)
 {
-    if (strcmp(path, "-") == 0) {
-        size_t size = fl_sbf_serialized_size(sbf), written = 0;
-        unsigned char *buf = malloc(size ? size : 1);
-        if (!buf)
-            return cli_fail(EXIT_DATA, "out of memory serializing the filter");
-        fl_status s = fl_sbf_save_mem(sbf, buf, size, &written);
-        int rc = s == FL_OK ? cli_write_file(path, buf, written)
-                            : cli_fail(EXIT_DATA, "cannot serialize the filter: %s",
-                                       fl_strerror(s));
-        free(buf);
-        return rc;
-    }
-    cli_replace_begin();
-    errno = 0;
-    fl_status s = fl_sbf_save_file(sbf, path);
-    int e = errno;
-    cli_replace_end();
-    return write_status(path, s, e);
+    return save_filter_or_sbf(NULL, sbf, path);
 }
 
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len)
@@ -560,6 +564,12 @@ void cli_out(const void *p, size_t n)
     errno = 0;
     if (fwrite(p, 1, n, stdout) != n)
         out_note_error();
+}
+
+void cli_out_line(const void *p, size_t n)
+{
+    cli_out(p, n);
+    cli_out("\n", 1);
 }
 
 void cli_outf(const char *fmt, ...)
