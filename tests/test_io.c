@@ -23,13 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <xxhash.h>
 
 #include "filterlab.h"
+#include "testfiles.h"
 
 static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -263,53 +263,16 @@ static void assert_same_filter(const fl_filter *a, const fl_filter *b) {
     free(sb);
 }
 
-/* ---- temporary directory -------------------------------------------------------------- */
-static char g_dir[256];
-
+/* ---- temporary directory (tests/testfiles.h) ----------------------------------------- */
 static int setup_dir(void **state) {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(g_dir, sizeof g_dir, "%s/fl_test_io.XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return scratch_dir_create("fl_test_io");
 }
 
 static int teardown_dir(void **state) {
     (void)state;
-    DIR *d = opendir(g_dir);
-    if (!d) return 0;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", g_dir, e->d_name);
-        if (unlink(path) != 0) rmdir(path);
-    }
-    closedir(d);
-    rmdir(g_dir);
+    scratch_dir_remove();
     return 0;
-}
-
-static void path_in_dir(char *out, size_t cap, const char *name) {
-    snprintf(out, cap, "%s/%s", g_dir, name);
-}
-
-/* Names in the test directory containing ".tmp.": leftovers of an interrupted save. */
-static int count_temp_files(void) {
-    DIR *d = opendir(g_dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) n++;
-    closedir(d);
-    return n;
-}
-
-static void write_file(const char *path, const void *buf, size_t len) {
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(buf, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
 }
 
 static uint8_t *read_file(const char *path, size_t *len) {
@@ -1318,17 +1281,12 @@ static void test_failed_save_keeps_old_file(void **state) {
     big_spec.units = 1024; /* 8 KiB payload */
     fl_filter *big = make(&big_spec);
 
-    struct rlimit old, lim;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-    lim = old;
-    lim.rlim_cur = 4096;
-    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    fsize_limit lim;
+    fsize_limit_begin(&lim, 4096);
     errno = 0;
     fl_status st = fl_save_file(big, path);
     int err = errno;
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-    signal(SIGXFSZ, prev);
+    fsize_limit_end(&lim);
     assert_int_equal(st, FL_ERR_IO);
     assert_int_equal(err, EFBIG);
     assert_int_equal(count_temp_files(), 0);
