@@ -109,10 +109,7 @@ void check_counting(const kernel *ks, size_t nk) {
         const layout *lay = &LAYOUTS[li];
         if (!family_selected(lay->name)) continue;
         fl_variant_info vi;
-        if (fl_variant_describe(lay->variant, &vi) != FL_OK) {
-            fprintf(stderr, "checkkernels: no descriptor for %s\n", lay->name);
-            exit(1);
-        }
+        variant_info(lay->variant, lay->name, &vi);
         size_t unit = fl_variant_unit_bytes(lay->variant, vi.k_min);
         size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
         for (size_t gi = 0; gi < ngeo; gi++) {
@@ -157,34 +154,19 @@ void check_counting(const kernel *ks, size_t nk) {
                 }
             }
         }
-        if (g_verbose)
-            fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", lay->name, g_passed,
-                    g_failed);
+        report_checked(lay->name);
     }
     for (size_t ki = 0; ki < nk; ki++)
         for (int li = 0; li < FL_COUNTING_LAYOUTS; li++) {
             set_ctx("kernel=%s family=%s table", ks[ki].name, LAYOUTS[li].name);
-            const fl_counting_kernels *c = &ks[ki].t->counting;
-            int ok = c->contains[li] && c->insert[li] && c->contains1[li];
-            if (!ok) failf("table entry missing");
-            record(ok);
+            const uint32_t slots[] = {SLOT(contains, li), SLOT(insert, li), SLOT(contains1, li)};
+            check_entries_present(&ks[ki], slots, 3);
         }
     free(q);
     free(pos);
 }
 
 /* ---- benchmark --------------------------------------------------------------------------- */
-
-static double bench_pass(const kernel *kn, fl_counting_layout lay, tfilter *t,
-                         const uint64_t *q, size_t nq, uint8_t *out) {
-    size_t sum = 0;
-    double t0 = now_ns();
-    for (size_t i = 0; i < nq; i += BENCH_BATCH)
-        sum += kn->t->counting.contains[lay](&t->v, q + i, BENCH_BATCH, out + i);
-    double dt = now_ns() - t0;
-    g_sink += sum;
-    return dt / (double)nq;
-}
 
 /* Lookups at 1 and 64 MiB, loaded like a real filter at its sizing fill (the positives of a
  * 1% filter), queries half positives. Rows as bench_bloom's, so block512 at the same size is
@@ -211,11 +193,7 @@ void bench_counting(const kernel *ks, size_t nk) {
             ks[0].t->counting.insert[li](&t.v, pos, npos);
             for (size_t i = 0; i < nq; i++) q[i] = (rnd() & 1) ? pos[rnd_below(npos)] : rnd();
             double r[16][BENCH_REPS];
-            for (int rep = -1; rep < BENCH_REPS; rep++)
-                for (size_t ki = 0; ki < nk; ki++) {
-                    double ns = bench_pass(&ks[ki], lay->id, &t, q, nq, out);
-                    if (rep >= 0) r[ki][rep] = ns;
-                }
+            bench_contains_reps(ks, nk, SLOT(contains, lay->id), &t, q, nq, out, r);
             print_bench_row(ks, nk, lay->name, bench_k[li], mib[mi], "lookup",
                             SLOT(contains, lay->id), r);
             tf_free(&t);

@@ -84,6 +84,12 @@ int family_selected(const char *name) {
     return !g_family || strcmp(g_family, name) == 0;
 }
 
+void report_checked(const char *family) {
+    if (g_verbose)
+        fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", family, g_passed,
+                g_failed);
+}
+
 /* A kernel read or wrote outside its buffers (guard page) or crashed: say where. */
 void on_crash(int sig) {
     char buf[400];
@@ -102,6 +108,20 @@ int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot) {
     for (size_t j = 0; j < ki; j++)
         if (KERNEL_FN(&ks[j], slot, const void *) == fn) return 0;
     return 1;
+}
+
+void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots) {
+    int ok = 1;
+    for (size_t i = 0; i < nslots && ok; i++) ok = KERNEL_FN(kn, slots[i], const void *) != NULL;
+    if (!ok) failf("table entry missing");
+    record(ok);
+}
+
+void variant_info(fl_variant variant, const char *name, fl_variant_info *vi) {
+    if (fl_variant_describe(variant, vi) != FL_OK) {
+        fprintf(stderr, "checkkernels: no descriptor for %s\n", name);
+        exit(1);
+    }
 }
 
 /* ---- guarded input buffer --------------------------------------------------------------- */
@@ -266,6 +286,25 @@ static int cmp_double(const void *a, const void *b) {
 double pick_rep(double *r, size_t n) {
     qsort(r, n, sizeof r[0], cmp_double);
     return g_bench_min ? r[0] : r[n / 2];
+}
+
+double bench_contains_pass(fl_contains_fn fn, tfilter *t, const uint64_t *q, size_t nq,
+                           uint8_t *out) {
+    size_t sum = 0;
+    double t0 = now_ns();
+    for (size_t i = 0; i < nq; i += BENCH_BATCH) sum += fn(&t->v, q + i, BENCH_BATCH, out + i);
+    double dt = now_ns() - t0;
+    g_sink += sum;
+    return dt / (double)nq;
+}
+
+void bench_contains_reps(const kernel *ks, size_t nk, uint32_t slot, tfilter *t,
+                         const uint64_t *q, size_t nq, uint8_t *out, double r[][BENCH_REPS]) {
+    for (int rep = -1; rep < BENCH_REPS; rep++)
+        for (size_t ki = 0; ki < nk; ki++) {
+            double ns = bench_contains_pass(KERNEL_FN(&ks[ki], slot, fl_contains_fn), t, q, nq, out);
+            if (rep >= 0) r[ki][rep] = ns;
+        }
 }
 
 void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k, size_t mib,

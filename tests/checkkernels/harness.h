@@ -36,6 +36,8 @@ void record(int ok);
 void die_oom(void);
 void on_crash(int sig);
 int family_selected(const char *name); /* --family filter */
+/* --verbose: the running totals once a family is checked. */
+void report_checked(const char *family);
 
 /* ---- the tables under test -------------------------------------------------------------
  * ks[0] is the scalar reference. An entry a table shares with a lower one (the same function,
@@ -50,6 +52,11 @@ typedef struct kernel {
 /* The entry at byte offset `slot` of table ki is a function no lower table has. */
 int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot);
 #define KERNEL_FN(kn, slot, type) FL_KERNEL_AT((kn)->t, (slot), type)
+/* The table itself: none of kernel kn's entries at `slots` is NULL (checked and recorded
+ * in the context the caller set). */
+void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots);
+/* The variant's descriptor (k range, unit size), or exit 1 naming the family. */
+void variant_info(fl_variant variant, const char *name, fl_variant_info *vi);
 
 /* ---- guarded input buffer --------------------------------------------------------------
  * Hashes are placed flush against a PROT_NONE page, after it or before it, at every
@@ -94,6 +101,13 @@ int check_contains(fl_contains_fn fn, fl_contains_fn ref, tfilter *t, const uint
 double now_ns(void);
 /* The median (or with --min the fastest) of n timings; sorts them. */
 double pick_rep(double *r, size_t n);
+/* ns per key of one pass of a batch lookup over q[0, nq) in BENCH_BATCH batches. */
+double bench_contains_pass(fl_contains_fn fn, tfilter *t, const uint64_t *q, size_t nq,
+                           uint8_t *out);
+/* r[ki][rep]: every kernel's lookup entry at `slot` on the same payload, after a warm-up
+ * pass, reps interleaved so noise from other processes hits all kernels alike. */
+void bench_contains_reps(const kernel *ks, size_t nk, uint32_t slot, tfilter *t,
+                         const uint64_t *q, size_t nq, uint8_t *out, double r[][BENCH_REPS]);
 extern volatile size_t g_sink;
 /* One result line: every kernel's median (or fastest) ns per key, its ratio to scalar, and
  * '=' where the entry at `slot` is the scalar function itself. Sorts r. */
