@@ -29,17 +29,10 @@
 #include <xxhash.h>
 
 #include "filterlab.h"
-
-#define FUZZ_CAP ((size_t)1 << 20) /* largest payload a load may allocate */
-
-#define CHECK(c)                      \
-    do {                              \
-        if (!(c)) __builtin_trap();   \
-    } while (0)
-
+#include "fuzz_check.h"
 #include "fuzz_reseal.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_CAP ((size_t)1 << 20) /* largest payload a load may allocate */
 
 static void check_one(const uint8_t *data, size_t size) {
     fl_filter *f = (fl_filter *)1;
@@ -135,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_seed(const char *dir, const char *name, const fl_filter *f) {
     char path[4096];
@@ -177,8 +170,6 @@ static int write_seeds(const char *dir) {
     }
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);

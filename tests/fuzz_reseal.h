@@ -4,8 +4,7 @@
  * with its checksums recomputed. This is where the container format (src/container.c) puts
  * them: preamble sum at 16 over [0, 16); with S = the u32 at 12, table sum at 24 + 24 S over
  * [24, 24 + 24 S); each section's sum right after its bytes (offset and length from its
- * table entry), for the sections inside the input. Include it after <xxhash.h> and the
- * target's CHECK.
+ * table entry), for the sections inside the input. Include it after <xxhash.h>.
  */
 #ifndef FL_FUZZ_RESEAL_H
 #define FL_FUZZ_RESEAL_H
@@ -14,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fuzz_check.h"
 
 static void put_le64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));

@@ -26,17 +26,10 @@
 #include <xxhash.h>
 
 #include "filterlab.h"
-
-#define FUZZ_CAP ((size_t)1 << 20) /* most payload bytes a load may allocate */
-
-#define CHECK(c)                      \
-    do {                              \
-        if (!(c)) __builtin_trap();   \
-    } while (0)
-
+#include "fuzz_check.h"
 #include "fuzz_reseal.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FUZZ_CAP ((size_t)1 << 20) /* most payload bytes a load may allocate */
 
 static void check_one(const uint8_t *data, size_t size) {
     fl_sbf *s = (fl_sbf *)1;
@@ -112,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_seed(const char *dir, const char *name, const fl_sbf_config *c, unsigned keys) {
     fl_sbf *s = NULL;
@@ -148,8 +141,6 @@ static int write_seeds(const char *dir) {
     bad |= write_seed(dir, "capped.sbf", &c, 25);
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);
