@@ -119,7 +119,6 @@ static int check_insert(const kernel *kn, const kernel *ref, const family *fam,
 }
 
 void check_bloom(const kernel *ks, size_t nk) {
-    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
     for (int fi = 0; fi < FL_BLOOM_FAMILIES; fi++) {
@@ -129,12 +128,9 @@ void check_bloom(const kernel *ks, size_t nk) {
         variant_info(fam->variant, fam->name, &vi);
         size_t unit = fl_variant_unit_bytes(fam->variant, vi.k_min);
         uint32_t kmax = vi.k_max > 16 ? 16 : vi.k_max; /* classic allows 32; 16 covers it */
-        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
-        for (size_t gi = 0; gi < ngeo; gi++) {
-            int big = gi + 1 == ngeo;
-            /* big: about 4 MiB and an odd unit count, above every kernel's prefetch
-             * threshold, so the prefetching loops are checked too. */
-            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+        for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+            int big = geometry_big(gi);
+            uint32_t units = geometry_units(gi, unit);
             for (uint32_t k = vi.k_min; k <= kmax; k += vi.k_step) {
                 if (big && !(k <= 2 || k == 7 || k == 8 || k == 9 || k == 16)) continue;
                 for (int fill = 0; fill < FILL_COUNT; fill++) {

@@ -102,7 +102,6 @@ static int check_insert(const kernel *kn, const kernel *ref, const layout *lay,
 }
 
 void check_counting(const kernel *ks, size_t nk) {
-    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
     for (int li = 0; li < FL_COUNTING_LAYOUTS; li++) {
@@ -111,10 +110,9 @@ void check_counting(const kernel *ks, size_t nk) {
         fl_variant_info vi;
         variant_info(lay->variant, lay->name, &vi);
         size_t unit = fl_variant_unit_bytes(lay->variant, vi.k_min);
-        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
-        for (size_t gi = 0; gi < ngeo; gi++) {
-            int big = gi + 1 == ngeo; /* ~4 MiB: the prefetching loops too */
-            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+        for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+            int big = geometry_big(gi);
+            uint32_t units = geometry_units(gi, unit);
             for (uint32_t k = vi.k_min; k <= vi.k_max; k += vi.k_step) {
                 if (big && !(k <= 2 || k == 7 || k == 8 || k == 9 || k == 16 || k == 32))
                     continue;

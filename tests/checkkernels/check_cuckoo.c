@@ -91,17 +91,14 @@ static int check_inline(const kernel *ref, const width *w, tfilter *t, const uin
 }
 
 void check_cuckoo(const kernel *ks, size_t nk) {
-    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
     for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
         const width *w = &WIDTHS[wi];
         if (!family_selected(w->name)) continue;
         size_t unit = fl_variant_unit_bytes(FL_CUCKOO, w->fp_bits);
-        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
-        for (size_t gi = 0; gi < ngeo; gi++) {
-            int big = gi + 1 == ngeo; /* about 4 MiB, odd: the prefetching loops too */
-            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+        for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+            uint32_t units = geometry_units(gi, unit);
             for (int fill = 0; fill < FILL_COUNT; fill++)
                 for (int stash = 0; stash <= 1; stash++) {
                     tfilter t;

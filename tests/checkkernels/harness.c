@@ -269,6 +269,17 @@ int check_contains(fl_contains_fn fn, fl_contains_fn rf, tfilter *t, const uint6
     return 1;
 }
 
+/* ---- filter geometries ---------------------------------------------------------------------- */
+static const uint32_t SMALL_UNITS[GEOMETRIES - 1] = {1, 2, 3, 7, 64, 1001};
+
+int geometry_big(size_t gi) {
+    return gi + 1 == GEOMETRIES;
+}
+
+uint32_t geometry_units(size_t gi, size_t unit_bytes) {
+    return geometry_big(gi) ? (uint32_t)(((size_t)4 << 20) / unit_bytes) + 3 : SMALL_UNITS[gi];
+}
+
 /* ---- benchmark helpers ---------------------------------------------------------------------- */
 volatile size_t g_sink;
 

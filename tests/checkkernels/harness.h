@@ -70,6 +70,14 @@ extern size_t g_sizes[128];
 extern size_t g_nsizes;
 void init_sizes(void);
 
+/* ---- filter geometries ------------------------------------------------------------------
+ * The unit counts every filter module is checked at: small ones first, then the big one,
+ * about 4 MiB with an odd unit count, above every kernel's prefetch threshold, so that the
+ * prefetching loops are checked too. */
+#define GEOMETRIES 7
+int geometry_big(size_t gi);
+uint32_t geometry_units(size_t gi, size_t unit_bytes);
+
 /* ---- test payloads: zeroed, 64-byte aligned (or 2 MiB and MADV_HUGEPAGE), guard after ---- */
 typedef struct tfilter {
     fl_kview v;
