@@ -269,6 +269,36 @@ int check_contains(fl_contains_fn fn, fl_contains_fn rf, tfilter *t, const uint6
     return 1;
 }
 
+int check_u64_kernel(const char *what, fl_hash_u64_fn fn, fl_hash_u64_fn ref, const uint64_t *q,
+                     uint64_t odd_seed, size_t end_bit) {
+    static uint64_t want[1000];
+    static unsigned char got[8 * 1000 + 64];
+    for (size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
+        unsigned mis = (unsigned)rnd_below(8);
+        uint64_t seed = (odd_seed && (n & 1)) ? odd_seed : rnd();
+        const uint64_t *in = gbuf_place(q, n, mis, (int)(n & end_bit));
+        ref(in, n, seed, want);
+        memset(got, CANARY_BYTE, sizeof got);
+        fn(in, n, seed, (uint64_t *)(void *)(got + mis));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t g;
+            memcpy(&g, got + mis + 8 * i, 8);
+            if (g != want[i]) {
+                failf("%s n=%zu index %zu: got %016" PRIx64 " want %016" PRIx64, what, n, i, g,
+                      want[i]);
+                return 0;
+            }
+        }
+        for (size_t i = mis + 8 * n; i < sizeof got; i++)
+            if (got[i] != CANARY_BYTE) {
+                failf("%s n=%zu wrote past out[n]", what, n);
+                return 0;
+            }
+        if (n == 1000) break;
+    }
+    return 1;
+}
+
 /* ---- filter geometries ---------------------------------------------------------------------- */
 static const uint32_t SMALL_UNITS[GEOMETRIES - 1] = {1, 2, 3, 7, 64, 1001};
 

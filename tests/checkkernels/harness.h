@@ -103,6 +103,14 @@ void make_queries(uint64_t *q, size_t nq, const uint64_t *pos, size_t npos);
  * canaries around the output. Returns 1 if everything matched. */
 int check_contains(fl_contains_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q);
 
+/* One kernel writing a u64 per key (hash_u64, murmur8) against the reference on q: every
+ * length up to 70 and 1000, input against either end of the guard buffer (the length's
+ * `end_bit`), every output misalignment, canaries after the output. The seed is random, or
+ * for odd lengths `odd_seed` when it is nonzero. `what` names the entry in failure lines.
+ * Returns 1 if everything matched. */
+int check_u64_kernel(const char *what, fl_hash_u64_fn fn, fl_hash_u64_fn ref, const uint64_t *q,
+                     uint64_t odd_seed, size_t end_bit);
+
 /* ---- benchmark helpers ------------------------------------------------------------------ */
 #define BENCH_BATCH 1024
 #define BENCH_REPS 7
