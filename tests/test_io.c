@@ -30,6 +30,7 @@
 
 #include "filterlab.h"
 #include "testfiles.h"
+#include "testutil.h"
 
 static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -477,20 +478,15 @@ static const fixture FIXTURES[] = {
 };
 #define NFIXTURES (sizeof FIXTURES / sizeof FIXTURES[0])
 
-static int fixture_path(char *out, size_t cap, const char *file) {
-    const char *root = getenv("FL_SOURCE_ROOT");
-    if (!root || !*root) return 0;
-    snprintf(out, cap, "%s/tests/fixtures/v1/%s", root, file);
-    return 1;
+/* Skips the test when the source tree is not known. */
+static void fixture_path(char *out, size_t cap, const char *file) {
+    snprintf(out, cap, "%s/tests/fixtures/v1/%s", source_root_or_skip(), file);
 }
 
-/* The bytes of one fixture file; skips the test when the source tree is not known. */
+/* The bytes of one fixture file. */
 static uint8_t *read_fixture(const char *file, size_t *len) {
     char path[1024];
-    if (!fixture_path(path, sizeof path, file)) {
-        print_message("skipped: FL_SOURCE_ROOT is not set\n");
-        skip();
-    }
+    fixture_path(path, sizeof path, file);
     return read_file(path, len);
 }
 
@@ -503,7 +499,7 @@ static void test_v1_fixtures(void **state) {
         assert_int_equal(get_le(buf + OFF_VERSION, 2), 1);
         assert_int_equal(len, HEADER + x->bytes + TRAILER);
         char path[1024];
-        assert_true(fixture_path(path, sizeof path, x->file));
+        fixture_path(path, sizeof path, x->file);
         fl_filter *f = NULL, *m = NULL;
         assert_int_equal(fl_load_file(path, 0, &f), FL_OK);
         assert_int_equal(fl_load_mem(buf, len, 0, &m), FL_OK);
@@ -1392,11 +1388,7 @@ static void test_load_from_pipe(void **state) {
  * from inputs the loader rejects at the first check. */
 static void test_fuzz_seeds_load(void **state) {
     (void)state;
-    const char *root = getenv("FL_SOURCE_ROOT");
-    if (!root || !*root) {
-        print_message("skipped: FL_SOURCE_ROOT is not set\n");
-        skip();
-    }
+    const char *root = source_root_or_skip();
     char dir[512];
     snprintf(dir, sizeof dir, "%s/tests/fuzz_corpus/load", root);
     DIR *d = opendir(dir);
