@@ -310,6 +310,21 @@ uint32_t geometry_units(size_t gi, size_t unit_bytes) {
     return geometry_big(gi) ? (uint32_t)(((size_t)4 << 20) / unit_bytes) + 3 : SMALL_UNITS[gi];
 }
 
+int check_one_key(const fl_lookup *l, fl_contains_fn ref, tfilter *t, const uint64_t *q) {
+    uint8_t want[POOL];
+    ref(&t->v, q, POOL, want);
+    for (size_t i = 0; i < POOL; i++) {
+        int entry = l->probe(l->data, l->units, l->k, q[i]);
+        int inl = fl_lookup_hash(l, q[i]);
+        if (entry != want[i] || inl != want[i]) {
+            failf("one key hash=%016" PRIx64 " (query %zu): contains1 %d, fl_lookup_hash %d, "
+                  "want %d", q[i], i, entry, inl, want[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ---- benchmark helpers ---------------------------------------------------------------------- */
 volatile size_t g_sink;
 

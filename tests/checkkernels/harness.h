@@ -103,6 +103,11 @@ void make_queries(uint64_t *q, size_t nq, const uint64_t *pos, size_t npos);
  * canaries around the output. Returns 1 if everything matched. */
 int check_contains(fl_contains_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q);
 
+/* A one-key entry (l->probe) and the header-inline lookup built on it (fl_lookup_hash over
+ * l) against the reference batch answer on t, every query of the pool. Returns 1 if all
+ * matched. */
+int check_one_key(const fl_lookup *l, fl_contains_fn ref, tfilter *t, const uint64_t *q);
+
 /* One kernel writing a u64 per key (hash_u64, murmur8) against the reference on q: every
  * length up to 70 and 1000, input against either end of the guard buffer (the length's
  * `end_bit`), every output misalignment, canaries after the output. The seed is random, or
