@@ -65,13 +65,9 @@ static int check_insert(const kernel *kn, const kernel *ref, const family *fam,
         size_t n = g_sizes[si];
         /* On multi-MiB payloads compare only at the end, except for the larger batches. */
         if (big && n > 20 && n < 1000 && n != 96) continue;
-        size_t start = rnd_below(POOL - n + 1);
-        const uint64_t *in = gbuf_place(q + start, n, (unsigned)rnd_below(8), (int)(si & 1));
-        g_ctx_size = n;
-        rf(&a.v, in, n);
-        fn(&b.v, in, n);
-        if (!tf_guard_intact(&b)) {
-            failf("insert size=%zu wrote past the payload", n);
+        size_t start;
+        const uint64_t *in;
+        if (!insert_batch(fn, rf, &a, &b, q, si, &start, &in)) {
             ok = 0;
             break;
         }

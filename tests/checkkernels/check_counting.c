@@ -72,17 +72,10 @@ static int check_insert(const kernel *kn, const kernel *ref, const layout *lay,
     tf_clone(&a, base);
     tf_clone(&b, base);
     for (size_t si = 0; si < g_nsizes && ok; si++) {
-        size_t n = g_sizes[si];
-        size_t start = rnd_below(POOL - n + 1);
-        const uint64_t *in = gbuf_place(q + start, n, (unsigned)rnd_below(8), (int)(si & 1));
-        g_ctx_size = n;
-        rf(&a.v, in, n);
-        fn(&b.v, in, n);
-        if (!tf_guard_intact(&b)) {
-            failf("insert size=%zu wrote past the payload", n);
+        if (!insert_batch(fn, rf, &a, &b, q, si, NULL, NULL)) {
             ok = 0;
         } else if (memcmp(a.v.data, b.v.data, base->bytes) != 0) {
-            failf("insert size=%zu: counters differ from scalar's", n);
+            failf("insert size=%zu: counters differ from scalar's", g_sizes[si]);
             ok = 0;
         }
     }

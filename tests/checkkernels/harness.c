@@ -310,6 +310,20 @@ uint32_t geometry_units(size_t gi, size_t unit_bytes) {
     return geometry_big(gi) ? (uint32_t)(((size_t)4 << 20) / unit_bytes) + 3 : SMALL_UNITS[gi];
 }
 
+int insert_batch(fl_insert_fn fn, fl_insert_fn ref, tfilter *a, tfilter *b, const uint64_t *q,
+                 size_t si, size_t *start, const uint64_t **in) {
+    size_t n = g_sizes[si], at = rnd_below(POOL - n + 1);
+    const uint64_t *keys = gbuf_place(q + at, n, (unsigned)rnd_below(8), (int)(si & 1));
+    if (start) *start = at;
+    if (in) *in = keys;
+    g_ctx_size = n;
+    ref(&a->v, keys, n);
+    fn(&b->v, keys, n);
+    if (tf_guard_intact(b)) return 1;
+    failf("insert size=%zu wrote past the payload", n);
+    return 0;
+}
+
 int check_one_key(const fl_lookup *l, fl_contains_fn ref, tfilter *t, const uint64_t *q) {
     uint8_t want[POOL];
     ref(&t->v, q, POOL, want);

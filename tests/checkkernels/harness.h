@@ -103,6 +103,13 @@ void make_queries(uint64_t *q, size_t nq, const uint64_t *pos, size_t npos);
  * canaries around the output. Returns 1 if everything matched. */
 int check_contains(fl_contains_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q);
 
+/* One batch for an insert check: g_sizes[si] keys from a random place of q (*start), put
+ * against either end of the guard buffer (*in), inserted by the reference into a and by the
+ * kernel into b, two copies of one payload (start, in: NULL when not wanted). Returns 0,
+ * having said so, if the kernel wrote past b's payload. */
+int insert_batch(fl_insert_fn fn, fl_insert_fn ref, tfilter *a, tfilter *b, const uint64_t *q,
+                 size_t si, size_t *start, const uint64_t **in);
+
 /* A one-key entry (l->probe) and the header-inline lookup built on it (fl_lookup_hash over
  * l) against the reference batch answer on t, every query of the pool. Returns 1 if all
  * matched. */
