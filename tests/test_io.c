@@ -353,27 +353,32 @@ static void test_round_trip_mem(void **state) {
     }
 }
 
+/* f saved to path: the file holds exactly the fl_save_mem bytes and loads back to the same
+ * filter. */
+static void assert_file_round_trip(const fl_filter *f, const char *path) {
+    assert_int_equal(fl_save_file(f, path), FL_OK);
+    size_t flen, mlen;
+    uint8_t *fbuf = read_file(path, &flen), *mbuf = save(f, &mlen);
+    assert_int_equal(flen, mlen);
+    assert_memory_equal(fbuf, mbuf, mlen);
+    fl_filter *g = NULL;
+    assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
+    assert_same_filter(f, g);
+    fl_free(g);
+    free(fbuf);
+    free(mbuf);
+}
+
 static void test_round_trip_file(void **state) {
     (void)state;
     for (size_t s = 0; s < NSPECS; s++) {
         fl_filter *f = make(&SPECS[s]);
         char path[512];
         path_in_dir(path, sizeof path, SPECS[s].name);
-        assert_int_equal(fl_save_file(f, path), FL_OK);
-        /* The file holds exactly the fl_save_mem bytes. */
-        size_t flen, mlen;
-        uint8_t *fbuf = read_file(path, &flen), *mbuf = save(f, &mlen);
-        assert_int_equal(flen, mlen);
-        assert_memory_equal(fbuf, mbuf, mlen);
-        fl_filter *g = NULL;
-        assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
-        assert_same_filter(f, g);
-        fl_free(g);
+        assert_file_round_trip(f, path);
         /* Saving again replaces the file and leaves no temporary behind. */
         assert_int_equal(fl_save_file(f, path), FL_OK);
         assert_int_equal(count_temp_files(), 0);
-        free(fbuf);
-        free(mbuf);
         fl_free(f);
     }
 }
@@ -388,18 +393,8 @@ static void test_large_file_matches_mem(void **state) {
     fl_filter *f = make(&big);
     char path[512];
     path_in_dir(path, sizeof path, "large.flt");
-    assert_int_equal(fl_save_file(f, path), FL_OK);
-    size_t flen, mlen;
-    uint8_t *fbuf = read_file(path, &flen), *mbuf = save(f, &mlen);
-    assert_int_equal(flen, mlen);
-    assert_memory_equal(fbuf, mbuf, mlen);
-    fl_filter *g = NULL;
-    assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
-    assert_same_filter(f, g);
-    fl_free(g);
+    assert_file_round_trip(f, path);
     unlink(path);
-    free(fbuf);
-    free(mbuf);
     fl_free(f);
 }
 
