@@ -22,17 +22,11 @@
 #include <string.h>
 
 #include "filterlab.h"
-
-#define CHECK(c)                    \
-    do {                            \
-        if (!(c)) __builtin_trap(); \
-    } while (0)
+#include "fuzz_check.h"
 
 /* Counters past this are refused (TOO_LARGE) so the fuzzer does not spend its time
  * allocating gigabytes that a crafted 100-byte header announces. */
 #define FUZZ_MAX_BYTES (1u << 24)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void same(const fl_cms *a, const fl_cms *b) {
     fl_cms_info ia, ib;
@@ -92,18 +86,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_cms(const char *dir, const char *name, const fl_cms *c) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t n = fl_cms_serialized_size(c);
     uint8_t *buf = malloc(n);
-    FILE *fp = fopen(path, "wb");
-    int bad = !buf || !fp || fl_cms_save_mem(c, buf, n, &n) != FL_OK || fwrite(buf, 1, n, fp) != n;
-    if (fp && fclose(fp) != 0) bad = 1;
+    int made = buf && fl_cms_save_mem(c, buf, n, &n) == FL_OK;
+    int bad = fuzz_write_seed(dir, name, made ? buf : NULL, n);
     free(buf);
-    if (bad) fprintf(stderr, "%s: cannot write\n", path);
     return bad;
 }
 
@@ -130,8 +120,6 @@ static int write_seeds(const char *dir) {
     }
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);

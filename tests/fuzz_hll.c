@@ -24,13 +24,7 @@
 #include <string.h>
 
 #include "filterlab.h"
-
-#define CHECK(c)                    \
-    do {                            \
-        if (!(c)) __builtin_trap(); \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fl_hll *h = (fl_hll *)1;
@@ -70,20 +64,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_hll(const char *dir, const char *name, const fl_hll *h) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t n;
     if (fl_hll_export_redis_size(h, &n) != FL_OK) return 1;
     uint8_t *buf = malloc(n);
-    FILE *fp = fopen(path, "wb");
-    int bad = !buf || !fp || fl_hll_export_redis(h, buf, n, &n) != FL_OK ||
-              fwrite(buf, 1, n, fp) != n;
-    if (fp && fclose(fp) != 0) bad = 1;
+    int made = buf && fl_hll_export_redis(h, buf, n, &n) == FL_OK;
+    int bad = fuzz_write_seed(dir, name, made ? buf : NULL, n);
     free(buf);
-    if (bad) fprintf(stderr, "%s: cannot write\n", path);
     return bad;
 }
 
@@ -109,8 +98,6 @@ static int write_seeds(const char *dir) {
     }
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);

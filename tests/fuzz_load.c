@@ -29,15 +29,10 @@
 #include <xxhash.h>
 
 #include "filterlab.h"
+#include "fuzz_check.h"
+#include "fuzz_reseal.h"
 
 #define FUZZ_CAP ((size_t)1 << 20) /* largest payload a load may allocate */
-
-#define CHECK(c)                      \
-    do {                              \
-        if (!(c)) __builtin_trap();   \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_one(const uint8_t *data, size_t size) {
     fl_filter *f = (fl_filter *)1;
@@ -113,65 +108,27 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_free(f);
 }
 
-/* Random mutations almost never keep the checksums valid, which would leave the field
- * checks unexplored. So each input is also tried with its checksums recomputed where its
- * version puts them.
- * Version 1 (src/codec_filter_v1.c): header sum at 120 over [0, 120), payload sum in the
- * last 8 bytes over [128, size - 8).
- * Version 2 (src/container.c): preamble sum at 16 over [0, 16); with S = the u32 at 12,
- * table sum at 24 + 24 S over [24, 24 + 24 S); each section's sum right after its bytes
- * (offset and length from its table entry), for the sections inside the input. */
-static void put_le64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get_le(const uint8_t *p, int n) {
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
+/* Version 1 (src/codec_filter_v1.c) puts its sums elsewhere: header sum at 120 over
+ * [0, 120), payload sum in the last 8 bytes over [128, size - 8). */
 static void reseal_v1(uint8_t *p, size_t size) {
     if (size < 128) return;
     put_le64(p + 120, XXH3_64bits(p, 120));
     if (size >= 136) put_le64(p + size - 8, XXH3_64bits(p + 128, size - 136));
 }
 
-static void reseal_v2(uint8_t *p, size_t size) {
-    if (size < 24) return;
-    put_le64(p + 16, XXH3_64bits(p, 16));
-    if (size < 32) return;
-    uint64_t count = get_le(p + 12, 4);
-    if (count > (size - 32) / 24) return;
-    size_t table = 24 * (size_t)count;
-    put_le64(p + 24 + table, XXH3_64bits(p + 24, table));
-    for (size_t i = 0; i < count; i++) {
-        uint64_t off = get_le(p + 24 + 24 * i + 8, 8), len = get_le(p + 24 + 24 * i + 16, 8);
-        /* The table's own bytes are never overwritten: the entries read above stay valid. */
-        if (off < 32 + table || off > size || len > size - off || size - off - len < 8) continue;
-        put_le64(p + off + len, XXH3_64bits(p + off, (size_t)len));
-    }
-}
-
+/* Each input's checksums recomputed where its version puts them. */
 static void reseal(uint8_t *p, size_t size) {
     if (size >= 10 && p[9] == 0 && p[8] == 1) reseal_v1(p, size);
-    if (size >= 10 && p[9] == 0 && p[8] == 2) reseal_v2(p, size);
+    if (size >= 10 && p[9] == 0 && p[8] == 2) reseal_container(p, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    check_one(data, size);
-    if (size >= 24) {
-        uint8_t *copy = malloc(size);
-        CHECK(copy != NULL);
-        memcpy(copy, data, size);
-        reseal(copy, size);
-        check_one(copy, size);
-        free(copy);
-    }
+    check_as_is_and_resealed(data, size, 24, reseal, check_one);
     return 0;
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_seed(const char *dir, const char *name, const fl_filter *f) {
     char path[4096];
@@ -213,8 +170,6 @@ static int write_seeds(const char *dir) {
     }
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);

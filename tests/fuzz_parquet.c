@@ -24,15 +24,9 @@
 #include <string.h>
 
 #include "filterlab.h"
+#include "fuzz_check.h"
 
 #define FUZZ_CAP ((size_t)1 << 20)
-
-#define CHECK(c)                      \
-    do {                              \
-        if (!(c)) __builtin_trap();   \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t *export_alloc(const fl_filter *f, int with_header, size_t *len) {
     size_t n = fl_parquet_export_size(f, with_header);
@@ -88,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_blob(const char *dir, const char *name, const uint8_t *p, size_t n) {
     char path[4096];
@@ -124,8 +118,6 @@ static int write_seeds(const char *dir) {
     fl_free(f);
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);

@@ -26,15 +26,10 @@
 #include <xxhash.h>
 
 #include "filterlab.h"
+#include "fuzz_check.h"
+#include "fuzz_reseal.h"
 
 #define FUZZ_CAP ((size_t)1 << 20) /* most payload bytes a load may allocate */
-
-#define CHECK(c)                      \
-    do {                              \
-        if (!(c)) __builtin_trap();   \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_one(const uint8_t *data, size_t size) {
     fl_sbf *s = (fl_sbf *)1;
@@ -98,48 +93,19 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_sbf_free(s);
 }
 
-/* Random mutations almost never keep the checksums valid, which would leave the field
- * checks unexplored, so each input is also tried with its container checksums recomputed
- * (src/container.c: preamble sum at 16 over [0, 16); with S = the u32 at 12, table sum at
- * 24 + 24 S; each section's sum right after its bytes), as tests/fuzz_load.c does. */
-static void put_le64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get_le(const uint8_t *p, int n) {
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
+/* A chain file is a container (tests/fuzz_reseal.h); other versions have nothing to reseal. */
 static void reseal(uint8_t *p, size_t size) {
     if (size < 32 || p[8] != 2 || p[9] != 0) return;
-    put_le64(p + 16, XXH3_64bits(p, 16));
-    uint64_t count = get_le(p + 12, 4);
-    if (count > (size - 32) / 24) return;
-    size_t table = 24 * (size_t)count;
-    put_le64(p + 24 + table, XXH3_64bits(p + 24, table));
-    for (size_t i = 0; i < count; i++) {
-        uint64_t off = get_le(p + 24 + 24 * i + 8, 8), len = get_le(p + 24 + 24 * i + 16, 8);
-        if (off < 32 + table || off > size || len > size - off || size - off - len < 8) continue;
-        put_le64(p + off + len, XXH3_64bits(p + off, (size_t)len));
-    }
+    reseal_container(p, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    check_one(data, size);
-    if (size >= 32) {
-        uint8_t *copy = malloc(size);
-        CHECK(copy != NULL);
-        memcpy(copy, data, size);
-        reseal(copy, size);
-        check_one(copy, size);
-        free(copy);
-    }
+    check_as_is_and_resealed(data, size, 32, reseal, check_one);
     return 0;
 }
 
 #ifdef FL_FUZZ_STANDALONE
-#include <stdio.h>
+#include "fuzz_standalone.h"
 
 static int write_seed(const char *dir, const char *name, const fl_sbf_config *c, unsigned keys) {
     fl_sbf *s = NULL;
@@ -175,8 +141,6 @@ static int write_seeds(const char *dir) {
     bad |= write_seed(dir, "capped.sbf", &c, 25);
     return bad;
 }
-
-#include "fuzz_standalone.h"
 
 int main(int argc, char **argv) {
     return fuzz_standalone_main(argc, argv, write_seeds);

@@ -3,7 +3,7 @@
  * normal test builds): replays the files named on the command line through
  * LLVMFuzzerTestOneInput, each copied into a buffer of its exact size so AddressSanitizer
  * sees a read one byte past the input, and with --write-seeds DIR writes the target's seed
- * corpus. Include it once, after the target's LLVMFuzzerTestOneInput and write_seeds.
+ * corpus. Include it once, in the target's FL_FUZZ_STANDALONE part.
  */
 #ifndef FL_FUZZ_STANDALONE_H
 #define FL_FUZZ_STANDALONE_H
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_check.h"
 
 #define FL_FUZZ_MAX_INPUT ((size_t)1 << 22) /* above every seed and libFuzzer's -max_len */
 
@@ -37,6 +37,18 @@ static int fuzz_replay(const char *path) {
     LLVMFuzzerTestOneInput(copy, n);
     free(copy);
     return 0;
+}
+
+/* Writes one seed, p[0, n), as dir/name (p NULL: a seed that could not be made, left
+ * empty). Returns 1, having said "<path>: cannot write", if anything failed. */
+static inline int fuzz_write_seed(const char *dir, const char *name, const uint8_t *p, size_t n) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    int bad = !p || !fp || fwrite(p, 1, n, fp) != n;
+    if (fp && fclose(fp) != 0) bad = 1;
+    if (bad) fprintf(stderr, "%s: cannot write\n", path);
+    return bad;
 }
 
 static int fuzz_standalone_main(int argc, char **argv, int (*write_seeds)(const char *dir)) {

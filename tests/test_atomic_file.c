@@ -2,10 +2,8 @@
  * previous file (regular or behind a symbolic link), leaves no temporary behind, and an
  * allocation failure is FL_ERR_NO_MEMORY. Built with -Wl,--wrap=malloc so that the
  * library's allocations can be failed one by one. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -13,6 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "testfiles.h"
 
 /* ---- malloc failure injection: the fail_at-th call (0-based) from now returns NULL ---- */
 void *__real_malloc(size_t n);
@@ -27,19 +26,6 @@ void *__wrap_malloc(size_t n) {
     return __real_malloc(n);
 }
 
-static char g_dir[256];
-
-static void in_dir(char *buf, size_t cap, const char *name) {
-    snprintf(buf, cap, "%s/%s", g_dir, name);
-}
-
-static void put_file(const char *path, const void *buf, size_t len) {
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(buf, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-}
-
 /* 1 if the file holds exactly buf[0, len). */
 static int file_is(const char *path, const void *buf, size_t len) {
     FILE *fp = fopen(path, "rb");
@@ -50,32 +36,15 @@ static int file_is(const char *path, const void *buf, size_t len) {
     return got == len && memcmp(tmp, buf, len) == 0;
 }
 
-/* Names in the test directory containing ".tmp.": leftovers of a failed save. */
-static int temp_files(void) {
-    DIR *d = opendir(g_dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) n++;
-    closedir(d);
-    return n;
-}
-
 /* Runs fl_write_file_atomic under RLIMIT_FSIZE = limit bytes (SIGXFSZ ignored, so the
  * write fails with EFBIG instead of killing the test). */
 static fl_status write_limited(const char *path, const void *buf, size_t len, rlim_t limit) {
-    struct rlimit old, lim;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-    lim = old;
-    lim.rlim_cur = limit;
-    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    fsize_limit fl;
+    fsize_limit_begin(&fl, limit);
     errno = 0;
     fl_status st = fl_write_file_atomic(path, buf, len);
     int err = errno;
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-    signal(SIGXFSZ, prev);
+    fsize_limit_end(&fl);
     errno = err;
     return st;
 }
@@ -85,7 +54,7 @@ static void test_args(void **state) {
     assert_int_equal(fl_write_file_atomic(NULL, "x", 1), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_write_file_atomic("", "x", 1), FL_ERR_INVALID_ARG);
     char path[512];
-    in_dir(path, sizeof path, "null.bin");
+    path_in_dir(path, sizeof path, "null.bin");
     assert_int_equal(fl_write_file_atomic(path, NULL, 1), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_write_file_atomic(path, NULL, 0), FL_OK); /* an empty file */
     struct stat sb;
@@ -101,15 +70,15 @@ static void test_args(void **state) {
 static void test_failed_write_keeps_old(void **state) {
     (void)state;
     char path[512];
-    in_dir(path, sizeof path, "old.bin");
+    path_in_dir(path, sizeof path, "old.bin");
     static const char old[] = "the previous content";
-    put_file(path, old, sizeof old);
+    write_file(path, old, sizeof old);
     static unsigned char big[3000];
     memset(big, 0xab, sizeof big);
     assert_int_equal(write_limited(path, big, sizeof big, 1024), FL_ERR_IO);
     assert_int_equal(errno, EFBIG);
     assert_true(file_is(path, old, sizeof old));
-    assert_int_equal(temp_files(), 0);
+    assert_int_equal(count_temp_files(), 0);
     assert_int_equal(fl_write_file_atomic(path, big, sizeof big), FL_OK);
     assert_true(file_is(path, big, sizeof big));
     unlink(path);
@@ -121,13 +90,13 @@ static void test_failed_write_keeps_old(void **state) {
 static void test_symlink(void **state) {
     (void)state;
     char sub[512], target[512], link1[512], link2[512];
-    in_dir(sub, sizeof sub, "sub");
+    path_in_dir(sub, sizeof sub, "sub");
     assert_int_equal(mkdir(sub, 0700), 0);
-    in_dir(target, sizeof target, "sub/target.bin");
-    in_dir(link1, sizeof link1, "sub/link1");
-    in_dir(link2, sizeof link2, "link2");
+    path_in_dir(target, sizeof target, "sub/target.bin");
+    path_in_dir(link1, sizeof link1, "sub/link1");
+    path_in_dir(link2, sizeof link2, "link2");
     static const char old[] = "old target";
-    put_file(target, old, sizeof old);
+    write_file(target, old, sizeof old);
     assert_int_equal(symlink("target.bin", link1), 0); /* relative to sub/ */
     assert_int_equal(symlink("sub/link1", link2), 0);  /* relative to g_dir */
 
@@ -135,7 +104,7 @@ static void test_symlink(void **state) {
     memset(big, 0x5a, sizeof big);
     assert_int_equal(write_limited(link2, big, sizeof big, 1024), FL_ERR_IO);
     assert_true(file_is(target, old, sizeof old));
-    assert_int_equal(temp_files(), 0);
+    assert_int_equal(count_temp_files(), 0);
 
     assert_int_equal(fl_write_file_atomic(link2, big, sizeof big), FL_OK);
     struct stat sb;
@@ -154,7 +123,7 @@ static void test_symlink(void **state) {
 
     /* A loop is refused, not followed forever. */
     char loop[512];
-    in_dir(loop, sizeof loop, "loop");
+    path_in_dir(loop, sizeof loop, "loop");
     assert_int_equal(symlink("loop", loop), 0);
     errno = 0;
     assert_int_equal(fl_write_file_atomic(loop, old, sizeof old), FL_ERR_IO);
@@ -172,7 +141,7 @@ static void test_symlink(void **state) {
 static void test_save_no_memory(void **state) {
     (void)state;
     char path[512];
-    in_dir(path, sizeof path, "nomem.flt");
+    path_in_dir(path, sizeof path, "nomem.flt");
     fl_filter *old = test_filter(FL_BLOCK512, 2, 4);
     fl_filter *f = test_filter(FL_BLOCK512, 16, 4);
     uint64_t *h = test_hashes(100, 7);
@@ -191,7 +160,7 @@ static void test_save_no_memory(void **state) {
         }
         failures++;
         assert_int_equal(st, FL_ERR_NO_MEMORY);
-        assert_int_equal(temp_files(), 0);
+        assert_int_equal(count_temp_files(), 0);
         fl_filter *g = NULL;
         assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
         assert_int_equal(fl_size_bytes(g), fl_size_bytes(old));
@@ -209,9 +178,7 @@ static void test_save_no_memory(void **state) {
 }
 
 int main(void) {
-    const char *base = getenv("TMPDIR");
-    snprintf(g_dir, sizeof g_dir, "%s/fl_test_atomic.XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(g_dir)) return 1;
+    if (scratch_dir_create("fl_test_atomic") != 0) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_args),
         cmocka_unit_test(test_failed_write_keeps_old),
@@ -219,6 +186,6 @@ int main(void) {
         cmocka_unit_test(test_save_no_memory),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    rmdir(g_dir);
+    scratch_dir_remove();
     return rc;
 }

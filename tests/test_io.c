@@ -23,13 +23,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <xxhash.h>
 
 #include "filterlab.h"
+#include "testfiles.h"
+#include "testutil.h"
 
 static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -263,53 +264,16 @@ static void assert_same_filter(const fl_filter *a, const fl_filter *b) {
     free(sb);
 }
 
-/* ---- temporary directory -------------------------------------------------------------- */
-static char g_dir[256];
-
+/* ---- temporary directory (tests/testfiles.h) ----------------------------------------- */
 static int setup_dir(void **state) {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(g_dir, sizeof g_dir, "%s/fl_test_io.XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return scratch_dir_create("fl_test_io");
 }
 
 static int teardown_dir(void **state) {
     (void)state;
-    DIR *d = opendir(g_dir);
-    if (!d) return 0;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", g_dir, e->d_name);
-        if (unlink(path) != 0) rmdir(path);
-    }
-    closedir(d);
-    rmdir(g_dir);
+    scratch_dir_remove();
     return 0;
-}
-
-static void path_in_dir(char *out, size_t cap, const char *name) {
-    snprintf(out, cap, "%s/%s", g_dir, name);
-}
-
-/* Names in the test directory containing ".tmp.": leftovers of an interrupted save. */
-static int count_temp_files(void) {
-    DIR *d = opendir(g_dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) n++;
-    closedir(d);
-    return n;
-}
-
-static void write_file(const char *path, const void *buf, size_t len) {
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(buf, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
 }
 
 static uint8_t *read_file(const char *path, size_t *len) {
@@ -389,27 +353,32 @@ static void test_round_trip_mem(void **state) {
     }
 }
 
+/* f saved to path: the file holds exactly the fl_save_mem bytes and loads back to the same
+ * filter. */
+static void assert_file_round_trip(const fl_filter *f, const char *path) {
+    assert_int_equal(fl_save_file(f, path), FL_OK);
+    size_t flen, mlen;
+    uint8_t *fbuf = read_file(path, &flen), *mbuf = save(f, &mlen);
+    assert_int_equal(flen, mlen);
+    assert_memory_equal(fbuf, mbuf, mlen);
+    fl_filter *g = NULL;
+    assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
+    assert_same_filter(f, g);
+    fl_free(g);
+    free(fbuf);
+    free(mbuf);
+}
+
 static void test_round_trip_file(void **state) {
     (void)state;
     for (size_t s = 0; s < NSPECS; s++) {
         fl_filter *f = make(&SPECS[s]);
         char path[512];
         path_in_dir(path, sizeof path, SPECS[s].name);
-        assert_int_equal(fl_save_file(f, path), FL_OK);
-        /* The file holds exactly the fl_save_mem bytes. */
-        size_t flen, mlen;
-        uint8_t *fbuf = read_file(path, &flen), *mbuf = save(f, &mlen);
-        assert_int_equal(flen, mlen);
-        assert_memory_equal(fbuf, mbuf, mlen);
-        fl_filter *g = NULL;
-        assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
-        assert_same_filter(f, g);
-        fl_free(g);
+        assert_file_round_trip(f, path);
         /* Saving again replaces the file and leaves no temporary behind. */
         assert_int_equal(fl_save_file(f, path), FL_OK);
         assert_int_equal(count_temp_files(), 0);
-        free(fbuf);
-        free(mbuf);
         fl_free(f);
     }
 }
@@ -424,18 +393,8 @@ static void test_large_file_matches_mem(void **state) {
     fl_filter *f = make(&big);
     char path[512];
     path_in_dir(path, sizeof path, "large.flt");
-    assert_int_equal(fl_save_file(f, path), FL_OK);
-    size_t flen, mlen;
-    uint8_t *fbuf = read_file(path, &flen), *mbuf = save(f, &mlen);
-    assert_int_equal(flen, mlen);
-    assert_memory_equal(fbuf, mbuf, mlen);
-    fl_filter *g = NULL;
-    assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
-    assert_same_filter(f, g);
-    fl_free(g);
+    assert_file_round_trip(f, path);
     unlink(path);
-    free(fbuf);
-    free(mbuf);
     fl_free(f);
 }
 
@@ -514,20 +473,15 @@ static const fixture FIXTURES[] = {
 };
 #define NFIXTURES (sizeof FIXTURES / sizeof FIXTURES[0])
 
-static int fixture_path(char *out, size_t cap, const char *file) {
-    const char *root = getenv("FL_SOURCE_ROOT");
-    if (!root || !*root) return 0;
-    snprintf(out, cap, "%s/tests/fixtures/v1/%s", root, file);
-    return 1;
+/* Skips the test when the source tree is not known. */
+static void fixture_path(char *out, size_t cap, const char *file) {
+    snprintf(out, cap, "%s/tests/fixtures/v1/%s", source_root_or_skip(), file);
 }
 
-/* The bytes of one fixture file; skips the test when the source tree is not known. */
+/* The bytes of one fixture file. */
 static uint8_t *read_fixture(const char *file, size_t *len) {
     char path[1024];
-    if (!fixture_path(path, sizeof path, file)) {
-        print_message("skipped: FL_SOURCE_ROOT is not set\n");
-        skip();
-    }
+    fixture_path(path, sizeof path, file);
     return read_file(path, len);
 }
 
@@ -540,7 +494,7 @@ static void test_v1_fixtures(void **state) {
         assert_int_equal(get_le(buf + OFF_VERSION, 2), 1);
         assert_int_equal(len, HEADER + x->bytes + TRAILER);
         char path[1024];
-        assert_true(fixture_path(path, sizeof path, x->file));
+        fixture_path(path, sizeof path, x->file);
         fl_filter *f = NULL, *m = NULL;
         assert_int_equal(fl_load_file(path, 0, &f), FL_OK);
         assert_int_equal(fl_load_mem(buf, len, 0, &m), FL_OK);
@@ -1318,17 +1272,12 @@ static void test_failed_save_keeps_old_file(void **state) {
     big_spec.units = 1024; /* 8 KiB payload */
     fl_filter *big = make(&big_spec);
 
-    struct rlimit old, lim;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-    lim = old;
-    lim.rlim_cur = 4096;
-    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    fsize_limit lim;
+    fsize_limit_begin(&lim, 4096);
     errno = 0;
     fl_status st = fl_save_file(big, path);
     int err = errno;
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-    signal(SIGXFSZ, prev);
+    fsize_limit_end(&lim);
     assert_int_equal(st, FL_ERR_IO);
     assert_int_equal(err, EFBIG);
     assert_int_equal(count_temp_files(), 0);
@@ -1434,11 +1383,7 @@ static void test_load_from_pipe(void **state) {
  * from inputs the loader rejects at the first check. */
 static void test_fuzz_seeds_load(void **state) {
     (void)state;
-    const char *root = getenv("FL_SOURCE_ROOT");
-    if (!root || !*root) {
-        print_message("skipped: FL_SOURCE_ROOT is not set\n");
-        skip();
-    }
+    const char *root = source_root_or_skip();
     char dir[512];
     snprintf(dir, sizeof dir, "%s/tests/fuzz_corpus/load", root);
     DIR *d = opendir(dir);

@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "filterlab.h"
+#include "testutil.h"
 
 /* ---- byte string builder -------------------------------------------------------------- */
 typedef struct bytes {
@@ -593,11 +594,7 @@ static void test_bare_bitsets(void **state) {
  * must stay importable. */
 static void test_fuzz_seeds_import(void **state) {
     (void)state;
-    const char *root = getenv("FL_SOURCE_ROOT");
-    if (!root || !*root) {
-        print_message("skipped: FL_SOURCE_ROOT is not set\n");
-        skip();
-    }
+    const char *root = source_root_or_skip();
     static const char *const names[] = {"header_2blocks.bin", "bare_2blocks.bin"};
     for (size_t i = 0; i < 2; i++) {
         char path[1024];

@@ -1,4 +1,5 @@
-/* Shared helpers for the cmocka tests: cmocka's required includes and key generators. */
+/* Shared helpers for the cmocka tests: cmocka's required includes, key generators and the
+ * source tree. */
 #ifndef FL_TESTUTIL_H
 #define FL_TESTUTIL_H
 
@@ -6,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -26,6 +28,17 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
     fl_filter *f = NULL;
     assert_int_equal(fl_create(&cfg, &f), FL_OK);
     return f;
+}
+
+/* The source tree (FL_SOURCE_ROOT, which meson sets), for tests reading its files;
+ * skips the calling test when it is not known. */
+static inline const char *source_root_or_skip(void) {
+    const char *root = getenv("FL_SOURCE_ROOT");
+    if (!root || !*root) {
+        print_message("skipped: FL_SOURCE_ROOT is not set\n");
+        skip();
+    }
+    return root;
 }
 
 #endif

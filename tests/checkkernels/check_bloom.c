@@ -29,13 +29,6 @@ static const family FAMILIES[FL_BLOOM_FAMILIES] = {
 
 #define SLOT(entry, fam) FL_KERNEL_SLOT(bloom.entry[fam])
 
-static void info_of(const family *fam, fl_variant_info *vi) {
-    if (fl_variant_describe(fam->variant, vi) != FL_OK) {
-        fprintf(stderr, "checkkernels: no descriptor for %s\n", fam->name);
-        exit(1);
-    }
-}
-
 /* Random words (none, half, all), then the positives inserted with the scalar reference. */
 static void fill_bloom(const kernel *ref, const family *fam, tfilter *t, int fill, uint64_t *pos,
                        size_t npos) {
@@ -54,18 +47,7 @@ static int check_contains1(const kernel *kn, const kernel *ref, const family *fa
     fl_lookup l = {.variant = fam->variant, .data = v->data, .units = v->units, .k = v->k,
                    .probe = kn->t->bloom.contains1[fam->id]};
     l.split256 = (fl_split256_lookup){.blocks = v->data, .units = v->units, .probe = l.probe};
-    uint8_t want[POOL];
-    ref->t->bloom.contains[fam->id](&t->v, q, POOL, want);
-    for (size_t i = 0; i < POOL; i++) {
-        int entry = l.probe(l.data, l.units, l.k, q[i]);
-        int inl = fl_lookup_hash(&l, q[i]);
-        if (entry != want[i] || inl != want[i]) {
-            failf("one key hash=%016" PRIx64 " (query %zu): contains1 %d, fl_lookup_hash %d, "
-                  "want %d", q[i], i, entry, inl, want[i]);
-            return 0;
-        }
-    }
-    return 1;
+    return check_one_key(&l, ref->t->bloom.contains[fam->id], t, q);
 }
 
 /* One insert kernel vs scalar insert on two copies of the same payload: word for word after
@@ -83,13 +65,9 @@ static int check_insert(const kernel *kn, const kernel *ref, const family *fam,
         size_t n = g_sizes[si];
         /* On multi-MiB payloads compare only at the end, except for the larger batches. */
         if (big && n > 20 && n < 1000 && n != 96) continue;
-        size_t start = rnd_below(POOL - n + 1);
-        const uint64_t *in = gbuf_place(q + start, n, (unsigned)rnd_below(8), (int)(si & 1));
-        g_ctx_size = n;
-        rf(&a.v, in, n);
-        fn(&b.v, in, n);
-        if (!tf_guard_intact(&b)) {
-            failf("insert size=%zu wrote past the payload", n);
+        size_t start;
+        const uint64_t *in;
+        if (!insert_batch(fn, rf, &a, &b, q, si, &start, &in)) {
             ok = 0;
             break;
         }
@@ -126,22 +104,18 @@ static int check_insert(const kernel *kn, const kernel *ref, const family *fam,
 }
 
 void check_bloom(const kernel *ks, size_t nk) {
-    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
     for (int fi = 0; fi < FL_BLOOM_FAMILIES; fi++) {
         const family *fam = &FAMILIES[fi];
         if (!family_selected(fam->name)) continue;
         fl_variant_info vi;
-        info_of(fam, &vi);
+        variant_info(fam->variant, fam->name, &vi);
         size_t unit = fl_variant_unit_bytes(fam->variant, vi.k_min);
         uint32_t kmax = vi.k_max > 16 ? 16 : vi.k_max; /* classic allows 32; 16 covers it */
-        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
-        for (size_t gi = 0; gi < ngeo; gi++) {
-            int big = gi + 1 == ngeo;
-            /* big: about 4 MiB and an odd unit count, above every kernel's prefetch
-             * threshold, so the prefetching loops are checked too. */
-            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+        for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+            int big = geometry_big(gi);
+            uint32_t units = geometry_units(gi, unit);
             for (uint32_t k = vi.k_min; k <= kmax; k += vi.k_step) {
                 if (big && !(k <= 2 || k == 7 || k == 8 || k == 9 || k == 16)) continue;
                 for (int fill = 0; fill < FILL_COUNT; fill++) {
@@ -176,18 +150,14 @@ void check_bloom(const kernel *ks, size_t nk) {
                 }
             }
         }
-        if (g_verbose)
-            fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", fam->name, g_passed,
-                    g_failed);
+        report_checked(fam->name);
     }
     /* The tables themselves: no entry of the module is ever NULL. */
     for (size_t ki = 0; ki < nk; ki++)
         for (int fi = 0; fi < FL_BLOOM_FAMILIES; fi++) {
             set_ctx("kernel=%s family=%s table", ks[ki].name, FAMILIES[fi].name);
-            const fl_bloom_kernels *b = &ks[ki].t->bloom;
-            int ok = b->contains[fi] && b->insert[fi] && b->contains1[fi];
-            if (!ok) failf("table entry missing");
-            record(ok);
+            const uint32_t slots[] = {SLOT(contains, fi), SLOT(insert, fi), SLOT(contains1, fi)};
+            check_entries_present(&ks[ki], slots, 3);
         }
     free(q);
     free(pos);
@@ -195,20 +165,14 @@ void check_bloom(const kernel *ks, size_t nk) {
 
 /* ---- benchmark --------------------------------------------------------------------------- */
 
-/* ns per key of one pass of contains (insert = 0) or insert over the queries in batches. */
-static double bench_pass(const kernel *kn, fl_bloom_family fam, tfilter *t, const uint64_t *q,
-                         size_t nq, uint8_t *out, int insert) {
-    size_t sum = 0;
+/* ns per key of one pass of insert over the queries in batches (lookups: the harness's
+ * bench_contains_pass). */
+static double bench_insert_pass(const kernel *kn, fl_bloom_family fam, tfilter *t,
+                                const uint64_t *q, size_t nq) {
     double t0 = now_ns();
-    for (size_t i = 0; i < nq; i += BENCH_BATCH) {
-        if (insert)
-            kn->t->bloom.insert[fam](&t->v, q + i, BENCH_BATCH);
-        else
-            sum += kn->t->bloom.contains[fam](&t->v, q + i, BENCH_BATCH, out + i);
-    }
-    double dt = now_ns() - t0;
-    g_sink += sum;
-    return dt / (double)nq;
+    for (size_t i = 0; i < nq; i += BENCH_BATCH)
+        kn->t->bloom.insert[fam](&t->v, q + i, BENCH_BATCH);
+    return (now_ns() - t0) / (double)nq;
 }
 
 /* Random cache-line reads with prefetching, the memory-bound floor for one-line probes. */
@@ -243,11 +207,14 @@ static void bench_row(const kernel *ks, size_t nk, const family *fam, tfilter *t
         memcpy(copy[ki].v.data, t->v.data, t->bytes);
     }
     double r[16][BENCH_REPS];
-    for (int rep = -1; rep < BENCH_REPS; rep++)
-        for (size_t ki = 0; ki < nk; ki++) {
-            double ns = bench_pass(&ks[ki], fam->id, op ? &copy[ki] : t, q, nq, out, op);
-            if (rep >= 0) r[ki][rep] = ns;
-        }
+    if (op == 0)
+        bench_contains_reps(ks, nk, SLOT(contains, fam->id), t, q, nq, out, r);
+    else
+        for (int rep = -1; rep < BENCH_REPS; rep++)
+            for (size_t ki = 0; ki < nk; ki++) {
+                double ns = bench_insert_pass(&ks[ki], fam->id, &copy[ki], q, nq);
+                if (rep >= 0) r[ki][rep] = ns;
+            }
     for (size_t ki = 0; op == 1 && ki < nk; ki++) tf_free(&copy[ki]);
     print_bench_row(ks, nk, fam->name, t->v.k, mib, op ? "insert" : "lookup",
                     op ? SLOT(insert, fam->id) : SLOT(contains, fam->id), r);

@@ -52,23 +52,13 @@ static void fill_counting(const kernel *ref, const layout *lay, tfilter *t, int 
     ref->t->counting.insert[lay->id](&t->v, pos, npos);
 }
 
+/* The one-key entry and the header-inline generic lookup that uses it as its probe. */
 static int check_contains1(const kernel *kn, const kernel *ref, const layout *lay, tfilter *t,
                            const uint64_t *q) {
     const fl_kview *v = &t->v;
     fl_lookup l = {.variant = lay->variant, .data = v->data, .units = v->units, .k = v->k,
                    .probe = kn->t->counting.contains1[lay->id]};
-    uint8_t want[POOL];
-    ref->t->counting.contains[lay->id](&t->v, q, POOL, want);
-    for (size_t i = 0; i < POOL; i++) {
-        int entry = l.probe(l.data, l.units, l.k, q[i]);
-        int inl = fl_lookup_hash(&l, q[i]);
-        if (entry != want[i] || inl != want[i]) {
-            failf("one key hash=%016" PRIx64 " (query %zu): contains1 %d, fl_lookup_hash %d, "
-                  "want %d", q[i], i, entry, inl, want[i]);
-            return 0;
-        }
-    }
-    return 1;
+    return check_one_key(&l, ref->t->counting.contains[lay->id], t, q);
 }
 
 /* An insert kernel against scalar inserts of the same batches on a copy: counters equal
@@ -82,17 +72,10 @@ static int check_insert(const kernel *kn, const kernel *ref, const layout *lay,
     tf_clone(&a, base);
     tf_clone(&b, base);
     for (size_t si = 0; si < g_nsizes && ok; si++) {
-        size_t n = g_sizes[si];
-        size_t start = rnd_below(POOL - n + 1);
-        const uint64_t *in = gbuf_place(q + start, n, (unsigned)rnd_below(8), (int)(si & 1));
-        g_ctx_size = n;
-        rf(&a.v, in, n);
-        fn(&b.v, in, n);
-        if (!tf_guard_intact(&b)) {
-            failf("insert size=%zu wrote past the payload", n);
+        if (!insert_batch(fn, rf, &a, &b, q, si, NULL, NULL)) {
             ok = 0;
         } else if (memcmp(a.v.data, b.v.data, base->bytes) != 0) {
-            failf("insert size=%zu: counters differ from scalar's", n);
+            failf("insert size=%zu: counters differ from scalar's", g_sizes[si]);
             ok = 0;
         }
     }
@@ -102,22 +85,17 @@ static int check_insert(const kernel *kn, const kernel *ref, const layout *lay,
 }
 
 void check_counting(const kernel *ks, size_t nk) {
-    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
     for (int li = 0; li < FL_COUNTING_LAYOUTS; li++) {
         const layout *lay = &LAYOUTS[li];
         if (!family_selected(lay->name)) continue;
         fl_variant_info vi;
-        if (fl_variant_describe(lay->variant, &vi) != FL_OK) {
-            fprintf(stderr, "checkkernels: no descriptor for %s\n", lay->name);
-            exit(1);
-        }
+        variant_info(lay->variant, lay->name, &vi);
         size_t unit = fl_variant_unit_bytes(lay->variant, vi.k_min);
-        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
-        for (size_t gi = 0; gi < ngeo; gi++) {
-            int big = gi + 1 == ngeo; /* ~4 MiB: the prefetching loops too */
-            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+        for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+            int big = geometry_big(gi);
+            uint32_t units = geometry_units(gi, unit);
             for (uint32_t k = vi.k_min; k <= vi.k_max; k += vi.k_step) {
                 if (big && !(k <= 2 || k == 7 || k == 8 || k == 9 || k == 16 || k == 32))
                     continue;
@@ -157,34 +135,19 @@ void check_counting(const kernel *ks, size_t nk) {
                 }
             }
         }
-        if (g_verbose)
-            fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", lay->name, g_passed,
-                    g_failed);
+        report_checked(lay->name);
     }
     for (size_t ki = 0; ki < nk; ki++)
         for (int li = 0; li < FL_COUNTING_LAYOUTS; li++) {
             set_ctx("kernel=%s family=%s table", ks[ki].name, LAYOUTS[li].name);
-            const fl_counting_kernels *c = &ks[ki].t->counting;
-            int ok = c->contains[li] && c->insert[li] && c->contains1[li];
-            if (!ok) failf("table entry missing");
-            record(ok);
+            const uint32_t slots[] = {SLOT(contains, li), SLOT(insert, li), SLOT(contains1, li)};
+            check_entries_present(&ks[ki], slots, 3);
         }
     free(q);
     free(pos);
 }
 
 /* ---- benchmark --------------------------------------------------------------------------- */
-
-static double bench_pass(const kernel *kn, fl_counting_layout lay, tfilter *t,
-                         const uint64_t *q, size_t nq, uint8_t *out) {
-    size_t sum = 0;
-    double t0 = now_ns();
-    for (size_t i = 0; i < nq; i += BENCH_BATCH)
-        sum += kn->t->counting.contains[lay](&t->v, q + i, BENCH_BATCH, out + i);
-    double dt = now_ns() - t0;
-    g_sink += sum;
-    return dt / (double)nq;
-}
 
 /* Lookups at 1 and 64 MiB, loaded like a real filter at its sizing fill (the positives of a
  * 1% filter), queries half positives. Rows as bench_bloom's, so block512 at the same size is
@@ -211,11 +174,7 @@ void bench_counting(const kernel *ks, size_t nk) {
             ks[0].t->counting.insert[li](&t.v, pos, npos);
             for (size_t i = 0; i < nq; i++) q[i] = (rnd() & 1) ? pos[rnd_below(npos)] : rnd();
             double r[16][BENCH_REPS];
-            for (int rep = -1; rep < BENCH_REPS; rep++)
-                for (size_t ki = 0; ki < nk; ki++) {
-                    double ns = bench_pass(&ks[ki], lay->id, &t, q, nq, out);
-                    if (rep >= 0) r[ki][rep] = ns;
-                }
+            bench_contains_reps(ks, nk, SLOT(contains, lay->id), &t, q, nq, out, r);
             print_bench_row(ks, nk, lay->name, bench_k[li], mib[mi], "lookup",
                             SLOT(contains, lay->id), r);
             tf_free(&t);

@@ -91,17 +91,14 @@ static int check_inline(const kernel *ref, const width *w, tfilter *t, const uin
 }
 
 void check_cuckoo(const kernel *ks, size_t nk) {
-    static const uint32_t small_units[] = {1, 2, 3, 7, 64, 1001};
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
     for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
         const width *w = &WIDTHS[wi];
         if (!family_selected(w->name)) continue;
         size_t unit = fl_variant_unit_bytes(FL_CUCKOO, w->fp_bits);
-        size_t ngeo = sizeof small_units / sizeof small_units[0] + 1;
-        for (size_t gi = 0; gi < ngeo; gi++) {
-            int big = gi + 1 == ngeo; /* about 4 MiB, odd: the prefetching loops too */
-            uint32_t units = big ? (uint32_t)(((size_t)4 << 20) / unit) + 3 : small_units[gi];
+        for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+            uint32_t units = geometry_units(gi, unit);
             for (int fill = 0; fill < FILL_COUNT; fill++)
                 for (int stash = 0; stash <= 1; stash++) {
                     tfilter t;
@@ -123,16 +120,13 @@ void check_cuckoo(const kernel *ks, size_t nk) {
                     tf_free(&t);
                 }
         }
-        if (g_verbose)
-            fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", w->name, g_passed,
-                    g_failed);
+        report_checked(w->name);
     }
     for (size_t ki = 0; ki < nk; ki++)
         for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
             set_ctx("kernel=%s family=%s table", ks[ki].name, WIDTHS[wi].name);
-            int ok = ks[ki].t->cuckoo.contains[wi] != NULL;
-            if (!ok) failf("table entry missing");
-            record(ok);
+            const uint32_t slots[] = {SLOT(wi)};
+            check_entries_present(&ks[ki], slots, 1);
         }
     free(q);
     free(pos);
@@ -165,15 +159,7 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
             }
             for (size_t i = 0; i < nq; i++) q[i] = (rnd() & 1) ? pos[rnd_below(nq / 2)] : rnd();
             double r[16][BENCH_REPS];
-            for (int rep = -1; rep < BENCH_REPS; rep++)
-                for (size_t ki = 0; ki < nk; ki++) {
-                    size_t sum = 0;
-                    double t0 = now_ns();
-                    for (size_t i = 0; i < nq; i += BENCH_BATCH)
-                        sum += ks[ki].t->cuckoo.contains[wi](&t.v, q + i, BENCH_BATCH, out + i);
-                    g_sink += sum;
-                    if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
-                }
+            bench_contains_reps(ks, nk, SLOT(w->id), &t, q, nq, out, r);
             print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "lookup", SLOT(w->id), r);
             tf_free(&t);
         }

@@ -84,6 +84,12 @@ int family_selected(const char *name) {
     return !g_family || strcmp(g_family, name) == 0;
 }
 
+void report_checked(const char *family) {
+    if (g_verbose)
+        fprintf(stderr, "checked %s: %lu passed, %lu failed so far\n", family, g_passed,
+                g_failed);
+}
+
 /* A kernel read or wrote outside its buffers (guard page) or crashed: say where. */
 void on_crash(int sig) {
     char buf[400];
@@ -102,6 +108,20 @@ int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot) {
     for (size_t j = 0; j < ki; j++)
         if (KERNEL_FN(&ks[j], slot, const void *) == fn) return 0;
     return 1;
+}
+
+void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots) {
+    int ok = 1;
+    for (size_t i = 0; i < nslots && ok; i++) ok = KERNEL_FN(kn, slots[i], const void *) != NULL;
+    if (!ok) failf("table entry missing");
+    record(ok);
+}
+
+void variant_info(fl_variant variant, const char *name, fl_variant_info *vi) {
+    if (fl_variant_describe(variant, vi) != FL_OK) {
+        fprintf(stderr, "checkkernels: no descriptor for %s\n", name);
+        exit(1);
+    }
 }
 
 /* ---- guarded input buffer --------------------------------------------------------------- */
@@ -249,6 +269,76 @@ int check_contains(fl_contains_fn fn, fl_contains_fn rf, tfilter *t, const uint6
     return 1;
 }
 
+int check_u64_kernel(const char *what, fl_hash_u64_fn fn, fl_hash_u64_fn ref, const uint64_t *q,
+                     uint64_t odd_seed, size_t end_bit) {
+    static uint64_t want[1000];
+    static unsigned char got[8 * 1000 + 64];
+    for (size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
+        unsigned mis = (unsigned)rnd_below(8);
+        uint64_t seed = (odd_seed && (n & 1)) ? odd_seed : rnd();
+        const uint64_t *in = gbuf_place(q, n, mis, (int)(n & end_bit));
+        ref(in, n, seed, want);
+        memset(got, CANARY_BYTE, sizeof got);
+        fn(in, n, seed, (uint64_t *)(void *)(got + mis));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t g;
+            memcpy(&g, got + mis + 8 * i, 8);
+            if (g != want[i]) {
+                failf("%s n=%zu index %zu: got %016" PRIx64 " want %016" PRIx64, what, n, i, g,
+                      want[i]);
+                return 0;
+            }
+        }
+        for (size_t i = mis + 8 * n; i < sizeof got; i++)
+            if (got[i] != CANARY_BYTE) {
+                failf("%s n=%zu wrote past out[n]", what, n);
+                return 0;
+            }
+        if (n == 1000) break;
+    }
+    return 1;
+}
+
+/* ---- filter geometries ---------------------------------------------------------------------- */
+static const uint32_t SMALL_UNITS[GEOMETRIES - 1] = {1, 2, 3, 7, 64, 1001};
+
+int geometry_big(size_t gi) {
+    return gi + 1 == GEOMETRIES;
+}
+
+uint32_t geometry_units(size_t gi, size_t unit_bytes) {
+    return geometry_big(gi) ? (uint32_t)(((size_t)4 << 20) / unit_bytes) + 3 : SMALL_UNITS[gi];
+}
+
+int insert_batch(fl_insert_fn fn, fl_insert_fn ref, tfilter *a, tfilter *b, const uint64_t *q,
+                 size_t si, size_t *start, const uint64_t **in) {
+    size_t n = g_sizes[si], at = rnd_below(POOL - n + 1);
+    const uint64_t *keys = gbuf_place(q + at, n, (unsigned)rnd_below(8), (int)(si & 1));
+    if (start) *start = at;
+    if (in) *in = keys;
+    g_ctx_size = n;
+    ref(&a->v, keys, n);
+    fn(&b->v, keys, n);
+    if (tf_guard_intact(b)) return 1;
+    failf("insert size=%zu wrote past the payload", n);
+    return 0;
+}
+
+int check_one_key(const fl_lookup *l, fl_contains_fn ref, tfilter *t, const uint64_t *q) {
+    uint8_t want[POOL];
+    ref(&t->v, q, POOL, want);
+    for (size_t i = 0; i < POOL; i++) {
+        int entry = l->probe(l->data, l->units, l->k, q[i]);
+        int inl = fl_lookup_hash(l, q[i]);
+        if (entry != want[i] || inl != want[i]) {
+            failf("one key hash=%016" PRIx64 " (query %zu): contains1 %d, fl_lookup_hash %d, "
+                  "want %d", q[i], i, entry, inl, want[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ---- benchmark helpers ---------------------------------------------------------------------- */
 volatile size_t g_sink;
 
@@ -266,6 +356,25 @@ static int cmp_double(const void *a, const void *b) {
 double pick_rep(double *r, size_t n) {
     qsort(r, n, sizeof r[0], cmp_double);
     return g_bench_min ? r[0] : r[n / 2];
+}
+
+double bench_contains_pass(fl_contains_fn fn, tfilter *t, const uint64_t *q, size_t nq,
+                           uint8_t *out) {
+    size_t sum = 0;
+    double t0 = now_ns();
+    for (size_t i = 0; i < nq; i += BENCH_BATCH) sum += fn(&t->v, q + i, BENCH_BATCH, out + i);
+    double dt = now_ns() - t0;
+    g_sink += sum;
+    return dt / (double)nq;
+}
+
+void bench_contains_reps(const kernel *ks, size_t nk, uint32_t slot, tfilter *t,
+                         const uint64_t *q, size_t nq, uint8_t *out, double r[][BENCH_REPS]) {
+    for (int rep = -1; rep < BENCH_REPS; rep++)
+        for (size_t ki = 0; ki < nk; ki++) {
+            double ns = bench_contains_pass(KERNEL_FN(&ks[ki], slot, fl_contains_fn), t, q, nq, out);
+            if (rep >= 0) r[ki][rep] = ns;
+        }
 }
 
 void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k, size_t mib,

@@ -36,6 +36,8 @@ void record(int ok);
 void die_oom(void);
 void on_crash(int sig);
 int family_selected(const char *name); /* --family filter */
+/* --verbose: the running totals once a family is checked. */
+void report_checked(const char *family);
 
 /* ---- the tables under test -------------------------------------------------------------
  * ks[0] is the scalar reference. An entry a table shares with a lower one (the same function,
@@ -50,6 +52,11 @@ typedef struct kernel {
 /* The entry at byte offset `slot` of table ki is a function no lower table has. */
 int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot);
 #define KERNEL_FN(kn, slot, type) FL_KERNEL_AT((kn)->t, (slot), type)
+/* The table itself: none of kernel kn's entries at `slots` is NULL (checked and recorded
+ * in the context the caller set). */
+void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots);
+/* The variant's descriptor (k range, unit size), or exit 1 naming the family. */
+void variant_info(fl_variant variant, const char *name, fl_variant_info *vi);
 
 /* ---- guarded input buffer --------------------------------------------------------------
  * Hashes are placed flush against a PROT_NONE page, after it or before it, at every
@@ -62,6 +69,14 @@ const uint64_t *gbuf_place(const uint64_t *src, size_t n, unsigned mis, int at_e
 extern size_t g_sizes[128];
 extern size_t g_nsizes;
 void init_sizes(void);
+
+/* ---- filter geometries ------------------------------------------------------------------
+ * The unit counts every filter module is checked at: small ones first, then the big one,
+ * about 4 MiB with an odd unit count, above every kernel's prefetch threshold, so that the
+ * prefetching loops are checked too. */
+#define GEOMETRIES 7
+int geometry_big(size_t gi);
+uint32_t geometry_units(size_t gi, size_t unit_bytes);
 
 /* ---- test payloads: zeroed, 64-byte aligned (or 2 MiB and MADV_HUGEPAGE), guard after ---- */
 typedef struct tfilter {
@@ -88,12 +103,39 @@ void make_queries(uint64_t *q, size_t nq, const uint64_t *pos, size_t npos);
  * canaries around the output. Returns 1 if everything matched. */
 int check_contains(fl_contains_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q);
 
+/* One batch for an insert check: g_sizes[si] keys from a random place of q (*start), put
+ * against either end of the guard buffer (*in), inserted by the reference into a and by the
+ * kernel into b, two copies of one payload (start, in: NULL when not wanted). Returns 0,
+ * having said so, if the kernel wrote past b's payload. */
+int insert_batch(fl_insert_fn fn, fl_insert_fn ref, tfilter *a, tfilter *b, const uint64_t *q,
+                 size_t si, size_t *start, const uint64_t **in);
+
+/* A one-key entry (l->probe) and the header-inline lookup built on it (fl_lookup_hash over
+ * l) against the reference batch answer on t, every query of the pool. Returns 1 if all
+ * matched. */
+int check_one_key(const fl_lookup *l, fl_contains_fn ref, tfilter *t, const uint64_t *q);
+
+/* One kernel writing a u64 per key (hash_u64, murmur8) against the reference on q: every
+ * length up to 70 and 1000, input against either end of the guard buffer (the length's
+ * `end_bit`), every output misalignment, canaries after the output. The seed is random, or
+ * for odd lengths `odd_seed` when it is nonzero. `what` names the entry in failure lines.
+ * Returns 1 if everything matched. */
+int check_u64_kernel(const char *what, fl_hash_u64_fn fn, fl_hash_u64_fn ref, const uint64_t *q,
+                     uint64_t odd_seed, size_t end_bit);
+
 /* ---- benchmark helpers ------------------------------------------------------------------ */
 #define BENCH_BATCH 1024
 #define BENCH_REPS 7
 double now_ns(void);
 /* The median (or with --min the fastest) of n timings; sorts them. */
 double pick_rep(double *r, size_t n);
+/* ns per key of one pass of a batch lookup over q[0, nq) in BENCH_BATCH batches. */
+double bench_contains_pass(fl_contains_fn fn, tfilter *t, const uint64_t *q, size_t nq,
+                           uint8_t *out);
+/* r[ki][rep]: every kernel's lookup entry at `slot` on the same payload, after a warm-up
+ * pass, reps interleaved so noise from other processes hits all kernels alike. */
+void bench_contains_reps(const kernel *ks, size_t nk, uint32_t slot, tfilter *t,
+                         const uint64_t *q, size_t nq, uint8_t *out, double r[][BENCH_REPS]);
 extern volatile size_t g_sink;
 /* One result line: every kernel's median (or fastest) ns per key, its ratio to scalar, and
  * '=' where the entry at `slot` is the scalar function itself. Sorts r. */
