@@ -2,6 +2,11 @@
 """Compares two flbench (or Google Benchmark) JSON result files.
 
 usage: scripts/compare.py [--metric real_time] [--filter REGEX] [--alpha 0.05] OLD.json NEW.json
+       scripts/compare.py ... OLD1.json,OLD2.json,... NEW1.json,NEW2.json,...
+
+A comma-separated list on a side pools the repetitions of its files: runs of the two builds
+made in alternation (old, new, old, new, ...) and pooled this way cancel slow drifts of a
+shared machine that a single pair of runs would read as a change.
 
 For every benchmark (run_name) present in both files: the medians of the metric over the
 repetitions, the change (new - old) / old, and a two-sided Mann-Whitney U test over the
@@ -29,17 +34,23 @@ def reject_constant(name):
     raise ValueError("non-standard JSON constant %s" % name)
 
 
-def iterations(path, metric):
-    with open(path) as f:
-        doc = json.load(f, parse_constant=reject_constant)
+def iterations(paths, metric):
+    """The metric's repetitions per run name, pooled over the comma-separated files."""
     out = defaultdict(list)
+    for path in paths.split(","):
+        with open(path) as f:
+            doc = json.load(f, parse_constant=reject_constant)
+        collect(doc, metric, out)
+    return out
+
+
+def collect(doc, metric, out):
     for b in doc.get("benchmarks", []):
         if b.get("run_type", "iteration") != "iteration":
             continue
         v = b.get(metric)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
             out[b.get("run_name", b["name"])].append(float(v))
-    return out
 
 
 def main(argv):

@@ -44,4 +44,17 @@ check(("fewer than 9 repetitions" in cp.stderr) == (reps < 9), "warning iff < 9 
 cp = subprocess.run([py, os.path.join(scripts, "compare.py"), a, a], capture_output=True, text=True, timeout=60)
 geo = [l for l in cp.stdout.splitlines() if l.startswith("geometric mean")]
 check(geo and "+0.00%" in geo[0], "a file against itself: " + str(geo))
+
+# Pooled sides: a file listed twice doubles every benchmark's repetitions on its side.
+cp = subprocess.run([py, os.path.join(scripts, "compare.py"), a + "," + a, b],
+                    capture_output=True, text=True, timeout=60)
+check(cp.returncode == 0, "pooled compare.py failed:\n" + cp.stderr)
+counts_a = {}
+for x in load_strict(a)["benchmarks"]:
+    if x.get("run_type", "iteration") == "iteration":
+        counts_a[x["run_name"]] = counts_a.get(x["run_name"], 0) + 1
+for l in cp.stdout.splitlines():
+    f = l.split()
+    if f and f[0] in common:
+        check(f[5].split("/")[0] == str(2 * counts_a[f[0]]), "pooled reps: " + l)
 print("ok")
