@@ -147,9 +147,11 @@ fl_lookup fl_lookup_of(const fl_filter *f) {
 /* The single-key calls: the variant's own one-key lookup where it has one (cuckoo, probed in
  * line as filterlab_inline.h does), else the one-key kernel of the filter's table. */
 static int probe_one(const fl_filter *f, uint64_t h) {
-    if (f->desc->contains_one) return f->desc->contains_one(f, h);
-    return FL_KERNEL_AT(fl_kernels_of(f), f->slots.contains1, fl_contains1_fn)(
-        f->data, (uint32_t)f->g.units, f->g.k, h);
+    /* The slot is in the filter itself: the kernel path needs no load of the descriptor. */
+    if (f->slots.contains1 != FL_NO_KERNEL)
+        return FL_KERNEL_AT(fl_kernels_of(f), f->slots.contains1, fl_contains1_fn)(
+            f->data, (uint32_t)f->g.units, f->g.k, h);
+    return f->desc->contains_one(f, h);
 }
 
 fl_status fl_insert_hash(fl_filter *f, uint64_t hash) {
