@@ -215,41 +215,10 @@ static void fl_insert_reg64_avx2(const fl_kview *f, const uint64_t *hashes, size
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* Two groups of 4 keys in lockstep, probe round r for the keys still alive: a masked gather
- * of their r-th words (dead lanes load nothing), a bit test, and the loop stops once all 8
- * keys have missed. 8 independent loads per round replace the scalar loop's per-key chain. */
-FL_INLINE __m256i classic_round(__m256i g, __m256i alive, const long long *words, __m256i units) {
-    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
-    __m256i w = _mm256_mask_i64gather_epi64(zero, words, unit_index(g, units), alive, 8);
-    __m256i bit = _mm256_sllv_epi64(one, _mm256_and_si256(g, _mm256_set1_epi64x(63)));
-    return _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(w, bit), zero), alive);
-}
-
+/* The classic layout's loop is avx2_common.h's, with a bit test. */
 FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                   uint8_t *out, const int prefetch) {
-    const long long *words = (const long long *)f->data;
-    const __m256i units = _mm256_set1_epi64x(f->units);
-    const uint32_t k = f->k;
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
-        __m256i g0 = load4(hashes, i), g1 = load4(hashes, i + 4);
-        __m256i st0 = classic_step(g0), st1 = classic_step(g1);
-        __m256i a0 = _mm256_set1_epi64x(-1), a1 = a0;
-        for (uint32_t r = 0; r < k; r++) {
-            a0 = classic_round(g0, a0, words, units);
-            a1 = classic_round(g1, a1, words, units);
-            if (_mm256_testz_si256(_mm256_or_si256(a0, a1), _mm256_set1_epi64x(-1))) break;
-            g0 = _mm256_add_epi64(g0, st0);
-            g1 = _mm256_add_epi64(g1, st1);
-        }
-        unsigned hits = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a0)) |
-                        (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a1)) << 4;
-        pos += emit8(out + i, hits);
-    }
-    pos += fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
-    return pos;
+    return classic_layout_contains(f, hashes, n, out, prefetch, 0, fl_contains_classic_scalar);
 }
 
 FL_LOOKUP_BY_SIZE(fl_contains_classic_avx2, 8, classic_contains)

@@ -11,6 +11,7 @@
 
 #include <immintrin.h>
 
+#include "kernels.h"
 #include "x86_common.h"
 
 /* 4 hashes from an array the API lets be unaligned. */
@@ -37,6 +38,52 @@ FL_INLINE __m256i lanes_below(int k) {
 FL_INLINE __m256i classic_step(__m256i h) {
     return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi64(h, 32), _mm256_srli_epi64(h, 32)),
                            _mm256_set1_epi64x(1));
+}
+
+/* The classic layouts' batch lookup (probe.h's double hashing over the whole array), shared
+ * by the bit array (classic: bit g & 63 of the word) and the 4-bit counters (counting: counter
+ * g & 15, its nibble 0xf << 4 (g & 15)). Two groups of 4 keys in lockstep, probe round r for
+ * the keys still alive: a masked gather of their r-th words (dead lanes load nothing), the
+ * test, and the group stops once all 8 keys have missed. 8 independent loads per round replace
+ * the scalar loop's per-key chain. `counters` and `tail` are constants at every call, so each
+ * instance compiles to its own loop. */
+FL_INLINE __m256i classic_layout_round(__m256i g, __m256i alive, const long long *words,
+                                       __m256i units, const int counters) {
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i w = _mm256_mask_i64gather_epi64(zero, words, unit_index(g, units), alive, 8);
+    __m256i probe = counters
+        ? _mm256_sllv_epi64(_mm256_set1_epi64x(0xf),
+                            _mm256_and_si256(_mm256_slli_epi64(g, 2), _mm256_set1_epi64x(60)))
+        : _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_and_si256(g, _mm256_set1_epi64x(63)));
+    return _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(w, probe), zero), alive);
+}
+
+FL_INLINE size_t classic_layout_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                         uint8_t *out, const int prefetch, const int counters,
+                                         fl_contains_fn tail) {
+    const long long *words = (const long long *)f->data;
+    const __m256i units = _mm256_set1_epi64x(f->units);
+    const uint32_t k = f->k;
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
+        __m256i g0 = load4(hashes, i), g1 = load4(hashes, i + 4);
+        __m256i st0 = classic_step(g0), st1 = classic_step(g1);
+        __m256i a0 = _mm256_set1_epi64x(-1), a1 = a0;
+        for (uint32_t r = 0; r < k; r++) {
+            a0 = classic_layout_round(g0, a0, words, units, counters);
+            a1 = classic_layout_round(g1, a1, words, units, counters);
+            if (_mm256_testz_si256(_mm256_or_si256(a0, a1), _mm256_set1_epi64x(-1))) break;
+            g0 = _mm256_add_epi64(g0, st0);
+            g1 = _mm256_add_epi64(g1, st1);
+        }
+        unsigned hits = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a0)) |
+                        (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a1)) << 4;
+        pos += emit8(out + i, hits);
+    }
+    pos += tail(f, hashes + i, n - i, out + i);
+    return pos;
 }
 
 #endif /* FL_AVX2_COMMON_H */

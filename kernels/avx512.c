@@ -252,34 +252,10 @@ static void fl_insert_reg64_avx512(const fl_kview *f, const uint64_t *hashes, si
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* 8 keys per group, probe round r for all keys still alive: a masked gather of their r-th
- * words (dead lanes load nothing), a bit test, and the group stops once every key has missed.
- * This keeps 8 independent loads per round in flight where the scalar loop has one chain of
- * dependent probes per key. */
+/* The classic layout's loop is avx512_common.h's, with a bit test. */
 FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                   uint8_t *out, const int prefetch) {
-    const uint64_t *words = (const uint64_t *)f->data;
-    const __m512i units = _mm512_set1_epi64(f->units);
-    const __m512i one = _mm512_set1_epi64(1);
-    const uint32_t k = f->k;
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
-        __m512i g = load8(hashes, i);
-        __m512i step = _mm512_or_si512(_mm512_rol_epi64(g, 32), one);
-        __mmask8 alive = 0xff;
-        for (uint32_t r = 0; r < k && alive; r++) {
-            __m512i w = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), alive,
-                                                    unit_index(g, units), (const void *)words, 8);
-            /* 1 << (g & 63): vprolq takes the count mod 64. */
-            alive = _mm512_mask_test_epi64_mask(alive, w, _mm512_rolv_epi64(one, g));
-            g = _mm512_add_epi64(g, step);
-        }
-        pos += emit8(out + i, alive);
-    }
-    pos += fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
-    return pos;
+    return classic_layout_contains(f, hashes, n, out, prefetch, 0, fl_contains_classic_scalar);
 }
 
 FL_LOOKUP_BY_SIZE(fl_contains_classic_avx512, 8, classic_contains)

@@ -12,6 +12,7 @@
 
 #include <immintrin.h>
 
+#include "kernels.h"
 #include "x86_common.h"
 
 /* 8 hashes from an array the API lets be unaligned. */
@@ -49,5 +50,39 @@ FL_INLINE uint64_t join4(const __mmask16 m[4]) {
     _mm512_setr_epi32(4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p), 4 * (p),   \
                       4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2,          \
                       4 * (p) + 2, 4 * (p) + 2, 4 * (p) + 2)
+
+/* The classic layouts' batch lookup, shared by the bit array (classic: 1 << (g & 63)) and the
+ * 4-bit counters (counting: 0xf rotated by 4 (g & 15); vprolq takes the count mod 64, and
+ * (g << 2) mod 64 is exactly that). 8 keys per group, round r gathers the words of the keys
+ * still alive (dead lanes load nothing), and the group stops once every key has missed: 8
+ * independent loads per round in flight where the scalar loop has one chain of dependent
+ * probes per key. `counters` and `tail` are constants at every call. */
+FL_INLINE size_t classic_layout_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                         uint8_t *out, const int prefetch, const int counters,
+                                         fl_contains_fn tail) {
+    const uint64_t *words = (const uint64_t *)f->data;
+    const __m512i units = _mm512_set1_epi64(f->units);
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i probe = _mm512_set1_epi64(counters ? 0xf : 1);
+    const uint32_t k = f->k;
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
+        __m512i g = load8(hashes, i);
+        __m512i step = _mm512_or_si512(_mm512_rol_epi64(g, 32), one);
+        __mmask8 alive = 0xff;
+        for (uint32_t r = 0; r < k && alive; r++) {
+            __m512i w = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), alive,
+                                                    unit_index(g, units), (const void *)words, 8);
+            __m512i by = counters ? _mm512_slli_epi64(g, 2) : g;
+            alive = _mm512_mask_test_epi64_mask(alive, w, _mm512_rolv_epi64(probe, by));
+            g = _mm512_add_epi64(g, step);
+        }
+        pos += emit8(out + i, alive);
+    }
+    pos += tail(f, hashes + i, n - i, out + i);
+    return pos;
+}
 
 #endif /* FL_AVX512_COMMON_H */

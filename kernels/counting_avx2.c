@@ -74,42 +74,10 @@ static size_t fl_contains_counting512_avx2(const fl_kview *f, const uint64_t *ha
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-/* One probe round of 4 keys still alive: a masked gather of their words, then counter
- * g & 15 tested with 0xf << 4 (g & 15). */
-FL_INLINE __m256i counting_round(__m256i g, __m256i alive, const long long *words, __m256i units) {
-    const __m256i zero = _mm256_setzero_si256();
-    __m256i w = _mm256_mask_i64gather_epi64(zero, words, unit_index(g, units), alive, 8);
-    __m256i nib = _mm256_sllv_epi64(_mm256_set1_epi64x(0xf),
-                                    _mm256_and_si256(_mm256_slli_epi64(g, 2), _mm256_set1_epi64x(60)));
-    return _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(w, nib), zero), alive);
-}
-
-/* Two groups of 4 keys in lockstep, as avx2.c's classic lookup. */
+/* avx2_common.h's classic-layout loop, with a counter test. */
 FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
-    const long long *words = (const long long *)f->data;
-    const __m256i units = _mm256_set1_epi64x(f->units);
-    const uint32_t k = f->k;
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
-        __m256i g0 = load4(hashes, i), g1 = load4(hashes, i + 4);
-        __m256i st0 = classic_step(g0), st1 = classic_step(g1);
-        __m256i a0 = _mm256_set1_epi64x(-1), a1 = a0;
-        for (uint32_t r = 0; r < k; r++) {
-            a0 = counting_round(g0, a0, words, units);
-            a1 = counting_round(g1, a1, words, units);
-            if (_mm256_testz_si256(_mm256_or_si256(a0, a1), _mm256_set1_epi64x(-1))) break;
-            g0 = _mm256_add_epi64(g0, st0);
-            g1 = _mm256_add_epi64(g1, st1);
-        }
-        unsigned hits = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a0)) |
-                        (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a1)) << 4;
-        pos += emit8(out + i, hits);
-    }
-    pos += fl_contains_counting_scalar(f, hashes + i, n - i, out + i);
-    return pos;
+    return classic_layout_contains(f, hashes, n, out, prefetch, 1, fl_contains_counting_scalar);
 }
 
 FL_LOOKUP_BY_SIZE(fl_contains_counting_avx2, 8, counting_contains)

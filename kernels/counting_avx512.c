@@ -110,33 +110,10 @@ static int fl_contains1_counting512_avx512(const void *data, uint32_t units, uin
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-/* avx512.c's classic lookup with a counter test: 8 keys per group, round r gathers the words
- * of the keys still alive, and counter g & 15 is tested with 0xf rotated by 4 (g & 15)
- * (vprolq takes the count mod 64, and (g << 2) mod 64 is exactly that). */
+/* avx512_common.h's classic-layout loop, with a counter test. */
 FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
-    const uint64_t *words = (const uint64_t *)f->data;
-    const __m512i units = _mm512_set1_epi64(f->units);
-    const __m512i one = _mm512_set1_epi64(1), nib = _mm512_set1_epi64(0xf);
-    const uint32_t k = f->k;
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8((const uint8_t *)words, 8, hashes, i + PF_DIST, f->units, 0);
-        __m512i g = load8(hashes, i);
-        __m512i step = _mm512_or_si512(_mm512_rol_epi64(g, 32), one);
-        __mmask8 alive = 0xff;
-        for (uint32_t r = 0; r < k && alive; r++) {
-            __m512i w = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), alive,
-                                                    unit_index(g, units), (const void *)words, 8);
-            alive = _mm512_mask_test_epi64_mask(alive, w,
-                                                _mm512_rolv_epi64(nib, _mm512_slli_epi64(g, 2)));
-            g = _mm512_add_epi64(g, step);
-        }
-        pos += emit8(out + i, alive);
-    }
-    pos += fl_contains_counting_scalar(f, hashes + i, n - i, out + i);
-    return pos;
+    return classic_layout_contains(f, hashes, n, out, prefetch, 1, fl_contains_counting_scalar);
 }
 
 FL_LOOKUP_BY_SIZE(fl_contains_counting_avx512, 8, counting_contains)
