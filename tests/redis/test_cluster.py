@@ -14,9 +14,11 @@ acknowledged is lost.
    one key in each of the 16 slot ranges [1024 i, 1024 (i+1)) — so every master holds keys of
    every kind — and adds items in multi-item commands. An item is *acknowledged* when its
    write succeeded and a WAIT 1 on the same connection then reported one replica had it.
-3. A writer thread keeps adding (same rule) while the master owning the most keys is
+3. The dying master's replica is SIGKILLed and restarted empty, and must fully resync (an
+   RDB of every key, the module's types included, from master to replica).
+4. A writer thread keeps adding (same rule) while the master owning the most keys is
    SIGKILLed. Waits (bounded) until its replica is promoted and the cluster is ok again.
-4. A fresh cluster client asks for every acknowledged item: all must be found, on every key,
+5. A fresh cluster client asks for every acknowledged item: all must be found, on every key,
    including the keys that moved to the promoted replica.
 Every server is stopped by PID on every exit path. Exit 77 (skipped) when redis-server,
 redis-cli or python3-redis is missing, or the module is not given for a module kind.
@@ -195,7 +197,9 @@ def main():
 def start_cluster(group, module, deadline):
     cluster_args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-                    "--appendonly", "no", "--save", ""]
+                    "--appendonly", "no", "--save", "",
+                    # a full sync starts at once (the default waits 5 s for more replicas)
+                    "--repl-diskless-sync-delay", "0"]
     servers = [group.start(f"node{i}", cluster_args, module=module,
                            port_args=lambda _p: ["--cluster-port", str(free_port())])
                for i in range(6)]
@@ -262,6 +266,25 @@ def run(group, kinds, module, deadline, failures):
     victim_id = victim.client().execute_command("CLUSTER", "MYID").decode()
     replica = next(s for s in servers if s is not victim and
                    node_info(s, "replication").get("master_port") == victim.port)
+
+    # The replica that will take over gets everything once more through a full sync: it is
+    # SIGKILLed and restarted with no data of its own: no AOF, and the dump.rdb its first sync
+    # left is deleted (with it the replica would resume from that offset by a partial sync),
+    # so the master sends it an RDB holding every key — the module's types travel through
+    # their rdb_save on the master and rdb_load on the replica.
+    full_syncs = int(node_info(victim, "stats")["sync_full"])
+    group.kill(replica)
+    rdb = os.path.join(replica.dir, "dump.rdb")
+    if os.path.exists(rdb):
+        os.remove(rdb)
+    group.restart(replica)
+    wait_until(deadline, f"{replica.name}'s full sync after its restart",
+               lambda: replicas_synced([replica]), cap=30)
+    if int(node_info(victim, "stats")["sync_full"]) <= full_syncs:
+        failures.append(f"{replica.name} came back without a full sync "
+                        f"({full_syncs} -> {node_info(victim, 'stats')['sync_full']}):\n"
+                        + replica.log_tail(15))
+    print(f"replica {replica.name} restarted empty and fully resynced from {victim.name}")
 
     stop = threading.Event()
     writer_error = []
