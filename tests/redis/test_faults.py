@@ -5,7 +5,7 @@ is lost.
     tests/redis/test_faults.py [--module PATH] [--kinds bf,cf,cms]
     tests/redis/test_faults.py --kinds set          (native sets, no module: the harness alone)
 
-Three scenarios, each on a fresh redis-server on 127.0.0.1 (free port, own temp dir), each
+Four scenarios, each on a fresh redis-server on 127.0.0.1 (free port, own temp dir), each
 with WRITERS client threads (one connection each) adding batches of items with one
 multi-item command per batch into the same key of every kind:
   aof     appendonly yes, appendfsync always. An item is acknowledged when its command's reply
@@ -17,8 +17,12 @@ multi-item command per batch into the same key of every kind:
           restart: every item acknowledged before SAVE is found.
   bgsave  the same with BGSAVE (the fork happens when the command runs), waiting until the
           background save reports success before the SIGKILL.
-The restart also proves the module's RDB load (aof: its AOF rewrite is not used here; the
-AOF holds the commands themselves). Every server is stopped by PID on every exit path.
+  rewrite like aof, with BGREWRITEAOF mid-load and aof-use-rdb-preamble no: the base file
+          is the module's AOF rewrite output (its own commands), then more writes, SIGKILL,
+          restart: every acknowledged item is found.
+So the restarts load the module's data through all three paths: replayed commands (aof),
+its AOF rewrite commands (rewrite) and its RDB load (save, bgsave). Every server is stopped
+by PID on every exit path.
 Exit 77 (skipped) when redis-server or python3-redis is missing, or the module is not given
 for a module kind.
 """
@@ -132,7 +136,10 @@ def check_all_found(server, kinds, acked, what, failures):
 def scenario(group, name, kinds, module, deadline, failures):
     args = {"aof": ["--appendonly", "yes", "--appendfsync", "always", "--save", ""],
             "save": ["--appendonly", "no", "--save", ""],
-            "bgsave": ["--appendonly", "no", "--save", ""]}[name]
+            "bgsave": ["--appendonly", "no", "--save", ""],
+            # the rewritten base as commands, so the module's AOF rewrite callback writes it
+            "rewrite": ["--appendonly", "yes", "--appendfsync", "always", "--save", "",
+                        "--aof-use-rdb-preamble", "no"]}[name]
     server = group.start(name, args, module=module)
     c = server.client()
     for kind in kinds:
@@ -143,6 +150,21 @@ def scenario(group, name, kinds, module, deadline, failures):
 
     if name == "aof":
         group.kill(server)  # writers are mid-command: some batches never get an answer
+    elif name == "rewrite":
+        c.execute_command("BGREWRITEAOF")
+
+        def rewritten():
+            p = c.info("persistence")
+            return p["aof_rewrites"] >= 1 and p["aof_rewrite_in_progress"] == 0 \
+                and p["aof_rewrite_scheduled"] == 0
+        wait_until(deadline, "BGREWRITEAOF to finish", rewritten, cap=30)
+        if c.info("persistence")["aof_last_bgrewrite_status"] != "ok":
+            failures.append("rewrite: BGREWRITEAOF failed:\n" + server.log_tail())
+        aof_dir = os.path.join(server.dir, "appendonlydir")
+        if not any(f.endswith(".base.aof") for f in os.listdir(aof_dir)):
+            failures.append(f"rewrite: no command-form base file in {os.listdir(aof_dir)}")
+        time.sleep(0.3)  # more writes into the new incremental file, then the crash
+        group.kill(server)
     else:
         durable = load.snapshot()  # everything answered before the save command is sent
         if name == "save":
@@ -165,7 +187,7 @@ def scenario(group, name, kinds, module, deadline, failures):
     failures.extend(f"{name}: {e}" for e in load.errors)
     if load.cut_off == 0:
         failures.append(f"{name}: no writer was cut off: the kill was not mid-load")
-    if name == "aof":
+    if name in ("aof", "rewrite"):
         durable = load.snapshot()
 
     group.restart(server)
@@ -196,7 +218,7 @@ def main():
                 sys.exit(128 + sig)
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, on_signal)
-            for name in ("aof", "save", "bgsave"):
+            for name in ("aof", "rewrite", "save", "bgsave"):
                 scenario(group, name, kinds, module, deadline, failures)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
