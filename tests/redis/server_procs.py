@@ -130,7 +130,8 @@ class ServerGroup:
         loaded with --loadmodule."""
         directory = os.path.join(self.tmpdir, name)
         os.makedirs(directory, exist_ok=True)
-        extra = list(args) + (["--loadmodule", module] if module else [])
+        # servers run in their own directory: a relative module path would not resolve there
+        extra = list(args) + (["--loadmodule", os.path.abspath(module)] if module else [])
         for attempt in range(attempts):
             port = free_port()
             more = port_args(port) if port_args else []
