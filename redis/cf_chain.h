@@ -50,7 +50,10 @@ fl_status cf_chain_add(cf_chain *c, uint64_t hash);
 fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, size_t *added);
 /* out[i] = 1 if some filter reports hashes[i]. */
 fl_status cf_chain_contains(const cf_chain *c, const uint64_t *hashes, size_t n, uint8_t *out);
-/* FL_ERR_NOT_FOUND if no filter holds a copy. */
+/* Removes one copy from the newest filter that reports the item; FL_ERR_NOT_FOUND if none
+ * does. As in any cuckoo filter, the copy removed may belong to another key with the same
+ * fingerprint in the same buckets; in a chain that other key may sit in a newer filter than
+ * the item's own copy (RedisBloom's chains share this), so delete only items you added. */
 fl_status cf_chain_delete(cf_chain *c, uint64_t hash);
 /* Slots of all filters, payload bytes, buckets (all filters), occupied slots. */
 void cf_chain_totals(const cf_chain *c, uint64_t *capacity, size_t *bytes, uint64_t *buckets,
