@@ -15,8 +15,8 @@
  *   build-fuzz/tests/fuzz_redis_chunk -max_total_time=60 /tmp/corpus_rc tests/fuzz_corpus/redis_chunk
  *
  * Seeds (tests/fuzz_corpus/redis_chunk/) come from this file's generator:
- *   build/tests/fuzz_redis_chunk_replay --write-seeds tests/fuzz_corpus/redis_chunk
- * and the same program with file arguments replays them (the `fuzz_redis_chunk_seeds` test).
+ *   build/tests/redis_chunk_replay --write-seeds tests/fuzz_corpus/redis_chunk
+ * and the same program with file arguments replays them (the `redis_chunk_seeds` test).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -10,7 +10,8 @@ Every server binds 127.0.0.1 only, on a port probed free, with its own directory
 temporary directory the caller may pass), and is stopped by its PID: stop() sends SIGTERM
 and waits (SIGKILL after a timeout), kill() sends SIGKILL (a crash, for fault tests). Every
 server still running when the interpreter exits or gets SIGTERM/SIGINT/SIGHUP is stopped.
-skip_if_unavailable() exits 77 (meson's "skipped") when redis-server or python3-redis is
+FL_REDIS_PRELOAD, if set, is the LD_PRELOAD of the servers (a sanitizer runtime a module
+built with sanitizers needs). skip_if_unavailable() exits 77 (meson's "skipped") when redis-server or python3-redis is
 missing.
 """
 import atexit
@@ -84,8 +85,13 @@ class RedisServer:
 
     def start(self):
         import redis
+        env = dict(os.environ)
+        # A sanitizer runtime the module needs (the ASan build): preloaded into the server
+        # only, not into this interpreter.
+        if os.environ.get("FL_REDIS_PRELOAD"):
+            env["LD_PRELOAD"] = os.environ["FL_REDIS_PRELOAD"]
         self.proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, env=env)
         _running.add(self)
         end = time.monotonic() + self.start_timeout
         r = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
