@@ -48,13 +48,12 @@ static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAUL
                                       CF_FP_BITS_DEFAULT};
 
 static cf_value *cf_create(RedisModuleCtx *ctx, const cf_config *cfg) {
-    /* Payload: ceil(capacity / 4) buckets of 4 fingerprints. */
-    if (cfg->capacity / 4 > FLR_MAX_BYTES / (cfg->fp_bits / 2)) {
+    cf_chain *chain;
+    fl_status st = cf_chain_create(cfg, &chain);
+    if (st == FL_ERR_TOO_LARGE) {
         RedisModule_ReplyWithError(ctx, "ERR Bad capacity (filter too large)");
         return NULL;
     }
-    cf_chain *chain;
-    fl_status st = cf_chain_create(cfg, &chain);
     if (st != FL_OK) {
         flr_reply_status(ctx, st);
         return NULL;
