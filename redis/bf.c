@@ -132,9 +132,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR item exists");
@@ -152,8 +152,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
 /* Adds items[0..n) (hashed first, then one batch call) and replies: one integer (single)
  * or an array where an item that could not be added is an error element, as RedisBloom
  * replies. */
-static int add_items(RedisModuleCtx *ctx, bf_value *b, RedisModuleString **items, size_t n,
-                     int single) {
+static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
+                     RedisModuleString **items, size_t n, int single) {
     flr_batch batch;
     if (!flr_batch_alloc(&batch, n)) return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     for (size_t i = 0; i < n; i++) {
@@ -186,10 +186,12 @@ static int add_items(RedisModuleCtx *ctx, bf_value *b, RedisModuleString **items
             b->warned_full = 1;
             fl_sbf_info in;
             fl_sbf_get_info(b->sbf, &in);
+            size_t len;
+            const char *key = RedisModule_StringPtrLen(name, &len);
             flr_log(ctx, "warning",
-                    "filterlab: non-scaling Bloom filter reached its capacity (%llu items): "
-                    "further adds are refused",
-                    (unsigned long long)in.capacity);
+                    "filterlab: non-scaling Bloom filter '%.*s' reached its capacity (%llu "
+                    "items): further adds are refused",
+                    (int)(len > 200 ? 200 : len), key, (unsigned long long)in.capacity);
         }
     }
     if (count > 0 || failed_at > 0) RedisModule_ReplicateVerbatim(ctx);
@@ -219,9 +221,9 @@ static int add_items(RedisModuleCtx *ctx, bf_value *b, RedisModuleString **items
 static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
     if (!v) {
         v = bf_create(ctx, &BF_DEFAULTS);
         if (!v) {
@@ -230,7 +232,7 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
         }
         RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
     }
-    add_items(ctx, v, argv + 2, (size_t)(argc - 2), single);
+    add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -276,9 +278,9 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
     if (!v) {
         if (nocreate) {
             RedisModule_CloseKey(key);
@@ -291,7 +293,7 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
         RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
     }
-    add_items(ctx, v, argv + items_at, (size_t)(argc - items_at), 0);
+    add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at), 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -300,8 +302,8 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
     size_t n = (size_t)(argc - 2);
     flr_batch batch;
     if (!flr_batch_alloc(&batch, n)) {
@@ -339,8 +341,8 @@ static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
 static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
     RedisModule_ReplyWithLongLong(ctx, v ? (long long)fl_sbf_count(((bf_value *)v)->sbf) : 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -372,8 +374,8 @@ static double bf_fill(const fl_sbf *s, uint32_t filters) {
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");

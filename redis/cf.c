@@ -48,13 +48,12 @@ static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAUL
                                       CF_FP_BITS_DEFAULT};
 
 static cf_value *cf_create(RedisModuleCtx *ctx, const cf_config *cfg) {
-    /* Payload: ceil(capacity / 4) buckets of 4 fingerprints. */
-    if (cfg->capacity / 4 > FLR_MAX_BYTES / (cfg->fp_bits / 2)) {
+    cf_chain *chain;
+    fl_status st = cf_chain_create(cfg, &chain);
+    if (st == FL_ERR_TOO_LARGE) {
         RedisModule_ReplyWithError(ctx, "ERR Bad capacity (filter too large)");
         return NULL;
     }
-    cf_chain *chain;
-    fl_status st = cf_chain_create(cfg, &chain);
     if (st != FL_OK) {
         flr_reply_status(ctx, st);
         return NULL;
@@ -64,13 +63,16 @@ static cf_value *cf_create(RedisModuleCtx *ctx, const cf_config *cfg) {
     return c;
 }
 
-static void warn_full(RedisModuleCtx *ctx, cf_value *c) {
+static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, cf_value *c) {
     if (c->warned_full) return;
     c->warned_full = 1;
+    size_t len;
+    const char *key = RedisModule_StringPtrLen(name, &len);
     flr_log(ctx, "warning",
-            "filterlab: cuckoo filter is full (%llu items, expansion %u): further adds are "
-            "refused",
-            (unsigned long long)c->chain->items, c->chain->cfg.expansion);
+            "filterlab: cuckoo filter '%.*s' is full (%llu items, expansion %u): further adds "
+            "are refused",
+            (int)(len > 200 ? 200 : len), key, (unsigned long long)c->chain->items,
+            c->chain->cfg.expansion);
 }
 
 /* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|16] */
@@ -101,9 +103,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         }
     }
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_cf_type, &key, &v)) return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR item exists");
@@ -131,9 +133,9 @@ static void hash_items(const cf_value *c, RedisModuleString **items, flr_batch *
 static RedisModuleKey *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name,
                                     const cf_config *cfg, int nocreate, cf_value **out) {
     void *v;
-    RedisModuleKey *key = flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cf_type, &v);
-    if (!key) return NULL;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_cf_type, &key, &v)) return NULL;
     if (!v) {
         if (nocreate) {
             RedisModule_CloseKey(key);
@@ -170,7 +172,7 @@ static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
             RedisModule_ReplicateVerbatim(ctx);
             RedisModule_ReplyWithLongLong(ctx, 1);
         } else if (st == FL_ERR_FULL) {
-            warn_full(ctx, c);
+            warn_full(ctx, argv[1], c);
             RedisModule_ReplyWithError(ctx, "ERR Filter is full");
         } else {
             flr_reply_status(ctx, st);
@@ -232,7 +234,7 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             b.flags[added] = present;
         }
     }
-    if (st == FL_ERR_FULL) warn_full(ctx, c);
+    if (st == FL_ERR_FULL) warn_full(ctx, argv[1], c);
     if (st != FL_OK && st != FL_ERR_FULL) {
         flr_reply_status(ctx, st);
     } else {
@@ -258,8 +260,8 @@ static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
     flr_batch b;
     if (!flr_batch_alloc(&b, (size_t)(argc - 2))) {
         RedisModule_CloseKey(key);
@@ -294,9 +296,9 @@ static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_cf_type, &key, &v)) return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR Not found");
@@ -329,8 +331,8 @@ static size_t cf_mem_usage(const void *v) {
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");

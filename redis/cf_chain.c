@@ -17,7 +17,9 @@ static uint64_t filter_slots(const cf_config *cfg, uint32_t i) {
 
 static fl_status new_filter(const cf_config *cfg, uint32_t i, fl_filter **out) {
     uint64_t slots = filter_slots(cfg, i);
-    if (slots == UINT64_MAX) return FL_ERR_TOO_LARGE;
+    /* 4 slots of fp_bits per bucket: fp_bits / 2 bytes per bucket. */
+    if (slots == UINT64_MAX || (slots + 3) / 4 > CF_FILTER_BYTES_MAX / (cfg->fp_bits / 2))
+        return FL_ERR_TOO_LARGE;
     fl_config fc = {.variant = FL_CUCKOO,
                     .geometry = {.variant = FL_CUCKOO, .units = (slots + 3) / 4,
                                  .k = cfg->fp_bits}};

@@ -23,6 +23,7 @@
 #define CF_FP_BITS_DEFAULT 16u       /* 16-bit fingerprints: FPR about 8 / 2^16 per filter */
 #define CF_FILTERS_MAX 64u
 #define CF_EXPANSION_MAX 32768u      /* RedisBloom's bound */
+#define CF_FILTER_BYTES_MAX (1ull << 32) /* payload of one filter, the first or a grown one */
 
 typedef struct cf_config {
     uint64_t capacity;
@@ -37,7 +38,8 @@ typedef struct cf_chain {
 } cf_chain;
 
 /* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8/16), FL_ERR_INVALID_ARG (bucket
- * size or iterations 0, expansion above CF_EXPANSION_MAX), FL_ERR_TOO_LARGE, NO_MEMORY. */
+ * size or iterations 0, expansion above CF_EXPANSION_MAX), FL_ERR_TOO_LARGE (a filter above
+ * CF_FILTER_BYTES_MAX; growth stops there with the same error), NO_MEMORY. */
 fl_status cf_chain_create(const cf_config *cfg, cf_chain **out);
 void cf_chain_free(cf_chain *c);
 uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len);
@@ -50,7 +52,10 @@ fl_status cf_chain_add(cf_chain *c, uint64_t hash);
 fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, size_t *added);
 /* out[i] = 1 if some filter reports hashes[i]. */
 fl_status cf_chain_contains(const cf_chain *c, const uint64_t *hashes, size_t n, uint8_t *out);
-/* FL_ERR_NOT_FOUND if no filter holds a copy. */
+/* Removes one copy from the newest filter that reports the item; FL_ERR_NOT_FOUND if none
+ * does. As in any cuckoo filter, the copy removed may belong to another key with the same
+ * fingerprint in the same buckets; in a chain that other key may sit in a newer filter than
+ * the item's own copy (RedisBloom's chains share this), so delete only items you added. */
 fl_status cf_chain_delete(cf_chain *c, uint64_t hash);
 /* Slots of all filters, payload bytes, buckets (all filters), occupied slots. */
 void cf_chain_totals(const cf_chain *c, uint64_t *capacity, size_t *bytes, uint64_t *buckets,

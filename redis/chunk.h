@@ -25,7 +25,8 @@
 
 #define FLR_CHUNK_HEADER 48u
 #define FLR_CHUNK_PIECE_MAX (1u << 20) /* piece bytes SCANDUMP puts in one chunk */
-#define FLR_BLOB_MAX (1ull << 36)      /* largest blob a load accepts (64 GiB) */
+#define FLR_BLOB_MAX (1ull << 33)      /* largest blob a load accepts (8 GiB: above any value
+                                          the module creates, whose payloads stop at 4 GiB) */
 
 typedef enum flr_chunk_kind {
     FLR_CHUNK_BF = 1, /* a scalable Bloom chain (fl_sbf_save_mem) */

@@ -45,9 +45,10 @@ static cms_value *cms_wrap(fl_cms *cms) {
 /* A key for CMS.INIT*: NULL (reply sent) if it exists or has another type. */
 static RedisModuleKey *open_new(RedisModuleCtx *ctx, RedisModuleString *name) {
     void *v;
-    RedisModuleKey *key = flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cms_type, &v);
-    if (key && v) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, flr_cms_type, &key, &v))
+        return NULL;
+    if (v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "CMS: key already exists");
         return NULL;
@@ -105,8 +106,9 @@ static int cmd_initbyprob(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                      cms_value **out) {
     void *v;
-    RedisModuleKey *key = flr_open(ctx, name, mode, flr_cms_type, &v);
-    if (key && !v) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v)) return NULL;
+    if (!v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "CMS: key does not exist");
         return NULL;

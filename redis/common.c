@@ -28,19 +28,20 @@ int flr_arg_double(RedisModuleString *arg, double *out) {
     return flr_parse_double(s, len, out);
 }
 
-RedisModuleKey *flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
-                         RedisModuleType *type, void **value) {
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, name, mode);
-    int kt = RedisModule_KeyType(key);
+int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleType *type,
+             RedisModuleKey **key, void **value) {
+    *key = RedisModule_OpenKey(ctx, name, mode);
     *value = NULL;
-    if (kt == REDISMODULE_KEYTYPE_EMPTY) return key;
-    if (kt != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(key) != type) {
-        RedisModule_CloseKey(key);
+    int kt = RedisModule_KeyType(*key);
+    if (kt == REDISMODULE_KEYTYPE_EMPTY) return 1;
+    if (kt != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(*key) != type) {
+        RedisModule_CloseKey(*key);
+        *key = NULL;
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-        return NULL;
+        return 0;
     }
-    *value = RedisModule_ModuleTypeGetValue(key);
-    return key;
+    *value = RedisModule_ModuleTypeGetValue(*key);
+    return 1;
 }
 
 int flr_reply_status(RedisModuleCtx *ctx, fl_status st) {

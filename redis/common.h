@@ -19,11 +19,11 @@ int flr_arg_u64(RedisModuleString *arg, uint64_t *out);
 int flr_arg_i64(RedisModuleString *arg, int64_t *out);
 int flr_arg_double(RedisModuleString *arg, double *out);
 
-/* Opens a key and checks its type. Returns the key (NULL only if the reply was sent: a key
- * of another type gets WRONGTYPE). *value is the module value, or NULL if the key is
- * empty. */
-RedisModuleKey *flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
-                         RedisModuleType *type, void **value);
+/* Opens a key and checks its type. Returns 0 if a reply was sent (a key of another type
+ * gets WRONGTYPE), else 1 with *key (NULL for a missing key opened read-only; CloseKey
+ * accepts NULL) and *value (the module value, or NULL if the key is empty). */
+int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleType *type,
+             RedisModuleKey **key, void **value);
 
 /* "ERR <fl_strerror>" for a library error. */
 int flr_reply_status(RedisModuleCtx *ctx, fl_status st);

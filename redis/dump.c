@@ -73,8 +73,8 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     uint64_t iter;
     if (!flr_arg_u64(argv[2], &iter)) return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
     void *value;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ, *ops->type, &value);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, *ops->type, &key, &value)) return REDISMODULE_OK;
     if (!value) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
@@ -111,9 +111,9 @@ int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     if (!flr_arg_u64(argv[2], &iter) || iter == 0)
         return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
     void *old;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   *ops->type, &old);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   *ops->type, &key, &old)) return REDISMODULE_OK;
     size_t name_len, data_len;
     const char *name = RedisModule_StringPtrLen(argv[1], &name_len);
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &data_len);

@@ -74,9 +74,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     }
     if (w * d * 4 > FLR_MAX_BYTES) return RedisModule_ReplyWithError(ctx, "TopK: sketch too large");
     void *v;
-    RedisModuleKey *key = flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_topk_type, &v);
-    if (!key) return REDISMODULE_OK;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_topk_type, &key, &v))
+        return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "TopK: key already exists");
@@ -99,8 +99,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
 static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                      topk_value **out) {
     void *v;
-    RedisModuleKey *key = flr_open(ctx, name, mode, flr_topk_type, &v);
-    if (key && !v) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, mode, flr_topk_type, &key, &v)) return NULL;
+    if (!v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "TopK: key does not exist");
         return NULL;
