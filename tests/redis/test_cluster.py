@@ -27,7 +27,6 @@ import argparse
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -44,7 +43,8 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import filter_kinds  # noqa: E402
-from server_procs import HOST, Deadline, ServerGroup, free_port, wait_until  # noqa: E402
+from redis_server import Deadline, RedisServer, free_port  # noqa: E402
+from waits import restart_after_crash, wait_until, within  # noqa: E402
 
 # The cluster client logs every connection error it retries, with a traceback, to stderr;
 # this test provokes them on purpose.
@@ -52,6 +52,7 @@ logging.getLogger("redis.cluster").addHandler(logging.NullHandler())
 logging.getLogger("redis.cluster").propagate = False
 
 CLI = "/usr/bin/redis-cli"
+HOST = "127.0.0.1"
 SLOT_RANGES = 16            # keys in slots [1024 i, 1024 (i + 1)) for each i
 ITEMS_PER_KEY = 1000        # loaded before the failover
 BATCH = 100                 # items per multi-item command
@@ -81,16 +82,16 @@ def key_per_slot_range(kind):
 
 
 def node_info(s, section):
-    c = s.client()
+    c = s.client(socket_timeout=5)
     try:
-        return c.info(section) if section != "cluster" else c.cluster("info")
+        return c.info(section)
     finally:
         c.close()
 
 
 def cluster_ok(servers):
     for s in servers:
-        c = s.client()
+        c = s.client(socket_timeout=5)
         try:
             info = c.execute_command("CLUSTER", "INFO")
         finally:
@@ -176,16 +177,12 @@ def main():
     deadline = Deadline(args.time_limit)
     tmp = tempfile.mkdtemp(prefix="fl_redis_cluster_")
     failures = []
+    servers = []  # (redis_server also stops them on SIGTERM/SIGINT/SIGHUP and at exit)
     try:
-        with ServerGroup(tmp, deadline) as group:
-            def on_signal(sig, _frame):
-                group.stop_all()
-                shutil.rmtree(tmp, ignore_errors=True)
-                sys.exit(128 + sig)
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                signal.signal(sig, on_signal)
-            run(group, kinds, module, deadline, failures)
+        run(servers, tmp, kinds, module, deadline, failures)
     finally:
+        for s in servers:
+            s.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
@@ -194,40 +191,34 @@ def main():
     return 1 if failures else 0
 
 
-def start_cluster(group, module, deadline):
+def start_cluster(servers, tmp, module, deadline):
     cluster_args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
                     "--appendonly", "no", "--save", "",
                     # a full sync starts at once (the default waits 5 s for more replicas)
                     "--repl-diskless-sync-delay", "0"]
-    servers = [group.start(f"node{i}", cluster_args, module=module,
-                           port_args=lambda _p: ["--cluster-port", str(free_port())])
-               for i in range(6)]
+    for i in range(6):
+        s = RedisServer(module=module, tmp=tmp, name=f"node{i}",
+                        args=cluster_args + ["--cluster-port", str(free_port())])
+        servers.append(s)  # before start(): stopped by the caller even if start fails
+        s.start()
     create = subprocess.run(
         [CLI, "--cluster", "create"] + [f"{HOST}:{s.port}" for s in servers]
         + ["--cluster-replicas", "1", "--cluster-yes"],
-        capture_output=True, text=True, timeout=deadline.left(60), stdin=subprocess.DEVNULL)
+        capture_output=True, text=True, timeout=within(deadline, 60), stdin=subprocess.DEVNULL)
     if create.returncode != 0:
         raise RuntimeError("redis-cli --cluster create failed:\n" + create.stdout + create.stderr)
     wait_until(deadline, "cluster_state:ok on every node", lambda: cluster_ok(servers), 30)
-    by_id = {}
-    for s in servers:
-        c = s.client()
-        try:
-            by_id[c.execute_command("CLUSTER", "MYID").decode()] = s
-        finally:
-            c.close()
     replicas = [s for s in servers if node_info(s, "replication")["role"] == "slave"]
     wait_until(deadline, "every replica's full sync", lambda: replicas_synced(replicas), 30)
-    return servers, by_id
 
 
 def masters_of(servers):
     return [s for s in servers if s.alive() and node_info(s, "replication")["role"] == "master"]
 
 
-def run(group, kinds, module, deadline, failures):
-    servers, _ = start_cluster(group, module, deadline)
+def run(servers, tmp, kinds, module, deadline, failures):
+    start_cluster(servers, tmp, module, deadline)
     rc = cluster_client(servers)
     acked = Acked()
     keys = {k.name: key_per_slot_range(k.name) for k in kinds}
@@ -263,7 +254,9 @@ def run(group, kinds, module, deadline, failures):
     probe.close()
     victim = max(masters, key=lambda s: sum(p == s.port for p in port_of_key.values()))
     victim_keys = [k for k, p in port_of_key.items() if p == victim.port]
-    victim_id = victim.client().execute_command("CLUSTER", "MYID").decode()
+    c = victim.client(socket_timeout=5)
+    victim_id = c.execute_command("CLUSTER", "MYID").decode()
+    c.close()
     replica = next(s for s in servers if s is not victim and
                    node_info(s, "replication").get("master_port") == victim.port)
 
@@ -273,11 +266,11 @@ def run(group, kinds, module, deadline, failures):
     # so the master sends it an RDB holding every key — the module's types travel through
     # their rdb_save on the master and rdb_load on the replica.
     full_syncs = int(node_info(victim, "stats")["sync_full"])
-    group.kill(replica)
+    replica.kill()
     rdb = os.path.join(replica.dir, "dump.rdb")
     if os.path.exists(rdb):
         os.remove(rdb)
-    group.restart(replica)
+    restart_after_crash(replica, deadline)
     wait_until(deadline, f"{replica.name}'s full sync after its restart",
                lambda: replicas_synced([replica]), cap=30)
     if int(node_info(victim, "stats")["sync_full"]) <= full_syncs:
@@ -308,7 +301,7 @@ def run(group, kinds, module, deadline, failures):
     t.start()
     time.sleep(0.5)
     print(f"SIGKILL master {victim.name} (port {victim.port}, {len(victim_keys)} keys)")
-    group.kill(victim)
+    victim.kill()
 
     def promoted():
         return node_info(replica, "replication")["role"] == "master" and \
@@ -318,7 +311,7 @@ def run(group, kinds, module, deadline, failures):
     print(f"replica {replica.name} (port {replica.port}) promoted")
     time.sleep(1.0)  # let the writer use the new topology for a moment
     stop.set()
-    t.join(deadline.left(30))
+    t.join(within(deadline, 30))
     if t.is_alive():
         failures.append("writer thread did not stop")
     if writer_error:

@@ -29,7 +29,6 @@ for a module kind.
 import argparse
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -43,7 +42,8 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import filter_kinds  # noqa: E402
-from server_procs import Deadline, ServerGroup, wait_until  # noqa: E402
+from redis_server import Deadline, RedisServer  # noqa: E402
+from waits import restart_after_crash, wait_until, within  # noqa: E402
 
 WRITERS = 4
 BATCH = 100
@@ -81,7 +81,7 @@ class Load:
             t.start()
 
     def _write(self, w):
-        c = self.server.client()
+        c = self.server.client(socket_timeout=10)
         n = 0
         try:
             while not self.stop.is_set() and self.deadline.left() > 5:
@@ -107,12 +107,12 @@ class Load:
     def join(self):
         self.stop.set()
         for t in self.threads:
-            t.join(self.deadline.left(30))
+            t.join(within(self.deadline, 30))
         return not any(t.is_alive() for t in self.threads)
 
 
 def check_all_found(server, kinds, acked, what, failures):
-    c = server.client()
+    c = server.client(socket_timeout=30)
     try:
         total = 0
         for kind in kinds:
@@ -133,15 +133,17 @@ def check_all_found(server, kinds, acked, what, failures):
         c.close()
 
 
-def scenario(group, name, kinds, module, deadline, failures):
+def scenario(servers, tmp, name, kinds, module, deadline, failures):
     args = {"aof": ["--appendonly", "yes", "--appendfsync", "always", "--save", ""],
             "save": ["--appendonly", "no", "--save", ""],
             "bgsave": ["--appendonly", "no", "--save", ""],
             # the rewritten base as commands, so the module's AOF rewrite callback writes it
             "rewrite": ["--appendonly", "yes", "--appendfsync", "always", "--save", "",
                         "--aof-use-rdb-preamble", "no"]}[name]
-    server = group.start(name, args, module=module)
-    c = server.client()
+    server = RedisServer(module=module, args=args, tmp=tmp, name=name)
+    servers.append(server)  # before start(): stopped by main even if start fails
+    server.start()
+    c = server.client(socket_timeout=30)
     for kind in kinds:
         kind.create(c.execute_command, "fault:" + kind.name, CAPACITY)
     load = Load(server, kinds, deadline)
@@ -149,7 +151,7 @@ def scenario(group, name, kinds, module, deadline, failures):
     time.sleep(LOAD_SECONDS)
 
     if name == "aof":
-        group.kill(server)  # writers are mid-command: some batches never get an answer
+        server.kill()  # writers are mid-command: some batches never get an answer
     elif name == "rewrite":
         c.execute_command("BGREWRITEAOF")
 
@@ -164,7 +166,7 @@ def scenario(group, name, kinds, module, deadline, failures):
         if not any(f.endswith(".base.aof") for f in os.listdir(aof_dir)):
             failures.append(f"rewrite: no command-form base file in {os.listdir(aof_dir)}")
         time.sleep(0.3)  # more writes into the new incremental file, then the crash
-        group.kill(server)
+        server.kill()
     else:
         durable = load.snapshot()  # everything answered before the save command is sent
         if name == "save":
@@ -180,7 +182,7 @@ def scenario(group, name, kinds, module, deadline, failures):
             if c.info("persistence")["rdb_last_bgsave_status"] != "ok":
                 failures.append("bgsave: BGSAVE failed:\n" + server.log_tail())
         time.sleep(0.3)  # more writes after the snapshot, then the crash
-        group.kill(server)
+        server.kill()
     c.close()
     if not load.join():
         failures.append(f"{name}: writer threads did not stop")
@@ -190,11 +192,11 @@ def scenario(group, name, kinds, module, deadline, failures):
     if name in ("aof", "rewrite"):
         durable = load.snapshot()
 
-    group.restart(server)
+    restart_after_crash(server, deadline)
     total = check_all_found(server, kinds, durable, name, failures)
     print(f"{name}: checked {total} acknowledged items over {len(kinds)} keys after SIGKILL "
           f"and restart ({load.cut_off} of {WRITERS} writers cut off mid-load)")
-    group.kill(server)
+    server.stop()
 
 
 def main():
@@ -210,17 +212,13 @@ def main():
     deadline = Deadline(args.time_limit)
     tmp = tempfile.mkdtemp(prefix="fl_redis_faults_")
     failures = []
+    servers = []  # (redis_server also stops them on SIGTERM/SIGINT/SIGHUP and at exit)
     try:
-        with ServerGroup(tmp, deadline) as group:
-            def on_signal(sig, _frame):
-                group.stop_all()
-                shutil.rmtree(tmp, ignore_errors=True)
-                sys.exit(128 + sig)
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                signal.signal(sig, on_signal)
-            for name in ("aof", "rewrite", "save", "bgsave"):
-                scenario(group, name, kinds, module, deadline, failures)
+        for name in ("aof", "rewrite", "save", "bgsave"):
+            scenario(servers, tmp, name, kinds, module, deadline, failures)
     finally:
+        for s in servers:
+            s.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
