@@ -9,11 +9,12 @@ acknowledged is lost.
    with --cluster-enabled yes, its own --cluster-config-file in a temp dir, and the module;
    `redis-cli --cluster create ... --cluster-replicas 1 --cluster-yes` makes 3 masters with
    one replica each. Waits (bounded) until every node says cluster_state:ok and every replica
-   has finished its full sync (the module's data type travels in that RDB).
+   has finished its first sync (of an empty data set).
 2. Through python3-redis's cluster client (redis.cluster.RedisCluster) creates, for each kind,
    one key in each of the 16 slot ranges [1024 i, 1024 (i+1)) — so every master holds keys of
-   every kind — and adds items in multi-item commands. An item is *acknowledged* when its
-   write succeeded and a WAIT 1 on the same connection then reported one replica had it.
+   every kind — and adds items in multi-item commands (replicated as commands). An item is
+   *acknowledged* when its write succeeded and a WAIT 1 on the same connection then
+   reported one replica had it.
 3. The dying master's replica is SIGKILLed and restarted empty, and must fully resync (an
    RDB of every key, the module's types included, from master to replica).
 4. A writer thread keeps adding (same rule) while the master owning the most keys is
