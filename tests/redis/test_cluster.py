@@ -314,6 +314,8 @@ def run(servers, tmp, kinds, module, deadline, failures):
     wait_until(deadline, "the writer's first acknowledged writes",
                lambda: acked.acked_batches >= first + 5 or not t.is_alive(), cap=30)
     print(f"SIGKILL master {victim.name} (port {victim.port}, {len(victim_keys)} keys)")
+    if not all(s.alive() for s in servers):
+        failures.append("a node died before the SIGKILL")
     victim.kill()
 
     def promoted():
@@ -336,6 +338,11 @@ def run(servers, tmp, kinds, module, deadline, failures):
     during = sum(len(v) for v in acked.items.values()) - before
     print(f"{during} more items acknowledged during the failover "
           f"({acked.unacked_batches} batches not acknowledged, not checked)")
+
+    for s in servers:
+        if s is not victim and not s.alive():
+            failures.append(f"{s.name} died during the test (exit {s.proc.returncode}):\n"
+                            + s.log_tail())
 
     # Every acknowledged item, through a fresh client that learns the new topology.
     vc = cluster_client(servers)

@@ -133,6 +133,15 @@ def check_all_found(server, kinds, acked, what, failures):
         c.close()
 
 
+def crash(server, failures):
+    """Our SIGKILL. A server that already died on its own (the module crashed, or a
+    sanitizer stopped it) would look the same afterwards: that is a failure."""
+    if not server.alive():
+        failures.append(f"{server.name}: redis-server died before the SIGKILL "
+                        f"(exit {server.proc.returncode}):\n" + server.log_tail())
+    server.kill()
+
+
 def scenario(servers, tmp, name, kinds, module, deadline, failures):
     args = {"aof": ["--appendonly", "yes", "--appendfsync", "always", "--save", ""],
             "save": ["--appendonly", "no", "--save", ""],
@@ -151,7 +160,7 @@ def scenario(servers, tmp, name, kinds, module, deadline, failures):
     time.sleep(LOAD_SECONDS)
 
     if name == "aof":
-        server.kill()  # writers are mid-command: some batches never get an answer
+        crash(server, failures)  # writers are mid-command: some batches never get an answer
     elif name == "rewrite":
         c.execute_command("BGREWRITEAOF")
 
@@ -166,7 +175,7 @@ def scenario(servers, tmp, name, kinds, module, deadline, failures):
         if not any(f.endswith(".base.aof") for f in os.listdir(aof_dir)):
             failures.append(f"rewrite: no command-form base file in {os.listdir(aof_dir)}")
         time.sleep(0.3)  # more writes into the new incremental file, then the crash
-        server.kill()
+        crash(server, failures)
     else:
         durable = load.snapshot()  # everything answered before the save command is sent
         if name == "save":
@@ -182,7 +191,7 @@ def scenario(servers, tmp, name, kinds, module, deadline, failures):
             if c.info("persistence")["rdb_last_bgsave_status"] != "ok":
                 failures.append("bgsave: BGSAVE failed:\n" + server.log_tail())
         time.sleep(0.3)  # more writes after the snapshot, then the crash
-        server.kill()
+        crash(server, failures)
     c.close()
     if not load.join():
         failures.append(f"{name}: writer threads did not stop")
