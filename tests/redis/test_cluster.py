@@ -42,6 +42,9 @@ except ImportError:
     print("SKIP: python3-redis is not installed (scripts/setup installs it)")
     sys.exit(77)
 
+# In the sanitizer build the servers run the module with UBSan: undefined behaviour stops the
+# server (which the test sees as a crash it did not cause) instead of a line on its stderr.
+os.environ.setdefault("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import filter_kinds  # noqa: E402
 from redis_server import Deadline, RedisServer, free_port  # noqa: E402
