@@ -217,10 +217,18 @@ static fl_status merge_weighted(fl_cms *dst, const fl_cms *src, uint64_t weight)
 /* CMS.MERGE destination numKeys source [source ...] [WEIGHTS weight [weight ...]]: the
  * destination (which must exist, with the sources' dimensions) becomes the weighted sum. */
 static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    if (argc < 4) return RedisModule_WrongArity(ctx);
     uint64_t nkeys;
-    if (!flr_arg_u64(argv[2], &nkeys) || nkeys == 0 || nkeys > (uint64_t)argc - 3)
-        return RedisModule_ReplyWithError(ctx, "CMS: invalid numkeys");
+    int nkeys_ok = argc >= 4 && flr_arg_u64(argv[2], &nkeys) && nkeys > 0 &&
+                   nkeys <= (uint64_t)argc - 3;
+    /* getkeys-api: the destination and every source are keys (Redis Cluster then refuses
+     * sources in other slots with CROSSSLOT, and ACLs see them). */
+    if (RedisModule_IsKeysPositionRequest(ctx)) {
+        if (argc >= 2) RedisModule_KeyAtPos(ctx, 1);
+        for (uint64_t i = 0; nkeys_ok && i < nkeys; i++) RedisModule_KeyAtPos(ctx, 3 + (int)i);
+        return REDISMODULE_OK;
+    }
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    if (!nkeys_ok) return RedisModule_ReplyWithError(ctx, "CMS: invalid numkeys");
     int rest = argc - 3 - (int)nkeys;
     if (rest != 0 && (rest != (int)nkeys + 1 || !flr_arg_is(argv[3 + nkeys], "WEIGHTS")))
         return RedisModule_ReplyWithError(ctx, "CMS: wrong number of keys/weights");
@@ -418,7 +426,7 @@ int flr_cms_register(RedisModuleCtx *ctx) {
         {"CMS.INITBYPROB", cmd_initbyprob, "write deny-oom", 1},
         {"CMS.INCRBY", cmd_incrby, "write deny-oom", 1},
         {"CMS.QUERY", cmd_query, "readonly fast", 1},
-        {"CMS.MERGE", cmd_merge, "write deny-oom", 1},
+        {"CMS.MERGE", cmd_merge, "write deny-oom getkeys-api", 1},
         {"CMS.INFO", cmd_info, "readonly fast", 1},
         {"CMS.SCANDUMP", cmd_scandump, "readonly", 1},
         {"CMS.LOADCHUNK", cmd_loadchunk, "write deny-oom", 1},
