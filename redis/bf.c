@@ -249,7 +249,7 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     bf_options o = BF_DEFAULTS;
-    int nocreate = 0, items_at = -1, expansion_given = 0;
+    int nocreate = 0, items_at = -1, expansion_given = 0, sizing_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
         if (flr_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
@@ -260,9 +260,11 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &o.capacity))
                 return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
+            sizing_given = 1;
         } else if (flr_arg_is(argv[i], "ERROR") && i + 1 < argc) {
             if (!flr_arg_double(argv[++i], &o.error_rate))
                 return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+            sizing_given = 1;
         } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &o.expansion))
                 return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
@@ -274,6 +276,10 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
     }
     if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
+    /* RedisBloom: NOCREATE cannot come with the sizing of a filter it will not create. */
+    if (nocreate && sizing_given)
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
+                                               "ERROR");
     if (o.nonscaling && expansion_given)
         return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;

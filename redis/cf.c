@@ -195,7 +195,7 @@ static int cmd_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     cf_config cfg = CF_DEFAULTS;
-    int nocreate = 0, items_at = -1;
+    int nocreate = 0, items_at = -1, capacity_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
         if (flr_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
@@ -204,11 +204,15 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &cfg.capacity) || cfg.capacity == 0)
                 return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+            capacity_given = 1;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
     }
     if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
+    /* RedisBloom: NOCREATE and CAPACITY exclude each other. */
+    if (nocreate && capacity_given)
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY");
     cf_value *c;
     RedisModuleKey *key = open_for_add(ctx, argv[1], &cfg, nocreate, &c);
     if (!key) return REDISMODULE_OK;

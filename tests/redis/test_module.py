@@ -271,6 +271,8 @@ def test_errors(r):
         (("BF.MADD", "k"), "wrong number"),
         (("BF.INSERT", "k", "ITEMS"), "wrong number"),
         (("BF.INSERT", "k", "CAPACITY", "x", "ITEMS", "a"), "bad capacity"),
+        (("BF.INSERT", "abf", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE"),
+        (("CF.INSERT", "k", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE"),
         (("BF.INFO", "abf", "BOGUS"), "invalid"),
         (("BF.INFO", "missing"), "not found"),
         (("BF.SCANDUMP", "abf", "x"), "invalid iterator"),
