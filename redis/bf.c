@@ -525,12 +525,15 @@ const char *flr_bf_kernel(void *v) {
     return fl_filter_kernel(fl_sbf_filter_at(((bf_value *)v)->sbf, 0));
 }
 
+static void bf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &BF_DUMP, v); }
+
 int flr_bf_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = bf_rdb_load,
                                  .rdb_save = bf_rdb_save,
                                  .aof_rewrite = bf_aof_rewrite,
                                  .mem_usage = bf_mem_usage,
+                                 .digest = bf_digest,
                                  .free = bf_free};
     /* Type names are 9 characters from A-Z a-z 0-9 _ - (the module API's rule). */
     flr_bf_type = RedisModule_CreateDataType(ctx, "flab-sbf1", BF_ENCODING_VERSION, &tm);

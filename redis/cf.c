@@ -461,12 +461,15 @@ static void cf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) 
 
 const char *flr_cf_kernel(void *v) { return fl_filter_kernel(((cf_value *)v)->chain->f[0]); }
 
+static void cf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CF_DUMP, v); }
+
 int flr_cf_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = cf_rdb_load,
                                  .rdb_save = cf_rdb_save,
                                  .aof_rewrite = cf_aof_rewrite,
                                  .mem_usage = cf_mem_usage,
+                                 .digest = cf_digest,
                                  .free = cf_free};
     flr_cf_type = RedisModule_CreateDataType(ctx, "flab-cuc1", CF_ENCODING_VERSION, &tm);
     if (!flr_cf_type) return REDISMODULE_ERR;

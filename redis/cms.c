@@ -407,12 +407,15 @@ static void cms_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v)
 
 const char *flr_cms_kernel(void *v) { return fl_cms_kernel(((cms_value *)v)->cms); }
 
+static void cms_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CMS_DUMP, v); }
+
 int flr_cms_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = cms_rdb_load,
                                  .rdb_save = cms_rdb_save,
                                  .aof_rewrite = cms_aof_rewrite,
                                  .mem_usage = cms_mem_usage,
+                                 .digest = cms_digest,
                                  .free = cms_free};
     flr_cms_type = RedisModule_CreateDataType(ctx, "flab-cms1", CMS_ENCODING_VERSION, &tm);
     if (!flr_cms_type) return REDISMODULE_ERR;

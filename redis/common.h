@@ -66,6 +66,10 @@ int flr_topk_register(RedisModuleCtx *ctx);
 void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *command, int kind,
                      const uint8_t *blob, size_t len);
 
+/* DEBUG DIGEST of a value: its serialization (equal values, equal digests: a replica's
+ * DEBUG DIGEST matches its primary's). */
+void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value);
+
 /* The kernel a value's lookups use (FILTERLAB.INFO). */
 const char *flr_bf_kernel(void *value);
 const char *flr_cf_kernel(void *value);

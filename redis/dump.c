@@ -173,3 +173,13 @@ void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *com
                             chunk_len);
     free(chunk);
 }
+
+void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value) {
+    const char *err;
+    size_t len;
+    uint8_t *blob = ops->serialize(value, &len, &err);
+    if (!blob) return;
+    RedisModule_DigestAddStringBuffer(md, (const char *)blob, len);
+    RedisModule_DigestEndSequence(md);
+    free(blob);
+}

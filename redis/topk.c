@@ -373,12 +373,15 @@ static void topk_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v
 
 const char *flr_topk_kernel(void *v) { return fl_cms_kernel(((topk_value *)v)->cms); }
 
+static void topk_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &TOPK_DUMP, v); }
+
 int flr_topk_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = topk_rdb_load,
                                  .rdb_save = topk_rdb_save,
                                  .aof_rewrite = topk_aof_rewrite,
                                  .mem_usage = topk_mem_usage,
+                                 .digest = topk_digest,
                                  .free = topk_free};
     flr_topk_type = RedisModule_CreateDataType(ctx, "flab-tpk1", TOPK_ENCODING_VERSION, &tm);
     if (!flr_topk_type) return REDISMODULE_ERR;

@@ -548,6 +548,8 @@ def test_replication(primary, tmp):
               r.execute_command("BF.MEXISTS", "repl:bf", *neg), "same answers on the replica")
         check(s.execute_command("CF.MEXISTS", "repl:cf", *neg) ==
               r.execute_command("CF.MEXISTS", "repl:cf", *neg), "same CF answers on the replica")
+        check(s.execute_command("DEBUG", "DIGEST") == r.execute_command("DEBUG", "DIGEST"),
+              "DEBUG DIGEST of the replica equals the primary's (byte-equal values)")
         # LOADCHUNK replicates too.
         for it, data in dump_chunks(r, "BF.SCANDUMP", "repl:bf"):
             r.execute_command("BF.LOADCHUNK", "repl:bfcopy", it, data)
@@ -561,6 +563,8 @@ def test_replication(primary, tmp):
         wait_for(lambda: s.info("replication").get("master_link_status") == "up", "resync")
         r.execute_command("WAIT", 1, 10000)
         verify(s, "on the replica after a full resync")
+        check(s.execute_command("DEBUG", "DIGEST") == r.execute_command("DEBUG", "DIGEST"),
+              "DEBUG DIGEST after a full resync")
 
 
 def main():
