@@ -1,7 +1,8 @@
 /*
  * HyperLogLog accuracy (Flajolet, Fusy, Gandouet, Meunier 2007; standard error 1.04/sqrt(m)).
  *
- * - sweep: per precision and stream, distinct u64 keys added in batches (fl_hll_add_u64s),
+ * - sweep: per precision and stream, distinct u64 keys (a bijective mix of a counter) added in
+ *   batches (fl_hll_add_u64s),
  *   the estimate read at 1e3, 1e4, ... up to --hll-max-card; beside filterlab's (Redis's)
  *   estimator, the same registers give the seeds' estimators: 000's raw harmonic mean
  *   (alpha_m m^2 / sum 2^-M, no correction), the 2007 paper's (raw, linear counting below
@@ -52,7 +53,9 @@ static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_
 static int add_range(fl_hll *h, uint64_t base, uint64_t from, uint64_t to, uint64_t *buf) {
     while (from < to) {
         size_t n = (size_t)(to - from < BATCH ? to - from : BATCH);
-        for (size_t i = 0; i < n; i++) buf[i] = base | (from + i);
+        /* fl_mix64 is a bijection: distinct keys stay distinct, and the bytes Redis's hash
+         * reads carry no structure shared between streams */
+        for (size_t i = 0; i < n; i++) buf[i] = fl_mix64(base | (from + i));
         if (acc_check(fl_hll_add_u64s(h, buf, n, NULL), "fl_hll_add_u64s")) return 1;
         from += n;
     }

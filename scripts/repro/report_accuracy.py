@@ -69,12 +69,12 @@ def t11(r, t, md_table):
     w()
     _table(md_table, w, ["p", "bytes", "cardinality", "streams", "filterlab (Redis)", "2007 paper", "000 raw",
                          "003", "1.04/sqrt(m)"],
-           [[x["p"], "{:,}".format(x["bytes"]), g(x["card"]), x["runs"], pct(x["rms_estimate"]),
+           [[x["p"], "{:,}".format(x["bytes"]), "{:,}".format(x["card"]), x["runs"], pct(x["rms_estimate"]),
              pct(x["rms_paper2007"]), pct(x["rms_raw"]), pct(x["rms_seed003"]), pct(x["std_error"])]
             for x in t["rows"]])
     _table(md_table, w, ["p", "cardinality", "sketches", "RMS error", "mean error", "within 3 SE",
                          "2007 paper RMS", "1.04/sqrt(m)"],
-           [[s["p"], g(s["card"]), s["runs"], pct(s["rms"]), pct(s["mean"]), s["within_3se"],
+           [[s["p"], "{:,}".format(s["card"]), s["runs"], pct(s["rms"]), pct(s["mean"]), s["within_3se"],
              pct(s["rms_paper2007"]), pct(s["std_error"])] for s in t["std"]])
     red = t["redis"]
     if red["points"]:
