@@ -38,7 +38,7 @@ CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
 # the larger trial counts only in --full; --quick adds about 20 s on a 2-vCPU VM.
 ACCURACY = {
     "quick": dict(
-        t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5", "--overflow-trials", "10"],
+        t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5", "--overflow-trials", "5"],
         t10=["--cms-updates", "1e6", "--cms-keys", "1e5", "--cms-runs", "4", "--cms-example-runs", "200"],
         t11=["--hll-max-card", "1e8", "--hll-runs", "8", "--hll-std-card", "1e5", "--hll-std-runs", "200",
              "--hll-demo-runs", "20"],
