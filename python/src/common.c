@@ -196,6 +196,7 @@ static int get_vector(PyObject *obj, Py_buffer *view, void **owned, const char *
 }
 
 static int is_text_or_bytes(PyObject *o) { return PyBytes_Check(o) || PyUnicode_Check(o); }
+static int is_integer(PyObject *o);
 
 int flpy_keys_get(PyObject *obj, int as_hashes, flpy_keys *k)
 {
@@ -241,7 +242,7 @@ int flpy_keys_get(PyObject *obj, int as_hashes, flpy_keys *k)
         return 0;
     }
     PyObject *first = PyTuple_GET_ITEM(t, 0);
-    if (PyLong_Check(first)) {
+    if (is_integer(first)) {
         k->owned = PyMem_RawMalloc((size_t)k->n * sizeof(uint64_t));
         if (k->owned == NULL) {
             PyErr_NoMemory();
@@ -249,7 +250,7 @@ int flpy_keys_get(PyObject *obj, int as_hashes, flpy_keys *k)
         }
         for (Py_ssize_t i = 0; i < k->n; i++) {
             PyObject *it = PyTuple_GET_ITEM(t, i);
-            if (!PyLong_Check(it)) {
+            if (!is_integer(it)) {
                 PyErr_Format(PyExc_TypeError,
                              "keys[%zd] is %.100s; a sequence of int keys takes ints only", i,
                              Py_TYPE(it)->tp_name);
@@ -370,14 +371,22 @@ void flpy_u32s_release(flpy_u32s *u)
     u->owned = NULL;
 }
 
+/* An int, or an integer-like object with __index__ (numpy.uint64(5), numpy.int32(2)) but
+ * not a float: the same key whatever type holds it. */
+static int is_integer(PyObject *o) { return PyLong_Check(o) || (PyIndex_Check(o) && !PyFloat_Check(o)); }
+
 int flpy_u64_arg(PyObject *obj, uint64_t *out, const char *what)
 {
-    if (!PyLong_Check(obj)) {
+    if (!is_integer(obj)) {
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    PyObject *index = PyNumber_Index(obj);
+    if (index == NULL)
+        return -1;
+    unsigned long long v = PyLong_AsUnsignedLongLong(index);
+    Py_DECREF(index);
     if (v == (unsigned long long)-1 && PyErr_Occurred()) {
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError, "%s must be an int in [0, 2**64)", what);
@@ -391,7 +400,7 @@ int flpy_key_get(PyObject *obj, flpy_key *k)
 {
     k->have_view = 0;
     k->is_int = 0;
-    if (PyLong_Check(obj)) {
+    if (is_integer(obj)) {
         k->is_int = 1;
         return flpy_u64_arg(obj, &k->u64, "key");
     }
@@ -408,7 +417,9 @@ int flpy_key_get(PyObject *obj, flpy_key *k)
         k->len = (size_t)len;
         return 0;
     }
-    if (PyObject_CheckBuffer(obj)) {
+    /* Mutable byte strings too; not any buffer: a NumPy float scalar exports one, and
+     * hashing its 8 bytes as a key would be a silent surprise. */
+    if (PyByteArray_Check(obj) || PyMemoryView_Check(obj)) {
         if (PyObject_GetBuffer(obj, &k->view, PyBUF_SIMPLE) < 0)
             return -1;
         k->have_view = 1;
@@ -416,7 +427,7 @@ int flpy_key_get(PyObject *obj, flpy_key *k)
         k->len = (size_t)k->view.len;
         return 0;
     }
-    PyErr_Format(PyExc_TypeError, "a key is an int, bytes or str, not %.100s",
+    PyErr_Format(PyExc_TypeError, "a key is an int, bytes, bytearray or str, not %.100s",
                  Py_TYPE(obj)->tp_name);
     return -1;
 }

@@ -181,3 +181,15 @@ def test_counting_saturation_reported():
     for _ in range(20):
         f.add(b"same")
     assert f.info().saturated >= 1
+
+
+def test_numpy_integer_scalars_are_int_keys():
+    f = fl.Filter(n=100, fpr=0.01)
+    f.add(np.uint64(12345))
+    assert 12345 in f and np.int32(7) not in f
+    f.add_many([np.uint64(1), np.int64(2), 3])
+    assert f.contains_many(np.array([1, 2, 3], dtype=np.uint64)).all()
+    with pytest.raises(TypeError):
+        f.add(np.float64(1.0))
+    f.add(bytearray(b"ba"))
+    assert b"ba" in f and memoryview(b"ba") in f
