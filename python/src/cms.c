@@ -233,23 +233,28 @@ static uint64_t cms_hash_int(const void *ctx, uint64_t key) { return fl_cms_hash
 
 static PyObject *Cms_query_many(CmsObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
+    static char *kwlist[] = {"keys", "hashes", "out", NULL};
+    PyObject *obj, *out_obj = Py_None;
     int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:query_many", kwlist, &obj, &as_hashes))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:query_many", kwlist, &obj, &as_hashes,
+                                     &out_obj))
         return NULL;
     flpy_keys k;
     if (flpy_keys_get(obj, as_hashes, &k) < 0)
         return NULL;
-    PyObject *out = flpy_new_array(k.n, NPY_UINT32);
-    uint64_t *tmp = NULL;
-    int need_tmp = k.kind == FLPY_STRINGS;
-    if (out == NULL || (need_tmp && (tmp = flpy_alloc_u64(k.n)) == NULL)) {
-        Py_XDECREF(out);
+    flpy_out out;
+    if (flpy_out_get(out_obj, k.n, NPY_UINT32, &out) < 0) {
         flpy_keys_release(&k);
         return NULL;
     }
-    uint32_t *res = PyArray_DATA((PyArrayObject *)out);
+    uint64_t *tmp = NULL;
+    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
+        Py_DECREF(out.result);
+        flpy_out_release(&out);
+        flpy_keys_release(&k);
+        return NULL;
+    }
+    uint32_t *res = out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
     flpy_read_lock(&self->lock);
@@ -264,12 +269,13 @@ static PyObject *Cms_query_many(CmsObject *self, PyObject *args, PyObject *kw)
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(tmp);
+    flpy_out_release(&out);
     flpy_keys_release(&k);
     if (st != FL_OK) {
-        Py_DECREF(out);
+        Py_DECREF(out.result);
         return flpy_raise(st, "query_many", NULL);
     }
-    return out;
+    return out.result;
 }
 
 /* ---- merge, copy, clear --------------------------------------------------------------- */
@@ -634,7 +640,8 @@ static PyMethodDef Cms_methods[] = {
     {"query_hash", (PyCFunction)Cms_query_hash, METH_O,
      "query_hash(h) -> int\n--\n\nquery() for a precomputed hash."},
     {"query_many", (PyCFunction)(void (*)(void))Cms_query_many, METH_VARARGS | METH_KEYWORDS,
-     "query_many(keys, *, hashes=False)\n--\n\nEstimates as a NumPy uint32 array; GIL released."},
+     "query_many(keys, *, hashes=False, out=None)\n--\n\nEstimates as a NumPy uint32 array (or "
+     "out, a uint32 array filled in place); GIL released."},
     {"hash", (PyCFunction)Cms_hash, METH_O, "hash(key)\n--\n\nThe sketch's 64-bit hash of key."},
     {"merge", (PyCFunction)Cms_merge, METH_O,
      "merge(other)\n--\n\nAdds other's counters (same width, depth, seed; ValueError "

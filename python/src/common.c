@@ -515,3 +515,45 @@ uint64_t *flpy_alloc_u64(Py_ssize_t n)
         PyErr_NoMemory();
     return p;
 }
+
+int flpy_out_get(PyObject *out_obj, Py_ssize_t n, int npy, flpy_out *o)
+{
+    memset(o, 0, sizeof *o);
+    if (out_obj == NULL || out_obj == Py_None) {
+        o->result = flpy_new_array(n, npy);
+        if (o->result == NULL)
+            return -1;
+        o->data = PyArray_DATA((PyArrayObject *)o->result);
+        return 0;
+    }
+    Py_ssize_t itemsize = npy == NPY_UINT32 ? 4 : 1;
+    if (PyObject_GetBuffer(out_obj, &o->view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    o->have_view = 1;
+    const char *fmt = o->view.format ? o->view.format : "B";
+    if (*fmt == '@' || *fmt == '=' || *fmt == '<')
+        fmt++;
+    int fmt_ok = itemsize == 1 ? (strcmp(fmt, "?") == 0 || strcmp(fmt, "B") == 0)
+                               : (strcmp(fmt, "I") == 0);
+    if (o->view.ndim != 1 || o->view.itemsize != itemsize || !fmt_ok) {
+        PyErr_Format(PyExc_TypeError, "out must be a one-dimensional %s array",
+                     itemsize == 1 ? "bool or uint8" : "uint32");
+        flpy_out_release(o);
+        return -1;
+    }
+    if (o->view.len / itemsize != n) {
+        PyErr_Format(PyExc_ValueError, "out has %zd items for %zd keys", o->view.len / itemsize, n);
+        flpy_out_release(o);
+        return -1;
+    }
+    o->data = o->view.buf;
+    o->result = Py_NewRef(out_obj);
+    return 0;
+}
+
+void flpy_out_release(flpy_out *o)
+{
+    if (o->have_view)
+        PyBuffer_Release(&o->view);
+    o->have_view = 0;
+}

@@ -129,6 +129,19 @@ int flpy_u64_arg(PyObject *obj, uint64_t *out, const char *what);
 /* A new 1-D NumPy array of n items of type npy (NPY_BOOL, NPY_UINT32, ...). */
 PyObject *flpy_new_array(Py_ssize_t n, int npy);
 
+/* The output of a batch: a new array (out_obj None or NULL), or the caller's `out=`, a
+ * writable C-contiguous 1-D buffer of n items of itemsize bytes (bool/uint8 for 1, uint32
+ * for 4), written in place so repeated calls allocate nothing. *result is the object to
+ * return (a new reference), *data where to write; flpy_out_release when done. */
+typedef struct flpy_out {
+    PyObject *result;
+    void *data;
+    Py_buffer view;
+    int have_view;
+} flpy_out;
+int flpy_out_get(PyObject *out_obj, Py_ssize_t n, int npy, flpy_out *o);
+void flpy_out_release(flpy_out *o);
+
 /* Whole file contents for the from_bytes family: bytes-like object, read in place. */
 
 /* Calls filterlab._info.<cls>(**kwargs) (the dataclasses live in Python). Steals kwargs. */

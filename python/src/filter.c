@@ -316,23 +316,28 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
 
 static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
+    static char *kwlist[] = {"keys", "hashes", "out", NULL};
+    PyObject *obj, *out_obj = Py_None;
     int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:contains_many", kwlist, &obj, &as_hashes))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj, &as_hashes,
+                                     &out_obj))
         return NULL;
     flpy_keys k;
     if (flpy_keys_get(obj, as_hashes, &k) < 0)
         return NULL;
-    PyObject *out = flpy_new_array(k.n, NPY_BOOL);
-    uint64_t *tmp = NULL;
-    if (out == NULL ||
-        (k.kind == FLPY_STRINGS && (tmp = PyMem_RawMalloc((size_t)k.n * 8)) == NULL)) {
-        Py_XDECREF(out);
+    flpy_out out;
+    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
         flpy_keys_release(&k);
-        return out ? PyErr_NoMemory() : NULL;
+        return NULL;
     }
-    uint8_t *res = PyArray_DATA((PyArrayObject *)out);
+    uint64_t *tmp = NULL;
+    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
+        Py_DECREF(out.result);
+        flpy_out_release(&out);
+        flpy_keys_release(&k);
+        return NULL;
+    }
+    uint8_t *res = out.data;
     fl_status s;
     Py_BEGIN_ALLOW_THREADS
     flpy_read_lock(&self->lock);
@@ -347,12 +352,13 @@ static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObje
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(tmp);
+    flpy_out_release(&out);
     flpy_keys_release(&k);
     if (s != FL_OK) {
-        Py_DECREF(out);
+        Py_DECREF(out.result);
         return flpy_raise(s, "contains_many", NULL);
     }
-    return out;
+    return out.result;
 }
 
 /* The C batch call alone, timed in C on the same keys: what bench-python compares
@@ -782,9 +788,10 @@ static PyMethodDef Filter_methods[] = {
      "contains_hash(h)\n--\n\ncontains() for a precomputed 64-bit hash."},
     {"contains_many", (PyCFunction)(void (*)(void))Filter_contains_many,
      METH_VARARGS | METH_KEYWORDS,
-     "contains_many(keys, *, hashes=False)\n--\n\nLooks a batch up; returns a NumPy bool array "
-     "(True: may be present). keys as for add_many; a uint64 array is read without copying "
-     "(a strided one is copied once). The GIL is released."},
+     "contains_many(keys, *, hashes=False, out=None)\n--\n\nLooks a batch up; returns a NumPy "
+     "bool array (True: may be present). keys as for add_many; a uint64 array is read without "
+     "copying (a strided one is copied once). out: a bool/uint8 array of len(keys) to write "
+     "into and return instead of a new one. The GIL is released."},
     {"_c_contains_seconds", (PyCFunction)Filter_c_contains_seconds, METH_O,
      "_c_contains_seconds(keys)\n--\n\nSeconds one fl_contains_u64s call takes on the uint64 "
      "array, timed in C (the benchmark's reference)."},

@@ -180,25 +180,32 @@ static PyObject *Sbf_hash(SbfObject *self, PyObject *key)
 
 /* Runs op over a batch as hashes, without the GIL and under the lock (exclusive when
  * `write`); out: n bytes of a new bool array. */
+/* Runs a batch as hashes, without the GIL and under the lock (exclusive for adds); the
+ * answers go to a new bool array or the caller's out=. */
 static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
                        const char *what)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
+    static char *kwlist[] = {"keys", "hashes", "out", NULL};
+    PyObject *obj, *out_obj = Py_None;
     int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p", kwlist, &obj, &as_hashes))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO", kwlist, &obj, &as_hashes, &out_obj))
         return NULL;
     flpy_keys k;
     if (flpy_keys_get(obj, as_hashes, &k) < 0)
         return NULL;
-    uint64_t *tmp = NULL;
-    PyObject *out = flpy_new_array(k.n, NPY_BOOL);
-    if (out == NULL || (flpy_keys_need_tmp(&k, as_hashes) && (tmp = flpy_alloc_u64(k.n)) == NULL)) {
-        Py_XDECREF(out);
+    flpy_out out;
+    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
         flpy_keys_release(&k);
         return NULL;
     }
-    uint8_t *res = PyArray_DATA((PyArrayObject *)out);
+    uint64_t *tmp = NULL;
+    if (flpy_keys_need_tmp(&k, as_hashes) && (tmp = flpy_alloc_u64(k.n)) == NULL) {
+        Py_DECREF(out.result);
+        flpy_out_release(&out);
+        flpy_keys_release(&k);
+        return NULL;
+    }
+    uint8_t *res = out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
     const uint64_t *h = flpy_hashes(&k, as_hashes, hash_bytes, self->s, hash_int, &self->seed,
@@ -213,12 +220,13 @@ static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(tmp);
+    flpy_out_release(&out);
     flpy_keys_release(&k);
     if (st != FL_OK) {
-        Py_DECREF(out);
+        Py_DECREF(out.result);
         return flpy_raise(st, what, NULL);
     }
-    return out;
+    return out.result;
 }
 
 static PyObject *Sbf_add_many(SbfObject *self, PyObject *args, PyObject *kw)
@@ -469,15 +477,16 @@ static PyMethodDef Sbf_methods[] = {
     {"add_hash", (PyCFunction)Sbf_add_hash, METH_O,
      "add_hash(h) -> bool\n--\n\nadd() for a precomputed 64-bit hash."},
     {"add_many", (PyCFunction)(void (*)(void))Sbf_add_many, METH_VARARGS | METH_KEYWORDS,
-     "add_many(keys, *, hashes=False)\n--\n\nAdds a batch in order; returns a bool array, True "
-     "where the key was inserted. GIL released."},
+     "add_many(keys, *, hashes=False, out=None)\n--\n\nAdds a batch in order; returns a bool "
+     "array (or out), True where the key was inserted. GIL released."},
     {"contains", (PyCFunction)Sbf_contains, METH_O,
      "contains(key)\n--\n\nTrue if some sub-filter reports the key."},
     {"contains_hash", (PyCFunction)Sbf_contains_hash, METH_O,
      "contains_hash(h)\n--\n\ncontains() for a precomputed 64-bit hash."},
     {"contains_many", (PyCFunction)(void (*)(void))Sbf_contains_many,
      METH_VARARGS | METH_KEYWORDS,
-     "contains_many(keys, *, hashes=False)\n--\n\nA NumPy bool array; GIL released."},
+     "contains_many(keys, *, hashes=False, out=None)\n--\n\nA NumPy bool array (or out, "
+     "filled in place); GIL released."},
     {"hash", (PyCFunction)Sbf_hash, METH_O, "hash(key)\n--\n\nThe chain's 64-bit hash of key."},
     {"clear", (PyCFunction)Sbf_clear, METH_NOARGS,
      "clear()\n--\n\nBack to the chain as created (first sub-filter, empty)."},

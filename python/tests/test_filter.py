@@ -193,3 +193,27 @@ def test_numpy_integer_scalars_are_int_keys():
         f.add(np.float64(1.0))
     f.add(bytearray(b"ba"))
     assert b"ba" in f and memoryview(b"ba") in f
+
+
+def test_out_arrays_are_filled_in_place():
+    f = fl.Filter(n=1000, fpr=0.01)
+    keys = np.arange(100, dtype=np.uint64)
+    f.add_many(keys[:50])
+    out = np.zeros(100, dtype=bool)
+    r = f.contains_many(keys, out=out)
+    assert r is out and out[:50].all() and (out == f.contains_many(keys)).all()
+    u8 = np.zeros(100, dtype=np.uint8)
+    assert (f.contains_many(keys, out=u8) == out).all()
+    for bad in (np.zeros(99, dtype=bool), np.zeros(100, dtype=np.int32),
+                np.zeros((10, 10), dtype=bool), np.zeros(200, dtype=bool)[::2], b"x" * 100):
+        with pytest.raises((TypeError, ValueError, BufferError)):
+            f.contains_many(keys, out=bad)
+    s = fl.ScalableBloom(100, 0.01)
+    added = np.zeros(100, dtype=bool)
+    assert s.add_many(keys, out=added) is added and added.all()
+    c = fl.CountMin(width=100, depth=3)
+    c.add_many(keys)
+    est = np.zeros(100, dtype=np.uint32)
+    assert c.query_many(keys, out=est) is est and (est >= 1).all()
+    with pytest.raises(TypeError):
+        c.query_many(keys, out=np.zeros(100, dtype=bool))
