@@ -197,3 +197,26 @@ def test_kernel_errors(f):
 
 def test_no_crash_on_environment_kernel():
     assert os.environ.get("FILTERLAB_KERNEL", "") in ("", *[k.name for k in fl.kernels()])
+
+
+def test_unencodable_str_is_a_value_error(f):
+    lone = "\ud800"  # a lone surrogate has no UTF-8 form
+    with pytest.raises(UnicodeEncodeError):
+        f.add(lone)
+    with pytest.raises(ValueError):
+        f.contains_many(["ok", lone])
+
+
+def test_iterables_and_subclasses():
+    f = fl.Filter(n=100, fpr=0.01)
+    f.add_many(x for x in [b"a", b"b"])  # a generator is consumed once
+    assert f.contains_many((b"a", b"b")).all()
+
+    class MyFilter(fl.Filter):
+        pass
+
+    g = MyFilter(n=100, fpr=0.01)
+    g.add(1)
+    import copy
+    h = copy.deepcopy(g)  # through __reduce__: type(g).from_bytes
+    assert type(h) is MyFilter and 1 in h
