@@ -17,6 +17,7 @@
 #define BF_EXPANSION_DEFAULT 2
 
 typedef struct bf_value {
+    flr_value_header h; /* first: dump.c reads it */
     fl_sbf *sbf;
     int warned_full; /* the "non scaling filter is full" warning was logged */
 } bf_value;
@@ -37,6 +38,7 @@ static bf_value *bf_wrap(fl_sbf *sbf) {
         return NULL;
     }
     b->sbf = sbf;
+    flr_touch(b);
     return b;
 }
 
@@ -194,7 +196,10 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
                     (int)(len > 200 ? 200 : len), key, (unsigned long long)in.capacity);
         }
     }
-    if (count > 0 || failed_at > 0) RedisModule_ReplicateVerbatim(ctx);
+    if (count > 0 || failed_at > 0) {
+        flr_touch(b);
+        RedisModule_ReplicateVerbatim(ctx);
+    }
     if (single) {
         if (failed_at == 0 && st != FL_OK)
             st == FL_ERR_FULL ? RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full")

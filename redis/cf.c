@@ -20,6 +20,7 @@
 #define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
 
 typedef struct cf_value {
+    flr_value_header h; /* first: dump.c reads it */
     cf_chain *chain;
     int warned_full; /* the "filter is full" warning was logged */
 } cf_value;
@@ -40,6 +41,7 @@ static cf_value *cf_wrap(cf_chain *chain) {
         return NULL;
     }
     c->chain = chain;
+    flr_touch(c);
     return c;
 }
 
@@ -169,6 +171,7 @@ static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
     } else {
         fl_status st = cf_chain_add(c->chain, h);
         if (st == FL_OK) {
+            flr_touch(c);
             RedisModule_ReplicateVerbatim(ctx);
             RedisModule_ReplyWithLongLong(ctx, 1);
         } else if (st == FL_ERR_FULL) {
@@ -246,6 +249,7 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         for (size_t i = 0; i < b.n; i++)
             RedisModule_ReplyWithLongLong(ctx, i >= added ? -1 : b.flags[i] ? 0 : 1);
     }
+    flr_touch(c);
     RedisModule_ReplicateVerbatim(ctx);
     flr_batch_free(&b);
     RedisModule_CloseKey(key);
@@ -312,6 +316,7 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
     fl_status st = cf_chain_delete(c->chain, cf_chain_hash(c->chain, s, len));
     if (st == FL_OK) {
+        flr_touch(c);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_ReplyWithLongLong(ctx, 1);
     } else if (st == FL_ERR_NOT_FOUND) {

@@ -20,6 +20,7 @@
 #include "common.h"
 
 typedef struct cms_value {
+    flr_value_header h; /* first: dump.c reads it */
     fl_cms *cms;
 } cms_value;
 
@@ -39,6 +40,7 @@ static cms_value *cms_wrap(fl_cms *cms) {
         return NULL;
     }
     c->cms = cms;
+    flr_touch(c);
     return c;
 }
 
@@ -166,6 +168,7 @@ static int cmd_incrby(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         fl_status st = fl_cms_add_strings(c->cms, keys, lens, n, incs);
         if (st != FL_OK) flr_reply_status(ctx, st);
         else reply_estimates(ctx, c->cms, argv + 2, 2, n);
+        flr_touch(c);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_CloseKey(key);
     }
@@ -286,6 +289,7 @@ static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         } else {
             fl_cms_free(dst->cms);
             dst->cms = sum;
+            flr_touch(dst);
             RedisModule_ReplicateVerbatim(ctx);
             RedisModule_ReplyWithSimpleString(ctx, "OK");
         }
