@@ -17,6 +17,7 @@
 #define BF_EXPANSION_DEFAULT 2
 
 typedef struct bf_value {
+    flr_value_header h; /* first: dump.c reads it */
     fl_sbf *sbf;
     int warned_full; /* the "non scaling filter is full" warning was logged */
 } bf_value;
@@ -37,6 +38,7 @@ static bf_value *bf_wrap(fl_sbf *sbf) {
         return NULL;
     }
     b->sbf = sbf;
+    flr_touch(b);
     return b;
 }
 
@@ -194,7 +196,10 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
                     (int)(len > 200 ? 200 : len), key, (unsigned long long)in.capacity);
         }
     }
-    if (count > 0 || failed_at > 0) RedisModule_ReplicateVerbatim(ctx);
+    if (count > 0 || failed_at > 0) {
+        flr_touch(b);
+        RedisModule_ReplicateVerbatim(ctx);
+    }
     if (single) {
         if (failed_at == 0 && st != FL_OK)
             st == FL_ERR_FULL ? RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full")
@@ -249,7 +254,7 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     bf_options o = BF_DEFAULTS;
-    int nocreate = 0, items_at = -1, expansion_given = 0;
+    int nocreate = 0, items_at = -1, expansion_given = 0, sizing_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
         if (flr_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
@@ -260,9 +265,11 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &o.capacity))
                 return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
+            sizing_given = 1;
         } else if (flr_arg_is(argv[i], "ERROR") && i + 1 < argc) {
             if (!flr_arg_double(argv[++i], &o.error_rate))
                 return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+            sizing_given = 1;
         } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &o.expansion))
                 return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
@@ -274,6 +281,10 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
     }
     if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
+    /* RedisBloom: NOCREATE cannot come with the sizing of a filter it will not create. */
+    if (nocreate && sizing_given)
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
+                                               "ERROR");
     if (o.nonscaling && expansion_given)
         return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
@@ -519,12 +530,15 @@ const char *flr_bf_kernel(void *v) {
     return fl_filter_kernel(fl_sbf_filter_at(((bf_value *)v)->sbf, 0));
 }
 
+static void bf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &BF_DUMP, v); }
+
 int flr_bf_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = bf_rdb_load,
                                  .rdb_save = bf_rdb_save,
                                  .aof_rewrite = bf_aof_rewrite,
                                  .mem_usage = bf_mem_usage,
+                                 .digest = bf_digest,
                                  .free = bf_free};
     /* Type names are 9 characters from A-Z a-z 0-9 _ - (the module API's rule). */
     flr_bf_type = RedisModule_CreateDataType(ctx, "flab-sbf1", BF_ENCODING_VERSION, &tm);

@@ -20,6 +20,7 @@
 #define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
 
 typedef struct cf_value {
+    flr_value_header h; /* first: dump.c reads it */
     cf_chain *chain;
     int warned_full; /* the "filter is full" warning was logged */
 } cf_value;
@@ -40,6 +41,7 @@ static cf_value *cf_wrap(cf_chain *chain) {
         return NULL;
     }
     c->chain = chain;
+    flr_touch(c);
     return c;
 }
 
@@ -169,6 +171,7 @@ static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
     } else {
         fl_status st = cf_chain_add(c->chain, h);
         if (st == FL_OK) {
+            flr_touch(c);
             RedisModule_ReplicateVerbatim(ctx);
             RedisModule_ReplyWithLongLong(ctx, 1);
         } else if (st == FL_ERR_FULL) {
@@ -195,7 +198,7 @@ static int cmd_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     cf_config cfg = CF_DEFAULTS;
-    int nocreate = 0, items_at = -1;
+    int nocreate = 0, items_at = -1, capacity_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
         if (flr_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
@@ -204,11 +207,15 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &cfg.capacity) || cfg.capacity == 0)
                 return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+            capacity_given = 1;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
     }
     if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
+    /* RedisBloom: NOCREATE and CAPACITY exclude each other. */
+    if (nocreate && capacity_given)
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY");
     cf_value *c;
     RedisModuleKey *key = open_for_add(ctx, argv[1], &cfg, nocreate, &c);
     if (!key) return REDISMODULE_OK;
@@ -242,6 +249,7 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         for (size_t i = 0; i < b.n; i++)
             RedisModule_ReplyWithLongLong(ctx, i >= added ? -1 : b.flags[i] ? 0 : 1);
     }
+    flr_touch(c);
     RedisModule_ReplicateVerbatim(ctx);
     flr_batch_free(&b);
     RedisModule_CloseKey(key);
@@ -308,6 +316,7 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
     fl_status st = cf_chain_delete(c->chain, cf_chain_hash(c->chain, s, len));
     if (st == FL_OK) {
+        flr_touch(c);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_ReplyWithLongLong(ctx, 1);
     } else if (st == FL_ERR_NOT_FOUND) {
@@ -457,12 +466,15 @@ static void cf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) 
 
 const char *flr_cf_kernel(void *v) { return fl_filter_kernel(((cf_value *)v)->chain->f[0]); }
 
+static void cf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CF_DUMP, v); }
+
 int flr_cf_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = cf_rdb_load,
                                  .rdb_save = cf_rdb_save,
                                  .aof_rewrite = cf_aof_rewrite,
                                  .mem_usage = cf_mem_usage,
+                                 .digest = cf_digest,
                                  .free = cf_free};
     flr_cf_type = RedisModule_CreateDataType(ctx, "flab-cuc1", CF_ENCODING_VERSION, &tm);
     if (!flr_cf_type) return REDISMODULE_ERR;

@@ -8,6 +8,7 @@
 /* Slots of filter i: capacity * expansion^i, saturating (creation then fails TOO_LARGE). */
 static uint64_t filter_slots(const cf_config *cfg, uint32_t i) {
     uint64_t slots = cfg->capacity;
+    if (i > 0 && cfg->expansion == 0) return UINT64_MAX; /* a non-growing chain has one */
     for (uint32_t j = 0; j < i; j++) {
         if (slots > UINT64_MAX / cfg->expansion) return UINT64_MAX;
         slots *= cfg->expansion;

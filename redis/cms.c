@@ -20,6 +20,7 @@
 #include "common.h"
 
 typedef struct cms_value {
+    flr_value_header h; /* first: dump.c reads it */
     fl_cms *cms;
 } cms_value;
 
@@ -39,6 +40,7 @@ static cms_value *cms_wrap(fl_cms *cms) {
         return NULL;
     }
     c->cms = cms;
+    flr_touch(c);
     return c;
 }
 
@@ -166,6 +168,7 @@ static int cmd_incrby(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         fl_status st = fl_cms_add_strings(c->cms, keys, lens, n, incs);
         if (st != FL_OK) flr_reply_status(ctx, st);
         else reply_estimates(ctx, c->cms, argv + 2, 2, n);
+        flr_touch(c);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_CloseKey(key);
     }
@@ -217,10 +220,18 @@ static fl_status merge_weighted(fl_cms *dst, const fl_cms *src, uint64_t weight)
 /* CMS.MERGE destination numKeys source [source ...] [WEIGHTS weight [weight ...]]: the
  * destination (which must exist, with the sources' dimensions) becomes the weighted sum. */
 static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    if (argc < 4) return RedisModule_WrongArity(ctx);
     uint64_t nkeys;
-    if (!flr_arg_u64(argv[2], &nkeys) || nkeys == 0 || nkeys > (uint64_t)argc - 3)
-        return RedisModule_ReplyWithError(ctx, "CMS: invalid numkeys");
+    int nkeys_ok = argc >= 4 && flr_arg_u64(argv[2], &nkeys) && nkeys > 0 &&
+                   nkeys <= (uint64_t)argc - 3;
+    /* getkeys-api: the destination and every source are keys (Redis Cluster then refuses
+     * sources in other slots with CROSSSLOT, and ACLs see them). */
+    if (RedisModule_IsKeysPositionRequest(ctx)) {
+        if (argc >= 2) RedisModule_KeyAtPos(ctx, 1);
+        for (uint64_t i = 0; nkeys_ok && i < nkeys; i++) RedisModule_KeyAtPos(ctx, 3 + (int)i);
+        return REDISMODULE_OK;
+    }
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    if (!nkeys_ok) return RedisModule_ReplyWithError(ctx, "CMS: invalid numkeys");
     int rest = argc - 3 - (int)nkeys;
     if (rest != 0 && (rest != (int)nkeys + 1 || !flr_arg_is(argv[3 + nkeys], "WEIGHTS")))
         return RedisModule_ReplyWithError(ctx, "CMS: wrong number of keys/weights");
@@ -278,6 +289,7 @@ static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         } else {
             fl_cms_free(dst->cms);
             dst->cms = sum;
+            flr_touch(dst);
             RedisModule_ReplicateVerbatim(ctx);
             RedisModule_ReplyWithSimpleString(ctx, "OK");
         }
@@ -399,12 +411,15 @@ static void cms_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v)
 
 const char *flr_cms_kernel(void *v) { return fl_cms_kernel(((cms_value *)v)->cms); }
 
+static void cms_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CMS_DUMP, v); }
+
 int flr_cms_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = cms_rdb_load,
                                  .rdb_save = cms_rdb_save,
                                  .aof_rewrite = cms_aof_rewrite,
                                  .mem_usage = cms_mem_usage,
+                                 .digest = cms_digest,
                                  .free = cms_free};
     flr_cms_type = RedisModule_CreateDataType(ctx, "flab-cms1", CMS_ENCODING_VERSION, &tm);
     if (!flr_cms_type) return REDISMODULE_ERR;
@@ -418,7 +433,7 @@ int flr_cms_register(RedisModuleCtx *ctx) {
         {"CMS.INITBYPROB", cmd_initbyprob, "write deny-oom", 1},
         {"CMS.INCRBY", cmd_incrby, "write deny-oom", 1},
         {"CMS.QUERY", cmd_query, "readonly fast", 1},
-        {"CMS.MERGE", cmd_merge, "write deny-oom", 1},
+        {"CMS.MERGE", cmd_merge, "write deny-oom getkeys-api", 1},
         {"CMS.INFO", cmd_info, "readonly fast", 1},
         {"CMS.SCANDUMP", cmd_scandump, "readonly", 1},
         {"CMS.LOADCHUNK", cmd_loadchunk, "write deny-oom", 1},

@@ -56,6 +56,17 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
 int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                   const flr_dump_ops *ops);
 
+/* Every value struct starts with this header. generation changes at every write (and is
+ * new for every value), so SCANDUMP can reuse one serialization across the calls of a dump
+ * of an unchanged value (dump.c). */
+typedef struct flr_value_header {
+    uint64_t generation;
+} flr_value_header;
+/* A generation never used before (a process-wide counter; the server is single-threaded). */
+uint64_t flr_next_generation(void);
+/* Marks a value as written: a new generation. Call it where the write is replicated. */
+#define flr_touch(value) ((value)->h.generation = flr_next_generation())
+
 /* Per-type registration (bf.c, cf.c, cms.c, topk.c). */
 int flr_bf_register(RedisModuleCtx *ctx);
 int flr_cf_register(RedisModuleCtx *ctx);
@@ -65,6 +76,10 @@ int flr_topk_register(RedisModuleCtx *ctx);
 /* AOF rewrite of a blob as `command key iter chunk` lines (the chunks SCANDUMP gives). */
 void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *command, int kind,
                      const uint8_t *blob, size_t len);
+
+/* DEBUG DIGEST of a value: its serialization (equal values, equal digests: a replica's
+ * DEBUG DIGEST matches its primary's). */
+void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value);
 
 /* The kernel a value's lookups use (FILTERLAB.INFO). */
 const char *flr_bf_kernel(void *value);

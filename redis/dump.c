@@ -1,10 +1,12 @@
 /*
  * SCANDUMP and LOADCHUNK for any type that serializes to one blob (chunk format: chunk.h).
  *
- * SCANDUMP key iter: serializes the value, returns chunk number `iter` (0 first) and the
- * cursor iter + 1; past the end it returns [0, ""] (RedisBloom's end marker). The value is
- * serialized again at every call, so a value modified during a dump gives chunks of two
- * different blobs: the loader then refuses them (their blob hashes differ).
+ * SCANDUMP key iter: returns chunk number `iter` (0 first) of the value's serialization and
+ * the cursor iter + 1; past the end it returns [0, ""] (RedisBloom's end marker). The
+ * serialization of the value last dumped is kept while its generation (common.h) is
+ * unchanged, so a dump of n chunks serializes once, not n times; it is dropped when a dump
+ * reaches its end. A value modified during a dump is serialized anew: its later chunks
+ * belong to another blob, and the loader refuses them (their blob hashes differ).
  *
  * LOADCHUNK key iter data: chunks must come in SCANDUMP order. A load in progress is kept
  * beside the keyspace, not in it, per (database, key, type): the key is created or replaced
@@ -32,6 +34,24 @@ typedef struct pending_load {
 
 static pending_load pending[PENDING_MAX];
 static uint64_t pending_clock;
+
+static uint64_t generations;
+
+uint64_t flr_next_generation(void) { return ++generations; }
+
+/* The serialization SCANDUMP made last (see above). */
+static struct {
+    uint64_t generation; /* 0: empty */
+    int kind;
+    uint8_t *blob;
+    size_t len;
+    uint64_t hash;
+} dumped;
+
+static void drop_dumped(void) {
+    free(dumped.blob);
+    memset(&dumped, 0, sizeof dumped);
+}
 
 static pending_load *find_pending(int db, int kind, const char *key, size_t len) {
     for (int i = 0; i < PENDING_MAX; i++) {
@@ -79,28 +99,37 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
     }
-    const char *err = NULL;
-    size_t len;
-    uint8_t *blob = ops->serialize(value, &len, &err);
-    RedisModule_CloseKey(key);
-    if (!blob) return RedisModule_ReplyWithError(ctx, err);
-    uint8_t *chunk = malloc(FLR_CHUNK_HEADER + FLR_CHUNK_PIECE_MAX);
-    if (!chunk) {
-        free(blob);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    uint64_t generation = ((const flr_value_header *)value)->generation;
+    if (dumped.generation != generation || dumped.kind != ops->kind) {
+        drop_dumped();
+        const char *err = NULL;
+        size_t len;
+        uint8_t *blob = ops->serialize(value, &len, &err);
+        if (!blob) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, err);
+        }
+        dumped.generation = generation;
+        dumped.kind = ops->kind;
+        dumped.blob = blob;
+        dumped.len = len;
+        dumped.hash = flr_blob_hash(blob, len);
     }
+    RedisModule_CloseKey(key);
+    uint8_t *chunk = malloc(FLR_CHUNK_HEADER + FLR_CHUNK_PIECE_MAX);
+    if (!chunk) return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     size_t chunk_len;
     RedisModule_ReplyWithArray(ctx, 2);
-    if (flr_chunk_encode((flr_chunk_kind)ops->kind, blob, len, flr_blob_hash(blob, len), iter,
+    if (flr_chunk_encode((flr_chunk_kind)ops->kind, dumped.blob, dumped.len, dumped.hash, iter,
                          chunk, &chunk_len)) {
         RedisModule_ReplyWithLongLong(ctx, (long long)(iter + 1));
         RedisModule_ReplyWithStringBuffer(ctx, (const char *)chunk, chunk_len);
     } else {
+        drop_dumped(); /* the dump is over */
         RedisModule_ReplyWithLongLong(ctx, 0);
         RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     }
     free(chunk);
-    free(blob);
     return REDISMODULE_OK;
 }
 
@@ -172,4 +201,14 @@ void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *com
         RedisModule_EmitAOF(aof, command, "slb", key, (long long)(i + 1), (const char *)chunk,
                             chunk_len);
     free(chunk);
+}
+
+void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value) {
+    const char *err;
+    size_t len;
+    uint8_t *blob = ops->serialize(value, &len, &err);
+    if (!blob) return;
+    RedisModule_DigestAddStringBuffer(md, (const char *)blob, len);
+    RedisModule_DigestEndSequence(md);
+    free(blob);
 }

@@ -102,6 +102,10 @@ typedef struct RedisModuleTypeMethods {
     X(void, EmitAOF, (RedisModuleIO *, const char *, const char *, ...))                       \
     X(void, Log, (RedisModuleCtx *, const char *, const char *, ...))                          \
     X(void, LogIOError, (RedisModuleIO *, const char *, const char *, ...))                    \
+    X(int, IsKeysPositionRequest, (RedisModuleCtx *))                                          \
+    X(void, KeyAtPos, (RedisModuleCtx *, int))                                                 \
+    X(void, DigestAddStringBuffer, (RedisModuleDigest *, const char *, size_t))                \
+    X(void, DigestEndSequence, (RedisModuleDigest *))                                          \
     X(void, Free, (void *))
 
 #define FLR_API_DECLARE(ret, name, params) extern ret(*RedisModule_##name) params;

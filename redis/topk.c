@@ -24,6 +24,7 @@
 #define TOPK_DECAY_DEFAULT 0.9
 
 typedef struct topk_value {
+    flr_value_header h; /* first: dump.c reads it */
     fl_cms *cms;
     uint32_t k;
     double decay;
@@ -51,6 +52,7 @@ static topk_value *topk_wrap(fl_cms *cms, double decay) {
         return NULL;
     }
     t->cms = cms;
+    flr_touch(t);
     t->k = in.topk;
     t->decay = decay;
     return t;
@@ -188,6 +190,7 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
         fl_status st = add_and_reply(ctx, t, s, len, (uint32_t)inc);
         if (st != FL_OK) flr_reply_status(ctx, st);
     }
+    flr_touch(t);
     RedisModule_ReplicateVerbatim(ctx);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -373,12 +376,15 @@ static void topk_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v
 
 const char *flr_topk_kernel(void *v) { return fl_cms_kernel(((topk_value *)v)->cms); }
 
+static void topk_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &TOPK_DUMP, v); }
+
 int flr_topk_register(RedisModuleCtx *ctx) {
     RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
                                  .rdb_load = topk_rdb_load,
                                  .rdb_save = topk_rdb_save,
                                  .aof_rewrite = topk_aof_rewrite,
                                  .mem_usage = topk_mem_usage,
+                                 .digest = topk_digest,
                                  .free = topk_free};
     flr_topk_type = RedisModule_CreateDataType(ctx, "flab-tpk1", TOPK_ENCODING_VERSION, &tm);
     if (!flr_topk_type) return REDISMODULE_ERR;

@@ -195,6 +195,9 @@ def test_cms(r):
     check(cms.merge("sum", 2, ["dim", "other"], [3, 2]) is True, "CMS.MERGE WEIGHTS")
     check(cms.query("sum", "a", "b", "c") == [26, 6, 14], "CMS.MERGE WEIGHTS 3, 2")
     check(cms.info("sum").count == 3 * 10 + 2 * 8, "CMS.MERGE WEIGHTS count")
+    keys = RAW.command_getkeys("CMS.MERGE", "sum", 2, "dim", "other", "WEIGHTS", 1, 2)
+    check([k.decode() if isinstance(k, bytes) else k for k in keys] == ["sum", "dim", "other"],
+          "CMS.MERGE declares its source keys (Redis Cluster checks their slots)")
     cms.initbydim("narrow", 10, 5)
     check(refused(cms.merge, "sum", 2, ["dim", "narrow"], match="width/depth"),
           "CMS.MERGE of different dimensions")
@@ -268,6 +271,8 @@ def test_errors(r):
         (("BF.MADD", "k"), "wrong number"),
         (("BF.INSERT", "k", "ITEMS"), "wrong number"),
         (("BF.INSERT", "k", "CAPACITY", "x", "ITEMS", "a"), "bad capacity"),
+        (("BF.INSERT", "abf", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE"),
+        (("CF.INSERT", "k", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE"),
         (("BF.INFO", "abf", "BOGUS"), "invalid"),
         (("BF.INFO", "missing"), "not found"),
         (("BF.SCANDUMP", "abf", "x"), "invalid iterator"),
@@ -481,6 +486,15 @@ def test_scandump(r):
     check(bf.info("copy").insertedNum == bf.info("sbig").insertedNum, "the copy's item count")
     neg = items("neg", 5000)
     check(bf.mexists("copy", *neg) == bf.mexists("sbig", *neg), "copy answers as the original")
+    # A filter modified during its dump: the chunks after the write belong to another
+    # serialization, and the loader refuses to mix them.
+    it0, d0 = bf.scandump("sbig", 0)
+    bf.add("sbig", "written-during-the-dump")
+    it1, d1 = bf.scandump("sbig", it0)
+    check(bf.loadchunk("mixed", it0, d0) in (True, b"OK", "OK"), "first chunk of the dump")
+    check(refused(bf.loadchunk, "mixed", it1, d1, match="out of order"),
+          "a chunk serialized after a write does not continue the dump before it")
+    check(not r.exists("mixed"), "no key from a mixed dump")
     # Loading onto an existing key replaces it; onto a key of another type is WRONGTYPE.
     bf.add("existing", "old")
     for it, data in chunks:
@@ -543,6 +557,8 @@ def test_replication(primary, tmp):
               r.execute_command("BF.MEXISTS", "repl:bf", *neg), "same answers on the replica")
         check(s.execute_command("CF.MEXISTS", "repl:cf", *neg) ==
               r.execute_command("CF.MEXISTS", "repl:cf", *neg), "same CF answers on the replica")
+        check(s.execute_command("DEBUG", "DIGEST") == r.execute_command("DEBUG", "DIGEST"),
+              "DEBUG DIGEST of the replica equals the primary's (byte-equal values)")
         # LOADCHUNK replicates too.
         for it, data in dump_chunks(r, "BF.SCANDUMP", "repl:bf"):
             r.execute_command("BF.LOADCHUNK", "repl:bfcopy", it, data)
@@ -556,6 +572,8 @@ def test_replication(primary, tmp):
         wait_for(lambda: s.info("replication").get("master_link_status") == "up", "resync")
         r.execute_command("WAIT", 1, 10000)
         verify(s, "on the replica after a full resync")
+        check(s.execute_command("DEBUG", "DIGEST") == r.execute_command("DEBUG", "DIGEST"),
+              "DEBUG DIGEST after a full resync")
 
 
 def main():
