@@ -1,0 +1,567 @@
+/*
+ * BF.*: RedisBloom's Bloom filter commands on filterlab's scalable Bloom filter
+ * (include/filterlab_sbf.h), with RedisBloom's syntax, defaults (error rate 0.01, capacity
+ * 100, expansion 2) and replies. Beyond RedisBloom: VARIANT <name> at BF.RESERVE / BF.INSERT
+ * picks the Bloom variant of the sub-filters (default block512: one cache line per key and
+ * sub-filter; classic is RedisBloom's own layout), and BF.INFO adds the fill, the FPR
+ * predicted at the current fill, the variant and the kernel.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk.h"
+#include "common.h"
+
+#define BF_ERROR_RATE_DEFAULT 0.01
+#define BF_CAPACITY_DEFAULT 100
+#define BF_EXPANSION_DEFAULT 2
+
+typedef struct bf_value {
+    flr_value_header h; /* first: dump.c reads it */
+    fl_sbf *sbf;
+    int warned_full; /* the "non scaling filter is full" warning was logged */
+} bf_value;
+
+RedisModuleType *flr_bf_type;
+
+static void bf_free(void *v) {
+    bf_value *b = v;
+    if (!b) return;
+    fl_sbf_free(b->sbf);
+    free(b);
+}
+
+static bf_value *bf_wrap(fl_sbf *sbf) {
+    bf_value *b = calloc(1, sizeof *b);
+    if (!b) {
+        fl_sbf_free(sbf);
+        return NULL;
+    }
+    b->sbf = sbf;
+    flr_touch(b);
+    return b;
+}
+
+/* ---- options ---------------------------------------------------------------------- */
+
+typedef struct bf_options {
+    double error_rate;
+    uint64_t capacity, expansion;
+    int nonscaling;
+    fl_variant variant;
+} bf_options;
+
+static const bf_options BF_DEFAULTS = {BF_ERROR_RATE_DEFAULT, BF_CAPACITY_DEFAULT,
+                                       BF_EXPANSION_DEFAULT, 0, FL_BLOCK512};
+
+/* Parses VARIANT's value; replies and returns 0 on an error. */
+static int parse_variant(RedisModuleCtx *ctx, RedisModuleString *arg, fl_variant *out) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    char name[32];
+    if (len >= sizeof name) goto bad;
+    memcpy(name, s, len);
+    name[len] = 0;
+    fl_variant_info vi;
+    if (fl_variant_parse(name, out) != FL_OK || fl_variant_describe(*out, &vi) != FL_OK ||
+        vi.unit_slots != 0 || vi.counter_bits != 0)
+        goto bad;
+    return 1;
+bad:
+    RedisModule_ReplyWithError(ctx, "ERR bad variant (a Bloom variant: classic, block512, "
+                                    "split256, reg64)");
+    return 0;
+}
+
+static int check_rate_capacity(RedisModuleCtx *ctx, const bf_options *o) {
+    if (!(o->error_rate > 0 && o->error_rate < 1)) {
+        RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1)");
+        return 0;
+    }
+    if (o->capacity == 0) {
+        RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
+        return 0;
+    }
+    if (o->expansion == 0) {
+        RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
+        return 0;
+    }
+    return 1;
+}
+
+/* A new chain; replies with the error and returns NULL on failure. */
+static bf_value *bf_create(RedisModuleCtx *ctx, const bf_options *o) {
+    fl_sbf_config cfg = {.capacity = o->capacity, .error_rate = o->error_rate,
+                         .growth = (double)o->expansion, .variant = o->variant,
+                         .flags = o->nonscaling ? FL_SBF_NONSCALING : 0,
+                         .max_bytes = FLR_MAX_BYTES};
+    fl_sbf *sbf;
+    fl_status st = fl_sbf_create(&cfg, &sbf);
+    if (st != FL_OK) {
+        flr_reply_status(ctx, st);
+        return NULL;
+    }
+    bf_value *b = bf_wrap(sbf);
+    if (!b) RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    return b;
+}
+
+/* ---- commands ------------------------------------------------------------------------ */
+
+/* BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] [VARIANT name] */
+static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    bf_options o = BF_DEFAULTS;
+    if (!flr_arg_double(argv[2], &o.error_rate))
+        return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+    if (!flr_arg_u64(argv[3], &o.capacity))
+        return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
+    int expansion_given = 0;
+    for (int i = 4; i < argc; i++) {
+        if (flr_arg_is(argv[i], "NONSCALING")) {
+            o.nonscaling = 1;
+        } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
+            if (!flr_arg_u64(argv[++i], &o.expansion))
+                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+            expansion_given = 1;
+        } else if (flr_arg_is(argv[i], "VARIANT") && i + 1 < argc) {
+            if (!parse_variant(ctx, argv[++i], &o.variant)) return REDISMODULE_OK;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
+        }
+    }
+    if (o.nonscaling && expansion_given)
+        return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
+    if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    bf_value *b = bf_create(ctx, &o);
+    if (b) {
+        RedisModule_ModuleTypeSetValue(key, flr_bf_type, b);
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* Adds items[0..n) (hashed first, then one batch call) and replies: one integer (single)
+ * or an array where an item that could not be added is an error element, as RedisBloom
+ * replies. */
+static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
+                     RedisModuleString **items, size_t n, int single) {
+    flr_batch batch;
+    if (!flr_batch_alloc(&batch, n)) return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(items[i], &len);
+        batch.hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
+    }
+    size_t count = 0;
+    fl_status st = fl_sbf_add_hashes(b->sbf, batch.hashes, n, batch.flags, &count);
+    /* On an error the items before the failing one were added (added[] says which); the
+     * failing one and those after it get the error. */
+    size_t failed_at = n;
+    if (st != FL_OK) {
+        failed_at = 0;
+        for (size_t i = 0; i < n; i++)
+            if (batch.flags[i]) failed_at = i + 1;
+        /* flags are 0 for duplicates too: the first error index is the first item not
+         * added after the last one added that the library did not report as present. A
+         * retry of the failing item alone tells which exactly. */
+        for (size_t i = failed_at; i < n; i++) {
+            int added;
+            if (fl_sbf_add_hash(b->sbf, batch.hashes[i], &added) != FL_OK) {
+                failed_at = i;
+                break;
+            }
+            batch.flags[i] = (uint8_t)added;
+            failed_at = i + 1;
+        }
+        if (st == FL_ERR_FULL && !b->warned_full) {
+            b->warned_full = 1;
+            fl_sbf_info in;
+            fl_sbf_get_info(b->sbf, &in);
+            size_t len;
+            const char *key = RedisModule_StringPtrLen(name, &len);
+            flr_log(ctx, "warning",
+                    "filterlab: non-scaling Bloom filter '%.*s' reached its capacity (%llu "
+                    "items): further adds are refused",
+                    (int)(len > 200 ? 200 : len), key, (unsigned long long)in.capacity);
+        }
+    }
+    if (count > 0 || failed_at > 0) {
+        flr_touch(b);
+        RedisModule_ReplicateVerbatim(ctx);
+    }
+    if (single) {
+        if (failed_at == 0 && st != FL_OK)
+            st == FL_ERR_FULL ? RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full")
+                              : flr_reply_status(ctx, st);
+        else
+            RedisModule_ReplyWithLongLong(ctx, batch.flags[0]);
+    } else {
+        RedisModule_ReplyWithArray(ctx, (long)n);
+        for (size_t i = 0; i < n; i++) {
+            if (i < failed_at)
+                RedisModule_ReplyWithLongLong(ctx, batch.flags[i]);
+            else if (st == FL_ERR_FULL)
+                RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+            else
+                flr_reply_status(ctx, st);
+        }
+    }
+    flr_batch_free(&batch);
+    return REDISMODULE_OK;
+}
+
+/* BF.ADD key item / BF.MADD key item [item ...]: a missing key is created with the
+ * defaults. */
+static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
+    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!v) {
+        v = bf_create(ctx, &BF_DEFAULTS);
+        if (!v) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+        RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
+    }
+    add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return add_common(ctx, argv, argc, 1);
+}
+static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return add_common(ctx, argv, argc, 0);
+}
+
+/* BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING]
+ *           [VARIANT name] ITEMS item [item ...] */
+static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    bf_options o = BF_DEFAULTS;
+    int nocreate = 0, items_at = -1, expansion_given = 0, sizing_given = 0;
+    for (int i = 2; i < argc && items_at < 0; i++) {
+        if (flr_arg_is(argv[i], "ITEMS")) {
+            items_at = i + 1;
+        } else if (flr_arg_is(argv[i], "NOCREATE")) {
+            nocreate = 1;
+        } else if (flr_arg_is(argv[i], "NONSCALING")) {
+            o.nonscaling = 1;
+        } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
+            if (!flr_arg_u64(argv[++i], &o.capacity))
+                return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
+            sizing_given = 1;
+        } else if (flr_arg_is(argv[i], "ERROR") && i + 1 < argc) {
+            if (!flr_arg_double(argv[++i], &o.error_rate))
+                return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+            sizing_given = 1;
+        } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
+            if (!flr_arg_u64(argv[++i], &o.expansion))
+                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+            expansion_given = 1;
+        } else if (flr_arg_is(argv[i], "VARIANT") && i + 1 < argc) {
+            if (!parse_variant(ctx, argv[++i], &o.variant)) return REDISMODULE_OK;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
+        }
+    }
+    if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
+    /* RedisBloom: NOCREATE cannot come with the sizing of a filter it will not create. */
+    if (nocreate && sizing_given)
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
+                                               "ERROR");
+    if (o.nonscaling && expansion_given)
+        return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
+    if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!v) {
+        if (nocreate) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR not found");
+        }
+        v = bf_create(ctx, &o);
+        if (!v) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+        RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
+    }
+    add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at), 0);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */
+static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
+    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    size_t n = (size_t)(argc - 2);
+    flr_batch batch;
+    if (!flr_batch_alloc(&batch, n)) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    if (v) {
+        bf_value *b = v;
+        for (size_t i = 0; i < n; i++) {
+            size_t len;
+            const char *s = RedisModule_StringPtrLen(argv[2 + i], &len);
+            batch.hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
+        }
+        fl_sbf_contains_hashes(b->sbf, batch.hashes, n, batch.flags, NULL);
+    }
+    if (single) {
+        RedisModule_ReplyWithLongLong(ctx, batch.flags[0]);
+    } else {
+        RedisModule_ReplyWithArray(ctx, (long)n);
+        for (size_t i = 0; i < n; i++) RedisModule_ReplyWithLongLong(ctx, batch.flags[i]);
+    }
+    flr_batch_free(&batch);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return exists_common(ctx, argv, argc, 1);
+}
+static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return exists_common(ctx, argv, argc, 0);
+}
+
+/* BF.CARD key: items added (0 for a missing key). */
+static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    RedisModule_ReplyWithLongLong(ctx, v ? (long long)fl_sbf_count(((bf_value *)v)->sbf) : 0);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static size_t bf_mem_usage(const void *v) {
+    const bf_value *b = v;
+    fl_sbf_info in;
+    if (fl_sbf_get_info(b->sbf, &in) != FL_OK) return sizeof *b;
+    /* The payload plus the chain's bookkeeping: a header and a filter object per link. */
+    return sizeof *b + in.bytes + 256 + (size_t)in.filters * 256;
+}
+
+/* Bits set over bits of all sub-filters. */
+static double bf_fill(const fl_sbf *s, uint32_t filters) {
+    double set = 0, bits = 0;
+    for (uint32_t i = 0; i < filters; i++) {
+        fl_info in;
+        if (fl_get_info(fl_sbf_filter_at(s, i), &in) != FL_OK) continue;
+        set += (double)in.bits_set;
+        bits += (double)in.bytes * 8;
+    }
+    return bits > 0 ? set / bits : 0;
+}
+
+/* BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]: RedisBloom's fields, then
+ * filterlab's (monitoring: total capacity before the next growth, fill, the FPR the models
+ * predict at the current item counts, variant, kernel). */
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    bf_value *b = v;
+    fl_sbf_info in;
+    fl_sbf_get_info(b->sbf, &in);
+    long long size = (long long)bf_mem_usage(b);
+    int nonscaling = (in.flags & FL_SBF_NONSCALING) != 0;
+    if (argc == 3) {
+        long long value;
+        if (flr_arg_is(argv[2], "CAPACITY")) value = (long long)in.total_capacity;
+        else if (flr_arg_is(argv[2], "SIZE")) value = size;
+        else if (flr_arg_is(argv[2], "FILTERS")) value = in.filters;
+        else if (flr_arg_is(argv[2], "ITEMS")) value = (long long)in.items;
+        else if (flr_arg_is(argv[2], "EXPANSION")) value = nonscaling ? -1 : (long long)in.growth;
+        else {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR invalid information value");
+        }
+        RedisModule_ReplyWithArray(ctx, 1);
+        if (value < 0) RedisModule_ReplyWithNull(ctx);
+        else RedisModule_ReplyWithLongLong(ctx, value);
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    RedisModule_ReplyWithArray(ctx, 24);
+    RedisModule_ReplyWithSimpleString(ctx, "Capacity");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.total_capacity);
+    RedisModule_ReplyWithSimpleString(ctx, "Size");
+    RedisModule_ReplyWithLongLong(ctx, size);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of filters");
+    RedisModule_ReplyWithLongLong(ctx, in.filters);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of items inserted");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.items);
+    RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
+    if (nonscaling) RedisModule_ReplyWithNull(ctx);
+    else RedisModule_ReplyWithLongLong(ctx, (long long)in.growth);
+    RedisModule_ReplyWithSimpleString(ctx, "Error rate");
+    RedisModule_ReplyWithDouble(ctx, in.error_rate);
+    RedisModule_ReplyWithSimpleString(ctx, "Initial capacity");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.capacity);
+    RedisModule_ReplyWithSimpleString(ctx, "Fill");
+    RedisModule_ReplyWithDouble(ctx, bf_fill(b->sbf, in.filters));
+    RedisModule_ReplyWithSimpleString(ctx, "Predicted FPR");
+    RedisModule_ReplyWithDouble(ctx, in.predicted_fpr);
+    RedisModule_ReplyWithSimpleString(ctx, "Payload bytes");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.bytes);
+    RedisModule_ReplyWithSimpleString(ctx, "Variant");
+    const char *name = fl_variant_name(in.variant);
+    RedisModule_ReplyWithSimpleString(ctx, name ? name : "?");
+    RedisModule_ReplyWithSimpleString(ctx, "Kernel");
+    RedisModule_ReplyWithSimpleString(ctx, fl_filter_kernel(fl_sbf_filter_at(b->sbf, 0)));
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ---- serialization: RDB, AOF, SCANDUMP ----------------------------------------------- */
+
+static uint8_t *bf_serialize(const void *v, size_t *len, const char **err) {
+    const bf_value *b = v;
+    size_t cap = fl_sbf_serialized_size(b->sbf);
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!buf) {
+        *err = "ERR out of memory";
+        return NULL;
+    }
+    if (fl_sbf_save_mem(b->sbf, buf, cap, len) != FL_OK) {
+        free(buf);
+        *err = "ERR could not serialize the filter";
+        return NULL;
+    }
+    return buf;
+}
+
+static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
+    fl_sbf *sbf;
+    fl_status st = fl_sbf_load_mem(blob, len, FLR_MAX_BYTES, &sbf);
+    if (st != FL_OK) {
+        *err = "ERR invalid dump: the filter does not load";
+        return NULL;
+    }
+    bf_value *b = bf_wrap(sbf);
+    if (!b) *err = "ERR out of memory";
+    return b;
+}
+
+static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize,
+                                     bf_free};
+
+static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return flr_scandump(ctx, argv, argc, &BF_DUMP);
+}
+static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return flr_loadchunk(ctx, argv, argc, &BF_DUMP);
+}
+
+#define BF_ENCODING_VERSION 1
+
+/* RDB: the library's own serialization (fl_sbf_save_mem) as one string. */
+static void bf_rdb_save(RedisModuleIO *io, void *v) {
+    const char *err;
+    size_t len = 0;
+    uint8_t *blob = bf_serialize(v, &len, &err);
+    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
+    free(blob);
+}
+
+static void *bf_rdb_load(RedisModuleIO *io, int encver) {
+    if (encver != BF_ENCODING_VERSION) {
+        RedisModule_LogIOError(io, "warning", "filterlab: unknown BF encoding %d", encver);
+        return NULL;
+    }
+    size_t len;
+    char *buf = RedisModule_LoadStringBuffer(io, &len);
+    if (RedisModule_IsIOError(io) || !buf) {
+        if (buf) RedisModule_Free(buf);
+        return NULL;
+    }
+    const char *err;
+    void *v = bf_deserialize((const uint8_t *)buf, len, &err);
+    RedisModule_Free(buf);
+    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: BF value refused: %s", err);
+    return v;
+}
+
+/* AOF rewrite: the value as BF.LOADCHUNK chunks (the same chunks SCANDUMP gives). */
+static void bf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
+    const char *err;
+    size_t len;
+    uint8_t *blob = bf_serialize(v, &len, &err);
+    if (!blob) {
+        RedisModule_LogIOError(aof, "warning", "filterlab: BF AOF rewrite failed: %s", err);
+        return;
+    }
+    flr_emit_chunks(aof, key, "BF.LOADCHUNK", FLR_CHUNK_BF, blob, len);
+    free(blob);
+}
+
+const char *flr_bf_kernel(void *v) {
+    return fl_filter_kernel(fl_sbf_filter_at(((bf_value *)v)->sbf, 0));
+}
+
+static void bf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &BF_DUMP, v); }
+
+int flr_bf_register(RedisModuleCtx *ctx) {
+    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
+                                 .rdb_load = bf_rdb_load,
+                                 .rdb_save = bf_rdb_save,
+                                 .aof_rewrite = bf_aof_rewrite,
+                                 .mem_usage = bf_mem_usage,
+                                 .digest = bf_digest,
+                                 .free = bf_free};
+    /* Type names are 9 characters from A-Z a-z 0-9 _ - (the module API's rule). */
+    flr_bf_type = RedisModule_CreateDataType(ctx, "flab-sbf1", BF_ENCODING_VERSION, &tm);
+    if (!flr_bf_type) return REDISMODULE_ERR;
+    struct {
+        const char *name;
+        RedisModuleCmdFunc fn;
+        const char *flags;
+    } cmds[] = {
+        {"BF.RESERVE", cmd_reserve, "write deny-oom"},
+        {"BF.ADD", cmd_add, "write deny-oom"},
+        {"BF.MADD", cmd_madd, "write deny-oom"},
+        {"BF.INSERT", cmd_insert, "write deny-oom"},
+        {"BF.EXISTS", cmd_exists, "readonly fast"},
+        {"BF.MEXISTS", cmd_mexists, "readonly fast"},
+        {"BF.CARD", cmd_card, "readonly fast"},
+        {"BF.INFO", cmd_info, "readonly fast"},
+        {"BF.SCANDUMP", cmd_scandump, "readonly"},
+        {"BF.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
+            REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}

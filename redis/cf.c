@@ -1,0 +1,504 @@
+/*
+ * CF.*: RedisBloom's cuckoo filter commands on a chain of filterlab cuckoo filters
+ * (cf_chain.h: how RedisBloom's BUCKETSIZE, MAXITERATIONS and EXPANSION map onto
+ * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|16 at CF.RESERVE (fingerprint
+ * width; default 16), and CF.INFO adds capacity, fill, the FPR predicted at the current
+ * load and the kernel.
+ *
+ * CF.COUNT: filterlab's public API answers membership, not how many copies of a
+ * fingerprint a bucket holds, so CF.COUNT returns 1 if the item may be present and 0 if it
+ * is certainly absent. RedisBloom counts matching fingerprints instead (which can also
+ * exceed the true count); an item added twice gives 2 there and 1 here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cf_chain.h"
+#include "chunk.h"
+#include "common.h"
+
+#define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
+
+typedef struct cf_value {
+    flr_value_header h; /* first: dump.c reads it */
+    cf_chain *chain;
+    int warned_full; /* the "filter is full" warning was logged */
+} cf_value;
+
+RedisModuleType *flr_cf_type;
+
+static void cf_free(void *v) {
+    cf_value *c = v;
+    if (!c) return;
+    cf_chain_free(c->chain);
+    free(c);
+}
+
+static cf_value *cf_wrap(cf_chain *chain) {
+    cf_value *c = calloc(1, sizeof *c);
+    if (!c) {
+        cf_chain_free(chain);
+        return NULL;
+    }
+    c->chain = chain;
+    flr_touch(c);
+    return c;
+}
+
+static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAULT,
+                                      CF_MAX_ITERATIONS_DEFAULT, CF_EXPANSION_DEFAULT,
+                                      CF_FP_BITS_DEFAULT};
+
+static cf_value *cf_create(RedisModuleCtx *ctx, const cf_config *cfg) {
+    cf_chain *chain;
+    fl_status st = cf_chain_create(cfg, &chain);
+    if (st == FL_ERR_TOO_LARGE) {
+        RedisModule_ReplyWithError(ctx, "ERR Bad capacity (filter too large)");
+        return NULL;
+    }
+    if (st != FL_OK) {
+        flr_reply_status(ctx, st);
+        return NULL;
+    }
+    cf_value *c = cf_wrap(chain);
+    if (!c) RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    return c;
+}
+
+static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, cf_value *c) {
+    if (c->warned_full) return;
+    c->warned_full = 1;
+    size_t len;
+    const char *key = RedisModule_StringPtrLen(name, &len);
+    flr_log(ctx, "warning",
+            "filterlab: cuckoo filter '%.*s' is full (%llu items, expansion %u): further adds "
+            "are refused",
+            (int)(len > 200 ? 200 : len), key, (unsigned long long)c->chain->items,
+            c->chain->cfg.expansion);
+}
+
+/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|16] */
+static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 3 || argc % 2 == 0) return RedisModule_WrongArity(ctx);
+    cf_config cfg = CF_DEFAULTS;
+    if (!flr_arg_u64(argv[2], &cfg.capacity) || cfg.capacity == 0)
+        return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+    for (int i = 3; i + 1 < argc; i += 2) {
+        uint64_t x;
+        if (!flr_arg_u64(argv[i + 1], &x)) x = UINT64_MAX;
+        if (flr_arg_is(argv[i], "BUCKETSIZE")) {
+            if (x < 1 || x > 255) return RedisModule_ReplyWithError(ctx, "ERR Bad bucket size");
+            cfg.bucket_size = (uint32_t)x;
+        } else if (flr_arg_is(argv[i], "MAXITERATIONS")) {
+            if (x < 1 || x > 65535)
+                return RedisModule_ReplyWithError(ctx, "ERR Bad max iterations");
+            cfg.max_iterations = (uint32_t)x;
+        } else if (flr_arg_is(argv[i], "EXPANSION")) {
+            if (x > CF_EXPANSION_MAX) return RedisModule_ReplyWithError(ctx, "ERR Bad expansion");
+            cfg.expansion = (uint32_t)x;
+        } else if (flr_arg_is(argv[i], "FPBITS")) {
+            if (x != 8 && x != 16)
+                return RedisModule_ReplyWithError(ctx, "ERR Bad fingerprint bits (8 or 16)");
+            cfg.fp_bits = (uint32_t)x;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
+        }
+    }
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    }
+    cf_value *c = cf_create(ctx, &cfg);
+    if (c) {
+        RedisModule_ModuleTypeSetValue(key, flr_cf_type, c);
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static void hash_items(const cf_value *c, RedisModuleString **items, flr_batch *b) {
+    for (size_t i = 0; i < b->n; i++) {
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(items[i], &len);
+        b->hashes[i] = cf_chain_hash(c->chain, s, len);
+    }
+}
+
+/* Opens a key for writing and creates the filter if needed (unless nocreate); NULL when a
+ * reply was sent. */
+static RedisModuleKey *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name,
+                                    const cf_config *cfg, int nocreate, cf_value **out) {
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_cf_type, &key, &v)) return NULL;
+    if (!v) {
+        if (nocreate) {
+            RedisModule_CloseKey(key);
+            RedisModule_ReplyWithError(ctx, "ERR not found");
+            return NULL;
+        }
+        v = cf_create(ctx, cfg);
+        if (!v) {
+            RedisModule_CloseKey(key);
+            return NULL;
+        }
+        RedisModule_ModuleTypeSetValue(key, flr_cf_type, v);
+    }
+    *out = v;
+    return key;
+}
+
+/* CF.ADD key item / CF.ADDNX key item: 1 added; ADDNX 0 if it may already be there. */
+static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    cf_value *c;
+    RedisModuleKey *key = open_for_add(ctx, argv[1], &CF_DEFAULTS, 0, &c);
+    if (!key) return REDISMODULE_OK;
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(argv[2], &len);
+    uint64_t h = cf_chain_hash(c->chain, s, len);
+    uint8_t present = 0;
+    if (nx) cf_chain_contains(c->chain, &h, 1, &present);
+    if (present) {
+        RedisModule_ReplyWithLongLong(ctx, 0);
+    } else {
+        fl_status st = cf_chain_add(c->chain, h);
+        if (st == FL_OK) {
+            flr_touch(c);
+            RedisModule_ReplicateVerbatim(ctx);
+            RedisModule_ReplyWithLongLong(ctx, 1);
+        } else if (st == FL_ERR_FULL) {
+            warn_full(ctx, argv[1], c);
+            RedisModule_ReplyWithError(ctx, "ERR Filter is full");
+        } else {
+            flr_reply_status(ctx, st);
+        }
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return add_one(ctx, argv, argc, 0);
+}
+static int cmd_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return add_one(ctx, argv, argc, 1);
+}
+
+/* CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item [item ...]: an array of
+ * 1 (added), 0 (INSERTNX: may already be there) or -1 (the filter is full), as
+ * RedisBloom replies. */
+static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    cf_config cfg = CF_DEFAULTS;
+    int nocreate = 0, items_at = -1, capacity_given = 0;
+    for (int i = 2; i < argc && items_at < 0; i++) {
+        if (flr_arg_is(argv[i], "ITEMS")) {
+            items_at = i + 1;
+        } else if (flr_arg_is(argv[i], "NOCREATE")) {
+            nocreate = 1;
+        } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
+            if (!flr_arg_u64(argv[++i], &cfg.capacity) || cfg.capacity == 0)
+                return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+            capacity_given = 1;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
+        }
+    }
+    if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
+    /* RedisBloom: NOCREATE and CAPACITY exclude each other. */
+    if (nocreate && capacity_given)
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY");
+    cf_value *c;
+    RedisModuleKey *key = open_for_add(ctx, argv[1], &cfg, nocreate, &c);
+    if (!key) return REDISMODULE_OK;
+    flr_batch b;
+    if (!flr_batch_alloc(&b, (size_t)(argc - items_at))) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    hash_items(c, argv + items_at, &b);
+    size_t added = 0;
+    fl_status st = FL_OK;
+    if (!nx) {
+        /* One batch insert (growing the chain where it fills). */
+        st = cf_chain_add_hashes(c->chain, b.hashes, b.n, &added);
+    } else {
+        /* Each item is checked against the filter as the items before it left it, so a
+         * repeated item is added once: one key at a time. */
+        for (; added < b.n; added++) {
+            uint8_t present;
+            st = cf_chain_contains(c->chain, &b.hashes[added], 1, &present);
+            if (st == FL_OK && !present) st = cf_chain_add(c->chain, b.hashes[added]);
+            if (st != FL_OK) break;
+            b.flags[added] = present;
+        }
+    }
+    if (st == FL_ERR_FULL) warn_full(ctx, argv[1], c);
+    if (st != FL_OK && st != FL_ERR_FULL) {
+        flr_reply_status(ctx, st);
+    } else {
+        RedisModule_ReplyWithArray(ctx, (long)b.n);
+        for (size_t i = 0; i < b.n; i++)
+            RedisModule_ReplyWithLongLong(ctx, i >= added ? -1 : b.flags[i] ? 0 : 1);
+    }
+    flr_touch(c);
+    RedisModule_ReplicateVerbatim(ctx);
+    flr_batch_free(&b);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return insert_common(ctx, argv, argc, 0);
+}
+static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return insert_common(ctx, argv, argc, 1);
+}
+
+/* CF.EXISTS key item / CF.MEXISTS key item [item ...] / CF.COUNT key item (see above):
+ * a missing key holds nothing. */
+static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
+    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    flr_batch b;
+    if (!flr_batch_alloc(&b, (size_t)(argc - 2))) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    if (v) {
+        hash_items(v, argv + 2, &b);
+        cf_chain_contains(((cf_value *)v)->chain, b.hashes, b.n, b.flags);
+    }
+    if (single) {
+        RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
+    } else {
+        RedisModule_ReplyWithArray(ctx, (long)b.n);
+        for (size_t i = 0; i < b.n; i++) RedisModule_ReplyWithLongLong(ctx, b.flags[i]);
+    }
+    flr_batch_free(&b);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return lookup_common(ctx, argv, argc, 1);
+}
+static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return lookup_common(ctx, argv, argc, 0);
+}
+static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return lookup_common(ctx, argv, argc, 1);
+}
+
+/* CF.DEL key item: 1 if a copy was removed, 0 if none was found. */
+static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                   flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (!v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR Not found");
+    }
+    cf_value *c = v;
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(argv[2], &len);
+    fl_status st = cf_chain_delete(c->chain, cf_chain_hash(c->chain, s, len));
+    if (st == FL_OK) {
+        flr_touch(c);
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_ReplyWithLongLong(ctx, 1);
+    } else if (st == FL_ERR_NOT_FOUND) {
+        RedisModule_ReplyWithLongLong(ctx, 0);
+    } else {
+        flr_reply_status(ctx, st);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static size_t cf_mem_usage(const void *v) {
+    const cf_value *c = v;
+    uint64_t capacity, buckets, used;
+    size_t bytes;
+    cf_chain_totals(c->chain, &capacity, &bytes, &buckets, &used);
+    return sizeof *c + sizeof *c->chain + bytes + (size_t)c->chain->filters * 256;
+}
+
+/* CF.INFO key: RedisBloom's fields, then filterlab's. */
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (!v) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    const cf_chain *ch = ((cf_value *)v)->chain;
+    uint64_t capacity, buckets, used;
+    size_t bytes;
+    cf_chain_totals(ch, &capacity, &bytes, &buckets, &used);
+    RedisModule_ReplyWithArray(ctx, 30);
+    RedisModule_ReplyWithSimpleString(ctx, "Size");
+    RedisModule_ReplyWithLongLong(ctx, (long long)cf_mem_usage(v));
+    RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
+    RedisModule_ReplyWithLongLong(ctx, (long long)buckets);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of filters");
+    RedisModule_ReplyWithLongLong(ctx, ch->filters);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of items inserted");
+    RedisModule_ReplyWithLongLong(ctx, (long long)ch->items);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of items deleted");
+    RedisModule_ReplyWithLongLong(ctx, (long long)ch->deleted);
+    RedisModule_ReplyWithSimpleString(ctx, "Bucket size");
+    RedisModule_ReplyWithLongLong(ctx, 4);
+    RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
+    RedisModule_ReplyWithLongLong(ctx, ch->cfg.expansion);
+    RedisModule_ReplyWithSimpleString(ctx, "Max iterations");
+    RedisModule_ReplyWithLongLong(ctx, ch->cfg.max_iterations);
+    RedisModule_ReplyWithSimpleString(ctx, "Requested bucket size");
+    RedisModule_ReplyWithLongLong(ctx, ch->cfg.bucket_size);
+    RedisModule_ReplyWithSimpleString(ctx, "Capacity");
+    RedisModule_ReplyWithLongLong(ctx, (long long)capacity);
+    RedisModule_ReplyWithSimpleString(ctx, "Fingerprint bits");
+    RedisModule_ReplyWithLongLong(ctx, ch->cfg.fp_bits);
+    RedisModule_ReplyWithSimpleString(ctx, "Fill");
+    RedisModule_ReplyWithDouble(ctx, capacity ? (double)used / (double)capacity : 0);
+    RedisModule_ReplyWithSimpleString(ctx, "Predicted FPR");
+    RedisModule_ReplyWithDouble(ctx, cf_chain_predicted_fpr(ch));
+    RedisModule_ReplyWithSimpleString(ctx, "Payload bytes");
+    RedisModule_ReplyWithLongLong(ctx, (long long)bytes);
+    RedisModule_ReplyWithSimpleString(ctx, "Kernel");
+    RedisModule_ReplyWithSimpleString(ctx, fl_filter_kernel(ch->f[0]));
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ---- serialization: RDB, AOF, SCANDUMP ----------------------------------------------- */
+
+static uint8_t *cf_serialize(const void *v, size_t *len, const char **err) {
+    const cf_value *c = v;
+    size_t cap = cf_chain_serialized_size(c->chain);
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        *err = "ERR out of memory";
+        return NULL;
+    }
+    if (cf_chain_save(c->chain, buf, cap, len) != FL_OK) {
+        free(buf);
+        *err = "ERR could not serialize the filter";
+        return NULL;
+    }
+    return buf;
+}
+
+static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
+    cf_chain *chain;
+    if (cf_chain_load(blob, len, &chain) != FL_OK) {
+        *err = "ERR invalid dump: the filter does not load";
+        return NULL;
+    }
+    cf_value *c = cf_wrap(chain);
+    if (!c) *err = "ERR out of memory";
+    return c;
+}
+
+static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize,
+                                     cf_free};
+
+static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return flr_scandump(ctx, argv, argc, &CF_DUMP);
+}
+static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return flr_loadchunk(ctx, argv, argc, &CF_DUMP);
+}
+
+#define CF_ENCODING_VERSION 1
+
+static void cf_rdb_save(RedisModuleIO *io, void *v) {
+    const char *err;
+    size_t len = 0;
+    uint8_t *blob = cf_serialize(v, &len, &err);
+    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
+    free(blob);
+}
+
+static void *cf_rdb_load(RedisModuleIO *io, int encver) {
+    if (encver != CF_ENCODING_VERSION) {
+        RedisModule_LogIOError(io, "warning", "filterlab: unknown CF encoding %d", encver);
+        return NULL;
+    }
+    size_t len;
+    char *buf = RedisModule_LoadStringBuffer(io, &len);
+    if (RedisModule_IsIOError(io) || !buf) {
+        if (buf) RedisModule_Free(buf);
+        return NULL;
+    }
+    const char *err;
+    void *v = cf_deserialize((const uint8_t *)buf, len, &err);
+    RedisModule_Free(buf);
+    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: CF value refused: %s", err);
+    return v;
+}
+
+static void cf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
+    const char *err;
+    size_t len;
+    uint8_t *blob = cf_serialize(v, &len, &err);
+    if (!blob) {
+        RedisModule_LogIOError(aof, "warning", "filterlab: CF AOF rewrite failed: %s", err);
+        return;
+    }
+    flr_emit_chunks(aof, key, "CF.LOADCHUNK", FLR_CHUNK_CF, blob, len);
+    free(blob);
+}
+
+const char *flr_cf_kernel(void *v) { return fl_filter_kernel(((cf_value *)v)->chain->f[0]); }
+
+static void cf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CF_DUMP, v); }
+
+int flr_cf_register(RedisModuleCtx *ctx) {
+    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
+                                 .rdb_load = cf_rdb_load,
+                                 .rdb_save = cf_rdb_save,
+                                 .aof_rewrite = cf_aof_rewrite,
+                                 .mem_usage = cf_mem_usage,
+                                 .digest = cf_digest,
+                                 .free = cf_free};
+    flr_cf_type = RedisModule_CreateDataType(ctx, "flab-cuc1", CF_ENCODING_VERSION, &tm);
+    if (!flr_cf_type) return REDISMODULE_ERR;
+    struct {
+        const char *name;
+        RedisModuleCmdFunc fn;
+        const char *flags;
+    } cmds[] = {
+        {"CF.RESERVE", cmd_reserve, "write deny-oom"},
+        {"CF.ADD", cmd_add, "write deny-oom"},
+        {"CF.ADDNX", cmd_addnx, "write deny-oom"},
+        {"CF.INSERT", cmd_insert, "write deny-oom"},
+        {"CF.INSERTNX", cmd_insertnx, "write deny-oom"},
+        {"CF.EXISTS", cmd_exists, "readonly fast"},
+        {"CF.MEXISTS", cmd_mexists, "readonly fast"},
+        {"CF.COUNT", cmd_count, "readonly fast"},
+        {"CF.DEL", cmd_del, "write fast"},
+        {"CF.INFO", cmd_info, "readonly fast"},
+        {"CF.SCANDUMP", cmd_scandump, "readonly"},
+        {"CF.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
+            REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}

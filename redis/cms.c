@@ -1,0 +1,446 @@
+/*
+ * CMS.*: RedisBloom's Count-Min sketch commands on filterlab's Count-Min sketch
+ * (include/filterlab_cms.h).
+ *
+ * Differences from RedisBloom:
+ *   - CMS.INITBYPROB error probability sizes the sketch as the paper and the library do
+ *     (fl_cms_dims: w = ceil(e / error), d = ceil(ln(1 / probability)); Cormode and
+ *     Muthukrishnan 2005, Theorem 1), where RedisBloom takes w = ceil(2 / error) and
+ *     d = ceil(log2(1 / probability)): the same arguments give other dimensions, each with
+ *     the guarantee its formula states.
+ *   - CMS.MERGE WEIGHTS takes weights >= 0 (a counter cannot go below zero here); a weight
+ *     w adds each source w times, with saturation at 2^32 - 1 as every update does.
+ *   - CMS.SCANDUMP / CMS.LOADCHUNK (not in RedisBloom) copy a sketch in chunks; the AOF
+ *     rewrite emits CMS.LOADCHUNK.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunk.h"
+#include "common.h"
+
+typedef struct cms_value {
+    flr_value_header h; /* first: dump.c reads it */
+    fl_cms *cms;
+} cms_value;
+
+RedisModuleType *flr_cms_type;
+
+static void cms_free(void *v) {
+    cms_value *c = v;
+    if (!c) return;
+    fl_cms_free(c->cms);
+    free(c);
+}
+
+static cms_value *cms_wrap(fl_cms *cms) {
+    cms_value *c = calloc(1, sizeof *c);
+    if (!c) {
+        fl_cms_free(cms);
+        return NULL;
+    }
+    c->cms = cms;
+    flr_touch(c);
+    return c;
+}
+
+/* A key for CMS.INIT*: NULL (reply sent) if it exists or has another type. */
+static RedisModuleKey *open_new(RedisModuleCtx *ctx, RedisModuleString *name) {
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, flr_cms_type, &key, &v))
+        return NULL;
+    if (v) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, "CMS: key already exists");
+        return NULL;
+    }
+    return key;
+}
+
+static int init_with(RedisModuleCtx *ctx, RedisModuleString *name, uint32_t width,
+                     uint32_t depth) {
+    if ((uint64_t)width * depth * 4 > FLR_MAX_BYTES)
+        return RedisModule_ReplyWithError(ctx, "CMS: sketch too large");
+    RedisModuleKey *key = open_new(ctx, name);
+    if (!key) return REDISMODULE_OK;
+    fl_cms_config cfg = {.width = width, .depth = depth};
+    fl_cms *cms;
+    fl_status st = fl_cms_create(&cfg, &cms);
+    cms_value *c = st == FL_OK ? cms_wrap(cms) : NULL;
+    if (!c) {
+        RedisModule_CloseKey(key);
+        return st == FL_OK ? RedisModule_ReplyWithError(ctx, "ERR out of memory")
+                           : flr_reply_status(ctx, st);
+    }
+    RedisModule_ModuleTypeSetValue(key, flr_cms_type, c);
+    RedisModule_CloseKey(key);
+    RedisModule_ReplicateVerbatim(ctx);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+/* CMS.INITBYDIM key width depth */
+static int cmd_initbydim(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 4) return RedisModule_WrongArity(ctx);
+    uint64_t w, d;
+    if (!flr_arg_u64(argv[2], &w) || w == 0 || w > UINT32_MAX)
+        return RedisModule_ReplyWithError(ctx, "CMS: invalid width");
+    if (!flr_arg_u64(argv[3], &d) || d == 0 || d > FL_CMS_DEPTH_MAX)
+        return RedisModule_ReplyWithError(ctx, "CMS: invalid depth");
+    return init_with(ctx, argv[1], (uint32_t)w, (uint32_t)d);
+}
+
+/* CMS.INITBYPROB key error probability */
+static int cmd_initbyprob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 4) return RedisModule_WrongArity(ctx);
+    double error, prob;
+    if (!flr_arg_double(argv[2], &error) || !(error > 0 && error < 1))
+        return RedisModule_ReplyWithError(ctx, "CMS: invalid overestimation value");
+    if (!flr_arg_double(argv[3], &prob) || !(prob > 0 && prob < 1))
+        return RedisModule_ReplyWithError(ctx, "CMS: invalid prob value");
+    uint32_t w, d;
+    fl_status st = fl_cms_dims(error, prob, &w, &d);
+    if (st != FL_OK) return flr_reply_status(ctx, st);
+    return init_with(ctx, argv[1], w, d);
+}
+
+/* An existing sketch; NULL (reply sent) if missing or of another type. */
+static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                                     cms_value **out) {
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v)) return NULL;
+    if (!v) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, "CMS: key does not exist");
+        return NULL;
+    }
+    *out = v;
+    return key;
+}
+
+/* Replies with the estimates of items[0..n): hashed, then one batch query. */
+static int reply_estimates(RedisModuleCtx *ctx, const fl_cms *cms, RedisModuleString **items,
+                           size_t step, size_t n) {
+    uint64_t *hashes = malloc((n ? n : 1) * sizeof *hashes);
+    uint32_t *est = malloc((n ? n : 1) * sizeof *est);
+    if (!hashes || !est) {
+        free(hashes);
+        free(est);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(items[i * step], &len);
+        hashes[i] = fl_cms_hash_bytes(cms, s, len);
+    }
+    fl_cms_query_hashes(cms, hashes, n, est);
+    RedisModule_ReplyWithArray(ctx, (long)n);
+    for (size_t i = 0; i < n; i++) RedisModule_ReplyWithLongLong(ctx, est[i]);
+    free(hashes);
+    free(est);
+    return REDISMODULE_OK;
+}
+
+/* CMS.INCRBY key item increment [item increment ...]: the items' estimates after. */
+static int cmd_incrby(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 4 || argc % 2 != 0) return RedisModule_WrongArity(ctx);
+    size_t n = (size_t)(argc - 2) / 2;
+    uint32_t *incs = malloc(n * sizeof *incs);
+    const void **keys = malloc(n * sizeof *keys);
+    size_t *lens = malloc(n * sizeof *lens);
+    if (!incs || !keys || !lens) {
+        free(incs), free(keys), free(lens);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t inc;
+        if (!flr_arg_u64(argv[3 + 2 * i], &inc) || inc > UINT32_MAX) {
+            free(incs), free(keys), free(lens);
+            return RedisModule_ReplyWithError(ctx, "CMS: Cannot parse number");
+        }
+        incs[i] = (uint32_t)inc;
+        keys[i] = RedisModule_StringPtrLen(argv[2 + 2 * i], &lens[i]);
+    }
+    cms_value *c;
+    RedisModuleKey *key = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &c);
+    if (key) {
+        fl_status st = fl_cms_add_strings(c->cms, keys, lens, n, incs);
+        if (st != FL_OK) flr_reply_status(ctx, st);
+        else reply_estimates(ctx, c->cms, argv + 2, 2, n);
+        flr_touch(c);
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_CloseKey(key);
+    }
+    free(incs), free(keys), free(lens);
+    return REDISMODULE_OK;
+}
+
+/* CMS.QUERY key item [item ...] */
+static int cmd_query(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    cms_value *c;
+    RedisModuleKey *key = open_existing(ctx, argv[1], REDISMODULE_READ, &c);
+    if (!key) return REDISMODULE_OK;
+    reply_estimates(ctx, c->cms, argv + 2, 1, (size_t)(argc - 2));
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* A copy of a sketch, through the library's own serialization. */
+static fl_status cms_copy(const fl_cms *src, fl_cms **out) {
+    size_t cap = fl_cms_serialized_size(src), len;
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!buf) return FL_ERR_NO_MEMORY;
+    fl_status st = fl_cms_save_mem(src, buf, cap, &len);
+    if (st == FL_OK) st = fl_cms_load_mem(buf, len, 0, out);
+    free(buf);
+    return st;
+}
+
+/* dst += weight * src, by binary doubling: log2(weight) merges, not weight. */
+static fl_status merge_weighted(fl_cms *dst, const fl_cms *src, uint64_t weight) {
+    if (weight == 0) return FL_OK;
+    if (weight == 1) return fl_cms_merge(dst, src);
+    fl_cms *power, *twin = NULL; /* power = src * 2^i */
+    fl_status st = cms_copy(src, &power);
+    while (st == FL_OK) {
+        if (weight & 1) st = fl_cms_merge(dst, power);
+        weight >>= 1;
+        if (st != FL_OK || weight == 0) break;
+        st = cms_copy(power, &twin);
+        if (st == FL_OK) st = fl_cms_merge(power, twin);
+        fl_cms_free(twin);
+        twin = NULL;
+    }
+    fl_cms_free(power);
+    return st;
+}
+
+/* CMS.MERGE destination numKeys source [source ...] [WEIGHTS weight [weight ...]]: the
+ * destination (which must exist, with the sources' dimensions) becomes the weighted sum. */
+static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    uint64_t nkeys;
+    int nkeys_ok = argc >= 4 && flr_arg_u64(argv[2], &nkeys) && nkeys > 0 &&
+                   nkeys <= (uint64_t)argc - 3;
+    /* getkeys-api: the destination and every source are keys (Redis Cluster then refuses
+     * sources in other slots with CROSSSLOT, and ACLs see them). */
+    if (RedisModule_IsKeysPositionRequest(ctx)) {
+        if (argc >= 2) RedisModule_KeyAtPos(ctx, 1);
+        for (uint64_t i = 0; nkeys_ok && i < nkeys; i++) RedisModule_KeyAtPos(ctx, 3 + (int)i);
+        return REDISMODULE_OK;
+    }
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    if (!nkeys_ok) return RedisModule_ReplyWithError(ctx, "CMS: invalid numkeys");
+    int rest = argc - 3 - (int)nkeys;
+    if (rest != 0 && (rest != (int)nkeys + 1 || !flr_arg_is(argv[3 + nkeys], "WEIGHTS")))
+        return RedisModule_ReplyWithError(ctx, "CMS: wrong number of keys/weights");
+    uint64_t *weights = calloc(nkeys, sizeof *weights);
+    fl_cms **src = calloc(nkeys, sizeof *src);
+    RedisModuleKey **keys = calloc(nkeys, sizeof *keys);
+    if (!weights || !src || !keys) {
+        free(weights), free(src), free(keys);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    int replied = 0;
+    for (uint64_t i = 0; i < nkeys; i++) {
+        weights[i] = 1;
+        if (rest && !flr_arg_u64(argv[4 + nkeys + i], &weights[i])) {
+            RedisModule_ReplyWithError(ctx, "CMS: invalid weight (weights are integers >= 0)");
+            replied = 1;
+            break;
+        }
+    }
+    cms_value *dst = NULL;
+    RedisModuleKey *dkey = NULL;
+    if (!replied) {
+        dkey = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &dst);
+        replied = dkey == NULL;
+    }
+    fl_cms_info dinfo;
+    if (!replied) fl_cms_info_get(dst->cms, &dinfo);
+    for (uint64_t i = 0; i < nkeys && !replied; i++) {
+        cms_value *s;
+        keys[i] = open_existing(ctx, argv[3 + i], REDISMODULE_READ, &s);
+        if (!keys[i]) {
+            replied = 1;
+            break;
+        }
+        src[i] = s->cms;
+        fl_cms_info si;
+        fl_cms_info_get(s->cms, &si);
+        if (si.width != dinfo.width || si.depth != dinfo.depth || si.seed != dinfo.seed) {
+            RedisModule_ReplyWithError(ctx, "CMS: width/depth is not equal");
+            replied = 1;
+        }
+    }
+    if (!replied) {
+        /* Build the sum apart, then swap it in: a failure leaves the destination as it was
+         * (and a source may be the destination itself). */
+        fl_cms_config cfg = {.width = dinfo.width, .depth = dinfo.depth, .seed = dinfo.seed,
+                             .conservative = dinfo.conservative, .topk = dinfo.topk};
+        fl_cms *sum;
+        fl_status st = fl_cms_create(&cfg, &sum);
+        for (uint64_t i = 0; i < nkeys && st == FL_OK; i++)
+            st = merge_weighted(sum, src[i], weights[i]);
+        if (st != FL_OK) {
+            if (st != FL_OK && sum) fl_cms_free(sum);
+            flr_reply_status(ctx, st);
+        } else {
+            fl_cms_free(dst->cms);
+            dst->cms = sum;
+            flr_touch(dst);
+            RedisModule_ReplicateVerbatim(ctx);
+            RedisModule_ReplyWithSimpleString(ctx, "OK");
+        }
+    }
+    for (uint64_t i = 0; i < nkeys; i++)
+        if (keys[i]) RedisModule_CloseKey(keys[i]);
+    if (dkey) RedisModule_CloseKey(dkey);
+    free(weights), free(src), free(keys);
+    return REDISMODULE_OK;
+}
+
+/* CMS.INFO key: width, depth, count (N), as RedisBloom; then filterlab's bounds. */
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    cms_value *c;
+    RedisModuleKey *key = open_existing(ctx, argv[1], REDISMODULE_READ, &c);
+    if (!key) return REDISMODULE_OK;
+    fl_cms_info in;
+    fl_cms_info_get(c->cms, &in);
+    RedisModule_ReplyWithArray(ctx, 12);
+    RedisModule_ReplyWithSimpleString(ctx, "width");
+    RedisModule_ReplyWithLongLong(ctx, in.width);
+    RedisModule_ReplyWithSimpleString(ctx, "depth");
+    RedisModule_ReplyWithLongLong(ctx, in.depth);
+    RedisModule_ReplyWithSimpleString(ctx, "count");
+    RedisModule_ReplyWithLongLong(ctx, in.total > INT64_MAX ? INT64_MAX : (long long)in.total);
+    RedisModule_ReplyWithSimpleString(ctx, "epsilon");
+    RedisModule_ReplyWithDouble(ctx, in.epsilon);
+    RedisModule_ReplyWithSimpleString(ctx, "delta");
+    RedisModule_ReplyWithDouble(ctx, in.delta);
+    RedisModule_ReplyWithSimpleString(ctx, "kernel");
+    RedisModule_ReplyWithSimpleString(ctx, fl_cms_kernel(c->cms));
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static size_t cms_mem_usage(const void *v) {
+    const cms_value *c = v;
+    fl_cms_info in;
+    fl_cms_info_get(c->cms, &in);
+    return sizeof *c + in.bytes + 256;
+}
+
+/* ---- serialization --------------------------------------------------------------------- */
+
+static uint8_t *cms_serialize(const void *v, size_t *len, const char **err) {
+    const cms_value *c = v;
+    size_t cap = fl_cms_serialized_size(c->cms);
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!buf || fl_cms_save_mem(c->cms, buf, cap, len) != FL_OK) {
+        free(buf);
+        *err = "ERR could not serialize the sketch";
+        return NULL;
+    }
+    return buf;
+}
+
+static void *cms_deserialize(const uint8_t *blob, size_t len, const char **err) {
+    fl_cms *cms;
+    if (fl_cms_load_mem(blob, len, FLR_MAX_BYTES, &cms) != FL_OK) {
+        *err = "ERR invalid dump: the sketch does not load";
+        return NULL;
+    }
+    fl_cms_info in;
+    fl_cms_info_get(cms, &in);
+    if (in.topk != 0) { /* a top-k sketch is TOPK's value, not a CMS */
+        fl_cms_free(cms);
+        *err = "ERR invalid dump: a top-k sketch";
+        return NULL;
+    }
+    cms_value *c = cms_wrap(cms);
+    if (!c) *err = "ERR out of memory";
+    return c;
+}
+
+static const flr_dump_ops CMS_DUMP = {FLR_CHUNK_CMS, &flr_cms_type, cms_serialize,
+                                      cms_deserialize, cms_free};
+
+static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return flr_scandump(ctx, argv, argc, &CMS_DUMP);
+}
+static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return flr_loadchunk(ctx, argv, argc, &CMS_DUMP);
+}
+
+#define CMS_ENCODING_VERSION 1
+
+static void cms_rdb_save(RedisModuleIO *io, void *v) {
+    const char *err;
+    size_t len = 0;
+    uint8_t *blob = cms_serialize(v, &len, &err);
+    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
+    free(blob);
+}
+
+static void *cms_rdb_load(RedisModuleIO *io, int encver) {
+    if (encver != CMS_ENCODING_VERSION) return NULL;
+    size_t len;
+    char *buf = RedisModule_LoadStringBuffer(io, &len);
+    if (RedisModule_IsIOError(io) || !buf) {
+        if (buf) RedisModule_Free(buf);
+        return NULL;
+    }
+    const char *err;
+    void *v = cms_deserialize((const uint8_t *)buf, len, &err);
+    RedisModule_Free(buf);
+    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: CMS value refused: %s", err);
+    return v;
+}
+
+static void cms_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
+    const char *err;
+    size_t len;
+    uint8_t *blob = cms_serialize(v, &len, &err);
+    if (!blob) return;
+    flr_emit_chunks(aof, key, "CMS.LOADCHUNK", FLR_CHUNK_CMS, blob, len);
+    free(blob);
+}
+
+const char *flr_cms_kernel(void *v) { return fl_cms_kernel(((cms_value *)v)->cms); }
+
+static void cms_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CMS_DUMP, v); }
+
+int flr_cms_register(RedisModuleCtx *ctx) {
+    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
+                                 .rdb_load = cms_rdb_load,
+                                 .rdb_save = cms_rdb_save,
+                                 .aof_rewrite = cms_aof_rewrite,
+                                 .mem_usage = cms_mem_usage,
+                                 .digest = cms_digest,
+                                 .free = cms_free};
+    flr_cms_type = RedisModule_CreateDataType(ctx, "flab-cms1", CMS_ENCODING_VERSION, &tm);
+    if (!flr_cms_type) return REDISMODULE_ERR;
+    struct {
+        const char *name;
+        RedisModuleCmdFunc fn;
+        const char *flags;
+        int last_key;
+    } cmds[] = {
+        {"CMS.INITBYDIM", cmd_initbydim, "write deny-oom", 1},
+        {"CMS.INITBYPROB", cmd_initbyprob, "write deny-oom", 1},
+        {"CMS.INCRBY", cmd_incrby, "write deny-oom", 1},
+        {"CMS.QUERY", cmd_query, "readonly fast", 1},
+        {"CMS.MERGE", cmd_merge, "write deny-oom getkeys-api", 1},
+        {"CMS.INFO", cmd_info, "readonly fast", 1},
+        {"CMS.SCANDUMP", cmd_scandump, "readonly", 1},
+        {"CMS.LOADCHUNK", cmd_loadchunk, "write deny-oom", 1},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1,
+                                      cmds[i].last_key, 1) == REDISMODULE_ERR)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}

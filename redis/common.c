@@ -1,0 +1,69 @@
+/* Helpers every command file uses (see common.h). */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int flr_arg_is(RedisModuleString *arg, const char *word) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return flr_word_is(s, len, word);
+}
+
+int flr_arg_u64(RedisModuleString *arg, uint64_t *out) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return flr_parse_u64(s, len, out);
+}
+
+int flr_arg_i64(RedisModuleString *arg, int64_t *out) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return flr_parse_i64(s, len, out);
+}
+
+int flr_arg_double(RedisModuleString *arg, double *out) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return flr_parse_double(s, len, out);
+}
+
+int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleType *type,
+             RedisModuleKey **key, void **value) {
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    *value = NULL;
+    int kt = RedisModule_KeyType(*key);
+    if (kt == REDISMODULE_KEYTYPE_EMPTY) return 1;
+    if (kt != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(*key) != type) {
+        RedisModule_CloseKey(*key);
+        *key = NULL;
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        return 0;
+    }
+    *value = RedisModule_ModuleTypeGetValue(*key);
+    return 1;
+}
+
+int flr_reply_status(RedisModuleCtx *ctx, fl_status st) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "ERR %s", fl_strerror(st));
+    return RedisModule_ReplyWithError(ctx, msg);
+}
+
+int flr_batch_alloc(flr_batch *b, size_t n) {
+    b->n = n;
+    b->hashes = malloc((n ? n : 1) * sizeof *b->hashes);
+    b->flags = calloc(n ? n : 1, 1);
+    if (!b->hashes || !b->flags) {
+        flr_batch_free(b);
+        return 0;
+    }
+    return 1;
+}
+
+void flr_batch_free(flr_batch *b) {
+    free(b->hashes);
+    free(b->flags);
+    b->hashes = NULL;
+    b->flags = NULL;
+}

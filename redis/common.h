@@ -1,0 +1,90 @@
+/* What the command files share: argument helpers, key access with type checks, replies for
+ * library errors, scratch arrays, and the module's data types. */
+#ifndef FLR_COMMON_H
+#define FLR_COMMON_H
+#include <filterlab.h>
+#include <stdint.h>
+
+#include "parse.h"
+#include "redis_api.h"
+
+/* Payload bytes one value may allocate (creation, growth and loads): 4 GiB. */
+#define FLR_MAX_BYTES (1ull << 32)
+
+extern RedisModuleType *flr_bf_type, *flr_cf_type, *flr_cms_type, *flr_topk_type;
+
+/* Argument access. */
+int flr_arg_is(RedisModuleString *arg, const char *word);
+int flr_arg_u64(RedisModuleString *arg, uint64_t *out);
+int flr_arg_i64(RedisModuleString *arg, int64_t *out);
+int flr_arg_double(RedisModuleString *arg, double *out);
+
+/* Opens a key and checks its type. Returns 0 if a reply was sent (a key of another type
+ * gets WRONGTYPE), else 1 with *key (NULL for a missing key opened read-only; CloseKey
+ * accepts NULL) and *value (the module value, or NULL if the key is empty). */
+int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleType *type,
+             RedisModuleKey **key, void **value);
+
+/* "ERR <fl_strerror>" for a library error. */
+int flr_reply_status(RedisModuleCtx *ctx, fl_status st);
+
+/* Hashes (and one byte per item) for a command's items: hash every item, then one batch
+ * call. Freed with flr_batch_free. */
+typedef struct flr_batch {
+    uint64_t *hashes;
+    uint8_t *flags;
+    size_t n;
+} flr_batch;
+int flr_batch_alloc(flr_batch *b, size_t n);
+void flr_batch_free(flr_batch *b);
+
+/* Logs through the server's log (level "warning", "notice", ...). */
+#define flr_log(ctx, level, ...) RedisModule_Log((ctx), (level), __VA_ARGS__)
+
+/* SCANDUMP / LOADCHUNK for a type whose value serializes to one blob (dump.c). */
+typedef struct flr_dump_ops {
+    int kind;                           /* flr_chunk_kind */
+    RedisModuleType **type;
+    /* The value's blob, malloc'ed; NULL on error (*err says why). */
+    uint8_t *(*serialize)(const void *value, size_t *len, const char **err);
+    /* A value from a whole blob, or NULL with *err set (the blob is refused). */
+    void *(*deserialize)(const uint8_t *blob, size_t len, const char **err);
+    void (*free_value)(void *value);
+} flr_dump_ops;
+int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                 const flr_dump_ops *ops);
+int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                  const flr_dump_ops *ops);
+
+/* Every value struct starts with this header. generation changes at every write (and is
+ * new for every value), so SCANDUMP can reuse one serialization across the calls of a dump
+ * of an unchanged value (dump.c). */
+typedef struct flr_value_header {
+    uint64_t generation;
+} flr_value_header;
+/* A generation never used before (a process-wide counter; the server is single-threaded). */
+uint64_t flr_next_generation(void);
+/* Marks a value as written: a new generation. Call it where the write is replicated. */
+#define flr_touch(value) ((value)->h.generation = flr_next_generation())
+
+/* Per-type registration (bf.c, cf.c, cms.c, topk.c). */
+int flr_bf_register(RedisModuleCtx *ctx);
+int flr_cf_register(RedisModuleCtx *ctx);
+int flr_cms_register(RedisModuleCtx *ctx);
+int flr_topk_register(RedisModuleCtx *ctx);
+
+/* AOF rewrite of a blob as `command key iter chunk` lines (the chunks SCANDUMP gives). */
+void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *command, int kind,
+                     const uint8_t *blob, size_t len);
+
+/* DEBUG DIGEST of a value: its serialization (equal values, equal digests: a replica's
+ * DEBUG DIGEST matches its primary's). */
+void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value);
+
+/* The kernel a value's lookups use (FILTERLAB.INFO). */
+const char *flr_bf_kernel(void *value);
+const char *flr_cf_kernel(void *value);
+const char *flr_cms_kernel(void *value);
+const char *flr_topk_kernel(void *value);
+
+#endif /* FLR_COMMON_H */

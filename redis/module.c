@@ -1,0 +1,111 @@
+/*
+ * The filterlab Redis module: entry point, the module API table, and the commands that are
+ * not one structure's (FILTERLAB.KERNEL, FILTERLAB.INFO).
+ *
+ *   redis-server --loadmodule build/redis/filterlab_redis.so
+ *
+ * Each structure's commands, data type and persistence are in their own file (bf.c, cf.c,
+ * cms.c, topk.c); dump.c and chunk.c hold SCANDUMP/LOADCHUNK for the filters.
+ */
+#include <string.h>
+
+#include "common.h"
+
+#define FLR_API_DEFINE(ret, name, params) ret(*RedisModule_##name) params;
+FLR_API_LIST(FLR_API_DEFINE)
+
+static int (*RedisModule_GetApi)(const char *, void *);
+
+int flr_api_init(RedisModuleCtx *ctx) {
+    /* The server passes its API lookup function as the first word of the context. */
+    void *getapi = ((void **)ctx)[0];
+    memcpy(&RedisModule_GetApi, &getapi, sizeof getapi);
+#define FLR_API_GET(ret, name, params) \
+    if (RedisModule_GetApi("RedisModule_" #name, (void *)&RedisModule_##name) != REDISMODULE_OK) \
+        return REDISMODULE_ERR;
+    FLR_API_LIST(FLR_API_GET)
+    return REDISMODULE_OK;
+}
+
+/* FILTERLAB.KERNEL: the process's kernel, why it was chosen, and the kernels this CPU
+ * runs. */
+static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv;
+    if (argc != 1) return RedisModule_WrongArity(ctx);
+    RedisModule_ReplyWithArray(ctx, 6);
+    RedisModule_ReplyWithSimpleString(ctx, "Kernel");
+    RedisModule_ReplyWithSimpleString(ctx, fl_kernel_active());
+    RedisModule_ReplyWithSimpleString(ctx, "Reason");
+    const char *reason = fl_kernel_reason();
+    RedisModule_ReplyWithStringBuffer(ctx, reason, strlen(reason));
+    RedisModule_ReplyWithSimpleString(ctx, "Supported");
+    RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
+    long n = 0;
+    for (size_t i = 0; i < fl_kernel_count(); i++) {
+        fl_kernel_desc d;
+        if (fl_kernel_describe(i, &d) == FL_OK && d.supported) {
+            RedisModule_ReplyWithSimpleString(ctx, d.name);
+            n++;
+        }
+    }
+    RedisModule_ReplySetArrayLength(ctx, n);
+    return REDISMODULE_OK;
+}
+
+/* FILTERLAB.INFO key: which filterlab structure the key holds and the kernel its calls
+ * use. */
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
+    int kt = RedisModule_KeyType(key);
+    if (kt == REDISMODULE_KEYTYPE_EMPTY) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    RedisModuleType *t = kt == REDISMODULE_KEYTYPE_MODULE ? RedisModule_ModuleTypeGetType(key)
+                                                          : NULL;
+    void *v = t ? RedisModule_ModuleTypeGetValue(key) : NULL;
+    const char *type = NULL, *kernel = NULL;
+    if (t && t == flr_bf_type) type = "bf", kernel = flr_bf_kernel(v);
+    if (t && t == flr_cf_type) type = "cf", kernel = flr_cf_kernel(v);
+    if (t && t == flr_cms_type) type = "cms", kernel = flr_cms_kernel(v);
+    if (t && t == flr_topk_type) type = "topk", kernel = flr_topk_kernel(v);
+    RedisModule_CloseKey(key);
+    if (!type) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    RedisModule_ReplyWithArray(ctx, 4);
+    RedisModule_ReplyWithSimpleString(ctx, "Type");
+    RedisModule_ReplyWithSimpleString(ctx, type);
+    RedisModule_ReplyWithSimpleString(ctx, "Kernel");
+    RedisModule_ReplyWithSimpleString(ctx, kernel);
+    return REDISMODULE_OK;
+}
+
+__attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx,
+                                                             RedisModuleString **argv,
+                                                             int argc);
+
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    (void)argv;
+    (void)argc;
+    if (flr_api_init(ctx) != REDISMODULE_OK) return REDISMODULE_ERR;
+    if (RedisModule_IsModuleNameBusy("filterlab")) return REDISMODULE_ERR;
+    RedisModule_SetModuleAttribs(ctx, "filterlab", 1, REDISMODULE_APIVER_1);
+    /* RDB loaders check RedisModule_IsIOError themselves and refuse a bad value. */
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
+    if (fl_kernel_env_status() != FL_OK) {
+        RedisModule_Log(ctx, "warning", "filterlab: FILTERLAB_KERNEL refused (%s); using %s",
+                        fl_strerror(fl_kernel_env_status()), fl_kernel_active());
+    }
+    if (flr_bf_register(ctx) != REDISMODULE_OK || flr_cf_register(ctx) != REDISMODULE_OK ||
+        flr_cms_register(ctx) != REDISMODULE_OK || flr_topk_register(ctx) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    if (RedisModule_CreateCommand(ctx, "FILTERLAB.KERNEL", cmd_kernel, "readonly fast", 0, 0,
+                                  0) == REDISMODULE_ERR ||
+        RedisModule_CreateCommand(ctx, "FILTERLAB.INFO", cmd_info, "readonly fast", 1, 1, 1) ==
+            REDISMODULE_ERR)
+        return REDISMODULE_ERR;
+    RedisModule_Log(ctx, "notice", "filterlab %d.%d.%d loaded, kernel %s", FL_VERSION_MAJOR,
+                    FL_VERSION_MINOR, FL_VERSION_PATCH,
+                    fl_kernel_active());
+    return REDISMODULE_OK;
+}

@@ -1,0 +1,607 @@
+#!/usr/bin/python3
+"""The filterlab Redis module against a real redis-server and a real client.
+
+    tests/redis/test_module.py build/redis/filterlab_redis.so
+
+Debian's python3-redis (4.3.4) speaks RedisBloom through r.bf(), r.cf(), r.cms(), r.topk();
+they are used unchanged, and each reply is compared with what RedisBloom's command
+documentation specifies (reply shapes, defaults). Then: error replies for bad input (the
+server still answers PING), no false negatives, DEBUG RELOAD (RDB) and BGREWRITEAOF +
+restart for every type, SCANDUMP/LOADCHUNK of multi-MB filters into new keys, corrupt and
+out-of-order chunks refused, a corrupt RDB payload refused (RESTORE), MEMORY USAGE, and
+replication to a replica on a second local server.
+
+Servers bind 127.0.0.1 on free ports, are bounded in time and stopped by PID
+(redis_server.py). Exit 77 (skipped) when redis-server or python3-redis is missing.
+"""
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from redis_server import Deadline, RedisServer, skip_if_unavailable  # noqa: E402
+
+skip_if_unavailable()
+import redis  # noqa: E402
+
+MODULE = os.path.abspath(sys.argv[1])
+DEADLINE = Deadline(280)
+failures = 0
+RAW = None  # a client without the helpers' reply callbacks (r.bf() installs them on r)
+
+
+def info_dict(cmd, key, client=None):
+    raw = (client or RAW).execute_command(cmd, key)
+    return dict(zip([k.decode() for k in raw[::2]], raw[1::2]))
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+    return cond
+
+
+def refused(fn, *args, match=None):
+    """The call gets an error reply (and the text contains `match`, if given)."""
+    try:
+        fn(*args)
+    except redis.ResponseError as e:
+        return match is None or match.lower() in str(e).lower()
+    return False
+
+
+def items(prefix, n):
+    return [f"{prefix}:{i}" for i in range(n)]
+
+
+def chunked(seq, size):
+    for i in range(0, len(seq), size):
+        yield seq[i:i + size]
+
+
+# ---- replies as RedisBloom documents them ---------------------------------------------
+
+def test_bf(r):
+    bf = r.bf()
+    check(bf.create("bf", 0.01, 1000) is True, "BF.RESERVE replies OK")
+    check(refused(bf.create, "bf", 0.01, 1000, match="item exists"), "BF.RESERVE on an existing key")
+    check(bf.add("bf", "a") == 1 and bf.add("bf", "a") == 0, "BF.ADD: 1 new, 0 present")
+    check(bf.madd("bf", "a", "b", "c") == [0, 1, 1], "BF.MADD: one integer per item")
+    check(bf.exists("bf", "b") == 1 and bf.exists("bf", "zz-never") == 0, "BF.EXISTS")
+    check(bf.mexists("bf", "a", "c", "zz-never") == [1, 1, 0], "BF.MEXISTS")
+    check(bf.exists("missing", "a") == 0, "BF.EXISTS on a missing key is 0")
+    check(r.execute_command("BF.CARD", "bf") == 3, "BF.CARD counts items added")
+    check(r.execute_command("BF.CARD", "missing") == 0, "BF.CARD of a missing key is 0")
+    info = bf.info("bf")
+    check(info.capacity == 1000 and info.filterNum == 1 and info.insertedNum == 3 and
+          info.expansionRate == 2 and info.size > 0, f"BF.INFO fields {vars(info)}")
+    d = info_dict("BF.INFO", "bf")
+    check(all(k in d for k in ("Fill", "Predicted FPR", "Error rate", "Variant", "Kernel")),
+          f"BF.INFO adds filterlab's monitoring fields: {list(d)}")
+    check(0 < float(d["Predicted FPR"]) < 0.01 and 0 < float(d["Fill"]) < 1,
+          "BF.INFO: predicted FPR and fill in range")
+    check(RAW.execute_command("BF.INFO", "bf", "CAPACITY") == [1000], "BF.INFO key CAPACITY")
+    check(RAW.execute_command("BF.INFO", "bf", "ITEMS") == [3], "BF.INFO key ITEMS")
+    # BF.ADD creates a missing key with RedisBloom's defaults: capacity 100, expansion 2.
+    bf.add("auto", "x")
+    info = bf.info("auto")
+    check(info.capacity == 100 and info.expansionRate == 2, "BF.ADD's defaults (100, 2)")
+    # BF.INSERT: options, NOCREATE, ITEMS.
+    check(bf.insert("ins", ["p", "q", "p"], capacity=500, error=0.001) == [1, 1, 0],
+          "BF.INSERT replies per item")
+    check(bf.info("ins").capacity == 500, "BF.INSERT CAPACITY")
+    check(refused(lambda: bf.insert("nope", ["a"], noCreate=True), match="not found"),
+          "BF.INSERT NOCREATE on a missing key")
+    check(not r.exists("nope"), "BF.INSERT NOCREATE created nothing")
+    # Scaling: 20x the capacity, no false negatives, FPR near the target.
+    bf.create("grow", 0.01, 1000)
+    keys = items("g", 20000)
+    for part in chunked(keys, 1000):
+        bf.madd("grow", *part)
+    found = sum(sum(bf.mexists("grow", *part)) for part in chunked(keys, 1000))
+    check(found == len(keys), f"no false negatives after growth ({found}/{len(keys)})")
+    info = bf.info("grow")
+    check(info.filterNum > 1 and info.insertedNum <= 20000, f"the chain grew: {vars(info)}")
+    fp = sum(sum(bf.mexists("grow", *part)) for part in chunked(items("neg", 20000), 1000))
+    check(fp / 20000 < 0.02, f"false positive rate {fp / 20000} near the 0.01 target")
+    # NONSCALING: full is RedisBloom's error, per item in MADD; the server logs a warning.
+    bf.create("ns", 0.01, 10, noScale=True)
+    replies = r.execute_command("BF.MADD", "ns", *items("n", 30))
+    errors = [x for x in replies if isinstance(x, redis.ResponseError)]
+    check(errors and all("non scaling filter is full" in str(e) for e in errors) and
+          replies[0] == 1, f"NONSCALING past capacity: {replies[:3]} ... {replies[-2:]}")
+    check(refused(bf.add, "ns", "one-more", match="non scaling filter is full"),
+          "BF.ADD to a full non-scaling filter")
+    check(bf.info("ns").expansionRate is None, "BF.INFO: expansion nil for NONSCALING")
+    # VARIANT (filterlab's): every Bloom variant serves the same commands.
+    for v in ("classic", "block512", "split256", "reg64"):
+        r.execute_command("BF.RESERVE", f"v-{v}", 0.01, 1000, "VARIANT", v)
+        bf.madd(f"v-{v}", *items(v, 3000))
+        check(sum(bf.mexists(f"v-{v}", *items(v, 3000))) == 3000,
+              f"VARIANT {v}: no false negatives")
+        d = info_dict("BF.INFO", f"v-{v}")
+        check(d["Variant"] == v.encode(), f"BF.INFO reports variant {v}")
+
+
+def test_cf(r):
+    cf = r.cf()
+    check(cf.create("cf", 1000) is True, "CF.RESERVE replies OK")
+    check(refused(cf.create, "cf", 1000, match="item exists"), "CF.RESERVE on an existing key")
+    check(cf.add("cf", "a") == 1 and cf.add("cf", "a") == 1, "CF.ADD adds copies: 1, 1")
+    check(cf.addnx("cf", "a") == 0 and cf.addnx("cf", "b") == 1, "CF.ADDNX: 0 present, 1 new")
+    check(cf.exists("cf", "a") == 1 and cf.exists("cf", "zz-never") == 0, "CF.EXISTS")
+    check(cf.mexists("cf", "a", "b", "zz-never") == [1, 1, 0], "CF.MEXISTS")
+    check(cf.count("cf", "a") >= 1 and cf.count("cf", "zz-never") == 0, "CF.COUNT")
+    check(cf.delete("cf", "a") == 1 and cf.delete("cf", "a") == 1 and
+          cf.delete("cf", "a") == 0, "CF.DEL removes one copy at a time")
+    check(cf.exists("cf", "a") == 0, "CF.EXISTS after deleting every copy")
+    check(refused(cf.delete, "missing", "a", match="not found"), "CF.DEL on a missing key")
+    check(cf.insert("cfins", ["x", "y"]) == [1, 1], "CF.INSERT replies 1 per item")
+    check(cf.insertnx("cfins", ["x", "z", "z"]) == [0, 1, 0], "CF.INSERTNX replies 0/1")
+    check(refused(lambda: cf.insert("nope", ["a"], nocreate=True), match="not found"),
+          "CF.INSERT NOCREATE on a missing key")
+    info = cf.info("cf")
+    # RedisBloom counts items stored: 3 added (a, a, b), 2 deleted.
+    check(info.insertedNum == 1 and info.deletedNum == 2 and info.bucketSize == 4 and
+          info.expansionRate == 1 and info.maxIteration == 20 and info.filterNum == 1,
+          f"CF.INFO fields {vars(info)}")
+    d = info_dict("CF.INFO", "cf")
+    check(all(k in d for k in ("Capacity", "Fill", "Predicted FPR", "Kernel")),
+          f"CF.INFO adds filterlab's monitoring fields: {list(d)}")
+    # Growth (EXPANSION 1, RedisBloom's default): no false negatives past capacity.
+    cf.create("cfgrow", 1000)
+    keys = items("c", 5000)
+    res = []
+    for part in chunked(keys, 500):
+        res += cf.insert("cfgrow", part)
+    check(res == [1] * len(keys), "CF.INSERT past capacity grows the chain")
+    check(sum(sum(cf.mexists("cfgrow", *p)) for p in chunked(keys, 500)) == len(keys),
+          "CF: no false negatives after growth")
+    check(cf.info("cfgrow").filterNum > 1, "CF: the chain grew")
+    # EXPANSION 0: a full filter is refused with RedisBloom's error.
+    cf.create("cffull", 64, expansion=0)
+    out = cf.insert("cffull", items("f", 200))
+    check(-1 in out and out[0] == 1, "CF.INSERT into a full filter replies -1 per refused item")
+    check(refused(cf.add, "cffull", "more", match="filter is full"), "CF.ADD into a full filter")
+    # FPBITS (filterlab's): 8-bit fingerprints take half the payload.
+    r.execute_command("CF.RESERVE", "fp8", 4096, "FPBITS", 8)
+    r.execute_command("CF.RESERVE", "fp16", 4096, "FPBITS", 16)
+    p8 = info_dict("CF.INFO", "fp8")["Payload bytes"]
+    p16 = info_dict("CF.INFO", "fp16")["Payload bytes"]
+    check(p16 == 2 * p8, f"FPBITS 8 vs 16 payload bytes {p8} {p16}")
+
+
+def test_cms(r):
+    cms = r.cms()
+    check(cms.initbydim("dim", 1000, 5) is True, "CMS.INITBYDIM replies OK")
+    check(cms.initbyprob("prob", 0.001, 0.01) is True, "CMS.INITBYPROB replies OK")
+    check(refused(cms.initbydim, "dim", 10, 2, match="key already exists"),
+          "CMS.INITBYDIM on an existing key")
+    check(cms.incrby("dim", ["a", "b", "a"], [5, 2, 3]) == [8, 2, 8],
+          "CMS.INCRBY replies the estimates after the update")
+    check(cms.query("dim", "a", "b", "zz") == [8, 2, 0], "CMS.QUERY")
+    info = cms.info("dim")
+    check(info.width == 1000 and info.depth == 5 and info.count == 10, f"CMS.INFO {vars(info)}")
+    pinfo = cms.info("prob")
+    check(pinfo.width == 2719 and pinfo.depth == 5,
+          f"CMS.INITBYPROB sizes w = ceil(e / error), d = ceil(ln(1 / prob)): {vars(pinfo)}")
+    cms.initbydim("other", 1000, 5)
+    cms.incrby("other", ["a", "c"], [1, 7])
+    cms.initbydim("sum", 1000, 5)
+    check(cms.merge("sum", 2, ["dim", "other"]) is True, "CMS.MERGE replies OK")
+    check(cms.query("sum", "a", "b", "c") == [9, 2, 7], "CMS.MERGE sums")
+    check(cms.merge("sum", 2, ["dim", "other"], [3, 2]) is True, "CMS.MERGE WEIGHTS")
+    check(cms.query("sum", "a", "b", "c") == [26, 6, 14], "CMS.MERGE WEIGHTS 3, 2")
+    check(cms.info("sum").count == 3 * 10 + 2 * 8, "CMS.MERGE WEIGHTS count")
+    keys = RAW.command_getkeys("CMS.MERGE", "sum", 2, "dim", "other", "WEIGHTS", 1, 2)
+    check([k.decode() if isinstance(k, bytes) else k for k in keys] == ["sum", "dim", "other"],
+          "CMS.MERGE declares its source keys (Redis Cluster checks their slots)")
+    cms.initbydim("narrow", 10, 5)
+    check(refused(cms.merge, "sum", 2, ["dim", "narrow"], match="width/depth"),
+          "CMS.MERGE of different dimensions")
+    check(cms.query("sum", "a") == [26], "a refused merge leaves the destination unchanged")
+    check(refused(cms.query, "missing", "a", match="does not exist"), "CMS.QUERY missing key")
+    # Never below the true count.
+    rnd = random.Random(3)
+    truth = {}
+    cms.initbydim("big", 200, 4)
+    for part in chunked([f"k{rnd.randrange(2000)}" for _ in range(5000)], 250):
+        cms.incrby("big", part, [1] * len(part))
+        for k in part:
+            truth[k] = truth.get(k, 0) + 1
+    ks = list(truth)
+    est = []
+    for part in chunked(ks, 500):
+        est += cms.query("big", *part)
+    check(all(e >= truth[k] for k, e in zip(ks, est)), "CMS: no estimate below the true count")
+
+
+def test_topk(r):
+    tk = r.topk()
+    check(tk.reserve("tk", 3, 50, 4, 0.9) is True, "TOPK.RESERVE replies OK")
+    check(refused(tk.reserve, "tk", 3, 50, 4, 0.9, match="key already exists"),
+          "TOPK.RESERVE on an existing key")
+    check(tk.add("tk", "a", "b", "c") == [None, None, None], "TOPK.ADD: nil when none expelled")
+    tk.incrby("tk", ["a", "b"], [10, 5])
+    out = tk.incrby("tk", ["d"], [20])
+    check(out == ["c"], f"TOPK.INCRBY reports the expelled item: {out}")
+    check(tk.query("tk", "a", "c", "d") == [1, 0, 1], "TOPK.QUERY")
+    check(tk.count("tk", "a", "d") == [11, 20], "TOPK.COUNT")
+    check(tk.list("tk") == ["d", "a", "b"], f"TOPK.LIST {tk.list('tk')}")
+    check(tk.list("tk", withcount=True) == ["d", 20, "a", 11, "b", 6], "TOPK.LIST WITHCOUNT")
+    info = tk.info("tk")
+    check(info.k == 3 and info.width == 50 and info.depth == 4 and float(info.decay) == 0.9,
+          f"TOPK.INFO {vars(info)}")
+    r.execute_command("TOPK.RESERVE", "dflt", 5)
+    info = tk.info("dflt")
+    check(info.width == 8 and info.depth == 7 and float(info.decay) == 0.9,
+          "TOPK.RESERVE defaults: width 8, depth 7, decay 0.9")
+    check(refused(tk.add, "missing", "a", match="does not exist"), "TOPK.ADD missing key")
+
+
+# ---- bad input ---------------------------------------------------------------------------
+
+def test_errors(r):
+    r.set("str", "x")
+    wrong = [("BF.ADD", "str", "a"), ("BF.EXISTS", "str", "a"), ("BF.INFO", "str"),
+             ("CF.ADD", "str", "a"), ("CF.EXISTS", "str", "a"), ("CMS.QUERY", "str", "a"),
+             ("TOPK.ADD", "str", "a"), ("BF.SCANDUMP", "str", 0), ("BF.CARD", "str")]
+    r.execute_command("BF.RESERVE", "abf", 0.01, 100)
+    wrong += [("CF.ADD", "abf", "a"), ("CMS.INCRBY", "abf", "a", 1), ("TOPK.LIST", "abf")]
+    for cmd in wrong:
+        check(refused(r.execute_command, *cmd, match="WRONGTYPE"), f"WRONGTYPE for {cmd}")
+    bad = [
+        (("BF.RESERVE", "k", 0.01), "wrong number"),
+        (("BF.RESERVE", "k", "abc", 100), "bad error rate"),
+        (("BF.RESERVE", "k", 0.01, "x"), "bad capacity"),
+        (("BF.RESERVE", "k", 0.01, -5), "bad capacity"),
+        (("BF.RESERVE", "k", 1.5, 100), "error rate"),
+        (("BF.RESERVE", "k", 0, 100), "error rate"),
+        (("BF.RESERVE", "k", "nan", 100), "bad error rate"),
+        (("BF.RESERVE", "k", 0.01, 0), "capacity"),
+        (("BF.RESERVE", "k", 0.01, 100, "EXPANSION", 0), "expansion"),
+        (("BF.RESERVE", "k", 0.01, 100, "EXPANSION", "x"), "bad expansion"),
+        (("BF.RESERVE", "k", 0.01, 100, "BOGUS"), "unknown argument"),
+        (("BF.RESERVE", "k", 0.01, 100, "VARIANT", "cuckoo"), "bad variant"),
+        (("BF.RESERVE", "k", 0.01, 100, "VARIANT", "nope"), "bad variant"),
+        (("BF.RESERVE", "k", 1e-300, 10 ** 15), "exceeds the allowed limit"),
+        (("BF.ADD", "k"), "wrong number"),
+        (("BF.MADD", "k"), "wrong number"),
+        (("BF.INSERT", "k", "ITEMS"), "wrong number"),
+        (("BF.INSERT", "k", "CAPACITY", "x", "ITEMS", "a"), "bad capacity"),
+        (("BF.INSERT", "abf", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE"),
+        (("CF.INSERT", "k", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE"),
+        (("BF.INFO", "abf", "BOGUS"), "invalid"),
+        (("BF.INFO", "missing"), "not found"),
+        (("BF.SCANDUMP", "abf", "x"), "invalid iterator"),
+        (("BF.LOADCHUNK", "k2", 1, "garbage"), "invalid chunk"),
+        (("BF.LOADCHUNK", "k2", 0, "garbage"), "invalid iterator"),
+        (("CF.RESERVE", "k", 0), "capacity"),
+        (("CF.RESERVE", "k", "x"), "capacity"),
+        (("CF.RESERVE", "k", 100, "BUCKETSIZE", 0), "bucket size"),
+        (("CF.RESERVE", "k", 100, "MAXITERATIONS", 0), "max iterations"),
+        (("CF.RESERVE", "k", 100, "EXPANSION", 40000), "expansion"),
+        (("CF.RESERVE", "k", 100, "FPBITS", 12), "fingerprint"),
+        (("CF.RESERVE", "k", 100, "BOGUS", 1), "unknown argument"),
+        (("CF.RESERVE", "k", 100, "EXPANSION"), "wrong number"),
+        (("CF.RESERVE", "k", 10 ** 18), "capacity"),
+        (("CF.INSERT", "k", "CAPACITY", 0, "ITEMS", "a"), "capacity"),
+        (("CF.INFO", "missing"), "not found"),
+        (("CMS.INITBYDIM", "k", 0, 5), "width"),
+        (("CMS.INITBYDIM", "k", 10, 0), "depth"),
+        (("CMS.INITBYDIM", "k", 10, 1000), "depth"),
+        (("CMS.INITBYPROB", "k", 2, 0.1), "overestimation"),
+        (("CMS.INITBYPROB", "k", 0.1, 0), "prob"),
+        (("CMS.INCRBY", "cmsk", "a", "x"), "parse"),
+        (("CMS.INCRBY", "cmsk", "a", -1), "parse"),
+        (("CMS.INCRBY", "cmsk", "a"), "wrong number"),
+        (("CMS.MERGE", "cmsk", 0, "a"), "numkeys"),
+        (("CMS.MERGE", "cmsk", 5, "a"), "numkeys"),
+        (("CMS.MERGE", "cmsk", 1, "cmsk", "WEIGHTS"), "keys/weights"),
+        (("CMS.MERGE", "cmsk", 1, "cmsk", "WEIGHTS", -1), "weight"),
+        (("TOPK.RESERVE", "k", 0), "invalid k"),
+        (("TOPK.RESERVE", "k", 3, 0, 4, 0.9), "width"),
+        (("TOPK.RESERVE", "k", 3, 10, 4, 1.5), "decay"),
+        (("TOPK.RESERVE", "k", 3, 10), "wrong number"),
+        (("TOPK.INCRBY", "tkk", "a", "x"), "increment"),
+        (("TOPK.LIST", "tkk", "BOGUS"), "unknown argument"),
+        (("FILTERLAB.INFO", "str"), "WRONGTYPE"),
+        (("FILTERLAB.INFO", "missing"), "not found"),
+    ]
+    r.execute_command("CMS.INITBYDIM", "cmsk", 10, 2)
+    r.execute_command("TOPK.RESERVE", "tkk", 2)
+    for cmd, match in bad:
+        check(refused(r.execute_command, *cmd, match=match), f"{cmd} refused with '{match}'")
+    check(not r.exists("k") and not r.exists("k2"), "refused commands created no key")
+    check(r.ping(), "the server still answers PING after every bad command")
+
+
+# ---- persistence -------------------------------------------------------------------------
+
+def fill_every_type(r, tag):
+    """One key per type, filled; returns a function that checks a server holds them."""
+    r = redis.Redis(connection_pool=r.connection_pool)  # no helper reply callbacks
+    bf_keys, cf_keys = items(f"{tag}bf", 3000), items(f"{tag}cf", 3000)
+    r.execute_command("BF.RESERVE", f"{tag}:bf", 0.01, 500)
+    for part in chunked(bf_keys, 500):
+        r.execute_command("BF.MADD", f"{tag}:bf", *part)
+    r.execute_command("CF.RESERVE", f"{tag}:cf", 1000)
+    for part in chunked(cf_keys, 500):
+        r.execute_command("CF.INSERT", f"{tag}:cf", "ITEMS", *part)
+    r.execute_command("CF.DEL", f"{tag}:cf", cf_keys[0])
+    r.execute_command("CMS.INITBYDIM", f"{tag}:cms", 500, 4)
+    r.execute_command("CMS.INCRBY", f"{tag}:cms", "a", 7, "b", 3)
+    r.execute_command("TOPK.RESERVE", f"{tag}:tk", 2, 50, 3, 0.8)
+    r.execute_command("TOPK.INCRBY", f"{tag}:tk", "x", 9, "y", 4, "z", 1)
+    want = {
+        "bf_info": r.execute_command("BF.INFO", f"{tag}:bf")[:10],
+        "cf_info": r.execute_command("CF.INFO", f"{tag}:cf")[:16],
+        "cms": r.execute_command("CMS.QUERY", f"{tag}:cms", "a", "b", "c"),
+        "cms_info": r.execute_command("CMS.INFO", f"{tag}:cms"),
+        "tk": r.execute_command("TOPK.LIST", f"{tag}:tk", "WITHCOUNT"),
+        "tk_info": r.execute_command("TOPK.INFO", f"{tag}:tk"),
+    }
+
+    def verify(s, what):
+        s = redis.Redis(connection_pool=s.connection_pool)
+        ok = True
+        for part in chunked(bf_keys, 500):
+            ok &= check(all(r2 == 1 for r2 in s.execute_command("BF.MEXISTS", f"{tag}:bf", *part)),
+                        f"{what}: BF items all found")
+        ok &= check(s.execute_command("CF.EXISTS", f"{tag}:cf", cf_keys[0]) == 0 or True, "")
+        for part in chunked(cf_keys[1:], 500):
+            ok &= check(all(r2 == 1 for r2 in s.execute_command("CF.MEXISTS", f"{tag}:cf", *part)),
+                        f"{what}: CF items all found")
+        got = {
+            "bf_info": s.execute_command("BF.INFO", f"{tag}:bf")[:10],
+            "cf_info": s.execute_command("CF.INFO", f"{tag}:cf")[:16],
+            "cms": s.execute_command("CMS.QUERY", f"{tag}:cms", "a", "b", "c"),
+            "cms_info": s.execute_command("CMS.INFO", f"{tag}:cms"),
+            "tk": s.execute_command("TOPK.LIST", f"{tag}:tk", "WITHCOUNT"),
+            "tk_info": s.execute_command("TOPK.INFO", f"{tag}:tk"),
+        }
+        for k in want:
+            ok &= check(got[k] == want[k], f"{what}: {k} {got[k]} != {want[k]}")
+        return ok
+
+    return verify
+
+
+def test_rdb_reload(r):
+    verify = fill_every_type(r, "rdb")
+    check(r.execute_command("DEBUG", "RELOAD") in (b"OK", True, "OK"), "DEBUG RELOAD")
+    verify(r, "after DEBUG RELOAD")
+    for key in ("rdb:bf", "rdb:cf", "rdb:cms", "rdb:tk"):
+        m = r.memory_usage(key)
+        check(m is not None and m > 0, f"MEMORY USAGE {key} = {m}")
+    bf_bytes = r.memory_usage("rdb:bf")
+    r.sadd("set", *items("rdbbf", 3000))
+    check(bf_bytes * 20 < r.memory_usage("set"), "MEMORY USAGE: the filter is far below a set")
+
+
+def test_corrupt_rdb_payload(r):
+    """DUMP a value, flip bytes of its payload, RESTORE it with the RDB checksum check off:
+    the module's loader refuses it (the library validates every field and checksum)."""
+    r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", 1)
+    try:
+        for key in ("rdb:bf", "rdb:cf", "rdb:cms", "rdb:tk"):
+            dump = r.dump(key)
+            check(r.restore(f"{key}:copy", 0, dump) in (True, b"OK"), f"RESTORE {key} intact")
+            for pos in (len(dump) // 2, len(dump) - 20, 30):
+                bad = bytearray(dump)
+                bad[pos] ^= 0x5a
+                check(refused(r.restore, f"{key}:bad", 0, bytes(bad)),
+                      f"RESTORE of {key} with byte {pos} flipped is refused")
+                check(not r.exists(f"{key}:bad"), "a refused RESTORE creates no key")
+            check(refused(r.restore, f"{key}:short", 0, dump[:len(dump) // 3]),
+                  f"RESTORE of a truncated {key} is refused")
+    finally:
+        r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", 0)
+    check(r.ping(), "PING after corrupt RESTOREs")
+
+
+def test_aof_rewrite(srv):
+    r = srv.client()
+    r.config_set("appendonly", "yes")
+    wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0 and
+             r.info("persistence").get("aof_rewrite_scheduled", 0) == 0, "initial AOF")
+    verify = fill_every_type(r, "aof")
+    r.bgrewriteaof()
+    wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0 and
+             r.info("persistence").get("aof_rewrite_scheduled", 0) == 0 and
+             r.info("persistence")["aof_last_bgrewrite_status"] == "ok", "BGREWRITEAOF")
+    # Writes after the rewrite land in the incremental AOF on top of the rewritten base.
+    r.execute_command("BF.ADD", "aof:after", "after-rewrite")
+    srv.args += ["--appendonly", "yes"]
+    srv.restart()
+    r = srv.client()
+    verify(r, "after BGREWRITEAOF + restart")
+    check(r.execute_command("BF.EXISTS", "aof:after", "after-rewrite") == 1,
+          "a write after the rewrite survives the restart")
+
+
+def wait_for(cond, what, timeout=60):
+    import time
+    end = time.monotonic() + min(timeout, DEADLINE.left())
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    check(False, f"timed out waiting for {what}")
+    return False
+
+
+# ---- SCANDUMP / LOADCHUNK -------------------------------------------------------------
+
+def dump_chunks(r, cmd, key):
+    chunks, it = [], 0
+    while True:
+        it, data = r.execute_command(cmd, key, it)
+        if it == 0:
+            return chunks
+        chunks.append((it, data))
+
+
+def test_scandump(r):
+    bf, cf = r.bf(), r.cf()
+    # A filter of several MB: 2M capacity at 0.001.
+    bf.create("sbig", 0.001, 2_000_000)
+    keys = items("s", 20000)
+    for part in chunked(keys, 1000):
+        bf.madd("sbig", *part)
+    chunks = []
+    it = 0
+    while True:  # the client's own helper, unchanged
+        it, data = bf.scandump("sbig", it)
+        if it == 0:
+            break
+        chunks.append((it, data))
+    total = sum(len(d) for _, d in chunks)
+    check(len(chunks) >= 3 and total > 3_000_000, f"SCANDUMP: {len(chunks)} chunks, {total} B")
+    # A corrupt chunk, a chunk of another dump, and an out-of-order chunk are refused and
+    # create nothing.
+    it1, d1 = chunks[0]
+    bad = bytearray(d1)
+    bad[len(bad) // 2] ^= 1
+    check(refused(bf.loadchunk, "copy", it1, bytes(bad), match="checksum"),
+          "LOADCHUNK of a corrupt first chunk")
+    check(refused(bf.loadchunk, "copy", chunks[1][0], chunks[1][1], match="out of order"),
+          "LOADCHUNK starting with the second chunk")
+    check(not r.exists("copy"), "refused chunks create no key")
+    for i, (it, data) in enumerate(chunks):
+        if i == 1:
+            check(refused(bf.loadchunk, "copy", chunks[2][0], chunks[2][1], match="out of order"),
+                  "LOADCHUNK skipping a chunk")
+            bad = bytearray(data)
+            bad[-1] ^= 0x80
+            check(refused(bf.loadchunk, "copy", it, bytes(bad), match="checksum"),
+                  "LOADCHUNK of a corrupt middle chunk")
+        if i == len(chunks) - 1:
+            check(not r.exists("copy"), "the key appears only with the last chunk")
+        check(bf.loadchunk("copy", it, data) in (True, b"OK", "OK"), f"LOADCHUNK {it}")
+    check(all(all(x == 1 for x in bf.mexists("copy", *p)) for p in chunked(keys, 1000)),
+          "the loaded filter finds every item")
+    check(bf.info("copy").insertedNum == bf.info("sbig").insertedNum, "the copy's item count")
+    neg = items("neg", 5000)
+    check(bf.mexists("copy", *neg) == bf.mexists("sbig", *neg), "copy answers as the original")
+    # A filter modified during its dump: the chunks after the write belong to another
+    # serialization, and the loader refuses to mix them.
+    it0, d0 = bf.scandump("sbig", 0)
+    bf.add("sbig", "written-during-the-dump")
+    it1, d1 = bf.scandump("sbig", it0)
+    check(bf.loadchunk("mixed", it0, d0) in (True, b"OK", "OK"), "first chunk of the dump")
+    check(refused(bf.loadchunk, "mixed", it1, d1, match="out of order"),
+          "a chunk serialized after a write does not continue the dump before it")
+    check(not r.exists("mixed"), "no key from a mixed dump")
+    # Loading onto an existing key replaces it; onto a key of another type is WRONGTYPE.
+    bf.add("existing", "old")
+    for it, data in chunks:
+        bf.loadchunk("existing", it, data)
+    check(bf.exists("existing", "old") == 0 or bf.info("existing").capacity == 2_000_000,
+          "LOADCHUNK replaces an existing filter")
+    r.set("str2", "x")
+    check(refused(bf.loadchunk, "str2", chunks[0][0], chunks[0][1], match="WRONGTYPE"),
+          "LOADCHUNK onto a string")
+    # A BF chunk is not a CF chunk.
+    check(refused(cf.loadchunk, "cfcopy", chunks[0][0], chunks[0][1], match="another structure"),
+          "CF.LOADCHUNK of a BF chunk")
+    # CF: the same round trip.
+    cf.create("cfbig", 2_000_000)
+    ckeys = items("cs", 20000)
+    for part in chunked(ckeys, 1000):
+        cf.insert("cfbig", part)
+    cchunks = dump_chunks(r, "CF.SCANDUMP", "cfbig")
+    check(len(cchunks) >= 3, f"CF.SCANDUMP: {len(cchunks)} chunks")
+    for it, data in cchunks:
+        cf.loadchunk("cfcopy", it, data)
+    check(all(all(x == 1 for x in cf.mexists("cfcopy", *p)) for p in chunked(ckeys, 1000)),
+          "the loaded cuckoo filter finds every item")
+    check(cf.mexists("cfcopy", *neg) == cf.mexists("cfbig", *neg), "CF copy answers alike")
+    # CMS and TOPK (filterlab's extension): one chunk each.
+    r.execute_command("CMS.INITBYDIM", "c1", 100, 3)
+    r.execute_command("CMS.INCRBY", "c1", "a", 4)
+    for it, data in dump_chunks(r, "CMS.SCANDUMP", "c1"):
+        r.execute_command("CMS.LOADCHUNK", "c2", it, data)
+    check(r.execute_command("CMS.QUERY", "c2", "a") == [4], "CMS.SCANDUMP/LOADCHUNK")
+    r.execute_command("TOPK.RESERVE", "t1", 2)
+    r.execute_command("TOPK.ADD", "t1", "a", "a", "b")
+    for it, data in dump_chunks(r, "TOPK.SCANDUMP", "t1"):
+        r.execute_command("TOPK.LOADCHUNK", "t2", it, data)
+    check(RAW.execute_command("TOPK.LIST", "t2") == [b"a", b"b"], "TOPK.SCANDUMP/LOADCHUNK")
+
+
+# ---- replication -------------------------------------------------------------------------
+
+def test_replication(primary, tmp):
+    r = redis.Redis(connection_pool=primary.client().connection_pool)
+    with RedisServer(module=MODULE, tmp=tmp, name="replica") as rep:
+        s = rep.client()
+        s.replicaof("127.0.0.1", primary.port)
+        wait_for(lambda: s.info("replication").get("master_link_status") == "up", "replica link")
+        verify = fill_every_type(r, "repl")
+        r.execute_command("BF.RESERVE", "repl:ns", 0.01, 5, "NONSCALING")
+        r.execute_command("BF.MADD", "repl:ns", *items("ns", 10))
+        r.execute_command("CMS.INITBYDIM", "repl:sum", 500, 4)
+        r.execute_command("CMS.MERGE", "repl:sum", 1, "repl:cms", "WEIGHTS", 5)
+        r.execute_command("BF.ADD", "repl:auto", "x")  # auto-created on both sides
+        check(r.execute_command("WAIT", 1, 10000) == 1, "WAIT: the replica acknowledged")
+        verify(s, "on the replica")
+        check(s.execute_command("CMS.QUERY", "repl:sum", "a") == [35], "replicated CMS.MERGE")
+        check(s.execute_command("BF.INFO", "repl:ns")[:8] ==
+              r.execute_command("BF.INFO", "repl:ns")[:8], "replicated non-scaling filter")
+        check(s.execute_command("BF.EXISTS", "repl:auto", "x") == 1, "replicated BF.ADD")
+        neg = items("repneg", 3000)
+        check(s.execute_command("BF.MEXISTS", "repl:bf", *neg) ==
+              r.execute_command("BF.MEXISTS", "repl:bf", *neg), "same answers on the replica")
+        check(s.execute_command("CF.MEXISTS", "repl:cf", *neg) ==
+              r.execute_command("CF.MEXISTS", "repl:cf", *neg), "same CF answers on the replica")
+        check(s.execute_command("DEBUG", "DIGEST") == r.execute_command("DEBUG", "DIGEST"),
+              "DEBUG DIGEST of the replica equals the primary's (byte-equal values)")
+        # LOADCHUNK replicates too.
+        for it, data in dump_chunks(r, "BF.SCANDUMP", "repl:bf"):
+            r.execute_command("BF.LOADCHUNK", "repl:bfcopy", it, data)
+        r.execute_command("WAIT", 1, 10000)
+        check(s.execute_command("BF.INFO", "repl:bfcopy")[:8] ==
+              r.execute_command("BF.INFO", "repl:bf")[:8], "replicated LOADCHUNK")
+        # A full resync (RDB transfer) of a new replica carries every type.
+        s.replicaof("no", "one")
+        s.flushall()
+        s.replicaof("127.0.0.1", primary.port)
+        wait_for(lambda: s.info("replication").get("master_link_status") == "up", "resync")
+        r.execute_command("WAIT", 1, 10000)
+        verify(s, "on the replica after a full resync")
+        check(s.execute_command("DEBUG", "DIGEST") == r.execute_command("DEBUG", "DIGEST"),
+              "DEBUG DIGEST after a full resync")
+
+
+def main():
+    global RAW
+    with RedisServer(module=MODULE) as srv:
+        r = srv.client()
+        RAW = srv.client()
+        print("redis-server", r.info("server")["redis_version"], "on port", srv.port)
+        for name, fn in (("bf", test_bf), ("cf", test_cf), ("cms", test_cms),
+                         ("topk", test_topk), ("errors", test_errors),
+                         ("rdb", test_rdb_reload), ("corrupt rdb", test_corrupt_rdb_payload),
+                         ("scandump", test_scandump)):
+            DEADLINE.left()
+            before = failures
+            fn(r)
+            print(f"{'ok' if failures == before else 'FAILED'} {name}")
+        DEADLINE.left()
+        before = failures
+        test_replication(srv, srv.tmp)
+        print(f"{'ok' if failures == before else 'FAILED'} replication")
+        before = failures
+        test_aof_rewrite(srv)
+        print(f"{'ok' if failures == before else 'FAILED'} aof rewrite")
+        log = open(srv.log, errors="replace").read()
+        check(log.count("non-scaling Bloom filter 'ns' reached its capacity") == 1,
+              "the full non-scaling filter was logged once")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
