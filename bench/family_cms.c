@@ -129,6 +129,8 @@ static void cms_topk_run(fb_env *e, const cms_shape *sh, uint64_t *keys) {
     fb_result *r[FB_MAX_KERNELS];
     for (size_t ki = 0; ki < o->nkernels; ki++) {
         r[ki] = fb_fam_result(e, "update_topk", "cms", "item", ki, sh->size, params, o->lookups);
+        if (fl_cms_bind_kernel(c, fb_kname(e, ki)) != FL_OK)
+            fb_result_str(r[ki], "error", "kernel cannot be bound");
         cms_fields(r[ki], c, sh);
         fb_result_str(r[ki], "key_distribution", "log-uniform ids over [1, 2^20]");
     }
