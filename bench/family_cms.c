@@ -160,13 +160,16 @@ void fb_family_cms(fb_env *e) {
         return;
     }
     uint64_t budget = fb_fam_budget(e);
+    uint32_t seed_w = 0, seed_d = 0;
+    int seed_done = fl_cms_dims(0.001, 0.01, &seed_w, &seed_d) != FL_OK;
     for (size_t si = 0; si <= o->nsizes; si++) {
         cms_shape sh;
         memset(&sh, 0, sizeof sh);
-        if (si == o->nsizes) { /* the seeds' point last */
-            if (fl_cms_dims(0.001, 0.01, &sh.w, &sh.d) != FL_OK)
+        if (si == o->nsizes) { /* the seeds' point last, unless a size gave its shape */
+            if (seed_done)
                 continue;
-            sh.seed_point = 1;
+            sh.w = seed_w;
+            sh.d = seed_d;
             sh.target = (uint64_t)sh.w * sh.d * 4;
         } else {
             sh.d = o->cms_depth;
@@ -179,6 +182,8 @@ void fb_family_cms(fb_env *e) {
             }
             sh.w = (uint32_t)w;
         }
+        sh.seed_point = sh.w == seed_w && sh.d == seed_d;
+        seed_done |= sh.seed_point;
         snprintf(sh.size, sizeof sh.size, "bytes:%llu", (unsigned long long)sh.target);
         snprintf(sh.params, sizeof sh.params, "d:%u/w:%u", sh.d, sh.w);
         cms_shape_run(e, &sh, keys, est);
