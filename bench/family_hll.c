@@ -134,7 +134,7 @@ static void hll_precision(fb_env *e, uint32_t p, uint64_t *keys, double dram_gbp
         ok[ki] = fl_hll_bind_kernel(add, fb_kname(e, ki)) == FL_OK &&
                  fl_hll_bind_kernel(a, fb_kname(e, ki)) == FL_OK;
         ra[ki] = fb_fam_result(e, "add", "hll", "key", ki, size, "dense", o->lookups);
-        re[ki] = fb_fam_result(e, "estimate", "hll", "estimate", ki, size, "keys:1048576", calls);
+        re[ki] = fb_fam_result(e, "estimate", "hll", "estimate", ki, size, "n:1048576", calls);
         rm[ki] = fb_fam_result(e, "merge", "hll", "merge", ki, size, "dense+dense", calls);
         hll_fields(ra[ki], add, p);
         hll_fields(re[ki], a, p);

@@ -55,7 +55,7 @@ want = [
     "query/cms/scalar/bytes:54380/d:5/w:2719/keys:u64",
     "update_topk/cms/scalar/bytes:54380/d:5/w:2719/topk:16/keys:u64",
     "add/hll/scalar/p:8/dense/keys:u64",
-    "estimate/hll/scalar/p:14/keys:1048576/keys:u64",
+    "estimate/hll/scalar/p:14/n:1048576/keys:u64",
     "merge/hll/scalar/p:14/dense+dense/keys:u64",
     "probe/stream_read/bytes:1048576",
 ]
@@ -102,7 +102,7 @@ check(b["merge_bytes"] == 2 * 16384, "merge bytes: %s" % b["merge_bytes"])
 for k in ("merge_gb_per_s", "merge_fraction_of_dram_bandwidth", "dram_read_gb_per_s",
           "footprint_read_gb_per_s"):
     check(isinstance(b.get(k), float) and b[k] > 0, "%s: %r" % (k, b.get(k)))
-check(one("estimate/hll/scalar/p:14/keys:1048576/keys:u64")["item"] == "estimate", "estimate item")
+check(one("estimate/hll/scalar/p:14/n:1048576/keys:u64")["item"] == "estimate", "estimate item")
 check(one("add/hll/scalar/p:8/dense/keys:u64")["registers"] == 256, "p=8 registers")
 b = one("probe/stream_read/bytes:1048576")
 check(b.get("gb_per_s", 0) > 0, "stream probe GB/s")
