@@ -7,8 +7,10 @@
  *   sizing.c             a size target -> a geometry and key count, through the library's API
  *   measure.c            measurement plumbing: the counter group, timing a region, per-item
  *                        values, preemption marks
- *   ops.c                the timed operations: inserts (the build), lookups, the FPR pass,
- *                        and the names and static fields of their results
+ *   ops.c                the timed operations: inserts (the build), lookups, deletes, the
+ *                        FPR pass, and the names and static fields of their results
+ *   family.c             the family suites (--structure): driver and shared pieces;
+ *                        family_sbf.c, family_cms.c, family_hll.c one structure each
  *   bound.c              the physical bound at each footprint (runs probe_memory.c)
  *   callgrind_run.c      re-running configurations under callgrind; the child's side
  *   env.c                the sweep's shared buffers; completed results to the listener
@@ -16,7 +18,8 @@
  *   timer.c              clock_gettime, serialized rdtsc/rdtscp, TSC frequency
  *   counters_perf.c      libpfm4 encoding + one perf_event_open group
  *   counters_callgrind.c valgrind itself: geometry, running it, parsing its output
- *   probe_memory.c       pointer chasing and prefetched random lines over one buffer
+ *   probe_memory.c       pointer chasing, prefetched random lines and sequential reads over
+ *                        one buffer
  *   context.c            machine context (CPU, caches, kernel, compiler, governor, THP, ...)
  *   results.c            the in-memory result list
  *   report_json.c        Google-Benchmark-shaped JSON (jansson)
