@@ -22,7 +22,8 @@ static void usage(FILE *f) {
 "physical bound of random memory access at the same footprints.\n"
 "\n"
 "What is measured\n"
-"  -f, --filter LIST        variants: classic,block512,split256,reg64,cuckoo or all [all]\n"
+"  -f, --filter LIST        variants: classic,block512,split256,reg64,cuckoo,counting,\n"
+"                           counting512 or all [all] (see --list)\n"
 "  -k, --kernel LIST        scalar,avx2,avx512,neon, auto (the one dispatch picks) or all\n"
 "                           (every kernel this CPU runs natively; an emulated one, e.g.\n"
 "                           neon through SIMDe on x86, only when named) [auto]\n"
@@ -249,7 +250,7 @@ static void parse_filters(fb_options *o, const char *spec) {
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         fl_variant v;
         if (fl_variant_parse(t, &v) != FL_OK)
-            die("unknown filter '%s' (classic, block512, split256, reg64, cuckoo, all)", t);
+            die("unknown filter '%s' (see --list; or all)", t);
         if (o->nvariants == FB_MAX_VARIANTS)
             die("too many filters in '%s'", spec);
         o->variants[o->nvariants++] = v;
