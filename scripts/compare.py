@@ -21,9 +21,12 @@ hll; files from before that field count as filter) and "op" field (lookup, inser
 update, query, add, estimate, merge, ...) match; --metric takes any per-repetition key, e.g.
 merge_gb_per_s.
 
+Files ending in .gz are read through gzip.
+
 Needs Debian's python3-scipy (run it with /usr/bin/python3).
 """
 import argparse
+import gzip
 import json
 import math
 import re
@@ -44,7 +47,7 @@ def iterations(paths, metric, structure=None, op=None):
     """The metric's repetitions per run name, pooled over the comma-separated files."""
     out = defaultdict(list)
     for path in paths.split(","):
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f, parse_constant=reject_constant)
         collect(doc, metric, out, structure, op)
     return out

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plots flbench result files (JSON) as PNG and SVG.
 
-usage: scripts/plot.py [-o DIR] [--prefix P] RESULT.json [RESULT.json ...]
+usage: scripts/plot.py [-o DIR] [--prefix P] RESULT.json[.gz] [RESULT.json[.gz] ...]
 
 Figures (each written as DIR/P<name>.png and .svg):
   ns_per_lookup       ns per lookup against filter size, one panel per hit rate
@@ -16,13 +16,15 @@ Figures (each written as DIR/P<name>.png and .svg):
                       cms, hll): ns per operation against the structure's size, one panel
                       per operation (insert, lookup, delete; update, query; add, estimate,
                       merge), line style = kernel, colour = the structure's parameter
-                      (counting variant, sub-filters, Count-Min depth, HLL precision)
+                      (counting variant, sub-filters, Count-Min depth; for HLL, whose
+                      sizes are its precisions, the kernel)
 
 Sizes are on a log2 axis with the L1d/L2/L3 sizes of the first file's context drawn as
 vertical lines. Colour = filter family (fixed), line style = kernel, marker = key type.
 Needs only Debian's python3-matplotlib (run it with /usr/bin/python3).
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -54,7 +56,8 @@ def reject_constant(name):
 
 
 def load(path):
-    with open(path) as f:
+    """A result file; .gz ones (committed sweeps) are read through gzip."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         return json.load(f, parse_constant=reject_constant)
 
 
@@ -216,7 +219,8 @@ FAMILY_OPS = {
     "cms": ["update", "query", "update_topk"],
     "hll": ["add", "estimate", "merge"],
 }
-FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "depth", "hll": "precision"}
+# HyperLogLog has one size per precision: its lines join the precisions of one kernel.
+FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "depth", "hll": "kernel"}
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]
 

@@ -3,6 +3,7 @@
 refusals, result names, the "structure" and "op" fields and the parameters each result
 carries, CSV columns, and plot.py / compare.py on the output. No timing is asserted."""
 import csv
+import gzip
 import json
 import os
 import subprocess
@@ -135,4 +136,21 @@ cp = subprocess.run([sys.executable, os.path.join(scripts, "compare.py"), "--str
 check(cp.returncode == 0, "compare.py failed:\n" + cp.stderr)
 rows = [l for l in cp.stdout.splitlines() if l.startswith("merge/hll/")]
 check(len(rows) == 2, "compare --structure hll --op merge rows: %s" % cp.stdout)
+
+# Both read gzip-compressed result files (scripts/bench-family commits its sweeps so).
+gz = js + ".gz"
+with open(js, "rb") as src, gzip.open(gz, "wb") as dst:
+    dst.write(src.read())
+cp = subprocess.run([sys.executable, os.path.join(scripts, "compare.py"), "--structure", "cms", gz, js],
+                    capture_output=True, text=True, timeout=60)
+check(cp.returncode == 0 and "update/cms/scalar/bytes:16384/d:5/w:819/keys:u64" in cp.stdout,
+      "compare.py on .gz:\n" + cp.stdout + cp.stderr)
+cp = subprocess.run([sys.executable, os.path.join(scripts, "plot.py"), "-o", os.path.join(d, "gz"), gz],
+                    capture_output=True, text=True, timeout=120)
+check(cp.returncode == 0 and "family_hll.png" in cp.stdout, "plot.py on .gz:\n" + cp.stderr)
+
+# scripts/bench-family parses its options (its runs take minutes: not run here).
+cp = subprocess.run([sys.executable, os.path.join(scripts, "bench-family"), "--help"],
+                    capture_output=True, text=True, timeout=60)
+check(cp.returncode == 0 and "--report-only" in cp.stdout, "bench-family --help:\n" + cp.stderr)
 print("ok")
