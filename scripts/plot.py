@@ -16,8 +16,7 @@ Figures (each written as DIR/P<name>.png and .svg):
                       cms, hll): ns per operation against the structure's size, one panel
                       per operation (insert, lookup, delete; update, query; add, estimate,
                       merge), line style = kernel, colour = the structure's parameter
-                      (counting variant, sub-filters, Count-Min depth; for HLL, whose
-                      sizes are its precisions, the kernel)
+                      (counting variant, sub-filters; for Count-Min and HLL the kernel)
 
 Sizes are on a log2 axis with the L1d/L2/L3 sizes of the first file's context drawn as
 vertical lines. Colour = filter family (fixed), line style = kernel, marker = key type.
@@ -219,8 +218,8 @@ FAMILY_OPS = {
     "cms": ["update", "query", "update_topk"],
     "hll": ["add", "estimate", "merge"],
 }
-# HyperLogLog has one size per precision: its lines join the precisions of one kernel.
-FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "depth", "hll": "kernel"}
+# Count-Min (one depth) and HyperLogLog (one size per precision): colour = kernel.
+FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "kernel", "hll": "kernel"}
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]
 
