@@ -7,8 +7,10 @@
  *   sizing.c             a size target -> a geometry and key count, through the library's API
  *   measure.c            measurement plumbing: the counter group, timing a region, per-item
  *                        values, preemption marks
- *   ops.c                the timed operations: inserts (the build), lookups, the FPR pass,
- *                        and the names and static fields of their results
+ *   ops.c                the timed operations: inserts (the build), lookups, deletes, the
+ *                        FPR pass, and the names and static fields of their results
+ *   family.c             the family suites (--structure): driver and shared pieces;
+ *                        family_sbf.c, family_cms.c, family_hll.c one structure each
  *   bound.c              the physical bound at each footprint (runs probe_memory.c)
  *   callgrind_run.c      re-running configurations under callgrind; the child's side
  *   env.c                the sweep's shared buffers; completed results to the listener
@@ -16,7 +18,8 @@
  *   timer.c              clock_gettime, serialized rdtsc/rdtscp, TSC frequency
  *   counters_perf.c      libpfm4 encoding + one perf_event_open group
  *   counters_callgrind.c valgrind itself: geometry, running it, parsing its output
- *   probe_memory.c       pointer chasing and prefetched random lines over one buffer
+ *   probe_memory.c       pointer chasing, prefetched random lines and sequential reads over
+ *                        one buffer
  *   context.c            machine context (CPU, caches, kernel, compiler, governor, THP, ...)
  *   results.c            the in-memory result list
  *   report_json.c        Google-Benchmark-shaped JSON (jansson)
@@ -50,12 +53,21 @@
 #define FB_MAX_EVENTS 8
 #define FB_MAX_SERIES 24
 #define FB_MAX_FIELDS 40
+#define FB_MAX_PARAMS 16 /* values of --sbf-filters / --hll-precisions */
 
 /* ----------------------------------------------------------------------------------------
  * Options
  * -------------------------------------------------------------------------------------- */
 enum fb_keys { FB_KEYS_U64 = 0, FB_KEYS_URL = 1 };
 enum fb_counters { FB_CNT_AUTO = 0, FB_CNT_PERF, FB_CNT_CALLGRIND, FB_CNT_NONE };
+/* --structure: the filter sweep (Bloom, cuckoo and counting variants of --filter) and the
+ * family suites of family_*.c, as bits. */
+enum fb_structure {
+    FB_ST_FILTER = 1u << 0,
+    FB_ST_SBF = 1u << 1,
+    FB_ST_CMS = 1u << 2,
+    FB_ST_HLL = 1u << 3,
+};
 
 typedef struct fb_options {
     fl_variant variants[FB_MAX_VARIANTS];
@@ -93,6 +105,16 @@ typedef struct fb_options {
     const char *cg_ll;
     uint64_t cg_lookups;
     int cg_child;        /* internal: this process runs under valgrind */
+    unsigned structures; /* enum fb_structure bits [FB_ST_FILTER] */
+    int plan_only;       /* --plan: print the filter sizing and exit */
+    uint32_t sbf_filters[FB_MAX_PARAMS]; /* sub-filters per chain at equal total size */
+    size_t nsbf_filters;
+    double sbf_growth;   /* EXPANSION of the measured chains */
+    uint32_t cms_depth;  /* d of the Count-Min sizes (w from the size) */
+    uint32_t cms_topk;   /* candidates of the top-k update run at the seeds' point */
+    uint32_t hll_precisions[FB_MAX_PARAMS];
+    size_t nhll_precisions;
+    uint64_t bandwidth_bytes; /* buffer of the sequential-read probe (0: from the LLC) */
     FILE *console;       /* the table: stdout, or stderr when a report goes to stdout */
     int argc;
     char **argv;
@@ -102,7 +124,8 @@ typedef struct fb_options {
  * Results: one fb_result per configuration, with per-repetition series and static fields.
  * JSON turns each into `repetitions` iteration entries plus five aggregates.
  * -------------------------------------------------------------------------------------- */
-enum fb_op { FB_OP_LOOKUP = 0, FB_OP_INSERT, FB_OP_PROBE_LATENCY, FB_OP_PROBE_LINES };
+enum fb_op { FB_OP_LOOKUP = 0, FB_OP_INSERT, FB_OP_PROBE_LATENCY, FB_OP_PROBE_LINES,
+             FB_OP_DELETE, FB_OP_FAMILY, FB_OP_PROBE_STREAM };
 
 typedef struct fb_series {
     char key[64];
@@ -302,6 +325,9 @@ uint64_t fb_probe_chase(const fb_probe_buf *b, uint64_t loads);
  * lines by multiply-shift, one word read per line, software prefetch `distance` lines ahead
  * (rounded up to a multiple of 8). */
 uint64_t fb_probe_lines(const fb_probe_buf *b, const uint32_t *rnd, uint64_t n, int distance);
+/* Sequential reads of the whole buffer, `passes` times (the read bandwidth of its footprint:
+ * DRAM for a buffer well above the LLC). Returns a value to keep the loads alive. */
+uint64_t fb_probe_stream(const fb_probe_buf *b, uint64_t passes);
 
 /* ----------------------------------------------------------------------------------------
  * context.c
@@ -372,6 +398,8 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv);
 /* --sizes, or L1d/2 to ~3x the last-level cache (fb_options.sizes_default). */
 void fb_options_sizes(fb_options *o, const fb_cli *cli, const fb_machine *m);
 void fb_default_sizes(fb_options *o, const fb_machine *m);
+/* sizing.c: --plan, the filter sweep's sizing on stdout; 0 if every size could be sized. */
+int fb_print_plan(const fb_options *o);
 
 /* ----------------------------------------------------------------------------------------
  * reports

@@ -44,6 +44,11 @@ int main(int argc, char **argv) {
     if (cli.list)
         list_and_exit(&m, &o);
     fb_options_sizes(&o, &cli, &m);
+    if (o.plan_only) {
+        int prc = fb_print_plan(&o);
+        free(o.sizes);
+        return prc;
+    }
 
     if (o.cg_child)
         return fb_cg_child_main(&o);

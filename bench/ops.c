@@ -199,6 +199,67 @@ int fb_build_rotated(fb_env *e, fb_spec *s, fb_result **ins, size_t nk) {
 }
 
 /* ----------------------------------------------------------------------------------------
+ * Deletes: the counting Bloom variants (counter arrays that delete). Cuckoo also deletes, but
+ * putting the deleted keys back into a table near its load limit can fail, which would
+ * change the filter under the next configuration: it is not timed here.
+ * -------------------------------------------------------------------------------------- */
+int fb_variant_deletes(fl_variant v) {
+    fl_variant_info vi;
+    return fl_variant_describe(v, &vi) == FL_OK && (vi.caps & FL_CAP_DELETE) &&
+           vi.counter_bits > 0;
+}
+
+/* One repetition of deletes: min(--lookups, inserted) distinct inserted keys (a run of ids
+ * from a random start, so no key is deleted twice: that would be the caller's error) go out
+ * through fl_delete_hash, timed (URL keys hashed inside the region, as for inserts), and
+ * back in untimed, so the filter is the same for the next repetition and configuration. */
+void fb_delete_rep(fb_env *e, fb_spec *s, fb_result *r, int rep, fb_rng *rng) {
+    const fb_options *o = e->o;
+    if (s->failed || !s->inserted)
+        return;
+    uint64_t n = s->inserted, want = o->lookups < n ? o->lookups : n;
+    uint64_t start = fb_rng_below(rng, n), done = 0, refused = 0;
+    fb_meas m;
+    fb_meas_reset(&m);
+    while (done < want) {
+        size_t cnt = (size_t)(want - done < FB_CHUNK ? want - done : FB_CHUNK);
+        fb_keys_clear(&e->chunk);
+        for (size_t j = 0; j < cnt; j++)
+            fb_keys_push(&e->chunk, (start + done + j) % n, o->seed);
+        fb_meas_begin(e, &m);
+        if (e->chunk.type == FB_KEYS_URL)
+            for (size_t j = 0; j < cnt; j++)
+                e->chunk.hashes[j] =
+                    fl_hash_bytes(s->f, e->chunk.arena + e->chunk.off[j], e->chunk.len[j]);
+        for (size_t j = 0; j < cnt; j++)
+            refused += fl_delete_hash(s->f, e->chunk.hashes[j]) != FL_OK;
+        fb_meas_end(e, &m);
+        size_t back = 0;
+        if (fl_insert_hashes(s->f, e->chunk.hashes, cnt, &back) != FL_OK || back != cnt)
+            fb_warn(e->ctx, "%s: %zu of %zu deleted keys could not be inserted again", r->name,
+                    cnt - back, cnt);
+        done += cnt;
+    }
+    if (refused)
+        fb_result_int(r, "deletes_refused", (int64_t)refused);
+    if (rep < 0)
+        return;
+    r->items = want;
+    fb_meas_record(e, r, rep, &m, (double)want);
+    fb_note_preemption(r, rep);
+    r->reps_done = rep + 1;
+}
+
+fb_result *fb_new_delete_result(fb_env *e, fb_spec *s, size_t ki) {
+    const fb_options *o = e->o;
+    char name[224];
+    snprintf(name, sizeof name, "delete/%s/%s/%s:%llu/keys:%s", fl_variant_name(s->v),
+             fb_kname(e, ki), o->sizes_in_keys ? "nkeys" : "bytes", (unsigned long long)s->target,
+             fb_keys_name(o));
+    return fb_result_add(e->rs, FB_OP_DELETE, name, o->reps, o->lookups);
+}
+
+/* ----------------------------------------------------------------------------------------
  * FPR on never-inserted keys, and a false-negative check on inserted ones.
  * -------------------------------------------------------------------------------------- */
 void fb_measure_fpr(fb_env *e, fb_spec *s) {
@@ -238,7 +299,12 @@ void fb_measure_fpr(fb_env *e, fb_spec *s) {
  * -------------------------------------------------------------------------------------- */
 void fb_spec_fields(fb_env *e, fb_result *r, const fb_spec *s, size_t ki) {
     const fb_options *o = e->o;
-    fb_result_str(r, "op", r->op == FB_OP_LOOKUP ? "lookup" : "insert");
+    fb_result_str(r, "op", r->op == FB_OP_LOOKUP   ? "lookup"
+                           : r->op == FB_OP_DELETE ? "delete"
+                                                   : "insert");
+    /* The family member: counting Bloom filters are variants of the filter API. */
+    fb_result_str(r, "structure",
+                  s->v == FL_COUNTING || s->v == FL_COUNTING512 ? "counting" : "filter");
     fb_result_str(r, "filter", fl_variant_name(s->v));
     fb_result_str(r, "kernel", fb_kname(e, ki));
     fb_result_str(r, "keys_type", fb_keys_name(o));

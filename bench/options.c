@@ -22,7 +22,8 @@ static void usage(FILE *f) {
 "physical bound of random memory access at the same footprints.\n"
 "\n"
 "What is measured\n"
-"  -f, --filter LIST        variants: classic,block512,split256,reg64,cuckoo or all [all]\n"
+"  -f, --filter LIST        variants: classic,block512,split256,reg64,cuckoo,counting,\n"
+"                           counting512 or all [all] (see --list)\n"
 "  -k, --kernel LIST        scalar,avx2,avx512,neon, auto (the one dispatch picks) or all\n"
 "                           (every kernel this CPU runs natively; an emulated one, e.g.\n"
 "                           neon through SIMDe on x86, only when named) [auto]\n"
@@ -50,6 +51,26 @@ static void usage(FILE *f) {
 "      --quick              fewer sizes (every 16x, at most 256 MiB), 3 repetitions,\n"
 "                           262144 lookups\n"
 "      --seed N             key and hash seed [1]\n"
+"\n"
+"Structures (issue 11: the family beyond filters; bench/README.md describes each suite)\n"
+"      --structure LIST     filter,sbf,cms,hll, family (= sbf,cms,hll) or all [filter].\n"
+"                           filter: the sweep above over --filter (the counting variants\n"
+"                           counting,counting512 included, with a timed delete for every\n"
+"                           variant that deletes); sbf: scalable Bloom insert and batch\n"
+"                           lookup at equal total size per chain length; cms: Count-Min\n"
+"                           update and query (d from --cms-depth, w from the size, plus the\n"
+"                           seeds' d=5 w=2719) and a top-k update; hll: HyperLogLog add,\n"
+"                           estimate, merge per precision, and the sequential read bandwidth\n"
+"      --sbf-filters LIST   sub-filters of the measured chains, each sized so the whole\n"
+"                           chain takes the --sizes bytes [1,2,4,8]\n"
+"      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [2]\n"
+"      --cms-depth D        rows of the Count-Min sizes (width = size / (4 D)) [5]\n"
+"      --cms-topk K         candidates of the top-k update run (0: none) [100]\n"
+"      --hll-precisions LIST  HyperLogLog precisions p (2^p registers), 4..16 [10,12,14,16]\n"
+"      --bandwidth-bytes SIZE  buffer of the sequential-read bandwidth probe (hll) [4x the\n"
+"                           last-level cache, at least 256M, at most 1/4 of free memory]\n"
+"      --plan               print the filter sweep's sizing (variant, bytes, keys, k) and\n"
+"                           exit without measuring\n"
 "\n"
 "Environment\n"
 "      --pin CPU            pin the process to one CPU\n"
@@ -96,7 +117,8 @@ enum {
     OPT_FPR = 256, OPT_BPK, OPT_SIZES_IN, OPT_HIT, OPT_BATCH, OPT_KEYS, OPT_LOOKUPS, OPT_WARMUP,
     OPT_INTERLEAVE, OPT_PIN, OPT_HUGE, OPT_COUNTERS, OPT_EVENTS, OPT_JSON, OPT_CSV, OPT_PROBE,
     OPT_PROBE_DIST, OPT_QUICK, OPT_SEED, OPT_D1, OPT_LL, OPT_CG_LOOKUPS, OPT_CG_CHILD,
-    OPT_INSERT_BUDGET, OPT_LIST, OPT_PROBE_ONLY
+    OPT_INSERT_BUDGET, OPT_LIST, OPT_PROBE_ONLY, OPT_STRUCTURE, OPT_SBF_FILTERS, OPT_SBF_GROWTH,
+    OPT_CMS_DEPTH, OPT_CMS_TOPK, OPT_HLL_P, OPT_BANDWIDTH_BYTES, OPT_PLAN
 };
 
 static int die(const char *fmt, const char *arg) {
@@ -228,7 +250,7 @@ static void parse_filters(fb_options *o, const char *spec) {
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         fl_variant v;
         if (fl_variant_parse(t, &v) != FL_OK)
-            die("unknown filter '%s' (classic, block512, split256, reg64, cuckoo, all)", t);
+            die("unknown filter '%s' (see --list; or all)", t);
         if (o->nvariants == FB_MAX_VARIANTS)
             die("too many filters in '%s'", spec);
         o->variants[o->nvariants++] = v;
@@ -292,6 +314,47 @@ static void parse_hits(fb_options *o, const char *spec) {
         die("empty --hit-rate '%s'", spec);
 }
 
+static void parse_structures(fb_options *o, const char *spec) {
+    o->structures = 0;
+    char *copy = strdup(spec), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "filter")) o->structures |= FB_ST_FILTER;
+        else if (!strcmp(t, "sbf")) o->structures |= FB_ST_SBF;
+        else if (!strcmp(t, "cms")) o->structures |= FB_ST_CMS;
+        else if (!strcmp(t, "hll")) o->structures |= FB_ST_HLL;
+        else if (!strcmp(t, "family")) o->structures |= FB_ST_SBF | FB_ST_CMS | FB_ST_HLL;
+        else if (!strcmp(t, "all"))
+            o->structures |= FB_ST_FILTER | FB_ST_SBF | FB_ST_CMS | FB_ST_HLL;
+        else
+            die("unknown structure '%s' (filter, sbf, cms, hll, family, all)", t);
+    }
+    free(copy);
+    if (!o->structures)
+        die("empty --structure '%s'", spec);
+}
+
+/* A comma-separated list of integers in [lo, hi] into v (at most FB_MAX_PARAMS). */
+static size_t parse_u32_list(const char *spec, const char *what, uint32_t lo, uint32_t hi,
+                             uint32_t *v) {
+    size_t n = 0;
+    char *copy = strdup(spec), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        uint64_t x = parse_u64(t, what);
+        if (x < lo || x > hi) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "%s values must be in %u..%u, not %%s", what, lo, hi);
+            die(msg, t);
+        }
+        if (n == FB_MAX_PARAMS)
+            die("too many values in %s", what);
+        v[n++] = (uint32_t)x;
+    }
+    free(copy);
+    if (!n)
+        die("empty %s", what);
+    return n;
+}
+
 static uint64_t pow2_floor(uint64_t x) {
     uint64_t p = 1;
     while (p <= x / 2)
@@ -350,6 +413,15 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     o->hits[1] = 0.5;
     o->hits[2] = 1;
     o->nhits = 3;
+    o->structures = FB_ST_FILTER;
+    static const uint32_t sbf_default[] = {1, 2, 4, 8}, hll_default[] = {10, 12, 14, 16};
+    memcpy(o->sbf_filters, sbf_default, sizeof sbf_default);
+    o->nsbf_filters = 4;
+    o->sbf_growth = 2.0;
+    o->cms_depth = 5;
+    o->cms_topk = 100;
+    memcpy(o->hll_precisions, hll_default, sizeof hll_default);
+    o->nhll_precisions = 4;
     const char *filters = "all", *kernels = "auto";
     int have_fpr = 0;
     uint64_t lookups = 0;
@@ -385,6 +457,14 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
         {"callgrind-lookups", required_argument, 0, OPT_CG_LOOKUPS},
         {"cg-child", no_argument, 0, OPT_CG_CHILD},
         {"list", no_argument, 0, OPT_LIST},
+        {"structure", required_argument, 0, OPT_STRUCTURE},
+        {"sbf-filters", required_argument, 0, OPT_SBF_FILTERS},
+        {"sbf-growth", required_argument, 0, OPT_SBF_GROWTH},
+        {"cms-depth", required_argument, 0, OPT_CMS_DEPTH},
+        {"cms-topk", required_argument, 0, OPT_CMS_TOPK},
+        {"hll-precisions", required_argument, 0, OPT_HLL_P},
+        {"bandwidth-bytes", required_argument, 0, OPT_BANDWIDTH_BYTES},
+        {"plan", no_argument, 0, OPT_PLAN},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -476,6 +556,35 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
             break;
         case OPT_CG_CHILD: o->cg_child = 1; break;
         case OPT_LIST: cli->list = 1; break;
+        case OPT_STRUCTURE: parse_structures(o, optarg); break;
+        case OPT_SBF_FILTERS:
+            o->nsbf_filters = parse_u32_list(optarg, "--sbf-filters", 1, FL_SBF_FILTERS_MAX,
+                                             o->sbf_filters);
+            break;
+        case OPT_SBF_GROWTH:
+            o->sbf_growth = parse_double(optarg, "--sbf-growth");
+            if (!(o->sbf_growth >= 1 && o->sbf_growth <= 64))
+                die("--sbf-growth must be in [1, 64], not %s", optarg);
+            break;
+        case OPT_CMS_DEPTH:
+            o->cms_depth = (uint32_t)parse_u64(optarg, "--cms-depth");
+            if (o->cms_depth < 1 || o->cms_depth > FL_CMS_DEPTH_MAX)
+                die("--cms-depth must be in 1..32, not %s", optarg);
+            break;
+        case OPT_CMS_TOPK:
+            o->cms_topk = (uint32_t)parse_u64(optarg, "--cms-topk");
+            if (o->cms_topk > FL_CMS_TOPK_MAX)
+                die("--cms-topk must be at most 65536, not %s", optarg);
+            break;
+        case OPT_HLL_P:
+            o->nhll_precisions = parse_u32_list(optarg, "--hll-precisions", FL_HLL_P_MIN,
+                                                FL_HLL_P_MAX, o->hll_precisions);
+            break;
+        case OPT_BANDWIDTH_BYTES:
+            if (parse_size(optarg, &o->bandwidth_bytes) || o->bandwidth_bytes < 4096)
+                die("bad --bandwidth-bytes '%s' (at least 4K)", optarg);
+            break;
+        case OPT_PLAN: o->plan_only = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
@@ -512,6 +621,8 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
                                   : o->keys == FB_KEYS_URL ? (UINT64_C(1) << 19) : (UINT64_C(1) << 20);
     if (o->json_path && o->csv_path && !strcmp(o->json_path, "-") && !strcmp(o->csv_path, "-"))
         die("%s", "--json and --csv cannot both write to stdout");
+    if (o->sizes_in_keys && (o->structures & (FB_ST_SBF | FB_ST_CMS)))
+        die("%s", "--sizes-in keys applies to the filter sweep only (sbf and cms take bytes)");
     if (o->probe_only && (!o->probe_memory || o->sizes_in_keys))
         die("%s", "--probe-only measures --sizes in bytes and needs --probe memory");
 }

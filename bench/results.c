@@ -38,6 +38,10 @@ fb_result *fb_result_add(fb_results *rs, int op, const char *name, int reps, uin
     r->item = op == FB_OP_LOOKUP ? "lookup" : op == FB_OP_INSERT ? "key" : "line";
     if (op == FB_OP_PROBE_LATENCY)
         r->item = "load";
+    if (op == FB_OP_DELETE)
+        r->item = "key";
+    if (op == FB_OP_FAMILY)
+        r->item = "op"; /* the family suites name their item (fb_fam_result) */
     r->reps = reps;
     r->items = items;
     r->real_ns = nan_array(reps);

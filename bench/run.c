@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sweep.h"
+#include "family.h"
 
 static void shuffle(fb_lcfg **v, size_t n, fb_rng *rng) {
     for (size_t i = n; i > 1; i--) {
@@ -108,6 +108,24 @@ static void run_configs(fb_env *e, fb_lcfg **v, size_t n, fb_rng *rng) {
     }
 }
 
+/* Deletes after the lookups (a delete changes the filter; each repetition puts its keys
+ * back), per kernel. */
+static void run_deletes(fb_env *e, fb_spec *s) {
+    const fb_options *o = e->o;
+    if (s->failed || !s->f || !fb_variant_deletes(s->v))
+        return;
+    for (size_t ki = 0; ki < o->nkernels; ki++) {
+        if (fl_filter_bind_kernel(s->f, fb_kname(e, ki)) != FL_OK)
+            continue;
+        fb_result *r = fb_new_delete_result(e, s, ki);
+        fb_spec_fields(e, r, s, ki);
+        fb_rng rng = {o->seed ^ fl_mix64(s->bytes * 7 + ki)};
+        for (int rep = -o->warmup; rep < o->reps; rep++)
+            fb_delete_rep(e, s, r, rep, &rng);
+        fb_report_done(e);
+    }
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
@@ -145,7 +163,8 @@ static size_t plan(fb_env *e, const fb_machine *m, size_t pool_keys, fb_spec *sp
     uint64_t total_bytes = 0;
     size_t ns = 0;
     char err[256], hb[32];
-    for (size_t vi = 0; vi < o->nvariants && !o->probe_only; vi++)
+    int filters = !o->probe_only && (o->structures & FB_ST_FILTER);
+    for (size_t vi = 0; vi < o->nvariants && filters; vi++)
         for (size_t si = 0; si < o->nsizes; si++) {
             fb_spec *s = &specs[ns];
             if (fb_size_spec(o, o->variants[vi], o->sizes[si], s, err, sizeof err)) {
@@ -187,7 +206,7 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
         l->begin(l->arg, ctx, &e.info);
 
     /* Plan the filters. */
-    size_t nspec = o->probe_only ? 0 : o->nvariants * o->nsizes;
+    size_t nspec = o->probe_only || !(o->structures & FB_ST_FILTER) ? 0 : o->nvariants * o->nsizes;
     fb_spec *specs = calloc(nspec ? nspec : 1, sizeof *specs);
     uint64_t *footprints = calloc(nspec + o->nsizes + 1, sizeof *footprints);
     if (!specs || !footprints) {
@@ -229,7 +248,7 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
                 fb_fmt_bytes(total_bytes, hb, sizeof hb));
     json_object_set_new(ctx, "interleave_scope",
                         json_string(!o->interleave ? "none" : all_resident ? "sweep" : "filter"));
-    if (!o->probe_only)
+    if (!o->probe_only && nspec)
         fb_report_section(&e);
     if (all_resident) {
         for (size_t i = 0; i < ns; i++)
@@ -238,6 +257,8 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
             order[i] = &cfgs[i];
         fprintf(stderr, "flbench: %zu lookup configurations, interleaved\n", ncfg);
         run_configs(&e, order, ncfg, &rng);
+        for (size_t i = 0; i < ns; i++)
+            run_deletes(&e, &specs[i]);
     } else {
         for (size_t i = 0; i < ns; i++) {
             size_t first = ncfg;
@@ -245,6 +266,7 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
                 for (size_t j = first; j < ncfg; j++)
                     order[j - first] = &cfgs[j];
                 run_configs(&e, order, ncfg - first, &rng);
+                run_deletes(&e, &specs[i]);
             }
             fl_free(specs[i].f);
             specs[i].f = NULL;
@@ -256,6 +278,8 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
     }
     fb_attach_bounds(&e);
     fb_report_done(&e);
+    if (!o->probe_only)
+        fb_family_run(&e);
 
     if (o->counters == FB_CNT_CALLGRIND) {
         fprintf(stderr, "flbench: callgrind: re-running %zu configurations under valgrind\n",

@@ -163,3 +163,27 @@ int fb_create_filter(const fb_options *o, fb_spec *s, char *err, size_t cap) {
         s->huge = info.huge_pages;
     return 0;
 }
+
+/* --plan: what the filter sweep would build, one line per (variant, size), without building
+ * it (scripts use it to find the key count of a size, e.g. to compare two variants at the
+ * same number of keys with --sizes-in keys). */
+int fb_print_plan(const fb_options *o) {
+    printf("%-12s %14s %14s %12s %4s %10s\n", "filter", "target", "bytes", "keys", "k",
+           "fpr_model");
+    int rc = 0;
+    for (size_t vi = 0; vi < o->nvariants; vi++)
+        for (size_t si = 0; si < o->nsizes; si++) {
+            fb_spec s;
+            char err[256];
+            if (fb_size_spec(o, o->variants[vi], o->sizes[si], &s, err, sizeof err)) {
+                fprintf(stderr, "flbench: %s %llu: %s\n", fl_variant_name(o->variants[vi]),
+                        (unsigned long long)o->sizes[si], err);
+                rc = 1;
+                continue;
+            }
+            printf("%-12s %14llu %14zu %12llu %4u %10.3e\n", fl_variant_name(s.v),
+                   (unsigned long long)s.target, s.bytes, (unsigned long long)s.n, s.g.k,
+                   s.fpr_pred);
+        }
+    return rc;
+}

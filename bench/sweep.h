@@ -114,6 +114,11 @@ void fb_measure_fpr(fb_env *e, fb_spec *s);
 void fb_spec_fields(fb_env *e, fb_result *r, const fb_spec *s, size_t ki);
 fb_result *fb_new_insert_result(fb_env *e, fb_spec *s, size_t ki, int reps, uint64_t items);
 fb_result *fb_new_lookup_result(fb_env *e, fb_spec *s, size_t ki, double hit);
+/* Variants that delete (FL_CAP_DELETE) get a delete result per kernel; its repetitions
+ * delete and re-insert inserted keys (rep < 0: warm-up, untimed). */
+int fb_variant_deletes(fl_variant v);
+fb_result *fb_new_delete_result(fb_env *e, fb_spec *s, size_t ki);
+void fb_delete_rep(fb_env *e, fb_spec *s, fb_result *r, int rep, fb_rng *rng);
 
 /* bound.c */
 void fb_probe_footprint(fb_env *e, uint64_t bytes);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Compares two flbench (or Google Benchmark) JSON result files.
 
-usage: scripts/compare.py [--metric real_time] [--filter REGEX] [--alpha 0.05] OLD.json NEW.json
+usage: scripts/compare.py [--metric real_time] [--filter REGEX] [--structure S] [--op OP]
+                          [--alpha 0.05] OLD.json NEW.json
        scripts/compare.py ... OLD1.json,OLD2.json,... NEW1.json,NEW2.json,...
 
 A comma-separated list on a side pools the repetitions of its files: runs of the two builds
@@ -15,9 +16,17 @@ matters for timings with a long right tail). A final row gives the geometric mea
 new/old ratios. With fewer than 9 repetitions on either side the test has little power
 (5 vs 5 runs cannot reach p < 0.008), and a warning says so.
 
+--structure and --op keep the results whose "structure" field (filter, counting, sbf, cms,
+hll; files from before that field count as filter) and "op" field (lookup, insert, delete,
+update, query, add, estimate, merge, ...) match; --metric takes any per-repetition key, e.g.
+merge_gb_per_s.
+
+Files ending in .gz are read through gzip.
+
 Needs Debian's python3-scipy (run it with /usr/bin/python3).
 """
 import argparse
+import gzip
 import json
 import math
 import re
@@ -34,19 +43,23 @@ def reject_constant(name):
     raise ValueError("non-standard JSON constant %s" % name)
 
 
-def iterations(paths, metric):
+def iterations(paths, metric, structure=None, op=None):
     """The metric's repetitions per run name, pooled over the comma-separated files."""
     out = defaultdict(list)
     for path in paths.split(","):
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f, parse_constant=reject_constant)
-        collect(doc, metric, out)
+        collect(doc, metric, out, structure, op)
     return out
 
 
-def collect(doc, metric, out):
+def collect(doc, metric, out, structure=None, op=None):
     for b in doc.get("benchmarks", []):
         if b.get("run_type", "iteration") != "iteration":
+            continue
+        if structure is not None and b.get("structure", "filter") != structure:
+            continue
+        if op is not None and b.get("op") != op:
             continue
         v = b.get(metric)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
@@ -60,11 +73,14 @@ def main(argv):
     ap.add_argument("--metric", default="real_time",
                     help="iteration key to compare (real_time, cpu_time, tsc_cycles_per_lookup, ...)")
     ap.add_argument("--filter", default=None, help="only run names matching this regex")
+    ap.add_argument("--structure", default=None,
+                    help="only results of this structure (filter, counting, sbf, cms, hll)")
+    ap.add_argument("--op", default=None, help="only results of this operation (lookup, update, ...)")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level for the marker [0.05]")
     args = ap.parse_args(argv)
 
-    old = iterations(args.old, args.metric)
-    new = iterations(args.new, args.metric)
+    old = iterations(args.old, args.metric, args.structure, args.op)
+    new = iterations(args.new, args.metric, args.structure, args.op)
     names = [n for n in old if n in new]
     if args.filter:
         rx = re.compile(args.filter)

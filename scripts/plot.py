@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plots flbench result files (JSON) as PNG and SVG.
 
-usage: scripts/plot.py [-o DIR] [--prefix P] RESULT.json [RESULT.json ...]
+usage: scripts/plot.py [-o DIR] [--prefix P] RESULT.json[.gz] [RESULT.json[.gz] ...]
 
 Figures (each written as DIR/P<name>.png and .svg):
   ns_per_lookup       ns per lookup against filter size, one panel per hit rate
@@ -12,12 +12,18 @@ Figures (each written as DIR/P<name>.png and .svg):
   fpr                 measured FPR against bits per key, with the classic Bloom theory curve
   ratio_to_bound      ns per lookup / ns per random cache line at the same footprint
   insert_ns_per_key   build throughput
+  family_<structure>  one per structure of the family found in the files (counting, sbf,
+                      cms, hll): ns per operation against the structure's size, one panel
+                      per operation (insert, lookup, delete; update, query; add, estimate,
+                      merge), line style = kernel, colour = the structure's parameter
+                      (counting variant, sub-filters; for Count-Min and HLL the kernel)
 
 Sizes are on a log2 axis with the L1d/L2/L3 sizes of the first file's context drawn as
 vertical lines. Colour = filter family (fixed), line style = kernel, marker = key type.
 Needs only Debian's python3-matplotlib (run it with /usr/bin/python3).
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -49,7 +55,8 @@ def reject_constant(name):
 
 
 def load(path):
-    with open(path) as f:
+    """A result file; .gz ones (committed sweeps) are read through gzip."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         return json.load(f, parse_constant=reject_constant)
 
 
@@ -203,6 +210,76 @@ def per_hit_figure(lookups, ctx, key, ylabel, title, logy=True):
     return fig
 
 
+# The family's structures: their operations in panel order, the parameter that tells their
+# lines apart (colour), and the record key of their size.
+FAMILY_OPS = {
+    "counting": ["insert", "lookup", "delete"],
+    "sbf": ["insert", "lookup"],
+    "cms": ["update", "query", "update_topk"],
+    "hll": ["add", "estimate", "merge"],
+}
+# Count-Min (one depth) and HyperLogLog (one size per precision): colour = kernel.
+FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "kernel", "hll": "kernel"}
+PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                 "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def family_size(r):
+    """The structure's bytes: structure_bytes (family suites) or filter_bytes (the sweep)."""
+    v = r.get("structure_bytes")
+    return v if v is not None else r.get("filter_bytes")
+
+
+def param_label(v):
+    """A parameter as text: 4.0 (a median over repetitions) prints as 4."""
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
+def family_figure(structure, recs, ctx, stat):
+    ops = [op for op in FAMILY_OPS[structure] if any(r.get("op") == op for r in recs)]
+    fig, axes = plt.subplots(1, max(1, len(ops)), figsize=(5.2 * max(1, len(ops)), 4.2),
+                             squeeze=False)
+    pkey = FAMILY_PARAM[structure]
+    params = sorted({param_label(r.get(pkey)) for r in recs}, key=lambda x: (len(x), x))
+    for ax, op in zip(axes[0], ops):
+        rs = [r for r in recs if r.get("op") == op]
+        hit = pick_hit(rs, ["real_time"]) if any(r.get("hit_rate") is not None for r in rs) else None
+        if hit is not None:
+            rs = [r for r in rs if r.get("hit_rate") == hit]
+        groups = defaultdict(list)
+        for r in rs:
+            x, y = family_size(r), r.get("real_time")
+            if x is None or y is None or (isinstance(y, float) and not math.isfinite(y)):
+                continue
+            groups[(param_label(r.get(pkey)), r.get("kernel"), r.get("_file"))].append((x, y))
+        from matplotlib.lines import Line2D
+        for (param, kern, src), pts in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+            xs, ys = zip(*sorted(pts))
+            fill = FILL_STYLES[FILES.index(src) % len(FILL_STYLES)] if src in FILES else "full"
+            ax.plot(xs, ys, color=PARAM_COLOURS[params.index(param) % len(PARAM_COLOURS)],
+                    ls=KERNEL_STYLES.get(kern, "-"), marker="o", fillstyle=fill, ms=4, lw=1.4)
+        if groups:
+            ax.set_yscale("log")
+            h = [Line2D([], [], color=PARAM_COLOURS[params.index(p) % len(PARAM_COLOURS)], lw=2.5,
+                        label="%s %s" % (pkey, p)) for p in sorted({g[0] for g in groups}, key=params.index)]
+            h += [Line2D([], [], color="black", ls=KERNEL_STYLES.get(k, "-"), lw=1.4, label=k)
+                  for k in sorted({g[1] for g in groups}, key=lambda k: list(KERNEL_STYLES).index(k)
+                                  if k in KERNEL_STYLES else 99)]
+            ax.legend(handles=h, fontsize=7, loc="best")
+        else:
+            empty(ax, "no %s results" % op)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("%s size (bytes, log2)" % structure)
+        item = rs[0].get("item", "op") if rs else "op"
+        ax.set_ylabel("ns per %s (%s)" % (item, stat))
+        ax.set_title("%s %s%s" % (structure, op, "" if hit is None else ", hit rate %s" % hit))
+        ax.grid(True, which="both", alpha=0.25)
+        cache_lines(ax, ctx)
+    return fig
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", help="flbench JSON result files")
@@ -228,8 +305,10 @@ def main(argv):
             r["_file"] = label
         records.extend(recs)
     cg = next((d["context"]["callgrind"] for d in docs if d.get("context", {}).get("callgrind")), {})
-    lookups = [r for r in records if r.get("op") == "lookup" or r["run_name"].startswith("lookup/")]
-    inserts = [r for r in records if r.get("op") == "insert" or r["run_name"].startswith("insert/")]
+    # The filter sweep's records (files from before the "structure" field have none).
+    sweep = [r for r in records if r.get("structure") in (None, "filter", "counting")]
+    lookups = [r for r in sweep if r.get("op") == "lookup" or r["run_name"].startswith("lookup/")]
+    inserts = [r for r in sweep if r.get("op") == "insert" or r["run_name"].startswith("insert/")]
     written = []
 
     # 1. ns per lookup
@@ -376,6 +455,13 @@ def main(argv):
     ax.grid(True, which="both", alpha=0.25)
     cache_lines(ax, ctx)
     finish(fig, args.outdir, args.prefix, "insert_ns_per_key", written)
+
+    # 8. one figure per structure of the family
+    for structure in FAMILY_OPS:
+        recs = [r for r in records if r.get("structure") == structure]
+        if recs:
+            fig = family_figure(structure, recs, ctx, args.stat)
+            finish(fig, args.outdir, args.prefix, "family_" + structure, written)
 
     for p in written:
         print(p)

@@ -1,0 +1,27 @@
+/*
+ * The family suites' shared pieces (family.c) and one entry per structure (family_*.c).
+ * Included only by those files and run.c.
+ */
+#ifndef FB_FAMILY_H
+#define FB_FAMILY_H
+
+#include "sweep.h"
+
+/* A result named <op>/<structure>/<kernel>/<size>[/<params>]/keys:u64 whose per-item unit is
+ * `item` (a string literal), with the fields every family result has. */
+fb_result *fb_fam_result(fb_env *e, const char *op, const char *structure, const char *item,
+                         size_t ki, const char *size, const char *params, uint64_t items);
+/* n never-seen u64 keys: fb_key_u64 of the ids *cursor, *cursor + 1, ... */
+void fb_fam_fresh_keys(uint64_t *keys, size_t n, uint64_t *cursor, uint64_t seed);
+/* A timed region as repetition rep of r (rep < 0: warm-up, dropped). */
+void fb_fam_record(fb_env *e, fb_result *r, int rep, const fb_meas *m, double items);
+/* Bytes the suites may allocate: 60% of the available memory, as the filter sweep. */
+uint64_t fb_fam_budget(const fb_env *e);
+
+/* Runs the suites --structure asks for, after the filter sweep. */
+void fb_family_run(fb_env *e);
+void fb_family_sbf(fb_env *e);
+void fb_family_cms(fb_env *e);
+void fb_family_hll(fb_env *e);
+
+#endif /* FB_FAMILY_H */
