@@ -12,7 +12,7 @@
  * scalar reference's per-key branch mispredicts. Either way the registers end as the scalar
  * loop leaves them: a register's final value is the max of its offers, whatever the order.
  * Measured on an AVX-512 (Zen 4) host, loaded, `checkkernels --bench --min --family hll`:
- * young 0.95 -> 0.80 ns/key, murmur8 + add 1.07 -> 0.93, warm unchanged at 0.30 (the
+ * young 1.14 -> 0.80 ns/key, murmur8 + add 1.29 -> 0.93, warm unchanged at 0.30 (the
  * previous kernel always gathered and updated the raising lanes one by one).
  * histo stays scalar: a compare-and-popcount per value and 64-register line measured slower
  * than the scalar four-table histogram.
@@ -45,30 +45,12 @@ FL_INLINE __m256i add_ranks(__m512i h, __m512i stop, __m128i shift) {
     __m512i e = _mm512_srli_epi64(_mm512_castpd_si512(_mm512_cvtepu64_pd(lowbit)), 52);
     return _mm512_cvtepi64_epi32(_mm512_sub_epi64(e, bias));
 }
-/* Offers hashes[i, i + 8) with a branch-free max per key: every key loads and stores its
- * register whether or not it grows, so a random mix of raising and non-raising hashes costs
- * no mispredicted branch (the scalar reference's branch mispredicts on young sketches); two
- * keys on one register are serialised through the store, and max is order-free, so the
- * registers equal the scalar loop's. Scalar code: on this work (one load, one tzcnt, one
- * max and one store per key) the index and rank computed in a vector and read back lane by
- * lane measured slower. Returns 1 if a register grew. */
-FL_INLINE uint32_t apply8(uint8_t *regs, uint32_t p, const uint64_t *hashes, size_t i) {
-    uint32_t g = 0;
-    for (size_t j = i; j < i + 8; j++) {
-        uint64_t x = fl_hll_load64((const unsigned char *)hashes + 8 * j);
-        uint32_t ix = fl_hll_index(x, p), r = fl_hll_rank(x, p), o = regs[ix];
-        g |= o - r; /* borrows into bit 31 iff r > o (both < 256) */
-        regs[ix] = (uint8_t)(r > o ? r : o);
-    }
-    return g >> 31;
-}
-
 /* Two ways to run a group of 8, chosen by how often groups have been raising registers:
  * - young sketch (many raises): apply all 8 branch-free, no gather;
  * - warm sketch (a raise is rare): gather the 8 registers first and skip the group when no
  *   lane beats its register, so the common group costs one gather and no store.
- * Each window of WINDOW groups counts its raising groups and picks the next window's way. */
-#define WINDOW 16
+ * Each window of FL_HLL_WINDOW groups counts its raising groups and picks the next window's
+ * way (hll_probe.h). */
 static int fl_hll_add_avx512(uint8_t *regs, uint32_t p, const uint64_t *hashes, size_t n) {
     const __m512i mask = _mm512_set1_epi64((long long)((1ull << p) - 1));
     const __m512i stop = _mm512_set1_epi64((long long)(1ull << (64 - p)));
@@ -79,7 +61,7 @@ static int fl_hll_add_avx512(uint8_t *regs, uint32_t p, const uint64_t *hashes, 
     size_t i = 0;
     while (i + 8 <= n) {
         uint32_t raised = 0;
-        size_t end = i + 8 * WINDOW <= n ? i + 8 * WINDOW : n - (n - i) % 8;
+        size_t end = i + 8 * FL_HLL_WINDOW <= n ? i + 8 * FL_HLL_WINDOW : n - (n - i) % 8;
         if (skipping) {
             for (; i < end; i += 8) {
                 __m512i h = load8(hashes, i);
@@ -89,19 +71,19 @@ static int fl_hll_add_avx512(uint8_t *regs, uint32_t p, const uint64_t *hashes, 
                 if (!_mm256_cmpgt_epi32_mask(rank, old)) continue;
                 /* A lane beat its register as it was: whatever the order within the
                  * group, that register ends at least that high, so a register grew. */
-                apply8(regs, p, hashes, i);
+                fl_hll_apply8(regs, p, hashes, i);
                 grew = 1;
                 raised++;
             }
         } else {
             for (; i < end; i += 8) {
-                uint32_t g = apply8(regs, p, hashes, i);
+                uint32_t g = fl_hll_apply8(regs, p, hashes, i);
                 grew |= g;
                 raised += g;
             }
         }
         /* Gathering pays once fewer than a quarter of the groups raise a register. */
-        skipping = raised * 4 < WINDOW;
+        skipping = raised * 4 < FL_HLL_WINDOW;
     }
     return add_tail(regs, p, hashes, i, n) | (grew != 0);
 }

@@ -177,16 +177,20 @@ void fl_kernels_init_neon(fl_kernel_table *t);
 /* The hll module's part of each init (kernels/hll_<isa>.c), called from the ISA's init. */
 void fl_hll_kernels_init_scalar(fl_kernel_table *t);
 void fl_hll_kernels_init_avx512(fl_kernel_table *t);
+void fl_hll_kernels_init_avx2(fl_kernel_table *t);
+void fl_hll_kernels_init_neon(fl_kernel_table *t);
 /* The cms module's part of each init (kernels/cms_<isa>.c). */
 void fl_cms_kernels_init_scalar(fl_kernel_table *t);
 void fl_cms_kernels_init_avx2(fl_kernel_table *t);
 void fl_cms_kernels_init_avx512(fl_kernel_table *t);
+void fl_cms_kernels_init_neon(fl_kernel_table *t);
 
 /* The counting module's part of each init (kernels/counting_<isa>.c), called from the ISA's
  * init, and the scalar lookups the SIMD ones run on their tails. */
 void fl_counting_kernels_init_scalar(fl_kernel_table *t);
 void fl_counting_kernels_init_avx2(fl_kernel_table *t);
 void fl_counting_kernels_init_avx512(fl_kernel_table *t);
+void fl_counting_kernels_init_neon(fl_kernel_table *t);
 size_t fl_contains_counting_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 size_t fl_contains_counting512_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 
