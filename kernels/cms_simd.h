@@ -48,13 +48,48 @@ static inline void cms_prefetch_all(const uint32_t *c, const uint64_t *idx, uint
     }                                                                                          \
     i = groups * G;
 
+/* The plain update, row by row within a group: saturating addition of non-negative amounts
+ * is order-free (every counter ends at min(start + sum of its increments, UINT32_MAX)
+ * whatever the order), so a group's counters may change in any order and still equal the
+ * scalar key-by-key loop's, colliding keys included. Row by row, the G updates of a row are
+ * one unrolled run (a position load, an add into a counter it loads, a select on carry, a
+ * store) with no per-row loop test between keys; incs == NULL gets its own copy with the
+ * constant 1 in place of an increment load.
+ * Conservative updates read a key's current minimum, which earlier keys change: they stay
+ * key by key (cms_update_cons_groups). */
 static void cms_update_groups(uint32_t *c, uint32_t width, uint32_t depth,
                               const uint64_t *hashes, const uint32_t *incs, size_t n) {
-    CMS_UPDATE_GROUPS(for (uint32_t r = 0; r < depth; r++) {
-        uint32_t *p = &c[cur[(size_t)r * G + j]];
-        *p = fl_cms_sat_add(*p, inc);
-    })
-    for (; i < n; i++) fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
+    uint64_t buf[2][FL_CMS_ROWS_MAX * G];
+    size_t groups = n / G, i;
+    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;
+    if (groups) cms_positions(hashes, width, depth, buf[0]);
+    for (size_t gi = 0; gi < groups; gi++) {
+        const uint64_t *cur = buf[gi & 1];
+        uint64_t *next = buf[(gi + 1) & 1];
+        if (gi + 1 < groups) {
+            cms_positions(hashes + (gi + 1) * G, width, depth, next);
+            if (pf) cms_prefetch_all(c, next, depth);
+        }
+        if (incs) {
+            const uint32_t *in = incs + gi * G;
+            for (uint32_t r = 0; r < depth; r++, cur += G) {
+#pragma GCC unroll 8
+                for (size_t j = 0; j < G; j++) {
+                    uint32_t *p = &c[cur[j]];
+                    *p = fl_cms_sat_add(*p, in[j]);
+                }
+            }
+        } else {
+            for (uint32_t r = 0; r < depth; r++, cur += G) {
+#pragma GCC unroll 8
+                for (size_t j = 0; j < G; j++) {
+                    uint32_t *p = &c[cur[j]];
+                    *p = fl_cms_sat_add(*p, 1);
+                }
+            }
+        }
+    }
+    for (i = groups * G; i < n; i++) fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
 }
 
 static void cms_update_cons_groups(uint32_t *c, uint32_t width, uint32_t depth,
