@@ -37,6 +37,7 @@ static inline void cms_positions(const uint64_t *h, uint32_t width, uint32_t dep
 
 void fl_cms_kernels_init_neon(fl_kernel_table *t) {
     t->cms.update = cms_update_groups;
+    t->cms.update_nosat = cms_update_nosat_groups;
     t->cms.update_cons = cms_update_cons_groups;
     t->cms.query = cms_query_groups;
 }

