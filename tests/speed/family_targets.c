@@ -21,6 +21,9 @@
  * scripts/family-speed runs this against one or two builds and writes the result files.
  *
  *   family_targets [REPS]
+ *   family_targets --one CASE     sets up only CASE and runs one pass of it, printing
+ *                                 nothing: for valgrind --tool=callgrind (CASE "none" sets
+ *                                 up nothing, the baseline to subtract)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,26 +158,46 @@ static bench_case *add_case(bench_case *cs, size_t *nc, const char *name) {
     return c;
 }
 
+static const char *only; /* --one CASE */
+
+/* Whether a case group whose names start with `prefix` is set up. */
+static int wanted(const char *prefix) {
+    return !only || strncmp(only, prefix, strlen(prefix)) == 0;
+}
+
 int main(int argc, char **argv) {
-    int reps = argc > 1 ? atoi(argv[1]) : 9;
-    if (reps < 1 || reps > MAX_REPS) {
-        fprintf(stderr, "usage: family_targets [REPS (1..%d)]\n", MAX_REPS);
+    int reps = 9;
+    if (argc == 3 && strcmp(argv[1], "--one") == 0)
+        only = argv[2];
+    else if (argc > 1)
+        reps = atoi(argv[1]);
+    if (argc > 3 || reps < 1 || reps > MAX_REPS) {
+        fprintf(stderr, "usage: family_targets [REPS (1..%d)] | --one CASE\n", MAX_REPS);
         return 2;
     }
     static bench_case cs[MAX_CASES];
     size_t nc = 0;
     uint64_t seed = 11;
 
-    uint64_t *hkeys = random_keys(HLL_KEYS, &seed);
-    bench_case *c = add_case(cs, &nc, "hll_add_young");
-    c->run = run_hll, c->keys = hkeys, c->nkeys = HLL_KEYS, c->bytes = 16384;
-    c = add_case(cs, &nc, "hll_add_warm");
-    c->run = run_hll, c->keys = hkeys, c->nkeys = HLL_KEYS, c->bytes = 16384, c->hll_warm = 1;
-    CHECK("hll create", fl_hll_create(14, &c->hll));
-    CHECK("hll warm", fl_hll_add_u64s(c->hll, hkeys, HLL_KEYS, NULL));
+    bench_case *c;
+    if (wanted("hll_add")) {
+        uint64_t *hkeys = random_keys(HLL_KEYS, &seed);
+        if (wanted("hll_add_young")) {
+            c = add_case(cs, &nc, "hll_add_young");
+            c->run = run_hll, c->keys = hkeys, c->nkeys = HLL_KEYS, c->bytes = 16384;
+        }
+        if (wanted("hll_add_warm")) {
+            c = add_case(cs, &nc, "hll_add_warm");
+            c->run = run_hll, c->keys = hkeys, c->nkeys = HLL_KEYS, c->bytes = 16384;
+            c->hll_warm = 1;
+            CHECK("hll create", fl_hll_create(14, &c->hll));
+            CHECK("hll warm", fl_hll_add_u64s(c->hll, hkeys, HLL_KEYS, NULL));
+        }
+    }
 
-    uint64_t *ckeys = random_keys(CMS_KEYS, &seed);
-    for (int q = 0; q < 2; q++) {
+    uint64_t *ckeys = wanted("cms") ? random_keys(CMS_KEYS, &seed) : NULL;
+    for (int q = 0; q < 2 && ckeys; q++) {
+        if (!wanted(q ? "cms_query" : "cms_update")) continue;
         c = add_case(cs, &nc, q ? "cms_query" : "cms_update");
         fl_cms_config cfg = {.width = 2719, .depth = 5};
         CHECK("cms create", fl_cms_create(&cfg, &c->cms));
@@ -184,7 +207,7 @@ int main(int argc, char **argv) {
     }
 
     /* Counting512 of about 1 MiB at 1% FPR, and block512 for the same keys and FPR. */
-    {
+    if (wanted("counting512") || wanted("block512")) {
         fl_params pr;
         size_t n = 1u << 20;
         CHECK("params", fl_params_for(FL_COUNTING512, n, 0.01, &pr));
@@ -206,7 +229,7 @@ int main(int argc, char **argv) {
     /* Scalable Bloom, 4 sub-filters (capacities C, 2C, 4C, 8C; the last half full), against
      * one block512 filter of the same payload holding the same keys. */
     static const uint64_t caps[] = {10000, 100000, 1000000};
-    for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
+    for (size_t ci = 0; ci < sizeof caps / sizeof caps[0] && (wanted("sbf4") || wanted("one_")); ci++) {
         fl_sbf_config cfg = {.capacity = caps[ci], .error_rate = 0.01};
         fl_sbf *s;
         CHECK("sbf", fl_sbf_create(&cfg, &s));
@@ -237,6 +260,12 @@ int main(int argc, char **argv) {
             c = add_case(cs, &nc, name);
             c->filter = one, c->run = run_filter, c->keys = q, c->nkeys = LOOKUP_KEYS, c->bytes = total;
         }
+    }
+
+    if (only) {
+        for (size_t i = 0; i < nc; i++)
+            if (strcmp(cs[i].name, only) == 0) cs[i].run(&cs[i]);
+        return 0;
     }
 
     /* Reps interleaved across the cases, each timed pass right after an untimed one of the
