@@ -22,8 +22,8 @@
  *
  *   family_targets [REPS]
  *   family_targets --one CASE     sets up only CASE and runs one pass of it, printing
- *                                 nothing: for valgrind --tool=callgrind (CASE "none" sets
- *                                 up nothing, the baseline to subtract)
+ *                                 nothing: for valgrind --tool=callgrind
+ *   family_targets --setup CASE   sets up only CASE (the count to subtract)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +158,8 @@ static bench_case *add_case(bench_case *cs, size_t *nc, const char *name) {
     return c;
 }
 
-static const char *only; /* --one CASE */
+static const char *only; /* --one / --setup CASE */
+static int setup_only;
 
 /* Whether a case group whose names start with `prefix` is set up. */
 static int wanted(const char *prefix) {
@@ -167,12 +168,15 @@ static int wanted(const char *prefix) {
 
 int main(int argc, char **argv) {
     int reps = 9;
-    if (argc == 3 && strcmp(argv[1], "--one") == 0)
+    if (argc == 3 && (strcmp(argv[1], "--one") == 0 || strcmp(argv[1], "--setup") == 0)) {
         only = argv[2];
+        setup_only = argv[1][2] == 's';
+    }
     else if (argc > 1)
         reps = atoi(argv[1]);
     if (argc > 3 || reps < 1 || reps > MAX_REPS) {
-        fprintf(stderr, "usage: family_targets [REPS (1..%d)] | --one CASE\n", MAX_REPS);
+        fprintf(stderr, "usage: family_targets [REPS (1..%d)] | --one CASE | --setup CASE\n",
+                MAX_REPS);
         return 2;
     }
     static bench_case cs[MAX_CASES];
@@ -263,7 +267,7 @@ int main(int argc, char **argv) {
     }
 
     if (only) {
-        for (size_t i = 0; i < nc; i++)
+        for (size_t i = 0; i < nc && !setup_only; i++)
             if (strcmp(cs[i].name, only) == 0) cs[i].run(&cs[i]);
         return 0;
     }
