@@ -5,6 +5,8 @@
  *                                 (murmur8 + add), into a dense sketch holding 0 / all of
  *                                 the keys (a young sketch raises a register on ~1 key in
  *                                 10, a warm one on almost none)
+ *   hll_estimate / hll_merge      fl_hll_estimate of a dense p = 14 sketch, fl_hll_merge of
+ *                                 two: ns per register (5 us per estimate = 0.305)
  *   cms_update / cms_query        fl_cms_add_u64s / fl_cms_query_u64s, d = 5, w = 2719
  *                                 (epsilon 0.001, delta 0.01), batches of 4096 integer keys
  *   counting512_1mib / block512_same_n
@@ -67,7 +69,7 @@ typedef struct bench_case {
     double (*run)(struct bench_case *); /* one rep: ns per key */
     double reps[MAX_REPS];
     /* state */
-    fl_hll *hll;
+    fl_hll *hll, *hll2;
     int hll_warm;
     fl_cms *cms;
     int cms_query;
@@ -97,6 +99,21 @@ static double run_hll(bench_case *c) {
         sink += (size_t)changed;
     }
     return (cpu_ns() - t0) / (double)c->nkeys;
+}
+
+#define HLL_OPS 64
+static double run_hll_whole(bench_case *c) {
+    double t0 = cpu_ns();
+    for (int i = 0; i < HLL_OPS; i++) {
+        if (c->hll_warm) { /* merge */
+            fl_hll_merge(c->hll, c->hll2);
+        } else {
+            uint64_t est = 0;
+            fl_hll_estimate(c->hll, &est);
+            sink += (size_t)est;
+        }
+    }
+    return (cpu_ns() - t0) / (double)(HLL_OPS * 16384);
 }
 
 /* ---- Count-Min ----------------------------------------------------------------------------- */
@@ -197,6 +214,19 @@ int main(int argc, char **argv) {
             CHECK("hll create", fl_hll_create(14, &c->hll));
             CHECK("hll warm", fl_hll_add_u64s(c->hll, hkeys, HLL_KEYS, NULL));
         }
+    }
+    if (wanted("hll_estimate") || wanted("hll_merge")) {
+        uint64_t *k = random_keys(HLL_KEYS, &seed);
+        for (int merge = 0; merge < 2; merge++) {
+            if (!wanted(merge ? "hll_merge" : "hll_estimate")) continue;
+            c = add_case(cs, &nc, merge ? "hll_merge" : "hll_estimate");
+            c->run = run_hll_whole, c->bytes = 16384, c->hll_warm = merge;
+            CHECK("hll create", fl_hll_create(14, &c->hll));
+            CHECK("hll create", fl_hll_create(14, &c->hll2));
+            CHECK("hll add", fl_hll_add_u64s(c->hll, k, HLL_KEYS / 2, NULL));
+            CHECK("hll add", fl_hll_add_u64s(c->hll2, k + HLL_KEYS / 2, HLL_KEYS / 2, NULL));
+        }
+        free(k);
     }
 
     uint64_t *ckeys = wanted("cms") ? random_keys(CMS_KEYS, &seed) : NULL;
