@@ -16,7 +16,8 @@
  *     need exclusive access, except fl_insert_hashes_atomic() on the Bloom variants, which
  *     may run concurrently with other atomic inserts and with lookups (it ORs with atomic
  *     64-bit operations; a lookup racing an insert of the same key may miss it, never a key
- *     whose insert completed before the lookup started).
+ *     whose insert completed before the lookup started). The counting variants have it too
+ *     (a compare-and-swap per 4-bit counter, saturating at 15; not concurrent with deletes).
  */
 #ifndef FILTERLAB_H
 #define FILTERLAB_H
@@ -255,7 +256,8 @@ fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t 
 fl_status fl_insert_u64s(fl_filter *f, const uint64_t *keys, size_t n, size_t *inserted);
 fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, uint8_t *out,
                            size_t *positives);
-/* Bloom variants only: may run concurrently with other atomic inserts and lookups. */
+/* Bloom and counting Bloom variants (FL_CAP_ATOMIC_INSERT): may run concurrently with other
+ * atomic inserts and lookups. */
 fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
 
 /* Variants with FL_CAP_DELETE: removes one copy of a key inserted before.

@@ -318,6 +318,7 @@ void fl_kernels_init_avx2(fl_kernel_table *t) {
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_avx2;
     t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_avx2;
     t->bloom.contains1[FL_BLOOM_SPLIT256] = fl_contains1_split256_avx2;
+    fl_hll_kernels_init_avx2(t);
     fl_cms_kernels_init_avx2(t);
     fl_counting_kernels_init_avx2(t);
 }

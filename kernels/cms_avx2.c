@@ -62,6 +62,7 @@ static void cms_query_avx2(const uint32_t *c, uint32_t width, uint32_t depth,
 
 void fl_cms_kernels_init_avx2(fl_kernel_table *t) {
     t->cms.update = cms_update_groups;
+    t->cms.update_nosat = cms_update_nosat_groups;
     t->cms.update_cons = cms_update_cons_groups;
     t->cms.query = cms_query_avx2;
 }

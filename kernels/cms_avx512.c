@@ -36,33 +36,9 @@ static inline void cms_positions(const uint64_t *h, uint32_t width, uint32_t dep
 
 #include "cms_simd.h"
 
-static void cms_query_avx512(const uint32_t *c, uint32_t width, uint32_t depth,
-                             const uint64_t *hashes, size_t n, uint32_t *out) {
-    uint64_t buf[2][FL_CMS_ROWS_MAX * G];
-    size_t groups = n / G, i = 0;
-    const int pf = (size_t)width * depth * 4u >= PF_MIN_BYTES;
-    if (groups) cms_positions(hashes, width, depth, buf[0]);
-    for (size_t gi = 0; gi < groups; gi++) {
-        uint64_t *cur = buf[gi & 1], *next = buf[(gi + 1) & 1];
-        if (gi + 1 < groups) {
-            cms_positions(hashes + (gi + 1) * G, width, depth, next);
-            if (pf) cms_prefetch_all(c, next, depth);
-        }
-        for (size_t j = 0; j < G; j++) {
-            uint32_t m = UINT32_MAX;
-            for (uint32_t r = 0; r < depth; r++) {
-                uint32_t v = c[cur[(size_t)r * G + j]];
-                m = v < m ? v : m;
-            }
-            out[gi * G + j] = m;
-        }
-    }
-    i = groups * G;
-    for (; i < n; i++) out[i] = fl_cms_query1(c, width, depth, fl_hash_at(hashes, i));
-}
-
 void fl_cms_kernels_init_avx512(fl_kernel_table *t) {
     t->cms.update = cms_update_groups;
+    t->cms.update_nosat = cms_update_nosat_groups;
     t->cms.update_cons = cms_update_cons_groups;
-    t->cms.query = cms_query_avx512;
+    t->cms.query = cms_query_groups;
 }

@@ -123,6 +123,12 @@ typedef void (*fl_cms_query_fn)(const uint32_t *counters, uint32_t width, uint32
 
 typedef struct fl_cms_kernels {
     fl_cms_update_fn update;       /* counter += inc */
+    /* counter += inc without the saturation test, for batches the caller has proved cannot
+     * saturate: every counter is at most N (a row sums to at most N), so while
+     * N + the batch's increments <= UINT32_MAX the sums are exact and equal update's
+     * (src/cms.c checks it). One read-modify-write per counter instead of a load, an add,
+     * a select and a store: the seeds' d = 5 sketch updates about a third faster. */
+    fl_cms_update_fn update_nosat;
     fl_cms_update_fn update_cons;  /* counter = max(counter, min + inc) (conservative) */
     fl_cms_query_fn query;
 } fl_cms_kernels;
@@ -177,16 +183,20 @@ void fl_kernels_init_neon(fl_kernel_table *t);
 /* The hll module's part of each init (kernels/hll_<isa>.c), called from the ISA's init. */
 void fl_hll_kernels_init_scalar(fl_kernel_table *t);
 void fl_hll_kernels_init_avx512(fl_kernel_table *t);
+void fl_hll_kernels_init_avx2(fl_kernel_table *t);
+void fl_hll_kernels_init_neon(fl_kernel_table *t);
 /* The cms module's part of each init (kernels/cms_<isa>.c). */
 void fl_cms_kernels_init_scalar(fl_kernel_table *t);
 void fl_cms_kernels_init_avx2(fl_kernel_table *t);
 void fl_cms_kernels_init_avx512(fl_kernel_table *t);
+void fl_cms_kernels_init_neon(fl_kernel_table *t);
 
 /* The counting module's part of each init (kernels/counting_<isa>.c), called from the ISA's
  * init, and the scalar lookups the SIMD ones run on their tails. */
 void fl_counting_kernels_init_scalar(fl_kernel_table *t);
 void fl_counting_kernels_init_avx2(fl_kernel_table *t);
 void fl_counting_kernels_init_avx512(fl_kernel_table *t);
+void fl_counting_kernels_init_neon(fl_kernel_table *t);
 size_t fl_contains_counting_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 size_t fl_contains_counting512_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 

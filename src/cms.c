@@ -151,10 +151,28 @@ fl_status fl_cms_add_hash(fl_cms *c, uint64_t hash, uint32_t inc) {
     return FL_OK;
 }
 
+/* 1 if no counter can pass UINT32_MAX in a batch of n keys with these increments: no
+ * counter exceeds N (each row sums to at most N: updates add to one counter per row what
+ * they add to N, merges add rows and totals, conservative updates raise less, and the
+ * loader rejects a row summing past N), so N + the batch's sum <= UINT32_MAX suffices. */
+static int batch_cannot_saturate(const fl_cms *c, size_t n, const uint32_t *incs) {
+    if (c->total_sat || c->total > UINT32_MAX) return 0;
+    uint64_t room = UINT32_MAX - c->total;
+    if (!incs) return n <= room;
+    for (size_t i = 0; i < n; i++) {
+        if (incs[i] > room) return 0;
+        room -= incs[i];
+    }
+    return 1;
+}
+
 /* A batch of hashes through the kernel; N gets the sum of the increments. */
 static void update_hashes(fl_cms *c, const fl_kernel_table *t, const uint64_t *h, size_t n,
                           const uint32_t *incs) {
-    (c->cons ? t->cms.update_cons : t->cms.update)(c->counters, c->w, c->d, h, incs, n);
+    fl_cms_update_fn fn = c->cons ? t->cms.update_cons
+                          : batch_cannot_saturate(c, n, incs) ? t->cms.update_nosat
+                                                              : t->cms.update;
+    fn(c->counters, c->w, c->d, h, incs, n);
     if (!incs) {
         add_total(c, n);
         return;

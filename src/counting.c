@@ -52,6 +52,52 @@ fl_status fl_counting512_remove(fl_filter *f, uint64_t h) {
     return remove_cells(f, cells, f->g.k);
 }
 
+/* ---- atomic inserts (fl_insert_hashes_atomic) --------------------------------------------
+ * Concurrent with other atomic inserts and with lookups and saves, as for the Bloom variants
+ * (not with deletes, merges or plain inserts). One counter's saturating +1 is a
+ * compare-and-swap loop on its 64-bit word: read the word, stop if the counter is 15, else
+ * swap in the word + 1 at the counter's nibble (no carry: the nibble was below 15); a swap
+ * that fails because another thread changed any nibble of the word retries on the value it
+ * saw. Each successful swap adds exactly one to one unsaturated counter, so every counter
+ * ends at min(15, start + its increments), whatever the interleaving: the payload equals
+ * the same keys inserted one by one, in any order. A lookup sees each word before or after
+ * a swap, so a key whose insert happened before the lookup has every counter >= 1. Relaxed
+ * ordering, as the Bloom ORs: publishing a batch to other threads is the caller's
+ * synchronisation. */
+static void atomic_counter_inc(uint64_t *w, size_t c) {
+    uint64_t *p = &w[c >> 4];
+    const unsigned shift = 4 * (unsigned)(c & 15);
+    uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (((old >> shift) & 0xf) != FL_COUNTER_MAX &&
+           !__atomic_compare_exchange_n(p, &old, old + (1ull << shift), 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+    }
+}
+
+/* Each key's k counters in probe order (a counter the key hits twice gets +2), as the insert
+ * kernels. */
+fl_status fl_counting_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
+    size_t cells[MAX_CELLS];
+    fl_kview v = fl_view(f);
+    for (size_t i = 0; i < n; i++) {
+        fl_counting_cells(&v, fl_hash_at(hashes, i), cells);
+        for (uint32_t j = 0; j < v.k; j++) atomic_counter_inc((uint64_t *)f->data, cells[j]);
+    }
+    __atomic_fetch_add(&f->keys, (uint64_t)n, __ATOMIC_RELAXED);
+    return FL_OK;
+}
+
+fl_status fl_counting512_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
+    size_t cells[MAX_CELLS];
+    fl_kview v = fl_view(f);
+    for (size_t i = 0; i < n; i++) {
+        fl_counting512_cells(&v, fl_hash_at(hashes, i), cells);
+        for (uint32_t j = 0; j < v.k; j++) atomic_counter_inc((uint64_t *)f->data, cells[j]);
+    }
+    __atomic_fetch_add(&f->keys, (uint64_t)n, __ATOMIC_RELAXED);
+    return FL_OK;
+}
+
 /* Nibbles of a word that are nonzero / equal to 15, as a count (SWAR on the 16 nibbles). */
 static inline unsigned nonzero_nibbles(uint64_t x) {
     const uint64_t n1 = 0x1111111111111111ull;

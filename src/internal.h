@@ -128,9 +128,12 @@ int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h);
 void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out);
 void fl_cuckoo_reset(fl_filter *f);
 
-/* counting.c: counting Bloom deletes (one per layout), occupancy, saturating merge */
+/* counting.c: counting Bloom deletes and atomic inserts (one per layout), occupancy,
+ * saturating merge */
 fl_status fl_counting_remove(fl_filter *f, uint64_t h);
 fl_status fl_counting512_remove(fl_filter *f, uint64_t h);
+fl_status fl_counting_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
+fl_status fl_counting512_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n);
 void fl_counting_occupancy(const fl_filter *f, fl_info *out);
 fl_status fl_counting_merge(fl_filter *dst, const fl_filter *src);
 

@@ -153,9 +153,10 @@ static const fl_variant_desc cuckoo = {
 };
 
 /* Counting Bloom filters (src/counting.c): 4-bit counters, so the models see units * 16
- * (classic layout) or 128 per block (blocked layout) cells where a bit array has bits. No
- * atomic insert: a saturating increment is a read-modify-write, not an OR. */
-#define COUNTING_CAPS (FL_CAP_DELETE | FL_CAP_UNION | FL_CAP_FILL_ESTIMATE)
+ * (classic layout) or 128 per block (blocked layout) cells where a bit array has bits.
+ * Atomic inserts are a compare-and-swap loop per counter (a saturating increment is a
+ * read-modify-write, not an OR). */
+#define COUNTING_CAPS (FL_CAP_DELETE | FL_CAP_UNION | FL_CAP_FILL_ESTIMATE | FL_CAP_ATOMIC_INSERT)
 
 static const fl_variant_desc counting = {
     .info = {.variant = FL_COUNTING, .name = "counting",
@@ -170,6 +171,7 @@ static const fl_variant_desc counting = {
     .predict_fpr = fl_model_classic_fpr, .size = fl_size_classic,
     .keys_from_fill = fl_model_classic_keys, .remove = fl_counting_remove,
     .merge = fl_counting_merge, .occupancy = fl_counting_occupancy,
+    .insert_atomic = fl_counting_insert_atomic,
 };
 
 static const fl_variant_desc counting512 = {
@@ -186,6 +188,7 @@ static const fl_variant_desc counting512 = {
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, .remove = fl_counting512_remove,
     .merge = fl_counting_merge, .occupancy = fl_counting_occupancy,
+    .insert_atomic = fl_counting512_insert_atomic,
 };
 
 /* Indexed by the fl_variant value (the number stored in files). */

@@ -443,6 +443,55 @@ static void test_batch_equals_single(void **state) {
     free(keys), free(hashes), free(incs), free(q1), free(q2), free(strs), free(lens), free(text);
 }
 
+/* Batches whose counters cannot pass UINT32_MAX take the kernels' non-saturating update
+ * (src/cms.c: N + the batch's increments <= UINT32_MAX): at that boundary and across it the
+ * sketch must equal key-by-key updates. One key carries N to just below 2^32 - 1; then
+ * batches of it and of others, NULL and explicit increments, land exactly on UINT32_MAX,
+ * and one more passes it. */
+static void test_batch_at_saturation_boundary(void **state) {
+    (void)state;
+    const size_t n = 600;
+    uint64_t seed = 5, *keys = malloc(n * 8), *same = malloc(n * 8);
+    uint32_t *incs = malloc(n * 4);
+    assert_true(keys && same && incs);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = splitmix(&seed) % 50;
+        same[i] = 7;
+        incs[i] = (uint32_t)(splitmix(&seed) % 3);
+        sum += incs[i];
+    }
+    const char *kernels[] = {"scalar", "avx2", "avx512", "neon"};
+    for (size_t kn = 0; kn < 4; kn++) {
+        fl_cms *a = new_cms(61, 4, 0, 0), *b = new_cms(61, 4, 0, 0);
+        if (fl_cms_bind_kernel(a, kernels[kn]) != FL_OK) {
+            fl_cms_free(a);
+            fl_cms_free(b);
+            continue;
+        }
+        /* N = UINT32_MAX - n - sum: the two batches below fit exactly. */
+        uint32_t start = (uint32_t)(UINT32_MAX - n - sum);
+        assert_int_equal(fl_cms_add_u64(a, 7, start), FL_OK);
+        assert_int_equal(fl_cms_add_u64(b, 7, start), FL_OK);
+        assert_int_equal(fl_cms_add_u64s(a, same, n, NULL), FL_OK);
+        for (size_t i = 0; i < n; i++) assert_int_equal(fl_cms_add_u64(b, 7, 1), FL_OK);
+        assert_int_equal(fl_cms_add_u64s(a, keys, n, incs), FL_OK);
+        for (size_t i = 0; i < n; i++) assert_int_equal(fl_cms_add_u64(b, keys[i], incs[i]), FL_OK);
+        assert_int_equal(fl_cms_total(a), UINT32_MAX);
+        assert_same_sketch(a, b);
+        /* Past it: key 7's counters saturate and stay. */
+        assert_int_equal(fl_cms_add_u64s(a, same, n, NULL), FL_OK);
+        for (size_t i = 0; i < n; i++) assert_int_equal(fl_cms_add_u64(b, 7, 1), FL_OK);
+        assert_int_equal(fl_cms_add_u64s(a, keys, n, incs), FL_OK);
+        for (size_t i = 0; i < n; i++) assert_int_equal(fl_cms_add_u64(b, keys[i], incs[i]), FL_OK);
+        assert_same_sketch(a, b);
+        assert_int_equal(fl_cms_query_u64(a, 7), UINT32_MAX);
+        fl_cms_free(a);
+        fl_cms_free(b);
+    }
+    free(keys), free(same), free(incs);
+}
+
 /* ---- files -------------------------------------------------------------------------------- */
 
 static uint8_t *saved(const fl_cms *c, size_t *len) {
@@ -722,6 +771,7 @@ int main(void) {
         cmocka_unit_test(test_heavy_hitters_zipf),
         cmocka_unit_test(test_top_byte_keys),
         cmocka_unit_test(test_batch_equals_single),
+        cmocka_unit_test(test_batch_at_saturation_boundary),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_wrong_kind),
         cmocka_unit_test(test_every_truncation_and_bit_flip),

@@ -50,14 +50,19 @@ static void make_incs(uint32_t *incs, int how) {
         incs[i] = how == 1 ? (uint32_t)rnd_below(5) : UINT32_MAX - (uint32_t)rnd_below(1000);
 }
 
+/* cons: 0 update, 1 update_cons, 2 update_nosat, which is checked against the reference's
+ * update on its precondition's inputs only: counters empty or small and increments 1 or
+ * small, so no sum can pass UINT32_MAX. */
 static int check_update(const kernel *kn, const kernel *ref, uint32_t slot, int cons,
                         uint32_t *a, uint32_t *b, uint64_t *q, uint32_t *incs) {
+    static const char *const what[] = {"update", "update_cons", "update_nosat"};
+    const int modes = cons == 2 ? 2 : 3;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         uint32_t w = shapes[s].w, d = shapes[s].d;
         size_t words = (size_t)w * d;
         make_hashes(q, w);
-        for (int fill = 0; fill < 3; fill++)
-            for (int incmode = 0; incmode < 3; incmode++) {
+        for (int fill = 0; fill < modes; fill++)
+            for (int incmode = 0; incmode < modes; incmode++) {
                 if (incmode) make_incs(incs, incmode);
                 for (size_t si = 0; si < g_nsizes; si++) {
                     size_t n = g_sizes[si];
@@ -67,14 +72,14 @@ static int check_update(const kernel *kn, const kernel *ref, uint32_t slot, int 
                     const uint32_t *inc = incmode ? incs : NULL;
                     counters_fill(a, words, fill);
                     memcpy(b, a, (words + GUARD_WORDS) * 4);
-                    (cons ? ref->t->cms.update_cons : ref->t->cms.update)(a, w, d, in, inc, n);
+                    (cons == 1 ? ref->t->cms.update_cons : ref->t->cms.update)(a, w, d, in, inc, n);
                     KERNEL_FN(kn, slot, fl_cms_update_fn)(b, w, d, in, inc, n);
                     if (memcmp(a, b, (words + GUARD_WORDS) * 4) != 0) {
                         size_t j = 0;
                         while (a[j] == b[j]) j++;
                         failf("%s w=%u d=%u fill=%d incs=%d n=%zu: counter %zu is %" PRIu32
                               ", scalar %" PRIu32 "%s",
-                              cons ? "update_cons" : "update", w, d, fill, incmode, n, j, b[j],
+                              what[cons], w, d, fill, incmode, n, j, b[j],
                               a[j], j >= words ? " (past the counters)" : "");
                         return 0;
                     }
@@ -133,7 +138,15 @@ void check_cms(const kernel *ks, size_t nk) {
     for (size_t i = 0; i < NQ; i++) fl_cms_update1(b, 2719, 5, q[i], 1);
     if (memcmp(a, b, 2719 * 5 * 4)) failf("scalar update differs from fl_cms_update1"), ok = 0;
     record(ok);
+    /* The scalar update_nosat against the scalar update, on inputs that cannot saturate. */
+    set_ctx("kernel=scalar cms update_nosat");
+    record(check_update(&ks[0], &ks[0], FL_KERNEL_SLOT(cms.update_nosat), 2, a, b, q, incs));
     for (size_t ki = 1; ki < nk; ki++) {
+        if (kernel_overrides(ks, ki, FL_KERNEL_SLOT(cms.update_nosat))) {
+            set_ctx("kernel=%s cms update_nosat", ks[ki].name);
+            record(check_update(&ks[ki], &ks[0], FL_KERNEL_SLOT(cms.update_nosat), 2, a, b, q,
+                                incs));
+        }
         if (kernel_overrides(ks, ki, FL_KERNEL_SLOT(cms.update))) {
             set_ctx("kernel=%s cms update", ks[ki].name);
             record(check_update(&ks[ki], &ks[0], FL_KERNEL_SLOT(cms.update), 0, a, b, q, incs));
@@ -153,7 +166,9 @@ void check_cms(const kernel *ks, size_t nk) {
 }
 
 /* ns per key of batches of BENCH_BATCH: update, conservative update and query of pre-hashed
- * keys, and update and query of integer keys (the hash kernel included), on the seeds' shape
+ * keys, update and query of integer keys (the hash kernel included), and the non-saturating
+ * update of pre-hashed and integer keys (updns, updnsu64: what src/cms.c runs while N is
+ * below 2^32 - 1), on the seeds' shape
  * (epsilon 0.001, delta 0.01: d = 5, w = 2719, 53 KiB) and on a 64 MiB one (d = 4). Noisy: a
  * shared machine's numbers, for ratios only. */
 void bench_cms(const kernel *ks, size_t nk) {
@@ -172,19 +187,21 @@ void bench_cms(const kernel *ks, size_t nk) {
         uint32_t w = bs[s].w, d = bs[s].d;
         uint32_t *c = counters_alloc((size_t)w * d);
         counters_fill(c, (size_t)w * d, 1);
-        for (int op = 0; op < 5; op++) {
+        for (int op = 0; op < 7; op++) {
             for (int rep = -1; rep < BENCH_REPS; rep++)
                 for (size_t ki = 0; ki < nk; ki++) {
                     const fl_kernel_table *t = ks[ki].t;
                     double t0 = now_ns();
                     for (size_t i = 0; i < nq; i += BENCH_BATCH) {
                         const uint64_t *h = q + i;
-                        if (op >= 3) {
+                        if (op == 3 || op == 4 || op == 6) {
                             t->hash.u64(q + i, BENCH_BATCH, 7, hb);
                             h = hb;
                         }
                         if (op == 0 || op == 3)
                             t->cms.update(c, w, d, h, NULL, BENCH_BATCH);
+                        else if (op >= 5) /* counters stay far below UINT32_MAX */
+                            t->cms.update_nosat(c, w, d, h, NULL, BENCH_BATCH);
                         else if (op == 1)
                             t->cms.update_cons(c, w, d, h, NULL, BENCH_BATCH);
                         else {
@@ -194,11 +211,14 @@ void bench_cms(const kernel *ks, size_t nk) {
                     }
                     if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
                 }
-            static const char *const names[] = {"update", "cupd", "query", "updu64", "qryu64"};
+            static const char *const names[] = {"update", "cupd", "query", "updu64", "qryu64",
+                                                "updns", "updnsu64"};
             static const uint32_t slots[] = {FL_KERNEL_SLOT(cms.update),
                                              FL_KERNEL_SLOT(cms.update_cons),
                                              FL_KERNEL_SLOT(cms.query), FL_KERNEL_SLOT(cms.update),
-                                             FL_KERNEL_SLOT(cms.query)};
+                                             FL_KERNEL_SLOT(cms.query),
+                                             FL_KERNEL_SLOT(cms.update_nosat),
+                                             FL_KERNEL_SLOT(cms.update_nosat)};
             print_bench_row(ks, nk, "cms", d, bs[s].mib, names[op], slots[op], r);
         }
         free(c);
