@@ -9,7 +9,10 @@
  *     be below it, as its counters decay); `decay` is accepted and reported but unused;
  *   - TOPK.ADD / TOPK.INCRBY report as expelled the candidate that left the list when the
  *     item entered it (the one with the smallest estimate then), or nil;
- *   - TOPK.LIST orders by estimate, ties by shorter item, then bytes.
+ *   - TOPK.LIST orders by estimate, ties by shorter item, then bytes;
+ *   - TOPK.ADD / TOPK.INCRBY cost O(k log k) per item (the candidate list is read before
+ *     each update to tell which candidate an entering item expels), so they suit the small
+ *     k top-k lists are made for.
  * TOPK.SCANDUMP / TOPK.LOADCHUNK (not in RedisBloom) copy a sketch in chunks; the AOF
  * rewrite emits TOPK.LOADCHUNK.
  */

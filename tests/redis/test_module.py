@@ -243,6 +243,16 @@ def test_topk(r):
 
 # ---- bad input ---------------------------------------------------------------------------
 
+def test_kernel():
+    raw = RAW.execute_command("FILTERLAB.KERNEL")
+    d = dict(zip(raw[0::2], raw[1::2]))
+    supported = [k.decode() for k in d[b"Supported"]]
+    check(d[b"Kernel"].decode() in supported and d[b"Reason"], f"FILTERLAB.KERNEL {raw}")
+    RAW.execute_command("BF.ADD", "kern", "x")
+    info = RAW.execute_command("FILTERLAB.INFO", "kern")
+    check(info == [b"Type", b"bf", b"Kernel", d[b"Kernel"]], f"FILTERLAB.INFO {info}")
+
+
 def test_errors(r):
     r.set("str", "x")
     wrong = [("BF.ADD", "str", "a"), ("BF.EXISTS", "str", "a"), ("BF.INFO", "str"),
@@ -583,7 +593,8 @@ def main():
         RAW = srv.client()
         print("redis-server", r.info("server")["redis_version"], "on port", srv.port)
         for name, fn in (("bf", test_bf), ("cf", test_cf), ("cms", test_cms),
-                         ("topk", test_topk), ("errors", test_errors),
+                         ("topk", test_topk), ("kernel", lambda _r: test_kernel()),
+                         ("errors", test_errors),
                          ("rdb", test_rdb_reload), ("corrupt rdb", test_corrupt_rdb_payload),
                          ("scandump", test_scandump)):
             DEADLINE.left()
