@@ -165,16 +165,17 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
     }
     size_t count = 0;
     fl_status st = fl_sbf_add_hashes(b->sbf, batch.hashes, n, batch.flags, &count);
-    /* On an error the items before the failing one were added (added[] says which); the
-     * failing one and those after it get the error. */
+    /* On an error the library keeps the items before the failing one; added[] is 1 for
+     * those it inserted and 0 for those it found present, so it does not say where the
+     * failure was. Replaying one key at a time from just after the last inserted item
+     * finds it: present items answer 0 again and change nothing, and the failing item
+     * fails again (a failed add leaves the chain unchanged). It and the items after it
+     * get the error. */
     size_t failed_at = n;
     if (st != FL_OK) {
         failed_at = 0;
         for (size_t i = 0; i < n; i++)
             if (batch.flags[i]) failed_at = i + 1;
-        /* flags are 0 for duplicates too: the first error index is the first item not
-         * added after the last one added that the library did not report as present. A
-         * retry of the failing item alone tells which exactly. */
         for (size_t i = failed_at; i < n; i++) {
             int added;
             if (fl_sbf_add_hash(b->sbf, batch.hashes[i], &added) != FL_OK) {
