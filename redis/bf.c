@@ -475,8 +475,7 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return b;
 }
 
-static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize,
-                                     bf_free};
+static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &BF_DUMP);

@@ -414,8 +414,7 @@ static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return c;
 }
 
-static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize,
-                                     cf_free};
+static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &CF_DUMP);

@@ -334,7 +334,7 @@ static void *topk_deserialize(const uint8_t *blob, size_t len, const char **err)
 }
 
 static const flr_dump_ops TOPK_DUMP = {FLR_CHUNK_TOPK, &flr_topk_type, topk_serialize,
-                                       topk_deserialize, topk_free};
+                                       topk_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &TOPK_DUMP);
