@@ -135,8 +135,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR item exists");
@@ -228,8 +228,8 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         v = bf_create(ctx, &BF_DEFAULTS);
         if (!v) {
@@ -291,8 +291,8 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         if (nocreate) {
             RedisModule_CloseKey(key);
@@ -315,7 +315,8 @@ static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     size_t n = (size_t)(argc - 2);
     flr_batch batch;
     if (!flr_batch_alloc(&batch, n)) {
@@ -354,7 +355,8 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     RedisModule_ReplyWithLongLong(ctx, v ? (long long)fl_sbf_count(((bf_value *)v)->sbf) : 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -387,7 +389,8 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");

@@ -109,7 +109,8 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
                                      cms_value **out) {
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v)) return NULL;
+    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v))
+        return NULL;
     if (!v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "CMS: key does not exist");

@@ -105,7 +105,8 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
                                      topk_value **out) {
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, name, mode, flr_topk_type, &key, &v)) return NULL;
+    if (!flr_open(ctx, name, mode, flr_topk_type, &key, &v))
+        return NULL;
     if (!v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "TopK: key does not exist");

@@ -66,7 +66,8 @@ def chunked(seq, size):
 def test_bf(r):
     bf = r.bf()
     check(bf.create("bf", 0.01, 1000) is True, "BF.RESERVE replies OK")
-    check(refused(bf.create, "bf", 0.01, 1000, match="item exists"), "BF.RESERVE on an existing key")
+    check(refused(bf.create, "bf", 0.01, 1000, match="item exists"),
+          "BF.RESERVE on an existing key")
     check(bf.add("bf", "a") == 1 and bf.add("bf", "a") == 0, "BF.ADD: 1 new, 0 present")
     check(bf.madd("bf", "a", "b", "c") == [0, 1, 1], "BF.MADD: one integer per item")
     check(bf.exists("bf", "b") == 1 and bf.exists("bf", "zz-never") == 0, "BF.EXISTS")
