@@ -414,6 +414,10 @@ def test_corrupt_rdb_payload(r):
 
 def test_aof_rewrite(srv):
     r = srv.client()
+    # Without the RDB preamble the rewritten base AOF is commands: each value's aof_rewrite
+    # callback writes them (with the preamble it would be the RDB save instead, tested by
+    # DEBUG RELOAD).
+    r.config_set("aof-use-rdb-preamble", "no")
     r.config_set("appendonly", "yes")
     wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0 and
              r.info("persistence").get("aof_rewrite_scheduled", 0) == 0, "initial AOF")
@@ -422,9 +426,16 @@ def test_aof_rewrite(srv):
     wait_for(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0 and
              r.info("persistence").get("aof_rewrite_scheduled", 0) == 0 and
              r.info("persistence")["aof_last_bgrewrite_status"] == "ok", "BGREWRITEAOF")
+    base = b""
+    aof_dir = os.path.join(srv.dir, "appendonlydir")
+    for name in os.listdir(aof_dir):
+        if name.endswith(".base.aof"):
+            base += open(os.path.join(aof_dir, name), "rb").read()
+    for cmd in (b"BF.LOADCHUNK", b"CF.LOADCHUNK", b"CMS.LOADCHUNK", b"TOPK.LOADCHUNK"):
+        check(cmd in base, f"the rewritten AOF rebuilds values with {cmd.decode()}")
     # Writes after the rewrite land in the incremental AOF on top of the rewritten base.
     r.execute_command("BF.ADD", "aof:after", "after-rewrite")
-    srv.args += ["--appendonly", "yes"]
+    srv.args += ["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]
     srv.restart()
     r = srv.client()
     verify(r, "after BGREWRITEAOF + restart")
