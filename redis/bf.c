@@ -135,8 +135,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR item exists");
@@ -165,16 +165,17 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
     }
     size_t count = 0;
     fl_status st = fl_sbf_add_hashes(b->sbf, batch.hashes, n, batch.flags, &count);
-    /* On an error the items before the failing one were added (added[] says which); the
-     * failing one and those after it get the error. */
+    /* On an error the library keeps the items before the failing one; added[] is 1 for
+     * those it inserted and 0 for those it found present, so it does not say where the
+     * failure was. Replaying one key at a time from just after the last inserted item
+     * finds it: present items answer 0 again and change nothing, and the failing item
+     * fails again (a failed add leaves the chain unchanged). It and the items after it
+     * get the error. */
     size_t failed_at = n;
     if (st != FL_OK) {
         failed_at = 0;
         for (size_t i = 0; i < n; i++)
             if (batch.flags[i]) failed_at = i + 1;
-        /* flags are 0 for duplicates too: the first error index is the first item not
-         * added after the last one added that the library did not report as present. A
-         * retry of the failing item alone tells which exactly. */
         for (size_t i = failed_at; i < n; i++) {
             int added;
             if (fl_sbf_add_hash(b->sbf, batch.hashes[i], &added) != FL_OK) {
@@ -227,8 +228,8 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         v = bf_create(ctx, &BF_DEFAULTS);
         if (!v) {
@@ -290,8 +291,8 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         if (nocreate) {
             RedisModule_CloseKey(key);
@@ -314,7 +315,8 @@ static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     size_t n = (size_t)(argc - 2);
     flr_batch batch;
     if (!flr_batch_alloc(&batch, n)) {
@@ -353,7 +355,8 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     RedisModule_ReplyWithLongLong(ctx, v ? (long long)fl_sbf_count(((bf_value *)v)->sbf) : 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -386,7 +389,8 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
@@ -474,8 +478,7 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return b;
 }
 
-static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize,
-                                     bf_free};
+static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &BF_DUMP);

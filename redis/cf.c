@@ -106,8 +106,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     }
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
+        return REDISMODULE_OK;
     if (v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR item exists");
@@ -136,8 +136,8 @@ static RedisModuleKey *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name
                                     const cf_config *cfg, int nocreate, cf_value **out) {
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cf_type, &key, &v)) return NULL;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
+        return NULL;
     if (!v) {
         if (nocreate) {
             RedisModule_CloseKey(key);
@@ -269,7 +269,8 @@ static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v))
+        return REDISMODULE_OK;
     flr_batch b;
     if (!flr_batch_alloc(&b, (size_t)(argc - 2))) {
         RedisModule_CloseKey(key);
@@ -305,8 +306,8 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR Not found");
@@ -341,7 +342,8 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v))
+        return REDISMODULE_OK;
     if (!v) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
@@ -414,8 +416,7 @@ static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return c;
 }
 
-static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize,
-                                     cf_free};
+static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &CF_DUMP);

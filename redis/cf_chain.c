@@ -145,14 +145,6 @@ double cf_chain_predicted_fpr(const cf_chain *c) {
     return 1.0 - keep;
 }
 
-fl_status cf_chain_bind_kernel(cf_chain *c, const char *name) {
-    for (uint32_t i = 0; i < c->filters; i++) {
-        fl_status st = fl_filter_bind_kernel(c->f[i], name);
-        if (st != FL_OK) return st;
-    }
-    return FL_OK;
-}
-
 /* ---- serialization ------------------------------------------------------------------ */
 
 static const uint8_t MAGIC[4] = {'F', 'L', 'C', 'F'};

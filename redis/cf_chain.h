@@ -62,7 +62,6 @@ void cf_chain_totals(const cf_chain *c, uint64_t *capacity, size_t *bytes, uint6
                      uint64_t *used);
 /* 1 - prod (1 - fpr_i), each filter's model at its stored keys. */
 double cf_chain_predicted_fpr(const cf_chain *c);
-fl_status cf_chain_bind_kernel(cf_chain *c, const char *name);
 
 /* Serialization: a header, each filter as fl_save_mem writes it, and an XXH3 of it all.
  * Loads refuse anything inconsistent (FL_ERR_* of the library's loader, or

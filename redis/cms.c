@@ -109,7 +109,8 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
                                      cms_value **out) {
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v)) return NULL;
+    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v))
+        return NULL;
     if (!v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "CMS: key does not exist");
@@ -366,7 +367,7 @@ static void *cms_deserialize(const uint8_t *blob, size_t len, const char **err) 
 }
 
 static const flr_dump_ops CMS_DUMP = {FLR_CHUNK_CMS, &flr_cms_type, cms_serialize,
-                                      cms_deserialize, cms_free};
+                                      cms_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &CMS_DUMP);

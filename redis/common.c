@@ -16,12 +16,6 @@ int flr_arg_u64(RedisModuleString *arg, uint64_t *out) {
     return flr_parse_u64(s, len, out);
 }
 
-int flr_arg_i64(RedisModuleString *arg, int64_t *out) {
-    size_t len;
-    const char *s = RedisModule_StringPtrLen(arg, &len);
-    return flr_parse_i64(s, len, out);
-}
-
 int flr_arg_double(RedisModuleString *arg, double *out) {
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);

@@ -16,7 +16,6 @@ extern RedisModuleType *flr_bf_type, *flr_cf_type, *flr_cms_type, *flr_topk_type
 /* Argument access. */
 int flr_arg_is(RedisModuleString *arg, const char *word);
 int flr_arg_u64(RedisModuleString *arg, uint64_t *out);
-int flr_arg_i64(RedisModuleString *arg, int64_t *out);
 int flr_arg_double(RedisModuleString *arg, double *out);
 
 /* Opens a key and checks its type. Returns 0 if a reply was sent (a key of another type
@@ -49,7 +48,6 @@ typedef struct flr_dump_ops {
     uint8_t *(*serialize)(const void *value, size_t *len, const char **err);
     /* A value from a whole blob, or NULL with *err set (the blob is refused). */
     void *(*deserialize)(const uint8_t *blob, size_t len, const char **err);
-    void (*free_value)(void *value);
 } flr_dump_ops;
 int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                  const flr_dump_ops *ops);

@@ -91,10 +91,12 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                  const flr_dump_ops *ops) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     uint64_t iter;
-    if (!flr_arg_u64(argv[2], &iter)) return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
+    if (!flr_arg_u64(argv[2], &iter))
+        return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
     void *value;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, *ops->type, &key, &value)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, *ops->type, &key, &value))
+        return REDISMODULE_OK;
     if (!value) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
@@ -141,8 +143,8 @@ int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
         return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
     void *old;
     RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
-                                   *ops->type, &key, &old)) return REDISMODULE_OK;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, *ops->type, &key, &old))
+        return REDISMODULE_OK;
     size_t name_len, data_len;
     const char *name = RedisModule_StringPtrLen(argv[1], &name_len);
     const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &data_len);

@@ -7,6 +7,7 @@
  * Each structure's commands, data type and persistence are in their own file (bf.c, cf.c,
  * cms.c, topk.c); dump.c and chunk.c hold SCANDUMP/LOADCHUNK for the filters.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "common.h"
@@ -44,7 +45,10 @@ static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     for (size_t i = 0; i < fl_kernel_count(); i++) {
         fl_kernel_desc d;
         if (fl_kernel_describe(i, &d) == FL_OK && d.supported) {
-            RedisModule_ReplyWithSimpleString(ctx, d.name);
+            /* An emulated kernel (NEON through SIMDe on x86) is correct, not fast. */
+            char name[64];
+            snprintf(name, sizeof name, "%s%s", d.name, d.emulated ? " (emulated)" : "");
+            RedisModule_ReplyWithSimpleString(ctx, name);
             n++;
         }
     }

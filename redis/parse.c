@@ -19,15 +19,6 @@ int flr_parse_u64(const char *s, size_t len, uint64_t *out) {
     return 1;
 }
 
-int flr_parse_i64(const char *s, size_t len, int64_t *out) {
-    int neg = len > 0 && s[0] == '-';
-    uint64_t v;
-    if (!flr_parse_u64(s + neg, len - (size_t)neg, &v)) return 0;
-    if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) return 0;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return 1;
-}
-
 int flr_parse_double(const char *s, size_t len, double *out) {
     char buf[64];
     if (len == 0 || len >= sizeof buf) return 0;

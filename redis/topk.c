@@ -9,7 +9,10 @@
  *     be below it, as its counters decay); `decay` is accepted and reported but unused;
  *   - TOPK.ADD / TOPK.INCRBY report as expelled the candidate that left the list when the
  *     item entered it (the one with the smallest estimate then), or nil;
- *   - TOPK.LIST orders by estimate, ties by shorter item, then bytes.
+ *   - TOPK.LIST orders by estimate, ties by shorter item, then bytes;
+ *   - TOPK.ADD / TOPK.INCRBY cost O(k log k) per item (the candidate list is read before
+ *     each update to tell which candidate an entering item expels), so they suit the small
+ *     k top-k lists are made for.
  * TOPK.SCANDUMP / TOPK.LOADCHUNK (not in RedisBloom) copy a sketch in chunks; the AOF
  * rewrite emits TOPK.LOADCHUNK.
  */
@@ -102,7 +105,8 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
                                      topk_value **out) {
     void *v;
     RedisModuleKey *key;
-    if (!flr_open(ctx, name, mode, flr_topk_type, &key, &v)) return NULL;
+    if (!flr_open(ctx, name, mode, flr_topk_type, &key, &v))
+        return NULL;
     if (!v) {
         RedisModule_CloseKey(key);
         RedisModule_ReplyWithError(ctx, "TopK: key does not exist");
@@ -331,7 +335,7 @@ static void *topk_deserialize(const uint8_t *blob, size_t len, const char **err)
 }
 
 static const flr_dump_ops TOPK_DUMP = {FLR_CHUNK_TOPK, &flr_topk_type, topk_serialize,
-                                       topk_deserialize, topk_free};
+                                       topk_deserialize};
 
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_scandump(ctx, argv, argc, &TOPK_DUMP);

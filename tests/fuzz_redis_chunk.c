@@ -12,7 +12,8 @@
  *
  *   CC=clang meson setup build-fuzz -Dfuzz=true && ninja -C build-fuzz
  *   mkdir -p /tmp/corpus_rc
- *   build-fuzz/tests/fuzz_redis_chunk -max_total_time=60 /tmp/corpus_rc tests/fuzz_corpus/redis_chunk
+ *   build-fuzz/tests/fuzz_redis_chunk -max_total_time=60 /tmp/corpus_rc \
+ *       tests/fuzz_corpus/redis_chunk
  *
  * Seeds (tests/fuzz_corpus/redis_chunk/) come from this file's generator:
  *   build/tests/redis_chunk_replay --write-seeds tests/fuzz_corpus/redis_chunk

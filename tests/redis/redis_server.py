@@ -11,8 +11,8 @@ temporary directory the caller may pass), and is stopped by its PID: stop() send
 and waits (SIGKILL after a timeout), kill() sends SIGKILL (a crash, for fault tests). Every
 server still running when the interpreter exits or gets SIGTERM/SIGINT/SIGHUP is stopped.
 FL_REDIS_PRELOAD, if set, is the LD_PRELOAD of the servers (a sanitizer runtime a module
-built with sanitizers needs). skip_if_unavailable() exits 77 (meson's "skipped") when redis-server or python3-redis is
-missing.
+built with sanitizers needs). skip_if_unavailable() exits 77 (meson's "skipped") when
+redis-server or python3-redis is missing.
 """
 import atexit
 import os
