@@ -320,4 +320,5 @@ void fl_kernels_init_avx2(fl_kernel_table *t) {
     t->bloom.contains1[FL_BLOOM_SPLIT256] = fl_contains1_split256_avx2;
     fl_cms_kernels_init_avx2(t);
     fl_counting_kernels_init_avx2(t);
+    fl_fuse_kernels_init_avx2(t);
 }

@@ -229,6 +229,10 @@ void fl_fuse_kernels_init_avx2(fl_kernel_table *t);
 void fl_fuse_kernels_init_avx512(fl_kernel_table *t);
 void fl_fuse_kernels_init_neon(fl_kernel_table *t);
 extern const fl_fuse_kernels fl_fuse_kernels_scalar;
+/* The x86 kernels' other way to read cells (scalar loads from vector-computed positions
+ * instead of gathers), kept so checkkernels checks and times both (kernels/fuse_avx2.c). */
+extern const fl_fuse_kernels fl_fuse_kernels_loads_avx2;
+extern const fl_fuse_kernels fl_fuse_kernels_loads_avx512;
 
 /* Declares the lookup and insert kernels of one ISA with the shared signatures. */
 #define FL_DECLARE_KERNELS(isa)                                                                 \

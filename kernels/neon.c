@@ -378,4 +378,5 @@ void fl_kernels_init_neon(fl_kernel_table *t) {
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_neon;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_neon;
     t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_neon;
+    fl_fuse_kernels_init_neon(t);
 }

@@ -1,0 +1,176 @@
+/*
+ * The fuse module's AVX-512 kernels: 16 keys per step. The hash (SplitMix64's finalizer,
+ * vpmullq), the range reduction of p0 (two vpmuludq on the hash's halves, exactly
+ * fl_fuse_reduce) and the other positions are vector math; the cells are read either with
+ * one 16-lane gather per position (vpgatherdd at the cell width's scale, then masked) or,
+ * in the "loads" form, by scalar loads from positions stored to the stack. Both compute
+ * include/filterlab_static.h's answer exactly; tails run the scalar kernels.
+ *
+ * Which is faster: tests/checkkernels --bench --family fuse times both forms on the same
+ * filters (the loads form is the table fl_fuse_kernels_loads_avx512, checked like the
+ * table's entries); the table takes the gathers (results/<host>/static/ has the runs).
+ */
+#include <immintrin.h>
+
+#include "kernels.h"
+
+#define FL_INLINE static inline __attribute__((always_inline))
+
+FL_INLINE __m512i mix64(__m512i z) {
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 30));
+    z = _mm512_mullo_epi64(z, _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull));
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 27));
+    z = _mm512_mullo_epi64(z, _mm512_set1_epi64((long long)0x94d049bb133111ebull));
+    return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+}
+
+/* 8 keys: hashes, then p0 and the XOR bits of p1..p3 and the word as 32-bit lanes. */
+typedef struct lanes8 {
+    __m256i p0, x1, x2, x3, word;
+} lanes8;
+
+FL_INLINE lanes8 lanes_of(const uint64_t *keys, __m512i seed_mix, __m512i range) {
+    __m512i h = mix64(_mm512_add_epi64(_mm512_loadu_si512((const void *)keys), seed_mix));
+    /* fl_fuse_reduce: ((h >> 32) * range + ((h & 0xffffffff) * range >> 32)) >> 32 */
+    __m512i t = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), range),
+                                 _mm512_srli_epi64(_mm512_mul_epu32(h, range), 32));
+    lanes8 l;
+    l.p0 = _mm512_cvtepi64_epi32(_mm512_srli_epi64(t, 32));
+    l.x1 = _mm512_cvtepi64_epi32(_mm512_srli_epi64(h, 18));
+    l.x2 = _mm512_cvtepi64_epi32(h);
+    l.x3 = _mm512_cvtepi64_epi32(_mm512_srli_epi64(h, 36));
+    l.word = _mm512_cvtepi64_epi32(_mm512_xor_si512(h, _mm512_srli_epi64(h, 32)));
+    return l;
+}
+
+FL_INLINE __m512i join(__m256i lo, __m256i hi) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+/* 16 keys: the XOR of their cells and words, masked to the cell width (0 for a fuse key,
+ * the value for a Bloomier key). */
+FL_INLINE __m512i probe16(const fl_fuse_view *v, const uint64_t *keys, int arity, int bits,
+                          int gather) {
+    const __m512i seed_mix = _mm512_set1_epi64((long long)v->seed_mix);
+    const __m512i range = _mm512_set1_epi64((long long)v->seg_count_len);
+    const __m512i mask = _mm512_set1_epi32((int)v->seg_mask);
+    const __m512i len = _mm512_set1_epi32((int)v->seg_len);
+    const __m512i cmask = _mm512_set1_epi32(bits == 32 ? -1 : (int)((1u << bits) - 1));
+    lanes8 a = lanes_of(keys, seed_mix, range), b = lanes_of(keys + 8, seed_mix, range);
+    __m512i p[4];
+    p[0] = join(a.p0, b.p0);
+    __m512i len2 = _mm512_add_epi32(len, len);
+    p[1] = _mm512_xor_si512(_mm512_add_epi32(p[0], len),
+                            _mm512_and_si512(join(a.x1, b.x1), mask));
+    p[2] = _mm512_xor_si512(_mm512_add_epi32(p[0], len2),
+                            _mm512_and_si512(join(a.x2, b.x2), mask));
+    if (arity == 4)
+        p[3] = _mm512_xor_si512(_mm512_add_epi32(p[0], _mm512_add_epi32(len2, len)),
+                                _mm512_and_si512(join(a.x3, b.x3), mask));
+    __m512i x = join(a.word, b.word);
+    if (gather) {
+        /* scale = cell bytes: a 4-byte read at each cell's address; the cells are padded by
+         * 64 bytes, so the last cell's read stays inside the allocation. */
+        for (int j = 0; j < arity; j++) {
+            __m512i g = bits == 8    ? _mm512_i32gather_epi32(p[j], v->cells, 1)
+                        : bits == 16 ? _mm512_i32gather_epi32(p[j], v->cells, 2)
+                                     : _mm512_i32gather_epi32(p[j], v->cells, 4);
+            x = _mm512_xor_si512(x, g);
+        }
+    } else {
+        uint32_t pos[4][16], cell[16];
+        for (int j = 0; j < arity; j++) _mm512_storeu_si512((void *)pos[j], p[j]);
+        for (int i = 0; i < 16; i++) {
+            uint32_t c;
+            if (bits == 8) {
+                const uint8_t *cs = (const uint8_t *)v->cells;
+                c = (uint32_t)cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
+                if (arity == 4) c ^= cs[pos[3][i]];
+            } else if (bits == 16) {
+                const uint16_t *cs = (const uint16_t *)v->cells;
+                c = (uint32_t)cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
+                if (arity == 4) c ^= cs[pos[3][i]];
+            } else {
+                const uint32_t *cs = (const uint32_t *)v->cells;
+                c = cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
+                if (arity == 4) c ^= cs[pos[3][i]];
+            }
+            cell[i] = c;
+        }
+        x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)cell));
+    }
+    return _mm512_and_si512(x, cmask);
+}
+
+FL_INLINE size_t contains_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
+                               uint8_t *out, int arity, int bits, int gather,
+                               fl_fuse_contains_fn tail) {
+    size_t i = 0, hits = 0;
+    for (; i + 16 <= n; i += 16) {
+        __mmask16 m = _mm512_testn_epi32_mask(probe16(v, keys + i, arity, bits, gather),
+                                              _mm512_set1_epi32(-1));
+        _mm_storeu_si128((__m128i *)(void *)(out + i), _mm_maskz_set1_epi8(m, 1));
+        hits += (size_t)__builtin_popcount(m);
+    }
+    if (i < n) hits += tail(v, keys + i, n - i, out + i);
+    return hits;
+}
+
+FL_INLINE size_t get_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
+                          uint16_t *values, uint8_t *found, int arity, int bits, int gather,
+                          fl_bloomier_get_fn tail) {
+    size_t i = 0, hits = 0;
+    const __m128i vbits = _mm_cvtsi32_si128(v->value_bits);
+    for (; i + 16 <= n; i += 16) {
+        __m512i x = probe16(v, keys + i, arity, bits, gather);
+        __mmask16 m = _mm512_testn_epi32_mask(_mm512_srl_epi32(x, vbits), _mm512_set1_epi32(-1));
+        __m256i val = _mm512_cvtepi32_epi16(_mm512_maskz_mov_epi32(m, x));
+        _mm256_storeu_si256((__m256i *)(void *)(values + i), val);
+        _mm_storeu_si128((__m128i *)(void *)(found + i), _mm_maskz_set1_epi8(m, 1));
+        hits += (size_t)__builtin_popcount(m);
+    }
+    if (i < n) hits += tail(v, keys + i, n - i, values + i, found + i);
+    return hits;
+}
+
+#define CONTAINS(name, arity, bits, gather, shape)                                           \
+    static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n, uint8_t *out) { \
+        return contains_impl(v, keys, n, out, arity, bits, gather,                           \
+                             fl_fuse_kernels_scalar.contains[shape]);                        \
+    }
+#define GET(name, arity, bits, gather, shape)                                                \
+    static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n,                \
+                       uint16_t *values, uint8_t *found) {                                   \
+        return get_impl(v, keys, n, values, found, arity, bits, gather,                      \
+                        fl_fuse_kernels_scalar.get[shape]);                                  \
+    }
+
+CONTAINS(contains3_8, 3, 8, 1, FL_FUSE3_8)
+CONTAINS(contains3_16, 3, 16, 1, FL_FUSE3_16)
+CONTAINS(contains4_8, 4, 8, 1, FL_FUSE4_8)
+CONTAINS(contains4_16, 4, 16, 1, FL_FUSE4_16)
+GET(get3_16, 3, 16, 1, FL_BLOOMIER3_16)
+GET(get3_32, 3, 32, 1, FL_BLOOMIER3_32)
+GET(get4_16, 4, 16, 1, FL_BLOOMIER4_16)
+GET(get4_32, 4, 32, 1, FL_BLOOMIER4_32)
+
+CONTAINS(contains3_8_loads, 3, 8, 0, FL_FUSE3_8)
+CONTAINS(contains3_16_loads, 3, 16, 0, FL_FUSE3_16)
+CONTAINS(contains4_8_loads, 4, 8, 0, FL_FUSE4_8)
+CONTAINS(contains4_16_loads, 4, 16, 0, FL_FUSE4_16)
+GET(get3_16_loads, 3, 16, 0, FL_BLOOMIER3_16)
+GET(get3_32_loads, 3, 32, 0, FL_BLOOMIER3_32)
+GET(get4_16_loads, 4, 16, 0, FL_BLOOMIER4_16)
+GET(get4_32_loads, 4, 32, 0, FL_BLOOMIER4_32)
+
+const fl_fuse_kernels fl_fuse_kernels_loads_avx512 = {
+    .contains = {contains3_8_loads, contains3_16_loads, contains4_8_loads, contains4_16_loads},
+    .get = {get3_16_loads, get3_32_loads, get4_16_loads, get4_32_loads},
+};
+
+void fl_fuse_kernels_init_avx512(fl_kernel_table *t) {
+    t->fuse = (fl_fuse_kernels){
+        .contains = {contains3_8, contains3_16, contains4_8, contains4_16},
+        .get = {get3_16, get3_32, get4_16, get4_32},
+    };
+}
