@@ -84,13 +84,16 @@ fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits,
     fl_static *s = calloc(1, sizeof *s);
     if (!s) return FL_ERR_NO_MEMORY;
     if (keys) {
-        size_t alloc = ((bytes + 63) & ~(size_t)63) + 64; /* the gathers' padding */
-        s->cells = aligned_alloc(64, alloc);
-        if (!s->cells) {
+        /* the payload allocator of filters: a random probe of a DRAM-sized array otherwise
+         * takes a TLB miss per cell */
+        fl_filter payload;
+        memset(&payload, 0, sizeof payload);
+        if (fl_payload_alloc(&payload, ((bytes + 63) & ~(size_t)63) + 64) != FL_OK) {
             free(s);
             return FL_ERR_NO_MEMORY;
         }
-        memset(s->cells, 0, alloc);
+        s->cells = payload.data;
+        s->mapped = payload.mapped;
     }
     s->bytes = bytes;
     s->seg_count = segs;
@@ -111,7 +114,11 @@ fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits,
 
 void fl_static_free(fl_static *s) {
     if (!s) return;
-    free(s->cells);
+    fl_filter payload;
+    memset(&payload, 0, sizeof payload);
+    payload.data = s->cells;
+    payload.mapped = s->mapped;
+    fl_payload_free(&payload);
     free(s);
 }
 

@@ -17,7 +17,9 @@
 /* Both kinds are this struct; fl_fuse and fl_bloomier wrap it so the API keeps them apart. */
 typedef struct fl_static {
     fl_fuse_view view;       /* cells == NULL for an empty set */
-    void *cells;             /* cells * cell_bits / 8 bytes + 64 zero bytes, 64-byte aligned */
+    void *cells;             /* cells * cell_bits / 8 bytes + 64 zero bytes, 64-byte aligned
+                                (src/memory.c's payloads: 2 MiB pages from 2 MiB up) */
+    size_t mapped;           /* fl_payload_alloc's: 0 = aligned_alloc'ed */
     size_t bytes;            /* cell bytes without the padding */
     uint32_t seg_count;
     uint32_t cells_n;
