@@ -97,6 +97,11 @@ fl_status fl_fuse_info(const fl_fuse *f, fl_static_info *out);
 fl_status fl_fuse_bind_kernel(fl_fuse *f, const char *name);
 const char *fl_fuse_kernel(const fl_fuse *f);
 
+/* Sizing without building: the cell bytes a structure of n keys takes (cell_bits 8 or 16 for
+ * a fuse filter, 16 or 32 for a Bloomier filter). FL_ERR_INVALID_ARG for a bad arity or
+ * width, FL_ERR_TOO_LARGE past FL_FUSE_KEYS_MAX keys. */
+fl_status fl_fuse_bytes_for(uint32_t arity, uint32_t cell_bits, uint64_t n, size_t *bytes);
+
 /* Files: kind FL_FILE_BINARY_FUSE (src/codec_fuse.c has the layout). Same contracts as
  * fl_save_mem / fl_load_mem; max_bytes (0: none) bounds the cell array a load allocates. */
 size_t fl_fuse_serialized_size(const fl_fuse *f);

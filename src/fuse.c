@@ -65,6 +65,18 @@ fl_status fl_fuse_geometry(uint32_t arity, uint64_t n, uint32_t *seg_len, uint32
     return FL_OK;
 }
 
+fl_status fl_fuse_bytes_for(uint32_t arity, uint32_t cell_bits, uint64_t n, size_t *bytes) {
+    if (!bytes || (arity != 3 && arity != 4) ||
+        (cell_bits != 8 && cell_bits != 16 && cell_bits != 32))
+        return FL_ERR_INVALID_ARG;
+    if (n > FL_FUSE_KEYS_MAX) return FL_ERR_TOO_LARGE;
+    uint32_t len, segs, cells;
+    fl_status st = fl_fuse_geometry(arity, n, &len, &segs, &cells);
+    if (st != FL_OK) return st;
+    *bytes = n ? (size_t)cells * (cell_bits / 8) : 0;
+    return FL_OK;
+}
+
 static fl_fuse_shape fuse_shape(const fl_fuse_view *v) {
     return (fl_fuse_shape)((v->arity == 4 ? 2 : 0) + (v->cell_bits == 16 ? 1 : 0));
 }
