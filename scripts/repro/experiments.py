@@ -48,6 +48,7 @@ MODES = {
         t7_runs=3, t7_warmup=1,
         t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
         t8_insert_budget=8 << 20, t8_fprs=[0.01],
+        static_keys="100000,1000000,10000000", static_lookups=1_000_000, static_reps=3, static_builds=1,
     ),
     # --full: the complete sweep (every 4x from L1d/2 to the DRAM point, and 4x past it; three
     # hit rates, two FPR targets, more repetitions and queries); 29 minutes on a 2-vCPU VM
@@ -63,6 +64,7 @@ MODES = {
         t7_runs=10, t7_warmup=2,
         t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
         t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001],
+        static_keys="100000,1000000,10000000", static_lookups=4_000_000, static_reps=9, static_builds=3,
     ),
     # --tiny: the test suite's end-to-end check (tests/repro/test_reproduce.sh): every
     # experiment and every table, on sizes small enough for well under 3 minutes. Its numbers
@@ -78,6 +80,7 @@ MODES = {
         t7_runs=2, t7_warmup=0,
         t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
         t8_insert_budget=1 << 20, t8_fprs=[0.01],
+        static_keys="10000,100000", static_lookups=100_000, static_reps=2, static_builds=1,
     ),
 }
 
@@ -91,6 +94,7 @@ EXPERIMENTS = [
     ("t7", "table 7: filterlab dedup vs awk and sort -u (hyperfine)"),
     ("t8", "table 8: the kernel sweep, L1 to DRAM, with the physical bound"),
     ("advise", "advise.csv and `filterlab advise` examples"),
+    ("static", "tables 6 and 8: binary fuse filters (issue 14), space, FPR, build and lookups"),
 ]
 
 
@@ -133,6 +137,7 @@ class Runner:
             "flbench": os.path.join(build, "bench", "flbench"),
             "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
+            "static_bench": os.path.join(build, "bench", "baselines", "static_bench"),
         }
         self.commands = []
         self.durations = {}
@@ -518,6 +523,15 @@ class Runner:
             json.dump({"examples": examples}, f, indent=1)
         self.stamp_json(self.path("advise_examples.json"))
 
+    def exp_static(self):
+        """Binary fuse filters (issue 14): bits per key and measured FPR for table 6, build
+        ns/key and batch / one-key lookups per kernel for table 8 (bench/baselines/static_bench)."""
+        c = self.cfg
+        out = self.path("static_fuse.json")
+        self.run([self.bins["static_bench"], "--keys", c["static_keys"], "--lookups", str(c["static_lookups"]),
+                  "--reps", str(c["static_reps"]), "--builds", str(c["static_builds"]), "-o", out], "static")
+        self.stamp_json(out)
+
     # ---- driver -------------------------------------------------------------------------
     def check_binaries(self):
         missing = [n for n, p in self.bins.items() if not os.access(p, os.X_OK)]
@@ -526,6 +540,7 @@ class Runner:
             "hashset_baseline": "bench/baselines is not in the build, or GLib (libglib2.0-dev) is missing",
             "flbench": "the harness did not build",
             "filterlab": "the CLI did not build",
+            "static_bench": "bench/baselines is not in the build",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
 
