@@ -13,7 +13,7 @@
  *   fingerprint. A lookup reads the arity cells and compares: every built key is found (no
  *   false negatives) and another key matches with probability 2^-w. Space is c * w bits for
  *   n keys with c / n about 1.125 (3-wise) or 1.075 (4-wise) at a million keys and above
- *   (the size factors of the paper's section 4, which grow for small sets), so 9.0 bits per
+ *   (the paper's fitted size factors, which grow for small sets), so 9.0 bits per
  *   key at 2^-8 against the log2(1/p) = 8 bit bound.
  *
  * The Bloomier filter (Chazelle, Kilian, Rubinfeld and Tal, "The Bloomier filter", SODA
@@ -151,7 +151,7 @@ fl_status fl_bloomier_load_file(const char *path, size_t max_bytes, fl_bloomier 
  *   p_i = (p0 + i * segment_length) XOR ((h >> s_i) & (segment_length - 1)), i = 1..arity-1,
  *         with s_1 = 18, s_2 = 0, s_3 = 36: the XOR keeps p_i inside segment i after p0's
  *         (segment lengths are powers of two, at most 2^18), so the arity cells fall in
- *         consecutive segments, the "fuse" layout of Graf and Lemire (section 3).
+ *         consecutive segments: the "fuse" layout of Graf and Lemire 2022.
  *   fingerprint / check word = (h ^ (h >> 32)) truncated to the cell width. */
 typedef struct fl_fuse_view {
     const void *cells;      /* cells, padded by 64 zero bytes (vector gathers read 4 bytes) */

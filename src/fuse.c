@@ -2,7 +2,7 @@
  * Binary fuse filters and Bloomier filters (include/filterlab_static.h): the array shape,
  * the construction (hash, place, peel, assign) and the lookups through the fuse kernels.
  *
- * Construction (Graf and Lemire 2022, section 3, after the xor filter's of Graf and Lemire
+ * Construction (Graf and Lemire 2022, after the xor filter's of Graf and Lemire
  * 2020, itself the peeling of Botelho, Pagh and Ziviani's hypergraph construction):
  *   1. hash every key with the try's seed and place the hashes in order of their top bits,
  *      a counting sort; since p0 grows with h, the cells touched next are near the ones
@@ -16,8 +16,9 @@
  *   4. assign cells in the reverse order of the pushes: a key's pushed cell is the only one
  *      of its cells no key pushed later depends on, so setting it to word ^ (other cells)
  *      makes the key's XOR come out right and leaves every earlier key's intact.
- * A try fails when the peel stalls (a 2-core remains: probability falling with n, about
- * 1e-7 at a million keys and 3-wise, more for tiny sets) or a cell counts 64 keys; the next
+ * A try fails when the peel stalls (a 2-core remains: rare for large sets, more frequent for
+ * a handful of keys, whose size factor the fits raise for that reason) or a cell counts 64
+ * keys; the next
  * try uses seed + 1. Duplicate keys always stall the peel (two equal hashes never leave
  * their cells), so the first failure checks for them: the keys are sorted and deduplicated
  * once (duplicates cost one sort), then the tries go on.
@@ -32,8 +33,9 @@
 
 /* ==== shape ============================================================================== */
 
-/* Segment length and size factor: the fits of Graf and Lemire 2022 (section 4, Figures 4-5,
- * and the same formulas in their reference code): for 3-wise, segment length
+/* Segment length and size factor: the empirical fits of Graf and Lemire 2022, as their
+ * reference implementations compute them (fastfilter_cpp's calculateSegmentLength and
+ * calculateSizeFactor; the segment length capped at 2^18): for 3-wise, segment length
  * 2^floor(ln n / ln 3.33 + 2.25) and size factor max(1.125, 0.875 + 0.25 ln 10^6 / ln n);
  * for 4-wise, 2^floor(ln n / ln 2.91 - 0.5) and max(1.075, 0.77 + 0.305 ln 600000 / ln n).
  * The array has segment_count + arity - 1 segments, so that p0's segment plus arity - 1
