@@ -18,8 +18,7 @@
  *      makes the key's XOR come out right and leaves every earlier key's intact.
  * A try fails when the peel stalls (a 2-core remains: rare for large sets, more frequent for
  * a handful of keys, whose size factor the fits raise for that reason) or a cell counts 64
- * keys; the next
- * try uses seed + 1. Duplicate keys always stall the peel (two equal hashes never leave
+ * keys; the next try uses seed + 1. Duplicate keys always stall the peel (two equal hashes never leave
  * their cells), so the first failure checks for them: the keys are sorted and deduplicated
  * once (duplicates cost one sort), then the tries go on.
  */
