@@ -61,6 +61,23 @@ CSVS = (
         "name", "command", "mean_s", "stddev_s", "min_s", "runs", "max_rss_kb", "output_lines", "dropped",
         "status"])),
     ("t8_sweep.csv", "t8", _t8_rows),
+    ("t9_counting_fill.csv", "t9", lambda t: (t["fill"], [
+        "variant", "fill", "keys", "bytes", "k", "predicted_fpr", "measured_fpr", "false_positives", "queries",
+        "saturated"])),
+    ("t9_counting_overflow.csv", "t9", lambda t: (t["overflow"], [
+        "variant", "fill", "keys", "counters", "k", "trials", "trials_with_saturation", "mean_saturated",
+        "max_saturated", "expected_saturated", "fan_bound"])),
+    ("t10_cms.csv", "t10", lambda t: (t["streams"], [
+        "stream", "conservative", "total", "eps_n", "sketches", "keys", "exact", "above", "fraction_above",
+        "p99", "max", "under"])),
+    ("t11_hll.csv", "t11", lambda t: (t["rows"], [
+        "p", "bytes", "card", "runs", "rms_estimate", "rms_paper2007", "rms_raw", "rms_seed003", "std_error",
+        "max_abs_estimate"])),
+    ("t11_redis_pfcount.csv", "t11", lambda t: (t["redis"]["points"] or None, [
+        "card", "encoding", "pfcount", "filterlab", "paper2007", "raw"])),
+    ("t12_scalable.csv", "t12", lambda t: (t["chain"], [
+        "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
+        "false_positives", "queries"])),
     ("claims.csv", "claims", lambda rows: (rows, [
         "id", "table", "seed", "section", "seed_value", "unit", "measured", "verdict", "reason", "source"])),
 )

@@ -34,6 +34,35 @@ FILLS = [0.5, 1.0, 1.5, 2.0, 3.0]
 SIZING_TARGETS = [0.01, 0.001, 0.0001]
 CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
 
+# flaccuracy's options per mode (tables 9-12, issue 11): the 1e9-key HyperLogLog points and
+# the larger trial counts only in --full; --quick adds about 20 s on a 2-vCPU VM.
+ACCURACY = {
+    "quick": dict(
+        t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5", "--overflow-trials", "5"],
+        t10=["--cms-updates", "1e6", "--cms-keys", "1e5", "--cms-runs", "4", "--cms-example-runs", "200"],
+        t11=["--hll-max-card", "1e8", "--hll-runs", "8", "--hll-std-card", "1e5", "--hll-std-runs", "200",
+             "--hll-demo-runs", "20"],
+        t11_redis_max=1_000_000,
+        t12=["--sbf-capacity", "1e5", "--sbf-queries", "1e6"],
+    ),
+    "full": dict(
+        t9=["--counting-n", "1e7", "--counting-queries", "1e7", "--overflow-n", "1e6", "--overflow-trials", "20"],
+        t10=["--cms-updates", "1e7", "--cms-keys", "1e6", "--cms-runs", "8", "--cms-example-runs", "1000"],
+        t11=["--hll-max-card", "1e9", "--hll-runs", "8", "--hll-std-card", "1e6", "--hll-std-runs", "400",
+             "--hll-demo-runs", "50"],
+        t11_redis_max=10_000_000,
+        t12=["--sbf-capacity", "1e6", "--sbf-queries", "1e7"],
+    ),
+    "tiny": dict(
+        t9=["--counting-n", "1e5", "--counting-queries", "1e5", "--overflow-n", "1e4", "--overflow-trials", "3"],
+        t10=["--cms-updates", "1e5", "--cms-keys", "1e4", "--cms-runs", "2", "--cms-example-runs", "20"],
+        t11=["--hll-max-card", "1e6", "--hll-runs", "2", "--hll-std-card", "1e4", "--hll-std-runs", "30",
+             "--hll-demo-runs", "2"],
+        t11_redis_max=100_000,
+        t12=["--sbf-capacity", "1e4", "--sbf-queries", "1e5"],
+    ),
+}
+
 MODES = {
     # --quick: the default, under 10 minutes on a 2-vCPU VM (about 6.5 with the build); the
     # sweep's DRAM point is the smallest footprint whose measured latency is DRAM-like
@@ -48,6 +77,7 @@ MODES = {
         t7_runs=3, t7_warmup=1,
         t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
         t8_insert_budget=8 << 20, t8_fprs=[0.01],
+        **ACCURACY["quick"],
         static_keys="100000,1000000,10000000", static_lookups=1_000_000, static_reps=3, static_builds=1,
     ),
     # --full: the complete sweep (every 4x from L1d/2 to the DRAM point, and 4x past it; three
@@ -64,6 +94,7 @@ MODES = {
         t7_runs=10, t7_warmup=2,
         t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
         t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001],
+        **ACCURACY["full"],
         static_keys="100000,1000000,10000000", static_lookups=4_000_000, static_reps=9, static_builds=3,
     ),
     # --tiny: the test suite's end-to-end check (tests/repro/test_reproduce.sh): every
@@ -80,6 +111,7 @@ MODES = {
         t7_runs=2, t7_warmup=0,
         t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
         t8_insert_budget=1 << 20, t8_fprs=[0.01],
+        **ACCURACY["tiny"],
         static_keys="10000,100000", static_lookups=100_000, static_reps=2, static_builds=1,
     ),
 }
@@ -94,6 +126,10 @@ EXPERIMENTS = [
     ("t7", "table 7: filterlab dedup vs awk and sort -u (hyperfine)"),
     ("t8", "table 8: the kernel sweep, L1 to DRAM, with the physical bound"),
     ("advise", "advise.csv and `filterlab advise` examples"),
+    ("t9", "table 9: counting Bloom memory, FPR against fill, counter overflow (flaccuracy)"),
+    ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)"),
+    ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT"),
+    ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)"),
     ("static", "tables 6 and 8: binary fuse filters (issue 14), space, FPR, build and lookups"),
 ]
 
@@ -137,6 +173,7 @@ class Runner:
             "flbench": os.path.join(build, "bench", "flbench"),
             "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
+            "flaccuracy": os.path.join(build, "bench", "flaccuracy"),
             "static_bench": os.path.join(build, "bench", "baselines", "static_bench"),
         }
         self.commands = []
@@ -523,6 +560,29 @@ class Runner:
             json.dump({"examples": examples}, f, indent=1)
         self.stamp_json(self.path("advise_examples.json"))
 
+    # ---- tables 9-12 (issue 11): flaccuracy, one section per table ---------------------
+    def _accuracy(self, name, section, args):
+        out = self.path(name + ".json")
+        self.run([self.bins["flaccuracy"], "--sections", section, "--seed", "1"] + args + ["--json", out],
+                 name)
+        self.stamp_json(out)
+
+    def exp_t9(self):
+        self._accuracy("t9_counting", "counting", self.cfg["t9"])
+
+    def exp_t10(self):
+        self._accuracy("t10_cms", "cms", self.cfg["t10"])
+
+    def exp_t11(self):
+        self._accuracy("t11_hll", "hll", self.cfg["t11"])
+        out = self.path("t11_redis.json")
+        self.run([sys.executable, os.path.join(HERE, "redis_pfcount.py"), self.bins["filterlab"], out,
+                  "--max-card", str(self.cfg["t11_redis_max"]), "--seconds", "150"], "t11_redis")
+        self.stamp_json(out)
+
+    def exp_t12(self):
+        self._accuracy("t12_sbf", "sbf", self.cfg["t12"])
+
     def exp_static(self):
         """Binary fuse filters (issue 14): bits per key and measured FPR for table 6, build
         ns/key and batch / one-key lookups per kernel for table 8 (bench/baselines/static_bench)."""
@@ -540,6 +600,7 @@ class Runner:
             "hashset_baseline": "bench/baselines is not in the build, or GLib (libglib2.0-dev) is missing",
             "flbench": "the harness did not build",
             "filterlab": "the CLI did not build",
+            "flaccuracy": "bench/flaccuracy (bench/accuracy_*.c) did not build",
             "static_bench": "bench/baselines is not in the build",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]

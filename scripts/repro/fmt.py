@@ -52,6 +52,8 @@ def show(x, unit):
         return g(x) + " ns"
     if unit.startswith("bits per key") and not unit.startswith("bits per key per"):
         return g(x) + " bits/key"
+    if unit.startswith("KiB"):
+        return g(x) + " KiB"
     if unit == "x" or unit.startswith("x "):
         return g(x) + "x"
     return g(x)

@@ -5,6 +5,7 @@ import os
 
 from fmt import g, human_bytes, pct, show, thousands
 from tables import t4_fill
+import report_accuracy  # tables 9-12 (issue 11)
 
 VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
 
@@ -426,6 +427,17 @@ class Report:
         S(8, "the kernel sweep, L1 to DRAM, with the physical bound", self._t8,
           "Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).",
           figure="ns per lookup against filter size, per kernel", after_figure=self._t8_after_figure)
+        # issue 11's structures (scripts/repro/report_accuracy.py)
+        S(9, "counting Bloom filters: memory, FPR against fill, counter overflow",
+          lambda t: report_accuracy.t9(self, t, md_table), "Source: `data/t9_counting.json`.",
+          figure="FPR against fill; counters at 15 against fill")
+        S(10, "Count-Min sketch and heavy hitters", lambda t: report_accuracy.t10(self, t, md_table),
+          "Source: `data/t10_cms.json`.", figure="distribution of the overestimate")
+        S(11, "HyperLogLog: error against cardinality, Redis's format and PFCOUNT",
+          lambda t: report_accuracy.t11(self, t, md_table),
+          "Sources: `data/t11_hll.json`, `data/t11_redis.json`.", figure="relative error against cardinality")
+        S(12, "scalable Bloom filters (RedisBloom's defaults)", lambda t: report_accuracy.t12(self, t, md_table),
+          "Source: `data/t12_sbf.json`.", figure="FPR against keys / first capacity")
 
     def method(self):
         self.w("## How this report was made")

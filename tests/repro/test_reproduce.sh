@@ -54,10 +54,14 @@ for f in REPORT.md run.json tables.json advise.csv \
          data/t5_cuckoo.json data/t7_dedup.json data/hyperfine/t7_dedup.json data/t8_sweep.csv \
          data/urls_manifest.json data/advise_examples.json \
          tables/claims.csv tables/t1_naive_vs_blocked.csv tables/t2_crawler.csv tables/t3_sizing.csv \
-         tables/t4_fill.csv tables/t5_space.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv; do
+         tables/t4_fill.csv tables/t5_space.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv \
+         data/t9_counting.json data/t10_cms.json data/t11_hll.json data/t11_redis.json data/t12_sbf.json \
+         tables/t9_counting_fill.csv tables/t9_counting_overflow.csv tables/t10_cms.csv tables/t11_hll.csv \
+         tables/t12_scalable.csv; do
   if [ -s "$OUT/$f" ]; then ok "exists: $f"; else bad "exists: $f"; fi
 done
-for p in t1_naive_vs_blocked t2_crawler t4_fpr_vs_fill t5_space_and_cuckoo t6_bound t7_dedup t8_sweep; do
+for p in t1_naive_vs_blocked t2_crawler t4_fpr_vs_fill t5_space_and_cuckoo t6_bound t7_dedup t8_sweep \
+         t9_counting t10_cms t11_hll t12_scalable; do
   for ext in png svg; do
     if [ -s "$OUT/plots/$p.$ext" ]; then ok "plot: $p.$ext"; else bad "plot: $p.$ext"; fi
   done
@@ -77,7 +81,7 @@ import json, os, re, sys
 out = sys.argv[1]
 report = open(os.path.join(out, "REPORT.md")).read()
 problems = []
-for h in ["## Summary", "## Picking a kernel for production"] + ["## Table %d:" % i for i in range(1, 9)]:
+for h in ["## Summary", "## Picking a kernel for production"] + ["## Table %d:" % i for i in range(1, 13)]:
     if h not in report:
         problems.append("missing section %r" % h)
 tables, cur = [], None
@@ -113,7 +117,7 @@ for c in claims:
         problems.append("claim %s: measured %r verdict %r" % (c["id"], c["measured"], c["verdict"]))
     if not (c["seed"] and c["section"] and c["quote"]):
         problems.append("claim %s lacks its seed file, section or quote" % c["id"])
-for t in range(1, 9):
+for t in range(1, 13):
     if not any(c["table"] == t for c in claims):
         problems.append("no claim for table %d" % t)
 st = doc["run"]["stamp"]

@@ -1,0 +1,139 @@
+"""Dataclasses the extension returns from info(), kernels() and params().
+
+They live in Python so that they are ordinary frozen dataclasses (fields, repr, equality,
+dataclasses.asdict); the C code fills them by keyword (python/src/*.c).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List
+
+
+@dataclass(frozen=True)
+class FilterInfo:
+    """What fl_get_info reports about a Filter."""
+
+    variant: str
+    units: int
+    k: int
+    geometry: str  # in words, e.g. "19372 blocks of 64 bytes, k = 6"
+    hash: str  # "xxh3" or "xxh64"
+    seed: int
+    keys: int  # inserts (Bloom: duplicates included; cuckoo: stored copies)
+    bytes: int  # payload bytes
+    bits_set: int  # Bloom: set bits (counting: nonzero counters); cuckoo: occupied slots
+    fill: float
+    keys_from_fill: float  # distinct keys estimated from the fill (Swamidass and Baldi 2007)
+    predicted_fpr: float
+    stash_used: int
+    huge_pages: bool
+    saturated: int  # counting variants: counters stuck at 15
+    kernel: str
+
+
+@dataclass(frozen=True)
+class SubFilterInfo:
+    """One sub-filter of a ScalableBloom chain."""
+
+    geometry: str
+    units: int
+    k: int
+    capacity: int
+    items: int
+    target_fpr: float
+    predicted_fpr: float
+    bytes: int
+
+
+@dataclass(frozen=True)
+class ScalableBloomInfo:
+    """What fl_sbf_get_info reports, with one SubFilterInfo per sub-filter (oldest first)."""
+
+    capacity: int
+    total_capacity: int
+    items: int
+    error_rate: float
+    growth: float
+    tightening: float
+    variant: str
+    hash: str
+    seed: int
+    scaling: bool
+    max_filters: int
+    max_bytes: int
+    bytes: int
+    predicted_fpr: float
+    kernel: str
+    filters: List[SubFilterInfo] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CountMinInfo:
+    """What fl_cms_info_get reports about a CountMin sketch."""
+
+    width: int
+    depth: int
+    seed: int
+    conservative: bool
+    bytes: int
+    total: int
+    total_saturated: bool
+    saturated: int
+    epsilon: float  # e / width
+    delta: float  # e ** -depth
+    topk: int
+    candidates: int
+    kernel: str
+
+
+@dataclass(frozen=True)
+class HyperLogLogInfo:
+    """What fl_hll_info_get reports about a HyperLogLog sketch."""
+
+    precision: int
+    registers: int
+    encoding: str  # "sparse" or "dense"
+    registers_set: int
+    max_register: int
+    redis_bytes: int
+    memory_bytes: int
+    std_error: float
+    cache_valid: bool
+    cached_count: int
+    sparse_max_bytes: int
+    kernel: str
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """A compiled kernel (fl_kernel_describe)."""
+
+    name: str
+    compiled: bool
+    supported: bool  # this CPU and OS can run it
+    emulated: bool  # runs through SIMDe on a foreign ISA (correct, not fast)
+    requires: str
+
+
+@dataclass(frozen=True)
+class Params:
+    """The geometry fl_params_for picks for n keys at a target FPR."""
+
+    variant: str
+    units: int
+    k: int
+    geometry: str
+    bits: int
+    bytes: int
+    bits_per_key: float
+    predicted_fpr: float
+
+
+@dataclass(frozen=True)
+class KernelTiming:
+    """One kernel's time on a batch (benchmark_kernels)."""
+
+    kernel: str
+    keys: int
+    seconds: float  # the fastest of the repeats
+    ns_per_key: float

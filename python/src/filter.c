@@ -1,0 +1,885 @@
+/*
+ * filterlab.Filter: every fl_filter variant (classic, block512, split256, reg64, cuckoo,
+ * counting, counting512) behind one class; what a variant can do comes from
+ * fl_variant_describe, never from a switch here.
+ */
+#include "common.h"
+
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    fl_filter *f;
+    uint64_t seed;     /* for int keys hashed here (sequences of mixed keys) */
+    flpy_lock lock;
+    PyObject *bound;   /* the kernel name bound with bind_kernel, or None */
+} FilterObject;
+
+static PyTypeObject Filter_Type;
+
+/* Wraps a new fl_filter in an object of `type` (takes ownership; frees it on failure). */
+static PyObject *wrap(PyTypeObject *type, fl_filter *f)
+{
+    FilterObject *self = (FilterObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        fl_free(f);
+        return NULL;
+    }
+    if (flpy_lock_init(&self->lock) < 0) {
+        fl_free(f);
+        Py_TYPE(self)->tp_free((PyObject *)self);
+        return NULL;
+    }
+    fl_info info;
+    fl_get_info(f, &info);
+    self->f = f;
+    self->seed = info.seed;
+    self->bound = Py_NewRef(Py_None);
+    return (PyObject *)self;
+}
+
+static void Filter_dealloc(FilterObject *self)
+{
+    if (self->f != NULL) {
+        fl_free(self->f);
+        flpy_lock_destroy(&self->lock);
+    }
+    Py_XDECREF(self->bound);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int parse_variant(const char *name, fl_variant *v)
+{
+    if (fl_variant_parse(name, v) == FL_OK)
+        return 0;
+    PyObject *names = PyUnicode_FromString("");
+    for (int i = FL_VARIANT_MIN; names && i <= FL_VARIANT_MAX; i++) {
+        PyObject *s = PyUnicode_FromFormat("%U%s%s", names, i > FL_VARIANT_MIN ? ", " : "",
+                                           fl_variant_name((fl_variant)i));
+        Py_SETREF(names, s);
+    }
+    if (names != NULL) {
+        PyErr_Format(PyExc_ValueError, "unknown variant '%s' (variants: %U)", name, names);
+        Py_DECREF(names);
+    }
+    return -1;
+}
+
+int flpy_parse_hash(PyObject *obj, fl_hash_id *out)
+{
+    *out = 0;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    if (s != NULL && strcmp(s, "xxh3") == 0)
+        *out = FL_HASH_XXH3;
+    else if (s != NULL && strcmp(s, "xxh64") == 0)
+        *out = FL_HASH_XXH64;
+    else {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "hash must be 'xxh3', 'xxh64' or None");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"n", "fpr", "variant", "units", "k", "hash", "seed",
+                             "huge_pages", NULL};
+    PyObject *n_obj = Py_None, *fpr_obj = Py_None, *units_obj = Py_None, *k_obj = Py_None;
+    PyObject *hash_obj = Py_None, *seed_obj = NULL;
+    const char *variant_name = "block512";
+    int huge_pages = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOs$OOOOp:Filter", kwlist, &n_obj, &fpr_obj,
+                                     &variant_name, &units_obj, &k_obj, &hash_obj, &seed_obj,
+                                     &huge_pages))
+        return NULL;
+    fl_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    if (parse_variant(variant_name, &cfg.variant) < 0 || flpy_parse_hash(hash_obj, &cfg.hash) < 0)
+        return NULL;
+    if (seed_obj != NULL && flpy_u64_arg(seed_obj, &cfg.seed, "seed") < 0)
+        return NULL;
+    cfg.flags = huge_pages ? 0 : FL_FLAG_NO_HUGE_PAGES;
+    if (units_obj != Py_None) {
+        if (fpr_obj != Py_None) {
+            PyErr_SetString(PyExc_ValueError,
+                            "give either n and fpr (sizing) or units and k (geometry)");
+            return NULL;
+        }
+        fl_variant_info vi;
+        fl_variant_describe(cfg.variant, &vi);
+        uint64_t k = vi.k_default;
+        if (flpy_u64_arg(units_obj, &cfg.geometry.units, "units") < 0 ||
+            (k_obj != Py_None && flpy_u64_arg(k_obj, &k, "k") < 0))
+            return NULL;
+        if (cfg.geometry.units == 0) {
+            PyErr_SetString(PyExc_ValueError, "units must be at least 1");
+            return NULL;
+        }
+        if (k > UINT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "k is out of range");
+            return NULL;
+        }
+        cfg.geometry.variant = cfg.variant;
+        cfg.geometry.k = (uint32_t)k;
+    } else {
+        if (n_obj == Py_None || fpr_obj == Py_None) {
+            PyErr_SetString(PyExc_ValueError,
+                            "Filter needs n and fpr, or units (and k) for an explicit geometry");
+            return NULL;
+        }
+        if (k_obj != Py_None) {
+            PyErr_SetString(PyExc_ValueError, "k goes with units, not with n and fpr");
+            return NULL;
+        }
+        if (flpy_u64_arg(n_obj, &cfg.n, "n") < 0)
+            return NULL;
+        cfg.fpr = PyFloat_AsDouble(fpr_obj);
+        if (cfg.fpr == -1.0 && PyErr_Occurred())
+            return NULL;
+    }
+    fl_filter *f = NULL;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = fl_create(&cfg, &f);
+    Py_END_ALLOW_THREADS
+    if (s != FL_OK)
+        return flpy_raise(s, "Filter", NULL);
+    return wrap(type, f);
+}
+
+/* ---- single keys ---------------------------------------------------------------------- */
+
+static PyObject *Filter_add(FilterObject *self, PyObject *key)
+{
+    flpy_key k;
+    if (flpy_key_get(key, &k) < 0)
+        return NULL;
+    flpy_write_lock_gil(&self->lock);
+    fl_status s = k.is_int ? fl_insert_u64(self->f, k.u64)
+                           : fl_insert_bytes(self->f, k.data, k.len);
+    flpy_unlock(&self->lock);
+    flpy_key_release(&k);
+    if (s != FL_OK)
+        return flpy_raise(s, "add", NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Filter_add_hash(FilterObject *self, PyObject *arg)
+{
+    uint64_t h;
+    if (flpy_u64_arg(arg, &h, "hash") < 0)
+        return NULL;
+    flpy_write_lock_gil(&self->lock);
+    fl_status s = fl_insert_hash(self->f, h);
+    flpy_unlock(&self->lock);
+    if (s != FL_OK)
+        return flpy_raise(s, "add_hash", NULL);
+    Py_RETURN_NONE;
+}
+
+static int contains_key(FilterObject *self, PyObject *key)
+{
+    flpy_key k;
+    if (flpy_key_get(key, &k) < 0)
+        return -1;
+    flpy_read_lock_gil(&self->lock);
+    int r = k.is_int ? fl_contains_u64(self->f, k.u64)
+                     : fl_contains_bytes(self->f, k.data, k.len);
+    flpy_unlock(&self->lock);
+    flpy_key_release(&k);
+    return r;
+}
+
+static PyObject *Filter_contains(FilterObject *self, PyObject *key)
+{
+    int r = contains_key(self, key);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
+static int Filter_sq_contains(FilterObject *self, PyObject *key)
+{
+    return contains_key(self, key);
+}
+
+static PyObject *Filter_contains_hash(FilterObject *self, PyObject *arg)
+{
+    uint64_t h;
+    if (flpy_u64_arg(arg, &h, "hash") < 0)
+        return NULL;
+    flpy_read_lock_gil(&self->lock);
+    int r = fl_contains_hash(self->f, h);
+    flpy_unlock(&self->lock);
+    return PyBool_FromLong(r);
+}
+
+static fl_status delete_one(FilterObject *self, const flpy_key *k)
+{
+    if (k->is_int)
+        return fl_delete_hash(self->f, fl_hash_u64(k->u64, self->seed));
+    return fl_delete_bytes(self->f, k->data, k->len);
+}
+
+static PyObject *Filter_delete(FilterObject *self, PyObject *key)
+{
+    flpy_key k;
+    if (flpy_key_get(key, &k) < 0)
+        return NULL;
+    flpy_write_lock_gil(&self->lock);
+    fl_status s = delete_one(self, &k);
+    flpy_unlock(&self->lock);
+    flpy_key_release(&k);
+    if (s != FL_OK)
+        return flpy_raise(s, "delete", NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Filter_delete_hash(FilterObject *self, PyObject *arg)
+{
+    uint64_t h;
+    if (flpy_u64_arg(arg, &h, "hash") < 0)
+        return NULL;
+    flpy_write_lock_gil(&self->lock);
+    fl_status s = fl_delete_hash(self->f, h);
+    flpy_unlock(&self->lock);
+    if (s != FL_OK)
+        return flpy_raise(s, "delete_hash", NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Filter_hash(FilterObject *self, PyObject *key)
+{
+    flpy_key k;
+    if (flpy_key_get(key, &k) < 0)
+        return NULL;
+    uint64_t h = k.is_int ? fl_hash_u64(k.u64, self->seed)
+                          : fl_hash_bytes(self->f, k.data, k.len);
+    flpy_key_release(&k);
+    return PyLong_FromUnsignedLongLong(h);
+}
+
+/* ---- batches -------------------------------------------------------------------------- */
+
+/* Hashes a batch of strings with the filter's hash (GIL released by the caller). */
+static void hash_strings(const fl_filter *f, const flpy_keys *k, uint64_t *out)
+{
+    for (Py_ssize_t i = 0; i < k->n; i++)
+        out[i] = fl_hash_bytes(f, k->ptrs[i], k->lens[i]);
+}
+
+static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"keys", "hashes", NULL};
+    PyObject *obj;
+    int as_hashes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:add_many", kwlist, &obj, &as_hashes))
+        return NULL;
+    flpy_keys k;
+    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+        return NULL;
+    uint64_t *tmp = NULL;
+    if (k.kind == FLPY_STRINGS && (tmp = PyMem_RawMalloc((size_t)k.n * 8)) == NULL) {
+        flpy_keys_release(&k);
+        return PyErr_NoMemory();
+    }
+    size_t inserted = 0;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    flpy_write_lock(&self->lock);
+    if (k.kind == FLPY_STRINGS) {
+        hash_strings(self->f, &k, tmp);
+        s = fl_insert_hashes(self->f, tmp, (size_t)k.n, &inserted);
+    } else if (as_hashes) {
+        s = fl_insert_hashes(self->f, k.u64, (size_t)k.n, &inserted);
+    } else {
+        s = fl_insert_u64s(self->f, k.u64, (size_t)k.n, &inserted);
+    }
+    flpy_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(tmp);
+    flpy_keys_release(&k);
+    if (s == FL_ERR_FULL) {
+        /* Say how far the batch got: the keys before the one that did not fit stay in. */
+        PyErr_Format(flpy_FullError,
+                     "add_many: %s (%zu keys of the batch were inserted before it)",
+                     fl_strerror(s), inserted);
+        return NULL;
+    }
+    if (s != FL_OK)
+        return flpy_raise(s, "add_many", NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"keys", "hashes", "out", NULL};
+    PyObject *obj, *out_obj = Py_None;
+    int as_hashes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj, &as_hashes,
+                                     &out_obj))
+        return NULL;
+    flpy_keys k;
+    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+        return NULL;
+    flpy_out out;
+    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
+        flpy_keys_release(&k);
+        return NULL;
+    }
+    uint64_t *tmp = NULL;
+    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
+        Py_DECREF(out.result);
+        flpy_out_release(&out);
+        flpy_keys_release(&k);
+        return NULL;
+    }
+    uint8_t *res = out.data;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    flpy_read_lock(&self->lock);
+    if (k.kind == FLPY_STRINGS) {
+        hash_strings(self->f, &k, tmp);
+        s = fl_contains_hashes(self->f, tmp, (size_t)k.n, res, NULL);
+    } else if (as_hashes) {
+        s = fl_contains_hashes(self->f, k.u64, (size_t)k.n, res, NULL);
+    } else {
+        s = fl_contains_u64s(self->f, k.u64, (size_t)k.n, res, NULL);
+    }
+    flpy_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(tmp);
+    flpy_out_release(&out);
+    flpy_keys_release(&k);
+    if (s != FL_OK) {
+        Py_DECREF(out.result);
+        return flpy_raise(s, "contains_many", NULL);
+    }
+    return out.result;
+}
+
+/* The C batch call alone, timed in C on the same keys: what bench-python compares
+ * contains_many against (not part of the documented API). Returns seconds. */
+static PyObject *Filter_c_contains_seconds(FilterObject *self, PyObject *obj)
+{
+    flpy_keys k;
+    if (flpy_keys_get(obj, 0, &k) < 0)
+        return NULL;
+    if (k.kind != FLPY_U64) {
+        flpy_keys_release(&k);
+        PyErr_SetString(PyExc_TypeError, "_c_contains_seconds takes a uint64 array");
+        return NULL;
+    }
+    uint8_t *res = PyMem_RawMalloc(k.n ? (size_t)k.n : 1);
+    if (res == NULL) {
+        flpy_keys_release(&k);
+        return PyErr_NoMemory();
+    }
+    struct timespec t0, t1;
+    Py_BEGIN_ALLOW_THREADS
+    flpy_read_lock(&self->lock);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fl_contains_u64s(self->f, k.u64, (size_t)k.n, res, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    flpy_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(res);
+    flpy_keys_release(&k);
+    return PyFloat_FromDouble((double)(t1.tv_sec - t0.tv_sec) +
+                              (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+}
+
+/* ---- whole-filter operations ---------------------------------------------------------- */
+
+static FilterObject *as_filter(PyObject *o)
+{
+    if (!PyObject_TypeCheck(o, &Filter_Type))
+        return NULL;
+    return (FilterObject *)o;
+}
+
+/* dst |= src under both locks, taken in address order (two threads merging a into b and b
+ * into a must not deadlock); a filter merged with itself takes its lock once. */
+static fl_status union_into(FilterObject *dst, FilterObject *src)
+{
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    if (dst == src) {
+        flpy_write_lock(&dst->lock);
+    } else if (dst < src) {
+        flpy_write_lock(&dst->lock);
+        flpy_read_lock(&src->lock);
+    } else {
+        flpy_read_lock(&src->lock);
+        flpy_write_lock(&dst->lock);
+    }
+    s = fl_union(dst->f, src->f);
+    flpy_unlock(&dst->lock);
+    if (dst != src)
+        flpy_unlock(&src->lock);
+    Py_END_ALLOW_THREADS
+    return s;
+}
+
+static PyObject *Filter_merge(FilterObject *self, PyObject *other)
+{
+    FilterObject *o = as_filter(other);
+    if (o == NULL) {
+        PyErr_Format(PyExc_TypeError, "merge takes a Filter, not %.100s",
+                     Py_TYPE(other)->tp_name);
+        return NULL;
+    }
+    fl_status s = union_into(self, o);
+    if (s != FL_OK)
+        return flpy_raise(s, "merge", NULL);
+    Py_RETURN_NONE;
+}
+
+/* A copy through the file format (the library has no clone call; the format is exact). */
+static PyObject *copy_of(FilterObject *self)
+{
+    flpy_read_lock_gil(&self->lock);
+    size_t size = fl_serialized_size(self->f);
+    void *buf = PyMem_RawMalloc(size ? size : 1);
+    fl_status s = FL_ERR_NO_MEMORY;
+    fl_filter *f = NULL;
+    if (buf != NULL) {
+        size_t written = 0;
+        Py_BEGIN_ALLOW_THREADS
+        s = fl_save_mem(self->f, buf, size, &written);
+        if (s == FL_OK)
+            s = fl_load_mem(buf, written, 0, &f);
+        Py_END_ALLOW_THREADS
+    }
+    flpy_unlock(&self->lock);
+    PyMem_RawFree(buf);
+    if (s != FL_OK)
+        return flpy_raise(s, "copy", NULL);
+    PyObject *r = wrap(Py_TYPE(self), f);
+    if (r != NULL && self->bound != Py_None) {
+        const char *name = PyUnicode_AsUTF8(self->bound);
+        fl_filter_bind_kernel(((FilterObject *)r)->f, name);
+        Py_SETREF(((FilterObject *)r)->bound, Py_NewRef(self->bound));
+    }
+    return r;
+}
+
+static PyObject *Filter_copy(FilterObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return copy_of(self);
+}
+
+static PyObject *Filter_or(PyObject *a, PyObject *b)
+{
+    FilterObject *fa = as_filter(a), *fb = as_filter(b);
+    if (fa == NULL || fb == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *r = copy_of(fa);
+    if (r == NULL)
+        return NULL;
+    fl_status s = union_into((FilterObject *)r, fb);
+    if (s != FL_OK) {
+        Py_DECREF(r);
+        return flpy_raise(s, "|", NULL);
+    }
+    return r;
+}
+
+static PyObject *Filter_ior(PyObject *a, PyObject *b)
+{
+    FilterObject *fa = as_filter(a), *fb = as_filter(b);
+    if (fa == NULL || fb == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    fl_status s = union_into(fa, fb);
+    if (s != FL_OK)
+        return flpy_raise(s, "|=", NULL);
+    return Py_NewRef(a);
+}
+
+static PyObject *Filter_clear(FilterObject *self, PyObject *Py_UNUSED(ignored))
+{
+    flpy_write_lock_gil(&self->lock);
+    fl_clear(self->f);
+    flpy_unlock(&self->lock);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t Filter_len(FilterObject *self)
+{
+    uint64_t n = fl_count(self->f);
+    return n > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
+}
+
+/* ---- files and bytes ------------------------------------------------------------------ */
+
+static PyObject *Filter_to_bytes(FilterObject *self, PyObject *Py_UNUSED(ignored))
+{
+    flpy_read_lock_gil(&self->lock);
+    size_t size = fl_serialized_size(self->f);
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    fl_status s = FL_OK;
+    size_t written = 0;
+    if (b != NULL) {
+        char *p = PyBytes_AS_STRING(b);
+        Py_BEGIN_ALLOW_THREADS
+        s = fl_save_mem(self->f, p, size, &written);
+        Py_END_ALLOW_THREADS
+    }
+    flpy_unlock(&self->lock);
+    if (b == NULL)
+        return NULL;
+    if (s != FL_OK) {
+        Py_DECREF(b);
+        return flpy_raise(s, "to_bytes", NULL);
+    }
+    if (written != size && _PyBytes_Resize(&b, (Py_ssize_t)written) < 0)
+        return NULL;
+    return b;
+}
+
+static int parse_max_bytes(PyObject *obj, size_t *out)
+{
+    uint64_t v = 0;
+    if (obj != NULL && obj != Py_None && flpy_u64_arg(obj, &v, "max_bytes") < 0)
+        return -1;
+    *out = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    return 0;
+}
+
+static PyObject *Filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"data", "max_bytes", NULL};
+    Py_buffer view;
+    PyObject *max_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:from_bytes", kwlist, &view, &max_obj))
+        return NULL;
+    size_t max_bytes;
+    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    fl_filter *f = NULL;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = fl_load_mem(view.buf, (size_t)view.len, max_bytes, &f);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (s != FL_OK)
+        return flpy_raise(s, "from_bytes", NULL);
+    return wrap((PyTypeObject *)cls, f);
+}
+
+static PyObject *Filter_save(FilterObject *self, PyObject *path_obj)
+{
+    PyObject *path = NULL;
+    if (!PyUnicode_FSConverter(path_obj, &path))
+        return NULL;
+    const char *p = PyBytes_AS_STRING(path);
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    flpy_read_lock(&self->lock);
+    s = fl_save_file(self->f, p);
+    flpy_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    PyObject *r = s == FL_OK ? Py_NewRef(Py_None) : flpy_raise(s, "save", p);
+    Py_DECREF(path);
+    return r;
+}
+
+static PyObject *Filter_load(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"path", "max_bytes", NULL};
+    PyObject *path = NULL, *max_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O:load", kwlist, PyUnicode_FSConverter,
+                                     &path, &max_obj))
+        return NULL;
+    size_t max_bytes;
+    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    const char *p = PyBytes_AS_STRING(path);
+    fl_filter *f = NULL;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = fl_load_file(p, max_bytes, &f);
+    Py_END_ALLOW_THREADS
+    PyObject *r = s == FL_OK ? wrap((PyTypeObject *)cls, f) : flpy_raise(s, "load", p);
+    Py_DECREF(path);
+    return r;
+}
+
+static PyObject *Filter_to_parquet(FilterObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"header", NULL};
+    int header = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:to_parquet", kwlist, &header))
+        return NULL;
+    flpy_read_lock_gil(&self->lock);
+    size_t size = fl_parquet_export_size(self->f, header);
+    if (size == 0) {
+        flpy_unlock(&self->lock);
+        return flpy_raise(FL_ERR_UNSUPPORTED, "to_parquet (split256 filters only)", NULL);
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    fl_status s = FL_OK;
+    size_t written = 0;
+    if (b != NULL)
+        s = fl_parquet_export(self->f, header, PyBytes_AS_STRING(b), size, &written);
+    flpy_unlock(&self->lock);
+    if (b == NULL)
+        return NULL;
+    if (s != FL_OK) {
+        Py_DECREF(b);
+        return flpy_raise(s, "to_parquet", NULL);
+    }
+    if (written != size && _PyBytes_Resize(&b, (Py_ssize_t)written) < 0)
+        return NULL;
+    return b;
+}
+
+static PyObject *Filter_from_parquet(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"data", "max_bytes", NULL};
+    Py_buffer view;
+    PyObject *max_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:from_parquet", kwlist, &view, &max_obj))
+        return NULL;
+    size_t max_bytes;
+    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    fl_filter *f = NULL;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = fl_parquet_import(view.buf, (size_t)view.len, max_bytes, &f);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (s != FL_OK)
+        return flpy_raise(s, "from_parquet", NULL);
+    return wrap((PyTypeObject *)cls, f);
+}
+
+static PyObject *Filter_reduce(FilterObject *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *b = Filter_to_bytes(self, NULL);
+    if (b == NULL)
+        return NULL;
+    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+    if (ctor == NULL) {
+        Py_DECREF(b);
+        return NULL;
+    }
+    return Py_BuildValue("(N(N))", ctor, b);
+}
+
+/* ---- info and kernels ----------------------------------------------------------------- */
+
+static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
+{
+    fl_info in;
+    flpy_read_lock_gil(&self->lock);
+    fl_status s = fl_get_info(self->f, &in);
+    flpy_unlock(&self->lock);
+    if (s != FL_OK)
+        return flpy_raise(s, "info", NULL);
+    char geom[160];
+    fl_geometry_describe(&in.geometry, geom, sizeof geom);
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    if (flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.geometry.variant))) < 0 ||
+        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
+        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
+        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
+        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
+        flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||
+        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
+        flpy_set(d, "bits_set", PyLong_FromUnsignedLongLong(in.bits_set)) < 0 ||
+        flpy_set(d, "fill", PyFloat_FromDouble(in.fill)) < 0 ||
+        flpy_set(d, "keys_from_fill", PyFloat_FromDouble(in.keys_from_fill)) < 0 ||
+        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(in.predicted_fpr)) < 0 ||
+        flpy_set(d, "stash_used", PyLong_FromUnsignedLong(in.stash_used)) < 0 ||
+        flpy_set(d, "huge_pages", PyBool_FromLong(in.huge_pages)) < 0 ||
+        flpy_set(d, "saturated", PyLong_FromUnsignedLongLong(in.saturated)) < 0 ||
+        flpy_set(d, "kernel", PyUnicode_FromString(fl_filter_kernel(self->f))) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return flpy_make_info("FilterInfo", d);
+}
+
+static PyObject *Filter_bind_kernel(FilterObject *self, PyObject *arg)
+{
+    const char *name;
+    if (flpy_kernel_name(arg, &name) < 0)
+        return NULL;
+    flpy_write_lock_gil(&self->lock);
+    fl_status s = fl_filter_bind_kernel(self->f, name);
+    flpy_unlock(&self->lock);
+    if (s != FL_OK)
+        return flpy_raise(s, "bind_kernel", NULL);
+    int unbind = name == NULL || strcmp(name, "auto") == 0;
+    Py_SETREF(self->bound, Py_NewRef(unbind ? Py_None : arg));
+    Py_RETURN_NONE;
+}
+
+static PyObject *Filter_get_kernel(FilterObject *self, void *Py_UNUSED(c))
+{
+    return PyUnicode_FromString(fl_filter_kernel(self->f));
+}
+
+static PyObject *Filter_get_bound(FilterObject *self, void *Py_UNUSED(c))
+{
+    return Py_NewRef(self->bound);
+}
+
+static PyObject *Filter_get_variant(FilterObject *self, void *Py_UNUSED(c))
+{
+    return PyUnicode_FromString(fl_variant_name(fl_get_variant(self->f)));
+}
+
+static PyObject *Filter_get_nbytes(FilterObject *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromSize_t(fl_size_bytes(self->f));
+}
+
+static PyObject *Filter_get_seed(FilterObject *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromUnsignedLongLong(self->seed);
+}
+
+static PyObject *Filter_get_can_delete(FilterObject *self, void *Py_UNUSED(c))
+{
+    fl_variant_info vi;
+    fl_variant_describe(fl_get_variant(self->f), &vi);
+    return PyBool_FromLong((vi.caps & FL_CAP_DELETE) != 0);
+}
+
+static PyObject *Filter_repr(FilterObject *self)
+{
+    fl_info in;
+    fl_get_info(self->f, &in);
+    char geom[160];
+    fl_geometry_describe(&in.geometry, geom, sizeof geom);
+    return PyUnicode_FromFormat("<filterlab.Filter %s: %s, %llu keys>",
+                                fl_variant_name(in.geometry.variant), geom,
+                                (unsigned long long)in.keys);
+}
+
+static PyMethodDef Filter_methods[] = {
+    {"add", (PyCFunction)Filter_add, METH_O,
+     "add(key)\n--\n\nInserts one key (int in [0, 2**64), bytes or str). Raises FullError when a "
+     "cuckoo filter has no room (the filter is then unchanged)."},
+    {"add_hash", (PyCFunction)Filter_add_hash, METH_O,
+     "add_hash(h)\n--\n\nInserts a precomputed 64-bit hash."},
+    {"add_many", (PyCFunction)(void (*)(void))Filter_add_many, METH_VARARGS | METH_KEYWORDS,
+     "add_many(keys, *, hashes=False)\n--\n\nInserts a batch: a uint64 array (keys, or 64-bit "
+     "hashes with hashes=True) read in place, or a sequence of bytes/str or of ints. The GIL "
+     "is released. A cuckoo filter that fills raises FullError; the keys before stay in."},
+    {"contains", (PyCFunction)Filter_contains, METH_O,
+     "contains(key)\n--\n\nTrue if the key may be present, False if it certainly is absent."},
+    {"contains_hash", (PyCFunction)Filter_contains_hash, METH_O,
+     "contains_hash(h)\n--\n\ncontains() for a precomputed 64-bit hash."},
+    {"contains_many", (PyCFunction)(void (*)(void))Filter_contains_many,
+     METH_VARARGS | METH_KEYWORDS,
+     "contains_many(keys, *, hashes=False, out=None)\n--\n\nLooks a batch up; returns a NumPy "
+     "bool array (True: may be present). keys as for add_many; a uint64 array is read without "
+     "copying (a strided one is copied once). out: a bool/uint8 array of len(keys) to write "
+     "into and return instead of a new one. The GIL is released."},
+    {"_c_contains_seconds", (PyCFunction)Filter_c_contains_seconds, METH_O,
+     "_c_contains_seconds(keys)\n--\n\nSeconds one fl_contains_u64s call takes on the uint64 "
+     "array, timed in C (the benchmark's reference)."},
+    {"delete", (PyCFunction)Filter_delete, METH_O,
+     "delete(key)\n--\n\nRemoves one copy of an inserted key (cuckoo, counting, counting512). "
+     "KeyError if it cannot have been inserted; ValueError for a variant without delete."},
+    {"delete_hash", (PyCFunction)Filter_delete_hash, METH_O,
+     "delete_hash(h)\n--\n\ndelete() for a precomputed 64-bit hash."},
+    {"hash", (PyCFunction)Filter_hash, METH_O,
+     "hash(key)\n--\n\nThe 64-bit hash this filter uses for key (what the *_hash calls take)."},
+    {"merge", (PyCFunction)Filter_merge, METH_O,
+     "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
+     "and seed (ValueError otherwise). Counting filters add counters (saturating)."},
+    {"copy", (PyCFunction)Filter_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
+    {"clear", (PyCFunction)Filter_clear, METH_NOARGS,
+     "clear()\n--\n\nRemoves every key; the geometry stays."},
+    {"to_bytes", (PyCFunction)Filter_to_bytes, METH_NOARGS,
+     "to_bytes()\n--\n\nThe filter in the filterlab file format (what save() writes)."},
+    {"from_bytes", (PyCFunction)(void (*)(void))Filter_from_bytes,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "from_bytes(data, max_bytes=0)\n--\n\nA filter from filterlab-format bytes, every field "
+     "validated (FormatError if bad). max_bytes caps the payload (0: no cap)."},
+    {"save", (PyCFunction)Filter_save, METH_O,
+     "save(path)\n--\n\nWrites the filter to path atomically (OSError on I/O failure)."},
+    {"load", (PyCFunction)(void (*)(void))Filter_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "load(path, max_bytes=0)\n--\n\nReads a filter file (as written by save() or the CLI)."},
+    {"to_parquet", (PyCFunction)(void (*)(void))Filter_to_parquet, METH_VARARGS | METH_KEYWORDS,
+     "to_parquet(header=True)\n--\n\nA split256 filter as an Apache Parquet split block Bloom "
+     "filter bitset, preceded by its Thrift BloomFilterHeader unless header=False."},
+    {"from_parquet", (PyCFunction)(void (*)(void))Filter_from_parquet,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "from_parquet(data, max_bytes=0)\n--\n\nA split256 filter (XXH64, seed 0) from a Parquet "
+     "bitset with or without its header (FormatError if malformed)."},
+    {"info", (PyCFunction)Filter_info, METH_NOARGS,
+     "info()\n--\n\nA FilterInfo dataclass: geometry, keys, fill, predicted FPR, ..."},
+    {"bind_kernel", (PyCFunction)Filter_bind_kernel, METH_O,
+     "bind_kernel(name)\n--\n\nRuns this filter's calls on kernel name ('scalar', 'avx2', ...), "
+     "whatever the process uses; None or 'auto' unbinds."},
+    {"__reduce__", (PyCFunction)Filter_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Filter_getset[] = {
+    {"kernel", (getter)Filter_get_kernel, NULL, "The kernel this filter's calls use.", NULL},
+    {"bound_kernel", (getter)Filter_get_bound, NULL,
+     "The kernel bound with bind_kernel, or None.", NULL},
+    {"variant", (getter)Filter_get_variant, NULL, "The variant's name.", NULL},
+    {"nbytes", (getter)Filter_get_nbytes, NULL, "Payload bytes.", NULL},
+    {"seed", (getter)Filter_get_seed, NULL, "The hash seed.", NULL},
+    {"can_delete", (getter)Filter_get_can_delete, NULL,
+     "True if the variant supports delete().", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods Filter_as_sequence = {
+    .sq_length = (lenfunc)Filter_len,
+    .sq_contains = (objobjproc)Filter_sq_contains,
+};
+
+static PyNumberMethods Filter_as_number = {
+    .nb_or = Filter_or,
+    .nb_inplace_or = Filter_ior,
+};
+
+static PyTypeObject Filter_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "filterlab.Filter",
+    .tp_basicsize = sizeof(FilterObject),
+    .tp_dealloc = (destructor)Filter_dealloc,
+    .tp_repr = (reprfunc)Filter_repr,
+    .tp_as_number = &Filter_as_number,
+    .tp_as_sequence = &Filter_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Filter(n=None, fpr=None, variant='block512', *, units=None, k=None, hash=None, "
+              "seed=0, huge_pages=True)\n--\n\n"
+              "An approximate-membership filter of any variant: classic, block512, split256, "
+              "reg64, cuckoo, counting, counting512.\n\n"
+              "Sized for n keys at false-positive rate fpr, or given an explicit geometry "
+              "(units of the variant and k). len() is the number of inserts; `key in f` "
+              "tests one key; `a | b` is a new union, `a |= b` merges in place.",
+    .tp_methods = Filter_methods,
+    .tp_getset = Filter_getset,
+    .tp_new = Filter_new,
+};
+
+int flpy_add_filter(PyObject *m)
+{
+    if (PyType_Ready(&Filter_Type) < 0)
+        return -1;
+    return PyModule_AddObjectRef(m, "Filter", (PyObject *)&Filter_Type);
+}

@@ -1,0 +1,180 @@
+/*
+ * filterlab._filterlab: the module (exceptions, process-wide kernel choice, hashing helpers)
+ * and the list of classes. Each class lives in its own file (filter.c, sbf.c, cms.c, hll.c).
+ */
+#define FLPY_MODULE_C
+#include "common.h"
+
+#include <string.h>
+
+/* One line per class: adding a structure is its file plus a line here (common.h). */
+static int (*const flpy_classes[])(PyObject *) = {
+    flpy_add_filter,
+    flpy_add_sbf,
+    flpy_add_cms,
+    flpy_add_hll,
+};
+
+static PyObject *kernels(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    size_t n = fl_kernel_count();
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list != NULL && i < n; i++) {
+        fl_kernel_desc d;
+        if (fl_kernel_describe(i, &d) != FL_OK)
+            continue;
+        PyObject *kw = PyDict_New();
+        if (kw == NULL || flpy_set(kw, "name", PyUnicode_FromString(d.name)) < 0 ||
+            flpy_set(kw, "compiled", PyBool_FromLong(d.compiled)) < 0 ||
+            flpy_set(kw, "supported", PyBool_FromLong(d.supported)) < 0 ||
+            flpy_set(kw, "emulated", PyBool_FromLong(d.emulated)) < 0 ||
+            flpy_set(kw, "requires", PyUnicode_FromString(d.requires ? d.requires : "")) < 0) {
+            Py_XDECREF(kw);
+            Py_CLEAR(list);
+            break;
+        }
+        PyObject *info = flpy_make_info("KernelInfo", kw);
+        if (info == NULL || PyList_Append(list, info) < 0) {
+            Py_XDECREF(info);
+            Py_CLEAR(list);
+            break;
+        }
+        Py_DECREF(info);
+    }
+    return list;
+}
+
+static PyObject *select_kernel(PyObject *Py_UNUSED(m), PyObject *arg)
+{
+    const char *name;
+    if (flpy_kernel_name(arg, &name) < 0)
+        return NULL;
+    if (name == NULL) {
+        PyErr_SetString(PyExc_TypeError, "select_kernel takes a kernel name");
+        return NULL;
+    }
+    fl_status s = fl_kernel_select(name);
+    if (s != FL_OK)
+        return flpy_raise(s, "select_kernel", NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *active_kernel(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    return PyUnicode_FromString(fl_kernel_active());
+}
+
+static PyObject *kernel_reason(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    return PyUnicode_FromString(fl_kernel_reason());
+}
+
+static PyObject *hash_u64(PyObject *Py_UNUSED(m), PyObject *args)
+{
+    PyObject *key_obj, *seed_obj = NULL;
+    if (!PyArg_ParseTuple(args, "O|O:hash_u64", &key_obj, &seed_obj))
+        return NULL;
+    uint64_t key, seed = 0;
+    if (flpy_u64_arg(key_obj, &key, "key") < 0 ||
+        (seed_obj != NULL && flpy_u64_arg(seed_obj, &seed, "seed") < 0))
+        return NULL;
+    return PyLong_FromUnsignedLongLong(fl_hash_u64(key, seed));
+}
+
+static PyObject *params(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"n", "fpr", "variant", NULL};
+    PyObject *n_obj;
+    double fpr;
+    const char *name = "block512";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Od|s:params", kwlist, &n_obj, &fpr, &name))
+        return NULL;
+    uint64_t n;
+    fl_variant v;
+    if (flpy_u64_arg(n_obj, &n, "n") < 0)
+        return NULL;
+    if (fl_variant_parse(name, &v) != FL_OK) {
+        PyErr_Format(PyExc_ValueError, "unknown variant '%s'", name);
+        return NULL;
+    }
+    fl_params p;
+    fl_status s = fl_params_for(v, n, fpr, &p);
+    if (s != FL_OK)
+        return flpy_raise(s, "params", NULL);
+    char geom[160];
+    fl_geometry_describe(&p.geometry, geom, sizeof geom);
+    PyObject *d = PyDict_New();
+    if (d == NULL || flpy_set(d, "variant", PyUnicode_FromString(name)) < 0 ||
+        flpy_set(d, "units", PyLong_FromUnsignedLongLong(p.geometry.units)) < 0 ||
+        flpy_set(d, "k", PyLong_FromUnsignedLong(p.geometry.k)) < 0 ||
+        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+        flpy_set(d, "bits", PyLong_FromUnsignedLongLong(p.bits)) < 0 ||
+        flpy_set(d, "bytes", PyLong_FromUnsignedLongLong(p.bytes)) < 0 ||
+        flpy_set(d, "bits_per_key", PyFloat_FromDouble(p.bits_per_key)) < 0 ||
+        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(p.predicted_fpr)) < 0) {
+        Py_XDECREF(d);
+        return NULL;
+    }
+    return flpy_make_info("Params", d);
+}
+
+static PyMethodDef module_methods[] = {
+    {"kernels", kernels, METH_NOARGS,
+     "kernels()\n--\n\nThe compiled kernels as KernelInfo dataclasses (name, supported, ...)."},
+    {"select_kernel", select_kernel, METH_O,
+     "select_kernel(name)\n--\n\nForces a kernel for the whole process (like FILTERLAB_KERNEL); "
+     "ValueError if unknown or not runnable here. Objects bound with bind_kernel keep theirs."},
+    {"active_kernel", active_kernel, METH_NOARGS,
+     "active_kernel()\n--\n\nThe process's kernel."},
+    {"kernel_reason", kernel_reason, METH_NOARGS,
+     "kernel_reason()\n--\n\nWhy the process's kernel was chosen."},
+    {"hash_u64", hash_u64, METH_VARARGS,
+     "hash_u64(key, seed=0)\n--\n\nThe library's hash of an integer key (SplitMix64 finalizer "
+     "of key + seed * 0x9e3779b97f4a7c15): what Filter and CountMin use for int keys."},
+    {"params", (PyCFunction)(void (*)(void))params, METH_VARARGS | METH_KEYWORDS,
+     "params(n, fpr, variant='block512')\n--\n\nThe geometry the library picks for n keys at "
+     "fpr, as a Params dataclass (bytes, bits per key, predicted FPR)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "filterlab._filterlab",
+    .m_doc = "filterlab's C extension; import filterlab, not this module.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__filterlab(void)
+{
+    import_array();
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    flpy_FormatError = PyErr_NewExceptionWithDoc(
+        "filterlab.FormatError",
+        "Bytes or a file that are not a valid filterlab file, Parquet bitset or Redis "
+        "HyperLogLog string (bad magic, version, checksum, truncated, ...).",
+        PyExc_ValueError, NULL);
+    flpy_FullError = PyErr_NewExceptionWithDoc(
+        "filterlab.FullError",
+        "A structure with no room for a key (a cuckoo filter, a non-scaling ScalableBloom).",
+        PyExc_RuntimeError, NULL);
+    if (flpy_FormatError == NULL || flpy_FullError == NULL ||
+        PyModule_AddObjectRef(m, "FormatError", flpy_FormatError) < 0 ||
+        PyModule_AddObjectRef(m, "FullError", flpy_FullError) < 0)
+        goto fail;
+    for (size_t i = 0; i < sizeof flpy_classes / sizeof flpy_classes[0]; i++)
+        if (flpy_classes[i](m) < 0)
+            goto fail;
+    PyObject *version = PyUnicode_FromFormat("%d.%d.%d", FL_VERSION_MAJOR, FL_VERSION_MINOR,
+                                             FL_VERSION_PATCH);
+    if (version == NULL || PyModule_AddObject(m, "library_version", version) < 0) {
+        Py_XDECREF(version);
+        goto fail;
+    }
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}
