@@ -107,10 +107,17 @@ FL_INLINE uint64_t mask_bytes(uint32_t m) {
     return _pdep_u64(m, 0x0101010101010101ull);
 }
 
+/* The gathers' indices are signed 32-bit: an array of 2^31 cells or more (about 1.9 billion
+ * keys) goes to the scalar kernel instead. */
+FL_INLINE int gather_reaches(const fl_fuse_view *v, int arity) {
+    return (uint64_t)v->seg_count_len + (uint64_t)arity * v->seg_len <= 0x7fffffffu;
+}
+
 FL_INLINE size_t contains_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
                                uint8_t *out, int arity, int bits, int gather,
                                fl_fuse_contains_fn tail) {
     size_t i = 0, hits = 0;
+    if (gather && !gather_reaches(v, arity)) return tail(v, keys, n, out);
     for (; i + 8 <= n; i += 8) {
         __m256i x = probe8(v, keys + i, arity, bits, gather);
         uint32_t m = (uint32_t)_mm256_movemask_ps(
@@ -127,6 +134,7 @@ FL_INLINE size_t get_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
                           uint16_t *values, uint8_t *found, int arity, int bits, int gather,
                           fl_bloomier_get_fn tail) {
     size_t i = 0, hits = 0;
+    if (gather && !gather_reaches(v, arity)) return tail(v, keys, n, values, found);
     const __m128i vbits = _mm_cvtsi32_si128((int)v->value_bits);
     for (; i + 8 <= n; i += 8) {
         __m256i x = probe8(v, keys + i, arity, bits, gather);
@@ -179,9 +187,23 @@ const fl_fuse_kernels fl_fuse_kernels_loads_avx2 = {
     .get = {get3_16_loads, get3_32_loads, get4_16_loads, get4_32_loads},
 };
 
+/* Runs at startup for every compiled table, whatever the CPU, so it must not contain this
+ * file's ISA instructions: GCC turned a struct copy, and then eight adjacent pointer stores,
+ * into AVX-512 moves (a SIGILL on CPUs without AVX-512, and under valgrind). The empty asm
+ * with a memory clobber after each store keeps the vectorizer from combining them. */
+#define SET(slot, fn)                                                                        \
+    do {                                                                                     \
+        t->fuse.slot = fn;                                                                   \
+        __asm__ volatile("" ::: "memory");                                                  \
+    } while (0)
+
 void fl_fuse_kernels_init_avx2(fl_kernel_table *t) {
-    t->fuse = (fl_fuse_kernels){
-        .contains = {contains3_8, contains3_16, contains4_8, contains4_16},
-        .get = {get3_16, get3_32, get4_16, get4_32},
-    };
+    SET(contains[FL_FUSE3_8], contains3_8);
+    SET(contains[FL_FUSE3_16], contains3_16);
+    SET(contains[FL_FUSE4_8], contains4_8);
+    SET(contains[FL_FUSE4_16], contains4_16);
+    SET(get[FL_BLOOMIER3_16], get3_16);
+    SET(get[FL_BLOOMIER3_32], get3_32);
+    SET(get[FL_BLOOMIER4_16], get4_16);
+    SET(get[FL_BLOOMIER4_32], get4_32);
 }

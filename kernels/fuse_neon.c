@@ -150,9 +150,16 @@ GET(get3_32, 3, 32, FL_BLOOMIER3_32)
 GET(get4_16, 4, 16, FL_BLOOMIER4_16)
 GET(get4_32, 4, 32, FL_BLOOMIER4_32)
 
+/* Entry by entry: this runs at startup for every compiled table, whatever the CPU, so it
+ * must not contain this file's ISA instructions (a struct copy here became AVX-512 moves and
+ * a SIGILL on CPUs without AVX-512, valgrind included). */
 void fl_fuse_kernels_init_neon(fl_kernel_table *t) {
-    t->fuse = (fl_fuse_kernels){
-        .contains = {contains3_8, contains3_16, contains4_8, contains4_16},
-        .get = {get3_16, get3_32, get4_16, get4_32},
-    };
+    t->fuse.contains[FL_FUSE3_8] = contains3_8;
+    t->fuse.contains[FL_FUSE3_16] = contains3_16;
+    t->fuse.contains[FL_FUSE4_8] = contains4_8;
+    t->fuse.contains[FL_FUSE4_16] = contains4_16;
+    t->fuse.get[FL_BLOOMIER3_16] = get3_16;
+    t->fuse.get[FL_BLOOMIER3_32] = get3_32;
+    t->fuse.get[FL_BLOOMIER4_16] = get4_16;
+    t->fuse.get[FL_BLOOMIER4_32] = get4_32;
 }
