@@ -978,5 +978,23 @@ t_build_static() {
 }
 check "build-static: fuse and Bloomier filters, query and info read them" t_build_static
 
+t_advise_static() {
+    # a one-row advise.csv of this CPU (scalar runs everywhere) is enough for an answer
+    mkdir -p adv
+    printf '# host_id=test\n# cpu_signature=%s\n' "$("$FL" host | awk '/^signature:/ { print $2 }')" >adv/advise.csv
+    printf 'variant,kernel,emulated,target_fpr,filter_bytes,hit_rate,ns_per_lookup\n' >>adv/advise.csv
+    printf 'block512,scalar,0,0.01,1000000,0.5,5\n' >>adv/advise.csv
+    expect_ok "$FL" advise --n 1000000 --fpr 0.01 --results adv --static
+    grep -q 'binary fuse 3-wise, 8-bit: 1.08 MiB (9.04 bits/key' out || fail "no fuse line: $(cat out)"
+    grep -q 'build-static --type fuse --bits 8' out || fail "$(cat out)"
+    expect_ok "$FL" advise --n 1000000 --fpr 0.001 --results adv --static
+    grep -q 'binary fuse 3-wise, 16-bit' out || fail "$(cat out)"
+    expect_ok "$FL" advise --n 1000000 --fpr 0.00001 --results adv --static
+    grep -q 'no binary fuse filter reaches' out || fail "$(cat out)"
+    expect_ok "$FL" advise --n 1000000 --fpr 0.01 --results adv
+    ! grep -q 'binary fuse' out || fail "fuse offered without --static"
+}
+check "advise --static offers the binary fuse filter" t_advise_static
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
