@@ -24,31 +24,20 @@ FL_INLINE __m512i mix64(__m512i z) {
     return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
 }
 
-/* 8 keys: hashes, then p0 and the XOR bits of p1..p3 and the word as 32-bit lanes. */
-typedef struct lanes8 {
-    __m256i p0, x1, x2, x3, word;
-} lanes8;
-
-FL_INLINE lanes8 lanes_of(const uint64_t *keys, __m512i seed_mix, __m512i range) {
-    __m512i h = mix64(_mm512_add_epi64(_mm512_loadu_si512((const void *)keys), seed_mix));
-    /* fl_fuse_reduce: ((h >> 32) * range + ((h & 0xffffffff) * range >> 32)) >> 32 */
-    __m512i t = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), range),
-                                 _mm512_srli_epi64(_mm512_mul_epu32(h, range), 32));
-    lanes8 l;
-    l.p0 = _mm512_cvtepi64_epi32(_mm512_srli_epi64(t, 32));
-    l.x1 = _mm512_cvtepi64_epi32(_mm512_srli_epi64(h, 18));
-    l.x2 = _mm512_cvtepi64_epi32(h);
-    l.x3 = _mm512_cvtepi64_epi32(_mm512_srli_epi64(h, 36));
-    l.word = _mm512_cvtepi64_epi32(_mm512_xor_si512(h, _mm512_srli_epi64(h, 32)));
-    return l;
+/* 8 keys: their hashes, and fl_fuse_reduce's t, whose high half is p0. */
+FL_INLINE __m512i hash8(const uint64_t *keys, __m512i seed_mix) {
+    return mix64(_mm512_add_epi64(_mm512_loadu_si512((const void *)keys), seed_mix));
 }
-
-FL_INLINE __m512i join(__m256i lo, __m256i hi) {
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+FL_INLINE __m512i reduce8(__m512i h, __m512i range) {
+    /* ((h >> 32) * range + ((h & 0xffffffff) * range >> 32)); p0 is its high half */
+    return _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), range),
+                            _mm512_srli_epi64(_mm512_mul_epu32(h, range), 32));
 }
 
 /* 16 keys: the XOR of their cells and words, masked to the cell width (0 for a fuse key,
- * the value for a Bloomier key). */
+ * the value for a Bloomier key). Two 8-lane hash vectors a, b become 16-lane 32-bit halves
+ * lo = (uint32_t)h and hi = h >> 32 with one two-source permute each; then
+ * h >> 18 = lo >> 18 | hi << 14, h >> 36 = hi >> 4 and the word lo ^ hi are 32-bit math. */
 FL_INLINE __m512i probe16(const fl_fuse_view *v, const uint64_t *keys, int arity, int bits,
                           int gather) {
     const __m512i seed_mix = _mm512_set1_epi64((long long)v->seed_mix);
@@ -56,18 +45,21 @@ FL_INLINE __m512i probe16(const fl_fuse_view *v, const uint64_t *keys, int arity
     const __m512i mask = _mm512_set1_epi32((int)v->seg_mask);
     const __m512i len = _mm512_set1_epi32((int)v->seg_len);
     const __m512i cmask = _mm512_set1_epi32(bits == 32 ? -1 : (int)((1u << bits) - 1));
-    lanes8 a = lanes_of(keys, seed_mix, range), b = lanes_of(keys + 8, seed_mix, range);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    __m512i a = hash8(keys, seed_mix), b = hash8(keys + 8, seed_mix);
+    __m512i lo = _mm512_permutex2var_epi32(a, even, b);
+    __m512i hi = _mm512_permutex2var_epi32(a, odd, b);
     __m512i p[4];
-    p[0] = join(a.p0, b.p0);
+    p[0] = _mm512_permutex2var_epi32(reduce8(a, range), odd, reduce8(b, range));
     __m512i len2 = _mm512_add_epi32(len, len);
-    p[1] = _mm512_xor_si512(_mm512_add_epi32(p[0], len),
-                            _mm512_and_si512(join(a.x1, b.x1), mask));
-    p[2] = _mm512_xor_si512(_mm512_add_epi32(p[0], len2),
-                            _mm512_and_si512(join(a.x2, b.x2), mask));
+    __m512i x1 = _mm512_or_si512(_mm512_srli_epi32(lo, 18), _mm512_slli_epi32(hi, 14));
+    p[1] = _mm512_xor_si512(_mm512_add_epi32(p[0], len), _mm512_and_si512(x1, mask));
+    p[2] = _mm512_xor_si512(_mm512_add_epi32(p[0], len2), _mm512_and_si512(lo, mask));
     if (arity == 4)
         p[3] = _mm512_xor_si512(_mm512_add_epi32(p[0], _mm512_add_epi32(len2, len)),
-                                _mm512_and_si512(join(a.x3, b.x3), mask));
-    __m512i x = join(a.word, b.word);
+                                _mm512_and_si512(_mm512_srli_epi32(hi, 4), mask));
+    __m512i x = _mm512_xor_si512(lo, hi);
     if (gather) {
         /* scale = cell bytes: a 4-byte read at each cell's address; the cells are padded by
          * 64 bytes, so the last cell's read stays inside the allocation. */
