@@ -8,7 +8,8 @@
  *
  * Which is faster: tests/checkkernels --bench --family fuse times both forms on the same
  * filters (the loads form is the table fl_fuse_kernels_loads_avx512, checked like the
- * table's entries); the table takes the gathers (results/<host>/static/ has the runs).
+ * table's entries). The table's lookups take the loads for 3-wise arrays up to 2 MiB and the
+ * gathers otherwise (use_gather below); its Bloomier retrievals take the gathers.
  */
 #include <immintrin.h>
 
@@ -100,13 +101,34 @@ FL_INLINE int gather_reaches(const fl_fuse_view *v, int arity) {
     return (uint64_t)v->seg_count_len + (uint64_t)arity * v->seg_len <= 0x7fffffffu;
 }
 
+/* The table's kernels (gather = 2) read the cells of a 3-wise array of at most
+ * LOADS_MAX_BYTES with scalar loads and gather otherwise: checkkernels --bench on zen5
+ * (results/zen5-kvm-2c-5bce/static/fuse.json, kernels_gather_vs_loads) measured the loads
+ * ahead for 3-wise arrays up to 1-2 MiB, the gathers ahead for 4-wise ones and at 10M keys. */
+#define LOADS_MAX_BYTES ((uint64_t)2 << 20)
+FL_INLINE int use_gather(const fl_fuse_view *v, int arity, int bits, int gather) {
+    if (gather != 2) return gather;
+    uint64_t bytes = ((uint64_t)v->seg_count_len + (uint64_t)(arity - 1) * v->seg_len) * (bits / 8);
+    return arity == 4 || bytes > LOADS_MAX_BYTES;
+}
+
 FL_INLINE size_t contains_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
                                uint8_t *out, int arity, int bits, int gather,
                                fl_fuse_contains_fn tail) {
     size_t i = 0, hits = 0;
-    if (gather && !gather_reaches(v, arity)) return tail(v, keys, n, out);
+    if (use_gather(v, arity, bits, gather) == 0) {
+        for (; i + 16 <= n; i += 16) {
+            __mmask16 m = _mm512_testn_epi32_mask(probe16(v, keys + i, arity, bits, 0),
+                                                  _mm512_set1_epi32(-1));
+            _mm_storeu_si128((__m128i *)(void *)(out + i), _mm_maskz_set1_epi8(m, 1));
+            hits += (size_t)__builtin_popcount(m);
+        }
+        if (i < n) hits += tail(v, keys + i, n - i, out + i);
+        return hits;
+    }
+    if (!gather_reaches(v, arity)) return tail(v, keys, n, out);
     for (; i + 16 <= n; i += 16) {
-        __mmask16 m = _mm512_testn_epi32_mask(probe16(v, keys + i, arity, bits, gather),
+        __mmask16 m = _mm512_testn_epi32_mask(probe16(v, keys + i, arity, bits, 1),
                                               _mm512_set1_epi32(-1));
         _mm_storeu_si128((__m128i *)(void *)(out + i), _mm_maskz_set1_epi8(m, 1));
         hits += (size_t)__builtin_popcount(m);
@@ -145,10 +167,10 @@ FL_INLINE size_t get_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
                         fl_fuse_kernels_scalar.get[shape]);                                  \
     }
 
-CONTAINS(contains3_8, 3, 8, 1, FL_FUSE3_8)
-CONTAINS(contains3_16, 3, 16, 1, FL_FUSE3_16)
-CONTAINS(contains4_8, 4, 8, 1, FL_FUSE4_8)
-CONTAINS(contains4_16, 4, 16, 1, FL_FUSE4_16)
+CONTAINS(contains3_8, 3, 8, 2, FL_FUSE3_8)
+CONTAINS(contains3_16, 3, 16, 2, FL_FUSE3_16)
+CONTAINS(contains4_8, 4, 8, 2, FL_FUSE4_8)
+CONTAINS(contains4_16, 4, 16, 2, FL_FUSE4_16)
 GET(get3_16, 3, 16, 1, FL_BLOOMIER3_16)
 GET(get3_32, 3, 32, 1, FL_BLOOMIER3_32)
 GET(get4_16, 4, 16, 1, FL_BLOOMIER4_16)
