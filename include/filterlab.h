@@ -66,6 +66,8 @@ typedef enum fl_status {
     FL_ERR_BAD_ACCURACY,      /* Count-Min epsilon, delta or phi outside (0, 1) or NaN */
     FL_ERR_BAD_GROWTH,        /* scalable Bloom growth factor below 1, NaN or infinite */
     FL_ERR_BAD_TIGHTENING,    /* scalable Bloom tightening ratio outside (0, 1) */
+    FL_ERR_BUILD_FAILED,      /* static filter: no seed of max_tries gave a construction */
+    FL_ERR_DUPLICATE_KEY,     /* Bloomier filter: one key given with two different values */
     FL_STATUS_COUNT
 } fl_status;
 
@@ -347,6 +349,8 @@ typedef enum fl_file_kind {
     FL_FILE_FILTER = 1,         /* fl_load_* */
     FL_FILE_SCALABLE_BLOOM = 2, /* fl_sbf_load_* (filterlab_sbf.h) */
     FL_FILE_COUNT_MIN = 4,      /* fl_cms_load_* (filterlab_cms.h) */
+    FL_FILE_BINARY_FUSE = 5,    /* fl_fuse_load_* (filterlab_static.h) */
+    FL_FILE_BLOOMIER = 6,       /* fl_bloomier_load_* (filterlab_static.h) */
 } fl_file_kind;
 fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind);
 fl_status fl_file_kind_file(const char *path, uint32_t *kind);
@@ -499,4 +503,5 @@ fl_status fl_host_describe(fl_host *out);
 #include "filterlab_hll.h"
 #include "filterlab_cms.h"
 #include "filterlab_sbf.h"
+#include "filterlab_static.h"
 #endif /* FILTERLAB_H */

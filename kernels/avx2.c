@@ -321,4 +321,5 @@ void fl_kernels_init_avx2(fl_kernel_table *t) {
     fl_hll_kernels_init_avx2(t);
     fl_cms_kernels_init_avx2(t);
     fl_counting_kernels_init_avx2(t);
+    fl_fuse_kernels_init_avx2(t);
 }

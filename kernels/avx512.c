@@ -383,4 +383,5 @@ void fl_kernels_init_avx512(fl_kernel_table *t) {
     fl_hll_kernels_init_avx512(t);
     fl_cms_kernels_init_avx512(t);
     fl_counting_kernels_init_avx512(t);
+    fl_fuse_kernels_init_avx512(t);
 }

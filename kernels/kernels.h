@@ -150,6 +150,37 @@ typedef struct fl_counting_kernels {
     fl_contains1_fn contains1[FL_COUNTING_LAYOUTS];
 } fl_counting_kernels;
 
+/* fuse: binary fuse filter lookups and Bloomier retrievals over the probe math of
+ * include/filterlab_static.h (fl_fuse_view), hashing included: they take u64 keys, not
+ * hashes, because the hash is part of what the SIMD code vectorizes. Indexed by shape:
+ * arity 3 or 4 times cell width. keys, out, values and found need no alignment; n may be 0;
+ * the view's cells are non-NULL (an empty structure never reaches a kernel). */
+typedef enum fl_fuse_shape {
+    FL_FUSE3_8 = 0, /* 3-wise, 8-bit fingerprints */
+    FL_FUSE3_16,
+    FL_FUSE4_8,
+    FL_FUSE4_16,
+    FL_FUSE_SHAPES
+} fl_fuse_shape;
+typedef enum fl_bloomier_shape {
+    FL_BLOOMIER3_16 = 0, /* 3-wise, 16-bit cells */
+    FL_BLOOMIER3_32,
+    FL_BLOOMIER4_16,
+    FL_BLOOMIER4_32,
+    FL_BLOOMIER_SHAPES
+} fl_bloomier_shape;
+/* out[i] = fl_fuse_lookup(v, keys[i]); returns the number of 1s. */
+typedef size_t (*fl_fuse_contains_fn)(const fl_fuse_view *v, const uint64_t *keys, size_t n,
+                                      uint8_t *out);
+/* found[i] and values[i] as fl_bloomier_lookup(v, keys[i], &values[i]); returns the number
+ * found. */
+typedef size_t (*fl_bloomier_get_fn)(const fl_fuse_view *v, const uint64_t *keys, size_t n,
+                                     uint16_t *values, uint8_t *found);
+typedef struct fl_fuse_kernels {
+    fl_fuse_contains_fn contains[FL_FUSE_SHAPES];
+    fl_bloomier_get_fn get[FL_BLOOMIER_SHAPES];
+} fl_fuse_kernels;
+
 /* One table per ISA: every module's struct. */
 typedef struct fl_kernel_table {
     fl_bloom_kernels bloom;
@@ -158,6 +189,7 @@ typedef struct fl_kernel_table {
     fl_hll_kernels hll;
     fl_cms_kernels cms;
     fl_counting_kernels counting;
+    fl_fuse_kernels fuse;
 } fl_kernel_table;
 
 /* Where a structure's kernels sit in a table: byte offsets of its entries, so a filter
@@ -199,6 +231,18 @@ void fl_counting_kernels_init_avx512(fl_kernel_table *t);
 void fl_counting_kernels_init_neon(fl_kernel_table *t);
 size_t fl_contains_counting_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 size_t fl_contains_counting512_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
+
+/* The fuse module's part of each init (kernels/fuse_<isa>.c), called from the ISA's init,
+ * and the scalar kernels the SIMD ones run on their tails. */
+void fl_fuse_kernels_init_scalar(fl_kernel_table *t);
+void fl_fuse_kernels_init_avx2(fl_kernel_table *t);
+void fl_fuse_kernels_init_avx512(fl_kernel_table *t);
+void fl_fuse_kernels_init_neon(fl_kernel_table *t);
+extern const fl_fuse_kernels fl_fuse_kernels_scalar;
+/* The x86 kernels' other way to read cells (scalar loads from vector-computed positions
+ * instead of gathers), kept so checkkernels checks and times both (kernels/fuse_avx2.c). */
+extern const fl_fuse_kernels fl_fuse_kernels_loads_avx2;
+extern const fl_fuse_kernels fl_fuse_kernels_loads_avx512;
 
 /* Declares the lookup and insert kernels of one ISA with the shared signatures. */
 #define FL_DECLARE_KERNELS(isa)                                                                 \

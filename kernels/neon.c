@@ -327,4 +327,5 @@ void fl_kernels_init_neon(fl_kernel_table *t) {
     fl_hll_kernels_init_neon(t);
     fl_cms_kernels_init_neon(t);
     fl_counting_kernels_init_neon(t);
+    fl_fuse_kernels_init_neon(t);
 }

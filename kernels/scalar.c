@@ -146,4 +146,5 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     fl_hll_kernels_init_scalar(t);
     fl_cms_kernels_init_scalar(t);
     fl_counting_kernels_init_scalar(t);
+    fl_fuse_kernels_init_scalar(t);
 }

@@ -36,6 +36,8 @@ typedef enum fl_kind {
     FL_KIND_SCALABLE_BLOOM = 2, /* an fl_sbf chain: src/codec_sbf.c */
     /* Reserved for issue 14 (added with their codecs): 5 binary fuse filter, 6 Bloomier
      * filter, 7 layered Bloom filter, 8 compressed Bloom filter. 3 stays unused. */
+    FL_KIND_BINARY_FUSE = 5, /* an fl_fuse: src/codec_fuse.c */
+    FL_KIND_BLOOMIER = 6,    /* an fl_bloomier: src/codec_fuse.c */
 } fl_kind;
 
 /* Section tags are four ASCII characters read as a little-endian u32, so a hex dump shows

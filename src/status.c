@@ -34,6 +34,8 @@ static const char *const status_text[FL_STATUS_COUNT] = {
     [FL_ERR_BAD_ACCURACY] = "Count-Min epsilon, delta and phi must be between 0 and 1 (exclusive)",
     [FL_ERR_BAD_GROWTH] = "scalable Bloom growth factor must be a finite number >= 1 (RedisBloom's EXPANSION; default 2)",
     [FL_ERR_BAD_TIGHTENING] = "scalable Bloom tightening ratio must be in (0, 1) (default 0.5)",
+    [FL_ERR_BUILD_FAILED] = "static filter construction failed for every seed tried (raise max_tries; a key set this unlucky is astronomically rare)",
+    [FL_ERR_DUPLICATE_KEY] = "Bloomier filter: a key is given twice with different values",
 };
 
 const char *fl_strerror(fl_status s) {

@@ -78,6 +78,7 @@ MODES = {
         t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
         t8_insert_budget=8 << 20, t8_fprs=[0.01],
         **ACCURACY["quick"],
+        static_keys="100000,1000000,10000000", static_lookups=1_000_000, static_reps=3, static_builds=1,
     ),
     # --full: the complete sweep (every 4x from L1d/2 to the DRAM point, and 4x past it; three
     # hit rates, two FPR targets, more repetitions and queries); 29 minutes on a 2-vCPU VM
@@ -94,6 +95,7 @@ MODES = {
         t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
         t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001],
         **ACCURACY["full"],
+        static_keys="100000,1000000,10000000", static_lookups=4_000_000, static_reps=9, static_builds=3,
     ),
     # --tiny: the test suite's end-to-end check (tests/repro/test_reproduce.sh): every
     # experiment and every table, on sizes small enough for well under 3 minutes. Its numbers
@@ -110,6 +112,7 @@ MODES = {
         t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
         t8_insert_budget=1 << 20, t8_fprs=[0.01],
         **ACCURACY["tiny"],
+        static_keys="10000,100000", static_lookups=100_000, static_reps=2, static_builds=1,
     ),
 }
 
@@ -127,6 +130,7 @@ EXPERIMENTS = [
     ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)"),
     ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT"),
     ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)"),
+    ("static", "tables 6 and 8: binary fuse filters (issue 14), space, FPR, build and lookups"),
 ]
 
 
@@ -170,6 +174,7 @@ class Runner:
             "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
             "flaccuracy": os.path.join(build, "bench", "flaccuracy"),
+            "static_bench": os.path.join(build, "bench", "baselines", "static_bench"),
         }
         self.commands = []
         self.durations = {}
@@ -578,6 +583,15 @@ class Runner:
     def exp_t12(self):
         self._accuracy("t12_sbf", "sbf", self.cfg["t12"])
 
+    def exp_static(self):
+        """Binary fuse filters (issue 14): bits per key and measured FPR for table 6, build
+        ns/key and batch / one-key lookups per kernel for table 8 (bench/baselines/static_bench)."""
+        c = self.cfg
+        out = self.path("static_fuse.json")
+        self.run([self.bins["static_bench"], "--keys", c["static_keys"], "--lookups", str(c["static_lookups"]),
+                  "--reps", str(c["static_reps"]), "--builds", str(c["static_builds"]), "-o", out], "static")
+        self.stamp_json(out)
+
     # ---- driver -------------------------------------------------------------------------
     def check_binaries(self):
         missing = [n for n, p in self.bins.items() if not os.access(p, os.X_OK)]
@@ -587,6 +601,7 @@ class Runner:
             "flbench": "the harness did not build",
             "filterlab": "the CLI did not build",
             "flaccuracy": "bench/flaccuracy (bench/accuracy_*.c) did not build",
+            "static_bench": "bench/baselines is not in the build",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
 

@@ -298,6 +298,17 @@ class Report:
         self.w()
         self.w("\\* fewer than 100 false positives measured.")
         self.w()
+        if t6.get("static"):
+            self.w("Binary fuse filters (issue 14; Graf and Lemire 2022), built from n keys by `static_bench`: bits "
+                   "per key over log2(1/measured FPR), and over log2(1/2^-bits), the fingerprint's bound.")
+            self.w()
+            rows = [[r["variant"], thousands(r["keys"]), g(r["bpk"]), g(r["measured"]), g(r["factor"]),
+                     g(r["factor_target"])] for r in t6["static"]]
+            self.w(md_table(["structure", "keys", "bits/key", "measured FPR", "/ log2(1/measured)",
+                             "/ fingerprint bits"], rows))
+            self.w()
+            self.w("Source: `data/static_fuse.json`.")
+            self.w()
 
     def _t7(self, t7):
         self.w("A stream of %s URL lines (%s distinct, %s MB), output to /dev/null. Times: hyperfine "
@@ -351,7 +362,25 @@ class Report:
             for s in t8["speedups"]) + ".")
         self.w()
 
+    def _t8_static(self, t8):
+        if not t8.get("static"):
+            return
+        modes = t8["static_modes"]
+        self.w("Binary fuse filters (issue 14), `static_bench`: keys [0, n) built, then lookups of which half were "
+               "built, hashing included; `single` is `fl_fuse_contains_u64` per key, `inline` the header's "
+               "`fl_fuse_lookup` per key, `batch K` `fl_fuse_contains_u64s` in blocks of 1024 with kernel K; "
+               "ns per lookup (median). Construction ns per key from the same keys.")
+        self.w()
+        rows = [[c["variant"], thousands(c["keys"]), human_bytes(c["bytes"]), c["class"], g(c["build_ns_per_key"])] +
+                [g(c["ns"].get(m)) for m in modes] for c in t8["static"]]
+        self.w(md_table(["structure", "keys", "size", "fits in", "build ns/key"] + ["ns %s" % m for m in modes],
+                        rows, ["l", "r", "r", "l"] + ["r"] * (len(modes) + 1)))
+        self.w()
+        self.w("Source: `data/static_fuse.json`.")
+        self.w()
+
     def _t8_after_figure(self, t8):
+        self._t8_static(t8)
         if len(t8.get("fprs", [])) > 1 or len(t8.get("hit_rates", [])) > 1:
             self.w("The tables show FPR %g at hit rate %g; the run also swept FPR %s and hit rates %s, all in "
                    "`advise.csv` (which `filterlab advise` reads)." % (

@@ -44,6 +44,14 @@ int cmd_hll_info(int argc, char **argv, const cli_globals *g);
 int cmd_freq(int argc, char **argv, const cli_globals *g);
 int cmd_top(int argc, char **argv, const cli_globals *g);
 int cmd_delete(int argc, char **argv, const cli_globals *g);
+int cmd_build_static(int argc, char **argv, const cli_globals *g);
+
+/* ---- cmd_static.c: the static kinds (binary fuse, Bloomier) in query and info ---- */
+enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
+/* FL_FILE_BINARY_FUSE or FL_FILE_BLOOMIER if path is a regular file of that kind, else 0. */
+int cli_static_kind(const char *path);
+int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
+int cli_static_info(const char *path, int kind, size_t max_bytes);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)

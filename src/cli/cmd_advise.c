@@ -20,7 +20,7 @@ static const char *const CMD = "advise";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab advise --n N --fpr P [--results DIR] [--hit-rate H]\n"
+        "Usage: filterlab advise --n N --fpr P [--results DIR] [--hit-rate H] [--static]\n"
         "\n"
         "Name the filter variant and lookup kernel that are fastest on this machine for N\n"
         "keys at a false positive rate of at most P, with the memory it takes and the\n"
@@ -35,6 +35,9 @@ static void help(void)
         "                 one whose CPU matches this machine is used (default: results)\n"
         "  --hit-rate H   fraction of lookups whose key is present (default 0.5; the\n"
         "                 nearest measured hit rate is used)\n"
+        "  --static       the key set does not change after it is built: also offer a\n"
+        "                 static filter (binary fuse, 'filterlab build-static'), which\n"
+        "                 cannot take keys later but needs ~1.13 x log2(1/FPR) bits per key\n"
         "  -h, --help     show this help\n"
         "\n"
         "Without result files it prints how to produce them and exits with status 2.\n");
@@ -54,21 +57,49 @@ static void print_sizing_only(uint64_t n, double fpr)
     }
 }
 
+/* --static: the binary fuse filter of the fewest bytes that meets fpr (3-wise: 4-wise saves
+ * ~4% more space but its probes read four cells), against the dynamic pick. */
+static void print_static_option(uint64_t n, double fpr, const advise_cand *pick)
+{
+    uint32_t bits = fpr >= 1.0 / 256 ? 8 : fpr >= 1.0 / 65536 ? 16 : 0;
+    cli_outf("\nstatic (--static: the set never changes after the build):\n");
+    if (!bits) {
+        cli_outf("  no binary fuse filter reaches FPR %g (16-bit fingerprints give 2^-16 = %.3g)\n",
+                 fpr, 1.0 / 65536);
+        return;
+    }
+    for (uint32_t arity = 3; arity <= 4; arity++) {
+        size_t bytes = 0;
+        if (fl_fuse_bytes_for(arity, bits, n, &bytes) != FL_OK)
+            continue;
+        char hb[32];
+        cli_human_bytes(bytes, hb, sizeof hb);
+        cli_outf("  %s binary fuse %u-wise, %u-bit: %s (%.2f bits/key, FPR %.3g), %.0f%% of the pick's size\n",
+                 arity == 3 ? "pick     " : "smallest ", arity, bits, hb,
+                 n ? (double)bytes * 8 / (double)n : 0.0, 1.0 / (double)(1u << bits),
+                 pick->p.bytes ? 100.0 * (double)bytes / (double)pick->p.bytes : 0.0);
+    }
+    cli_outf("  use it:    filterlab build-static --type fuse --bits %u ...\n"
+             "  (lookup times: results/<host-id>/static/fuse.json, scripts/bench_fuse.py)\n",
+             bits);
+}
+
 int cmd_advise(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { O_N = 256, O_FPR, O_RESULTS, O_HIT };
+    enum { O_N = 256, O_FPR, O_RESULTS, O_HIT, O_STATIC };
     static const struct option opts[] = {
         {"n", required_argument, NULL, O_N},
         {"fpr", required_argument, NULL, O_FPR},
         {"results", required_argument, NULL, O_RESULTS},
         {"hit-rate", required_argument, NULL, O_HIT},
+        {"static", no_argument, NULL, O_STATIC},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     uint64_t n = 0;
     double fpr = 0, hit = 0.5;
-    int have_n = 0, have_fpr = 0;
+    int have_n = 0, have_fpr = 0, allow_static = 0;
     const char *dir = "results";
     int c;
     cli_getopt_reset();
@@ -94,6 +125,9 @@ int cmd_advise(int argc, char **argv, const cli_globals *g)
                 return cli_usage_error(CMD, "--hit-rate must be a number in [0, 1], not '%s'", optarg);
             break;
         }
+        case O_STATIC:
+            allow_static = 1;
+            break;
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
@@ -179,6 +213,9 @@ int cmd_advise(int argc, char **argv, const cli_globals *g)
              fl_variant_name(first->v), (unsigned long long)n, fpr,
              is_default ? "   (" : "   (set FILTERLAB_KERNEL=", first->kernel,
              is_default ? " is the kernel picked here by default)" : ")");
+
+    if (allow_static)
+        print_static_option(n, fpr, first);
 
     cli_outf("\nall candidates (ns per lookup read from the sweep at FPR %g, hit rate %g):\n",
              first->fpr_used, first->hit_used);

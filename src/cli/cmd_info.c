@@ -80,6 +80,9 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         return rc;
     const char *path = argv[optind];
 
+    int kind = cli_static_kind(path);
+    if (kind)
+        return cli_static_info(path, kind, g->max_bytes);
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
     if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)

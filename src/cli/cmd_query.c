@@ -25,7 +25,9 @@ static void help(void)
         "\n"
         "Keys are read as for 'filterlab build': a '\\n' or '\\r\\n' ending is not part of\n"
         "the key. Printed lines are the key followed by '\\n' (a '\\r' ending is dropped).\n"
-        "The filter is loaded under the global --max-bytes limit.\n");
+        "The filter is loaded under the global --max-bytes limit.\n"
+        "A static structure (filterlab build-static) is queried the same way; a Bloomier\n"
+        "filter prints KEY<TAB>VALUE for the lines it holds (--mark: 1<TAB>VALUE or 0).\n");
 }
 
 enum mode { PRESENT, ABSENT, MARK, COUNT };
@@ -62,6 +64,13 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];
 
+    /* A static structure (binary fuse, Bloomier) has its own lookups. */
+    int kind = cli_static_kind(path);
+    if (kind)
+        return cli_static_query(path, kind, input,
+                                mode == MARK ? CLI_QUERY_MARK : mode == COUNT ? CLI_QUERY_COUNT
+                                : mode == ABSENT ? CLI_QUERY_ABSENT : CLI_QUERY_PRESENT,
+                                g->max_bytes);
     /* A filter or a scalable chain: the file says which. */
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;

@@ -44,6 +44,7 @@ static const cli_command commands[] = {
     {"freq", cmd_freq, "count lines in a Count-Min sketch; estimates, --info", 1},
     {"top", cmd_top, "most frequent lines / heavy hitters (Count-Min + candidates)", 1},
     {"delete", cmd_delete, "delete lines from a filter that can (cuckoo, counting Bloom)", 1},
+    {"build-static", cmd_build_static, "build a binary fuse or Bloomier filter from a whole key set", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

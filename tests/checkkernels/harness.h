@@ -149,10 +149,12 @@ void check_hash(const kernel *ks, size_t nk);
 void check_hll(const kernel *ks, size_t nk);
 void check_cms(const kernel *ks, size_t nk);
 void check_counting(const kernel *ks, size_t nk);
+void check_fuse(const kernel *ks, size_t nk);
 void bench_bloom(const kernel *ks, size_t nk);
 void bench_cuckoo(const kernel *ks, size_t nk);
 void bench_hll(const kernel *ks, size_t nk);
 void bench_cms(const kernel *ks, size_t nk);
 void bench_counting(const kernel *ks, size_t nk);
+void bench_fuse(const kernel *ks, size_t nk);
 
 #endif

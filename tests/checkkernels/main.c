@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
         check_hll(ks, nk);
         check_cms(ks, nk);
         check_counting(ks, nk);
+        check_fuse(ks, nk);
     }
     if (bench) {
         printf("\nbench: ns per key (ratio to scalar), pre-hashed keys, batch %d, 50%% positive, "
@@ -112,6 +113,7 @@ int main(int argc, char **argv) {
         bench_hll(ks, nk);
         bench_cms(ks, nk);
         bench_counting(ks, nk);
+        bench_fuse(ks, nk);
         printf("('=' marks a table entry that is the scalar function itself)\n");
     }
     printf("checkkernels: %lu passed, %lu failed\n", g_passed, g_failed);

@@ -944,5 +944,57 @@ t_grow_errors() {
 }
 check "scalable filters: bad options, wrong kind, truncated file, --max-bytes" t_grow_errors
 
+t_build_static() {
+    for t in fuse fuse4; do
+        for b in 8 16; do
+            expect_ok "$FL" build-static --type $t --bits $b --input keys.txt -o s.fuse
+            expect_ok "$FL" query s.fuse --input keys.txt --count
+            [ "$(cat out)" = 2000 ] || fail "$t/$b: $(cat out) of 2000 keys found"
+            expect_ok "$FL" query s.fuse --input mixed.txt --absent
+            # absent lines reported absent are a subset of the absent ones (no key among them)
+            ! grep -q '^key-' out || fail "$t/$b: a key reported absent"
+            expect_ok "$FL" info s.fuse
+            grep -q "binary fuse filter, ${t#fuse}" out || grep -q 'binary fuse filter' out || fail "$(cat out)"
+        done
+    done
+    awk '{ print $0 "\t" (NR % 200) }' keys.txt >kv.txt
+    expect_ok "$FL" build-static --type bloomier --value-bits 8 --input kv.txt -o s.blm
+    expect_ok "$FL" query s.blm --input keys.txt
+    paste -d '\t' keys.txt <(awk '{ print NR % 200 }' keys.txt) | cmp -s - out \
+        || fail "bloomier values differ"
+    expect_ok "$FL" info s.blm
+    grep -q 'Bloomier filter, 3-wise, 8-bit values' out || fail "$(cat out)"
+    # errors: usage (1) and data (2)
+    expect_error 1 "$FL" build-static --type fuse --bits 12 --input keys.txt -o x.fuse
+    expect_error 1 "$FL" build-static --type nope --input keys.txt -o x.fuse
+    expect_error 1 "$FL" build-static --type bloomier --input kv.txt -o x.fuse
+    expect_error 2 "$FL" build-static --type bloomier --value-bits 4 --input kv.txt -o x.fuse
+    printf 'a\t1\na\t2\n' >dup.txt
+    expect_error 2 "$FL" build-static --type bloomier --value-bits 4 --input dup.txt -o x.fuse
+    grep -q 'different values' err || fail "$(cat err)"
+    [ ! -e x.fuse ] || fail "x.fuse written"
+    head -c 100 s.fuse >cut.fuse
+    expect_error 2 "$FL" info cut.fuse
+}
+check "build-static: fuse and Bloomier filters, query and info read them" t_build_static
+
+t_advise_static() {
+    # a one-row advise.csv of this CPU (scalar runs everywhere) is enough for an answer
+    mkdir -p adv
+    printf '# host_id=test\n# cpu_signature=%s\n' "$("$FL" host | awk '/^signature:/ { print $2 }')" >adv/advise.csv
+    printf 'variant,kernel,emulated,target_fpr,filter_bytes,hit_rate,ns_per_lookup\n' >>adv/advise.csv
+    printf 'block512,scalar,0,0.01,1000000,0.5,5\n' >>adv/advise.csv
+    expect_ok "$FL" advise --n 1000000 --fpr 0.01 --results adv --static
+    grep -q 'binary fuse 3-wise, 8-bit: 1.08 MiB (9.04 bits/key' out || fail "no fuse line: $(cat out)"
+    grep -q 'build-static --type fuse --bits 8' out || fail "$(cat out)"
+    expect_ok "$FL" advise --n 1000000 --fpr 0.001 --results adv --static
+    grep -q 'binary fuse 3-wise, 16-bit' out || fail "$(cat out)"
+    expect_ok "$FL" advise --n 1000000 --fpr 0.00001 --results adv --static
+    grep -q 'no binary fuse filter reaches' out || fail "$(cat out)"
+    expect_ok "$FL" advise --n 1000000 --fpr 0.01 --results adv
+    ! grep -q 'binary fuse' out || fail "fuse offered without --static"
+}
+check "advise --static offers the binary fuse filter" t_advise_static
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

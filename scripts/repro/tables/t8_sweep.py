@@ -12,6 +12,46 @@ VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
 
 
 def build(ctx, d=None):
+    _build_sweep(ctx)
+    static_rows(ctx)
+
+
+def static_rows(ctx):
+    """Binary fuse filters (issue 14, data/static_fuse.json): per shape and key count, the
+    filter's bytes and size class, construction ns/key, one-key lookups (library call, header
+    inline) and batch lookups per kernel, hashing included, 50% hits."""
+    d = load_json(ctx.out, "static_fuse.json")
+    if not d:
+        return
+    cells = {}
+    for r in d["rows"]:
+        key = (r["arity"], r["fingerprint_bits"], r["keys"])
+        c = cells.setdefault(key, {"variant": "fuse%d_%d" % key[:2], "keys": r["keys"], "bytes": r["bytes"],
+                                   "class": ctx.size_class(r["bytes"]), "build_ns_per_key": r["build_ns_per_key"],
+                                   "ns": {}})
+        c["ns"][r["mode"] if r["mode"] != "batch" else "batch " + r["kernel"]] = r["ns_per_lookup"]
+    if not cells:
+        return
+    t8 = ctx.tables.get("t8")
+    if t8 is None:  # the sweep's table carries the static rows; without it there is no section
+        return
+    t8["static"] = [cells[k] for k in sorted(cells)]
+    modes = []
+    for c in t8["static"]:
+        for m in c["ns"]:
+            if m not in modes:
+                modes.append(m)
+    t8["static_modes"] = modes
+    src = "data/static_fuse.json"
+    for c in t8["static"]:
+        if c["variant"] == "fuse3_8":
+            batch = [v for m, v in c["ns"].items() if m.startswith("batch ")]
+            if batch:
+                ctx.fact("t8.fuse3_8.%d.batch_ns" % c["keys"], min(batch), src)
+            ctx.fact("t8.fuse3_8.%d.build_ns_per_key" % c["keys"], c["build_ns_per_key"], src)
+
+
+def _build_sweep(ctx):
     rows = advise_data.lookup_rows(ctx.out)
     if not rows:
         return

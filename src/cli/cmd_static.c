@@ -1,0 +1,370 @@
+/*
+ * filterlab build-static: a binary fuse filter or a Bloomier filter from a whole key set,
+ * and the static kinds' part of `query` and `info` (which call cli_static_* when the file
+ * holds kind FL_FILE_BINARY_FUSE or FL_FILE_BLOOMIER).
+ *
+ * A line's key is XXH3-64 of its bytes (seed 0): the structures take 64-bit keys, and a
+ * query hashes lines the same way. All keys are read into memory before the build (a static
+ * structure is built from the whole set at once).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "cli.h"
+
+static const char *const CMD = "build-static";
+
+static void help(void)
+{
+    cli_outf(
+        "Usage: filterlab build-static --type TYPE [OPTIONS] -o FILE\n"
+        "\n"
+        "Build a static structure from every line of the input (the whole set at once; it\n"
+        "cannot take keys later) and save it to FILE.\n"
+        "\n"
+        "Types:\n"
+        "  fuse        binary fuse filter, 3-wise (Graf and Lemire 2022): ~1.13 x bits\n"
+        "              per key at FPR 2^-bits, the smallest filter filterlab has\n"
+        "  fuse4       4-wise: ~1.08 x bits per key, slower to build and probe\n"
+        "  bloomier    a map from keys to values (lines KEY<TAB>VALUE, VALUE a decimal\n"
+        "              below 2^--value-bits); other keys are reported absent with\n"
+        "              probability 1 - 2^-(cell bits - value bits)\n"
+        "  bloomier4   the same, 4-wise\n"
+        "\n"
+        "Options:\n"
+        "  --bits B          fuse: fingerprint bits, 8 or 16 (default 8: FPR 1/256);\n"
+        "                    bloomier: cell bits, 16 or 32 (default: 16 if the values fit\n"
+        "                    in 8 bits, else 32)\n"
+        "  --value-bits V    bloomier: value width, 1..16 (required)\n"
+        "  --seed S          first construction seed (default 0; a failed try takes the next)\n"
+        "  --input FILE      read lines from FILE ('-' or absent: standard input)\n"
+        "  -o, --output FILE write the structure here ('-': standard output)\n"
+        "  -v, --verbose     print a summary on standard error\n"
+        "  -h, --help        show this help\n"
+        "\n"
+        "Duplicate lines are stored once (a Bloomier key given two different values is an\n"
+        "error). Query with 'filterlab query FILE', describe with 'filterlab info FILE'.\n");
+}
+
+static uint64_t line_key(const char *key, size_t len)
+{
+    return XXH3_64bits(key, len);
+}
+
+typedef struct keyset {
+    uint64_t *keys;
+    uint16_t *values;
+    size_t n, cap;
+} keyset;
+
+static int keyset_push(keyset *s, uint64_t key, uint16_t value, int with_values)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        uint64_t *k = realloc(s->keys, cap * sizeof *k);
+        if (!k)
+            return -1;
+        s->keys = k;
+        if (with_values) {
+            uint16_t *v = realloc(s->values, cap * sizeof *v);
+            if (!v)
+                return -1;
+            s->values = v;
+        }
+        s->cap = cap;
+    }
+    s->keys[s->n] = key;
+    if (with_values)
+        s->values[s->n] = value;
+    s->n++;
+    return 0;
+}
+
+/* "KEY<TAB>VALUE": the last tab splits; VALUE decimal, below 2^vbits. */
+static int split_value(const char *line, size_t len, uint32_t vbits, size_t *keylen,
+                       uint16_t *value)
+{
+    size_t t = len;
+    while (t > 0 && line[t - 1] != '\t')
+        t--;
+    if (t == 0 || t == len)
+        return -1;
+    uint32_t v = 0;
+    for (size_t i = t; i < len; i++) {
+        if (line[i] < '0' || line[i] > '9')
+            return -1;
+        v = v * 10 + (uint32_t)(line[i] - '0');
+        if (v >> vbits)
+            return -1;
+    }
+    *keylen = t - 1;
+    *value = (uint16_t)v;
+    return 0;
+}
+
+static int save_static(const fl_fuse *f, const fl_bloomier *b, const char *path)
+{
+    size_t n = f ? fl_fuse_serialized_size(f) : fl_bloomier_serialized_size(b);
+    void *buf = malloc(n ? n : 1);
+    if (!buf)
+        return cli_fail(EXIT_DATA, "%s: out of memory for the %zu-byte file", CMD, n);
+    fl_status s = f ? fl_fuse_save_mem(f, buf, n, &n) : fl_bloomier_save_mem(b, buf, n, &n);
+    int rc = s == FL_OK ? cli_write_file(path, buf, n)
+                        : cli_fail(EXIT_DATA, "%s: cannot encode: %s", CMD, fl_strerror(s));
+    free(buf);
+    return rc;
+}
+
+int cmd_build_static(int argc, char **argv, const cli_globals *g)
+{
+    (void)g;
+    enum { O_TYPE = 256, O_BITS, O_VBITS, O_SEED, O_INPUT };
+    static const struct option opts[] = {
+        {"type", required_argument, NULL, O_TYPE},
+        {"bits", required_argument, NULL, O_BITS},
+        {"value-bits", required_argument, NULL, O_VBITS},
+        {"seed", required_argument, NULL, O_SEED},
+        {"input", required_argument, NULL, O_INPUT},
+        {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *type = NULL, *input = NULL, *output = NULL;
+    uint64_t bits = 0, vbits = 0, seed = 0;
+    int verbose = 0, c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":o:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case O_TYPE: type = optarg; break;
+        case O_BITS:
+            if (cli_parse_count(CMD, "--bits", optarg, &bits) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_VBITS:
+            if (cli_parse_count(CMD, "--value-bits", optarg, &vbits) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_SEED:
+            if (cli_parse_seed(CMD, "--seed", optarg, &seed) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_INPUT: input = optarg; break;
+        case 'o': output = optarg; break;
+        case 'v': verbose = 1; break;
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
+        }
+    }
+    int rc = cli_no_operand(CMD, argc, argv);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!type)
+        return cli_usage_error(CMD, "--type is required (fuse, fuse4, bloomier, bloomier4)");
+    if (!output)
+        return cli_usage_error(CMD, "-o FILE is required");
+    int bloomier = !strcmp(type, "bloomier") || !strcmp(type, "bloomier4");
+    int fuse = !strcmp(type, "fuse") || !strcmp(type, "fuse4");
+    if (!fuse && !bloomier) {
+        char q[CLI_QUOTE_BUF];
+        cli_quote(type, q, sizeof q);
+        return cli_usage_error(CMD, "unknown --type %s (fuse, fuse4, bloomier, bloomier4)", q);
+    }
+    uint32_t arity = type[strlen(type) - 1] == '4' ? 4 : 3;
+    if (fuse && bits && bits != 8 && bits != 16)
+        return cli_usage_error(CMD, "--bits must be 8 or 16 for a fuse filter");
+    if (fuse && vbits)
+        return cli_usage_error(CMD, "--value-bits is for bloomier types only");
+    if (bloomier && (vbits < 1 || vbits > 16))
+        return cli_usage_error(CMD, "--value-bits between 1 and 16 is required for bloomier");
+    if (bloomier && bits && ((bits != 16 && bits != 32) || bits < vbits))
+        return cli_usage_error(CMD, "--bits must be 16 or 32 and at least --value-bits");
+
+    cli_lines in;
+    if ((rc = cli_lines_open(&in, input)) != EXIT_OK)
+        return rc;
+    keyset set = {0};
+    const char *line;
+    size_t len;
+    int got;
+    while ((got = cli_lines_next(&in, &line, &len)) > 0) {
+        uint16_t value = 0;
+        size_t keylen = len;
+        if (bloomier && split_value(line, len, (uint32_t)vbits, &keylen, &value) < 0) {
+            rc = cli_fail(EXIT_DATA,
+                          "%s: %s line %llu: expected KEY<TAB>VALUE with VALUE a decimal "
+                          "below 2^%u",
+                          CMD, in.name, (unsigned long long)in.lineno, (unsigned)vbits);
+            break;
+        }
+        if (keyset_push(&set, line_key(line, keylen), value, bloomier) < 0) {
+            rc = cli_fail(EXIT_DATA, "%s: out of memory after %zu keys", CMD, set.n);
+            break;
+        }
+    }
+    if (got < 0 && rc == EXIT_OK)
+        rc = EXIT_DATA;
+    cli_lines_close(&in);
+    fl_fuse *f = NULL;
+    fl_bloomier *b = NULL;
+    fl_static_info info;
+    if (rc == EXIT_OK) {
+        fl_status s;
+        if (fuse) {
+            fl_fuse_config cfg = {.arity = arity, .fingerprint_bits = (uint32_t)bits,
+                                  .seed = seed};
+            s = fl_fuse_build_u64(&cfg, set.keys, set.n, &f);
+            if (s == FL_OK)
+                fl_fuse_info(f, &info);
+        } else {
+            fl_bloomier_config cfg = {.arity = arity, .value_bits = (uint32_t)vbits,
+                                      .cell_bits = (uint32_t)bits, .seed = seed};
+            s = fl_bloomier_build_u64(&cfg, set.keys, set.values, set.n, &b);
+            if (s == FL_OK)
+                fl_bloomier_info(b, &info);
+        }
+        if (s != FL_OK)
+            rc = cli_fail(s == FL_ERR_DUPLICATE_KEY || s == FL_ERR_BUILD_FAILED ? EXIT_DATA
+                                                                                : EXIT_USAGE,
+                          "%s: cannot build: %s", CMD, fl_strerror(s));
+    }
+    if (rc == EXIT_OK)
+        rc = save_static(f, b, output);
+    if (rc == EXIT_OK && verbose) {
+        char human[32];
+        cli_human_bytes(info.bytes, human, sizeof human);
+        fprintf(stderr,
+                "%s: %s, %llu keys (%llu duplicates dropped), %s, %.2f bits per key, "
+                "FPR %.3g, %u tries, %.1f ns per key to build\n",
+                CMD, type, (unsigned long long)info.keys, (unsigned long long)info.duplicates,
+                human, info.bits_per_key, info.fpr, (unsigned)info.tries,
+                info.keys ? info.build_seconds * 1e9 / (double)info.keys : 0.0);
+    }
+    fl_fuse_free(f);
+    fl_bloomier_free(b);
+    free(set.keys);
+    free(set.values);
+    return rc;
+}
+
+/* ---- query and info on the static kinds ---- */
+
+int cli_static_kind(const char *path)
+{
+    struct stat sb;
+    uint32_t kind = 0;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    if (fl_file_kind_file(path, &kind) != FL_OK)
+        return 0;
+    return kind == FL_FILE_BINARY_FUSE || kind == FL_FILE_BLOOMIER ? (int)kind : 0;
+}
+
+static int load_static(const char *path, int kind, size_t max_bytes, fl_fuse **f,
+                       fl_bloomier **b)
+{
+    errno = 0;
+    fl_status s = kind == FL_FILE_BINARY_FUSE ? fl_fuse_load_file(path, max_bytes, f)
+                                              : fl_bloomier_load_file(path, max_bytes, b);
+    if (s == FL_OK)
+        return EXIT_OK;
+    if (s == FL_ERR_IO)
+        return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, strerror(errno));
+    return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
+}
+
+int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes)
+{
+    fl_fuse *f = NULL;
+    fl_bloomier *b = NULL;
+    int rc = load_static(path, kind, max_bytes, &f, &b);
+    if (rc != EXIT_OK)
+        return rc;
+    cli_lines in;
+    if ((rc = cli_lines_open(&in, input)) != EXIT_OK) {
+        fl_fuse_free(f);
+        fl_bloomier_free(b);
+        return rc;
+    }
+    cli_batch *batch = cli_batch_new();
+    static uint16_t values[CLI_BATCH];
+    uint64_t positives = 0;
+    long got = 0;
+    while (batch && (got = cli_batch_fill(batch, &in)) > 0) {
+        for (size_t i = 0; i < batch->count; i++)
+            batch->hash[i] = line_key(cli_batch_key(batch, i), batch->len[i]);
+        positives += f ? fl_fuse_contains_u64s(f, batch->hash, batch->count, batch->hit)
+                       : fl_bloomier_get_u64s(b, batch->hash, batch->count, values, batch->hit);
+        for (size_t i = 0; i < batch->count && mode != CLI_QUERY_COUNT; i++) {
+            int hit = batch->hit[i] != 0;
+            if (mode == CLI_QUERY_MARK) {
+                if (b && hit)
+                    cli_outf("1\t%u\n", (unsigned)values[i]);
+                else
+                    cli_out(hit ? "1\n" : "0\n", 2);
+            } else if ((mode == CLI_QUERY_PRESENT) == hit) {
+                if (b && hit) {
+                    cli_out(cli_batch_key(batch, i), batch->len[i]);
+                    cli_outf("\t%u\n", (unsigned)values[i]);
+                } else {
+                    cli_out_line(cli_batch_key(batch, i), batch->len[i]);
+                }
+            }
+        }
+        if (cli_out_failed())
+            break;
+    }
+    rc = cli_batch_status(batch, got, rc);
+    if (rc == EXIT_OK && mode == CLI_QUERY_COUNT)
+        cli_outf("%llu\n", (unsigned long long)positives);
+    cli_batch_free(batch);
+    cli_lines_close(&in);
+    fl_fuse_free(f);
+    fl_bloomier_free(b);
+    return rc;
+}
+
+int cli_static_info(const char *path, int kind, size_t max_bytes)
+{
+    fl_fuse *f = NULL;
+    fl_bloomier *b = NULL;
+    int rc = load_static(path, kind, max_bytes, &f, &b);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_static_info in;
+    if (f)
+        fl_fuse_info(f, &in);
+    else
+        fl_bloomier_info(b, &in);
+    char human[32];
+    cli_human_bytes(in.bytes, human, sizeof human);
+    cli_outf("file:           %s\n", path);
+    if (f)
+        cli_outf("kind:           binary fuse filter, %u-wise, %u-bit fingerprints (Graf and "
+                 "Lemire 2022)\n", in.arity, in.cell_bits);
+    else
+        cli_outf("kind:           Bloomier filter, %u-wise, %u-bit values in %u-bit cells\n",
+                 in.arity, in.value_bits, in.cell_bits);
+    cli_outf("keys:           %llu (line hashes, XXH3-64)\n", (unsigned long long)in.keys);
+    cli_outf("cells:          %u in %u segments of %u (+%u)\n", in.cells, in.segment_count,
+             in.segment_length, in.arity - 1);
+    cli_outf("seed:           %llu (0x%llx)\n", (unsigned long long)in.seed,
+             (unsigned long long)in.seed);
+    cli_outf("bytes:          %zu (%s)\n", in.bytes, human);
+    if (in.keys && f)
+        cli_outf("bits per key:   %.2f (the bound log2(1/FPR) is %u)\n", in.bits_per_key,
+                 in.cell_bits);
+    else if (in.keys)
+        cli_outf("bits per key:   %.2f\n", in.bits_per_key);
+    else
+        cli_outf("bits per key:   - (empty set)\n");
+    cli_outf("%s %.3g (2^-%u)\n", f ? "FPR:           " : "absent-miss:   ", in.fpr,
+             in.cell_bits - in.value_bits);
+    fl_fuse_free(f);
+    fl_bloomier_free(b);
+    return EXIT_OK;
+}
