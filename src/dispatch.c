@@ -142,8 +142,13 @@ static void quote_env(const char *s, char *out, size_t cap) {
 static void init_once(void) {
     size_t best = 0;
     for (size_t i = 0; i < NISA; i++) {
-        build_table(i, &tables[i]);
+        /* An ISA file's init is compiled with that ISA's flags, and the compiler may turn its
+         * pointer stores into vector moves (VEX/EVEX encoded): running it on a CPU without
+         * the ISA would be a SIGILL (a Celeron without AVX, valgrind without AVX-512). An
+         * unsupported ISA's table is never selected or bound (both check `supported`), so it
+         * gets scalar's entries instead, keeping every entry non-NULL. */
         supported[i] = isas[i].supported();
+        build_table(supported[i] ? i : 0, &tables[i]);
         if (supported[i] && !isas[i].emulated) best = i;
     }
     size_t choice = best;
