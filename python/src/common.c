@@ -492,6 +492,24 @@ int flpy_kernel_name(PyObject *obj, const char **name)
     return *name ? 0 : -1;
 }
 
+int flpy_parse_hash(PyObject *obj, fl_hash_id *out)
+{
+    *out = 0;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    if (s != NULL && strcmp(s, "xxh3") == 0)
+        *out = FL_HASH_XXH3;
+    else if (s != NULL && strcmp(s, "xxh64") == 0)
+        *out = FL_HASH_XXH64;
+    else {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "hash must be 'xxh3', 'xxh64' or None");
+        return -1;
+    }
+    return 0;
+}
+
 const uint64_t *flpy_hashes(const flpy_keys *k, int as_hashes, flpy_hash_bytes_fn hash_bytes,
                             const void *bytes_ctx, flpy_hash_int_fn hash_int,
                             const void *int_ctx, uint64_t *tmp)
