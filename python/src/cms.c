@@ -266,43 +266,25 @@ static PyObject *Cms_query_many(CmsObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:query_many", kwlist, &obj, &as_hashes,
                                      &out_obj))
         return NULL;
-    flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    flpy_batch b;
+    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_UINT32, 0, &b) < 0)
         return NULL;
-    flpy_out out;
-    if (flpy_out_get(out_obj, k.n, NPY_UINT32, &out) < 0) {
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint64_t *tmp = NULL;
-    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
-        Py_DECREF(out.result);
-        flpy_out_release(&out);
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint32_t *res = out.data;
+    const flpy_keys *k = &b.keys;
+    uint32_t *res = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
     flpy_read_lock(&self->lock);
-    if (k.kind == FLPY_STRINGS) {
-        flpy_hashes(&k, 0, cms_hash_bytes, self->handle, cms_hash_int, self->handle, tmp);
-        st = fl_cms_query_hashes(self->handle, tmp, (size_t)k.n, res);
+    if (k->kind == FLPY_STRINGS) {
+        flpy_hashes(k, 0, cms_hash_bytes, self->handle, cms_hash_int, self->handle, b.tmp);
+        st = fl_cms_query_hashes(self->handle, b.tmp, (size_t)k->n, res);
     } else if (as_hashes) {
-        st = fl_cms_query_hashes(self->handle, k.u64, (size_t)k.n, res);
+        st = fl_cms_query_hashes(self->handle, k->u64, (size_t)k->n, res);
     } else {
-        st = fl_cms_query_u64s(self->handle, k.u64, (size_t)k.n, res);
+        st = fl_cms_query_u64s(self->handle, k->u64, (size_t)k->n, res);
     }
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(tmp);
-    flpy_out_release(&out);
-    flpy_keys_release(&k);
-    if (st != FL_OK) {
-        Py_DECREF(out.result);
-        return flpy_raise(st, "query_many", NULL);
-    }
-    return out.result;
+    return flpy_batch_finish(&b, st, "query_many");
 }
 
 /* ---- top-k ---------------------------------------------------------------------------- */

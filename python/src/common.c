@@ -575,3 +575,37 @@ void flpy_out_release(flpy_out *o)
         PyBuffer_Release(&o->view);
     o->have_view = 0;
 }
+
+int flpy_batch_get(PyObject *keys_obj, int as_hashes, PyObject *out_obj, int npy, int hash_ints,
+                   flpy_batch *b)
+{
+    b->tmp = NULL;
+    if (flpy_keys_get(keys_obj, as_hashes, &b->keys) < 0)
+        return -1;
+    if (flpy_out_get(out_obj, b->keys.n, npy, &b->out) < 0) {
+        flpy_keys_release(&b->keys);
+        return -1;
+    }
+    int need_tmp = hash_ints ? flpy_keys_need_tmp(&b->keys, as_hashes)
+                             : b->keys.kind == FLPY_STRINGS;
+    if (need_tmp && (b->tmp = flpy_alloc_u64(b->keys.n)) == NULL) {
+        Py_DECREF(b->out.result);
+        flpy_out_release(&b->out);
+        flpy_keys_release(&b->keys);
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what)
+{
+    PyMem_RawFree(b->tmp);
+    b->tmp = NULL;
+    flpy_out_release(&b->out);
+    flpy_keys_release(&b->keys);
+    if (s != FL_OK) {
+        Py_DECREF(b->out.result);
+        return flpy_raise(s, what, NULL);
+    }
+    return b->out.result;
+}

@@ -142,7 +142,23 @@ typedef struct flpy_out {
 int flpy_out_get(PyObject *out_obj, Py_ssize_t n, int npy, flpy_out *o);
 void flpy_out_release(flpy_out *o);
 
-/* Whole file contents for the from_bytes family: bytes-like object, read in place. */
+/* A batch lookup's parts: its keys, its output and, when keys are hashed here, room for
+ * the hashes (tmp, n items; NULL when the keys go to the library as they are). */
+typedef struct flpy_batch {
+    flpy_keys keys;
+    flpy_out out;
+    uint64_t *tmp;
+} flpy_batch;
+/* Reads the keys (flpy_keys_get), takes the output (flpy_out_get, an item per key of type
+ * npy) and allocates tmp for string keys, and for int keys too when hash_ints (a structure
+ * that hashes ints itself rather than taking them as keys). 0, or -1 with an exception set
+ * and nothing held. */
+int flpy_batch_get(PyObject *keys_obj, int as_hashes, PyObject *out_obj, int npy, int hash_ints,
+                   flpy_batch *b);
+/* Releases the batch; returns its output (a new reference) when s is FL_OK, else raises
+ * `what: ...` for s and returns NULL. */
+PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what);
+
 
 /* Calls filterlab._info.<cls>(**kwargs) (the dataclasses live in Python). Steals kwargs. */
 PyObject *flpy_make_info(const char *cls, PyObject *kwargs);

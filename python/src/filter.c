@@ -319,9 +319,9 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
     if (flpy_keys_get(obj, as_hashes, &k) < 0)
         return NULL;
     uint64_t *tmp = NULL;
-    if (k.kind == FLPY_STRINGS && (tmp = PyMem_RawMalloc((size_t)k.n * 8)) == NULL) {
+    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
         flpy_keys_release(&k);
-        return PyErr_NoMemory();
+        return NULL;
     }
     size_t inserted = 0;
     fl_status s;
@@ -359,43 +359,25 @@ static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObje
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj, &as_hashes,
                                      &out_obj))
         return NULL;
-    flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    flpy_batch b;
+    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 0, &b) < 0)
         return NULL;
-    flpy_out out;
-    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint64_t *tmp = NULL;
-    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
-        Py_DECREF(out.result);
-        flpy_out_release(&out);
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint8_t *res = out.data;
+    const flpy_keys *k = &b.keys;
+    uint8_t *res = b.out.data;
     fl_status s;
     Py_BEGIN_ALLOW_THREADS
     flpy_read_lock(&self->base.lock);
-    if (k.kind == FLPY_STRINGS) {
-        hash_strings(self->base.handle, &k, tmp);
-        s = fl_contains_hashes(self->base.handle, tmp, (size_t)k.n, res, NULL);
+    if (k->kind == FLPY_STRINGS) {
+        hash_strings(self->base.handle, k, b.tmp);
+        s = fl_contains_hashes(self->base.handle, b.tmp, (size_t)k->n, res, NULL);
     } else if (as_hashes) {
-        s = fl_contains_hashes(self->base.handle, k.u64, (size_t)k.n, res, NULL);
+        s = fl_contains_hashes(self->base.handle, k->u64, (size_t)k->n, res, NULL);
     } else {
-        s = fl_contains_u64s(self->base.handle, k.u64, (size_t)k.n, res, NULL);
+        s = fl_contains_u64s(self->base.handle, k->u64, (size_t)k->n, res, NULL);
     }
     flpy_unlock(&self->base.lock);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(tmp);
-    flpy_out_release(&out);
-    flpy_keys_release(&k);
-    if (s != FL_OK) {
-        Py_DECREF(out.result);
-        return flpy_raise(s, "contains_many", NULL);
-    }
-    return out.result;
+    return flpy_batch_finish(&b, s, "contains_many");
 }
 
 /* The C batch call alone, timed in C on the same keys: what bench-python compares

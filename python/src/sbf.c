@@ -214,8 +214,6 @@ static PyObject *Sbf_hash(SbfObject *self, PyObject *key)
     return PyLong_FromUnsignedLongLong(h);
 }
 
-/* Runs op over a batch as hashes, without the GIL and under the lock (exclusive when
- * `write`); out: n bytes of a new bool array. */
 /* Runs a batch as hashes, without the GIL and under the lock (exclusive for adds); the
  * answers go to a new bool array or the caller's out=. */
 static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
@@ -226,43 +224,25 @@ static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
     int as_hashes = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO", kwlist, &obj, &as_hashes, &out_obj))
         return NULL;
-    flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    flpy_batch b;
+    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 1, &b) < 0)
         return NULL;
-    flpy_out out;
-    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint64_t *tmp = NULL;
-    if (flpy_keys_need_tmp(&k, as_hashes) && (tmp = flpy_alloc_u64(k.n)) == NULL) {
-        Py_DECREF(out.result);
-        flpy_out_release(&out);
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint8_t *res = out.data;
+    const flpy_keys *k = &b.keys;
+    uint8_t *res = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(&k, as_hashes, hash_bytes, self->base.handle, hash_int,
-                                    &self->seed, tmp);
+    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle, hash_int,
+                                    &self->seed, b.tmp);
     if (write) {
         flpy_write_lock(&self->base.lock);
-        st = fl_sbf_add_hashes(self->base.handle, h, (size_t)k.n, res, NULL);
+        st = fl_sbf_add_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
     } else {
         flpy_read_lock(&self->base.lock);
-        st = fl_sbf_contains_hashes(self->base.handle, h, (size_t)k.n, res, NULL);
+        st = fl_sbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
     }
     flpy_unlock(&self->base.lock);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(tmp);
-    flpy_out_release(&out);
-    flpy_keys_release(&k);
-    if (st != FL_OK) {
-        Py_DECREF(out.result);
-        return flpy_raise(st, what, NULL);
-    }
-    return out.result;
+    return flpy_batch_finish(&b, st, what);
 }
 
 static PyObject *Sbf_add_many(SbfObject *self, PyObject *args, PyObject *kw)
