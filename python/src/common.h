@@ -2,7 +2,8 @@
  * What every class of the filterlab extension shares: error mapping, the per-object lock,
  * key batches read through the buffer protocol, and NumPy output arrays.
  *
- * Adding a class (a structure): write python/src/<structure>.c with a type object and an
+ * Adding a class (a structure): write python/src/<structure>.c with its flpy_ops table and
+ * type object (object.h: the base and the methods every class shares) and an
  * `int flpy_add_<structure>(PyObject *module)` that readies and adds it, declare it below
  * and list it in flpy_classes[] (module.c). Nothing else in the extension changes.
  */
