@@ -189,32 +189,59 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 
 /* ---- single keys ---------------------------------------------------------------------- */
 
-static PyObject *Filter_add(FilterObject *self, PyObject *key)
+static fl_status insert_one(FilterObject *self, const flpy_key *k)
+{
+    return k->is_int ? fl_insert_u64(self->base.handle, k->u64)
+                     : fl_insert_bytes(self->base.handle, k->data, k->len);
+}
+
+static fl_status delete_one(FilterObject *self, const flpy_key *k)
+{
+    if (k->is_int)
+        return fl_delete_hash(self->base.handle, fl_hash_u64(k->u64, self->seed));
+    return fl_delete_bytes(self->base.handle, k->data, k->len);
+}
+
+/* add and delete: one key changed under the write lock; `what` names the call in errors. */
+static PyObject *change_key(FilterObject *self, PyObject *key,
+                            fl_status (*change)(FilterObject *, const flpy_key *),
+                            const char *what)
 {
     flpy_key k;
     if (flpy_key_get(key, &k) < 0)
         return NULL;
     flpy_write_lock_gil(&self->base.lock);
-    fl_status s = k.is_int ? fl_insert_u64(self->base.handle, k.u64)
-                           : fl_insert_bytes(self->base.handle, k.data, k.len);
+    fl_status s = change(self, &k);
     flpy_unlock(&self->base.lock);
     flpy_key_release(&k);
     if (s != FL_OK)
-        return flpy_raise(s, "add", NULL);
+        return flpy_raise(s, what, NULL);
     Py_RETURN_NONE;
 }
 
-static PyObject *Filter_add_hash(FilterObject *self, PyObject *arg)
+/* add_hash and delete_hash: the same for a precomputed hash. */
+static PyObject *change_hash(FilterObject *self, PyObject *arg,
+                             fl_status (*change)(fl_filter *, uint64_t), const char *what)
 {
     uint64_t h;
     if (flpy_u64_arg(arg, &h, "hash") < 0)
         return NULL;
     flpy_write_lock_gil(&self->base.lock);
-    fl_status s = fl_insert_hash(self->base.handle, h);
+    fl_status s = change(self->base.handle, h);
     flpy_unlock(&self->base.lock);
     if (s != FL_OK)
-        return flpy_raise(s, "add_hash", NULL);
+        return flpy_raise(s, what, NULL);
     Py_RETURN_NONE;
+}
+
+static PyObject *Filter_add(FilterObject *self, PyObject *key)
+{
+    return change_key(self, key, insert_one, "add");
+}
+
+static PyObject *Filter_add_hash(FilterObject *self, PyObject *arg)
+{
+    return change_hash(self, arg, fl_insert_hash, "add_hash");
 }
 
 static int contains_key(FilterObject *self, PyObject *key)
@@ -254,38 +281,14 @@ static PyObject *Filter_contains_hash(FilterObject *self, PyObject *arg)
     return PyBool_FromLong(r);
 }
 
-static fl_status delete_one(FilterObject *self, const flpy_key *k)
-{
-    if (k->is_int)
-        return fl_delete_hash(self->base.handle, fl_hash_u64(k->u64, self->seed));
-    return fl_delete_bytes(self->base.handle, k->data, k->len);
-}
-
 static PyObject *Filter_delete(FilterObject *self, PyObject *key)
 {
-    flpy_key k;
-    if (flpy_key_get(key, &k) < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->base.lock);
-    fl_status s = delete_one(self, &k);
-    flpy_unlock(&self->base.lock);
-    flpy_key_release(&k);
-    if (s != FL_OK)
-        return flpy_raise(s, "delete", NULL);
-    Py_RETURN_NONE;
+    return change_key(self, key, delete_one, "delete");
 }
 
 static PyObject *Filter_delete_hash(FilterObject *self, PyObject *arg)
 {
-    uint64_t h;
-    if (flpy_u64_arg(arg, &h, "hash") < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->base.lock);
-    fl_status s = fl_delete_hash(self->base.handle, h);
-    flpy_unlock(&self->base.lock);
-    if (s != FL_OK)
-        return flpy_raise(s, "delete_hash", NULL);
-    Py_RETURN_NONE;
+    return change_hash(self, arg, fl_delete_hash, "delete_hash");
 }
 
 static PyObject *Filter_hash(FilterObject *self, PyObject *key)
