@@ -2,45 +2,72 @@
  * filterlab.CountMin: a Count-Min sketch (Cormode and Muthukrishnan 2005) with optional
  * conservative update and heavy-hitter candidates (include/filterlab_cms.h).
  */
-#include "common.h"
+#include "object.h"
 
 #include <string.h>
 
-typedef struct {
-    PyObject_HEAD
-    fl_cms *c;
-    flpy_lock lock;
-    PyObject *bound;
-} CmsObject;
+/* handle: the fl_cms. */
+typedef flpy_object CmsObject;
 
 static PyTypeObject Cms_Type;
 
-static PyObject *wrap(PyTypeObject *type, fl_cms *c)
+/* ---- the library calls the shared methods use (object.h) ------------------------------ */
+
+static void cms_free(void *c) { fl_cms_free(c); }
+static size_t cms_serialized_size(const void *c) { return fl_cms_serialized_size(c); }
+
+static fl_status cms_save_mem(const void *c, void *buf, size_t cap, size_t *written)
 {
-    CmsObject *self = (CmsObject *)type->tp_alloc(type, 0);
-    if (self == NULL) {
-        fl_cms_free(c);
-        return NULL;
-    }
-    if (flpy_lock_init(&self->lock) < 0) {
-        fl_cms_free(c);
-        Py_TYPE(self)->tp_free((PyObject *)self);
-        return NULL;
-    }
-    self->c = c;
-    self->bound = Py_NewRef(Py_None);
-    return (PyObject *)self;
+    return fl_cms_save_mem(c, buf, cap, written);
 }
 
-static void Cms_dealloc(CmsObject *self)
+static fl_status cms_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
 {
-    if (self->c != NULL) {
-        fl_cms_free(self->c);
-        flpy_lock_destroy(&self->lock);
-    }
-    Py_XDECREF(self->bound);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    return fl_cms_load_mem(buf, len, max_bytes, (fl_cms **)out);
 }
+
+static fl_status cms_save_file(const void *c, const char *path)
+{
+    return fl_cms_save_file(c, path);
+}
+
+static fl_status cms_load_file(const char *path, size_t max_bytes, void **out)
+{
+    return fl_cms_load_file(path, max_bytes, (fl_cms **)out);
+}
+
+static fl_status cms_merge(void *dst, const void *src) { return fl_cms_merge(dst, src); }
+static fl_status cms_clear(void *c) { return fl_cms_clear(c); }
+static fl_status cms_bind_kernel(void *c, const char *name) { return fl_cms_bind_kernel(c, name); }
+
+static const flpy_ops cms_ops = {
+    .class_name = "CountMin",
+    .type = &Cms_Type,
+    .free = cms_free,
+    .serialized_size = cms_serialized_size,
+    .save_mem = cms_save_mem,
+    .load_mem = cms_load_mem,
+    .save_file = cms_save_file,
+    .load_file = cms_load_file,
+    .merge = cms_merge,
+    .clear = cms_clear,
+    .bind_kernel = cms_bind_kernel,
+    .pickle_state = flpy_to_bytes,
+    .pickle_ctor = "from_bytes",
+};
+
+static PyObject *Cms_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_from_bytes(&cms_ops, cls, args, kw);
+}
+
+static PyObject *Cms_load(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_load(&cms_ops, cls, args, kw);
+}
+
+static PyObject *Cms_or(PyObject *a, PyObject *b) { return flpy_or(&cms_ops, a, b); }
+static PyObject *Cms_ior(PyObject *a, PyObject *b) { return flpy_ior(&cms_ops, a, b); }
 
 static int u32_arg(PyObject *obj, uint32_t *out, const char *what)
 {
@@ -108,7 +135,7 @@ static PyObject *Cms_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     if (st != FL_OK)
         return flpy_raise(st, "CountMin", NULL);
-    return wrap(type, c);
+    return flpy_wrap(type, &cms_ops, c);
 }
 
 /* ---- single keys ---------------------------------------------------------------------- */
@@ -126,8 +153,8 @@ static PyObject *Cms_add(CmsObject *self, PyObject *args, PyObject *kw)
     if (flpy_key_get(key, &k) < 0)
         return NULL;
     flpy_write_lock_gil(&self->lock);
-    fl_status st = k.is_int ? fl_cms_add_u64(self->c, k.u64, inc)
-                            : fl_cms_add_bytes(self->c, k.data, k.len, inc);
+    fl_status st = k.is_int ? fl_cms_add_u64(self->handle, k.u64, inc)
+                            : fl_cms_add_bytes(self->handle, k.data, k.len, inc);
     flpy_unlock(&self->lock);
     flpy_key_release(&k);
     if (st != FL_OK)
@@ -146,7 +173,7 @@ static PyObject *Cms_add_hash(CmsObject *self, PyObject *args, PyObject *kw)
     if (flpy_u64_arg(h_obj, &h, "hash") < 0 || (inc_obj != NULL && u32_arg(inc_obj, &inc, "inc") < 0))
         return NULL;
     flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_cms_add_hash(self->c, h, inc);
+    fl_status st = fl_cms_add_hash(self->handle, h, inc);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "add_hash", NULL);
@@ -159,8 +186,8 @@ static PyObject *Cms_query(CmsObject *self, PyObject *key)
     if (flpy_key_get(key, &k) < 0)
         return NULL;
     flpy_read_lock_gil(&self->lock);
-    uint32_t r = k.is_int ? fl_cms_query_u64(self->c, k.u64)
-                          : fl_cms_query_bytes(self->c, k.data, k.len);
+    uint32_t r = k.is_int ? fl_cms_query_u64(self->handle, k.u64)
+                          : fl_cms_query_bytes(self->handle, k.data, k.len);
     flpy_unlock(&self->lock);
     flpy_key_release(&k);
     return PyLong_FromUnsignedLong(r);
@@ -172,7 +199,7 @@ static PyObject *Cms_query_hash(CmsObject *self, PyObject *arg)
     if (flpy_u64_arg(arg, &h, "hash") < 0)
         return NULL;
     flpy_read_lock_gil(&self->lock);
-    uint32_t r = fl_cms_query_hash(self->c, h);
+    uint32_t r = fl_cms_query_hash(self->handle, h);
     flpy_unlock(&self->lock);
     return PyLong_FromUnsignedLong(r);
 }
@@ -182,8 +209,8 @@ static PyObject *Cms_hash(CmsObject *self, PyObject *key)
     flpy_key k;
     if (flpy_key_get(key, &k) < 0)
         return NULL;
-    uint64_t h = k.is_int ? fl_cms_hash_u64(self->c, k.u64)
-                          : fl_cms_hash_bytes(self->c, k.data, k.len);
+    uint64_t h = k.is_int ? fl_cms_hash_u64(self->handle, k.u64)
+                          : fl_cms_hash_bytes(self->handle, k.data, k.len);
     flpy_key_release(&k);
     return PyLong_FromUnsignedLongLong(h);
 }
@@ -210,11 +237,11 @@ static PyObject *Cms_add_many(CmsObject *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     flpy_write_lock(&self->lock);
     if (k.kind == FLPY_STRINGS)
-        st = fl_cms_add_strings(self->c, (const void *const *)k.ptrs, k.lens, (size_t)k.n, incs.v);
+        st = fl_cms_add_strings(self->handle, (const void *const *)k.ptrs, k.lens, (size_t)k.n, incs.v);
     else if (as_hashes)
-        st = fl_cms_add_hashes(self->c, k.u64, (size_t)k.n, incs.v);
+        st = fl_cms_add_hashes(self->handle, k.u64, (size_t)k.n, incs.v);
     else
-        st = fl_cms_add_u64s(self->c, k.u64, (size_t)k.n, incs.v);
+        st = fl_cms_add_u64s(self->handle, k.u64, (size_t)k.n, incs.v);
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     flpy_u32s_release(&incs);
@@ -239,175 +266,25 @@ static PyObject *Cms_query_many(CmsObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:query_many", kwlist, &obj, &as_hashes,
                                      &out_obj))
         return NULL;
-    flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    flpy_batch b;
+    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_UINT32, 0, &b) < 0)
         return NULL;
-    flpy_out out;
-    if (flpy_out_get(out_obj, k.n, NPY_UINT32, &out) < 0) {
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint64_t *tmp = NULL;
-    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
-        Py_DECREF(out.result);
-        flpy_out_release(&out);
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint32_t *res = out.data;
+    const flpy_keys *k = &b.keys;
+    uint32_t *res = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
     flpy_read_lock(&self->lock);
-    if (k.kind == FLPY_STRINGS) {
-        flpy_hashes(&k, 0, cms_hash_bytes, self->c, cms_hash_int, self->c, tmp);
-        st = fl_cms_query_hashes(self->c, tmp, (size_t)k.n, res);
+    if (k->kind == FLPY_STRINGS) {
+        flpy_hashes(k, 0, cms_hash_bytes, self->handle, cms_hash_int, self->handle, b.tmp);
+        st = fl_cms_query_hashes(self->handle, b.tmp, (size_t)k->n, res);
     } else if (as_hashes) {
-        st = fl_cms_query_hashes(self->c, k.u64, (size_t)k.n, res);
+        st = fl_cms_query_hashes(self->handle, k->u64, (size_t)k->n, res);
     } else {
-        st = fl_cms_query_u64s(self->c, k.u64, (size_t)k.n, res);
+        st = fl_cms_query_u64s(self->handle, k->u64, (size_t)k->n, res);
     }
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(tmp);
-    flpy_out_release(&out);
-    flpy_keys_release(&k);
-    if (st != FL_OK) {
-        Py_DECREF(out.result);
-        return flpy_raise(st, "query_many", NULL);
-    }
-    return out.result;
-}
-
-/* ---- merge, copy, clear --------------------------------------------------------------- */
-
-static CmsObject *as_cms(PyObject *o)
-{
-    return PyObject_TypeCheck(o, &Cms_Type) ? (CmsObject *)o : NULL;
-}
-
-static fl_status merge_into(CmsObject *dst, CmsObject *src)
-{
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    if (dst == src) {
-        flpy_write_lock(&dst->lock);
-    } else if (dst < src) {
-        flpy_write_lock(&dst->lock);
-        flpy_read_lock(&src->lock);
-    } else {
-        flpy_read_lock(&src->lock);
-        flpy_write_lock(&dst->lock);
-    }
-    st = fl_cms_merge(dst->c, src->c);
-    flpy_unlock(&dst->lock);
-    if (dst != src)
-        flpy_unlock(&src->lock);
-    Py_END_ALLOW_THREADS
-    return st;
-}
-
-static PyObject *Cms_merge(CmsObject *self, PyObject *other)
-{
-    CmsObject *o = as_cms(other);
-    if (o == NULL) {
-        PyErr_Format(PyExc_TypeError, "merge takes a CountMin, not %.100s",
-                     Py_TYPE(other)->tp_name);
-        return NULL;
-    }
-    fl_status st = merge_into(self, o);
-    if (st != FL_OK)
-        return flpy_raise(st, "merge", NULL);
-    Py_RETURN_NONE;
-}
-
-static PyObject *Cms_to_bytes(CmsObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_read_lock_gil(&self->lock);
-    size_t size = fl_cms_serialized_size(self->c);
-    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-    fl_status st = FL_OK;
-    size_t written = 0;
-    if (b != NULL) {
-        char *p = PyBytes_AS_STRING(b);
-        Py_BEGIN_ALLOW_THREADS
-        st = fl_cms_save_mem(self->c, p, size, &written);
-        Py_END_ALLOW_THREADS
-    }
-    flpy_unlock(&self->lock);
-    if (b == NULL)
-        return NULL;
-    if (st != FL_OK) {
-        Py_DECREF(b);
-        return flpy_raise(st, "to_bytes", NULL);
-    }
-    if (written != size && _PyBytes_Resize(&b, (Py_ssize_t)written) < 0)
-        return NULL;
-    return b;
-}
-
-static PyObject *from_buffer(PyTypeObject *type, const void *buf, size_t len, size_t max_bytes,
-                             const char *what)
-{
-    fl_cms *c = NULL;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fl_cms_load_mem(buf, len, max_bytes, &c);
-    Py_END_ALLOW_THREADS
-    if (st != FL_OK)
-        return flpy_raise(st, what, NULL);
-    return wrap(type, c);
-}
-
-static PyObject *Cms_copy(CmsObject *self, PyObject *Py_UNUSED(ignored))
-{
-    PyObject *b = Cms_to_bytes(self, NULL);
-    if (b == NULL)
-        return NULL;
-    PyObject *r = from_buffer(Py_TYPE(self), PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b),
-                              0, "copy");
-    Py_DECREF(b);
-    if (r != NULL && self->bound != Py_None) {
-        fl_cms_bind_kernel(((CmsObject *)r)->c, PyUnicode_AsUTF8(self->bound));
-        Py_SETREF(((CmsObject *)r)->bound, Py_NewRef(self->bound));
-    }
-    return r;
-}
-
-static PyObject *Cms_or(PyObject *a, PyObject *b)
-{
-    CmsObject *ca = as_cms(a), *cb = as_cms(b);
-    if (ca == NULL || cb == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *r = Cms_copy(ca, NULL);
-    if (r == NULL)
-        return NULL;
-    fl_status st = merge_into((CmsObject *)r, cb);
-    if (st != FL_OK) {
-        Py_DECREF(r);
-        return flpy_raise(st, "|", NULL);
-    }
-    return r;
-}
-
-static PyObject *Cms_ior(PyObject *a, PyObject *b)
-{
-    CmsObject *ca = as_cms(a), *cb = as_cms(b);
-    if (ca == NULL || cb == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-    fl_status st = merge_into(ca, cb);
-    if (st != FL_OK)
-        return flpy_raise(st, "|=", NULL);
-    return Py_NewRef(a);
-}
-
-static PyObject *Cms_clear(CmsObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_cms_clear(self->c);
-    flpy_unlock(&self->lock);
-    if (st != FL_OK)
-        return flpy_raise(st, "clear", NULL);
-    Py_RETURN_NONE;
+    return flpy_batch_finish(&b, st, "query_many");
 }
 
 /* ---- top-k ---------------------------------------------------------------------------- */
@@ -417,7 +294,7 @@ static PyObject *candidates(CmsObject *self, double phi, Py_ssize_t limit, const
 {
     flpy_read_lock_gil(&self->lock);
     fl_cms_info in;
-    fl_cms_info_get(self->c, &in);
+    fl_cms_info_get(self->handle, &in);
     size_t cap = in.candidates;
     if (limit >= 0 && (size_t)limit < cap)
         cap = (size_t)limit;
@@ -427,8 +304,8 @@ static PyObject *candidates(CmsObject *self, double phi, Py_ssize_t limit, const
         return PyErr_NoMemory();
     }
     size_t count = 0;
-    fl_status st = phi < 0 ? fl_cms_top(self->c, items, cap, &count)
-                           : fl_cms_heavy_hitters(self->c, phi, items, cap, &count);
+    fl_status st = phi < 0 ? fl_cms_top(self->handle, items, cap, &count)
+                           : fl_cms_heavy_hitters(self->handle, phi, items, cap, &count);
     PyObject *list = st == FL_OK ? PyList_New((Py_ssize_t)count) : NULL;
     for (size_t i = 0; list != NULL && i < count; i++) {
         PyObject *t = Py_BuildValue("(y#K)", (const char *)items[i].key, (Py_ssize_t)items[i].len,
@@ -474,90 +351,13 @@ static PyObject *Cms_heavy_hitters(CmsObject *self, PyObject *arg)
     return candidates(self, phi, -1, "heavy_hitters");
 }
 
-/* ---- files, info, kernels ------------------------------------------------------------- */
-
-static int parse_max_bytes(PyObject *obj, size_t *out)
-{
-    uint64_t v = 0;
-    if (obj != NULL && obj != Py_None && flpy_u64_arg(obj, &v, "max_bytes") < 0)
-        return -1;
-    *out = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-    return 0;
-}
-
-static PyObject *Cms_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"data", "max_bytes", NULL};
-    Py_buffer view;
-    PyObject *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:from_bytes", kwlist, &view, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    PyObject *r = NULL;
-    if (parse_max_bytes(max_obj, &max_bytes) == 0)
-        r = from_buffer((PyTypeObject *)cls, view.buf, (size_t)view.len, max_bytes, "from_bytes");
-    PyBuffer_Release(&view);
-    return r;
-}
-
-static PyObject *Cms_save(CmsObject *self, PyObject *path_obj)
-{
-    PyObject *path = NULL;
-    if (!PyUnicode_FSConverter(path_obj, &path))
-        return NULL;
-    const char *p = PyBytes_AS_STRING(path);
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    flpy_read_lock(&self->lock);
-    st = fl_cms_save_file(self->c, p);
-    flpy_unlock(&self->lock);
-    Py_END_ALLOW_THREADS
-    PyObject *r = st == FL_OK ? Py_NewRef(Py_None) : flpy_raise(st, "save", p);
-    Py_DECREF(path);
-    return r;
-}
-
-static PyObject *Cms_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"path", "max_bytes", NULL};
-    PyObject *path = NULL, *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O:load", kwlist, PyUnicode_FSConverter,
-                                     &path, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
-        Py_DECREF(path);
-        return NULL;
-    }
-    const char *p = PyBytes_AS_STRING(path);
-    fl_cms *c = NULL;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fl_cms_load_file(p, max_bytes, &c);
-    Py_END_ALLOW_THREADS
-    PyObject *r = st == FL_OK ? wrap((PyTypeObject *)cls, c) : flpy_raise(st, "load", p);
-    Py_DECREF(path);
-    return r;
-}
-
-static PyObject *Cms_reduce(CmsObject *self, PyObject *Py_UNUSED(ignored))
-{
-    PyObject *b = Cms_to_bytes(self, NULL);
-    if (b == NULL)
-        return NULL;
-    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
-    if (ctor == NULL) {
-        Py_DECREF(b);
-        return NULL;
-    }
-    return Py_BuildValue("(N(N))", ctor, b);
-}
+/* ---- info and kernels ----------------------------------------------------------------- */
 
 static PyObject *Cms_info(CmsObject *self, PyObject *Py_UNUSED(ignored))
 {
     fl_cms_info in;
     flpy_read_lock_gil(&self->lock);
-    fl_status st = fl_cms_info_get(self->c, &in);
+    fl_status st = fl_cms_info_get(self->handle, &in);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
@@ -574,42 +374,22 @@ static PyObject *Cms_info(CmsObject *self, PyObject *Py_UNUSED(ignored))
         flpy_set(d, "delta", PyFloat_FromDouble(in.delta)) < 0 ||
         flpy_set(d, "topk", PyLong_FromUnsignedLong(in.topk)) < 0 ||
         flpy_set(d, "candidates", PyLong_FromUnsignedLong(in.candidates)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_cms_kernel(self->c))) < 0) {
+        flpy_set(d, "kernel", PyUnicode_FromString(fl_cms_kernel(self->handle))) < 0) {
         Py_XDECREF(d);
         return NULL;
     }
     return flpy_make_info("CountMinInfo", d);
 }
 
-static PyObject *Cms_bind_kernel(CmsObject *self, PyObject *arg)
-{
-    const char *name;
-    if (flpy_kernel_name(arg, &name) < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_cms_bind_kernel(self->c, name);
-    flpy_unlock(&self->lock);
-    if (st != FL_OK)
-        return flpy_raise(st, "bind_kernel", NULL);
-    int unbind = name == NULL || strcmp(name, "auto") == 0;
-    Py_SETREF(self->bound, Py_NewRef(unbind ? Py_None : arg));
-    Py_RETURN_NONE;
-}
-
 static PyObject *Cms_get_kernel(CmsObject *self, void *Py_UNUSED(c))
 {
-    return PyUnicode_FromString(fl_cms_kernel(self->c));
-}
-
-static PyObject *Cms_get_bound(CmsObject *self, void *Py_UNUSED(c))
-{
-    return Py_NewRef(self->bound);
+    return PyUnicode_FromString(fl_cms_kernel(self->handle));
 }
 
 static PyObject *Cms_get_total(CmsObject *self, void *Py_UNUSED(c))
 {
     flpy_read_lock_gil(&self->lock);
-    uint64_t t = fl_cms_total(self->c);
+    uint64_t t = fl_cms_total(self->handle);
     flpy_unlock(&self->lock);
     return PyLong_FromUnsignedLongLong(t);
 }
@@ -620,7 +400,7 @@ static PyObject *Cms_repr(CmsObject *self)
 {
     fl_cms_info in;
     flpy_read_lock_gil(&self->lock);
-    fl_cms_info_get(self->c, &in);
+    fl_cms_info_get(self->handle, &in);
     flpy_unlock(&self->lock);
     return PyUnicode_FromFormat("<filterlab.CountMin %u x %u%s, total %llu>", in.width,
                                 in.depth, in.conservative ? " conservative" : "",
@@ -643,34 +423,34 @@ static PyMethodDef Cms_methods[] = {
      "query_many(keys, *, hashes=False, out=None)\n--\n\nEstimates as a NumPy uint32 array (or "
      "out, a uint32 array filled in place); GIL released."},
     {"hash", (PyCFunction)Cms_hash, METH_O, "hash(key)\n--\n\nThe sketch's 64-bit hash of key."},
-    {"merge", (PyCFunction)Cms_merge, METH_O,
+    {"merge", (PyCFunction)flpy_merge, METH_O,
      "merge(other)\n--\n\nAdds other's counters (same width, depth, seed; ValueError "
      "otherwise). other's candidates are not carried over."},
-    {"copy", (PyCFunction)Cms_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)Cms_clear, METH_NOARGS, "clear()\n--\n\nZeroes every counter."},
+    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
+    {"clear", (PyCFunction)flpy_clear, METH_NOARGS, "clear()\n--\n\nZeroes every counter."},
     {"top", (PyCFunction)(void (*)(void))Cms_top, METH_VARARGS | METH_KEYWORDS,
      "top(n=None)\n--\n\nThe candidates as (key bytes, estimate), largest first (needs topk > 0 "
      "at creation; int keys come back as their 8 little-endian bytes)."},
     {"heavy_hitters", (PyCFunction)Cms_heavy_hitters, METH_O,
      "heavy_hitters(phi)\n--\n\nThe candidates whose estimate exceeds phi * total."},
-    {"to_bytes", (PyCFunction)Cms_to_bytes, METH_NOARGS,
+    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
      "to_bytes()\n--\n\nThe sketch in the filterlab file format."},
     {"from_bytes", (PyCFunction)(void (*)(void))Cms_from_bytes,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "from_bytes(data, max_bytes=0)\n--\n\nA sketch from filterlab-format bytes."},
-    {"save", (PyCFunction)Cms_save, METH_O, "save(path)\n--\n\nWrites the sketch atomically."},
+    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the sketch atomically."},
     {"load", (PyCFunction)(void (*)(void))Cms_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "load(path, max_bytes=0)\n--\n\nReads a sketch file (as `filterlab freq` writes)."},
     {"info", (PyCFunction)Cms_info, METH_NOARGS, "info()\n--\n\nA CountMinInfo dataclass."},
-    {"bind_kernel", (PyCFunction)Cms_bind_kernel, METH_O,
+    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
      "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)Cms_reduce, METH_NOARGS, NULL},
+    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Cms_getset[] = {
     {"kernel", (getter)Cms_get_kernel, NULL, "The kernel this sketch's calls use.", NULL},
-    {"bound_kernel", (getter)Cms_get_bound, NULL, "The kernel bound, or None.", NULL},
+    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
     {"total", (getter)Cms_get_total, NULL, "N, the sum of all increments.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -688,7 +468,7 @@ static PyTypeObject Cms_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "filterlab.CountMin",
     .tp_basicsize = sizeof(CmsObject),
-    .tp_dealloc = (destructor)Cms_dealloc,
+    .tp_dealloc = (destructor)flpy_dealloc,
     .tp_repr = (reprfunc)Cms_repr,
     .tp_as_number = &Cms_as_number,
     .tp_as_mapping = &Cms_as_mapping,

@@ -492,6 +492,24 @@ int flpy_kernel_name(PyObject *obj, const char **name)
     return *name ? 0 : -1;
 }
 
+int flpy_parse_hash(PyObject *obj, fl_hash_id *out)
+{
+    *out = 0;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    if (s != NULL && strcmp(s, "xxh3") == 0)
+        *out = FL_HASH_XXH3;
+    else if (s != NULL && strcmp(s, "xxh64") == 0)
+        *out = FL_HASH_XXH64;
+    else {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "hash must be 'xxh3', 'xxh64' or None");
+        return -1;
+    }
+    return 0;
+}
+
 const uint64_t *flpy_hashes(const flpy_keys *k, int as_hashes, flpy_hash_bytes_fn hash_bytes,
                             const void *bytes_ctx, flpy_hash_int_fn hash_int,
                             const void *int_ctx, uint64_t *tmp)
@@ -556,4 +574,38 @@ void flpy_out_release(flpy_out *o)
     if (o->have_view)
         PyBuffer_Release(&o->view);
     o->have_view = 0;
+}
+
+int flpy_batch_get(PyObject *keys_obj, int as_hashes, PyObject *out_obj, int npy, int hash_ints,
+                   flpy_batch *b)
+{
+    b->tmp = NULL;
+    if (flpy_keys_get(keys_obj, as_hashes, &b->keys) < 0)
+        return -1;
+    if (flpy_out_get(out_obj, b->keys.n, npy, &b->out) < 0) {
+        flpy_keys_release(&b->keys);
+        return -1;
+    }
+    int need_tmp = hash_ints ? flpy_keys_need_tmp(&b->keys, as_hashes)
+                             : b->keys.kind == FLPY_STRINGS;
+    if (need_tmp && (b->tmp = flpy_alloc_u64(b->keys.n)) == NULL) {
+        Py_DECREF(b->out.result);
+        flpy_out_release(&b->out);
+        flpy_keys_release(&b->keys);
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what)
+{
+    PyMem_RawFree(b->tmp);
+    b->tmp = NULL;
+    flpy_out_release(&b->out);
+    flpy_keys_release(&b->keys);
+    if (s != FL_OK) {
+        Py_DECREF(b->out.result);
+        return flpy_raise(s, what, NULL);
+    }
+    return b->out.result;
 }

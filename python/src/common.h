@@ -2,7 +2,8 @@
  * What every class of the filterlab extension shares: error mapping, the per-object lock,
  * key batches read through the buffer protocol, and NumPy output arrays.
  *
- * Adding a class (a structure): write python/src/<structure>.c with a type object and an
+ * Adding a class (a structure): write python/src/<structure>.c with its flpy_ops table and
+ * type object (object.h: the base and the methods every class shares) and an
  * `int flpy_add_<structure>(PyObject *module)` that readies and adds it, declare it below
  * and list it in flpy_classes[] (module.c). Nothing else in the extension changes.
  */
@@ -142,7 +143,23 @@ typedef struct flpy_out {
 int flpy_out_get(PyObject *out_obj, Py_ssize_t n, int npy, flpy_out *o);
 void flpy_out_release(flpy_out *o);
 
-/* Whole file contents for the from_bytes family: bytes-like object, read in place. */
+/* A batch lookup's parts: its keys, its output and, when keys are hashed here, room for
+ * the hashes (tmp, n items; NULL when the keys go to the library as they are). */
+typedef struct flpy_batch {
+    flpy_keys keys;
+    flpy_out out;
+    uint64_t *tmp;
+} flpy_batch;
+/* Reads the keys (flpy_keys_get), takes the output (flpy_out_get, an item per key of type
+ * npy) and allocates tmp for string keys, and for int keys too when hash_ints (a structure
+ * that hashes ints itself rather than taking them as keys). 0, or -1 with an exception set
+ * and nothing held. */
+int flpy_batch_get(PyObject *keys_obj, int as_hashes, PyObject *out_obj, int npy, int hash_ints,
+                   flpy_batch *b);
+/* Releases the batch; returns its output (a new reference) when s is FL_OK, else raises
+ * `what: ...` for s and returns NULL. */
+PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what);
+
 
 /* Calls filterlab._info.<cls>(**kwargs) (the dataclasses live in Python). Steals kwargs. */
 PyObject *flpy_make_info(const char *cls, PyObject *kwargs);

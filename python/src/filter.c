@@ -3,50 +3,105 @@
  * counting, counting512) behind one class; what a variant can do comes from
  * fl_variant_describe, never from a switch here.
  */
-#include "common.h"
+#include "object.h"
 
 #include <string.h>
 
 typedef struct {
-    PyObject_HEAD
-    fl_filter *f;
-    uint64_t seed;     /* for int keys hashed here (sequences of mixed keys) */
-    flpy_lock lock;
-    PyObject *bound;   /* the kernel name bound with bind_kernel, or None */
+    flpy_object base; /* handle: the fl_filter */
+    uint64_t seed;    /* for int keys hashed here (sequences of mixed keys) */
 } FilterObject;
 
 static PyTypeObject Filter_Type;
 
-/* Wraps a new fl_filter in an object of `type` (takes ownership; frees it on failure). */
-static PyObject *wrap(PyTypeObject *type, fl_filter *f)
+/* ---- the library calls the shared methods use (object.h) ------------------------------ */
+
+static void filter_free(void *f) { fl_free(f); }
+
+static void filter_init(flpy_object *self)
 {
-    FilterObject *self = (FilterObject *)type->tp_alloc(type, 0);
-    if (self == NULL) {
-        fl_free(f);
-        return NULL;
-    }
-    if (flpy_lock_init(&self->lock) < 0) {
-        fl_free(f);
-        Py_TYPE(self)->tp_free((PyObject *)self);
-        return NULL;
-    }
     fl_info info;
-    fl_get_info(f, &info);
-    self->f = f;
-    self->seed = info.seed;
-    self->bound = Py_NewRef(Py_None);
-    return (PyObject *)self;
+    fl_get_info(self->handle, &info);
+    ((FilterObject *)self)->seed = info.seed;
 }
 
-static void Filter_dealloc(FilterObject *self)
+static size_t filter_serialized_size(const void *f) { return fl_serialized_size(f); }
+
+static fl_status filter_save_mem(const void *f, void *buf, size_t cap, size_t *written)
 {
-    if (self->f != NULL) {
-        fl_free(self->f);
-        flpy_lock_destroy(&self->lock);
-    }
-    Py_XDECREF(self->bound);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    return fl_save_mem(f, buf, cap, written);
 }
+
+static fl_status filter_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
+{
+    return fl_load_mem(buf, len, max_bytes, (fl_filter **)out);
+}
+
+static fl_status filter_save_file(const void *f, const char *path)
+{
+    return fl_save_file(f, path);
+}
+
+static fl_status filter_load_file(const char *path, size_t max_bytes, void **out)
+{
+    return fl_load_file(path, max_bytes, (fl_filter **)out);
+}
+
+static fl_status filter_parquet_import(const void *buf, size_t len, size_t max_bytes,
+                                       void **out)
+{
+    return fl_parquet_import(buf, len, max_bytes, (fl_filter **)out);
+}
+
+static fl_status filter_union(void *dst, const void *src) { return fl_union(dst, src); }
+
+static fl_status filter_clear(void *f)
+{
+    fl_clear(f);
+    return FL_OK;
+}
+
+static fl_status filter_bind_kernel(void *f, const char *name)
+{
+    return fl_filter_bind_kernel(f, name);
+}
+
+/* No clone call in the library: copies go through the file format, which is exact. */
+static const flpy_ops filter_ops = {
+    .class_name = "Filter",
+    .type = &Filter_Type,
+    .free = filter_free,
+    .init = filter_init,
+    .serialized_size = filter_serialized_size,
+    .save_mem = filter_save_mem,
+    .load_mem = filter_load_mem,
+    .save_file = filter_save_file,
+    .load_file = filter_load_file,
+    .merge = filter_union,
+    .clear = filter_clear,
+    .bind_kernel = filter_bind_kernel,
+    .pickle_state = flpy_to_bytes,
+    .pickle_ctor = "from_bytes",
+};
+
+static PyObject *Filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_from_bytes(&filter_ops, cls, args, kw);
+}
+
+static PyObject *Filter_from_parquet(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_from_buffer_with(&filter_ops, cls, args, kw, "y*|O:from_parquet",
+                                 "from_parquet", filter_parquet_import);
+}
+
+static PyObject *Filter_load(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_load(&filter_ops, cls, args, kw);
+}
+
+static PyObject *Filter_or(PyObject *a, PyObject *b) { return flpy_or(&filter_ops, a, b); }
+static PyObject *Filter_ior(PyObject *a, PyObject *b) { return flpy_ior(&filter_ops, a, b); }
 
 static int parse_variant(const char *name, fl_variant *v)
 {
@@ -63,24 +118,6 @@ static int parse_variant(const char *name, fl_variant *v)
         Py_DECREF(names);
     }
     return -1;
-}
-
-int flpy_parse_hash(PyObject *obj, fl_hash_id *out)
-{
-    *out = 0;
-    if (obj == NULL || obj == Py_None)
-        return 0;
-    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
-    if (s != NULL && strcmp(s, "xxh3") == 0)
-        *out = FL_HASH_XXH3;
-    else if (s != NULL && strcmp(s, "xxh64") == 0)
-        *out = FL_HASH_XXH64;
-    else {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "hash must be 'xxh3', 'xxh64' or None");
-        return -1;
-    }
-    return 0;
 }
 
 static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -147,37 +184,64 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     if (s != FL_OK)
         return flpy_raise(s, "Filter", NULL);
-    return wrap(type, f);
+    return flpy_wrap(type, &filter_ops, f);
 }
 
 /* ---- single keys ---------------------------------------------------------------------- */
 
-static PyObject *Filter_add(FilterObject *self, PyObject *key)
+static fl_status insert_one(FilterObject *self, const flpy_key *k)
+{
+    return k->is_int ? fl_insert_u64(self->base.handle, k->u64)
+                     : fl_insert_bytes(self->base.handle, k->data, k->len);
+}
+
+static fl_status delete_one(FilterObject *self, const flpy_key *k)
+{
+    if (k->is_int)
+        return fl_delete_hash(self->base.handle, fl_hash_u64(k->u64, self->seed));
+    return fl_delete_bytes(self->base.handle, k->data, k->len);
+}
+
+/* add and delete: one key changed under the write lock; `what` names the call in errors. */
+static PyObject *change_key(FilterObject *self, PyObject *key,
+                            fl_status (*change)(FilterObject *, const flpy_key *),
+                            const char *what)
 {
     flpy_key k;
     if (flpy_key_get(key, &k) < 0)
         return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status s = k.is_int ? fl_insert_u64(self->f, k.u64)
-                           : fl_insert_bytes(self->f, k.data, k.len);
-    flpy_unlock(&self->lock);
+    flpy_write_lock_gil(&self->base.lock);
+    fl_status s = change(self, &k);
+    flpy_unlock(&self->base.lock);
     flpy_key_release(&k);
     if (s != FL_OK)
-        return flpy_raise(s, "add", NULL);
+        return flpy_raise(s, what, NULL);
     Py_RETURN_NONE;
 }
 
-static PyObject *Filter_add_hash(FilterObject *self, PyObject *arg)
+/* add_hash and delete_hash: the same for a precomputed hash. */
+static PyObject *change_hash(FilterObject *self, PyObject *arg,
+                             fl_status (*change)(fl_filter *, uint64_t), const char *what)
 {
     uint64_t h;
     if (flpy_u64_arg(arg, &h, "hash") < 0)
         return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status s = fl_insert_hash(self->f, h);
-    flpy_unlock(&self->lock);
+    flpy_write_lock_gil(&self->base.lock);
+    fl_status s = change(self->base.handle, h);
+    flpy_unlock(&self->base.lock);
     if (s != FL_OK)
-        return flpy_raise(s, "add_hash", NULL);
+        return flpy_raise(s, what, NULL);
     Py_RETURN_NONE;
+}
+
+static PyObject *Filter_add(FilterObject *self, PyObject *key)
+{
+    return change_key(self, key, insert_one, "add");
+}
+
+static PyObject *Filter_add_hash(FilterObject *self, PyObject *arg)
+{
+    return change_hash(self, arg, fl_insert_hash, "add_hash");
 }
 
 static int contains_key(FilterObject *self, PyObject *key)
@@ -185,10 +249,10 @@ static int contains_key(FilterObject *self, PyObject *key)
     flpy_key k;
     if (flpy_key_get(key, &k) < 0)
         return -1;
-    flpy_read_lock_gil(&self->lock);
-    int r = k.is_int ? fl_contains_u64(self->f, k.u64)
-                     : fl_contains_bytes(self->f, k.data, k.len);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    int r = k.is_int ? fl_contains_u64(self->base.handle, k.u64)
+                     : fl_contains_bytes(self->base.handle, k.data, k.len);
+    flpy_unlock(&self->base.lock);
     flpy_key_release(&k);
     return r;
 }
@@ -211,44 +275,20 @@ static PyObject *Filter_contains_hash(FilterObject *self, PyObject *arg)
     uint64_t h;
     if (flpy_u64_arg(arg, &h, "hash") < 0)
         return NULL;
-    flpy_read_lock_gil(&self->lock);
-    int r = fl_contains_hash(self->f, h);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    int r = fl_contains_hash(self->base.handle, h);
+    flpy_unlock(&self->base.lock);
     return PyBool_FromLong(r);
-}
-
-static fl_status delete_one(FilterObject *self, const flpy_key *k)
-{
-    if (k->is_int)
-        return fl_delete_hash(self->f, fl_hash_u64(k->u64, self->seed));
-    return fl_delete_bytes(self->f, k->data, k->len);
 }
 
 static PyObject *Filter_delete(FilterObject *self, PyObject *key)
 {
-    flpy_key k;
-    if (flpy_key_get(key, &k) < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status s = delete_one(self, &k);
-    flpy_unlock(&self->lock);
-    flpy_key_release(&k);
-    if (s != FL_OK)
-        return flpy_raise(s, "delete", NULL);
-    Py_RETURN_NONE;
+    return change_key(self, key, delete_one, "delete");
 }
 
 static PyObject *Filter_delete_hash(FilterObject *self, PyObject *arg)
 {
-    uint64_t h;
-    if (flpy_u64_arg(arg, &h, "hash") < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status s = fl_delete_hash(self->f, h);
-    flpy_unlock(&self->lock);
-    if (s != FL_OK)
-        return flpy_raise(s, "delete_hash", NULL);
-    Py_RETURN_NONE;
+    return change_hash(self, arg, fl_delete_hash, "delete_hash");
 }
 
 static PyObject *Filter_hash(FilterObject *self, PyObject *key)
@@ -257,7 +297,7 @@ static PyObject *Filter_hash(FilterObject *self, PyObject *key)
     if (flpy_key_get(key, &k) < 0)
         return NULL;
     uint64_t h = k.is_int ? fl_hash_u64(k.u64, self->seed)
-                          : fl_hash_bytes(self->f, k.data, k.len);
+                          : fl_hash_bytes(self->base.handle, k.data, k.len);
     flpy_key_release(&k);
     return PyLong_FromUnsignedLongLong(h);
 }
@@ -282,23 +322,23 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
     if (flpy_keys_get(obj, as_hashes, &k) < 0)
         return NULL;
     uint64_t *tmp = NULL;
-    if (k.kind == FLPY_STRINGS && (tmp = PyMem_RawMalloc((size_t)k.n * 8)) == NULL) {
+    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
         flpy_keys_release(&k);
-        return PyErr_NoMemory();
+        return NULL;
     }
     size_t inserted = 0;
     fl_status s;
     Py_BEGIN_ALLOW_THREADS
-    flpy_write_lock(&self->lock);
+    flpy_write_lock(&self->base.lock);
     if (k.kind == FLPY_STRINGS) {
-        hash_strings(self->f, &k, tmp);
-        s = fl_insert_hashes(self->f, tmp, (size_t)k.n, &inserted);
+        hash_strings(self->base.handle, &k, tmp);
+        s = fl_insert_hashes(self->base.handle, tmp, (size_t)k.n, &inserted);
     } else if (as_hashes) {
-        s = fl_insert_hashes(self->f, k.u64, (size_t)k.n, &inserted);
+        s = fl_insert_hashes(self->base.handle, k.u64, (size_t)k.n, &inserted);
     } else {
-        s = fl_insert_u64s(self->f, k.u64, (size_t)k.n, &inserted);
+        s = fl_insert_u64s(self->base.handle, k.u64, (size_t)k.n, &inserted);
     }
-    flpy_unlock(&self->lock);
+    flpy_unlock(&self->base.lock);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(tmp);
     flpy_keys_release(&k);
@@ -322,43 +362,25 @@ static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObje
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj, &as_hashes,
                                      &out_obj))
         return NULL;
-    flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    flpy_batch b;
+    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 0, &b) < 0)
         return NULL;
-    flpy_out out;
-    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint64_t *tmp = NULL;
-    if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
-        Py_DECREF(out.result);
-        flpy_out_release(&out);
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint8_t *res = out.data;
+    const flpy_keys *k = &b.keys;
+    uint8_t *res = b.out.data;
     fl_status s;
     Py_BEGIN_ALLOW_THREADS
-    flpy_read_lock(&self->lock);
-    if (k.kind == FLPY_STRINGS) {
-        hash_strings(self->f, &k, tmp);
-        s = fl_contains_hashes(self->f, tmp, (size_t)k.n, res, NULL);
+    flpy_read_lock(&self->base.lock);
+    if (k->kind == FLPY_STRINGS) {
+        hash_strings(self->base.handle, k, b.tmp);
+        s = fl_contains_hashes(self->base.handle, b.tmp, (size_t)k->n, res, NULL);
     } else if (as_hashes) {
-        s = fl_contains_hashes(self->f, k.u64, (size_t)k.n, res, NULL);
+        s = fl_contains_hashes(self->base.handle, k->u64, (size_t)k->n, res, NULL);
     } else {
-        s = fl_contains_u64s(self->f, k.u64, (size_t)k.n, res, NULL);
+        s = fl_contains_u64s(self->base.handle, k->u64, (size_t)k->n, res, NULL);
     }
-    flpy_unlock(&self->lock);
+    flpy_unlock(&self->base.lock);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(tmp);
-    flpy_out_release(&out);
-    flpy_keys_release(&k);
-    if (s != FL_OK) {
-        Py_DECREF(out.result);
-        return flpy_raise(s, "contains_many", NULL);
-    }
-    return out.result;
+    return flpy_batch_finish(&b, s, "contains_many");
 }
 
 /* The C batch call alone, timed in C on the same keys: what bench-python compares
@@ -380,11 +402,11 @@ static PyObject *Filter_c_contains_seconds(FilterObject *self, PyObject *obj)
     }
     struct timespec t0, t1;
     Py_BEGIN_ALLOW_THREADS
-    flpy_read_lock(&self->lock);
+    flpy_read_lock(&self->base.lock);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    fl_contains_u64s(self->f, k.u64, (size_t)k.n, res, NULL);
+    fl_contains_u64s(self->base.handle, k.u64, (size_t)k.n, res, NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    flpy_unlock(&self->lock);
+    flpy_unlock(&self->base.lock);
     Py_END_ALLOW_THREADS
     PyMem_RawFree(res);
     flpy_keys_release(&k);
@@ -394,223 +416,13 @@ static PyObject *Filter_c_contains_seconds(FilterObject *self, PyObject *obj)
 
 /* ---- whole-filter operations ---------------------------------------------------------- */
 
-static FilterObject *as_filter(PyObject *o)
-{
-    if (!PyObject_TypeCheck(o, &Filter_Type))
-        return NULL;
-    return (FilterObject *)o;
-}
-
-/* dst |= src under both locks, taken in address order (two threads merging a into b and b
- * into a must not deadlock); a filter merged with itself takes its lock once. */
-static fl_status union_into(FilterObject *dst, FilterObject *src)
-{
-    fl_status s;
-    Py_BEGIN_ALLOW_THREADS
-    if (dst == src) {
-        flpy_write_lock(&dst->lock);
-    } else if (dst < src) {
-        flpy_write_lock(&dst->lock);
-        flpy_read_lock(&src->lock);
-    } else {
-        flpy_read_lock(&src->lock);
-        flpy_write_lock(&dst->lock);
-    }
-    s = fl_union(dst->f, src->f);
-    flpy_unlock(&dst->lock);
-    if (dst != src)
-        flpy_unlock(&src->lock);
-    Py_END_ALLOW_THREADS
-    return s;
-}
-
-static PyObject *Filter_merge(FilterObject *self, PyObject *other)
-{
-    FilterObject *o = as_filter(other);
-    if (o == NULL) {
-        PyErr_Format(PyExc_TypeError, "merge takes a Filter, not %.100s",
-                     Py_TYPE(other)->tp_name);
-        return NULL;
-    }
-    fl_status s = union_into(self, o);
-    if (s != FL_OK)
-        return flpy_raise(s, "merge", NULL);
-    Py_RETURN_NONE;
-}
-
-/* A copy through the file format (the library has no clone call; the format is exact). */
-static PyObject *copy_of(FilterObject *self)
-{
-    flpy_read_lock_gil(&self->lock);
-    size_t size = fl_serialized_size(self->f);
-    void *buf = PyMem_RawMalloc(size ? size : 1);
-    fl_status s = FL_ERR_NO_MEMORY;
-    fl_filter *f = NULL;
-    if (buf != NULL) {
-        size_t written = 0;
-        Py_BEGIN_ALLOW_THREADS
-        s = fl_save_mem(self->f, buf, size, &written);
-        if (s == FL_OK)
-            s = fl_load_mem(buf, written, 0, &f);
-        Py_END_ALLOW_THREADS
-    }
-    flpy_unlock(&self->lock);
-    PyMem_RawFree(buf);
-    if (s != FL_OK)
-        return flpy_raise(s, "copy", NULL);
-    PyObject *r = wrap(Py_TYPE(self), f);
-    if (r != NULL && self->bound != Py_None) {
-        const char *name = PyUnicode_AsUTF8(self->bound);
-        fl_filter_bind_kernel(((FilterObject *)r)->f, name);
-        Py_SETREF(((FilterObject *)r)->bound, Py_NewRef(self->bound));
-    }
-    return r;
-}
-
-static PyObject *Filter_copy(FilterObject *self, PyObject *Py_UNUSED(ignored))
-{
-    return copy_of(self);
-}
-
-static PyObject *Filter_or(PyObject *a, PyObject *b)
-{
-    FilterObject *fa = as_filter(a), *fb = as_filter(b);
-    if (fa == NULL || fb == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *r = copy_of(fa);
-    if (r == NULL)
-        return NULL;
-    fl_status s = union_into((FilterObject *)r, fb);
-    if (s != FL_OK) {
-        Py_DECREF(r);
-        return flpy_raise(s, "|", NULL);
-    }
-    return r;
-}
-
-static PyObject *Filter_ior(PyObject *a, PyObject *b)
-{
-    FilterObject *fa = as_filter(a), *fb = as_filter(b);
-    if (fa == NULL || fb == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-    fl_status s = union_into(fa, fb);
-    if (s != FL_OK)
-        return flpy_raise(s, "|=", NULL);
-    return Py_NewRef(a);
-}
-
-static PyObject *Filter_clear(FilterObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_write_lock_gil(&self->lock);
-    fl_clear(self->f);
-    flpy_unlock(&self->lock);
-    Py_RETURN_NONE;
-}
-
 static Py_ssize_t Filter_len(FilterObject *self)
 {
-    uint64_t n = fl_count(self->f);
+    uint64_t n = fl_count(self->base.handle);
     return n > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
 }
 
 /* ---- files and bytes ------------------------------------------------------------------ */
-
-static PyObject *Filter_to_bytes(FilterObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_read_lock_gil(&self->lock);
-    size_t size = fl_serialized_size(self->f);
-    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-    fl_status s = FL_OK;
-    size_t written = 0;
-    if (b != NULL) {
-        char *p = PyBytes_AS_STRING(b);
-        Py_BEGIN_ALLOW_THREADS
-        s = fl_save_mem(self->f, p, size, &written);
-        Py_END_ALLOW_THREADS
-    }
-    flpy_unlock(&self->lock);
-    if (b == NULL)
-        return NULL;
-    if (s != FL_OK) {
-        Py_DECREF(b);
-        return flpy_raise(s, "to_bytes", NULL);
-    }
-    if (written != size && _PyBytes_Resize(&b, (Py_ssize_t)written) < 0)
-        return NULL;
-    return b;
-}
-
-static int parse_max_bytes(PyObject *obj, size_t *out)
-{
-    uint64_t v = 0;
-    if (obj != NULL && obj != Py_None && flpy_u64_arg(obj, &v, "max_bytes") < 0)
-        return -1;
-    *out = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-    return 0;
-}
-
-static PyObject *Filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"data", "max_bytes", NULL};
-    Py_buffer view;
-    PyObject *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:from_bytes", kwlist, &view, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    fl_filter *f = NULL;
-    fl_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = fl_load_mem(view.buf, (size_t)view.len, max_bytes, &f);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    if (s != FL_OK)
-        return flpy_raise(s, "from_bytes", NULL);
-    return wrap((PyTypeObject *)cls, f);
-}
-
-static PyObject *Filter_save(FilterObject *self, PyObject *path_obj)
-{
-    PyObject *path = NULL;
-    if (!PyUnicode_FSConverter(path_obj, &path))
-        return NULL;
-    const char *p = PyBytes_AS_STRING(path);
-    fl_status s;
-    Py_BEGIN_ALLOW_THREADS
-    flpy_read_lock(&self->lock);
-    s = fl_save_file(self->f, p);
-    flpy_unlock(&self->lock);
-    Py_END_ALLOW_THREADS
-    PyObject *r = s == FL_OK ? Py_NewRef(Py_None) : flpy_raise(s, "save", p);
-    Py_DECREF(path);
-    return r;
-}
-
-static PyObject *Filter_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"path", "max_bytes", NULL};
-    PyObject *path = NULL, *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O:load", kwlist, PyUnicode_FSConverter,
-                                     &path, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
-        Py_DECREF(path);
-        return NULL;
-    }
-    const char *p = PyBytes_AS_STRING(path);
-    fl_filter *f = NULL;
-    fl_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = fl_load_file(p, max_bytes, &f);
-    Py_END_ALLOW_THREADS
-    PyObject *r = s == FL_OK ? wrap((PyTypeObject *)cls, f) : flpy_raise(s, "load", p);
-    Py_DECREF(path);
-    return r;
-}
 
 static PyObject *Filter_to_parquet(FilterObject *self, PyObject *args, PyObject *kw)
 {
@@ -618,18 +430,18 @@ static PyObject *Filter_to_parquet(FilterObject *self, PyObject *args, PyObject 
     int header = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:to_parquet", kwlist, &header))
         return NULL;
-    flpy_read_lock_gil(&self->lock);
-    size_t size = fl_parquet_export_size(self->f, header);
+    flpy_read_lock_gil(&self->base.lock);
+    size_t size = fl_parquet_export_size(self->base.handle, header);
     if (size == 0) {
-        flpy_unlock(&self->lock);
+        flpy_unlock(&self->base.lock);
         return flpy_raise(FL_ERR_UNSUPPORTED, "to_parquet (split256 filters only)", NULL);
     }
     PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
     fl_status s = FL_OK;
     size_t written = 0;
     if (b != NULL)
-        s = fl_parquet_export(self->f, header, PyBytes_AS_STRING(b), size, &written);
-    flpy_unlock(&self->lock);
+        s = fl_parquet_export(self->base.handle, header, PyBytes_AS_STRING(b), size, &written);
+    flpy_unlock(&self->base.lock);
     if (b == NULL)
         return NULL;
     if (s != FL_OK) {
@@ -641,50 +453,14 @@ static PyObject *Filter_to_parquet(FilterObject *self, PyObject *args, PyObject 
     return b;
 }
 
-static PyObject *Filter_from_parquet(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"data", "max_bytes", NULL};
-    Py_buffer view;
-    PyObject *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:from_parquet", kwlist, &view, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    fl_filter *f = NULL;
-    fl_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = fl_parquet_import(view.buf, (size_t)view.len, max_bytes, &f);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    if (s != FL_OK)
-        return flpy_raise(s, "from_parquet", NULL);
-    return wrap((PyTypeObject *)cls, f);
-}
-
-static PyObject *Filter_reduce(FilterObject *self, PyObject *Py_UNUSED(ignored))
-{
-    PyObject *b = Filter_to_bytes(self, NULL);
-    if (b == NULL)
-        return NULL;
-    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
-    if (ctor == NULL) {
-        Py_DECREF(b);
-        return NULL;
-    }
-    return Py_BuildValue("(N(N))", ctor, b);
-}
-
 /* ---- info and kernels ----------------------------------------------------------------- */
 
 static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
 {
     fl_info in;
-    flpy_read_lock_gil(&self->lock);
-    fl_status s = fl_get_info(self->f, &in);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    fl_status s = fl_get_info(self->base.handle, &in);
+    flpy_unlock(&self->base.lock);
     if (s != FL_OK)
         return flpy_raise(s, "info", NULL);
     char geom[160];
@@ -707,46 +483,26 @@ static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
         flpy_set(d, "stash_used", PyLong_FromUnsignedLong(in.stash_used)) < 0 ||
         flpy_set(d, "huge_pages", PyBool_FromLong(in.huge_pages)) < 0 ||
         flpy_set(d, "saturated", PyLong_FromUnsignedLongLong(in.saturated)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_filter_kernel(self->f))) < 0) {
+        flpy_set(d, "kernel", PyUnicode_FromString(fl_filter_kernel(self->base.handle))) < 0) {
         Py_DECREF(d);
         return NULL;
     }
     return flpy_make_info("FilterInfo", d);
 }
 
-static PyObject *Filter_bind_kernel(FilterObject *self, PyObject *arg)
-{
-    const char *name;
-    if (flpy_kernel_name(arg, &name) < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status s = fl_filter_bind_kernel(self->f, name);
-    flpy_unlock(&self->lock);
-    if (s != FL_OK)
-        return flpy_raise(s, "bind_kernel", NULL);
-    int unbind = name == NULL || strcmp(name, "auto") == 0;
-    Py_SETREF(self->bound, Py_NewRef(unbind ? Py_None : arg));
-    Py_RETURN_NONE;
-}
-
 static PyObject *Filter_get_kernel(FilterObject *self, void *Py_UNUSED(c))
 {
-    return PyUnicode_FromString(fl_filter_kernel(self->f));
-}
-
-static PyObject *Filter_get_bound(FilterObject *self, void *Py_UNUSED(c))
-{
-    return Py_NewRef(self->bound);
+    return PyUnicode_FromString(fl_filter_kernel(self->base.handle));
 }
 
 static PyObject *Filter_get_variant(FilterObject *self, void *Py_UNUSED(c))
 {
-    return PyUnicode_FromString(fl_variant_name(fl_get_variant(self->f)));
+    return PyUnicode_FromString(fl_variant_name(fl_get_variant(self->base.handle)));
 }
 
 static PyObject *Filter_get_nbytes(FilterObject *self, void *Py_UNUSED(c))
 {
-    return PyLong_FromSize_t(fl_size_bytes(self->f));
+    return PyLong_FromSize_t(fl_size_bytes(self->base.handle));
 }
 
 static PyObject *Filter_get_seed(FilterObject *self, void *Py_UNUSED(c))
@@ -757,14 +513,14 @@ static PyObject *Filter_get_seed(FilterObject *self, void *Py_UNUSED(c))
 static PyObject *Filter_get_can_delete(FilterObject *self, void *Py_UNUSED(c))
 {
     fl_variant_info vi;
-    fl_variant_describe(fl_get_variant(self->f), &vi);
+    fl_variant_describe(fl_get_variant(self->base.handle), &vi);
     return PyBool_FromLong((vi.caps & FL_CAP_DELETE) != 0);
 }
 
 static PyObject *Filter_repr(FilterObject *self)
 {
     fl_info in;
-    fl_get_info(self->f, &in);
+    fl_get_info(self->base.handle, &in);
     char geom[160];
     fl_geometry_describe(&in.geometry, geom, sizeof geom);
     return PyUnicode_FromFormat("<filterlab.Filter %s: %s, %llu keys>",
@@ -802,19 +558,19 @@ static PyMethodDef Filter_methods[] = {
      "delete_hash(h)\n--\n\ndelete() for a precomputed 64-bit hash."},
     {"hash", (PyCFunction)Filter_hash, METH_O,
      "hash(key)\n--\n\nThe 64-bit hash this filter uses for key (what the *_hash calls take)."},
-    {"merge", (PyCFunction)Filter_merge, METH_O,
+    {"merge", (PyCFunction)flpy_merge, METH_O,
      "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
      "and seed (ValueError otherwise). Counting filters add counters (saturating)."},
-    {"copy", (PyCFunction)Filter_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)Filter_clear, METH_NOARGS,
+    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
+    {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
      "clear()\n--\n\nRemoves every key; the geometry stays."},
-    {"to_bytes", (PyCFunction)Filter_to_bytes, METH_NOARGS,
+    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
      "to_bytes()\n--\n\nThe filter in the filterlab file format (what save() writes)."},
     {"from_bytes", (PyCFunction)(void (*)(void))Filter_from_bytes,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "from_bytes(data, max_bytes=0)\n--\n\nA filter from filterlab-format bytes, every field "
      "validated (FormatError if bad). max_bytes caps the payload (0: no cap)."},
-    {"save", (PyCFunction)Filter_save, METH_O,
+    {"save", (PyCFunction)flpy_save, METH_O,
      "save(path)\n--\n\nWrites the filter to path atomically (OSError on I/O failure)."},
     {"load", (PyCFunction)(void (*)(void))Filter_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "load(path, max_bytes=0)\n--\n\nReads a filter file (as written by save() or the CLI)."},
@@ -827,16 +583,16 @@ static PyMethodDef Filter_methods[] = {
      "bitset with or without its header (FormatError if malformed)."},
     {"info", (PyCFunction)Filter_info, METH_NOARGS,
      "info()\n--\n\nA FilterInfo dataclass: geometry, keys, fill, predicted FPR, ..."},
-    {"bind_kernel", (PyCFunction)Filter_bind_kernel, METH_O,
+    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
      "bind_kernel(name)\n--\n\nRuns this filter's calls on kernel name ('scalar', 'avx2', ...), "
      "whatever the process uses; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)Filter_reduce, METH_NOARGS, NULL},
+    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Filter_getset[] = {
     {"kernel", (getter)Filter_get_kernel, NULL, "The kernel this filter's calls use.", NULL},
-    {"bound_kernel", (getter)Filter_get_bound, NULL,
+    {"bound_kernel", (getter)flpy_get_bound, NULL,
      "The kernel bound with bind_kernel, or None.", NULL},
     {"variant", (getter)Filter_get_variant, NULL, "The variant's name.", NULL},
     {"nbytes", (getter)Filter_get_nbytes, NULL, "Payload bytes.", NULL},
@@ -860,7 +616,7 @@ static PyTypeObject Filter_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "filterlab.Filter",
     .tp_basicsize = sizeof(FilterObject),
-    .tp_dealloc = (destructor)Filter_dealloc,
+    .tp_dealloc = (destructor)flpy_dealloc,
     .tp_repr = (reprfunc)Filter_repr,
     .tp_as_number = &Filter_as_number,
     .tp_as_sequence = &Filter_as_sequence,

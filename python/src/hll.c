@@ -2,45 +2,39 @@
  * filterlab.HyperLogLog: distinct counting in Redis's layout (include/filterlab_hll.h):
  * the same adds give the same Redis string, and count() equals PFCOUNT at p = 14.
  */
-#include "common.h"
+#include "object.h"
 
 #include <string.h>
 
-typedef struct {
-    PyObject_HEAD
-    fl_hll *h;
-    flpy_lock lock;
-    PyObject *bound;
-} HllObject;
+/* handle: the fl_hll. */
+typedef flpy_object HllObject;
 
 static PyTypeObject Hll_Type;
+static PyObject *Hll_to_redis(HllObject *self, PyObject *Py_UNUSED(ignored));
 
-static PyObject *wrap(PyTypeObject *type, fl_hll *h)
-{
-    HllObject *self = (HllObject *)type->tp_alloc(type, 0);
-    if (self == NULL) {
-        fl_hll_free(h);
-        return NULL;
-    }
-    if (flpy_lock_init(&self->lock) < 0) {
-        fl_hll_free(h);
-        Py_TYPE(self)->tp_free((PyObject *)self);
-        return NULL;
-    }
-    self->h = h;
-    self->bound = Py_NewRef(Py_None);
-    return (PyObject *)self;
-}
+/* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void Hll_dealloc(HllObject *self)
-{
-    if (self->h != NULL) {
-        fl_hll_free(self->h);
-        flpy_lock_destroy(&self->lock);
-    }
-    Py_XDECREF(self->bound);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+static void hll_free(void *h) { fl_hll_free(h); }
+static fl_status hll_clone(const void *h, void **out) { return fl_hll_clone(h, (fl_hll **)out); }
+static fl_status hll_merge(void *dst, const void *src) { return fl_hll_merge(dst, src); }
+static fl_status hll_clear(void *h) { return fl_hll_clear(h); }
+static fl_status hll_bind_kernel(void *h, const char *name) { return fl_hll_bind_kernel(h, name); }
+
+/* No filterlab file format for HyperLogLog: its bytes are the Redis string. */
+static const flpy_ops hll_ops = {
+    .class_name = "HyperLogLog",
+    .type = &Hll_Type,
+    .free = hll_free,
+    .clone = hll_clone,
+    .merge = hll_merge,
+    .clear = hll_clear,
+    .bind_kernel = hll_bind_kernel,
+    .pickle_state = Hll_to_redis,
+    .pickle_ctor = "from_redis",
+};
+
+static PyObject *Hll_or(PyObject *a, PyObject *b) { return flpy_or(&hll_ops, a, b); }
+static PyObject *Hll_ior(PyObject *a, PyObject *b) { return flpy_ior(&hll_ops, a, b); }
 
 static PyObject *Hll_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -57,7 +51,7 @@ static PyObject *Hll_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     fl_status st = fl_hll_create((uint32_t)p, &h);
     if (st != FL_OK)
         return flpy_raise(st, "HyperLogLog", NULL);
-    return wrap(type, h);
+    return flpy_wrap(type, &hll_ops, h);
 }
 
 static PyObject *Hll_add(HllObject *self, PyObject *key)
@@ -67,8 +61,8 @@ static PyObject *Hll_add(HllObject *self, PyObject *key)
         return NULL;
     int changed = 0;
     flpy_write_lock_gil(&self->lock);
-    fl_status st = k.is_int ? fl_hll_add_u64s(self->h, &k.u64, 1, &changed)
-                            : fl_hll_add_bytes(self->h, k.data, k.len, &changed);
+    fl_status st = k.is_int ? fl_hll_add_u64s(self->handle, &k.u64, 1, &changed)
+                            : fl_hll_add_bytes(self->handle, k.data, k.len, &changed);
     flpy_unlock(&self->lock);
     flpy_key_release(&k);
     if (st != FL_OK)
@@ -83,7 +77,7 @@ static PyObject *Hll_add_hash(HllObject *self, PyObject *arg)
         return NULL;
     int changed = 0;
     flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_hll_add_hashes(self->h, &h, 1, &changed);
+    fl_status st = fl_hll_add_hashes(self->handle, &h, 1, &changed);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "add_hash", NULL);
@@ -105,12 +99,12 @@ static PyObject *Hll_add_many(HllObject *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     flpy_write_lock(&self->lock);
     if (k.kind == FLPY_STRINGS)
-        st = fl_hll_add_strings(self->h, (const void *const *)k.ptrs, k.lens, (size_t)k.n,
+        st = fl_hll_add_strings(self->handle, (const void *const *)k.ptrs, k.lens, (size_t)k.n,
                                 &changed);
     else if (as_hashes)
-        st = fl_hll_add_hashes(self->h, k.u64, (size_t)k.n, &changed);
+        st = fl_hll_add_hashes(self->handle, k.u64, (size_t)k.n, &changed);
     else
-        st = fl_hll_add_u64s(self->h, k.u64, (size_t)k.n, &changed);
+        st = fl_hll_add_u64s(self->handle, k.u64, (size_t)k.n, &changed);
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     flpy_keys_release(&k);
@@ -124,7 +118,7 @@ static PyObject *Hll_count(HllObject *self, PyObject *Py_UNUSED(ignored))
     uint64_t n = 0;
     /* fl_hll_count caches its result in the sketch (PFCOUNT does too): a write. */
     flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_hll_count(self->h, &n);
+    fl_status st = fl_hll_count(self->handle, &n);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "count", NULL);
@@ -135,108 +129,17 @@ static PyObject *Hll_estimate(HllObject *self, PyObject *Py_UNUSED(ignored))
 {
     uint64_t n = 0;
     flpy_read_lock_gil(&self->lock);
-    fl_status st = fl_hll_estimate(self->h, &n);
+    fl_status st = fl_hll_estimate(self->handle, &n);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "estimate", NULL);
     return PyLong_FromUnsignedLongLong(n);
 }
 
-static HllObject *as_hll(PyObject *o)
-{
-    return PyObject_TypeCheck(o, &Hll_Type) ? (HllObject *)o : NULL;
-}
-
-static fl_status merge_into(HllObject *dst, HllObject *src)
-{
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    if (dst == src) {
-        flpy_write_lock(&dst->lock);
-    } else if (dst < src) {
-        flpy_write_lock(&dst->lock);
-        flpy_read_lock(&src->lock);
-    } else {
-        flpy_read_lock(&src->lock);
-        flpy_write_lock(&dst->lock);
-    }
-    st = fl_hll_merge(dst->h, src->h);
-    flpy_unlock(&dst->lock);
-    if (dst != src)
-        flpy_unlock(&src->lock);
-    Py_END_ALLOW_THREADS
-    return st;
-}
-
-static PyObject *Hll_merge(HllObject *self, PyObject *other)
-{
-    HllObject *o = as_hll(other);
-    if (o == NULL) {
-        PyErr_Format(PyExc_TypeError, "merge takes a HyperLogLog, not %.100s",
-                     Py_TYPE(other)->tp_name);
-        return NULL;
-    }
-    fl_status st = merge_into(self, o);
-    if (st != FL_OK)
-        return flpy_raise(st, "merge", NULL);
-    Py_RETURN_NONE;
-}
-
-static PyObject *Hll_copy(HllObject *self, PyObject *Py_UNUSED(ignored))
-{
-    fl_hll *h = NULL;
-    flpy_read_lock_gil(&self->lock);
-    fl_status st = fl_hll_clone(self->h, &h);
-    flpy_unlock(&self->lock);
-    if (st != FL_OK)
-        return flpy_raise(st, "copy", NULL);
-    PyObject *r = wrap(Py_TYPE(self), h);
-    if (r != NULL)
-        Py_SETREF(((HllObject *)r)->bound, Py_NewRef(self->bound));
-    return r;
-}
-
-static PyObject *Hll_or(PyObject *a, PyObject *b)
-{
-    HllObject *ha = as_hll(a), *hb = as_hll(b);
-    if (ha == NULL || hb == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *r = Hll_copy(ha, NULL);
-    if (r == NULL)
-        return NULL;
-    fl_status st = merge_into((HllObject *)r, hb);
-    if (st != FL_OK) {
-        Py_DECREF(r);
-        return flpy_raise(st, "|", NULL);
-    }
-    return r;
-}
-
-static PyObject *Hll_ior(PyObject *a, PyObject *b)
-{
-    HllObject *ha = as_hll(a), *hb = as_hll(b);
-    if (ha == NULL || hb == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-    fl_status st = merge_into(ha, hb);
-    if (st != FL_OK)
-        return flpy_raise(st, "|=", NULL);
-    return Py_NewRef(a);
-}
-
-static PyObject *Hll_clear(HllObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_hll_clear(self->h);
-    flpy_unlock(&self->lock);
-    if (st != FL_OK)
-        return flpy_raise(st, "clear", NULL);
-    Py_RETURN_NONE;
-}
-
 static PyObject *Hll_to_dense(HllObject *self, PyObject *Py_UNUSED(ignored))
 {
     flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_hll_to_dense(self->h);
+    fl_status st = fl_hll_to_dense(self->handle);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "to_dense", NULL);
@@ -249,7 +152,7 @@ static PyObject *Hll_set_sparse_max(HllObject *self, PyObject *arg)
     if (flpy_u64_arg(arg, &v, "sparse_max_bytes") < 0)
         return NULL;
     flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_hll_set_sparse_max(self->h, v > SIZE_MAX ? SIZE_MAX : (size_t)v);
+    fl_status st = fl_hll_set_sparse_max(self->handle, v > SIZE_MAX ? SIZE_MAX : (size_t)v);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "set_sparse_max", NULL);
@@ -260,13 +163,13 @@ static PyObject *Hll_to_redis(HllObject *self, PyObject *Py_UNUSED(ignored))
 {
     flpy_read_lock_gil(&self->lock);
     size_t size = 0;
-    fl_status st = fl_hll_export_redis_size(self->h, &size);
+    fl_status st = fl_hll_export_redis_size(self->handle, &size);
     PyObject *b = NULL;
     size_t written = 0;
     if (st == FL_OK) {
         b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
         if (b != NULL)
-            st = fl_hll_export_redis(self->h, PyBytes_AS_STRING(b), size, &written);
+            st = fl_hll_export_redis(self->handle, PyBytes_AS_STRING(b), size, &written);
     }
     flpy_unlock(&self->lock);
     if (st != FL_OK) {
@@ -288,27 +191,14 @@ static PyObject *Hll_from_redis(PyObject *cls, PyObject *arg)
     PyBuffer_Release(&view);
     if (st != FL_OK)
         return flpy_raise(st, "from_redis", NULL);
-    return wrap((PyTypeObject *)cls, h);
-}
-
-static PyObject *Hll_reduce(HllObject *self, PyObject *Py_UNUSED(ignored))
-{
-    PyObject *b = Hll_to_redis(self, NULL);
-    if (b == NULL)
-        return NULL;
-    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_redis");
-    if (ctor == NULL) {
-        Py_DECREF(b);
-        return NULL;
-    }
-    return Py_BuildValue("(N(N))", ctor, b);
+    return flpy_wrap((PyTypeObject *)cls, &hll_ops, h);
 }
 
 static PyObject *Hll_info(HllObject *self, PyObject *Py_UNUSED(ignored))
 {
     fl_hll_info in;
     flpy_read_lock_gil(&self->lock);
-    fl_status st = fl_hll_info_get(self->h, &in);
+    fl_status st = fl_hll_info_get(self->handle, &in);
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
@@ -324,43 +214,23 @@ static PyObject *Hll_info(HllObject *self, PyObject *Py_UNUSED(ignored))
         flpy_set(d, "cache_valid", PyBool_FromLong(in.cache_valid)) < 0 ||
         flpy_set(d, "cached_count", PyLong_FromUnsignedLongLong(in.cached_count)) < 0 ||
         flpy_set(d, "sparse_max_bytes", PyLong_FromSize_t(in.sparse_max_bytes)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_hll_kernel(self->h))) < 0) {
+        flpy_set(d, "kernel", PyUnicode_FromString(fl_hll_kernel(self->handle))) < 0) {
         Py_XDECREF(d);
         return NULL;
     }
     return flpy_make_info("HyperLogLogInfo", d);
 }
 
-static PyObject *Hll_bind_kernel(HllObject *self, PyObject *arg)
-{
-    const char *name;
-    if (flpy_kernel_name(arg, &name) < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_hll_bind_kernel(self->h, name);
-    flpy_unlock(&self->lock);
-    if (st != FL_OK)
-        return flpy_raise(st, "bind_kernel", NULL);
-    int unbind = name == NULL || strcmp(name, "auto") == 0;
-    Py_SETREF(self->bound, Py_NewRef(unbind ? Py_None : arg));
-    Py_RETURN_NONE;
-}
-
 static PyObject *Hll_get_kernel(HllObject *self, void *Py_UNUSED(c))
 {
-    return PyUnicode_FromString(fl_hll_kernel(self->h));
-}
-
-static PyObject *Hll_get_bound(HllObject *self, void *Py_UNUSED(c))
-{
-    return Py_NewRef(self->bound);
+    return PyUnicode_FromString(fl_hll_kernel(self->handle));
 }
 
 static PyObject *Hll_get_precision(HllObject *self, void *Py_UNUSED(c))
 {
     fl_hll_info in;
     flpy_read_lock_gil(&self->lock);
-    fl_hll_info_get(self->h, &in);
+    fl_hll_info_get(self->handle, &in);
     flpy_unlock(&self->lock);
     return PyLong_FromUnsignedLong(in.precision);
 }
@@ -370,8 +240,8 @@ static PyObject *Hll_repr(HllObject *self)
     fl_hll_info in;
     uint64_t n = 0;
     flpy_read_lock_gil(&self->lock);
-    fl_hll_info_get(self->h, &in);
-    fl_hll_estimate(self->h, &n);
+    fl_hll_info_get(self->handle, &in);
+    fl_hll_estimate(self->handle, &n);
     flpy_unlock(&self->lock);
     return PyUnicode_FromFormat("<filterlab.HyperLogLog p=%u %s, ~%llu distinct>", in.precision,
                                 in.encoding == FL_HLL_SPARSE ? "sparse" : "dense",
@@ -392,10 +262,10 @@ static PyMethodDef Hll_methods[] = {
      "count() -> int\n--\n\nThe distinct-count estimate (PFCOUNT; cached in the sketch)."},
     {"estimate", (PyCFunction)Hll_estimate, METH_NOARGS,
      "estimate() -> int\n--\n\nThe estimate from the registers, ignoring the cache."},
-    {"merge", (PyCFunction)Hll_merge, METH_O,
+    {"merge", (PyCFunction)flpy_merge, METH_O,
      "merge(other)\n--\n\nRegister-wise max with a sketch of equal precision (PFMERGE)."},
-    {"copy", (PyCFunction)Hll_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)Hll_clear, METH_NOARGS, "clear()\n--\n\nEmpties the sketch."},
+    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
+    {"clear", (PyCFunction)flpy_clear, METH_NOARGS, "clear()\n--\n\nEmpties the sketch."},
     {"to_dense", (PyCFunction)Hll_to_dense, METH_NOARGS,
      "to_dense()\n--\n\nConverts a sparse sketch to the dense encoding now."},
     {"set_sparse_max", (PyCFunction)Hll_set_sparse_max, METH_O,
@@ -406,15 +276,15 @@ static PyMethodDef Hll_methods[] = {
      "from_redis(data)\n--\n\nA sketch from a Redis HyperLogLog string, validated "
      "(FormatError if bad)."},
     {"info", (PyCFunction)Hll_info, METH_NOARGS, "info()\n--\n\nA HyperLogLogInfo dataclass."},
-    {"bind_kernel", (PyCFunction)Hll_bind_kernel, METH_O,
+    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
      "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)Hll_reduce, METH_NOARGS, NULL},
+    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Hll_getset[] = {
     {"kernel", (getter)Hll_get_kernel, NULL, "The kernel this sketch's calls use.", NULL},
-    {"bound_kernel", (getter)Hll_get_bound, NULL, "The kernel bound, or None.", NULL},
+    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
     {"precision", (getter)Hll_get_precision, NULL, "p: the sketch has 2**p registers.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -428,7 +298,7 @@ static PyTypeObject Hll_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "filterlab.HyperLogLog",
     .tp_basicsize = sizeof(HllObject),
-    .tp_dealloc = (destructor)Hll_dealloc,
+    .tp_dealloc = (destructor)flpy_dealloc,
     .tp_repr = (reprfunc)Hll_repr,
     .tp_as_number = &Hll_as_number,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

@@ -4,19 +4,84 @@
  * as Filter hashes them (fl_hash_u64 with the chain's seed), so an int key answers the same
  * in both; the chain itself takes hashes and bytes.
  */
-#include "common.h"
+#include "object.h"
 
 #include <string.h>
 
 typedef struct {
-    PyObject_HEAD
-    fl_sbf *s;
+    flpy_object base; /* handle: the fl_sbf */
     uint64_t seed;
-    flpy_lock lock;
-    PyObject *bound;
 } SbfObject;
 
 static PyTypeObject Sbf_Type;
+
+/* ---- the library calls the shared methods use (object.h) ------------------------------ */
+
+static void sbf_free(void *s) { fl_sbf_free(s); }
+
+static void sbf_init(flpy_object *self)
+{
+    fl_sbf_info in;
+    fl_sbf_get_info(self->handle, &in);
+    ((SbfObject *)self)->seed = in.seed;
+}
+
+static size_t sbf_serialized_size(const void *s) { return fl_sbf_serialized_size(s); }
+
+static fl_status sbf_save_mem(const void *s, void *buf, size_t cap, size_t *written)
+{
+    return fl_sbf_save_mem(s, buf, cap, written);
+}
+
+static fl_status sbf_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
+{
+    return fl_sbf_load_mem(buf, len, max_bytes, (fl_sbf **)out);
+}
+
+static fl_status sbf_save_file(const void *s, const char *path)
+{
+    return fl_sbf_save_file(s, path);
+}
+
+static fl_status sbf_load_file(const char *path, size_t max_bytes, void **out)
+{
+    return fl_sbf_load_file(path, max_bytes, (fl_sbf **)out);
+}
+
+static fl_status sbf_clear(void *s)
+{
+    fl_sbf_clear(s);
+    return FL_OK;
+}
+
+static fl_status sbf_bind_kernel(void *s, const char *name) { return fl_sbf_bind_kernel(s, name); }
+
+/* No merge or copy: the library has no union of two chains. */
+static const flpy_ops sbf_ops = {
+    .class_name = "ScalableBloom",
+    .type = &Sbf_Type,
+    .free = sbf_free,
+    .init = sbf_init,
+    .serialized_size = sbf_serialized_size,
+    .save_mem = sbf_save_mem,
+    .load_mem = sbf_load_mem,
+    .save_file = sbf_save_file,
+    .load_file = sbf_load_file,
+    .clear = sbf_clear,
+    .bind_kernel = sbf_bind_kernel,
+    .pickle_state = flpy_to_bytes,
+    .pickle_ctor = "from_bytes",
+};
+
+static PyObject *Sbf_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_from_bytes(&sbf_ops, cls, args, kw);
+}
+
+static PyObject *Sbf_load(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_load(&sbf_ops, cls, args, kw);
+}
 
 static uint64_t hash_bytes(const void *obj, const void *key, size_t len)
 {
@@ -27,36 +92,6 @@ static uint64_t hash_bytes(const void *obj, const void *key, size_t len)
 static uint64_t hash_int(const void *ctx, uint64_t key)
 {
     return fl_hash_u64(key, *(const uint64_t *)ctx);
-}
-
-static PyObject *wrap(PyTypeObject *type, fl_sbf *s)
-{
-    SbfObject *self = (SbfObject *)type->tp_alloc(type, 0);
-    if (self == NULL) {
-        fl_sbf_free(s);
-        return NULL;
-    }
-    if (flpy_lock_init(&self->lock) < 0) {
-        fl_sbf_free(s);
-        Py_TYPE(self)->tp_free((PyObject *)self);
-        return NULL;
-    }
-    fl_sbf_info in;
-    fl_sbf_get_info(s, &in);
-    self->s = s;
-    self->seed = in.seed;
-    self->bound = Py_NewRef(Py_None);
-    return (PyObject *)self;
-}
-
-static void Sbf_dealloc(SbfObject *self)
-{
-    if (self->s != NULL) {
-        fl_sbf_free(self->s);
-        flpy_lock_destroy(&self->lock);
-    }
-    Py_XDECREF(self->bound);
-    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *Sbf_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -99,20 +134,21 @@ static PyObject *Sbf_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     if (st != FL_OK)
         return flpy_raise(st, "ScalableBloom", NULL);
-    return wrap(type, s);
+    return flpy_wrap(type, &sbf_ops, s);
 }
 
 static uint64_t key_hash(SbfObject *self, const flpy_key *k)
 {
-    return k->is_int ? fl_hash_u64(k->u64, self->seed) : fl_sbf_hash_bytes(self->s, k->data, k->len);
+    return k->is_int ? fl_hash_u64(k->u64, self->seed)
+                     : fl_sbf_hash_bytes(self->base.handle, k->data, k->len);
 }
 
 static PyObject *add_hash_value(SbfObject *self, uint64_t h)
 {
     int added = 0;
-    flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_sbf_add_hash(self->s, h, &added);
-    flpy_unlock(&self->lock);
+    flpy_write_lock_gil(&self->base.lock);
+    fl_status st = fl_sbf_add_hash(self->base.handle, h, &added);
+    flpy_unlock(&self->base.lock);
     if (st != FL_OK)
         return flpy_raise(st, "add", NULL);
     return PyBool_FromLong(added);
@@ -143,9 +179,9 @@ static int contains_key(SbfObject *self, PyObject *key)
         return -1;
     uint64_t h = key_hash(self, &k);
     flpy_key_release(&k);
-    flpy_read_lock_gil(&self->lock);
-    int r = fl_sbf_contains_hash(self->s, h);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    int r = fl_sbf_contains_hash(self->base.handle, h);
+    flpy_unlock(&self->base.lock);
     return r;
 }
 
@@ -162,9 +198,9 @@ static PyObject *Sbf_contains_hash(SbfObject *self, PyObject *arg)
     uint64_t h;
     if (flpy_u64_arg(arg, &h, "hash") < 0)
         return NULL;
-    flpy_read_lock_gil(&self->lock);
-    int r = fl_sbf_contains_hash(self->s, h);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    int r = fl_sbf_contains_hash(self->base.handle, h);
+    flpy_unlock(&self->base.lock);
     return PyBool_FromLong(r);
 }
 
@@ -178,8 +214,6 @@ static PyObject *Sbf_hash(SbfObject *self, PyObject *key)
     return PyLong_FromUnsignedLongLong(h);
 }
 
-/* Runs op over a batch as hashes, without the GIL and under the lock (exclusive when
- * `write`); out: n bytes of a new bool array. */
 /* Runs a batch as hashes, without the GIL and under the lock (exclusive for adds); the
  * answers go to a new bool array or the caller's out=. */
 static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
@@ -190,43 +224,25 @@ static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
     int as_hashes = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO", kwlist, &obj, &as_hashes, &out_obj))
         return NULL;
-    flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    flpy_batch b;
+    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 1, &b) < 0)
         return NULL;
-    flpy_out out;
-    if (flpy_out_get(out_obj, k.n, NPY_BOOL, &out) < 0) {
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint64_t *tmp = NULL;
-    if (flpy_keys_need_tmp(&k, as_hashes) && (tmp = flpy_alloc_u64(k.n)) == NULL) {
-        Py_DECREF(out.result);
-        flpy_out_release(&out);
-        flpy_keys_release(&k);
-        return NULL;
-    }
-    uint8_t *res = out.data;
+    const flpy_keys *k = &b.keys;
+    uint8_t *res = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(&k, as_hashes, hash_bytes, self->s, hash_int, &self->seed,
-                                    tmp);
+    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle, hash_int,
+                                    &self->seed, b.tmp);
     if (write) {
-        flpy_write_lock(&self->lock);
-        st = fl_sbf_add_hashes(self->s, h, (size_t)k.n, res, NULL);
+        flpy_write_lock(&self->base.lock);
+        st = fl_sbf_add_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
     } else {
-        flpy_read_lock(&self->lock);
-        st = fl_sbf_contains_hashes(self->s, h, (size_t)k.n, res, NULL);
+        flpy_read_lock(&self->base.lock);
+        st = fl_sbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
     }
-    flpy_unlock(&self->lock);
+    flpy_unlock(&self->base.lock);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(tmp);
-    flpy_out_release(&out);
-    flpy_keys_release(&k);
-    if (st != FL_OK) {
-        Py_DECREF(out.result);
-        return flpy_raise(st, what, NULL);
-    }
-    return out.result;
+    return flpy_batch_finish(&b, st, what);
 }
 
 static PyObject *Sbf_add_many(SbfObject *self, PyObject *args, PyObject *kw)
@@ -239,130 +255,12 @@ static PyObject *Sbf_contains_many(SbfObject *self, PyObject *args, PyObject *kw
     return batch(self, args, kw, 0, "contains_many");
 }
 
-static PyObject *Sbf_clear(SbfObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_write_lock_gil(&self->lock);
-    fl_sbf_clear(self->s);
-    flpy_unlock(&self->lock);
-    Py_RETURN_NONE;
-}
-
 static Py_ssize_t Sbf_len(SbfObject *self)
 {
-    flpy_read_lock_gil(&self->lock);
-    uint64_t n = fl_sbf_count(self->s);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    uint64_t n = fl_sbf_count(self->base.handle);
+    flpy_unlock(&self->base.lock);
     return n > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
-}
-
-static PyObject *Sbf_to_bytes(SbfObject *self, PyObject *Py_UNUSED(ignored))
-{
-    flpy_read_lock_gil(&self->lock);
-    size_t size = fl_sbf_serialized_size(self->s);
-    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-    fl_status st = FL_OK;
-    size_t written = 0;
-    if (b != NULL) {
-        char *p = PyBytes_AS_STRING(b);
-        Py_BEGIN_ALLOW_THREADS
-        st = fl_sbf_save_mem(self->s, p, size, &written);
-        Py_END_ALLOW_THREADS
-    }
-    flpy_unlock(&self->lock);
-    if (b == NULL)
-        return NULL;
-    if (st != FL_OK) {
-        Py_DECREF(b);
-        return flpy_raise(st, "to_bytes", NULL);
-    }
-    if (written != size && _PyBytes_Resize(&b, (Py_ssize_t)written) < 0)
-        return NULL;
-    return b;
-}
-
-static int parse_max_bytes(PyObject *obj, size_t *out)
-{
-    uint64_t v = 0;
-    if (obj != NULL && obj != Py_None && flpy_u64_arg(obj, &v, "max_bytes") < 0)
-        return -1;
-    *out = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-    return 0;
-}
-
-static PyObject *Sbf_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"data", "max_bytes", NULL};
-    Py_buffer view;
-    PyObject *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*|O:from_bytes", kwlist, &view, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    fl_sbf *s = NULL;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fl_sbf_load_mem(view.buf, (size_t)view.len, max_bytes, &s);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    if (st != FL_OK)
-        return flpy_raise(st, "from_bytes", NULL);
-    return wrap((PyTypeObject *)cls, s);
-}
-
-static PyObject *Sbf_save(SbfObject *self, PyObject *path_obj)
-{
-    PyObject *path = NULL;
-    if (!PyUnicode_FSConverter(path_obj, &path))
-        return NULL;
-    const char *p = PyBytes_AS_STRING(path);
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    flpy_read_lock(&self->lock);
-    st = fl_sbf_save_file(self->s, p);
-    flpy_unlock(&self->lock);
-    Py_END_ALLOW_THREADS
-    PyObject *r = st == FL_OK ? Py_NewRef(Py_None) : flpy_raise(st, "save", p);
-    Py_DECREF(path);
-    return r;
-}
-
-static PyObject *Sbf_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"path", "max_bytes", NULL};
-    PyObject *path = NULL, *max_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O:load", kwlist, PyUnicode_FSConverter,
-                                     &path, &max_obj))
-        return NULL;
-    size_t max_bytes;
-    if (parse_max_bytes(max_obj, &max_bytes) < 0) {
-        Py_DECREF(path);
-        return NULL;
-    }
-    const char *p = PyBytes_AS_STRING(path);
-    fl_sbf *s = NULL;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fl_sbf_load_file(p, max_bytes, &s);
-    Py_END_ALLOW_THREADS
-    PyObject *r = st == FL_OK ? wrap((PyTypeObject *)cls, s) : flpy_raise(st, "load", p);
-    Py_DECREF(path);
-    return r;
-}
-
-static PyObject *Sbf_reduce(SbfObject *self, PyObject *Py_UNUSED(ignored))
-{
-    PyObject *b = Sbf_to_bytes(self, NULL);
-    if (b == NULL)
-        return NULL;
-    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
-    if (ctor == NULL) {
-        Py_DECREF(b);
-        return NULL;
-    }
-    return Py_BuildValue("(N(N))", ctor, b);
 }
 
 static PyObject *subfilter_info(const fl_sbf_filter_info *fi)
@@ -387,19 +285,21 @@ static PyObject *subfilter_info(const fl_sbf_filter_info *fi)
 static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
 {
     fl_sbf_info in;
-    flpy_read_lock_gil(&self->lock);
-    fl_status st = fl_sbf_get_info(self->s, &in);
+    flpy_read_lock_gil(&self->base.lock);
+    fl_status st = fl_sbf_get_info(self->base.handle, &in);
     PyObject *subs = st == FL_OK ? PyList_New(0) : NULL;
     for (uint32_t i = 0; subs != NULL && i < in.filters; i++) {
         fl_sbf_filter_info fi;
-        PyObject *one = fl_sbf_filter_info_at(self->s, i, &fi) == FL_OK ? subfilter_info(&fi) : NULL;
+        PyObject *one = fl_sbf_filter_info_at(self->base.handle, i, &fi) == FL_OK
+                            ? subfilter_info(&fi)
+                            : NULL;
         if (one == NULL || PyList_Append(subs, one) < 0)
             Py_CLEAR(subs);
         Py_XDECREF(one);
     }
-    const fl_filter *first = fl_sbf_filter_at(self->s, 0);
+    const fl_filter *first = fl_sbf_filter_at(self->base.handle, 0);
     const char *kernel = first ? fl_filter_kernel(first) : fl_kernel_active();
-    flpy_unlock(&self->lock);
+    flpy_unlock(&self->base.lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
     if (subs == NULL)
@@ -429,41 +329,21 @@ static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
     return flpy_make_info("ScalableBloomInfo", d);
 }
 
-static PyObject *Sbf_bind_kernel(SbfObject *self, PyObject *arg)
-{
-    const char *name;
-    if (flpy_kernel_name(arg, &name) < 0)
-        return NULL;
-    flpy_write_lock_gil(&self->lock);
-    fl_status st = fl_sbf_bind_kernel(self->s, name);
-    flpy_unlock(&self->lock);
-    if (st != FL_OK)
-        return flpy_raise(st, "bind_kernel", NULL);
-    int unbind = name == NULL || strcmp(name, "auto") == 0;
-    Py_SETREF(self->bound, Py_NewRef(unbind ? Py_None : arg));
-    Py_RETURN_NONE;
-}
-
 static PyObject *Sbf_get_kernel(SbfObject *self, void *Py_UNUSED(c))
 {
-    flpy_read_lock_gil(&self->lock);
-    const fl_filter *first = fl_sbf_filter_at(self->s, 0);
+    flpy_read_lock_gil(&self->base.lock);
+    const fl_filter *first = fl_sbf_filter_at(self->base.handle, 0);
     const char *k = first ? fl_filter_kernel(first) : fl_kernel_active();
-    flpy_unlock(&self->lock);
+    flpy_unlock(&self->base.lock);
     return PyUnicode_FromString(k);
-}
-
-static PyObject *Sbf_get_bound(SbfObject *self, void *Py_UNUSED(c))
-{
-    return Py_NewRef(self->bound);
 }
 
 static PyObject *Sbf_repr(SbfObject *self)
 {
     fl_sbf_info in;
-    flpy_read_lock_gil(&self->lock);
-    fl_sbf_get_info(self->s, &in);
-    flpy_unlock(&self->lock);
+    flpy_read_lock_gil(&self->base.lock);
+    fl_sbf_get_info(self->base.handle, &in);
+    flpy_unlock(&self->base.lock);
     return PyUnicode_FromFormat("<filterlab.ScalableBloom %s: %u sub-filters, %llu items>",
                                 fl_variant_name(in.variant), in.filters,
                                 (unsigned long long)in.items);
@@ -488,29 +368,29 @@ static PyMethodDef Sbf_methods[] = {
      "contains_many(keys, *, hashes=False, out=None)\n--\n\nA NumPy bool array (or out, "
      "filled in place); GIL released."},
     {"hash", (PyCFunction)Sbf_hash, METH_O, "hash(key)\n--\n\nThe chain's 64-bit hash of key."},
-    {"clear", (PyCFunction)Sbf_clear, METH_NOARGS,
+    {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
      "clear()\n--\n\nBack to the chain as created (first sub-filter, empty)."},
-    {"to_bytes", (PyCFunction)Sbf_to_bytes, METH_NOARGS,
+    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
      "to_bytes()\n--\n\nThe chain in the filterlab file format."},
     {"from_bytes", (PyCFunction)(void (*)(void))Sbf_from_bytes,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "from_bytes(data, max_bytes=0)\n--\n\nA chain from filterlab-format bytes (FormatError if "
      "bad; a plain filter's bytes are FormatError too: wrong kind)."},
-    {"save", (PyCFunction)Sbf_save, METH_O, "save(path)\n--\n\nWrites the chain atomically."},
+    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the chain atomically."},
     {"load", (PyCFunction)(void (*)(void))Sbf_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them)."},
     {"info", (PyCFunction)Sbf_info, METH_NOARGS,
      "info()\n--\n\nA ScalableBloomInfo dataclass, with one SubFilterInfo per sub-filter."},
-    {"bind_kernel", (PyCFunction)Sbf_bind_kernel, METH_O,
+    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
      "bind_kernel(name)\n--\n\nBinds every sub-filter (and later ones) to a kernel; None or "
      "'auto' unbinds."},
-    {"__reduce__", (PyCFunction)Sbf_reduce, METH_NOARGS, NULL},
+    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Sbf_getset[] = {
     {"kernel", (getter)Sbf_get_kernel, NULL, "The kernel the chain's calls use.", NULL},
-    {"bound_kernel", (getter)Sbf_get_bound, NULL, "The kernel bound, or None.", NULL},
+    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -523,7 +403,7 @@ static PyTypeObject Sbf_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "filterlab.ScalableBloom",
     .tp_basicsize = sizeof(SbfObject),
-    .tp_dealloc = (destructor)Sbf_dealloc,
+    .tp_dealloc = (destructor)flpy_dealloc,
     .tp_repr = (reprfunc)Sbf_repr,
     .tp_as_sequence = &Sbf_as_sequence,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

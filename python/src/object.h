@@ -1,0 +1,83 @@
+/*
+ * The base every class object of the extension starts with, and the methods that are the
+ * same for every structure once its library calls are known: wrapping a library handle,
+ * dealloc, bytes and files (to_bytes, from_bytes, save, load, pickling), copy, merge (the
+ * method, `|` and `|=`), clear, bind_kernel and bound_kernel. Each structure lists its
+ * library calls in one flpy_ops table; its own file keeps only what is specific to it.
+ *
+ * Adding a class: an object struct whose first member is an flpy_object (or flpy_object
+ * itself), an flpy_ops table with the structure's calls (adapters taking void *), and the
+ * generic methods below in its method table. Class methods (from_bytes, load) and the
+ * number slots (| and |=) get the class's table from a one-line wrapper in its file.
+ */
+#ifndef FLPY_OBJECT_H
+#define FLPY_OBJECT_H
+
+#include "common.h"
+
+typedef struct flpy_ops flpy_ops;
+
+typedef struct flpy_object {
+    PyObject_HEAD
+    void *handle;        /* the library object: fl_filter *, fl_cms *, ... */
+    const flpy_ops *ops; /* its structure's calls */
+    flpy_lock lock;
+    PyObject *bound;     /* the kernel name bound with bind_kernel, or None */
+} flpy_object;
+
+typedef fl_status (*flpy_load_mem_fn)(const void *buf, size_t len, size_t max_bytes,
+                                      void **out);
+
+/* A structure's library calls, adapted to void * handles. A NULL entry means the structure
+ * has no such call; the generic method that needs it is then not in its method table. */
+struct flpy_ops {
+    const char *class_name; /* "Filter", for "merge takes a Filter, not ..." */
+    PyTypeObject *type;     /* what merge, | and |= accept */
+    void (*free)(void *h);
+    /* Fills the fields of a new object that follow its flpy_object (NULL: there are none). */
+    void (*init)(flpy_object *self);
+    size_t (*serialized_size)(const void *h);
+    fl_status (*save_mem)(const void *h, void *buf, size_t cap, size_t *written);
+    flpy_load_mem_fn load_mem;
+    fl_status (*save_file)(const void *h, const char *path);
+    fl_status (*load_file)(const char *path, size_t max_bytes, void **out);
+    /* A copy that keeps the kernel binding (NULL: copy through save_mem and load_mem, the
+     * file format being exact, and bind the copy to the original's kernel). */
+    fl_status (*clone)(const void *h, void **out);
+    fl_status (*merge)(void *dst, const void *src);
+    fl_status (*clear)(void *h);
+    fl_status (*bind_kernel)(void *h, const char *name);
+    /* Pickling: __reduce__ returns (type.<pickle_ctor>, (pickle_state(self),)). */
+    PyObject *(*pickle_state)(flpy_object *self, PyObject *ignored);
+    const char *pickle_ctor;
+};
+
+/* Wraps a new library handle in an object of `type` (takes ownership; frees it on
+ * failure). */
+PyObject *flpy_wrap(PyTypeObject *type, const flpy_ops *ops, void *handle);
+void flpy_dealloc(flpy_object *self);
+
+/* max_bytes argument: None/absent is 0 (no cap); larger than size_t is SIZE_MAX. */
+int flpy_parse_max_bytes(PyObject *obj, size_t *out);
+
+/* Instance methods, for the method tables as they stand. */
+PyObject *flpy_to_bytes(flpy_object *self, PyObject *ignored);
+PyObject *flpy_save(flpy_object *self, PyObject *path_obj);
+PyObject *flpy_reduce(flpy_object *self, PyObject *ignored);
+PyObject *flpy_copy(flpy_object *self, PyObject *ignored);
+PyObject *flpy_merge(flpy_object *self, PyObject *other);
+PyObject *flpy_clear(flpy_object *self, PyObject *ignored);
+PyObject *flpy_bind_kernel(flpy_object *self, PyObject *arg);
+PyObject *flpy_get_bound(flpy_object *self, void *closure);
+
+/* Class methods and number slots: called by the class's wrapper with its table. */
+PyObject *flpy_from_bytes(const flpy_ops *ops, PyObject *cls, PyObject *args, PyObject *kw);
+/* from_bytes with another reader: `format` is the PyArg format ("y*|O:<name>"). */
+PyObject *flpy_from_buffer_with(const flpy_ops *ops, PyObject *cls, PyObject *args,
+                                PyObject *kw, const char *format, const char *what,
+                                flpy_load_mem_fn load);
+PyObject *flpy_load(const flpy_ops *ops, PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *flpy_or(const flpy_ops *ops, PyObject *a, PyObject *b);
+PyObject *flpy_ior(const flpy_ops *ops, PyObject *a, PyObject *b);
+
+#endif
