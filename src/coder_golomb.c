@@ -102,6 +102,20 @@ static size_t golomb_encode(const uint8_t *src, size_t len, uint8_t *dst, size_t
     return total;
 }
 
+/* The next bits of the stream from bit position `bit` on, least significant first: at least
+ * 57 of them (zeros past the end), read a word at a time so a unary run costs one count of
+ * trailing ones rather than a loop per bit. */
+static uint64_t peek(const uint8_t *s, size_t n, uint64_t bit) {
+    size_t at = (size_t)(bit >> 3);
+    uint64_t w = 0;
+    if (at + 8 <= n) {
+        memcpy(&w, s + at, 8); /* the host is little-endian (src/internal.h) */
+    } else {
+        for (size_t i = 0; at + i < n; i++) w |= (uint64_t)s[at + i] << (8 * i);
+    }
+    return w >> (bit & 7);
+}
+
 static fl_status golomb_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t len) {
     if (n < 3) return FL_ERR_CORRUPT;
     uint32_t mode = src[0], r = src[1];
@@ -119,25 +133,34 @@ static fl_status golomb_decode(const uint8_t *src, size_t n, uint8_t *dst, size_
     }
     uint64_t bits = 8 * (uint64_t)len;
     if (count > bits) return FL_ERR_CORRUPT;
-    /* A mode-0 chunk codes its minority: the coder never writes mode 1 with count >= half
-     * or mode 0 with count > half, and r = 0 when nothing is coded. */
+    /* The coder codes the minority: never mode 1 with count >= half, never mode 0 with
+     * count > half, and r = 0 when nothing is coded. */
     if (mode == 0 ? count > bits / 2 : count >= bits - bits / 2) return FL_ERR_CORRUPT;
     if (count == 0 && r != 0) return FL_ERR_CORRUPT;
     memset(dst, mode ? 0xff : 0, len);
     const uint8_t *s = src + at;
-    uint64_t sbits = 8 * (uint64_t)(n - at), bit = 0, pos = 0;
+    size_t sn = n - at;
+    uint64_t sbits = 8 * (uint64_t)sn, bit = 0, pos = 0;
+    uint64_t low_mask = (1ull << r) - 1;
     for (uint64_t j = 0; j < count; j++) {
         uint64_t q = 0;
-        for (;;) {
+        for (;;) { /* the unary part: ones, then a zero */
             if (bit >= sbits) return FL_ERR_CORRUPT;
-            int b = (s[bit >> 3] >> (bit & 7)) & 1;
-            bit++;
-            if (!b) break;
-            if (++q > bits) return FL_ERR_CORRUPT;
+            uint64_t avail = sbits - bit < 57 ? sbits - bit : 57;
+            uint64_t w = peek(s, sn, bit);
+            uint64_t ones = ~w ? (uint64_t)__builtin_ctzll(~w) : 64;
+            if (ones < avail) {
+                q += ones;
+                bit += ones + 1;
+                break;
+            }
+            q += avail;
+            bit += avail;
+            if (q > bits) return FL_ERR_CORRUPT;
         }
-        if (sbits - bit < r) return FL_ERR_CORRUPT;
-        uint64_t low = 0;
-        for (uint32_t i = 0; i < r; i++, bit++) low |= (uint64_t)((s[bit >> 3] >> (bit & 7)) & 1) << i;
+        if (q > bits || sbits - bit < r) return FL_ERR_CORRUPT;
+        uint64_t low = r ? peek(s, sn, bit) & low_mask : 0;
+        bit += r;
         uint64_t gap = (q << r) | low;
         if (gap >= bits - pos) return FL_ERR_CORRUPT;
         pos += gap;
@@ -145,9 +168,8 @@ static fl_status golomb_decode(const uint8_t *src, size_t n, uint8_t *dst, size_
         pos++;
     }
     /* exactly the bytes the stream needs, padded with zeros */
-    if ((bit + 7) / 8 != sbits / 8) return FL_ERR_CORRUPT;
-    for (uint64_t b = bit; b < sbits; b++)
-        if ((s[b >> 3] >> (b & 7)) & 1) return FL_ERR_CORRUPT;
+    if ((bit + 7) / 8 != sn) return FL_ERR_CORRUPT;
+    if (bit & 7 && s[sn - 1] >> (bit & 7)) return FL_ERR_CORRUPT;
     return FL_OK;
 }
 

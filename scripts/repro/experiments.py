@@ -48,6 +48,7 @@ MODES = {
         t7_runs=3, t7_warmup=1,
         t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
         t8_insert_budget=8 << 20, t8_fprs=[0.01],
+        t13_n=1_000_000, t13_compressed_n=100_000, t13_queries=4_000_000, t13_reps=5,
     ),
     # --full: the complete sweep (every 4x from L1d/2 to the DRAM point, and 4x past it; three
     # hit rates, two FPR targets, more repetitions and queries); 29 minutes on a 2-vCPU VM
@@ -63,6 +64,7 @@ MODES = {
         t7_runs=10, t7_warmup=2,
         t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
         t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001],
+        t13_n=1_000_000, t13_compressed_n=1_000_000, t13_queries=20_000_000, t13_reps=9,
     ),
     # --tiny: the test suite's end-to-end check (tests/repro/test_reproduce.sh): every
     # experiment and every table, on sizes small enough for well under 3 minutes. Its numbers
@@ -78,6 +80,7 @@ MODES = {
         t7_runs=2, t7_warmup=0,
         t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
         t8_insert_budget=1 << 20, t8_fprs=[0.01],
+        t13_n=20_000, t13_compressed_n=5_000, t13_queries=200_000, t13_reps=2,
     ),
 }
 
@@ -91,6 +94,7 @@ EXPERIMENTS = [
     ("t7", "table 7: filterlab dedup vs awk and sort -u (hyperfine)"),
     ("t8", "table 8: the kernel sweep, L1 to DRAM, with the physical bound"),
     ("advise", "advise.csv and `filterlab advise` examples"),
+    ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters"),
 ]
 
 
@@ -133,6 +137,7 @@ class Runner:
             "flbench": os.path.join(build, "bench", "flbench"),
             "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
+            "variants004": os.path.join(build, "bench", "baselines", "variants004"),
         }
         self.commands = []
         self.durations = {}
@@ -518,6 +523,14 @@ class Runner:
             json.dump({"examples": examples}, f, indent=1)
         self.stamp_json(self.path("advise_examples.json"))
 
+    def exp_t13(self):
+        c = self.cfg
+        out = self.path("t13_variants004.json")
+        self.run([self.bins["variants004"], "--n", str(c["t13_n"]), "--compressed-n",
+                  str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
+                  str(c["t13_reps"]), "--json", out], "t13_variants004")
+        self.stamp_json(out)
+
     # ---- driver -------------------------------------------------------------------------
     def check_binaries(self):
         missing = [n for n, p in self.bins.items() if not os.access(p, os.X_OK)]
@@ -526,6 +539,7 @@ class Runner:
             "hashset_baseline": "bench/baselines is not in the build, or GLib (libglib2.0-dev) is missing",
             "flbench": "the harness did not build",
             "filterlab": "the CLI did not build",
+            "variants004": "bench/baselines did not build (meson.build needs subdir('bench/baselines'))",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
 

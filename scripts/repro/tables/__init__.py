@@ -12,8 +12,10 @@ Explanations run after every table is built, so they may read any table's facts.
 from rundata import load_json
 from tables import (advice, t1_naive_vs_blocked, t2_crawler, t3_sizing, t4_fill, t5_space, t6_bound,
                     t7_dedup, t8_sweep)
+from tables import t13_variants004
 
 ALL = (t1_naive_vs_blocked, t2_crawler, t3_sizing, t4_fill, t5_space, t6_bound, t7_dedup, t8_sweep, advice)
+ALL += (t13_variants004,)
 
 
 def by_number():
