@@ -324,7 +324,9 @@ static void test_round_trip_and_kinds(void **state) {
     assert_memory_equal(a, b, 5000);
     fl_lbf_info in;
     assert_int_equal(fl_lbf_get_info(m, &in), FL_OK);
+    fl_lbf_free(m);
     assert_int_equal(fl_lbf_load_mem(buf, len, in.bytes - 1, &m), FL_ERR_TOO_LARGE);
+    assert_null(m);
     assert_int_equal(fl_lbf_load_mem(buf, len, in.bytes, &m), FL_OK);
     fl_lbf_free(m);
 
