@@ -44,6 +44,14 @@ int cmd_hll_info(int argc, char **argv, const cli_globals *g);
 int cmd_freq(int argc, char **argv, const cli_globals *g);
 int cmd_top(int argc, char **argv, const cli_globals *g);
 int cmd_delete(int argc, char **argv, const cli_globals *g);
+/* cmd_variants004.c: layered and compressed Bloom filters */
+int cmd_layered_build(int argc, char **argv, const cli_globals *g);
+int cmd_layered_count(int argc, char **argv, const cli_globals *g);
+int cmd_compress(int argc, char **argv, const cli_globals *g);
+int cmd_decompress(int argc, char **argv, const cli_globals *g);
+int cmd_compressed_query(int argc, char **argv, const cli_globals *g);
+/* `filterlab info` of a layered (FL_FILE_LAYERED_BLOOM) or compressed Bloom file. */
+int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)
