@@ -34,6 +34,18 @@
 static uint64_t g_queries = 1000000;
 static int g_reps = 5;
 
+/* The 1-minute load average from /proc/loadavg (-1 where there is none): the timings in
+ * this file are only as good as the machine was quiet, so the file says how busy it was. */
+static double loadavg(void) {
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static void die(const char *what, fl_status st) {
     fprintf(stderr, "variants004: %s: %s\n", what, fl_strerror(st));
     exit(2);
@@ -410,6 +422,7 @@ int main(int argc, char **argv) {
     bl_json_init(&j, out);
     bl_json_open(&j, NULL, '{');
     bl_json_context(&j, "variants004");
+    bl_json_num(&j, "loadavg_1min_start", loadavg());
     bl_json_int(&j, "n", (long long)n);
     bl_json_int(&j, "queries", (long long)g_queries);
     bl_json_open(&j, "layered", '{');
@@ -434,6 +447,7 @@ int main(int argc, char **argv) {
     combining(&j, n);
     bl_json_close(&j, ']');
     bl_json_close(&j, '}');
+    bl_json_num(&j, "loadavg_1min_end", loadavg());
     bl_json_close(&j, '}');
     bl_close_out(out);
     return 0;

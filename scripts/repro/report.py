@@ -374,6 +374,10 @@ class Report:
                    "(each layer's kernel over the keys still counting), %s ns per key one at a time (medians of %d "
                    "interleaved reps)." % (thousands(sp["queries"]), sp["layers"], human_bytes(sp["bytes"]),
                                            g(sp["batch_ns_per_key"]), g(sp["single_ns_per_key"]), sp["reps"]))
+            load = [x for x in t13.get("loadavg") or [] if x is not None and x >= 0]
+            if load:
+                self.w("The machine's 1-minute load average was %s at the start of the measurement and %s at its "
+                       "end: timings from a busy machine are upper bounds." % tuple(g(x) for x in (load + load)[:2]))
             self.w()
         self.w("**Compressed Bloom filter** (Mitzenmacher 2002), z = %s bits per key sent: the plain filter of m = z "
                "bits at its best k, and the least-FPR plans with m H(p) <= z and m up to the factor shown; each "

@@ -111,7 +111,8 @@ def build(ctx, d):
     speed = d["layered"].get("speed")
     if speed:
         ctx.fact("t13.layered.batch_ns", speed["batch_ns_per_key"], src)
-    ctx.tables[KEY] = {"n": d["n"], "queries": d["queries"], "layered": lay, "layered_speed": speed,
+    load = [d.get("loadavg_1min_start"), d.get("loadavg_1min_end")]
+    ctx.tables[KEY] = {"n": d["n"], "queries": d["queries"], "layered": lay, "layered_speed": speed, "loadavg": load,
                        "compressed": comp, "coder_means": means, "z_bits_per_key": z, "combining": comb}
 
 
