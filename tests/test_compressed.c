@@ -306,6 +306,80 @@ static void test_truncations_and_flips(void **state) {
     }
 }
 
+/* Crafted headers with valid checksums: absurd sizes are refused before anything is
+ * allocated (the payload cap, the index length against the chunk count, the file's length),
+ * and every field the header fixes is checked. */
+static uint8_t *section(uint8_t *buf, size_t len, uint32_t tag) {
+    uint32_t count = (uint32_t)get_le(buf + 12, 4);
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *e = buf + 24 + 24 * (size_t)i;
+        if ((uint32_t)get_le(e, 4) == tag) {
+            uint64_t off = get_le(e + 8, 8);
+            assert_true(off < len);
+            return buf + off;
+        }
+    }
+    fail_msg("no section %08x", tag);
+    return NULL;
+}
+
+static void test_crafted_sizes(void **state) {
+    (void)state;
+    size_t len = 0;
+    uint8_t *buf = saved_cbf(FL_CODER_GOLOMB, &len);
+    uint8_t *m = malloc(len);
+    const uint32_t cbfh = 'C' | 'B' << 8 | 'F' << 16 | (uint32_t)'H' << 24;
+    const uint32_t cidx = 'C' | 'I' << 8 | 'D' << 16 | (uint32_t)'X' << 24;
+    struct { size_t at; uint64_t value; int width; fl_status want; } cases[] = {
+        {8, (uint64_t)1 << 31, 8, FL_ERR_CORRUPT},    /* units: the chunk count disagrees */
+        {8, 0, 8, FL_ERR_CORRUPT},                    /* no unit */
+        {4, 99, 4, FL_ERR_CORRUPT},                   /* k out of range */
+        {48, 1ull << 60, 8, FL_ERR_CORRUPT},          /* chunks not the payload's */
+        {32, 96, 4, FL_ERR_CORRUPT},                  /* chunk bytes not a multiple of 64 */
+        {32, 1u << 30, 4, FL_ERR_CORRUPT},            /* chunk bytes above the maximum */
+        {40, 1ull << 40, 8, FL_ERR_CORRUPT},          /* more set bits than bits */
+        {2, 7, 1, FL_ERR_CORRUPT},                    /* unknown coder */
+        {0, 6, 1, FL_ERR_CORRUPT},                    /* a counting variant */
+        {36, 1, 4, FL_ERR_CORRUPT},                   /* reserved bytes */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        memcpy(m, buf, len);
+        uint8_t *h = section(m, len, cbfh);
+        for (int b = 0; b < cases[i].width; b++) h[cases[i].at + b] = (uint8_t)(cases[i].value >> (8 * b));
+        reseal_container(m, len);
+        fl_cbf *z = NULL;
+        fl_status st = fl_cbf_load_mem(m, len, 1 << 20, &z);
+        if (st != cases[i].want) print_message("case %zu: %s\n", i, fl_strerror(st));
+        assert_int_equal(st, cases[i].want);
+        assert_null(z);
+    }
+    /* 128 GiB of payload, chunk count to match: the caller's cap refuses it, and without a
+     * cap the index it would need is not in the file */
+    memcpy(m, buf, len);
+    uint8_t *h = section(m, len, cbfh);
+    for (int b = 0; b < 8; b++) h[8 + b] = (uint8_t)(((uint64_t)1 << 31) >> (8 * b));
+    for (int b = 0; b < 8; b++) h[48 + b] = (uint8_t)(((uint64_t)1 << 31) >> (8 * b));
+    reseal_container(m, len);
+    fl_cbf *y = NULL;
+    assert_int_equal(fl_cbf_load_mem(m, len, 1 << 20, &y), FL_ERR_TOO_LARGE);
+    assert_null(y);
+    assert_int_equal(fl_cbf_load_mem(m, len, 0, &y), FL_ERR_CORRUPT); /* the index's length */
+    assert_null(y);
+    /* offsets: not starting at 0, going back, a code longer than its coder's bound */
+    const uint64_t bad[][2] = {{0, 1}, {1, 0}, {2, 1}, {1, 1ull << 40}};
+    for (size_t i = 0; i < 4; i++) {
+        memcpy(m, buf, len);
+        uint8_t *x = section(m, len, cidx) + 8 * bad[i][0];
+        for (int b = 0; b < 8; b++) x[b] = (uint8_t)(bad[i][1] >> (8 * b));
+        reseal_container(m, len);
+        fl_cbf *z = NULL;
+        assert_int_equal(fl_cbf_load_mem(m, len, 0, &z), FL_ERR_CORRUPT);
+        assert_null(z);
+    }
+    free(m);
+    free(buf);
+}
+
 /* Checksums recomputed after each flip (tests/fuzz_reseal.h), so the fields and the codes
  * themselves are what the loader and the decoders judge: every outcome is a status, the
  * index checks refuse what they can, and a code that still decodes gives a filter of the
@@ -361,6 +435,7 @@ int main(void) {
         cmocka_unit_test(test_kinds_and_files),
         cmocka_unit_test(test_truncations_and_flips),
         cmocka_unit_test(test_resealed_flips),
+        cmocka_unit_test(test_crafted_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
