@@ -30,6 +30,8 @@
  *   to geometric (Golomb 1966; Gallager and van Voorhis 1975), with the Rice parameter
  *   chosen per chunk for the shortest code; FL_CODER_ZSTD, zstd (RFC 8878) at level 19.
  *   FL_CODER_DEFAULT is the one measured smaller on Bloom payloads (scripts/repro table 13).
+ *   A chunk the coder does not make shorter (a filter near half full has nothing to gain) is
+ *   stored as it is, so the compressed form never exceeds the payload plus the index.
  *
  * A compressed filter answers lookups only: adds go to an fl_filter that is compressed again.
  */

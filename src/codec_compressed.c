@@ -14,7 +14,8 @@
  *            56  u64 reserved, 0
  *   "CIDX"  (chunks + 1) u64 offsets of the chunks' codes in CDAT: 0 first, strictly
  *           ascending (no code is empty), the last CDAT's length
- *   "CDAT"  the codes, back to back
+ *   "CDAT"  the codes, back to back; a code exactly as long as its chunk is the chunk's bytes
+ *           as they are (stored: the coder did not make it shorter)
  *
  * A load checks, each failure with its own status: the container (TRUNCATED, CHECKSUM,
  * CORRUPT); the section list (CORRUPT); CBFH (CORRUPT: an unknown variant, hash or coder, a
@@ -22,8 +23,7 @@
  * unit, more set bits than bits, a chunk count other than the payload's, nonzero reserved
  * bytes); the uncompressed payload against the caller's cap (TOO_LARGE); the index's length
  * (CORRUPT) and the input's (TRUNCATED, TRAILING_DATA), all before allocating anything;
- * then the index (CORRUPT: offsets out of order, a code longer than its coder's bound for
- * the chunk). The codes themselves are decoded, and checked, when a lookup needs them
+ * then the index (CORRUPT: offsets out of order, a code longer than its chunk). The codes themselves are decoded, and checked, when a lookup needs them
  * (fl_cbf_verify decodes every one).
  */
 #include <errno.h>
@@ -159,12 +159,12 @@ static fl_status read_index(fl_ct_reader *r, fl_cbf *c) {
     if (!c->offsets) return FL_ERR_NO_MEMORY;
     fl_status st = fl_ct_read(r, &idx, c->offsets);
     if (st != FL_OK) return st;
-    const fl_chunk_coder *cc = fl_chunk_coder_of(c->coder);
     for (uint64_t i = 0; i <= c->chunks; i++) {
         c->offsets[i] = fl_get64((const uint8_t *)&c->offsets[i]);
         if (i == 0 && c->offsets[0] != 0) return FL_ERR_CORRUPT;
+        /* no code is longer than its chunk: that chunk would have been stored */
         if (i > 0 && (c->offsets[i] <= c->offsets[i - 1] ||
-                      c->offsets[i] - c->offsets[i - 1] > cc->bound(chunk_len(c, i - 1))))
+                      c->offsets[i] - c->offsets[i - 1] > chunk_len(c, i - 1)))
             return FL_ERR_CORRUPT;
     }
     if (c->offsets[c->chunks] != dat.length) return FL_ERR_CORRUPT;

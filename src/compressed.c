@@ -210,11 +210,14 @@ fl_status fl_cbf_compress(const fl_filter *f, fl_coder coder, uint32_t chunk_byt
         free(c);
         return st == FL_ERR_CORRUPT ? FL_ERR_INVALID_ARG : st;
     }
-    size_t cap = 0;
-    for (uint64_t i = 0; i < c->chunks; i++) cap += cc->bound(chunk_len(c, i));
+    /* Every chunk takes at most its own length (stored, below), so the payload's size bounds
+     * the codes; one scratch buffer takes each coder's worst case. */
+    size_t scratch_cap = cc->bound(chunk_bytes);
+    uint8_t *scratch = malloc(scratch_cap);
     c->offsets = malloc((c->chunks + 1) * sizeof *c->offsets);
-    c->codes = malloc(cap ? cap : 1);
-    if (!c->offsets || !c->codes) {
+    c->codes = malloc(c->payload);
+    if (!scratch || !c->offsets || !c->codes) {
+        free(scratch);
         fl_cbf_free(c);
         return FL_ERR_NO_MEMORY;
     }
@@ -222,14 +225,23 @@ fl_status fl_cbf_compress(const fl_filter *f, fl_coder coder, uint32_t chunk_byt
     c->offsets[0] = 0;
     for (uint64_t i = 0; i < c->chunks; i++) {
         const uint8_t *src = (const uint8_t *)f->data + (size_t)i * chunk_bytes;
-        size_t n = cc->encode(src, chunk_len(c, i), c->codes + at, cap - at);
+        size_t len = chunk_len(c, i);
+        size_t n = cc->encode(src, len, scratch, scratch_cap);
         if (n == 0) {
+            free(scratch);
             fl_cbf_free(c);
             return FL_ERR_NO_MEMORY;
+        }
+        if (n >= len) { /* no gain: the chunk is stored as it is */
+            memcpy(c->codes + at, src, len);
+            n = len;
+        } else {
+            memcpy(c->codes + at, scratch, n);
         }
         at += n;
         c->offsets[i + 1] = at;
     }
+    free(scratch);
     c->code_bytes = at;
     uint8_t *shrunk = realloc(c->codes, at ? at : 1);
     if (shrunk) c->codes = shrunk;
@@ -244,10 +256,17 @@ void fl_cbf_free(fl_cbf *c) {
     free(c);
 }
 
+/* A code exactly as long as its chunk is the chunk itself, stored: the encoder keeps a code
+ * only when it is shorter, so the two never meet. */
 static fl_status decode_chunk(const fl_cbf *c, uint64_t i, uint8_t *dst) {
     const fl_chunk_coder *cc = fl_chunk_coder_of(c->coder);
-    return cc->decode(c->codes + c->offsets[i], (size_t)(c->offsets[i + 1] - c->offsets[i]),
-                      dst, chunk_len(c, i));
+    const uint8_t *code = c->codes + c->offsets[i];
+    size_t n = (size_t)(c->offsets[i + 1] - c->offsets[i]), len = chunk_len(c, i);
+    if (n == len) {
+        memcpy(dst, code, len);
+        return FL_OK;
+    }
+    return cc->decode(code, n, dst, len);
 }
 
 fl_status fl_cbf_decompress(const fl_cbf *c, fl_filter **out) {

@@ -177,6 +177,9 @@ static void check_payload_round_trip(fl_filter *f) {
         fl_cbf *z = NULL;
         assert_int_equal(fl_cbf_compress(f, coders[c], 128, &z), FL_OK);
         assert_int_equal(fl_cbf_verify(z), FL_OK);
+        fl_cbf_info in;
+        assert_int_equal(fl_cbf_get_info(z, &in), FL_OK);
+        assert_true(in.compressed_bytes <= in.payload_bytes); /* stored when no gain */
         fl_filter *back = NULL;
         assert_int_equal(fl_cbf_decompress(z, &back), FL_OK);
         assert_memory_equal(back->data, f->data, f->bytes);
