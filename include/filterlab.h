@@ -351,6 +351,8 @@ typedef enum fl_file_kind {
     FL_FILE_COUNT_MIN = 4,      /* fl_cms_load_* (filterlab_cms.h) */
     FL_FILE_BINARY_FUSE = 5,    /* fl_fuse_load_* (filterlab_static.h) */
     FL_FILE_BLOOMIER = 6,       /* fl_bloomier_load_* (filterlab_static.h) */
+    FL_FILE_LAYERED_BLOOM = 7,  /* fl_lbf_load_* (filterlab_layered.h) */
+    FL_FILE_COMPRESSED_BLOOM = 8, /* fl_cbf_load_* (filterlab_compressed.h) */
 } fl_file_kind;
 fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind);
 fl_status fl_file_kind_file(const char *path, uint32_t *kind);
@@ -504,4 +506,6 @@ fl_status fl_host_describe(fl_host *out);
 #include "filterlab_cms.h"
 #include "filterlab_sbf.h"
 #include "filterlab_static.h"
+#include "filterlab_layered.h"
+#include "filterlab_compressed.h"
 #endif /* FILTERLAB_H */

@@ -78,6 +78,14 @@ CSVS = (
     ("t12_scalable.csv", "t12", lambda t: (t["chain"], [
         "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
         "false_positives", "queries"])),
+    ("t13_layered.csv", "t13", lambda t: (t["layered"], [
+        "experiment", "pf", "c", "d", "events", "trials", "rate", "pf_d", "ratio", "layer_fpr"])),
+    ("t13_compressed.csv", "t13", lambda t: (t["compressed"], [
+        "variant", "plan", "m_max_factor", "k", "m_bpk", "zero_fraction", "measured_fpr", "predicted_fpr",
+        "false_positives", "entropy_bpk", "coder", "chunk_bytes", "chunks", "bpk", "bpk_index", "over_entropy",
+        "decompress_ns_per_byte", "lookup_one_ns", "lookup_batch_ns_per_key"])),
+    ("t13_combining.csv", "t13", lambda t: (t["combining"], [
+        "filters", "k_each", "m_bits", "n", "queries", "false_positives", "measured_fpr", "ratio"])),
     ("claims.csv", "claims", lambda rows: (rows, [
         "id", "table", "seed", "section", "seed_value", "unit", "measured", "verdict", "reason", "source"])),
 )

@@ -79,6 +79,7 @@ MODES = {
         t8_insert_budget=8 << 20, t8_fprs=[0.01],
         **ACCURACY["quick"],
         static_keys="100000,1000000,10000000", static_lookups=1_000_000, static_reps=3, static_builds=1,
+        t13_n=1_000_000, t13_compressed_n=100_000, t13_queries=4_000_000, t13_reps=5,
     ),
     # --full: the complete sweep (every 4x from L1d/2 to the DRAM point, and 4x past it; three
     # hit rates, two FPR targets, more repetitions and queries); 29 minutes on a 2-vCPU VM
@@ -96,6 +97,7 @@ MODES = {
         t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001],
         **ACCURACY["full"],
         static_keys="100000,1000000,10000000", static_lookups=4_000_000, static_reps=9, static_builds=3,
+        t13_n=1_000_000, t13_compressed_n=1_000_000, t13_queries=20_000_000, t13_reps=9,
     ),
     # --tiny: the test suite's end-to-end check (tests/repro/test_reproduce.sh): every
     # experiment and every table, on sizes small enough for well under 3 minutes. Its numbers
@@ -113,6 +115,7 @@ MODES = {
         t8_insert_budget=1 << 20, t8_fprs=[0.01],
         **ACCURACY["tiny"],
         static_keys="10000,100000", static_lookups=100_000, static_reps=2, static_builds=1,
+        t13_n=20_000, t13_compressed_n=5_000, t13_queries=200_000, t13_reps=2,
     ),
 }
 
@@ -131,6 +134,7 @@ EXPERIMENTS = [
     ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT"),
     ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)"),
     ("static", "tables 6 and 8: binary fuse filters (issue 14), space, FPR, build and lookups"),
+    ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters"),
 ]
 
 
@@ -175,6 +179,7 @@ class Runner:
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
             "flaccuracy": os.path.join(build, "bench", "flaccuracy"),
             "static_bench": os.path.join(build, "bench", "baselines", "static_bench"),
+            "variants004": os.path.join(build, "bench", "baselines", "variants004"),
         }
         self.commands = []
         self.durations = {}
@@ -592,6 +597,14 @@ class Runner:
                   "--reps", str(c["static_reps"]), "--builds", str(c["static_builds"]), "-o", out], "static")
         self.stamp_json(out)
 
+    def exp_t13(self):
+        c = self.cfg
+        out = self.path("t13_variants004.json")
+        self.run([self.bins["variants004"], "--n", str(c["t13_n"]), "--compressed-n",
+                  str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
+                  str(c["t13_reps"]), "--json", out], "t13_variants004")
+        self.stamp_json(out)
+
     # ---- driver -------------------------------------------------------------------------
     def check_binaries(self):
         missing = [n for n, p in self.bins.items() if not os.access(p, os.X_OK)]
@@ -602,6 +615,7 @@ class Runner:
             "filterlab": "the CLI did not build",
             "flaccuracy": "bench/flaccuracy (bench/accuracy_*.c) did not build",
             "static_bench": "bench/baselines is not in the build",
+            "variants004": "bench/baselines did not build (meson.build needs subdir('bench/baselines'))",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
 

@@ -388,6 +388,52 @@ class Report:
                        ", ".join(g(h) for h in t8["hit_rates"])))
             self.w()
 
+    def _t13(self, t13):
+        self.w("Seed 004, section 4.11. **Layered Bloom filter** (R = 4 layers of block512, each probing with its own "
+               "remix of the key's hash): the rate at which a key added c times reads c + d or more, against PF^d.")
+        self.w()
+        rows = [[r["experiment"], g(r["pf"]), r["c"], "c + %d" % r["d"], "{:,}".format(r["events"]),
+                 "{:,}".format(r["trials"]), g(r["rate"]), g(r["pf_d"]), g(r["ratio"]), g(r["layer_fpr"])]
+                for r in t13["layered"]]
+        self.w(md_table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
+                         "that layer's measured FPR"], rows))
+        self.w()
+        sp = t13.get("layered_speed")
+        if sp:
+            self.w("Counts of %s keys (half of them added) on %s layers of %s in all: %s ns per key in batches "
+                   "(each layer's kernel over the keys still counting), %s ns per key one at a time (medians of %d "
+                   "interleaved reps)." % (thousands(sp["queries"]), sp["layers"], human_bytes(sp["bytes"]),
+                                           g(sp["batch_ns_per_key"]), g(sp["single_ns_per_key"]), sp["reps"]))
+            load = [x for x in t13.get("loadavg") or [] if x is not None and x >= 0]
+            if load:
+                self.w("The machine's 1-minute load average was %s at the start of the measurement and %s at its "
+                       "end: timings from a busy machine are upper bounds." % tuple(g(x) for x in (load + load)[:2]))
+            self.w()
+        self.w("**Compressed Bloom filter** (Mitzenmacher 2002), z = %s bits per key sent: the plain filter of m = z "
+               "bits at its best k, and the least-FPR plans with m H(p) <= z and m up to the factor shown; each "
+               "built, measured and coded in 4 KiB chunks and as one chunk." % g(t13["z_bits_per_key"]))
+        self.w()
+        rows = [[r["variant"], r["plan"] if r["plan"] == "plain" else "m <= %sz" % g(r["m_max_factor"]), r["k"],
+                 g(r["m_bpk"]), g(r["zero_fraction"]), g(r["measured_fpr"]), g(r["entropy_bpk"]), r["coder"],
+                 "one" if r["chunks"] == 1 else human_bytes(r["chunk_bytes"]), g(r["bpk"]), g(r["over_entropy"]),
+                 g(r["lookup_one_ns"])]
+                for r in t13["compressed"]]
+        self.w(md_table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
+                         "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows))
+        self.w()
+        means = t13.get("coder_means") or {}
+        if len(means) == 2:
+            self.w("Mean code size over the 4 KiB-chunk rows: Golomb %s, zstd %s bits per key; the default coder "
+                   "is the smaller one (Golomb)." % (g(means["golomb"]), g(means["zstd"])))
+            self.w()
+        self.w("**Combining filters**: one classic filter of m bits (k = 8, m/n = 11.54) against j filters of m/j "
+               "bits with independent hashes.")
+        self.w()
+        rows = [[r["filters"], r["k_each"], "{:,}".format(r["false_positives"]), g(r["measured_fpr"]), g(r["ratio"])]
+                for r in t13["combining"]]
+        self.w(md_table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows))
+        self.w()
+
     def section(self, n, heading, body, sources, figure=None, after_figure=None, measured=bool):
         """A table's section: heading, then (when the run measured it) its body, its claims,
         its figure and the files it was computed from."""
@@ -438,6 +484,8 @@ class Report:
           "Sources: `data/t11_hll.json`, `data/t11_redis.json`.", figure="relative error against cardinality")
         S(12, "scalable Bloom filters (RedisBloom's defaults)", lambda t: report_accuracy.t12(self, t, md_table),
           "Source: `data/t12_sbf.json`.", figure="FPR against keys / first capacity")
+        S(13, "seed 004's variants: layered, compressed and combining Bloom filters", self._t13,
+          "Source: `data/t13_variants004.json` (bench/baselines/variants004).")
 
     def method(self):
         self.w("## How this report was made")

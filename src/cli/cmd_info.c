@@ -80,11 +80,16 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         return rc;
     const char *path = argv[optind];
 
-    int kind = cli_static_kind(path);
-    if (kind)
-        return cli_static_info(path, kind, g->max_bytes);
+    int static_kind = cli_static_kind(path);
+    if (static_kind)
+        return cli_static_info(path, static_kind, g->max_bytes);
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
+    /* Layered and compressed Bloom files (src/cli/cmd_variants004.c) */
+    uint32_t kind = 0;
+    if (fl_file_kind_file(path, &kind) == FL_OK &&
+        (kind == FL_FILE_LAYERED_BLOOM || kind == FL_FILE_COMPRESSED_BLOOM))
+        return cli_info_variants004(path, kind, g->max_bytes);
     if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)
         return rc;
     if (chain)

@@ -45,6 +45,11 @@ static const cli_command commands[] = {
     {"top", cmd_top, "most frequent lines / heavy hitters (Count-Min + candidates)", 1},
     {"delete", cmd_delete, "delete lines from a filter that can (cuckoo, counting Bloom)", 1},
     {"build-static", cmd_build_static, "build a binary fuse or Bloomier filter from a whole key set", 1},
+    {"layered-build", cmd_layered_build, "build a layered Bloom filter: counts lines up to R", 1},
+    {"layered-count", cmd_layered_count, "print each line's count in a layered Bloom filter", 1},
+    {"compress", cmd_compress, "compress a Bloom filter in chunks (Golomb or zstd)", 1},
+    {"decompress", cmd_decompress, "write a compressed Bloom filter back as a filter", 1},
+    {"compressed-query", cmd_compressed_query, "look lines up in a compressed Bloom filter", 1},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -376,6 +376,12 @@ static int kind_status(const char *path, fl_status s, int e, uint32_t kind)
     if (kind == FL_FILE_COUNT_MIN)
         return cli_fail(EXIT_DATA, "'%s' is a Count-Min sketch, not a filter (use 'filterlab "
                         "freq' or 'filterlab top' on it)", path);
+    if (kind == FL_FILE_LAYERED_BLOOM)
+        return cli_fail(EXIT_DATA, "'%s' is a layered Bloom filter (use 'filterlab "
+                        "layered-count' on it)", path);
+    if (kind == FL_FILE_COMPRESSED_BLOOM)
+        return cli_fail(EXIT_DATA, "'%s' is a compressed Bloom filter (use 'filterlab "
+                        "compressed-query', or 'filterlab decompress' it)", path);
     if (kind != FL_FILE_FILTER && kind != FL_FILE_SCALABLE_BLOOM)
         return cli_fail(EXIT_DATA, "cannot load '%s': %s (kind %u)", path,
                         fl_strerror(FL_ERR_WRONG_KIND), (unsigned)kind);

@@ -995,6 +995,56 @@ t_advise_static() {
     ! grep -q 'binary fuse' out || fail "fuse offered without --static"
 }
 check "advise --static offers the binary fuse filter" t_advise_static
+# ---- seed 004's variants: layered and compressed Bloom filters (cmd_variants004.c) -----
+t_layered() {
+    # key-1..key-2000 once, key-1..key-100 three more times: counts 1 and 4 (R = 4)
+    { cat keys.txt; for r in 1 2 3; do head -100 keys.txt; done; } >adds.txt
+    expect_ok "$FL" layered-build lay.lbf --layers 4 --n 2000 --fpr 0.01 --input adds.txt
+    expect_ok "$FL" layered-count lay.lbf --input keys.txt
+    [ "$(wc -l <out)" -eq 2000 ] || fail "one line per key"
+    awk -F '\t' 'NR <= 100 && $1 != 4 { exit 1 } NR > 100 && $1 < 1 { exit 1 }' out ||
+        fail "a count below the adds: $(head -3 out)"
+    expect_ok "$FL" layered-count lay.lbf --min 4 --input keys.txt
+    [ "$(wc -l <out)" -ge 100 ] || fail "--min 4 lost keys"
+    expect_ok "$FL" info lay.lbf
+    grep -q 'layered Bloom filter' out || fail "info: $(cat out)"
+    expect_error 1 "$FL" layered-build x.lbf --layers 0 --n 10 --fpr 0.01
+    expect_error 1 "$FL" layered-build x.lbf --layers 65 --n 10 --fpr 0.01
+    expect_error 1 "$FL" layered-build x.lbf --layers 2 --fpr 0.01
+    expect_error 1 "$FL" layered-build x.lbf --layers 2 --n 10 --fpr 0.01 --variant cuckoo
+    [ ! -e x.lbf ] || fail "x.lbf written"
+    expect_error 2 "$FL" query lay.lbf --input keys.txt
+    head -c 200 lay.lbf >cut.lbf
+    expect_error 2 "$FL" layered-count cut.lbf --input keys.txt
+}
+check "layered Bloom filters: counts never below the adds, info, errors" t_layered
+
+t_compressed() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o b.flt
+    for coder in golomb zstd; do
+        run "$FL" compress b.flt b.$coder.flz --coder $coder --chunk 1024
+        [ "$RC" -eq 0 ] || fail "compress $coder: $(cat err)"
+        expect_ok "$FL" decompress b.$coder.flz back.flt
+        same_file b.flt back.flt
+        expect_ok "$FL" compressed-query b.$coder.flz --input mixed.txt
+        "$FL" query b.flt --input mixed.txt >want
+        same_file out want
+        expect_ok "$FL" info b.$coder.flz
+        grep -q "coder: *$coder" out || fail "info: $(cat out)"
+    done
+    expect_error 1 "$FL" compress b.flt x.flz --coder gzip
+    expect_error 1 "$FL" compress b.flt x.flz --chunk 100
+    expect_ok "$FL" build --type cuckoo --n 2000 --fpr 0.01 --input keys.txt -o c.flt
+    expect_error 1 "$FL" compress c.flt x.flz
+    [ ! -e x.flz ] || fail "x.flz written"
+    expect_ok "$FL" build --type classic --n 2000 --fpr 0.01 --input keys.txt -o k.flt
+    run "$FL" compress k.flt k.flz
+    expect_error 1 "$FL" compressed-query k.flz --input keys.txt
+    head -c 300 b.golomb.flz >cut.flz
+    expect_error 2 "$FL" compressed-query cut.flz --input keys.txt
+    expect_error 2 "$FL" decompress b.flt x.flt
+}
+check "compressed Bloom filters: both coders round-trip, chunked queries, errors" t_compressed
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,189 @@
+"""Table 13: seed 004's variants (section 4.11): the layered Bloom filter's error bounds
+(c + d with probability about PF^d), the compressed Bloom filter (Mitzenmacher 2002: its
+sizing for a compressed size, the fraction of 0 bits at the optimum, per-chunk compression,
+Golomb against zstd), and combining j filters of m/j bits against one of m bits. Measured by
+bench/baselines/variants004 (data/t13_variants004.json). Seed 004's scalable filter
+(4.11.5) states no number; table 12 covers scalable filters."""
+
+from fmt import g
+
+NUMBER, KEY, DATA = 13, "t13", "t13_variants004.json"
+
+PF_CLAIMS = 0.05  # the layered rows the claims read: PF = 5%, enough events for PF^3
+
+
+def _layered(ctx, d, src):
+    rows = []
+    for r in d["layered"]["rows"]:
+        pf = r["pf"]
+        if r["experiment"] == "full":
+            q = r["queries"]
+            for dd, events in enumerate(r["at_least"], 1):
+                rate = events / q
+                rows.append({"experiment": "never added, all layers at capacity", "pf": pf, "c": 0, "d": dd,
+                             "events": events, "trials": q, "rate": rate, "pf_d": pf ** dd,
+                             "ratio": rate / pf ** dd, "layer_fpr": r["layer_fpr"][dd - 1]})
+                if pf == PF_CLAIMS and dd <= 3:
+                    ctx.fact("t13.layered.ratio_d%d" % dd, rate / pf ** dd, src)
+            if pf == PF_CLAIMS:
+                ctx.fact("t13.layered.undercounted", r["undercounted"], src)
+        else:
+            ex = r["exact"]
+            for dd, key in ((1, "read_ge2"), (2, "read_ge3")):
+                rate = r[key] / ex if ex else None
+                rows.append({"experiment": "added once (adds that met no false positive)", "pf": pf, "c": 1, "d": dd,
+                             "events": r[key], "trials": ex, "rate": rate, "pf_d": pf ** dd,
+                             "ratio": rate / pf ** dd if rate is not None else None,
+                             "layer_fpr": r["layer_fpr"][dd]})
+                if pf == PF_CLAIMS and dd == 1 and rate is not None:
+                    ctx.fact("t13.layered.ratio_c1", rate / pf, src)
+            rows.append({"experiment": "adds that met a false positive and went one layer deeper", "pf": pf,
+                         "c": 1, "d": 1, "events": r["pushed"], "trials": r["added_once"],
+                         "rate": r["pushed"] / r["added_once"], "pf_d": pf, "ratio": r["pushed"] / r["added_once"] / pf,
+                         "layer_fpr": r["layer_fpr"][0]})
+    return rows
+
+
+def _compressed(ctx, d, src):
+    rows = []
+    z = d["compressed"]["z_bits_per_key"]
+    for r in d["compressed"]["rows"]:
+        for c in r["codes"]:
+            rows.append({"variant": r["variant"], "plan": r["plan"], "m_max_factor": r["m_max_factor"],
+                         "k": r["k"], "m_bpk": r["m_bits_per_key"], "zero_fraction": r["zero_fraction"],
+                         "measured_fpr": r["measured_fpr"], "predicted_fpr": r["predicted_fpr"],
+                         "false_positives": r["false_positives"], "entropy_bpk": r["entropy_bits_per_key"],
+                         "coder": c["coder"], "chunk_bytes": c["chunk_bytes"], "chunks": c["chunks"],
+                         "bpk": c["bits_per_key"], "bpk_index": c["bits_per_key_with_index"],
+                         "over_entropy": c["bits_per_key"] / r["entropy_bits_per_key"],
+                         "decompress_ns_per_byte": c["decompress_ns_per_byte"],
+                         "lookup_one_ns": c.get("lookup_one_ns"),
+                         "lookup_batch_ns_per_key": c.get("lookup_batch_ns_per_key")})
+    chunk = 4096
+
+    def pick(variant, plan, factor, coder, chunked):
+        for x in rows:
+            if (x["variant"], x["plan"], x["m_max_factor"], x["coder"]) == (variant, plan, factor, coder) and \
+                    ((x["chunk_bytes"] == chunk) == chunked):
+                return x
+        return None
+
+    factors = sorted({x["m_max_factor"] for x in rows if x["plan"] == "for_bits"})
+    if factors:
+        best = pick("classic", "for_bits", factors[-1], "golomb", True)
+        plain = pick("classic", "plain", 1, "golomb", True)
+        whole = pick("classic", "for_bits", factors[-1], "golomb", False)
+        if best:
+            ctx.fact("t13.compressed.zero_fraction", best["zero_fraction"], src)
+            ctx.fact("t13.compressed.bpk", best["bpk"], src)
+        if best and plain and best["measured_fpr"]:
+            ctx.fact("t13.compressed.fpr_gain", plain["measured_fpr"] / best["measured_fpr"], src)
+        if best and whole:
+            ctx.fact("t13.compressed.chunk_penalty", best["bpk"] / whole["bpk"], src)
+    # the default coder, by measurement: mean bits per key of each coder over every chunked row
+    means = {}
+    for coder in ("golomb", "zstd"):
+        v = [x["bpk"] for x in rows if x["coder"] == coder and x["chunk_bytes"] == chunk]
+        if v:
+            means[coder] = sum(v) / len(v)
+    if len(means) == 2:
+        ctx.fact("t13.compressed.zstd_over_golomb", means["zstd"] / means["golomb"], src)
+    return rows, means, z
+
+
+def _combining(ctx, d, src):
+    rows = d["combining"]["rows"]
+    one = next((r for r in rows if r["filters"] == 1), None)
+    out = []
+    for r in rows:
+        ratio = r["measured_fpr"] / one["measured_fpr"] if one and one["measured_fpr"] else None
+        out.append(dict(r, ratio=ratio))
+        if r["filters"] > 1 and r["k_each"] * r["filters"] == 8 and ratio is not None:
+            ctx.fact("t13.combining.ratio_j%d" % r["filters"], ratio, src)
+    return out
+
+
+def build(ctx, d):
+    src = "data/" + DATA
+    lay = _layered(ctx, d, src)
+    comp, means, z = _compressed(ctx, d, src)
+    comb = _combining(ctx, d, src)
+    speed = d["layered"].get("speed")
+    if speed:
+        ctx.fact("t13.layered.batch_ns", speed["batch_ns_per_key"], src)
+    load = [d.get("loadavg_1min_start"), d.get("loadavg_1min_end")]
+    ctx.tables[KEY] = {"n": d["n"], "queries": d["queries"], "layered": lay, "layered_speed": speed, "loadavg": load,
+                       "compressed": comp, "coder_means": means, "z_bits_per_key": z, "combining": comb}
+
+
+# ---- explanations ---------------------------------------------------------------------
+def why_layered(ctx, c, m, holds):
+    t = ctx.table(KEY)
+    under = ctx.facts.get("t13.layered.undercounted")
+    return ("measured rate / PF^d = %s (PF = %g per layer, R = 4, every layer probing with its own remix of the "
+            "key's hash); keys added R times counted below R: %s") % (g(m), PF_CLAIMS, g(under) if under is not None else "-") \
+        if t else None
+
+
+def why_layered_c1(ctx, c, m, holds):
+    t = ctx.table(KEY)
+    pushed = [r for r in t.get("layered", []) if r["experiment"].startswith("adds that met") and r["pf"] == PF_CLAIMS]
+    extra = ""
+    if pushed:
+        extra = ("; not in the seed's estimate: %s of the adds themselves met a false positive and went one layer "
+                 "deeper (<= PF), so a key added c times reads high with probability up to about (c + 1) PF" %
+                 g(pushed[0]["rate"]))
+    return "P(count >= 2 | added once, add exact) / PF = %s%s" % (g(m), extra)
+
+
+def why_combining(ctx, c, m, holds):
+    t = ctx.table(KEY)
+    rows = t.get("combining", [])
+    full = next((r for r in rows if r["filters"] == 2 and r["k_each"] == 8), None)
+    one = next((r for r in rows if r["filters"] == 1), None)
+    s = "FPR of the j filters (k/j hashes each, independent) / FPR of one filter of m bits, k = 8: %s" % g(m)
+    if full and one:
+        s += ("; with the full k = 8 in each of 2 filters instead, %s: the claim needs the hashes split, "
+              "k/j each (or each component at its own optimal k)" % g(full["measured_fpr"] / one["measured_fpr"]))
+    return s
+
+
+def why_zero_fraction(ctx, c, m, holds):
+    t = ctx.table(KEY)
+    dense = [r for r in t.get("compressed", []) if r["variant"] == "classic" and r["plan"] == "for_bits"
+             and r["coder"] == "golomb" and r["chunk_bytes"] == 4096 and r["zero_fraction"] < 0.5]
+    s = "the plan with m up to 64 z keeps a fraction %s of the bits 0 (k = 1)" % g(m)
+    if dense:
+        s += ("; bounding m to %sx z instead, the least FPR within m H(p) <= z is on the dense side "
+              "(k = %d, %s of the bits 0): compression needs p away from 1/2, either way" %
+              (g(dense[0]["m_max_factor"]), dense[0]["k"], g(dense[0]["zero_fraction"])))
+    return ("holds" if m >= 2 / 3 else "does not hold"), s
+
+
+def why_fpr_gain(ctx, c, m, holds):
+    bpk = ctx.facts.get("t13.compressed.bpk")
+    t = ctx.table(KEY)
+    z = t.get("z_bits_per_key")
+    s = ("at z = %s bits per key sent, the plain filter (m = z) has %sx the FPR of the compressed plan (m up to 64 z), "
+         "whose Golomb code takes %s bits per key") % (g(z), g(m), g(bpk) if bpk else "-")
+    ok = m > 1 and bpk is not None and bpk <= z * 1.03
+    return ("holds" if ok else "does not hold"), s
+
+
+def why_chunks(ctx, c, m, holds):
+    s = ("4 KiB chunks coded one by one take %sx the bits of the payload coded as one chunk (Golomb; the chunk "
+         "index adds 64 bits per chunk on top)") % g(m)
+    return ("holds" if 1 <= m <= 1.1 else "does not hold"), s
+
+
+EXPLAIN = {
+    "t13.layered_c1": why_layered_c1,
+    "t13.layered_d2": why_layered,
+    "t13.layered_d3": why_layered,
+    "t13.combining_j2": why_combining,
+    "t13.combining_j4": why_combining,
+    "t13.combining_j8": why_combining,
+    "t13.compressed_zero_fraction": why_zero_fraction,
+    "t13.compressed_larger_m": why_fpr_gain,
+    "t13.compressed_chunks": why_chunks,
+}

@@ -1,0 +1,467 @@
+/*
+ * Seed 004's variants on the command line: layered Bloom filters (layered-build,
+ * layered-count), compressed Bloom filters (compress, decompress, compressed-query), and what
+ * `filterlab info` prints for both (cli_info_variants004).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ---- shared ----------------------------------------------------------------------------- */
+
+static int save_status(const char *path, fl_status s)
+{
+    if (s == FL_OK)
+        return EXIT_OK;
+    if (s == FL_ERR_IO)
+        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(errno));
+    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
+}
+
+static int load_status(const char *path, fl_status s)
+{
+    if (s == FL_ERR_IO)
+        return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, strerror(errno));
+    return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
+}
+
+/* ---- layered-build ------------------------------------------------------------------------ */
+
+static void help_layered_build(void)
+{
+    cli_outf(
+        "Usage: filterlab layered-build OUT --layers R --n N --fpr P [--variant NAME]\n"
+        "                               [--seed S] [--input FILE]\n"
+        "\n"
+        "Build a layered Bloom filter (seed 004, 4.11.3): R Bloom filters that count how many\n"
+        "times each key was added, up to R. Every input line is one add, so a line that\n"
+        "appears c times counts c (saturating at R). Each layer is sized for N distinct keys at\n"
+        "FPR P; a count is never below the adds (up to R) and reads c + d with probability\n"
+        "about P^d. OUT is written atomically.\n"
+        "\n"
+        "Options:\n"
+        "  --layers R       layers, 1..64 (the largest count)\n"
+        "  --n N            distinct keys each layer is sized for\n"
+        "  --fpr P          each layer's false positive rate\n"
+        "  --variant NAME   block512 (default), classic, split256, reg64, counting,\n"
+        "                   counting512 (the counting ones can delete)\n"
+        "  --seed S         hash seed (default 0)\n"
+        "  --input FILE     keys from FILE ('-' or absent: standard input)\n"
+        "  -h, --help       show this help\n");
+}
+
+int cmd_layered_build(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "layered-build";
+    enum { O_LAYERS = 256, O_N, O_FPR, O_VARIANT, O_SEED, O_INPUT };
+    static const struct option opts[] = {
+        {"layers", required_argument, NULL, O_LAYERS}, {"n", required_argument, NULL, O_N},
+        {"fpr", required_argument, NULL, O_FPR},       {"variant", required_argument, NULL, O_VARIANT},
+        {"seed", required_argument, NULL, O_SEED},     {"input", required_argument, NULL, O_INPUT},
+        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+    };
+    (void)g;
+    fl_lbf_config cfg = {0};
+    uint64_t layers = 0;
+    int have_fpr = 0;
+    const char *input = NULL;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_LAYERS:
+            if (cli_parse_count(CMD, "--layers", optarg, &layers) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_N:
+            if (cli_parse_count(CMD, "--n", optarg, &cfg.capacity) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_FPR:
+            if (cli_parse_fpr(CMD, "--fpr", optarg, &cfg.fpr) < 0)
+                return EXIT_USAGE;
+            have_fpr = 1;
+            break;
+        case O_VARIANT:
+            if (cli_parse_variant(CMD, optarg, &cfg.variant) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_SEED:
+            if (cli_parse_seed(CMD, "--seed", optarg, &cfg.seed) < 0)
+                return EXIT_USAGE;
+            break;
+        case O_INPUT: input = optarg; break;
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_layered_build);
+        }
+    }
+    int rc = cli_one_operand(CMD, argc, argv, "OUT");
+    if (rc != EXIT_OK)
+        return rc;
+    if (layers < 1 || layers > FL_LBF_LAYERS_MAX)
+        return cli_usage_error(CMD, "--layers must be 1..%u", FL_LBF_LAYERS_MAX);
+    if (cfg.capacity < 1 || !have_fpr)
+        return cli_usage_error(CMD, "--n (at least 1) and --fpr are required");
+    cfg.layers = (uint32_t)layers;
+    fl_lbf *l = NULL;
+    fl_status s = fl_lbf_create(&cfg, &l);
+    if (s != FL_OK)
+        return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
+                        "%s: cannot create the filter: %s", CMD, fl_strerror(s));
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_lbf_free(l);
+        return rc;
+    }
+    cli_batch *b = cli_batch_new();
+    long got = 0;
+    size_t saturated = 0;
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        for (size_t i = 0; i < b->count; i++)
+            b->hash[i] = fl_lbf_hash_bytes(l, cli_batch_key(b, i), b->len[i]);
+        size_t sat = 0;
+        s = fl_lbf_add_hashes(l, b->hash, b->count, &sat);
+        saturated += sat;
+        if (s != FL_OK) {
+            rc = cli_fail(EXIT_DATA, "%s: add failed: %s", CMD, fl_strerror(s));
+            break;
+        }
+    }
+    rc = cli_batch_status(b, got, rc);
+    cli_batch_free(b);
+    cli_lines_close(&in);
+    if (rc == EXIT_OK) {
+        cli_replace_begin();
+        s = fl_lbf_save_file(l, argv[optind]);
+        cli_replace_end();
+        rc = save_status(argv[optind], s);
+    }
+    if (rc == EXIT_OK && saturated)
+        fprintf(stderr, "filterlab: %s: %zu adds of keys already counted %u were not counted\n",
+                CMD, saturated, cfg.layers);
+    fl_lbf_free(l);
+    return rc;
+}
+
+/* ---- layered-count ------------------------------------------------------------------------ */
+
+static void help_layered_count(void)
+{
+    cli_outf(
+        "Usage: filterlab layered-count FILTER [--input FILE] [--min C]\n"
+        "\n"
+        "Print the count of every input line in a layered Bloom filter, as COUNT<TAB>LINE,\n"
+        "in input order (counted in batches, one layer's kernel at a time).\n"
+        "\n"
+        "Options:\n"
+        "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
+        "  --min C       print only lines whose count is at least C\n"
+        "  -h, --help    show this help\n");
+}
+
+int cmd_layered_count(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "layered-count";
+    enum { O_INPUT = 256, O_MIN };
+    static const struct option opts[] = {
+        {"input", required_argument, NULL, O_INPUT}, {"min", required_argument, NULL, O_MIN},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    const char *input = NULL;
+    uint64_t min = 0;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_INPUT: input = optarg; break;
+        case O_MIN:
+            if (cli_parse_count(CMD, "--min", optarg, &min) < 0)
+                return EXIT_USAGE;
+            break;
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_layered_count);
+        }
+    }
+    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    if (rc != EXIT_OK)
+        return rc;
+    fl_lbf *l = NULL;
+    fl_status s = fl_lbf_load_file(argv[optind], g->max_bytes, &l);
+    if (s != FL_OK)
+        return load_status(argv[optind], s);
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_lbf_free(l);
+        return rc;
+    }
+    cli_batch *b = cli_batch_new();
+    long got = 0;
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        for (size_t i = 0; i < b->count; i++)
+            b->hash[i] = fl_lbf_hash_bytes(l, cli_batch_key(b, i), b->len[i]);
+        fl_lbf_count_hashes(l, b->hash, b->count, b->hit);
+        for (size_t i = 0; i < b->count; i++) {
+            if (b->hit[i] < min)
+                continue;
+            cli_outf("%u\t", (unsigned)b->hit[i]);
+            cli_out_line(cli_batch_key(b, i), b->len[i]);
+        }
+        if (cli_out_failed())
+            break;
+    }
+    rc = cli_batch_status(b, got, rc);
+    cli_batch_free(b);
+    cli_lines_close(&in);
+    fl_lbf_free(l);
+    return rc;
+}
+
+/* ---- compress, decompress ----------------------------------------------------------------- */
+
+static void help_compress(void)
+{
+    cli_outf(
+        "Usage: filterlab compress IN OUT [--coder golomb|zstd] [--chunk BYTES]\n"
+        "\n"
+        "Compress a Bloom filter file (classic, block512, split256, reg64) into a compressed\n"
+        "Bloom filter file (Mitzenmacher 2002): the bit array in chunks coded one by one, so a\n"
+        "lookup decodes only its key's chunk (blocked variants). Prints the sizes.\n"
+        "\n"
+        "Options:\n"
+        "  --coder NAME   golomb (default: Golomb-Rice codes of the gaps between set bits,\n"
+        "                 measured smaller on Bloom payloads) or zstd\n"
+        "  --chunk BYTES  payload bytes per chunk, a multiple of 64 (default 4096)\n"
+        "  -h, --help     show this help\n");
+}
+
+int cmd_compress(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "compress";
+    enum { O_CODER = 256, O_CHUNK };
+    static const struct option opts[] = {
+        {"coder", required_argument, NULL, O_CODER}, {"chunk", required_argument, NULL, O_CHUNK},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    fl_coder coder = FL_CODER_DEFAULT;
+    uint64_t chunk = FL_CBF_CHUNK_DEFAULT;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_CODER:
+            if (fl_coder_parse(optarg, &coder) != FL_OK) {
+                char q[CLI_QUOTE_BUF];
+                cli_quote(optarg, q, sizeof q);
+                return cli_usage_error(CMD, "unknown coder %s (golomb, zstd)", q);
+            }
+            break;
+        case O_CHUNK:
+            if (cli_parse_count(CMD, "--chunk", optarg, &chunk) < 0)
+                return EXIT_USAGE;
+            break;
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compress);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(CMD, "expected IN and OUT");
+    if (chunk == 0 || chunk % 64 || chunk > FL_CBF_CHUNK_MAX)
+        return cli_usage_error(CMD, "--chunk must be a multiple of 64 up to %u", FL_CBF_CHUNK_MAX);
+    fl_filter *f = NULL;
+    int rc = cli_load_filter(argv[optind], g->max_bytes, &f);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_cbf *z = NULL;
+    fl_status s = fl_cbf_compress(f, coder, (uint32_t)chunk, &z);
+    fl_free(f);
+    if (s != FL_OK)
+        return cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s", CMD,
+                        argv[optind], fl_strerror(s),
+                        s == FL_ERR_UNSUPPORTED ? " (only Bloom bit arrays compress)" : "");
+    cli_replace_begin();
+    s = fl_cbf_save_file(z, argv[optind + 1]);
+    cli_replace_end();
+    rc = save_status(argv[optind + 1], s);
+    if (rc == EXIT_OK) {
+        fl_cbf_info in;
+        fl_cbf_get_info(z, &in);
+        double keys = in.keys ? (double)in.keys : 1;
+        cli_outf("%zu payload bytes -> %zu code bytes + %zu index bytes in %llu chunks "
+                 "(%.3f bits per key; entropy bound %.3f)\n",
+                 in.payload_bytes, in.compressed_bytes, in.index_bytes,
+                 (unsigned long long)in.chunks, 8.0 * (double)in.compressed_bytes / keys,
+                 in.entropy_bits / keys);
+    }
+    fl_cbf_free(z);
+    return rc;
+}
+
+static void help_decompress(void)
+{
+    cli_outf("Usage: filterlab decompress IN OUT\n"
+             "\n"
+             "Write the filter a compressed Bloom filter file holds, every chunk decoded and\n"
+             "checked, as an ordinary filter file.\n");
+}
+
+int cmd_decompress(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "decompress";
+    int rc = cli_help_only(CMD, argc, argv, help_decompress);
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 2)
+        return cli_usage_error(CMD, "expected IN and OUT");
+    fl_cbf *z = NULL;
+    fl_status s = fl_cbf_load_file(argv[optind], g->max_bytes, &z);
+    if (s != FL_OK)
+        return load_status(argv[optind], s);
+    fl_filter *f = NULL;
+    s = fl_cbf_decompress(z, &f);
+    fl_cbf_free(z);
+    if (s != FL_OK)
+        return load_status(argv[optind], s);
+    rc = cli_save_filter(f, argv[optind + 1]);
+    fl_free(f);
+    return rc;
+}
+
+/* ---- compressed-query ---------------------------------------------------------------------- */
+
+static void help_compressed_query(void)
+{
+    cli_outf("Usage: filterlab compressed-query FILTER [--input FILE] [--count]\n"
+             "\n"
+             "Look every input line up in a compressed Bloom filter file without decompressing\n"
+             "it whole: each batch decodes only the chunks its keys fall in (blocked variants).\n"
+             "Prints the lines that may be present, in input order.\n"
+             "\n"
+             "Options:\n"
+             "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
+             "  --count       print only the number of lines that may be present\n"
+             "  -h, --help    show this help\n");
+}
+
+int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
+{
+    static const char *const CMD = "compressed-query";
+    enum { O_INPUT = 256, O_COUNT };
+    static const struct option opts[] = {
+        {"input", required_argument, NULL, O_INPUT}, {"count", no_argument, NULL, O_COUNT},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    const char *input = NULL;
+    int count_only = 0;
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_INPUT: input = optarg; break;
+        case O_COUNT: count_only = 1; break;
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compressed_query);
+        }
+    }
+    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    if (rc != EXIT_OK)
+        return rc;
+    fl_cbf *z = NULL;
+    fl_status s = fl_cbf_load_file(argv[optind], g->max_bytes, &z);
+    if (s != FL_OK)
+        return load_status(argv[optind], s);
+    cli_lines in;
+    rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK) {
+        fl_cbf_free(z);
+        return rc;
+    }
+    cli_batch *b = cli_batch_new();
+    long got = 0;
+    uint64_t positives = 0;
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        for (size_t i = 0; i < b->count; i++)
+            b->hash[i] = fl_cbf_hash_bytes(z, cli_batch_key(b, i), b->len[i]);
+        size_t pos = 0;
+        s = fl_cbf_contains_hashes(z, b->hash, b->count, b->hit, &pos, NULL);
+        if (s != FL_OK) {
+            rc = cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s",
+                          CMD, argv[optind], fl_strerror(s),
+                          s == FL_ERR_UNSUPPORTED
+                              ? " (a classic filter spreads keys over every chunk: decompress it)"
+                              : "");
+            break;
+        }
+        positives += pos;
+        for (size_t i = 0; i < b->count && !count_only; i++)
+            if (b->hit[i])
+                cli_out_line(cli_batch_key(b, i), b->len[i]);
+        if (cli_out_failed())
+            break;
+    }
+    rc = cli_batch_status(b, got, rc);
+    if (rc == EXIT_OK && count_only)
+        cli_outf("%llu\n", (unsigned long long)positives);
+    cli_batch_free(b);
+    cli_lines_close(&in);
+    fl_cbf_free(z);
+    return rc;
+}
+
+/* ---- info --------------------------------------------------------------------------------- */
+
+int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
+{
+    char size[32], geo[128];
+    if (kind == FL_FILE_LAYERED_BLOOM) {
+        fl_lbf *l = NULL;
+        fl_status s = fl_lbf_load_file(path, max_bytes, &l);
+        if (s != FL_OK)
+            return load_status(path, s);
+        fl_lbf_info in;
+        fl_lbf_get_info(l, &in);
+        cli_human_bytes(in.bytes, size, sizeof size);
+        cli_describe_geometry(&in.geometry, geo, sizeof geo);
+        cli_outf("kind:           layered Bloom filter (seed 004; Zhiwang et al. 2010)\n");
+        cli_outf("layers:         %u (counts up to %u)\n", in.layers, in.layers);
+        cli_outf("variant:        %s%s\n", fl_variant_name(in.variant),
+                 in.can_delete ? " (deletes allowed)" : "");
+        cli_outf("each layer:     %s, sized for %llu keys at FPR %g\n", geo,
+                 (unsigned long long)in.capacity, in.fpr);
+        cli_outf("hash:           %s, seed %llu (remixed per layer)\n", cli_hash_name(in.hash),
+                 (unsigned long long)in.seed);
+        cli_outf("payload:        %s\n", size);
+        cli_outf("adds:           %llu counted, %llu deletes\n", (unsigned long long)in.adds,
+                 (unsigned long long)in.deletes);
+        for (uint32_t i = 0; i < in.layers; i++)
+            cli_outf("layer %-2u        %llu keys\n", i, (unsigned long long)fl_lbf_layer_keys(l, i));
+        fl_lbf_free(l);
+        return EXIT_OK;
+    }
+    fl_cbf *z = NULL;
+    fl_status s = fl_cbf_load_file(path, max_bytes, &z);
+    if (s != FL_OK)
+        return load_status(path, s);
+    fl_cbf_info in;
+    fl_cbf_get_info(z, &in);
+    cli_describe_geometry(&in.geometry, geo, sizeof geo);
+    cli_human_bytes(in.payload_bytes, size, sizeof size);
+    double keys = in.keys ? (double)in.keys : 1;
+    double m = 8.0 * (double)in.payload_bytes;
+    cli_outf("kind:           compressed Bloom filter (Mitzenmacher 2002)\n");
+    cli_outf("variant:        %s\n", fl_variant_name(in.geometry.variant));
+    cli_outf("geometry:       %s\n", geo);
+    cli_outf("keys:           %llu\n", (unsigned long long)in.keys);
+    cli_outf("payload:        %s uncompressed, %.2f%% of bits set\n", size,
+             100.0 * (double)in.ones / m);
+    cli_outf("coder:          %s, %u-byte chunks, %llu chunks\n", fl_coder_name(in.coder),
+             in.chunk_bytes, (unsigned long long)in.chunks);
+    cli_outf("compressed:     %zu code bytes + %zu index bytes = %.3f bits per key\n",
+             in.compressed_bytes, in.index_bytes,
+             8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
+    cli_outf("entropy bound:  %.3f bits per key (m H(p), p the fraction of 0 bits)\n",
+             in.entropy_bits / keys);
+    fl_cbf_free(z);
+    return EXIT_OK;
+}

@@ -1,0 +1,252 @@
+/*
+ * The layered Bloom codec: an fl_lbf in a format-version-2 container (src/container.c) of
+ * kind FL_KIND_LAYERED_BLOOM, and fl_lbf_save_* / fl_lbf_load_*.
+ *
+ * Sections, in this order:
+ *
+ *   "LBFH"  64 bytes, the filter:
+ *             0  u8  variant of every layer (a Bloom variant)
+ *             1  u8  hash id
+ *             2  u16 layers R (1..FL_LBF_LAYERS_MAX)
+ *             4  u32 reserved, 0
+ *             8  u64 capacity (keys each layer is sized for)
+ *            16  f64 fpr (each layer's target)
+ *            24  u64 hash seed
+ *            32  u64 adds            40  u64 deletes
+ *            48  16 bytes reserved, 0
+ *   then per layer, layer 0 first:
+ *   "LAYH"  the filter codec's 32-byte HEAD (src/codec_filter.c: variant, hash, k, units,
+ *           seed, key count)
+ *   "DATA"  its payload, exactly as a filter file stores it
+ *
+ * Doubles are stored as their IEEE 754 bit patterns (little-endian u64).
+ *
+ * A load checks, each failure with its own status: the container (TRUNCATED, CHECKSUM,
+ * CORRUPT); the section list (CORRUPT: LBFH first, then LAYH/DATA pairs, nothing else, the
+ * headers of their lengths); LBFH (CORRUPT for parameters fl_lbf_create would refuse,
+ * nonzero reserved bytes, a layer count that disagrees with the sections); the sum of the
+ * payloads against the caller's cap (TOO_LARGE, before any allocation); the input's length
+ * (TRUNCATED, TRAILING_DATA); then per layer its HEAD (CORRUPT: one the filter codec
+ * refuses, or another variant, hash, seed or geometry than the parameters give), its
+ * payload's checksum (CHECKSUM).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_filter.h"
+#include "container.h"
+#include "kind_io.h"
+#include "layered_internal.h"
+
+#define TAG_LBFH FL_CT_TAG('L', 'B', 'F', 'H')
+#define TAG_LAYH FL_CT_TAG('L', 'A', 'Y', 'H')
+#define TAG_DATA FL_CT_TAG('D', 'A', 'T', 'A')
+#define LBFH_LEN 64u
+
+static uint64_t dbits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static double bitsd(uint64_t u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+static uint32_t sections_of(const fl_lbf *l, uint32_t *tags, uint64_t *lengths) {
+    uint32_t n = 0;
+    tags[n] = TAG_LBFH;
+    lengths[n++] = LBFH_LEN;
+    for (uint32_t i = 0; i < l->layers; i++) {
+        tags[n] = TAG_LAYH;
+        lengths[n++] = FL_CODEC_HEAD_LEN;
+        tags[n] = TAG_DATA;
+        lengths[n++] = l->layer[i]->bytes;
+    }
+    return n;
+}
+
+size_t fl_lbf_serialized_size(const fl_lbf *l) {
+    if (!l) return 0;
+    uint32_t tags[FL_CT_SECTIONS_MAX];
+    uint64_t lengths[FL_CT_SECTIONS_MAX];
+    return fl_ct_size(sections_of(l, tags, lengths), lengths);
+}
+
+static fl_status write_lbf(const fl_lbf *l, fl_sink *sink) {
+    uint32_t tags[FL_CT_SECTIONS_MAX];
+    uint64_t lengths[FL_CT_SECTIONS_MAX];
+    uint32_t n = sections_of(l, tags, lengths);
+    uint8_t h[LBFH_LEN];
+    memset(h, 0, sizeof h);
+    h[0] = (uint8_t)l->variant;
+    h[1] = (uint8_t)l->hash;
+    fl_put16(h + 2, (uint16_t)l->layers);
+    fl_put64(h + 8, l->capacity);
+    fl_put64(h + 16, dbits(l->fpr));
+    fl_put64(h + 24, l->seed);
+    fl_put64(h + 32, l->adds);
+    fl_put64(h + 40, l->deletes);
+    fl_ct_writer w;
+    fl_status st = fl_ct_write_begin(&w, sink, FL_KIND_LAYERED_BLOOM, n, tags, lengths);
+    if (st == FL_OK) st = fl_ct_write_section(&w, h, sizeof h);
+    for (uint32_t i = 0; i < l->layers && st == FL_OK; i++) {
+        uint8_t head[FL_CODEC_HEAD_LEN];
+        fl_codec_head_encode(l->layer[i], head);
+        st = fl_ct_write_section(&w, head, sizeof head);
+        if (st == FL_OK) st = fl_ct_write_section(&w, l->layer[i]->data, l->layer[i]->bytes);
+    }
+    if (st == FL_OK) st = fl_ct_write_end(&w);
+    return st;
+}
+
+/* The codec in the shape every kind's save and load share (src/kind_io.c). */
+static fl_status read_lbf(fl_ct_reader *r, size_t max_bytes, fl_lbf **out);
+static fl_status write_any(const void *obj, fl_sink *sink) {
+    return write_lbf((const fl_lbf *)obj, sink);
+}
+static fl_status read_any(fl_ct_reader *r, size_t max_bytes, void **out) {
+    fl_lbf *l = NULL;
+    fl_status st = read_lbf(r, max_bytes, &l);
+    *out = l;
+    return st;
+}
+static const fl_kind_codec lbf_codec = {FL_KIND_LAYERED_BLOOM, write_any, read_any, NULL};
+
+fl_status fl_lbf_save_mem(const fl_lbf *l, void *buf, size_t cap, size_t *written) {
+    if (written) *written = 0;
+    if (!l || !buf) return FL_ERR_INVALID_ARG;
+    return fl_kind_save_mem(&lbf_codec, l, fl_lbf_serialized_size(l), buf, cap, written);
+}
+
+fl_status fl_lbf_save_file(const fl_lbf *l, const char *path) {
+    if (!l || !path || !*path) return FL_ERR_INVALID_ARG;
+    if (fl_lbf_serialized_size(l) == 0) return FL_ERR_TOO_LARGE;
+    return fl_kind_save_file(&lbf_codec, l, path);
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+static fl_status check_sections(const fl_ct_reader *r) {
+    if (r->count < 3 || r->count % 2 == 0) return FL_ERR_CORRUPT;
+    for (uint32_t i = 0; i < r->count; i++) {
+        fl_ct_section s = fl_ct_section_at(r, i);
+        uint32_t want = i == 0 ? TAG_LBFH : i % 2 ? TAG_LAYH : TAG_DATA;
+        if (s.tag != want) return FL_ERR_CORRUPT;
+        if (i == 0 && s.length != LBFH_LEN) return FL_ERR_CORRUPT;
+        if (i > 0 && i % 2 && s.length != FL_CODEC_HEAD_LEN) return FL_ERR_CORRUPT;
+    }
+    return FL_OK;
+}
+
+static int all_zero(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return 0;
+    return 1;
+}
+
+/* The parameters: whatever fl_lbf_create would refuse is CORRUPT here. */
+static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
+    fl_ct_section sec = fl_ct_section_at(r, 0);
+    const uint8_t *h;
+    fl_status st = fl_ct_view(r, &sec, &h);
+    if (st != FL_OK) return st;
+    fl_lbf_config c = {
+        .layers = fl_get16(h + 2),
+        .capacity = fl_get64(h + 8),
+        .fpr = bitsd(fl_get64(h + 16)),
+        .variant = (fl_variant)h[0],
+        .hash = (fl_hash_id)h[1],
+        .seed = fl_get64(h + 24),
+    };
+    /* Zeros would mean "the default" to fl_lbf_params; a file stores resolved values. */
+    if (c.variant == 0 || c.hash == 0) return FL_ERR_CORRUPT;
+    if (!all_zero(h + 4, 4) || !all_zero(h + 48, 16)) return FL_ERR_CORRUPT;
+    st = fl_lbf_params(&c, params);
+    if (st == FL_ERR_TOO_LARGE) return st;
+    if (st != FL_OK) return FL_ERR_CORRUPT;
+    if (c.layers != (r->count - 1) / 2) return FL_ERR_CORRUPT;
+    params->adds = fl_get64(h + 32);
+    params->deletes = fl_get64(h + 40);
+    return FL_OK;
+}
+
+static fl_status check_payload(const fl_ct_reader *r, size_t max_bytes) {
+    uint64_t total = 0;
+    for (uint32_t i = 2; i < r->count; i += 2) {
+        uint64_t len = fl_ct_section_at(r, i).length;
+        if (len > UINT64_MAX - total) return FL_ERR_TOO_LARGE;
+        total += len;
+    }
+    if (total > SIZE_MAX || (max_bytes && total > max_bytes)) return FL_ERR_TOO_LARGE;
+    return FL_OK;
+}
+
+static fl_status read_layer(fl_ct_reader *r, fl_lbf *l, uint32_t i) {
+    fl_ct_section head = fl_ct_section_at(r, 1 + 2 * i), data = fl_ct_section_at(r, 2 + 2 * i);
+    const uint8_t *p;
+    fl_status st = fl_ct_view(r, &head, &p);
+    if (st != FL_OK) return st;
+    fl_filter_fields f;
+    memset(&f, 0, sizeof f);
+    st = fl_codec_head_decode(p, data.length, &f);
+    if (st == FL_ERR_TOO_LARGE) return st;
+    if (st != FL_OK) return FL_ERR_CORRUPT;
+    if (f.g.variant != l->variant || f.hash != l->hash || f.seed != l->seed ||
+        f.g.units != l->geometry.units || f.g.k != l->geometry.k)
+        return FL_ERR_CORRUPT;
+    fl_filter *filter = NULL;
+    st = fl_codec_filter_alloc(&f, &filter);
+    if (st != FL_OK) return st;
+    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
+    if (st != FL_OK) return st;
+    l->layer[i] = filter;
+    return FL_OK;
+}
+
+static fl_status read_lbf(fl_ct_reader *r, size_t max_bytes, fl_lbf **out) {
+    fl_lbf params;
+    fl_status st = check_sections(r);
+    if (st == FL_OK) st = read_params(r, &params);
+    if (st == FL_OK) st = check_payload(r, max_bytes);
+    if (st == FL_OK) st = fl_in_check_size(r->in, r->end);
+    if (st != FL_OK) return st;
+    fl_lbf *l = NULL;
+    st = fl_lbf_alloc(&params, &l);
+    if (st != FL_OK) return st;
+    l->adds = params.adds;
+    l->deletes = params.deletes;
+    for (uint32_t i = 0; i < l->layers && st == FL_OK; i++) st = read_layer(r, l, i);
+    if (st == FL_OK) st = fl_in_end(r->in);
+    if (st != FL_OK) {
+        int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
+        fl_lbf_free(l);  /* layers not read yet are NULL, which fl_free ignores */
+        errno = err;
+        return st;
+    }
+    *out = l;
+    return FL_OK;
+}
+
+fl_status fl_lbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_lbf **out) {
+    if (out) *out = NULL;
+    if (!buf || !out) return FL_ERR_INVALID_ARG;
+    void *l = NULL;
+    fl_status st = fl_kind_load_mem(&lbf_codec, buf, len, max_bytes, &l);
+    *out = l;
+    return st;
+}
+
+fl_status fl_lbf_load_file(const char *path, size_t max_bytes, fl_lbf **out) {
+    if (out) *out = NULL;
+    if (!path || !out) return FL_ERR_INVALID_ARG;
+    void *l = NULL;
+    fl_status st = fl_kind_load_file(&lbf_codec, path, max_bytes, &l);
+    *out = l;
+    return st;
+}
