@@ -133,14 +133,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (o.nonscaling && expansion_given)
         return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
+    RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_bf_type, "ERR item exists");
+    if (!key) return REDISMODULE_OK;
     bf_value *b = bf_create(ctx, &o);
     if (b) {
         RedisModule_ModuleTypeSetValue(key, flr_bf_type, b);
@@ -388,13 +382,9 @@ static double bf_fill(const fl_sbf *s, uint32_t filters) {
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_bf_type, "ERR not found", &v);
+    if (!key) return REDISMODULE_OK;
     bf_value *b = v;
     fl_sbf_info in;
     fl_sbf_get_info(b->sbf, &in);
@@ -478,93 +468,39 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return b;
 }
 
-static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize};
+static const flr_type_ops BF_TYPE = {
+    .prefix = "BF",
+    .type_name = "flab-sbf1",
+    .encoding_version = 1,
+    .kind = FLR_CHUNK_BF,
+    .type = &flr_bf_type,
+    .serialize = bf_serialize,
+    .deserialize = bf_deserialize,
+    .mem_usage = bf_mem_usage,
+    .free = bf_free,
+    .log_io_failures = 1,
+};
 
-static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_scandump(ctx, argv, argc, &BF_DUMP);
-}
-static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_loadchunk(ctx, argv, argc, &BF_DUMP);
-}
-
-#define BF_ENCODING_VERSION 1
-
-/* RDB: the library's own serialization (fl_sbf_save_mem) as one string. */
-static void bf_rdb_save(RedisModuleIO *io, void *v) {
-    const char *err;
-    size_t len = 0;
-    uint8_t *blob = bf_serialize(v, &len, &err);
-    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
-    free(blob);
-}
-
-static void *bf_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != BF_ENCODING_VERSION) {
-        RedisModule_LogIOError(io, "warning", "filterlab: unknown BF encoding %d", encver);
-        return NULL;
-    }
-    size_t len;
-    char *buf = RedisModule_LoadStringBuffer(io, &len);
-    if (RedisModule_IsIOError(io) || !buf) {
-        if (buf) RedisModule_Free(buf);
-        return NULL;
-    }
-    const char *err;
-    void *v = bf_deserialize((const uint8_t *)buf, len, &err);
-    RedisModule_Free(buf);
-    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: BF value refused: %s", err);
-    return v;
-}
-
-/* AOF rewrite: the value as BF.LOADCHUNK chunks (the same chunks SCANDUMP gives). */
-static void bf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = bf_serialize(v, &len, &err);
-    if (!blob) {
-        RedisModule_LogIOError(aof, "warning", "filterlab: BF AOF rewrite failed: %s", err);
-        return;
-    }
-    flr_emit_chunks(aof, key, "BF.LOADCHUNK", FLR_CHUNK_BF, blob, len);
-    free(blob);
-}
+FLR_TYPE_GLUE(bf, BF_TYPE)
 
 const char *flr_bf_kernel(void *v) {
     return fl_filter_kernel(fl_sbf_filter_at(((bf_value *)v)->sbf, 0));
 }
 
-static void bf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &BF_DUMP, v); }
+static const flr_command BF_COMMANDS[] = {
+    {"BF.RESERVE", cmd_reserve, "write deny-oom"},
+    {"BF.ADD", cmd_add, "write deny-oom"},
+    {"BF.MADD", cmd_madd, "write deny-oom"},
+    {"BF.INSERT", cmd_insert, "write deny-oom"},
+    {"BF.EXISTS", cmd_exists, "readonly fast"},
+    {"BF.MEXISTS", cmd_mexists, "readonly fast"},
+    {"BF.CARD", cmd_card, "readonly fast"},
+    {"BF.INFO", cmd_info, "readonly fast"},
+    {"BF.SCANDUMP", bf_cmd_scandump, "readonly"},
+    {"BF.LOADCHUNK", bf_cmd_loadchunk, "write deny-oom"},
+};
 
 int flr_bf_register(RedisModuleCtx *ctx) {
-    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
-                                 .rdb_load = bf_rdb_load,
-                                 .rdb_save = bf_rdb_save,
-                                 .aof_rewrite = bf_aof_rewrite,
-                                 .mem_usage = bf_mem_usage,
-                                 .digest = bf_digest,
-                                 .free = bf_free};
-    /* Type names are 9 characters from A-Z a-z 0-9 _ - (the module API's rule). */
-    flr_bf_type = RedisModule_CreateDataType(ctx, "flab-sbf1", BF_ENCODING_VERSION, &tm);
-    if (!flr_bf_type) return REDISMODULE_ERR;
-    struct {
-        const char *name;
-        RedisModuleCmdFunc fn;
-        const char *flags;
-    } cmds[] = {
-        {"BF.RESERVE", cmd_reserve, "write deny-oom"},
-        {"BF.ADD", cmd_add, "write deny-oom"},
-        {"BF.MADD", cmd_madd, "write deny-oom"},
-        {"BF.INSERT", cmd_insert, "write deny-oom"},
-        {"BF.EXISTS", cmd_exists, "readonly fast"},
-        {"BF.MEXISTS", cmd_mexists, "readonly fast"},
-        {"BF.CARD", cmd_card, "readonly fast"},
-        {"BF.INFO", cmd_info, "readonly fast"},
-        {"BF.SCANDUMP", cmd_scandump, "readonly"},
-        {"BF.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
-            REDISMODULE_ERR)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return flr_type_register(ctx, &BF_TYPE, &bf_type_glue, BF_COMMANDS,
+                             sizeof BF_COMMANDS / sizeof BF_COMMANDS[0]);
 }

@@ -104,14 +104,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
     }
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
+    RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_cf_type, "ERR item exists");
+    if (!key) return REDISMODULE_OK;
     cf_value *c = cf_create(ctx, &cfg);
     if (c) {
         RedisModule_ModuleTypeSetValue(key, flr_cf_type, c);
@@ -341,13 +335,9 @@ static size_t cf_mem_usage(const void *v) {
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", &v);
+    if (!key) return REDISMODULE_OK;
     const cf_chain *ch = ((cf_value *)v)->chain;
     uint64_t capacity, buckets, used;
     size_t bytes;
@@ -416,90 +406,39 @@ static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return c;
 }
 
-static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize};
+static const flr_type_ops CF_TYPE = {
+    .prefix = "CF",
+    .type_name = "flab-cuc1",
+    .encoding_version = 1,
+    .kind = FLR_CHUNK_CF,
+    .type = &flr_cf_type,
+    .serialize = cf_serialize,
+    .deserialize = cf_deserialize,
+    .mem_usage = cf_mem_usage,
+    .free = cf_free,
+    .log_io_failures = 1,
+};
 
-static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_scandump(ctx, argv, argc, &CF_DUMP);
-}
-static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_loadchunk(ctx, argv, argc, &CF_DUMP);
-}
-
-#define CF_ENCODING_VERSION 1
-
-static void cf_rdb_save(RedisModuleIO *io, void *v) {
-    const char *err;
-    size_t len = 0;
-    uint8_t *blob = cf_serialize(v, &len, &err);
-    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
-    free(blob);
-}
-
-static void *cf_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != CF_ENCODING_VERSION) {
-        RedisModule_LogIOError(io, "warning", "filterlab: unknown CF encoding %d", encver);
-        return NULL;
-    }
-    size_t len;
-    char *buf = RedisModule_LoadStringBuffer(io, &len);
-    if (RedisModule_IsIOError(io) || !buf) {
-        if (buf) RedisModule_Free(buf);
-        return NULL;
-    }
-    const char *err;
-    void *v = cf_deserialize((const uint8_t *)buf, len, &err);
-    RedisModule_Free(buf);
-    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: CF value refused: %s", err);
-    return v;
-}
-
-static void cf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = cf_serialize(v, &len, &err);
-    if (!blob) {
-        RedisModule_LogIOError(aof, "warning", "filterlab: CF AOF rewrite failed: %s", err);
-        return;
-    }
-    flr_emit_chunks(aof, key, "CF.LOADCHUNK", FLR_CHUNK_CF, blob, len);
-    free(blob);
-}
+FLR_TYPE_GLUE(cf, CF_TYPE)
 
 const char *flr_cf_kernel(void *v) { return fl_filter_kernel(((cf_value *)v)->chain->f[0]); }
 
-static void cf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CF_DUMP, v); }
+static const flr_command CF_COMMANDS[] = {
+    {"CF.RESERVE", cmd_reserve, "write deny-oom"},
+    {"CF.ADD", cmd_add, "write deny-oom"},
+    {"CF.ADDNX", cmd_addnx, "write deny-oom"},
+    {"CF.INSERT", cmd_insert, "write deny-oom"},
+    {"CF.INSERTNX", cmd_insertnx, "write deny-oom"},
+    {"CF.EXISTS", cmd_exists, "readonly fast"},
+    {"CF.MEXISTS", cmd_mexists, "readonly fast"},
+    {"CF.COUNT", cmd_count, "readonly fast"},
+    {"CF.DEL", cmd_del, "write fast"},
+    {"CF.INFO", cmd_info, "readonly fast"},
+    {"CF.SCANDUMP", cf_cmd_scandump, "readonly"},
+    {"CF.LOADCHUNK", cf_cmd_loadchunk, "write deny-oom"},
+};
 
 int flr_cf_register(RedisModuleCtx *ctx) {
-    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
-                                 .rdb_load = cf_rdb_load,
-                                 .rdb_save = cf_rdb_save,
-                                 .aof_rewrite = cf_aof_rewrite,
-                                 .mem_usage = cf_mem_usage,
-                                 .digest = cf_digest,
-                                 .free = cf_free};
-    flr_cf_type = RedisModule_CreateDataType(ctx, "flab-cuc1", CF_ENCODING_VERSION, &tm);
-    if (!flr_cf_type) return REDISMODULE_ERR;
-    struct {
-        const char *name;
-        RedisModuleCmdFunc fn;
-        const char *flags;
-    } cmds[] = {
-        {"CF.RESERVE", cmd_reserve, "write deny-oom"},
-        {"CF.ADD", cmd_add, "write deny-oom"},
-        {"CF.ADDNX", cmd_addnx, "write deny-oom"},
-        {"CF.INSERT", cmd_insert, "write deny-oom"},
-        {"CF.INSERTNX", cmd_insertnx, "write deny-oom"},
-        {"CF.EXISTS", cmd_exists, "readonly fast"},
-        {"CF.MEXISTS", cmd_mexists, "readonly fast"},
-        {"CF.COUNT", cmd_count, "readonly fast"},
-        {"CF.DEL", cmd_del, "write fast"},
-        {"CF.INFO", cmd_info, "readonly fast"},
-        {"CF.SCANDUMP", cmd_scandump, "readonly"},
-        {"CF.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
-            REDISMODULE_ERR)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return flr_type_register(ctx, &CF_TYPE, &cf_type_glue, CF_COMMANDS,
+                             sizeof CF_COMMANDS / sizeof CF_COMMANDS[0]);
 }

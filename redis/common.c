@@ -38,6 +38,33 @@ int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModule
     return 1;
 }
 
+RedisModuleKey *flr_open_new(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleType *type,
+                             const char *exists_error) {
+    RedisModuleKey *key;
+    void *value;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, type, &key, &value))
+        return NULL;
+    if (value) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, exists_error);
+        return NULL;
+    }
+    return key;
+}
+
+RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                                  RedisModuleType *type, const char *missing_error,
+                                  void **value) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, mode, type, &key, value)) return NULL;
+    if (!*value) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, missing_error);
+        return NULL;
+    }
+    return key;
+}
+
 int flr_reply_status(RedisModuleCtx *ctx, fl_status st) {
     char msg[160];
     snprintf(msg, sizeof msg, "ERR %s", fl_strerror(st));
