@@ -89,8 +89,9 @@ static int check_rate_capacity(RedisModuleCtx *ctx, const bf_options *o) {
     return 1;
 }
 
-/* A new chain; replies with the error and returns NULL on failure. */
-static bf_value *bf_create(RedisModuleCtx *ctx, const bf_options *o) {
+/* A new chain (o: a bf_options); replies with the error and returns NULL on failure. */
+static void *bf_create(RedisModuleCtx *ctx, const void *options) {
+    const bf_options *o = options;
     fl_sbf_config cfg = {.capacity = o->capacity, .error_rate = o->error_rate,
                          .growth = (double)o->expansion, .variant = o->variant,
                          .flags = o->nonscaling ? FL_SBF_NONSCALING : 0,
@@ -221,17 +222,9 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
 static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        v = bf_create(ctx, &BF_DEFAULTS);
-        if (!v) {
-            RedisModule_CloseKey(key);
-            return REDISMODULE_OK;
-        }
-        RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
-    }
+    RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, 0, bf_create,
+                                             &BF_DEFAULTS, &v);
+    if (!key) return REDISMODULE_OK;
     add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -284,21 +277,9 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
     if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        if (nocreate) {
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, "ERR not found");
-        }
-        v = bf_create(ctx, &o);
-        if (!v) {
-            RedisModule_CloseKey(key);
-            return REDISMODULE_OK;
-        }
-        RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
-    }
+    RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, nocreate, bf_create, &o,
+                                             &v);
+    if (!key) return REDISMODULE_OK;
     add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at), 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;

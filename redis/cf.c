@@ -49,7 +49,9 @@ static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAUL
                                       CF_MAX_ITERATIONS_DEFAULT, CF_EXPANSION_DEFAULT,
                                       CF_FP_BITS_DEFAULT};
 
-static cf_value *cf_create(RedisModuleCtx *ctx, const cf_config *cfg) {
+/* A new chain (config: a cf_config); replies with the error and returns NULL on failure. */
+static void *cf_create(RedisModuleCtx *ctx, const void *config) {
+    const cf_config *cfg = config;
     cf_chain *chain;
     fl_status st = cf_chain_create(cfg, &chain);
     if (st == FL_ERR_TOO_LARGE) {
@@ -124,37 +126,14 @@ static void hash_items(const cf_value *c, RedisModuleString **items, flr_batch *
     }
 }
 
-/* Opens a key for writing and creates the filter if needed (unless nocreate); NULL when a
- * reply was sent. */
-static RedisModuleKey *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name,
-                                    const cf_config *cfg, int nocreate, cf_value **out) {
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
-        return NULL;
-    if (!v) {
-        if (nocreate) {
-            RedisModule_CloseKey(key);
-            RedisModule_ReplyWithError(ctx, "ERR not found");
-            return NULL;
-        }
-        v = cf_create(ctx, cfg);
-        if (!v) {
-            RedisModule_CloseKey(key);
-            return NULL;
-        }
-        RedisModule_ModuleTypeSetValue(key, flr_cf_type, v);
-    }
-    *out = v;
-    return key;
-}
-
 /* CF.ADD key item / CF.ADDNX key item: 1 added; ADDNX 0 if it may already be there. */
 static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
-    cf_value *c;
-    RedisModuleKey *key = open_for_add(ctx, argv[1], &CF_DEFAULTS, 0, &c);
+    void *v;
+    RedisModuleKey *key =
+        flr_open_or_create(ctx, argv[1], flr_cf_type, 0, cf_create, &CF_DEFAULTS, &v);
     if (!key) return REDISMODULE_OK;
+    cf_value *c = v;
     size_t len;
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
     uint64_t h = cf_chain_hash(c->chain, s, len);
@@ -210,9 +189,11 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     /* RedisBloom: NOCREATE and CAPACITY exclude each other. */
     if (nocreate && capacity_given)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY");
-    cf_value *c;
-    RedisModuleKey *key = open_for_add(ctx, argv[1], &cfg, nocreate, &c);
+    void *v;
+    RedisModuleKey *key =
+        flr_open_or_create(ctx, argv[1], flr_cf_type, nocreate, cf_create, &cfg, &v);
     if (!key) return REDISMODULE_OK;
+    cf_value *c = v;
     flr_batch b;
     if (!flr_batch_alloc(&b, (size_t)(argc - items_at))) {
         RedisModule_CloseKey(key);

@@ -65,6 +65,29 @@ RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, 
     return key;
 }
 
+RedisModuleKey *flr_open_or_create(RedisModuleCtx *ctx, RedisModuleString *name,
+                                   RedisModuleType *type, int nocreate,
+                                   void *(*create)(RedisModuleCtx *ctx, const void *config),
+                                   const void *config, void **value) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, type, &key, value))
+        return NULL;
+    if (!*value) {
+        if (nocreate) {
+            RedisModule_CloseKey(key);
+            RedisModule_ReplyWithError(ctx, "ERR not found");
+            return NULL;
+        }
+        *value = create(ctx, config);
+        if (!*value) {
+            RedisModule_CloseKey(key);
+            return NULL;
+        }
+        RedisModule_ModuleTypeSetValue(key, type, *value);
+    }
+    return key;
+}
+
 int flr_reply_status(RedisModuleCtx *ctx, fl_status st) {
     char msg[160];
     snprintf(msg, sizeof msg, "ERR %s", fl_strerror(st));

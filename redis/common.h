@@ -141,6 +141,13 @@ int flr_type_register(RedisModuleCtx *ctx, const flr_type_ops *ops, const flr_ty
  * gets WRONGTYPE, an existing value gets exists_error). */
 RedisModuleKey *flr_open_new(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleType *type,
                              const char *exists_error);
+/* A key for a write that creates a missing value (create(ctx, config), which replies
+ * itself when it fails) unless nocreate: NULL if a reply was sent (another type gets
+ * WRONGTYPE, a missing key with nocreate "ERR not found"), else the key, with *value. */
+RedisModuleKey *flr_open_or_create(RedisModuleCtx *ctx, RedisModuleString *name,
+                                   RedisModuleType *type, int nocreate,
+                                   void *(*create)(RedisModuleCtx *ctx, const void *config),
+                                   const void *config, void **value);
 /* A key that must hold a value of the type: NULL if a reply was sent (another type gets
  * WRONGTYPE, a missing key gets missing_error), else the key, with *value. */
 RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
