@@ -21,6 +21,7 @@
 
 #include "chunk.h"
 #include "common.h"
+#include "le.h"
 
 #define TOPK_WIDTH_DEFAULT 8 /* RedisBloom's defaults */
 #define TOPK_DEPTH_DEFAULT 7
@@ -296,7 +297,7 @@ static uint8_t *topk_serialize(const void *v, size_t *len, const char **err) {
     }
     uint64_t bits;
     memcpy(&bits, &t->decay, 8);
-    for (int i = 0; i < 8; i++) buf[i] = (uint8_t)(bits >> (8 * i));
+    flr_put64(buf, bits);
     *len = 8 + w;
     return buf;
 }
@@ -304,8 +305,7 @@ static uint8_t *topk_serialize(const void *v, size_t *len, const char **err) {
 static void *topk_deserialize(const uint8_t *blob, size_t len, const char **err) {
     *err = "ERR invalid dump: the sketch does not load";
     if (len < 8) return NULL;
-    uint64_t bits = 0;
-    for (int i = 7; i >= 0; i--) bits = (bits << 8) | blob[i];
+    uint64_t bits = flr_get64(blob);
     double decay;
     memcpy(&decay, &bits, 8);
     if (!(decay > 0 && decay <= 1)) return NULL;
