@@ -17,7 +17,7 @@
 #define BF_EXPANSION_DEFAULT 2
 
 typedef struct bf_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     fl_sbf *sbf;
     int warned_full; /* the "non scaling filter is full" warning was logged */
 } bf_value;
@@ -32,13 +32,9 @@ static void bf_free(void *v) {
 }
 
 static bf_value *bf_wrap(fl_sbf *sbf) {
-    bf_value *b = calloc(1, sizeof *b);
-    if (!b) {
-        fl_sbf_free(sbf);
-        return NULL;
-    }
-    b->sbf = sbf;
-    flr_touch(b);
+    bf_value *b = flr_value_new(sizeof *b);
+    if (b) b->sbf = sbf;
+    else fl_sbf_free(sbf);
     return b;
 }
 
@@ -49,10 +45,13 @@ typedef struct bf_options {
     uint64_t capacity, expansion;
     int nonscaling;
     fl_variant variant;
+    int expansion_given; /* EXPANSION was given: NONSCALING refuses it */
 } bf_options;
 
-static const bf_options BF_DEFAULTS = {BF_ERROR_RATE_DEFAULT, BF_CAPACITY_DEFAULT,
-                                       BF_EXPANSION_DEFAULT, 0, FL_BLOCK512};
+static const bf_options BF_DEFAULTS = {.error_rate = BF_ERROR_RATE_DEFAULT,
+                                       .capacity = BF_CAPACITY_DEFAULT,
+                                       .expansion = BF_EXPANSION_DEFAULT,
+                                       .variant = FL_BLOCK512};
 
 /* Parses VARIANT's value; replies and returns 0 on an error. */
 static int parse_variant(RedisModuleCtx *ctx, RedisModuleString *arg, fl_variant *out) {
@@ -73,7 +72,34 @@ bad:
     return 0;
 }
 
-static int check_rate_capacity(RedisModuleCtx *ctx, const bf_options *o) {
+/* The options BF.RESERVE and BF.INSERT share, at argv[*i]: NONSCALING, EXPANSION x,
+ * VARIANT name. 1: it was one (*i is at its last word); 0: it was not; -1: a bad value,
+ * replied. */
+static int parse_shared_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int *i,
+                               bf_options *o) {
+    if (flr_arg_is(argv[*i], "NONSCALING")) {
+        o->nonscaling = 1;
+    } else if (flr_arg_is(argv[*i], "EXPANSION") && *i + 1 < argc) {
+        if (!flr_arg_u64(argv[++*i], &o->expansion)) {
+            RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+            return -1;
+        }
+        o->expansion_given = 1;
+    } else if (flr_arg_is(argv[*i], "VARIANT") && *i + 1 < argc) {
+        if (!parse_variant(ctx, argv[++*i], &o->variant)) return -1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The checks both commands make once the options are read; replies and returns 0 on an
+ * error. */
+static int check_options(RedisModuleCtx *ctx, const bf_options *o) {
+    if (o->nonscaling && o->expansion_given) {
+        RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
+        return 0;
+    }
     if (!(o->error_rate > 0 && o->error_rate < 1)) {
         RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1)");
         return 0;
@@ -117,23 +143,12 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
     if (!flr_arg_u64(argv[3], &o.capacity))
         return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
-    int expansion_given = 0;
     for (int i = 4; i < argc; i++) {
-        if (flr_arg_is(argv[i], "NONSCALING")) {
-            o.nonscaling = 1;
-        } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
-            if (!flr_arg_u64(argv[++i], &o.expansion))
-                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-            expansion_given = 1;
-        } else if (flr_arg_is(argv[i], "VARIANT") && i + 1 < argc) {
-            if (!parse_variant(ctx, argv[++i], &o.variant)) return REDISMODULE_OK;
-        } else {
-            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
-        }
+        int shared = parse_shared_option(ctx, argv, argc, &i, &o);
+        if (shared < 0) return REDISMODULE_OK;
+        if (shared == 0) return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
     }
-    if (o.nonscaling && expansion_given)
-        return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
-    if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
+    if (!check_options(ctx, &o)) return REDISMODULE_OK;
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_bf_type, "ERR item exists");
     if (!key) return REDISMODULE_OK;
     bf_value *b = bf_create(ctx, &o);
@@ -242,14 +257,15 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     bf_options o = BF_DEFAULTS;
-    int nocreate = 0, items_at = -1, expansion_given = 0, sizing_given = 0;
+    int nocreate = 0, items_at = -1, sizing_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
+        int shared = parse_shared_option(ctx, argv, argc, &i, &o);
+        if (shared < 0) return REDISMODULE_OK;
+        if (shared > 0) continue;
         if (flr_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
         } else if (flr_arg_is(argv[i], "NOCREATE")) {
             nocreate = 1;
-        } else if (flr_arg_is(argv[i], "NONSCALING")) {
-            o.nonscaling = 1;
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &o.capacity))
                 return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
@@ -258,12 +274,6 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
             if (!flr_arg_double(argv[++i], &o.error_rate))
                 return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
             sizing_given = 1;
-        } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
-            if (!flr_arg_u64(argv[++i], &o.expansion))
-                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-            expansion_given = 1;
-        } else if (flr_arg_is(argv[i], "VARIANT") && i + 1 < argc) {
-            if (!parse_variant(ctx, argv[++i], &o.variant)) return REDISMODULE_OK;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
@@ -273,9 +283,7 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (nocreate && sizing_given)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
                                                "ERROR");
-    if (o.nonscaling && expansion_given)
-        return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
-    if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
+    if (!check_options(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, nocreate, bf_create, &o,
                                              &v);
@@ -285,44 +293,23 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
-/* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */
-static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
-    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    size_t n = (size_t)(argc - 2);
-    flr_batch batch;
-    if (!flr_batch_alloc(&batch, n)) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+/* Membership of a batch (flr_reply_lookup: BF.EXISTS, BF.MEXISTS). */
+static void bf_lookup(const void *v, RedisModuleString **items, flr_batch *batch) {
+    const bf_value *b = v;
+    for (size_t i = 0; i < batch->n; i++) {
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(items[i], &len);
+        batch->hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
     }
-    if (v) {
-        bf_value *b = v;
-        for (size_t i = 0; i < n; i++) {
-            size_t len;
-            const char *s = RedisModule_StringPtrLen(argv[2 + i], &len);
-            batch.hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
-        }
-        fl_sbf_contains_hashes(b->sbf, batch.hashes, n, batch.flags, NULL);
-    }
-    if (single) {
-        RedisModule_ReplyWithLongLong(ctx, batch.flags[0]);
-    } else {
-        RedisModule_ReplyWithArray(ctx, (long)n);
-        for (size_t i = 0; i < n; i++) RedisModule_ReplyWithLongLong(ctx, batch.flags[i]);
-    }
-    flr_batch_free(&batch);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+    fl_sbf_contains_hashes(b->sbf, batch->hashes, batch->n, batch->flags, NULL);
 }
 
+/* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */
 static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return exists_common(ctx, argv, argc, 1);
+    return flr_reply_lookup(ctx, argv, argc, 1, flr_bf_type, bf_lookup);
 }
 static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return exists_common(ctx, argv, argc, 0);
+    return flr_reply_lookup(ctx, argv, argc, 0, flr_bf_type, bf_lookup);
 }
 
 /* BF.CARD key: items added (0 for a missing key). */

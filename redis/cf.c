@@ -20,7 +20,7 @@
 #define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
 
 typedef struct cf_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     cf_chain *chain;
     int warned_full; /* the "filter is full" warning was logged */
 } cf_value;
@@ -35,13 +35,9 @@ static void cf_free(void *v) {
 }
 
 static cf_value *cf_wrap(cf_chain *chain) {
-    cf_value *c = calloc(1, sizeof *c);
-    if (!c) {
-        cf_chain_free(chain);
-        return NULL;
-    }
-    c->chain = chain;
-    flr_touch(c);
+    cf_value *c = flr_value_new(sizeof *c);
+    if (c) c->chain = chain;
+    else cf_chain_free(chain);
     return c;
 }
 
@@ -238,42 +234,23 @@ static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return insert_common(ctx, argv, argc, 1);
 }
 
-/* CF.EXISTS key item / CF.MEXISTS key item [item ...] / CF.COUNT key item (see above):
- * a missing key holds nothing. */
-static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
-    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v))
-        return REDISMODULE_OK;
-    flr_batch b;
-    if (!flr_batch_alloc(&b, (size_t)(argc - 2))) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    }
-    if (v) {
-        hash_items(v, argv + 2, &b);
-        cf_chain_contains(((cf_value *)v)->chain, b.hashes, b.n, b.flags);
-    }
-    if (single) {
-        RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
-    } else {
-        RedisModule_ReplyWithArray(ctx, (long)b.n);
-        for (size_t i = 0; i < b.n; i++) RedisModule_ReplyWithLongLong(ctx, b.flags[i]);
-    }
-    flr_batch_free(&b);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+/* Membership of a batch (flr_reply_lookup: CF.EXISTS, CF.MEXISTS, CF.COUNT). */
+static void cf_lookup(const void *v, RedisModuleString **items, flr_batch *b) {
+    const cf_value *c = v;
+    hash_items(c, items, b);
+    cf_chain_contains(c->chain, b->hashes, b->n, b->flags);
 }
 
+/* CF.EXISTS key item / CF.MEXISTS key item [item ...] / CF.COUNT key item (see above):
+ * a missing key holds nothing. */
 static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return lookup_common(ctx, argv, argc, 1);
+    return flr_reply_lookup(ctx, argv, argc, 1, flr_cf_type, cf_lookup);
 }
 static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return lookup_common(ctx, argv, argc, 0);
+    return flr_reply_lookup(ctx, argv, argc, 0, flr_cf_type, cf_lookup);
 }
 static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return lookup_common(ctx, argv, argc, 1);
+    return flr_reply_lookup(ctx, argv, argc, 1, flr_cf_type, cf_lookup);
 }
 
 /* CF.DEL key item: 1 if a copy was removed, 0 if none was found. */

@@ -20,7 +20,7 @@
 #include "common.h"
 
 typedef struct cms_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     fl_cms *cms;
 } cms_value;
 
@@ -34,13 +34,9 @@ static void cms_free(void *v) {
 }
 
 static cms_value *cms_wrap(fl_cms *cms) {
-    cms_value *c = calloc(1, sizeof *c);
-    if (!c) {
-        fl_cms_free(cms);
-        return NULL;
-    }
-    c->cms = cms;
-    flr_touch(c);
+    cms_value *c = flr_value_new(sizeof *c);
+    if (c) c->cms = cms;
+    else fl_cms_free(cms);
     return c;
 }
 

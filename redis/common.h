@@ -37,6 +37,14 @@ typedef struct flr_batch {
 int flr_batch_alloc(flr_batch *b, size_t n);
 void flr_batch_free(flr_batch *b);
 
+/* A filter's membership lookup of a batch: hashes the items (b->n of them) into b->hashes,
+ * then one batch call sets b->flags (1: may be present). */
+typedef void (*flr_lookup_fn)(const void *value, RedisModuleString **items, flr_batch *b);
+/* EXISTS key item / MEXISTS key item [item ...] for a filter type: a missing key holds
+ * nothing; replies with one integer (single) or an array of them. */
+int flr_reply_lookup(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single,
+                     RedisModuleType *type, flr_lookup_fn lookup);
+
 /* Logs through the server's log (level "warning", "notice", ...). */
 #define flr_log(ctx, level, ...) RedisModule_Log((ctx), (level), __VA_ARGS__)
 
@@ -74,6 +82,9 @@ typedef struct flr_value_header {
 uint64_t flr_next_generation(void);
 /* Marks a value as written: a new generation. Call it where the write is replicated. */
 #define flr_touch(value) ((value)->h.generation = flr_next_generation())
+/* A new value struct of `size` bytes (it starts with the header), zeroed but for a new
+ * generation; NULL when out of memory. */
+void *flr_value_new(size_t size);
 
 /* Per-type registration (bf.c, cf.c, cms.c, topk.c). */
 int flr_bf_register(RedisModuleCtx *ctx);

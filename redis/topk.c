@@ -28,7 +28,7 @@
 #define TOPK_DECAY_DEFAULT 0.9
 
 typedef struct topk_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     fl_cms *cms;
     uint32_t k;
     double decay;
@@ -48,7 +48,7 @@ static void topk_free(void *v) {
 static topk_value *topk_wrap(fl_cms *cms, double decay) {
     fl_cms_info in;
     fl_cms_info_get(cms, &in);
-    topk_value *t = calloc(1, sizeof *t);
+    topk_value *t = flr_value_new(sizeof *t);
     if (t) t->list = malloc((in.topk ? in.topk : 1) * sizeof *t->list);
     if (!t || !t->list) {
         free(t);
@@ -56,7 +56,6 @@ static topk_value *topk_wrap(fl_cms *cms, double decay) {
         return NULL;
     }
     t->cms = cms;
-    flr_touch(t);
     t->k = in.topk;
     t->decay = decay;
     return t;
