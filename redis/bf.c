@@ -17,7 +17,7 @@
 #define BF_EXPANSION_DEFAULT 2
 
 typedef struct bf_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     fl_sbf *sbf;
     int warned_full; /* the "non scaling filter is full" warning was logged */
 } bf_value;
@@ -32,13 +32,9 @@ static void bf_free(void *v) {
 }
 
 static bf_value *bf_wrap(fl_sbf *sbf) {
-    bf_value *b = calloc(1, sizeof *b);
-    if (!b) {
-        fl_sbf_free(sbf);
-        return NULL;
-    }
-    b->sbf = sbf;
-    flr_touch(b);
+    bf_value *b = flr_value_new(sizeof *b);
+    if (b) b->sbf = sbf;
+    else fl_sbf_free(sbf);
     return b;
 }
 
@@ -49,10 +45,13 @@ typedef struct bf_options {
     uint64_t capacity, expansion;
     int nonscaling;
     fl_variant variant;
+    int expansion_given; /* EXPANSION was given: NONSCALING refuses it */
 } bf_options;
 
-static const bf_options BF_DEFAULTS = {BF_ERROR_RATE_DEFAULT, BF_CAPACITY_DEFAULT,
-                                       BF_EXPANSION_DEFAULT, 0, FL_BLOCK512};
+static const bf_options BF_DEFAULTS = {.error_rate = BF_ERROR_RATE_DEFAULT,
+                                       .capacity = BF_CAPACITY_DEFAULT,
+                                       .expansion = BF_EXPANSION_DEFAULT,
+                                       .variant = FL_BLOCK512};
 
 /* Parses VARIANT's value; replies and returns 0 on an error. */
 static int parse_variant(RedisModuleCtx *ctx, RedisModuleString *arg, fl_variant *out) {
@@ -73,7 +72,34 @@ bad:
     return 0;
 }
 
-static int check_rate_capacity(RedisModuleCtx *ctx, const bf_options *o) {
+/* The options BF.RESERVE and BF.INSERT share, at argv[*i]: NONSCALING, EXPANSION x,
+ * VARIANT name. 1: it was one (*i is at its last word); 0: it was not; -1: a bad value,
+ * replied. */
+static int parse_shared_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int *i,
+                               bf_options *o) {
+    if (flr_arg_is(argv[*i], "NONSCALING")) {
+        o->nonscaling = 1;
+    } else if (flr_arg_is(argv[*i], "EXPANSION") && *i + 1 < argc) {
+        if (!flr_arg_u64(argv[++*i], &o->expansion)) {
+            RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+            return -1;
+        }
+        o->expansion_given = 1;
+    } else if (flr_arg_is(argv[*i], "VARIANT") && *i + 1 < argc) {
+        if (!parse_variant(ctx, argv[++*i], &o->variant)) return -1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The checks both commands make once the options are read; replies and returns 0 on an
+ * error. */
+static int check_options(RedisModuleCtx *ctx, const bf_options *o) {
+    if (o->nonscaling && o->expansion_given) {
+        RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
+        return 0;
+    }
     if (!(o->error_rate > 0 && o->error_rate < 1)) {
         RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1)");
         return 0;
@@ -89,8 +115,9 @@ static int check_rate_capacity(RedisModuleCtx *ctx, const bf_options *o) {
     return 1;
 }
 
-/* A new chain; replies with the error and returns NULL on failure. */
-static bf_value *bf_create(RedisModuleCtx *ctx, const bf_options *o) {
+/* A new chain (o: a bf_options); replies with the error and returns NULL on failure. */
+static void *bf_create(RedisModuleCtx *ctx, const void *options) {
+    const bf_options *o = options;
     fl_sbf_config cfg = {.capacity = o->capacity, .error_rate = o->error_rate,
                          .growth = (double)o->expansion, .variant = o->variant,
                          .flags = o->nonscaling ? FL_SBF_NONSCALING : 0,
@@ -116,31 +143,14 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
     if (!flr_arg_u64(argv[3], &o.capacity))
         return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
-    int expansion_given = 0;
     for (int i = 4; i < argc; i++) {
-        if (flr_arg_is(argv[i], "NONSCALING")) {
-            o.nonscaling = 1;
-        } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
-            if (!flr_arg_u64(argv[++i], &o.expansion))
-                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-            expansion_given = 1;
-        } else if (flr_arg_is(argv[i], "VARIANT") && i + 1 < argc) {
-            if (!parse_variant(ctx, argv[++i], &o.variant)) return REDISMODULE_OK;
-        } else {
-            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
-        }
+        int shared = parse_shared_option(ctx, argv, argc, &i, &o);
+        if (shared < 0) return REDISMODULE_OK;
+        if (shared == 0) return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
     }
-    if (o.nonscaling && expansion_given)
-        return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
-    if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
+    if (!check_options(ctx, &o)) return REDISMODULE_OK;
+    RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_bf_type, "ERR item exists");
+    if (!key) return REDISMODULE_OK;
     bf_value *b = bf_create(ctx, &o);
     if (b) {
         RedisModule_ModuleTypeSetValue(key, flr_bf_type, b);
@@ -227,17 +237,9 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
 static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        v = bf_create(ctx, &BF_DEFAULTS);
-        if (!v) {
-            RedisModule_CloseKey(key);
-            return REDISMODULE_OK;
-        }
-        RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
-    }
+    RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, 0, bf_create,
+                                             &BF_DEFAULTS, &v);
+    if (!key) return REDISMODULE_OK;
     add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -255,14 +257,15 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     bf_options o = BF_DEFAULTS;
-    int nocreate = 0, items_at = -1, expansion_given = 0, sizing_given = 0;
+    int nocreate = 0, items_at = -1, sizing_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
+        int shared = parse_shared_option(ctx, argv, argc, &i, &o);
+        if (shared < 0) return REDISMODULE_OK;
+        if (shared > 0) continue;
         if (flr_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
         } else if (flr_arg_is(argv[i], "NOCREATE")) {
             nocreate = 1;
-        } else if (flr_arg_is(argv[i], "NONSCALING")) {
-            o.nonscaling = 1;
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
             if (!flr_arg_u64(argv[++i], &o.capacity))
                 return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
@@ -271,12 +274,6 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
             if (!flr_arg_double(argv[++i], &o.error_rate))
                 return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
             sizing_given = 1;
-        } else if (flr_arg_is(argv[i], "EXPANSION") && i + 1 < argc) {
-            if (!flr_arg_u64(argv[++i], &o.expansion))
-                return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-            expansion_given = 1;
-        } else if (flr_arg_is(argv[i], "VARIANT") && i + 1 < argc) {
-            if (!parse_variant(ctx, argv[++i], &o.variant)) return REDISMODULE_OK;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
@@ -286,68 +283,33 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (nocreate && sizing_given)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
                                                "ERROR");
-    if (o.nonscaling && expansion_given)
-        return RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
-    if (!check_rate_capacity(ctx, &o)) return REDISMODULE_OK;
+    if (!check_options(ctx, &o)) return REDISMODULE_OK;
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        if (nocreate) {
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, "ERR not found");
-        }
-        v = bf_create(ctx, &o);
-        if (!v) {
-            RedisModule_CloseKey(key);
-            return REDISMODULE_OK;
-        }
-        RedisModule_ModuleTypeSetValue(key, flr_bf_type, v);
-    }
+    RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, nocreate, bf_create, &o,
+                                             &v);
+    if (!key) return REDISMODULE_OK;
     add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at), 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
-/* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */
-static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
-    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    size_t n = (size_t)(argc - 2);
-    flr_batch batch;
-    if (!flr_batch_alloc(&batch, n)) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+/* Membership of a batch (flr_reply_lookup: BF.EXISTS, BF.MEXISTS). */
+static void bf_lookup(const void *v, RedisModuleString **items, flr_batch *batch) {
+    const bf_value *b = v;
+    for (size_t i = 0; i < batch->n; i++) {
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(items[i], &len);
+        batch->hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
     }
-    if (v) {
-        bf_value *b = v;
-        for (size_t i = 0; i < n; i++) {
-            size_t len;
-            const char *s = RedisModule_StringPtrLen(argv[2 + i], &len);
-            batch.hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
-        }
-        fl_sbf_contains_hashes(b->sbf, batch.hashes, n, batch.flags, NULL);
-    }
-    if (single) {
-        RedisModule_ReplyWithLongLong(ctx, batch.flags[0]);
-    } else {
-        RedisModule_ReplyWithArray(ctx, (long)n);
-        for (size_t i = 0; i < n; i++) RedisModule_ReplyWithLongLong(ctx, batch.flags[i]);
-    }
-    flr_batch_free(&batch);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+    fl_sbf_contains_hashes(b->sbf, batch->hashes, batch->n, batch->flags, NULL);
 }
 
+/* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */
 static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return exists_common(ctx, argv, argc, 1);
+    return flr_reply_lookup(ctx, argv, argc, 1, flr_bf_type, bf_lookup);
 }
 static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return exists_common(ctx, argv, argc, 0);
+    return flr_reply_lookup(ctx, argv, argc, 0, flr_bf_type, bf_lookup);
 }
 
 /* BF.CARD key: items added (0 for a missing key). */
@@ -388,13 +350,9 @@ static double bf_fill(const fl_sbf *s, uint32_t filters) {
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_bf_type, "ERR not found", &v);
+    if (!key) return REDISMODULE_OK;
     bf_value *b = v;
     fl_sbf_info in;
     fl_sbf_get_info(b->sbf, &in);
@@ -478,93 +436,39 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return b;
 }
 
-static const flr_dump_ops BF_DUMP = {FLR_CHUNK_BF, &flr_bf_type, bf_serialize, bf_deserialize};
+static const flr_type_ops BF_TYPE = {
+    .prefix = "BF",
+    .type_name = "flab-sbf1",
+    .encoding_version = 1,
+    .kind = FLR_CHUNK_BF,
+    .type = &flr_bf_type,
+    .serialize = bf_serialize,
+    .deserialize = bf_deserialize,
+    .mem_usage = bf_mem_usage,
+    .free = bf_free,
+    .log_io_failures = 1,
+};
 
-static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_scandump(ctx, argv, argc, &BF_DUMP);
-}
-static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_loadchunk(ctx, argv, argc, &BF_DUMP);
-}
-
-#define BF_ENCODING_VERSION 1
-
-/* RDB: the library's own serialization (fl_sbf_save_mem) as one string. */
-static void bf_rdb_save(RedisModuleIO *io, void *v) {
-    const char *err;
-    size_t len = 0;
-    uint8_t *blob = bf_serialize(v, &len, &err);
-    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
-    free(blob);
-}
-
-static void *bf_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != BF_ENCODING_VERSION) {
-        RedisModule_LogIOError(io, "warning", "filterlab: unknown BF encoding %d", encver);
-        return NULL;
-    }
-    size_t len;
-    char *buf = RedisModule_LoadStringBuffer(io, &len);
-    if (RedisModule_IsIOError(io) || !buf) {
-        if (buf) RedisModule_Free(buf);
-        return NULL;
-    }
-    const char *err;
-    void *v = bf_deserialize((const uint8_t *)buf, len, &err);
-    RedisModule_Free(buf);
-    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: BF value refused: %s", err);
-    return v;
-}
-
-/* AOF rewrite: the value as BF.LOADCHUNK chunks (the same chunks SCANDUMP gives). */
-static void bf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = bf_serialize(v, &len, &err);
-    if (!blob) {
-        RedisModule_LogIOError(aof, "warning", "filterlab: BF AOF rewrite failed: %s", err);
-        return;
-    }
-    flr_emit_chunks(aof, key, "BF.LOADCHUNK", FLR_CHUNK_BF, blob, len);
-    free(blob);
-}
+FLR_TYPE_GLUE(bf, BF_TYPE)
 
 const char *flr_bf_kernel(void *v) {
     return fl_filter_kernel(fl_sbf_filter_at(((bf_value *)v)->sbf, 0));
 }
 
-static void bf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &BF_DUMP, v); }
+static const flr_command BF_COMMANDS[] = {
+    {"BF.RESERVE", cmd_reserve, "write deny-oom"},
+    {"BF.ADD", cmd_add, "write deny-oom"},
+    {"BF.MADD", cmd_madd, "write deny-oom"},
+    {"BF.INSERT", cmd_insert, "write deny-oom"},
+    {"BF.EXISTS", cmd_exists, "readonly fast"},
+    {"BF.MEXISTS", cmd_mexists, "readonly fast"},
+    {"BF.CARD", cmd_card, "readonly fast"},
+    {"BF.INFO", cmd_info, "readonly fast"},
+    {"BF.SCANDUMP", bf_cmd_scandump, "readonly"},
+    {"BF.LOADCHUNK", bf_cmd_loadchunk, "write deny-oom"},
+};
 
 int flr_bf_register(RedisModuleCtx *ctx) {
-    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
-                                 .rdb_load = bf_rdb_load,
-                                 .rdb_save = bf_rdb_save,
-                                 .aof_rewrite = bf_aof_rewrite,
-                                 .mem_usage = bf_mem_usage,
-                                 .digest = bf_digest,
-                                 .free = bf_free};
-    /* Type names are 9 characters from A-Z a-z 0-9 _ - (the module API's rule). */
-    flr_bf_type = RedisModule_CreateDataType(ctx, "flab-sbf1", BF_ENCODING_VERSION, &tm);
-    if (!flr_bf_type) return REDISMODULE_ERR;
-    struct {
-        const char *name;
-        RedisModuleCmdFunc fn;
-        const char *flags;
-    } cmds[] = {
-        {"BF.RESERVE", cmd_reserve, "write deny-oom"},
-        {"BF.ADD", cmd_add, "write deny-oom"},
-        {"BF.MADD", cmd_madd, "write deny-oom"},
-        {"BF.INSERT", cmd_insert, "write deny-oom"},
-        {"BF.EXISTS", cmd_exists, "readonly fast"},
-        {"BF.MEXISTS", cmd_mexists, "readonly fast"},
-        {"BF.CARD", cmd_card, "readonly fast"},
-        {"BF.INFO", cmd_info, "readonly fast"},
-        {"BF.SCANDUMP", cmd_scandump, "readonly"},
-        {"BF.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
-            REDISMODULE_ERR)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return flr_type_register(ctx, &BF_TYPE, &bf_type_glue, BF_COMMANDS,
+                             sizeof BF_COMMANDS / sizeof BF_COMMANDS[0]);
 }

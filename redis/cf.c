@@ -20,7 +20,7 @@
 #define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
 
 typedef struct cf_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     cf_chain *chain;
     int warned_full; /* the "filter is full" warning was logged */
 } cf_value;
@@ -35,13 +35,9 @@ static void cf_free(void *v) {
 }
 
 static cf_value *cf_wrap(cf_chain *chain) {
-    cf_value *c = calloc(1, sizeof *c);
-    if (!c) {
-        cf_chain_free(chain);
-        return NULL;
-    }
-    c->chain = chain;
-    flr_touch(c);
+    cf_value *c = flr_value_new(sizeof *c);
+    if (c) c->chain = chain;
+    else cf_chain_free(chain);
     return c;
 }
 
@@ -49,7 +45,9 @@ static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAUL
                                       CF_MAX_ITERATIONS_DEFAULT, CF_EXPANSION_DEFAULT,
                                       CF_FP_BITS_DEFAULT};
 
-static cf_value *cf_create(RedisModuleCtx *ctx, const cf_config *cfg) {
+/* A new chain (config: a cf_config); replies with the error and returns NULL on failure. */
+static void *cf_create(RedisModuleCtx *ctx, const void *config) {
+    const cf_config *cfg = config;
     cf_chain *chain;
     fl_status st = cf_chain_create(cfg, &chain);
     if (st == FL_ERR_TOO_LARGE) {
@@ -104,14 +102,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
     }
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    }
+    RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_cf_type, "ERR item exists");
+    if (!key) return REDISMODULE_OK;
     cf_value *c = cf_create(ctx, &cfg);
     if (c) {
         RedisModule_ModuleTypeSetValue(key, flr_cf_type, c);
@@ -130,37 +122,14 @@ static void hash_items(const cf_value *c, RedisModuleString **items, flr_batch *
     }
 }
 
-/* Opens a key for writing and creates the filter if needed (unless nocreate); NULL when a
- * reply was sent. */
-static RedisModuleKey *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name,
-                                    const cf_config *cfg, int nocreate, cf_value **out) {
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, flr_cf_type, &key, &v))
-        return NULL;
-    if (!v) {
-        if (nocreate) {
-            RedisModule_CloseKey(key);
-            RedisModule_ReplyWithError(ctx, "ERR not found");
-            return NULL;
-        }
-        v = cf_create(ctx, cfg);
-        if (!v) {
-            RedisModule_CloseKey(key);
-            return NULL;
-        }
-        RedisModule_ModuleTypeSetValue(key, flr_cf_type, v);
-    }
-    *out = v;
-    return key;
-}
-
 /* CF.ADD key item / CF.ADDNX key item: 1 added; ADDNX 0 if it may already be there. */
 static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
-    cf_value *c;
-    RedisModuleKey *key = open_for_add(ctx, argv[1], &CF_DEFAULTS, 0, &c);
+    void *v;
+    RedisModuleKey *key =
+        flr_open_or_create(ctx, argv[1], flr_cf_type, 0, cf_create, &CF_DEFAULTS, &v);
     if (!key) return REDISMODULE_OK;
+    cf_value *c = v;
     size_t len;
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
     uint64_t h = cf_chain_hash(c->chain, s, len);
@@ -216,9 +185,11 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     /* RedisBloom: NOCREATE and CAPACITY exclude each other. */
     if (nocreate && capacity_given)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY");
-    cf_value *c;
-    RedisModuleKey *key = open_for_add(ctx, argv[1], &cfg, nocreate, &c);
+    void *v;
+    RedisModuleKey *key =
+        flr_open_or_create(ctx, argv[1], flr_cf_type, nocreate, cf_create, &cfg, &v);
     if (!key) return REDISMODULE_OK;
+    cf_value *c = v;
     flr_batch b;
     if (!flr_batch_alloc(&b, (size_t)(argc - items_at))) {
         RedisModule_CloseKey(key);
@@ -263,42 +234,23 @@ static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return insert_common(ctx, argv, argc, 1);
 }
 
-/* CF.EXISTS key item / CF.MEXISTS key item [item ...] / CF.COUNT key item (see above):
- * a missing key holds nothing. */
-static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
-    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v))
-        return REDISMODULE_OK;
-    flr_batch b;
-    if (!flr_batch_alloc(&b, (size_t)(argc - 2))) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    }
-    if (v) {
-        hash_items(v, argv + 2, &b);
-        cf_chain_contains(((cf_value *)v)->chain, b.hashes, b.n, b.flags);
-    }
-    if (single) {
-        RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
-    } else {
-        RedisModule_ReplyWithArray(ctx, (long)b.n);
-        for (size_t i = 0; i < b.n; i++) RedisModule_ReplyWithLongLong(ctx, b.flags[i]);
-    }
-    flr_batch_free(&b);
-    RedisModule_CloseKey(key);
-    return REDISMODULE_OK;
+/* Membership of a batch (flr_reply_lookup: CF.EXISTS, CF.MEXISTS, CF.COUNT). */
+static void cf_lookup(const void *v, RedisModuleString **items, flr_batch *b) {
+    const cf_value *c = v;
+    hash_items(c, items, b);
+    cf_chain_contains(c->chain, b->hashes, b->n, b->flags);
 }
 
+/* CF.EXISTS key item / CF.MEXISTS key item [item ...] / CF.COUNT key item (see above):
+ * a missing key holds nothing. */
 static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return lookup_common(ctx, argv, argc, 1);
+    return flr_reply_lookup(ctx, argv, argc, 1, flr_cf_type, cf_lookup);
 }
 static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return lookup_common(ctx, argv, argc, 0);
+    return flr_reply_lookup(ctx, argv, argc, 0, flr_cf_type, cf_lookup);
 }
 static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return lookup_common(ctx, argv, argc, 1);
+    return flr_reply_lookup(ctx, argv, argc, 1, flr_cf_type, cf_lookup);
 }
 
 /* CF.DEL key item: 1 if a copy was removed, 0 if none was found. */
@@ -341,13 +293,9 @@ static size_t cf_mem_usage(const void *v) {
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v))
-        return REDISMODULE_OK;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR not found");
-    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", &v);
+    if (!key) return REDISMODULE_OK;
     const cf_chain *ch = ((cf_value *)v)->chain;
     uint64_t capacity, buckets, used;
     size_t bytes;
@@ -416,90 +364,39 @@ static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     return c;
 }
 
-static const flr_dump_ops CF_DUMP = {FLR_CHUNK_CF, &flr_cf_type, cf_serialize, cf_deserialize};
+static const flr_type_ops CF_TYPE = {
+    .prefix = "CF",
+    .type_name = "flab-cuc1",
+    .encoding_version = 1,
+    .kind = FLR_CHUNK_CF,
+    .type = &flr_cf_type,
+    .serialize = cf_serialize,
+    .deserialize = cf_deserialize,
+    .mem_usage = cf_mem_usage,
+    .free = cf_free,
+    .log_io_failures = 1,
+};
 
-static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_scandump(ctx, argv, argc, &CF_DUMP);
-}
-static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_loadchunk(ctx, argv, argc, &CF_DUMP);
-}
-
-#define CF_ENCODING_VERSION 1
-
-static void cf_rdb_save(RedisModuleIO *io, void *v) {
-    const char *err;
-    size_t len = 0;
-    uint8_t *blob = cf_serialize(v, &len, &err);
-    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
-    free(blob);
-}
-
-static void *cf_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != CF_ENCODING_VERSION) {
-        RedisModule_LogIOError(io, "warning", "filterlab: unknown CF encoding %d", encver);
-        return NULL;
-    }
-    size_t len;
-    char *buf = RedisModule_LoadStringBuffer(io, &len);
-    if (RedisModule_IsIOError(io) || !buf) {
-        if (buf) RedisModule_Free(buf);
-        return NULL;
-    }
-    const char *err;
-    void *v = cf_deserialize((const uint8_t *)buf, len, &err);
-    RedisModule_Free(buf);
-    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: CF value refused: %s", err);
-    return v;
-}
-
-static void cf_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = cf_serialize(v, &len, &err);
-    if (!blob) {
-        RedisModule_LogIOError(aof, "warning", "filterlab: CF AOF rewrite failed: %s", err);
-        return;
-    }
-    flr_emit_chunks(aof, key, "CF.LOADCHUNK", FLR_CHUNK_CF, blob, len);
-    free(blob);
-}
+FLR_TYPE_GLUE(cf, CF_TYPE)
 
 const char *flr_cf_kernel(void *v) { return fl_filter_kernel(((cf_value *)v)->chain->f[0]); }
 
-static void cf_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CF_DUMP, v); }
+static const flr_command CF_COMMANDS[] = {
+    {"CF.RESERVE", cmd_reserve, "write deny-oom"},
+    {"CF.ADD", cmd_add, "write deny-oom"},
+    {"CF.ADDNX", cmd_addnx, "write deny-oom"},
+    {"CF.INSERT", cmd_insert, "write deny-oom"},
+    {"CF.INSERTNX", cmd_insertnx, "write deny-oom"},
+    {"CF.EXISTS", cmd_exists, "readonly fast"},
+    {"CF.MEXISTS", cmd_mexists, "readonly fast"},
+    {"CF.COUNT", cmd_count, "readonly fast"},
+    {"CF.DEL", cmd_del, "write fast"},
+    {"CF.INFO", cmd_info, "readonly fast"},
+    {"CF.SCANDUMP", cf_cmd_scandump, "readonly"},
+    {"CF.LOADCHUNK", cf_cmd_loadchunk, "write deny-oom"},
+};
 
 int flr_cf_register(RedisModuleCtx *ctx) {
-    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
-                                 .rdb_load = cf_rdb_load,
-                                 .rdb_save = cf_rdb_save,
-                                 .aof_rewrite = cf_aof_rewrite,
-                                 .mem_usage = cf_mem_usage,
-                                 .digest = cf_digest,
-                                 .free = cf_free};
-    flr_cf_type = RedisModule_CreateDataType(ctx, "flab-cuc1", CF_ENCODING_VERSION, &tm);
-    if (!flr_cf_type) return REDISMODULE_ERR;
-    struct {
-        const char *name;
-        RedisModuleCmdFunc fn;
-        const char *flags;
-    } cmds[] = {
-        {"CF.RESERVE", cmd_reserve, "write deny-oom"},
-        {"CF.ADD", cmd_add, "write deny-oom"},
-        {"CF.ADDNX", cmd_addnx, "write deny-oom"},
-        {"CF.INSERT", cmd_insert, "write deny-oom"},
-        {"CF.INSERTNX", cmd_insertnx, "write deny-oom"},
-        {"CF.EXISTS", cmd_exists, "readonly fast"},
-        {"CF.MEXISTS", cmd_mexists, "readonly fast"},
-        {"CF.COUNT", cmd_count, "readonly fast"},
-        {"CF.DEL", cmd_del, "write fast"},
-        {"CF.INFO", cmd_info, "readonly fast"},
-        {"CF.SCANDUMP", cmd_scandump, "readonly"},
-        {"CF.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
-            REDISMODULE_ERR)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return flr_type_register(ctx, &CF_TYPE, &cf_type_glue, CF_COMMANDS,
+                             sizeof CF_COMMANDS / sizeof CF_COMMANDS[0]);
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "le.h"
+
 /* Slots of filter i: capacity * expansion^i, saturating (creation then fails TOO_LARGE). */
 static uint64_t filter_slots(const cf_config *cfg, uint32_t i) {
     uint64_t slots = cfg->capacity;
@@ -151,23 +153,6 @@ static const uint8_t MAGIC[4] = {'F', 'L', 'C', 'F'};
 #define CF_FORMAT_VERSION 1u
 #define HEADER_BYTES 56u /* magic, version, capacity, 4 u32 config, items, deleted, filters, 0 */
 
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
 size_t cf_chain_serialized_size(const cf_chain *c) {
     size_t n = HEADER_BYTES + 8;
     for (uint32_t i = 0; i < c->filters; i++) n += 8 + fl_serialized_size(c->f[i]);
@@ -177,25 +162,25 @@ size_t cf_chain_serialized_size(const cf_chain *c) {
 fl_status cf_chain_save(const cf_chain *c, uint8_t *buf, size_t cap, size_t *written) {
     if (cap < cf_chain_serialized_size(c)) return FL_ERR_BUFFER_TOO_SMALL;
     memcpy(buf, MAGIC, 4);
-    put32(buf + 4, CF_FORMAT_VERSION);
-    put64(buf + 8, c->cfg.capacity);
-    put32(buf + 16, c->cfg.bucket_size);
-    put32(buf + 20, c->cfg.max_iterations);
-    put32(buf + 24, c->cfg.expansion);
-    put32(buf + 28, c->cfg.fp_bits);
-    put64(buf + 32, c->items);
-    put64(buf + 40, c->deleted);
-    put32(buf + 48, c->filters);
-    put32(buf + 52, 0);
+    flr_put32(buf + 4, CF_FORMAT_VERSION);
+    flr_put64(buf + 8, c->cfg.capacity);
+    flr_put32(buf + 16, c->cfg.bucket_size);
+    flr_put32(buf + 20, c->cfg.max_iterations);
+    flr_put32(buf + 24, c->cfg.expansion);
+    flr_put32(buf + 28, c->cfg.fp_bits);
+    flr_put64(buf + 32, c->items);
+    flr_put64(buf + 40, c->deleted);
+    flr_put32(buf + 48, c->filters);
+    flr_put32(buf + 52, 0);
     size_t pos = HEADER_BYTES;
     for (uint32_t i = 0; i < c->filters; i++) {
         size_t w;
         fl_status st = fl_save_mem(c->f[i], buf + pos + 8, cap - pos - 8 - 8, &w);
         if (st != FL_OK) return st;
-        put64(buf + pos, w);
+        flr_put64(buf + pos, w);
         pos += 8 + w;
     }
-    put64(buf + pos, XXH3_64bits(buf, pos));
+    flr_put64(buf + pos, XXH3_64bits(buf, pos));
     *written = pos + 8;
     return FL_OK;
 }
@@ -203,20 +188,20 @@ fl_status cf_chain_save(const cf_chain *c, uint8_t *buf, size_t cap, size_t *wri
 fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
     if (len < HEADER_BYTES + 8) return FL_ERR_TRUNCATED;
     if (memcmp(buf, MAGIC, 4) != 0) return FL_ERR_BAD_MAGIC;
-    if (get32(buf + 4) != CF_FORMAT_VERSION) return FL_ERR_BAD_VERSION;
-    if (XXH3_64bits(buf, len - 8) != get64(buf + len - 8)) return FL_ERR_CHECKSUM;
-    cf_config cfg = {.capacity = get64(buf + 8), .bucket_size = get32(buf + 16),
-                     .max_iterations = get32(buf + 20), .expansion = get32(buf + 24),
-                     .fp_bits = get32(buf + 28)};
-    uint32_t filters = get32(buf + 48);
+    if (flr_get32(buf + 4) != CF_FORMAT_VERSION) return FL_ERR_BAD_VERSION;
+    if (XXH3_64bits(buf, len - 8) != flr_get64(buf + len - 8)) return FL_ERR_CHECKSUM;
+    cf_config cfg = {.capacity = flr_get64(buf + 8), .bucket_size = flr_get32(buf + 16),
+                     .max_iterations = flr_get32(buf + 20), .expansion = flr_get32(buf + 24),
+                     .fp_bits = flr_get32(buf + 28)};
+    uint32_t filters = flr_get32(buf + 48);
     if (check_config(&cfg) != FL_OK || filters == 0 || filters > CF_FILTERS_MAX ||
-        get32(buf + 52) != 0)
+        flr_get32(buf + 52) != 0)
         return FL_ERR_CORRUPT;
     cf_chain *c = calloc(1, sizeof *c);
     if (!c) return FL_ERR_NO_MEMORY;
     c->cfg = cfg;
-    c->items = get64(buf + 32);
-    c->deleted = get64(buf + 40);
+    c->items = flr_get64(buf + 32);
+    c->deleted = flr_get64(buf + 40);
     size_t pos = HEADER_BYTES, end = len - 8;
     fl_variant_info cuckoo;
     fl_status st = fl_variant_describe(FL_CUCKOO, &cuckoo);
@@ -225,7 +210,7 @@ fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
             st = FL_ERR_TRUNCATED;
             break;
         }
-        uint64_t n = get64(buf + pos);
+        uint64_t n = flr_get64(buf + pos);
         pos += 8;
         if (n > end - pos) {
             st = FL_ERR_TRUNCATED;

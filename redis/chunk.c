@@ -6,30 +6,10 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
+#include "le.h"
+
 static const uint8_t MAGIC[4] = {'F', 'L', 'R', 'C'};
 #define CHUNK_VERSION 1u
-
-static void put16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
 uint64_t flr_blob_hash(const void *blob, size_t len) { return XXH3_64bits(blob, len); }
 
@@ -60,15 +40,15 @@ int flr_chunk_encode(flr_chunk_kind kind, const uint8_t *blob, uint64_t total,
     uint32_t len = (uint32_t)(total - offset < FLR_CHUNK_PIECE_MAX ? total - offset
                                                                     : FLR_CHUNK_PIECE_MAX);
     memcpy(out, MAGIC, 4);
-    put16(out + 4, CHUNK_VERSION);
-    put16(out + 6, (uint16_t)kind);
-    put64(out + 8, total);
-    put64(out + 16, offset);
-    put32(out + 24, len);
-    put32(out + 28, 0);
-    put64(out + 32, blob_hash);
+    flr_put16(out + 4, CHUNK_VERSION);
+    flr_put16(out + 6, (uint16_t)kind);
+    flr_put64(out + 8, total);
+    flr_put64(out + 16, offset);
+    flr_put32(out + 24, len);
+    flr_put32(out + 28, 0);
+    flr_put64(out + 32, blob_hash);
     memcpy(out + FLR_CHUNK_HEADER, blob + offset, len);
-    put64(out + 40, chunk_hash(out, out + FLR_CHUNK_HEADER, len));
+    flr_put64(out + 40, chunk_hash(out, out + FLR_CHUNK_HEADER, len));
     *out_len = FLR_CHUNK_HEADER + len;
     return 1;
 }
@@ -96,17 +76,17 @@ void flr_assembly_reset(flr_assembly *a) {
 flr_chunk_result flr_assembly_feed(flr_assembly *a, flr_chunk_kind kind, const uint8_t *chunk,
                                    size_t len) {
     if (len < FLR_CHUNK_HEADER || memcmp(chunk, MAGIC, 4) != 0 ||
-        get16(chunk + 4) != CHUNK_VERSION || get32(chunk + 28) != 0)
+        flr_get16(chunk + 4) != CHUNK_VERSION || flr_get32(chunk + 28) != 0)
         return FLR_CHUNK_BAD_FORMAT;
-    uint64_t total = get64(chunk + 8), offset = get64(chunk + 16);
-    uint32_t piece = get32(chunk + 24);
-    uint64_t blob_hash = get64(chunk + 32);
+    uint64_t total = flr_get64(chunk + 8), offset = flr_get64(chunk + 16);
+    uint32_t piece = flr_get32(chunk + 24);
+    uint64_t blob_hash = flr_get64(chunk + 32);
     if ((size_t)piece != len - FLR_CHUNK_HEADER || piece == 0 || offset > total ||
         piece > total - offset)
         return FLR_CHUNK_BAD_FORMAT;
-    if (chunk_hash(chunk, chunk + FLR_CHUNK_HEADER, piece) != get64(chunk + 40))
+    if (chunk_hash(chunk, chunk + FLR_CHUNK_HEADER, piece) != flr_get64(chunk + 40))
         return FLR_CHUNK_BAD_CHECKSUM;
-    if (get16(chunk + 6) != (uint16_t)kind) return FLR_CHUNK_BAD_KIND;
+    if (flr_get16(chunk + 6) != (uint16_t)kind) return FLR_CHUNK_BAD_KIND;
     if (total > FLR_BLOB_MAX) return FLR_CHUNK_TOO_LARGE;
 
     if (offset == 0) {

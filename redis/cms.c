@@ -20,7 +20,7 @@
 #include "common.h"
 
 typedef struct cms_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     fl_cms *cms;
 } cms_value;
 
@@ -34,35 +34,17 @@ static void cms_free(void *v) {
 }
 
 static cms_value *cms_wrap(fl_cms *cms) {
-    cms_value *c = calloc(1, sizeof *c);
-    if (!c) {
-        fl_cms_free(cms);
-        return NULL;
-    }
-    c->cms = cms;
-    flr_touch(c);
+    cms_value *c = flr_value_new(sizeof *c);
+    if (c) c->cms = cms;
+    else fl_cms_free(cms);
     return c;
-}
-
-/* A key for CMS.INIT*: NULL (reply sent) if it exists or has another type. */
-static RedisModuleKey *open_new(RedisModuleCtx *ctx, RedisModuleString *name) {
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, flr_cms_type, &key, &v))
-        return NULL;
-    if (v) {
-        RedisModule_CloseKey(key);
-        RedisModule_ReplyWithError(ctx, "CMS: key already exists");
-        return NULL;
-    }
-    return key;
 }
 
 static int init_with(RedisModuleCtx *ctx, RedisModuleString *name, uint32_t width,
                      uint32_t depth) {
     if ((uint64_t)width * depth * 4 > FLR_MAX_BYTES)
         return RedisModule_ReplyWithError(ctx, "CMS: sketch too large");
-    RedisModuleKey *key = open_new(ctx, name);
+    RedisModuleKey *key = flr_open_new(ctx, name, flr_cms_type, "CMS: key already exists");
     if (!key) return REDISMODULE_OK;
     fl_cms_config cfg = {.width = width, .depth = depth};
     fl_cms *cms;
@@ -108,14 +90,8 @@ static int cmd_initbyprob(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
 static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                      cms_value **out) {
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, name, mode, flr_cms_type, &key, &v))
-        return NULL;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        RedisModule_ReplyWithError(ctx, "CMS: key does not exist");
-        return NULL;
-    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, name, mode, flr_cms_type, "CMS: key does not exist", &v);
     *out = v;
     return key;
 }
@@ -366,82 +342,35 @@ static void *cms_deserialize(const uint8_t *blob, size_t len, const char **err) 
     return c;
 }
 
-static const flr_dump_ops CMS_DUMP = {FLR_CHUNK_CMS, &flr_cms_type, cms_serialize,
-                                      cms_deserialize};
+static const flr_type_ops CMS_TYPE = {
+    .prefix = "CMS",
+    .type_name = "flab-cms1",
+    .encoding_version = 1,
+    .kind = FLR_CHUNK_CMS,
+    .type = &flr_cms_type,
+    .serialize = cms_serialize,
+    .deserialize = cms_deserialize,
+    .mem_usage = cms_mem_usage,
+    .free = cms_free,
+    .log_io_failures = 0,
+};
 
-static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_scandump(ctx, argv, argc, &CMS_DUMP);
-}
-static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_loadchunk(ctx, argv, argc, &CMS_DUMP);
-}
-
-#define CMS_ENCODING_VERSION 1
-
-static void cms_rdb_save(RedisModuleIO *io, void *v) {
-    const char *err;
-    size_t len = 0;
-    uint8_t *blob = cms_serialize(v, &len, &err);
-    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
-    free(blob);
-}
-
-static void *cms_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != CMS_ENCODING_VERSION) return NULL;
-    size_t len;
-    char *buf = RedisModule_LoadStringBuffer(io, &len);
-    if (RedisModule_IsIOError(io) || !buf) {
-        if (buf) RedisModule_Free(buf);
-        return NULL;
-    }
-    const char *err;
-    void *v = cms_deserialize((const uint8_t *)buf, len, &err);
-    RedisModule_Free(buf);
-    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: CMS value refused: %s", err);
-    return v;
-}
-
-static void cms_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = cms_serialize(v, &len, &err);
-    if (!blob) return;
-    flr_emit_chunks(aof, key, "CMS.LOADCHUNK", FLR_CHUNK_CMS, blob, len);
-    free(blob);
-}
+FLR_TYPE_GLUE(cms, CMS_TYPE)
 
 const char *flr_cms_kernel(void *v) { return fl_cms_kernel(((cms_value *)v)->cms); }
 
-static void cms_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &CMS_DUMP, v); }
+static const flr_command CMS_COMMANDS[] = {
+    {"CMS.INITBYDIM", cmd_initbydim, "write deny-oom"},
+    {"CMS.INITBYPROB", cmd_initbyprob, "write deny-oom"},
+    {"CMS.INCRBY", cmd_incrby, "write deny-oom"},
+    {"CMS.QUERY", cmd_query, "readonly fast"},
+    {"CMS.MERGE", cmd_merge, "write deny-oom getkeys-api"},
+    {"CMS.INFO", cmd_info, "readonly fast"},
+    {"CMS.SCANDUMP", cms_cmd_scandump, "readonly"},
+    {"CMS.LOADCHUNK", cms_cmd_loadchunk, "write deny-oom"},
+};
 
 int flr_cms_register(RedisModuleCtx *ctx) {
-    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
-                                 .rdb_load = cms_rdb_load,
-                                 .rdb_save = cms_rdb_save,
-                                 .aof_rewrite = cms_aof_rewrite,
-                                 .mem_usage = cms_mem_usage,
-                                 .digest = cms_digest,
-                                 .free = cms_free};
-    flr_cms_type = RedisModule_CreateDataType(ctx, "flab-cms1", CMS_ENCODING_VERSION, &tm);
-    if (!flr_cms_type) return REDISMODULE_ERR;
-    struct {
-        const char *name;
-        RedisModuleCmdFunc fn;
-        const char *flags;
-        int last_key;
-    } cmds[] = {
-        {"CMS.INITBYDIM", cmd_initbydim, "write deny-oom", 1},
-        {"CMS.INITBYPROB", cmd_initbyprob, "write deny-oom", 1},
-        {"CMS.INCRBY", cmd_incrby, "write deny-oom", 1},
-        {"CMS.QUERY", cmd_query, "readonly fast", 1},
-        {"CMS.MERGE", cmd_merge, "write deny-oom getkeys-api", 1},
-        {"CMS.INFO", cmd_info, "readonly fast", 1},
-        {"CMS.SCANDUMP", cmd_scandump, "readonly", 1},
-        {"CMS.LOADCHUNK", cmd_loadchunk, "write deny-oom", 1},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1,
-                                      cmds[i].last_key, 1) == REDISMODULE_ERR)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return flr_type_register(ctx, &CMS_TYPE, &cms_type_glue, CMS_COMMANDS,
+                             sizeof CMS_COMMANDS / sizeof CMS_COMMANDS[0]);
 }

@@ -38,6 +38,85 @@ int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModule
     return 1;
 }
 
+RedisModuleKey *flr_open_new(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleType *type,
+                             const char *exists_error) {
+    RedisModuleKey *key;
+    void *value;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, type, &key, &value))
+        return NULL;
+    if (value) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, exists_error);
+        return NULL;
+    }
+    return key;
+}
+
+RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                                  RedisModuleType *type, const char *missing_error,
+                                  void **value) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, mode, type, &key, value)) return NULL;
+    if (!*value) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithError(ctx, missing_error);
+        return NULL;
+    }
+    return key;
+}
+
+RedisModuleKey *flr_open_or_create(RedisModuleCtx *ctx, RedisModuleString *name,
+                                   RedisModuleType *type, int nocreate,
+                                   void *(*create)(RedisModuleCtx *ctx, const void *config),
+                                   const void *config, void **value) {
+    RedisModuleKey *key;
+    if (!flr_open(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, type, &key, value))
+        return NULL;
+    if (!*value) {
+        if (nocreate) {
+            RedisModule_CloseKey(key);
+            RedisModule_ReplyWithError(ctx, "ERR not found");
+            return NULL;
+        }
+        *value = create(ctx, config);
+        if (!*value) {
+            RedisModule_CloseKey(key);
+            return NULL;
+        }
+        RedisModule_ModuleTypeSetValue(key, type, *value);
+    }
+    return key;
+}
+
+void *flr_value_new(size_t size) {
+    flr_value_header *h = calloc(1, size);
+    if (h) h->generation = flr_next_generation();
+    return h;
+}
+
+int flr_reply_lookup(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single,
+                     RedisModuleType *type, flr_lookup_fn lookup) {
+    if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
+    void *value;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, type, &key, &value)) return REDISMODULE_OK;
+    flr_batch b;
+    if (!flr_batch_alloc(&b, (size_t)(argc - 2))) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    }
+    if (value) lookup(value, argv + 2, &b);
+    if (single) {
+        RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
+    } else {
+        RedisModule_ReplyWithArray(ctx, (long)b.n);
+        for (size_t i = 0; i < b.n; i++) RedisModule_ReplyWithLongLong(ctx, b.flags[i]);
+    }
+    flr_batch_free(&b);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
 int flr_reply_status(RedisModuleCtx *ctx, fl_status st) {
     char msg[160];
     snprintf(msg, sizeof msg, "ERR %s", fl_strerror(st));

@@ -37,22 +37,40 @@ typedef struct flr_batch {
 int flr_batch_alloc(flr_batch *b, size_t n);
 void flr_batch_free(flr_batch *b);
 
+/* A filter's membership lookup of a batch: hashes the items (b->n of them) into b->hashes,
+ * then one batch call sets b->flags (1: may be present). */
+typedef void (*flr_lookup_fn)(const void *value, RedisModuleString **items, flr_batch *b);
+/* EXISTS key item / MEXISTS key item [item ...] for a filter type: a missing key holds
+ * nothing; replies with one integer (single) or an array of them. */
+int flr_reply_lookup(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single,
+                     RedisModuleType *type, flr_lookup_fn lookup);
+
 /* Logs through the server's log (level "warning", "notice", ...). */
 #define flr_log(ctx, level, ...) RedisModule_Log((ctx), (level), __VA_ARGS__)
 
-/* SCANDUMP / LOADCHUNK for a type whose value serializes to one blob (dump.c). */
-typedef struct flr_dump_ops {
+/* One module data type whose value serializes to one blob: what the generic code needs of
+ * it (dump.c: SCANDUMP / LOADCHUNK; datatype.c: RDB, AOF rewrite, DEBUG DIGEST, the type's
+ * registration). Each structure's file fills one; the rest is shared. */
+typedef struct flr_type_ops {
+    const char *prefix;                 /* "BF": the commands' prefix, also in log lines */
+    const char *type_name;              /* 9 characters from A-Z a-z 0-9 _ - (module API) */
+    int encoding_version;               /* the RDB encoding it writes and accepts */
     int kind;                           /* flr_chunk_kind */
     RedisModuleType **type;
     /* The value's blob, malloc'ed; NULL on error (*err says why). */
     uint8_t *(*serialize)(const void *value, size_t *len, const char **err);
     /* A value from a whole blob, or NULL with *err set (the blob is refused). */
     void *(*deserialize)(const uint8_t *blob, size_t len, const char **err);
-} flr_dump_ops;
+    size_t (*mem_usage)(const void *value); /* MEMORY USAGE */
+    void (*free)(void *value);
+    /* 1: an RDB value of an unknown encoding and a failed AOF rewrite are logged (BF, CF);
+     * 0: they are not (CMS, TOPK, as they always were). A refused RDB value is always. */
+    int log_io_failures;
+} flr_type_ops;
 int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                 const flr_dump_ops *ops);
+                 const flr_type_ops *ops);
 int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                  const flr_dump_ops *ops);
+                  const flr_type_ops *ops);
 
 /* Every value struct starts with this header. generation changes at every write (and is
  * new for every value), so SCANDUMP can reuse one serialization across the calls of a dump
@@ -64,6 +82,9 @@ typedef struct flr_value_header {
 uint64_t flr_next_generation(void);
 /* Marks a value as written: a new generation. Call it where the write is replicated. */
 #define flr_touch(value) ((value)->h.generation = flr_next_generation())
+/* A new value struct of `size` bytes (it starts with the header), zeroed but for a new
+ * generation; NULL when out of memory. */
+void *flr_value_new(size_t size);
 
 /* Per-type registration (bf.c, cf.c, cms.c, topk.c). */
 int flr_bf_register(RedisModuleCtx *ctx);
@@ -77,7 +98,72 @@ void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *com
 
 /* DEBUG DIGEST of a value: its serialization (equal values, equal digests: a replica's
  * DEBUG DIGEST matches its primary's). */
-void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value);
+void flr_digest(RedisModuleDigest *md, const flr_type_ops *ops, void *value);
+
+/* The type methods of datatype.c, for one type's ops. */
+void flr_type_rdb_save(RedisModuleIO *io, void *value, const flr_type_ops *ops);
+void *flr_type_rdb_load(RedisModuleIO *io, int encver, const flr_type_ops *ops);
+void flr_type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value,
+                          const flr_type_ops *ops);
+
+/* A command of a type's table: name, function, flags ("write deny-oom" for writes,
+ * "readonly fast" for lookups). Its key is the first argument. */
+typedef struct flr_command {
+    const char *name;
+    RedisModuleCmdFunc fn;
+    const char *flags;
+} flr_command;
+
+/* The type's methods that the module API calls without its ops (FLR_TYPE_GLUE writes them). */
+typedef struct flr_type_glue {
+    RedisModuleTypeLoadFunc rdb_load;
+    RedisModuleTypeSaveFunc rdb_save;
+    RedisModuleTypeRewriteFunc aof_rewrite;
+    RedisModuleTypeDigestFunc digest;
+} flr_type_glue;
+
+/* Creates the data type and its commands (datatype.c). */
+int flr_type_register(RedisModuleCtx *ctx, const flr_type_ops *ops, const flr_type_glue *glue,
+                      const flr_command *commands, size_t n_commands);
+
+/* The module API passes no user data to a type's methods or to a command, and C has no
+ * closures: each type needs its own functions that hand its ops to the generic code. This
+ * writes them: <p>_type_glue (for flr_type_register) and the commands <p>_cmd_scandump and
+ * <p>_cmd_loadchunk (for the type's command table). */
+#define FLR_TYPE_GLUE(p, ops)                                                                  \
+    static void *p##_rdb_load(RedisModuleIO *io, int encver) {                                 \
+        return flr_type_rdb_load(io, encver, &(ops));                                          \
+    }                                                                                          \
+    static void p##_rdb_save(RedisModuleIO *io, void *v) { flr_type_rdb_save(io, v, &(ops)); } \
+    static void p##_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {         \
+        flr_type_aof_rewrite(aof, key, v, &(ops));                                             \
+    }                                                                                          \
+    static void p##_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &(ops), v); }     \
+    static const flr_type_glue p##_type_glue = {p##_rdb_load, p##_rdb_save, p##_aof_rewrite,  \
+                                                p##_digest};                                   \
+    static int p##_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {     \
+        return flr_scandump(ctx, argv, argc, &(ops));                                          \
+    }                                                                                          \
+    static int p##_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {    \
+        return flr_loadchunk(ctx, argv, argc, &(ops));                                         \
+    }
+
+/* A key that must not exist yet (RESERVE / INIT*): NULL if a reply was sent (another type
+ * gets WRONGTYPE, an existing value gets exists_error). */
+RedisModuleKey *flr_open_new(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleType *type,
+                             const char *exists_error);
+/* A key for a write that creates a missing value (create(ctx, config), which replies
+ * itself when it fails) unless nocreate: NULL if a reply was sent (another type gets
+ * WRONGTYPE, a missing key with nocreate "ERR not found"), else the key, with *value. */
+RedisModuleKey *flr_open_or_create(RedisModuleCtx *ctx, RedisModuleString *name,
+                                   RedisModuleType *type, int nocreate,
+                                   void *(*create)(RedisModuleCtx *ctx, const void *config),
+                                   const void *config, void **value);
+/* A key that must hold a value of the type: NULL if a reply was sent (another type gets
+ * WRONGTYPE, a missing key gets missing_error), else the key, with *value. */
+RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                                  RedisModuleType *type, const char *missing_error,
+                                  void **value);
 
 /* The kernel a value's lookups use (FILTERLAB.INFO). */
 const char *flr_bf_kernel(void *value);

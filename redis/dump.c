@@ -88,7 +88,7 @@ static pending_load *claim_pending(int db, int kind, const char *key, size_t len
 }
 
 int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                 const flr_dump_ops *ops) {
+                 const flr_type_ops *ops) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     uint64_t iter;
     if (!flr_arg_u64(argv[2], &iter))
@@ -136,7 +136,7 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
 }
 
 int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                  const flr_dump_ops *ops) {
+                  const flr_type_ops *ops) {
     if (argc != 4) return RedisModule_WrongArity(ctx);
     uint64_t iter;
     if (!flr_arg_u64(argv[2], &iter) || iter == 0)
@@ -203,14 +203,4 @@ void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *com
         RedisModule_EmitAOF(aof, command, "slb", key, (long long)(i + 1), (const char *)chunk,
                             chunk_len);
     free(chunk);
-}
-
-void flr_digest(RedisModuleDigest *md, const flr_dump_ops *ops, void *value) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = ops->serialize(value, &len, &err);
-    if (!blob) return;
-    RedisModule_DigestAddStringBuffer(md, (const char *)blob, len);
-    RedisModule_DigestEndSequence(md);
-    free(blob);
 }

@@ -21,13 +21,14 @@
 
 #include "chunk.h"
 #include "common.h"
+#include "le.h"
 
 #define TOPK_WIDTH_DEFAULT 8 /* RedisBloom's defaults */
 #define TOPK_DEPTH_DEFAULT 7
 #define TOPK_DECAY_DEFAULT 0.9
 
 typedef struct topk_value {
-    flr_value_header h; /* first: dump.c reads it */
+    flr_value_header h; /* first: dump.c and flr_value_new read it */
     fl_cms *cms;
     uint32_t k;
     double decay;
@@ -47,7 +48,7 @@ static void topk_free(void *v) {
 static topk_value *topk_wrap(fl_cms *cms, double decay) {
     fl_cms_info in;
     fl_cms_info_get(cms, &in);
-    topk_value *t = calloc(1, sizeof *t);
+    topk_value *t = flr_value_new(sizeof *t);
     if (t) t->list = malloc((in.topk ? in.topk : 1) * sizeof *t->list);
     if (!t || !t->list) {
         free(t);
@@ -55,7 +56,6 @@ static topk_value *topk_wrap(fl_cms *cms, double decay) {
         return NULL;
     }
     t->cms = cms;
-    flr_touch(t);
     t->k = in.topk;
     t->decay = decay;
     return t;
@@ -78,14 +78,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                                               "TopK: invalid decay value. must be '<= 1' & '> 0'");
     }
     if (w * d * 4 > FLR_MAX_BYTES) return RedisModule_ReplyWithError(ctx, "TopK: sketch too large");
-    void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, flr_topk_type, &key, &v))
-        return REDISMODULE_OK;
-    if (v) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "TopK: key already exists");
-    }
+    RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_topk_type, "TopK: key already exists");
+    if (!key) return REDISMODULE_OK;
     fl_cms_config cfg = {.width = (uint32_t)w, .depth = (uint32_t)d, .topk = (uint32_t)k};
     fl_cms *cms;
     fl_status st = fl_cms_create(&cfg, &cms);
@@ -104,14 +98,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
 static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                      topk_value **out) {
     void *v;
-    RedisModuleKey *key;
-    if (!flr_open(ctx, name, mode, flr_topk_type, &key, &v))
-        return NULL;
-    if (!v) {
-        RedisModule_CloseKey(key);
-        RedisModule_ReplyWithError(ctx, "TopK: key does not exist");
-        return NULL;
-    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, name, mode, flr_topk_type, "TopK: key does not exist", &v);
     *out = v;
     return key;
 }
@@ -308,7 +296,7 @@ static uint8_t *topk_serialize(const void *v, size_t *len, const char **err) {
     }
     uint64_t bits;
     memcpy(&bits, &t->decay, 8);
-    for (int i = 0; i < 8; i++) buf[i] = (uint8_t)(bits >> (8 * i));
+    flr_put64(buf, bits);
     *len = 8 + w;
     return buf;
 }
@@ -316,8 +304,7 @@ static uint8_t *topk_serialize(const void *v, size_t *len, const char **err) {
 static void *topk_deserialize(const uint8_t *blob, size_t len, const char **err) {
     *err = "ERR invalid dump: the sketch does not load";
     if (len < 8) return NULL;
-    uint64_t bits = 0;
-    for (int i = 7; i >= 0; i--) bits = (bits << 8) | blob[i];
+    uint64_t bits = flr_get64(blob);
     double decay;
     memcpy(&decay, &bits, 8);
     if (!(decay > 0 && decay <= 1)) return NULL;
@@ -334,82 +321,36 @@ static void *topk_deserialize(const uint8_t *blob, size_t len, const char **err)
     return t;
 }
 
-static const flr_dump_ops TOPK_DUMP = {FLR_CHUNK_TOPK, &flr_topk_type, topk_serialize,
-                                       topk_deserialize};
+static const flr_type_ops TOPK_TYPE = {
+    .prefix = "TOPK",
+    .type_name = "flab-tpk1",
+    .encoding_version = 1,
+    .kind = FLR_CHUNK_TOPK,
+    .type = &flr_topk_type,
+    .serialize = topk_serialize,
+    .deserialize = topk_deserialize,
+    .mem_usage = topk_mem_usage,
+    .free = topk_free,
+    .log_io_failures = 0,
+};
 
-static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_scandump(ctx, argv, argc, &TOPK_DUMP);
-}
-static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_loadchunk(ctx, argv, argc, &TOPK_DUMP);
-}
-
-#define TOPK_ENCODING_VERSION 1
-
-static void topk_rdb_save(RedisModuleIO *io, void *v) {
-    const char *err;
-    size_t len = 0;
-    uint8_t *blob = topk_serialize(v, &len, &err);
-    RedisModule_SaveStringBuffer(io, blob ? (const char *)blob : "", blob ? len : 0);
-    free(blob);
-}
-
-static void *topk_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != TOPK_ENCODING_VERSION) return NULL;
-    size_t len;
-    char *buf = RedisModule_LoadStringBuffer(io, &len);
-    if (RedisModule_IsIOError(io) || !buf) {
-        if (buf) RedisModule_Free(buf);
-        return NULL;
-    }
-    const char *err;
-    void *v = topk_deserialize((const uint8_t *)buf, len, &err);
-    RedisModule_Free(buf);
-    if (!v) RedisModule_LogIOError(io, "warning", "filterlab: TOPK value refused: %s", err);
-    return v;
-}
-
-static void topk_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v) {
-    const char *err;
-    size_t len;
-    uint8_t *blob = topk_serialize(v, &len, &err);
-    if (!blob) return;
-    flr_emit_chunks(aof, key, "TOPK.LOADCHUNK", FLR_CHUNK_TOPK, blob, len);
-    free(blob);
-}
+FLR_TYPE_GLUE(topk, TOPK_TYPE)
 
 const char *flr_topk_kernel(void *v) { return fl_cms_kernel(((topk_value *)v)->cms); }
 
-static void topk_digest(RedisModuleDigest *md, void *v) { flr_digest(md, &TOPK_DUMP, v); }
+static const flr_command TOPK_COMMANDS[] = {
+    {"TOPK.RESERVE", cmd_reserve, "write deny-oom"},
+    {"TOPK.ADD", cmd_add, "write deny-oom"},
+    {"TOPK.INCRBY", cmd_incrby, "write deny-oom"},
+    {"TOPK.QUERY", cmd_query, "readonly fast"},
+    {"TOPK.COUNT", cmd_count, "readonly fast"},
+    {"TOPK.LIST", cmd_list, "readonly"},
+    {"TOPK.INFO", cmd_info, "readonly fast"},
+    {"TOPK.SCANDUMP", topk_cmd_scandump, "readonly"},
+    {"TOPK.LOADCHUNK", topk_cmd_loadchunk, "write deny-oom"},
+};
 
 int flr_topk_register(RedisModuleCtx *ctx) {
-    RedisModuleTypeMethods tm = {.version = REDISMODULE_TYPE_METHOD_VERSION_1,
-                                 .rdb_load = topk_rdb_load,
-                                 .rdb_save = topk_rdb_save,
-                                 .aof_rewrite = topk_aof_rewrite,
-                                 .mem_usage = topk_mem_usage,
-                                 .digest = topk_digest,
-                                 .free = topk_free};
-    flr_topk_type = RedisModule_CreateDataType(ctx, "flab-tpk1", TOPK_ENCODING_VERSION, &tm);
-    if (!flr_topk_type) return REDISMODULE_ERR;
-    struct {
-        const char *name;
-        RedisModuleCmdFunc fn;
-        const char *flags;
-    } cmds[] = {
-        {"TOPK.RESERVE", cmd_reserve, "write deny-oom"},
-        {"TOPK.ADD", cmd_add, "write deny-oom"},
-        {"TOPK.INCRBY", cmd_incrby, "write deny-oom"},
-        {"TOPK.QUERY", cmd_query, "readonly fast"},
-        {"TOPK.COUNT", cmd_count, "readonly fast"},
-        {"TOPK.LIST", cmd_list, "readonly"},
-        {"TOPK.INFO", cmd_info, "readonly fast"},
-        {"TOPK.SCANDUMP", cmd_scandump, "readonly"},
-        {"TOPK.LOADCHUNK", cmd_loadchunk, "write deny-oom"},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) ==
-            REDISMODULE_ERR)
-            return REDISMODULE_ERR;
-    return REDISMODULE_OK;
+    return flr_type_register(ctx, &TOPK_TYPE, &topk_type_glue, TOPK_COMMANDS,
+                             sizeof TOPK_COMMANDS / sizeof TOPK_COMMANDS[0]);
 }

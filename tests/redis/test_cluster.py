@@ -24,13 +24,11 @@ acknowledged is lost.
 Every server is stopped by PID on every exit path. Exit 77 (skipped) when redis-server,
 redis-cli or python3-redis is missing, or the module is not given for a module kind.
 """
-import argparse
 import logging
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -42,12 +40,9 @@ except ImportError:
     print("SKIP: python3-redis is not installed (scripts/setup installs it)")
     sys.exit(77)
 
-# In the sanitizer build the servers run the module with UBSan: undefined behaviour stops the
-# server (which the test sees as a crash it did not cause) instead of a line on its stderr.
-os.environ.setdefault("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import filter_kinds  # noqa: E402
-from redis_server import Deadline, RedisServer, free_port  # noqa: E402
+import crash_harness  # noqa: E402
+from redis_server import RedisServer, free_port  # noqa: E402
 from waits import restart_after_crash, wait_until, within  # noqa: E402
 
 # The cluster client logs every connection error it retries, with a traceback, to stderr;
@@ -64,14 +59,6 @@ BATCH = 100                 # items per multi-item command
 # 2-vCPU machine a busy master must not look dead.
 NODE_TIMEOUT_MS = 3000
 WAIT_MS = 5000              # WAIT's timeout: time for the replica to acknowledge
-
-
-def parse_args():
-    p = argparse.ArgumentParser()
-    p.add_argument("--module", help="filterlab_redis.so")
-    p.add_argument("--kinds", default="bf,cf,cms")
-    p.add_argument("--time-limit", type=float, default=100)
-    return p.parse_args()
 
 
 def key_per_slot_range(kind):
@@ -173,27 +160,15 @@ def cluster_client(servers):
 
 
 def main():
-    args = parse_args()
-    kinds = filter_kinds.parse(args.kinds)
+    args, kinds = crash_harness.parse()
     if not shutil.which(CLI) or not os.path.exists("/usr/bin/redis-server"):
         print("SKIP: redis-server/redis-cli not installed (scripts/setup installs them)")
         return 77
-    if any(k.needs_module for k in kinds) and not (args.module and os.path.exists(args.module)):
-        print("SKIP: the module kinds need --module PATH to filterlab_redis.so")
-        return 77
-    module = args.module if any(k.needs_module for k in kinds) else None
-    deadline = Deadline(args.time_limit)
-    tmp = tempfile.mkdtemp(prefix="fl_redis_cluster_")
-    failures = []
-    servers = []  # (redis_server also stops them on SIGTERM/SIGINT/SIGHUP and at exit)
-    try:
+    module = crash_harness.module_for(kinds, args.module)
+
+    def failover(servers, tmp, deadline, failures):
         run(servers, tmp, kinds, module, deadline, failures)
-    finally:
-        for s in servers:
-            s.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL:", f)
+    failures = crash_harness.run("fl_redis_cluster_", args.time_limit, failover)
     if not failures:
         print("cluster: every acknowledged item found after the failover")
     return 1 if failures else 0

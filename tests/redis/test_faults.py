@@ -26,11 +26,8 @@ by PID on every exit path.
 Exit 77 (skipped) when redis-server or python3-redis is missing, or the module is not given
 for a module kind.
 """
-import argparse
 import os
-import shutil
 import sys
-import tempfile
 import threading
 import time
 
@@ -40,12 +37,9 @@ except ImportError:
     print("SKIP: python3-redis is not installed (scripts/setup installs it)")
     sys.exit(77)
 
-# In the sanitizer build the servers run the module with UBSan: undefined behaviour stops the
-# server (which the test sees as a crash it did not cause) instead of a line on its stderr.
-os.environ.setdefault("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import filter_kinds  # noqa: E402
-from redis_server import Deadline, RedisServer  # noqa: E402
+import crash_harness  # noqa: E402
+from redis_server import RedisServer  # noqa: E402
 from waits import restart_after_crash, wait_until, within  # noqa: E402
 
 WRITERS = 4
@@ -53,14 +47,6 @@ BATCH = 100
 CAPACITY = 2_000_000   # large enough that no writer fills a cuckoo filter in the test's time
 MIN_ACKED = 2000       # a scenario that acknowledged fewer items before the crash proves little
 LOAD_SECONDS = 1.5     # writers run this long before the snapshot / the kill
-
-
-def parse_args():
-    p = argparse.ArgumentParser()
-    p.add_argument("--module", help="filterlab_redis.so")
-    p.add_argument("--kinds", default="bf,cf,cms")
-    p.add_argument("--time-limit", type=float, default=100)
-    return p.parse_args()
 
 
 class Load:
@@ -212,28 +198,16 @@ def scenario(servers, tmp, name, kinds, module, deadline, failures):
 
 
 def main():
-    args = parse_args()
-    kinds = filter_kinds.parse(args.kinds)
+    args, kinds = crash_harness.parse()
     if not os.path.exists("/usr/bin/redis-server"):
         print("SKIP: redis-server is not installed (scripts/setup installs it)")
         return 77
-    if any(k.needs_module for k in kinds) and not (args.module and os.path.exists(args.module)):
-        print("SKIP: the module kinds need --module PATH to filterlab_redis.so")
-        return 77
-    module = args.module if any(k.needs_module for k in kinds) else None
-    deadline = Deadline(args.time_limit)
-    tmp = tempfile.mkdtemp(prefix="fl_redis_faults_")
-    failures = []
-    servers = []  # (redis_server also stops them on SIGTERM/SIGINT/SIGHUP and at exit)
-    try:
+    module = crash_harness.module_for(kinds, args.module)
+
+    def every_scenario(servers, tmp, deadline, failures):
         for name in ("aof", "rewrite", "save", "bgsave"):
             scenario(servers, tmp, name, kinds, module, deadline, failures)
-    finally:
-        for s in servers:
-            s.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL:", f)
+    failures = crash_harness.run("fl_redis_faults_", args.time_limit, every_scenario)
     return 1 if failures else 0
 
 

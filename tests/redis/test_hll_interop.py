@@ -4,7 +4,8 @@
     tests/redis/test_hll_interop.py FILTERLAB_BINARY
 
 Starts redis-server on 127.0.0.1 on a free port with persistence off, bounded in time, and
-stops it by PID on every exit path. For cardinalities from 1 to 1e6 (sparse and dense):
+stops it by PID on every exit path (tests/redis/redis_server.py). For cardinalities from 1
+to 1e6 (sparse and dense):
   - PFADD the keys, GET the raw string: `filterlab count --from` gives exactly PFCOUNT's number;
   - `filterlab count` over the same keys writes exactly the bytes Redis holds after PFCOUNT;
   - filterlab's export, SET back with its cached count marked stale, gives filterlab's number
@@ -17,60 +18,23 @@ Exit 77 (skipped) when redis-server or the Python client is missing.
 import os
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-try:
-    import redis
-except ImportError:
-    print("SKIP: python3-redis is not installed (scripts/setup installs it)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from redis_server import Deadline, RedisServer, skip_if_unavailable  # noqa: E402
 
-SERVER = shutil.which("redis-server")
-if not SERVER:
-    print("SKIP: redis-server is not installed (scripts/setup installs it)")
-    sys.exit(77)
+skip_if_unavailable()
+import redis  # noqa: E402
 
 FILTERLAB = os.path.abspath(sys.argv[1])
 # In a cross build meson names its exe_wrapper (qemu-aarch64) in MESON_EXE_WRAPPER: the
 # foreign filterlab runs through it, against the native redis-server.
 WRAPPER = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))
-DEADLINE = time.monotonic() + 240  # the whole test, server start included
-TMP = tempfile.mkdtemp(prefix="fl_hll_interop_")
-server = None
+DEADLINE = Deadline(240)  # the whole test, server start included
+TMP = tempfile.mkdtemp(prefix="fl_hll_interop_")  # filterlab's files and the server's dir
 failures = 0
-
-
-def stop_server(*_):
-    global server
-    if server is not None and server.poll() is None:
-        server.terminate()
-        try:
-            server.wait(5)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-    server = None
-    shutil.rmtree(TMP, ignore_errors=True)
-
-
-def on_signal(sig, _frame):
-    stop_server()
-    sys.exit(128 + sig)
-
-
-for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-    signal.signal(s, on_signal)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def check(cond, what):
@@ -81,16 +45,9 @@ def check(cond, what):
     return cond
 
 
-def left():
-    t = DEADLINE - time.monotonic()
-    if t <= 0:
-        raise TimeoutError("interop test ran past its time limit")
-    return t
-
-
 def fl(args, data=None):
     return subprocess.run(WRAPPER + [FILTERLAB] + args, input=data, capture_output=True,
-                          timeout=left())
+                          timeout=DEADLINE.left())
 
 
 def path(name):
@@ -110,7 +67,7 @@ def pfadd(r, key, ks):
 
 def run(r):
     for n in (1, 2, 10, 100, 700, 1500, 3000, 10000, 100000, 1000000):
-        left()
+        DEADLINE.left()
         ks = keys(0, n)
         r.delete("a")
         pfadd(r, "a", ks)
@@ -174,23 +131,19 @@ def run(r):
 
 
 def main():
-    global server
-    port = free_port()
-    server = subprocess.Popen([SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", TMP],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    r = redis.Redis(host="127.0.0.1", port=port, socket_timeout=60)
-    while True:
-        try:
-            r.ping()
-            break
-        except redis.ConnectionError:
-            if server.poll() is not None or time.monotonic() > DEADLINE - 200:
-                print("FAIL: redis-server did not start")
-                return 1
-            time.sleep(0.05)
-    print("redis-server", r.info("server")["redis_version"], "on port", port)
-    run(r)
+    # redis_server.py stops it by PID on every exit path (signals and interpreter exit too).
+    server = RedisServer(tmp=TMP, name="hll", start_timeout=40)
+    try:
+        server.start()
+    except RuntimeError as e:
+        print("FAIL: redis-server did not start:", e)
+        return 1
+    try:
+        r = server.client()
+        print("redis-server", r.info("server")["redis_version"], "on port", server.port)
+        run(r)
+    finally:
+        server.stop()
     return 1 if failures else 0
 
 
@@ -198,5 +151,5 @@ if __name__ == "__main__":
     try:
         rc = main()
     finally:
-        stop_server()
+        shutil.rmtree(TMP, ignore_errors=True)
     sys.exit(rc)

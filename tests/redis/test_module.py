@@ -278,6 +278,18 @@ def test_errors(r):
         (("BF.RESERVE", "k", 0.01, 100, "VARIANT", "cuckoo"), "bad variant"),
         (("BF.RESERVE", "k", 0.01, 100, "VARIANT", "nope"), "bad variant"),
         (("BF.RESERVE", "k", 1e-300, 10 ** 15), "exceeds the allowed limit"),
+        (("BF.RESERVE", "k", 0.01, 100, "NONSCALING", "EXPANSION", 2), "cannot expand"),
+        # BF.INSERT reads the options BF.RESERVE takes, and its own.
+        (("BF.INSERT", "k", "EXPANSION", 2, "NONSCALING", "ITEMS", "a"), "cannot expand"),
+        (("BF.INSERT", "k", "EXPANSION", "x", "ITEMS", "a"), "bad expansion"),
+        (("BF.INSERT", "k", "EXPANSION", 0, "ITEMS", "a"), "expansion"),
+        (("BF.INSERT", "k", "VARIANT", "nope", "ITEMS", "a"), "bad variant"),
+        (("BF.INSERT", "k", "CAPACITY", "x", "ITEMS", "a"), "bad capacity"),
+        (("BF.INSERT", "k", "ERROR", 2, "ITEMS", "a"), "error rate"),
+        (("BF.INSERT", "k", "NOCREATE", "CAPACITY", 10, "ITEMS", "a"), "NOCREATE cannot"),
+        (("BF.INSERT", "k", "BOGUS", "ITEMS", "a"), "unknown argument"),
+        (("BF.INSERT", "k", "NOCREATE", "ITEMS", "a"), "not found"),
+        (("BF.INSERT", "k", "ITEMS"), "wrong number"),
         (("BF.ADD", "k"), "wrong number"),
         (("BF.MADD", "k"), "wrong number"),
         (("BF.INSERT", "k", "ITEMS"), "wrong number"),
@@ -346,14 +358,18 @@ def fill_every_type(r, tag):
     r.execute_command("CMS.INCRBY", f"{tag}:cms", "a", 7, "b", 3)
     r.execute_command("TOPK.RESERVE", f"{tag}:tk", 2, 50, 3, 0.8)
     r.execute_command("TOPK.INCRBY", f"{tag}:tk", "x", 9, "y", 4, "z", 1)
-    want = {
-        "bf_info": r.execute_command("BF.INFO", f"{tag}:bf")[:10],
-        "cf_info": r.execute_command("CF.INFO", f"{tag}:cf")[:16],
-        "cms": r.execute_command("CMS.QUERY", f"{tag}:cms", "a", "b", "c"),
-        "cms_info": r.execute_command("CMS.INFO", f"{tag}:cms"),
-        "tk": r.execute_command("TOPK.LIST", f"{tag}:tk", "WITHCOUNT"),
-        "tk_info": r.execute_command("TOPK.INFO", f"{tag}:tk"),
-    }
+
+    def replies(c):
+        """What must survive the trip: the replies that describe each value."""
+        return {
+            "bf_info": c.execute_command("BF.INFO", f"{tag}:bf")[:10],
+            "cf_info": c.execute_command("CF.INFO", f"{tag}:cf")[:16],
+            "cms": c.execute_command("CMS.QUERY", f"{tag}:cms", "a", "b", "c"),
+            "cms_info": c.execute_command("CMS.INFO", f"{tag}:cms"),
+            "tk": c.execute_command("TOPK.LIST", f"{tag}:tk", "WITHCOUNT"),
+            "tk_info": c.execute_command("TOPK.INFO", f"{tag}:tk"),
+        }
+    want = replies(r)
 
     def verify(s, what):
         s = redis.Redis(connection_pool=s.connection_pool)
@@ -364,14 +380,7 @@ def fill_every_type(r, tag):
         for part in chunked(cf_keys[1:], 500):
             ok &= check(all(r2 == 1 for r2 in s.execute_command("CF.MEXISTS", f"{tag}:cf", *part)),
                         f"{what}: CF items all found")
-        got = {
-            "bf_info": s.execute_command("BF.INFO", f"{tag}:bf")[:10],
-            "cf_info": s.execute_command("CF.INFO", f"{tag}:cf")[:16],
-            "cms": s.execute_command("CMS.QUERY", f"{tag}:cms", "a", "b", "c"),
-            "cms_info": s.execute_command("CMS.INFO", f"{tag}:cms"),
-            "tk": s.execute_command("TOPK.LIST", f"{tag}:tk", "WITHCOUNT"),
-            "tk_info": s.execute_command("TOPK.INFO", f"{tag}:tk"),
-        }
+        got = replies(s)
         for k in want:
             ok &= check(got[k] == want[k], f"{what}: {k} {got[k]} != {want[k]}")
         return ok
