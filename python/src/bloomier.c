@@ -153,8 +153,8 @@ static PyObject *Bloomier_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"keys", "values", "value_bits", "arity", "cell_bits", "seed",
                              "max_tries", "max_bytes", NULL};
-    PyObject *keys_obj, *values_obj, *vbits_obj, *arity = NULL, *cbits_obj = NULL,
-                                                 *seed = NULL, *tries = NULL, *max_obj = NULL;
+    PyObject *keys_obj, *values_obj, *vbits_obj = NULL, *arity = NULL, *cbits_obj = NULL;
+    PyObject *seed = NULL, *tries = NULL, *max_obj = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$OOOOOO:Bloomier", kwlist, &keys_obj,
                                      &values_obj, &vbits_obj, &arity, &cbits_obj, &seed,
                                      &tries, &max_obj))

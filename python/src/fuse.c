@@ -65,8 +65,8 @@ static PyObject *Fuse_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"keys", "arity", "fingerprint_bits", "seed", "max_tries",
                              "max_bytes", NULL};
-    PyObject *keys_obj, *arity = NULL, *bits_obj = NULL, *seed = NULL, *tries = NULL,
-                        *max_obj = NULL;
+    PyObject *keys_obj, *arity = NULL, *bits_obj = NULL, *seed = NULL, *tries = NULL;
+    PyObject *max_obj = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOOO:FuseFilter", kwlist, &keys_obj,
                                      &arity, &bits_obj, &seed, &tries, &max_obj))
         return NULL;
