@@ -159,6 +159,17 @@ def test_bloomier_values_of_other_dtypes():
         assert (b.get_many(keys)[0] == want).all()
 
 
+def test_bloomier_empty_map_and_byte_swapped_values():
+    b = fl.Bloomier([], [], value_bits=3)
+    assert len(b) == 0 and b.get(1) is None and 1 not in b
+    got, found = b.get_many([1, 2])
+    assert not found.any() and (got == 0).all()
+    assert len(fl.Bloomier.from_bytes(b.to_bytes())) == 0
+    swapped = np.array([1, 2, 3, 0], dtype=">u2")  # converted, not read in place
+    keys = np.arange(4, dtype=np.uint64)
+    assert fl.Bloomier(keys, swapped, value_bits=2).get_many(keys)[0].tolist() == [1, 2, 3, 0]
+
+
 def test_bloomier_duplicates():
     b = fl.Bloomier([b"a", b"b", b"a"], [1, 2, 1], value_bits=4)
     assert len(b) == 2 and b.info().duplicates == 1 and b[b"a"] == 1
