@@ -65,7 +65,7 @@ def test_fuse_info_and_size():
     keys = np.arange(100_000, dtype=np.uint64)
     for arity, limit in ((3, 1.25), (4, 1.2)):
         info = fl.FuseFilter(keys, arity=arity, seed=7).info()
-        assert info.cells * 1 == info.bytes and info.keys == 100_000
+        assert info.cells == info.bytes and info.keys == 100_000  # one byte per 8-bit cell
         assert 8 <= info.bits_per_key < 8 * limit
         assert info.tries >= 1 and info.seed >= 7 and info.build_seconds > 0
         assert info.build_bytes > 0 and info.kernel == fl.active_kernel()
