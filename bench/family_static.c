@@ -110,12 +110,13 @@ static uint64_t st_size_keys(const fb_options *o, const st_kind *k, uint64_t tar
     return lo;
 }
 
+/* reps: the repetitions it will get (the listener reports it when all are done). */
 static fb_result *st_result(fb_env *e, const char *op, const char *item, const char *kernel,
-                            const st_obj *s, const char *params, uint64_t items) {
+                            const st_obj *s, const char *params, int reps, uint64_t items) {
     char name[224];
     snprintf(name, sizeof name, "%s/%s/%s/%s%s%s/keys:u64", op, s->k->name, kernel, s->size,
              params ? "/" : "", params ? params : "");
-    fb_result *r = fb_result_add(e->rs, FB_OP_FAMILY, name, e->o->reps, items);
+    fb_result *r = fb_result_add(e->rs, FB_OP_FAMILY, name, reps, items);
     r->item = item;
     fb_result_str(r, "op", op);
     fb_result_str(r, "structure", "static");
@@ -358,7 +359,7 @@ static void st_run_one(fb_env *e, st_obj *s, uint64_t budget, uint64_t *pool, ui
         if (st != FL_OK)
             break;
         if (!br) { /* its fields come from the first build's info */
-            br = st_result(e, "build", "key", "any", s, NULL, s->n);
+            br = st_result(e, "build", "key", "any", s, NULL, builds, s->n);
             fb_result_str(br, "kernel_used", "none (construction is not dispatched)");
         }
         fb_fam_record(e, br, rep, &m, (double)s->n);
@@ -395,7 +396,7 @@ static void st_run_one(fb_env *e, st_obj *s, uint64_t budget, uint64_t *pool, ui
             char params[32];
             snprintf(params, sizeof params, "hit:%g", o->hits[hi]);
             fb_result *r = st_result(e, ki < nk ? "lookup" : "lookup_inline", "lookup", kname, s,
-                                     params, o->lookups);
+                                     params, o->reps, o->lookups);
             fb_result_num(r, "hit_rate", o->hits[hi]);
             fb_result_num(r, "bound_ns_per_line", fb_bound_ns(e, s->bytes));
             fb_result_str(r, "kernel_used", ki == nk ? "inline" : ok[ki] ? st_kernel_used(s) : "?");

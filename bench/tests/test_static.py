@@ -84,10 +84,14 @@ check({b["structure_bytes"] for b in static} <= probed, "a footprint was not pro
 
 # --sizes-in keys: the key count as given; 4-wise takes fewer bytes than 3-wise.
 js2 = os.path.join(d, "keys.json")
-run(["--structure", "static", "--sizes-in", "keys", "--sizes", "50000", "--hit-rate", "1",
-     "--reps", "1", "--warmup", "0", "--lookups", "2048", "--kernel", "scalar", "--counters",
-     "none", "--probe", "none", "--json", js2], timeout=120)
+# An --insert-budget below the key count: one build, reported on the console like the rest.
+cp = run(["--structure", "static", "--sizes-in", "keys", "--sizes", "50000", "--hit-rate", "1",
+          "--reps", "2", "--warmup", "0", "--lookups", "2048", "--kernel", "scalar",
+          "--insert-budget", "1000", "--counters", "none", "--probe", "none", "--json", js2],
+         timeout=120)
+check("build/fuse8/any/nkeys:50000/keys:u64" in cp.stdout, "one build not on the console:\n" + cp.stdout)
 ks = [b for b in iterations(load_strict(js2)) if b.get("structure") == "static"]
+check(sum(b["run_name"] == "build/fuse8/any/nkeys:50000/keys:u64" for b in ks) == 1, "one build repetition")
 check(ks and all(b["keys"] == 50000 and "/nkeys:50000/" in b["run_name"] for b in ks), "nkeys sizing")
 by = {b["filter"]: b["structure_bytes"] for b in ks}
 check(by["fuse4w8"] < by["fuse8"] < by["fuse16"] and by["fuse16"] == by["bloomier"], "bytes: %s" % by)
