@@ -109,6 +109,7 @@ enum fl_capability {
     FL_CAP_MAY_FILL = 1u << 3,      /* an insert can fail with FL_ERR_FULL */
     FL_CAP_FILL_ESTIMATE = 1u << 4, /* fl_info.keys_from_fill is meaningful */
     FL_CAP_PARQUET = 1u << 5,       /* its payload is a Parquet split block bitset */
+    FL_CAP_COUNT = 1u << 6,         /* fl_count_hash / fl_count_bytes: copies stored */
 };
 
 typedef struct fl_variant_info {
@@ -278,6 +279,15 @@ fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n
  *   keys you inserted. */
 fl_status fl_delete_hash(fl_filter *f, uint64_t hash);
 fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len);
+
+/* Variants with FL_CAP_COUNT (cuckoo): *count = the copies of the key's fingerprint stored
+ * where the key's copies can be, its two buckets and the stash entries of those buckets
+ * (RedisBloom's CF.COUNT). Never below the copies inserted and not deleted; above it when
+ * other keys share the fingerprint and a bucket (the false positive rate's collisions).
+ * FL_ERR_INVALID_ARG (NULL f or count, NULL key with len), FL_ERR_UNSUPPORTED (a variant
+ * without the capability; *count is 0 on every error). */
+fl_status fl_count_hash(const fl_filter *f, uint64_t hash, uint32_t *count);
+fl_status fl_count_bytes(const fl_filter *f, const void *key, size_t len, uint32_t *count);
 
 /* dst |= src for two Bloom filters with equal variant, geometry, hash and seed; for the
  * counting variants each counter becomes the saturating sum min(15, dst + src), so every key

@@ -2,13 +2,12 @@
  * CF.*: RedisBloom's cuckoo filter commands on a chain of filterlab cuckoo filters
  * (cf_chain.h: how RedisBloom's BUCKETSIZE, MAXITERATIONS and EXPANSION map onto
  * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|16 at CF.RESERVE (fingerprint
- * width; default 16), and CF.INFO adds capacity, fill, the FPR predicted at the current
- * load and the kernel.
+ * width; default 16), and CF.INFO adds capacity, slots, fill, the FPR predicted at the
+ * current load and the kernel.
  *
- * CF.COUNT: filterlab's public API answers membership, not how many copies of a
- * fingerprint a bucket holds, so CF.COUNT returns 1 if the item may be present and 0 if it
- * is certainly absent. RedisBloom counts matching fingerprints instead (which can also
- * exceed the true count); an item added twice gives 2 there and 1 here.
+ * CF.COUNT counts, as RedisBloom does, the copies of the item's fingerprint where its copies
+ * can be (fl_count_hash, summed over the chain): an item added twice gives 2; other items
+ * sharing a fingerprint and a bucket can add to it, nothing takes from it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,23 +233,40 @@ static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return insert_common(ctx, argv, argc, 1);
 }
 
-/* Membership of a batch (flr_reply_lookup: CF.EXISTS, CF.MEXISTS, CF.COUNT). */
+/* Membership of a batch (flr_reply_lookup: CF.EXISTS, CF.MEXISTS). */
 static void cf_lookup(const void *v, RedisModuleString **items, flr_batch *b) {
     const cf_value *c = v;
     hash_items(c, items, b);
     cf_chain_contains(c->chain, b->hashes, b->n, b->flags);
 }
 
-/* CF.EXISTS key item / CF.MEXISTS key item [item ...] / CF.COUNT key item (see above):
- * a missing key holds nothing. */
+/* CF.EXISTS key item / CF.MEXISTS key item [item ...]: a missing key holds nothing. */
 static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_reply_lookup(ctx, argv, argc, 1, flr_cf_type, cf_lookup);
 }
 static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return flr_reply_lookup(ctx, argv, argc, 0, flr_cf_type, cf_lookup);
 }
+
+/* CF.COUNT key item: the copies of the item's fingerprint (see above); 0 for a missing key,
+ * as RedisBloom replies. */
 static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    return flr_reply_lookup(ctx, argv, argc, 1, flr_cf_type, cf_lookup);
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key;
+    if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
+    uint64_t count = 0;
+    fl_status st = FL_OK;
+    if (v) {
+        const cf_value *c = v;
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(argv[2], &len);
+        st = cf_chain_count(c->chain, cf_chain_hash(c->chain, s, len), &count);
+    }
+    if (st == FL_OK) RedisModule_ReplyWithLongLong(ctx, (long long)count);
+    else flr_reply_status(ctx, st);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
 }
 
 /* CF.DEL key item: 1 if a copy was removed, 0 if none was found. */
@@ -283,10 +299,9 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 
 static size_t cf_mem_usage(const void *v) {
     const cf_value *c = v;
-    uint64_t capacity, buckets, used;
-    size_t bytes;
-    cf_chain_totals(c->chain, &capacity, &bytes, &buckets, &used);
-    return sizeof *c + sizeof *c->chain + bytes + (size_t)c->chain->filters * 256;
+    cf_totals t;
+    cf_chain_totals(c->chain, &t);
+    return sizeof *c + sizeof *c->chain + t.bytes + (size_t)c->chain->filters * 256;
 }
 
 /* CF.INFO key: RedisBloom's fields, then filterlab's. */
@@ -297,14 +312,13 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", &v);
     if (!key) return REDISMODULE_OK;
     const cf_chain *ch = ((cf_value *)v)->chain;
-    uint64_t capacity, buckets, used;
-    size_t bytes;
-    cf_chain_totals(ch, &capacity, &bytes, &buckets, &used);
-    RedisModule_ReplyWithArray(ctx, 30);
+    cf_totals t;
+    cf_chain_totals(ch, &t);
+    RedisModule_ReplyWithArray(ctx, 32);
     RedisModule_ReplyWithSimpleString(ctx, "Size");
     RedisModule_ReplyWithLongLong(ctx, (long long)cf_mem_usage(v));
     RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
-    RedisModule_ReplyWithLongLong(ctx, (long long)buckets);
+    RedisModule_ReplyWithLongLong(ctx, (long long)t.buckets);
     RedisModule_ReplyWithSimpleString(ctx, "Number of filters");
     RedisModule_ReplyWithLongLong(ctx, ch->filters);
     RedisModule_ReplyWithSimpleString(ctx, "Number of items inserted");
@@ -319,16 +333,22 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, ch->cfg.max_iterations);
     RedisModule_ReplyWithSimpleString(ctx, "Requested bucket size");
     RedisModule_ReplyWithLongLong(ctx, ch->cfg.bucket_size);
+    /* Items the filters are sized for (CF.RESERVE's capacity, times the expansion for each
+     * grown filter), and the slots that hold them at the library's sizing load. */
     RedisModule_ReplyWithSimpleString(ctx, "Capacity");
-    RedisModule_ReplyWithLongLong(ctx, (long long)capacity);
+    RedisModule_ReplyWithLongLong(ctx, (long long)t.capacity);
+    RedisModule_ReplyWithSimpleString(ctx, "Slots");
+    RedisModule_ReplyWithLongLong(ctx, (long long)t.slots);
     RedisModule_ReplyWithSimpleString(ctx, "Fingerprint bits");
     RedisModule_ReplyWithLongLong(ctx, ch->cfg.fp_bits);
+    /* Occupied slots over slots (the tables' load; the victim stashes are not slots): a
+     * filter refuses keys from about 0.95 (Fan et al. 2014). */
     RedisModule_ReplyWithSimpleString(ctx, "Fill");
-    RedisModule_ReplyWithDouble(ctx, capacity ? (double)used / (double)capacity : 0);
+    RedisModule_ReplyWithDouble(ctx, t.slots ? (double)t.used / (double)t.slots : 0);
     RedisModule_ReplyWithSimpleString(ctx, "Predicted FPR");
     RedisModule_ReplyWithDouble(ctx, cf_chain_predicted_fpr(ch));
     RedisModule_ReplyWithSimpleString(ctx, "Payload bytes");
-    RedisModule_ReplyWithLongLong(ctx, (long long)bytes);
+    RedisModule_ReplyWithLongLong(ctx, (long long)t.bytes);
     RedisModule_ReplyWithSimpleString(ctx, "Kernel");
     RedisModule_ReplyWithSimpleString(ctx, fl_filter_kernel(ch->f[0]));
     RedisModule_CloseKey(key);

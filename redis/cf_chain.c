@@ -1,31 +1,45 @@
 /* A growing chain of cuckoo filters for the CF.* commands (see cf_chain.h). */
 #include "cf_chain.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "le.h"
 
-/* Slots of filter i: capacity * expansion^i, saturating (creation then fails TOO_LARGE). */
-static uint64_t filter_slots(const cf_config *cfg, uint32_t i) {
-    uint64_t slots = cfg->capacity;
+/* Items filter i is sized for: capacity * expansion^i, saturating (creation then fails
+ * TOO_LARGE). */
+static uint64_t filter_items(const cf_config *cfg, uint32_t i) {
+    uint64_t items = cfg->capacity;
     if (i > 0 && cfg->expansion == 0) return UINT64_MAX; /* a non-growing chain has one */
     for (uint32_t j = 0; j < i; j++) {
-        if (slots > UINT64_MAX / cfg->expansion) return UINT64_MAX;
-        slots *= cfg->expansion;
+        if (items > UINT64_MAX / cfg->expansion) return UINT64_MAX;
+        items *= cfg->expansion;
     }
-    return slots;
+    return items;
 }
 
-static fl_status new_filter(const cf_config *cfg, uint32_t i, fl_filter **out) {
-    uint64_t slots = filter_slots(cfg, i);
-    /* 4 slots of fp_bits per bucket: fp_bits / 2 bytes per bucket. */
-    if (slots == UINT64_MAX || (slots + 3) / 4 > CF_FILTER_BYTES_MAX / (cfg->fp_bits / 2))
-        return FL_ERR_TOO_LARGE;
+/* Buckets of filter i, 0 if above CF_FILTER_BYTES_MAX. CF_SIZING_LOAD: the items at the
+ * load the library sizes cuckoo filters for (its descriptor's max_load and unit_slots:
+ * 0.94 of 4 slots, Fan et al. 2014's ~95% before the first failure), so `capacity` items
+ * fit. CF_SIZING_SLOTS (format 1, values saved before): the items were slots. */
+static uint64_t filter_buckets(const cf_config *cfg, uint32_t sizing, uint32_t i) {
+    uint64_t items = filter_items(cfg, i);
+    uint64_t max = CF_FILTER_BYTES_MAX / (cfg->fp_bits / 2); /* fp_bits / 2 bytes a bucket */
+    if (items == UINT64_MAX) return 0;
+    if (sizing == CF_SIZING_SLOTS) return (items + 3) / 4 > max ? 0 : (items + 3) / 4;
+    fl_variant_info cuckoo;
+    if (fl_variant_describe(FL_CUCKOO, &cuckoo) != FL_OK) return 0;
+    double buckets = ceil((double)items / (cuckoo.unit_slots * cuckoo.max_load));
+    return buckets > (double)max ? 0 : (uint64_t)buckets;
+}
+
+static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
+    uint64_t buckets = filter_buckets(&c->cfg, c->sizing, i);
+    if (buckets == 0) return FL_ERR_TOO_LARGE;
     fl_config fc = {.variant = FL_CUCKOO,
-                    .geometry = {.variant = FL_CUCKOO, .units = (slots + 3) / 4,
-                                 .k = cfg->fp_bits}};
+                    .geometry = {.variant = FL_CUCKOO, .units = buckets, .k = c->cfg.fp_bits}};
     return fl_create(&fc, out);
 }
 
@@ -44,7 +58,8 @@ fl_status cf_chain_create(const cf_config *cfg, cf_chain **out) {
     cf_chain *c = calloc(1, sizeof *c);
     if (!c) return FL_ERR_NO_MEMORY;
     c->cfg = *cfg;
-    st = new_filter(cfg, 0, &c->f[0]);
+    c->sizing = CF_SIZING_LOAD;
+    st = new_filter(c, 0, &c->f[0]);
     if (st != FL_OK) {
         free(c);
         return st;
@@ -68,7 +83,7 @@ uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len) {
 static fl_status grow(cf_chain *c) {
     if (c->cfg.expansion == 0 || c->filters >= CF_FILTERS_MAX) return FL_ERR_FULL;
     fl_filter *f;
-    fl_status st = new_filter(&c->cfg, c->filters, &f);
+    fl_status st = new_filter(c, c->filters, &f);
     if (st != FL_OK) return st;
     c->f[c->filters++] = f;
     return FL_OK;
@@ -112,6 +127,17 @@ fl_status cf_chain_contains(const cf_chain *c, const uint64_t *hashes, size_t n,
     return st;
 }
 
+fl_status cf_chain_count(const cf_chain *c, uint64_t hash, uint64_t *count) {
+    *count = 0;
+    for (uint32_t i = 0; i < c->filters; i++) {
+        uint32_t n;
+        fl_status st = fl_count_hash(c->f[i], hash, &n);
+        if (st != FL_OK) return st;
+        *count += n;
+    }
+    return FL_OK;
+}
+
 fl_status cf_chain_delete(cf_chain *c, uint64_t hash) {
     for (uint32_t i = c->filters; i-- > 0;) {
         fl_status st = fl_delete_hash(c->f[i], hash);
@@ -125,16 +151,23 @@ fl_status cf_chain_delete(cf_chain *c, uint64_t hash) {
     return FL_ERR_NOT_FOUND;
 }
 
-void cf_chain_totals(const cf_chain *c, uint64_t *capacity, size_t *bytes, uint64_t *buckets,
-                     uint64_t *used) {
-    *capacity = 0, *bytes = 0, *buckets = 0, *used = 0;
+void cf_chain_totals(const cf_chain *c, cf_totals *t) {
+    memset(t, 0, sizeof *t);
+    fl_variant_info cuckoo;
+    if (fl_variant_describe(FL_CUCKOO, &cuckoo) != FL_OK) return;
     for (uint32_t i = 0; i < c->filters; i++) {
         fl_info in;
         if (fl_get_info(c->f[i], &in) != FL_OK) continue;
-        *capacity += in.geometry.units * 4;
-        *bytes += in.bytes;
-        *buckets += in.geometry.units;
-        *used += in.bits_set;
+        uint64_t slots = in.geometry.units * cuckoo.unit_slots;
+        /* Format 1 filters were sized in slots: they hold their slots at the sizing load. */
+        t->capacity += c->sizing == CF_SIZING_LOAD
+                           ? filter_items(&c->cfg, i)
+                           : (uint64_t)floor((double)slots * cuckoo.max_load);
+        t->slots += slots;
+        t->bytes += in.bytes;
+        t->buckets += in.geometry.units;
+        t->used += in.bits_set - in.stash_used;
+        t->stashed += in.stash_used;
     }
 }
 
@@ -150,7 +183,11 @@ double cf_chain_predicted_fpr(const cf_chain *c) {
 /* ---- serialization ------------------------------------------------------------------ */
 
 static const uint8_t MAGIC[4] = {'F', 'L', 'C', 'F'};
-#define CF_FORMAT_VERSION 1u
+/* Version 1: capacity counted slots (CF_SIZING_SLOTS); version 2: items at the library's
+ * sizing load (CF_SIZING_LOAD). The layout is the same; a chain keeps the sizing, and so the
+ * version, it was created with, so that its grown filters match its saved ones. */
+#define CF_FORMAT_SLOTS 1u
+#define CF_FORMAT_LOAD 2u
 #define HEADER_BYTES 56u /* magic, version, capacity, 4 u32 config, items, deleted, filters, 0 */
 
 size_t cf_chain_serialized_size(const cf_chain *c) {
@@ -162,7 +199,7 @@ size_t cf_chain_serialized_size(const cf_chain *c) {
 fl_status cf_chain_save(const cf_chain *c, uint8_t *buf, size_t cap, size_t *written) {
     if (cap < cf_chain_serialized_size(c)) return FL_ERR_BUFFER_TOO_SMALL;
     memcpy(buf, MAGIC, 4);
-    flr_put32(buf + 4, CF_FORMAT_VERSION);
+    flr_put32(buf + 4, c->sizing == CF_SIZING_SLOTS ? CF_FORMAT_SLOTS : CF_FORMAT_LOAD);
     flr_put64(buf + 8, c->cfg.capacity);
     flr_put32(buf + 16, c->cfg.bucket_size);
     flr_put32(buf + 20, c->cfg.max_iterations);
@@ -188,7 +225,8 @@ fl_status cf_chain_save(const cf_chain *c, uint8_t *buf, size_t cap, size_t *wri
 fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
     if (len < HEADER_BYTES + 8) return FL_ERR_TRUNCATED;
     if (memcmp(buf, MAGIC, 4) != 0) return FL_ERR_BAD_MAGIC;
-    if (flr_get32(buf + 4) != CF_FORMAT_VERSION) return FL_ERR_BAD_VERSION;
+    uint32_t version = flr_get32(buf + 4);
+    if (version != CF_FORMAT_SLOTS && version != CF_FORMAT_LOAD) return FL_ERR_BAD_VERSION;
     if (XXH3_64bits(buf, len - 8) != flr_get64(buf + len - 8)) return FL_ERR_CHECKSUM;
     cf_config cfg = {.capacity = flr_get64(buf + 8), .bucket_size = flr_get32(buf + 16),
                      .max_iterations = flr_get32(buf + 20), .expansion = flr_get32(buf + 24),
@@ -200,6 +238,7 @@ fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
     cf_chain *c = calloc(1, sizeof *c);
     if (!c) return FL_ERR_NO_MEMORY;
     c->cfg = cfg;
+    c->sizing = version == CF_FORMAT_SLOTS ? CF_SIZING_SLOTS : CF_SIZING_LOAD;
     c->items = flr_get64(buf + 32);
     c->deleted = flr_get64(buf + 40);
     size_t pos = HEADER_BYTES, end = len - 8;
@@ -223,7 +262,7 @@ fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
         fl_get_info(c->f[i], &in);
         /* Every filter must be the cuckoo filter this chain would have built. */
         if (in.geometry.variant != FL_CUCKOO || in.geometry.k != cfg.fp_bits ||
-            in.geometry.units != (filter_slots(&cfg, i) + 3) / 4 ||
+            in.geometry.units != filter_buckets(&cfg, c->sizing, i) ||
             in.hash != cuckoo.default_hash || in.seed != 0)
             st = FL_ERR_CORRUPT;
         pos += n;

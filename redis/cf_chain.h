@@ -1,15 +1,22 @@
 /*
  * The CF.* value: a chain of filterlab cuckoo filters (FL_CUCKOO, 4-slot buckets) that
  * grows as RedisBloom's scalable cuckoo filter does: when the newest filter refuses a key
- * (its buckets and stash are full), a new filter of capacity * expansion^i slots is added
+ * (its buckets and stash are full), a new filter for capacity * expansion^i items is added
  * (expansion 0: the chain never grows and the insert fails). Lookups ask every filter;
- * deletes remove one copy from the newest filter that holds one.
+ * deletes remove one copy from the newest filter that holds one; counts add up every
+ * filter's copies.
+ *
+ * Sizing: filter i gets the buckets that hold its items at the load the library sizes
+ * cuckoo filters for (fl_variant_info.max_load of FL_CUCKOO, 0.94 of unit_slots = 4), so a
+ * CF.RESERVE of n items takes n adds before it grows. Chains saved before this sizing
+ * (format 1) counted capacity in slots (ceil(capacity / 4) buckets); they load and keep
+ * growing that way (CF_SIZING_SLOTS).
  *
  * RedisBloom's BUCKETSIZE and MAXITERATIONS are kept and reported but do not shape the
  * table: filterlab's buckets always have 4 slots (Fan et al. 2014's choice: 95% load
  * before the first failure, against 84% for 2 slots) and its eviction walk is bounded by
- * the library (500 kicks, then an 8-entry victim stash), so the filter holds `capacity`
- * slots in ceil(capacity / 4) buckets whatever bucket size a client asked for.
+ * the library (500 kicks, then an 8-entry victim stash), so the buckets are the same
+ * whatever bucket size a client asked for.
  *
  * No Redis dependency (tests/redis/test_chunk.c exercises it under ASan).
  */
@@ -30,8 +37,14 @@ typedef struct cf_config {
     uint32_t bucket_size, max_iterations, expansion, fp_bits;
 } cf_config;
 
+enum cf_sizing {
+    CF_SIZING_LOAD = 0,  /* capacity counts items at the library's sizing load (new chains) */
+    CF_SIZING_SLOTS = 1, /* capacity counts slots (chains saved in format 1) */
+};
+
 typedef struct cf_chain {
     cf_config cfg;
+    uint32_t sizing; /* enum cf_sizing */
     uint64_t items, deleted;
     uint32_t filters;
     fl_filter *f[CF_FILTERS_MAX];
@@ -52,14 +65,22 @@ fl_status cf_chain_add(cf_chain *c, uint64_t hash);
 fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, size_t *added);
 /* out[i] = 1 if some filter reports hashes[i]. */
 fl_status cf_chain_contains(const cf_chain *c, const uint64_t *hashes, size_t n, uint8_t *out);
+/* *count = copies of the item's fingerprint in its buckets and stash, summed over the
+ * filters (RedisBloom's CF.COUNT): never below the copies added and not deleted. */
+fl_status cf_chain_count(const cf_chain *c, uint64_t hash, uint64_t *count);
 /* Removes one copy from the newest filter that reports the item; FL_ERR_NOT_FOUND if none
  * does. As in any cuckoo filter, the copy removed may belong to another key with the same
  * fingerprint in the same buckets; in a chain that other key may sit in a newer filter than
  * the item's own copy (RedisBloom's chains share this), so delete only items you added. */
 fl_status cf_chain_delete(cf_chain *c, uint64_t hash);
-/* Slots of all filters, payload bytes, buckets (all filters), occupied slots. */
-void cf_chain_totals(const cf_chain *c, uint64_t *capacity, size_t *bytes, uint64_t *buckets,
-                     uint64_t *used);
+/* Sums over all filters. */
+typedef struct cf_totals {
+    uint64_t capacity; /* items the filters are sized for (format 1: slots at the load) */
+    uint64_t slots, buckets, used; /* used: occupied slots of the tables */
+    uint64_t stashed;              /* fingerprints in the filters' victim stashes */
+    size_t bytes;                  /* payload bytes */
+} cf_totals;
+void cf_chain_totals(const cf_chain *c, cf_totals *t);
 /* 1 - prod (1 - fpr_i), each filter's model at its stored keys. */
 double cf_chain_predicted_fpr(const cf_chain *c);
 

@@ -116,6 +116,26 @@ fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h) {
     return FL_ERR_NOT_FOUND;
 }
 
+/* Copies of h's fingerprint where h's copies can sit: its two buckets (one when they
+ * coincide, which fl_cuckoo_alt allows) and stash entries filed under either. A stored copy
+ * only ever moves between its two buckets or into the stash (fl_cuckoo_insert), so every
+ * copy of h is counted; another key's identical fingerprint in those buckets is counted too
+ * (RedisBloom's CF.COUNT has the same over-count). */
+uint32_t fl_cuckoo_count(const fl_filter *f, uint64_t h) {
+    uint32_t n = (uint32_t)f->g.units;
+    uint32_t fp = fl_cuckoo_fp(h, f->g.k);
+    uint32_t i1 = fl_cuckoo_bucket(h, n);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
+    uint32_t count = 0;
+    for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
+        count += fl_cuckoo_get(f->data, f->g.k, i1, s) == fp;
+        if (i2 != i1) count += fl_cuckoo_get(f->data, f->g.k, i2, s) == fp;
+    }
+    for (uint32_t i = 0; i < f->stash_count; i++)
+        count += f->stash[i].fp == fp && (f->stash[i].bucket == i1 || f->stash[i].bucket == i2);
+    return count;
+}
+
 /* Occupied slots (table + stash) and the table's own load factor; the stash is reported
  * separately. */
 void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out) {

@@ -270,6 +270,20 @@ fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len) {
     return fl_delete_hash(f, fl_hash_bytes(f, key, len));
 }
 
+fl_status fl_count_hash(const fl_filter *f, uint64_t hash, uint32_t *count) {
+    if (count) *count = 0;
+    if (!f || !count) return FL_ERR_INVALID_ARG;
+    if (!f->desc->count) return FL_ERR_UNSUPPORTED;
+    *count = f->desc->count(f, hash);
+    return FL_OK;
+}
+
+fl_status fl_count_bytes(const fl_filter *f, const void *key, size_t len, uint32_t *count) {
+    if (count) *count = 0;
+    if (!f || (!key && len)) return FL_ERR_INVALID_ARG;
+    return fl_count_hash(f, fl_hash_bytes(f, key, len), count);
+}
+
 void fl_clear(fl_filter *f) {
     if (!f) return;
     /* A mapped payload gives its pages back instead of being written: the next touch maps

@@ -77,6 +77,7 @@ struct fl_variant_desc {
     fl_status (*insert_one)(fl_filter *f, uint64_t h);
     int (*contains_one)(const fl_filter *f, uint64_t h);
     fl_status (*remove)(fl_filter *f, uint64_t h);
+    uint32_t (*count)(const fl_filter *f, uint64_t h); /* FL_CAP_COUNT: copies stored */
     fl_status (*insert_atomic)(fl_filter *f, const uint64_t *hashes, size_t n);
     fl_status (*merge)(fl_filter *dst, const fl_filter *src);
     /* fl_info's occupancy fields: bits_set, fill, stash_used. */
@@ -125,6 +126,7 @@ void fl_bloom_occupancy(const fl_filter *f, fl_info *out);
 fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h);
 fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h);
 int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h);
+uint32_t fl_cuckoo_count(const fl_filter *f, uint64_t h);
 void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out);
 void fl_cuckoo_reset(fl_filter *f);
 

@@ -142,14 +142,16 @@ static const fl_variant_desc cuckoo = {
              .unit_name = "4-slot bucket", .k_name = "fingerprint bits",
              .k_min = 8, .k_max = 16, .k_step = 8, .k_default = 16,
              .units_max = FL_UNITS_MAX, .unit_slots = FL_CUCKOO_SLOTS,
-             .max_load = FL_CUCKOO_LOAD, .caps = FL_CAP_DELETE | FL_CAP_MAY_FILL,
+             .max_load = FL_CUCKOO_LOAD,
+             .caps = FL_CAP_DELETE | FL_CAP_MAY_FILL | FL_CAP_COUNT,
              .default_hash = FL_HASH_XXH3},
     .stash_max = FL_STASH_MAX,
     .units_phrase = "buckets of 4 slots", .k_before = "", .k_after = "-bit fingerprints",
     .unit_bytes = unit_bucket, .kernel_slots = slots_cuckoo,
     .predict_fpr = fl_model_cuckoo_fpr, .size = fl_size_cuckoo,
     .insert_one = fl_cuckoo_insert, .contains_one = fl_cuckoo_contains_one,
-    .remove = fl_cuckoo_delete, .occupancy = fl_cuckoo_occupancy, .reset = fl_cuckoo_reset,
+    .remove = fl_cuckoo_delete, .count = fl_cuckoo_count, .occupancy = fl_cuckoo_occupancy,
+    .reset = fl_cuckoo_reset,
 };
 
 /* Counting Bloom filters (src/counting.c): 4-bit counters, so the models see units * 16

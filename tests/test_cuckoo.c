@@ -1,5 +1,6 @@
 /* Cuckoo filter: filling until FULL loses nothing, FULL changes nothing, deletes (with
- * duplicates), the stash, and the alternate-bucket involution for any bucket count. */
+ * duplicates), the stash, copy counts (fl_count_hash), and the alternate-bucket involution
+ * for any bucket count. */
 #include <string.h>
 
 #include "internal.h"
@@ -129,12 +130,106 @@ static void delete_drains_the_stash(void **state) {
     free(h);
 }
 
+/* fl_count_hash: exact copies of a lone key as it is added and deleted; in a filter filled
+ * until FULL with repeated keys (stash in use, 8-bit fingerprints so that keys collide),
+ * never below each key's true count, through deletes too. */
+static void count_copies(void **state) {
+    (void)state;
+    fl_filter *f = test_filter(FL_CUCKOO, 1000, 16);
+    uint64_t *h = test_hashes(4000, 40);
+    uint32_t c = 99;
+    assert_int_equal(fl_count_hash(f, h[0], &c), FL_OK);
+    assert_int_equal(c, 0);
+    for (uint32_t r = 1; r <= 6; r++) {
+        assert_int_equal(fl_insert_hash(f, h[0]), FL_OK);
+        assert_int_equal(fl_count_hash(f, h[0], &c), FL_OK);
+        assert_int_equal(c, r);
+    }
+    for (uint32_t r = 6; r-- > 0;) {
+        assert_int_equal(fl_delete_hash(f, h[0]), FL_OK);
+        assert_int_equal(fl_count_hash(f, h[0], &c), FL_OK);
+        assert_int_equal(c, r);
+    }
+    assert_int_equal(fl_insert_bytes(f, "url", 3), FL_OK);
+    assert_int_equal(fl_insert_bytes(f, "url", 3), FL_OK);
+    assert_int_equal(fl_count_bytes(f, "url", 3, &c), FL_OK);
+    assert_int_equal(c, 2);
+    fl_free(f);
+
+    /* Keys j = 0, 1, 2, ... inserted (j % 3) + 1 times each, until FULL. */
+    uint32_t fps[] = {8, 16};
+    for (int fi = 0; fi < 2; fi++) {
+        f = test_filter(FL_CUCKOO, 257, fps[fi]);
+        uint32_t *truth = calloc(4000, sizeof *truth);
+        size_t keys = 0;
+        uint32_t max_stash = 0;
+        fl_status st = FL_OK;
+        for (; keys < 4000 && st == FL_OK; keys++) {
+            for (uint32_t r = 0; r <= keys % 3 && st == FL_OK; r++) {
+                st = fl_insert_hash(f, h[keys]);
+                if (st == FL_OK) truth[keys]++;
+                if (f->stash_count > max_stash) max_stash = f->stash_count;
+            }
+        }
+        assert_int_equal(st, FL_ERR_FULL);
+        assert_int_equal(f->stash_count, FL_STASH_MAX); /* stashed copies must be counted */
+        assert_true(max_stash > 0);
+        uint64_t exact = 0;
+        for (size_t j = 0; j < keys; j++) {
+            assert_int_equal(fl_count_hash(f, h[j], &c), FL_OK);
+            assert_true(c >= truth[j]);
+            exact += c == truth[j];
+        }
+        /* 16-bit fingerprints collide within two buckets about 8 / 2^16 of the time. */
+        if (fps[fi] == 16) assert_true(exact + 2 >= keys);
+        /* Delete one copy of every other key: counts follow, never below the truth. */
+        for (size_t j = 0; j < keys; j += 2) {
+            if (!truth[j]) continue;
+            assert_int_equal(fl_delete_hash(f, h[j]), FL_OK);
+            truth[j]--;
+        }
+        for (size_t j = 0; j < keys; j++) {
+            assert_int_equal(fl_count_hash(f, h[j], &c), FL_OK);
+            assert_true(c >= truth[j]);
+        }
+        free(truth);
+        fl_free(f);
+    }
+
+    /* Errors: NULL arguments, and variants without slots. */
+    f = test_filter(FL_CUCKOO, 16, 16);
+    assert_int_equal(fl_count_hash(NULL, h[0], &c), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_count_hash(f, h[0], NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_count_bytes(f, NULL, 3, &c), FL_ERR_INVALID_ARG);
+    fl_free(f);
+    /* FL_CAP_COUNT is exactly what fl_count_hash does, for every variant. */
+    for (int v = 0; v <= FL_VARIANT_MAX; v++) {
+        fl_variant_info vi;
+        if (fl_variant_describe((fl_variant)v, &vi) != FL_OK) continue;
+        assert_int_equal((vi.caps & FL_CAP_COUNT) != 0, v == FL_CUCKOO);
+        f = test_filter((fl_variant)v, 64, vi.k_default);
+        assert_int_equal(fl_insert_hash(f, h[0]), FL_OK);
+        c = 7;
+        fl_status st = fl_count_hash(f, h[0], &c);
+        if (vi.caps & FL_CAP_COUNT) {
+            assert_int_equal(st, FL_OK);
+            assert_int_equal(c, 1);
+        } else {
+            assert_int_equal(st, FL_ERR_UNSUPPORTED);
+            assert_int_equal(c, 0);
+        }
+        fl_free(f);
+    }
+    free(h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(alternate_bucket_is_an_involution),
         cmocka_unit_test(fill_until_full_loses_nothing),
         cmocka_unit_test(delete_with_duplicates),
         cmocka_unit_test(delete_drains_the_stash),
+        cmocka_unit_test(count_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * build): strict argument parsing (redis/parse.c), the SCANDUMP/LOADCHUNK chunk codec and
  * its reassembly (redis/chunk.c: round trips, every kind of bad chunk refused with the load
  * left as it was), and the CF value's cuckoo chain (redis/cf_chain.c: growth without false
- * negatives, deletes, the serialization's round trip, every truncation and bit flip refused).
+ * negatives, deletes, counts, capacity items fitting in one filter, the serialization's round
+ * trip, format 1 values still loading, every truncation and bit flip refused).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +15,11 @@
 
 #include <cmocka.h>
 #include <filterlab.h>
+#include <xxhash.h>
 
 #include "cf_chain.h"
 #include "chunk.h"
+#include "le.h"
 #include "parse.h"
 
 static int u64_is(const char *s, uint64_t want) {
@@ -298,6 +301,158 @@ static void test_cf_chain(void **state) {
     free(out);
 }
 
+/* CF.RESERVE's capacity counts items: that many distinct adds never grow the chain, for
+ * small and large capacities and both fingerprint widths; the filter holds them at the
+ * library's sizing load (the cuckoo descriptor's max_load), not at 100% of its slots. */
+static void test_cf_capacity_fits(void **state) {
+    (void)state;
+    fl_variant_info cuckoo;
+    assert_int_equal(fl_variant_describe(FL_CUCKOO, &cuckoo), FL_OK);
+    const uint64_t capacities[] = {1, 3, 7, 100, 1000, 1024, 4096, 100000};
+    uint64_t *h = malloc(100000 * sizeof *h);
+    for (uint32_t fp = 8; fp <= 16; fp += 8) {
+        for (size_t ci = 0; ci < sizeof capacities / sizeof capacities[0]; ci++) {
+            uint64_t n = capacities[ci];
+            cf_chain *c = new_chain(n, 1, fp);
+            for (uint64_t i = 0; i < n; i++) h[i] = fl_hash_u64(i + 1000000 * ci, 42 + fp);
+            size_t added = 0;
+            assert_int_equal(cf_chain_add_hashes(c, h, n, &added), FL_OK);
+            assert_int_equal(added, n);
+            assert_int_equal(c->filters, 1);
+            cf_totals t;
+            cf_chain_totals(c, &t);
+            assert_int_equal(t.capacity, n);
+            assert_int_equal(t.slots, t.buckets * cuckoo.unit_slots);
+            assert_int_equal(t.used + t.stashed, n);
+            /* The fewest whole buckets that keep the load within max_load. */
+            assert_true((double)n <= (double)t.slots * cuckoo.max_load);
+            assert_true((double)n > (double)(t.slots - cuckoo.unit_slots) * cuckoo.max_load);
+            cf_chain_free(c);
+        }
+    }
+    /* Grown filters are sized for capacity * expansion^i items. */
+    cf_chain *c = new_chain(1000, 2, 16);
+    for (uint64_t i = 0; i < 7000; i++) h[i] = fl_hash_u64(i, 77);
+    size_t added;
+    assert_int_equal(cf_chain_add_hashes(c, h, 7000, &added), FL_OK);
+    assert_true(c->filters >= 3);
+    cf_totals t;
+    cf_chain_totals(c, &t);
+    assert_int_equal(t.capacity, 1000u * ((1u << c->filters) - 1));
+    cf_chain_free(c);
+    free(h);
+}
+
+/* cf_chain_count: copies summed over the chain's filters, never below the truth. */
+static void test_cf_chain_count(void **state) {
+    (void)state;
+    cf_chain *c = new_chain(64, 1, 16);
+    const uint64_t x = fl_hash_u64(123456789, 1);
+    uint64_t n = 99;
+    assert_int_equal(cf_chain_count(c, x, &n), FL_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(cf_chain_add(c, x), FL_OK);
+    assert_int_equal(cf_chain_add(c, x), FL_OK);
+    assert_int_equal(cf_chain_count(c, x, &n), FL_OK);
+    assert_int_equal(n, 2);
+    /* Grow the chain, then add x again: its copies sit in two filters. */
+    uint64_t h[400];
+    for (size_t i = 0; i < 400; i++) h[i] = fl_hash_u64(i, 2);
+    size_t added;
+    assert_int_equal(cf_chain_add_hashes(c, h, 400, &added), FL_OK);
+    assert_true(c->filters >= 3);
+    assert_int_equal(cf_chain_add(c, x), FL_OK);
+    assert_int_equal(cf_chain_count(c, x, &n), FL_OK);
+    assert_true(n >= 3);
+    uint64_t before = n;
+    for (int r = 0; r < 3; r++) {
+        assert_int_equal(cf_chain_delete(c, x), FL_OK);
+        assert_int_equal(cf_chain_count(c, x, &n), FL_OK);
+        assert_int_equal(n, before - 1 - (uint64_t)r);
+    }
+    for (size_t i = 0; i < 400; i++) {
+        assert_int_equal(cf_chain_count(c, h[i], &n), FL_OK);
+        assert_true(n >= 1);
+    }
+    cf_chain_free(c);
+}
+
+/* A chain saved in format 1 (capacity counted slots: ceil(capacity / 4) buckets), written
+ * here field by field as cf_chain_save wrote it then: it loads, keeps its sizing as it grows,
+ * and saves as format 1 again. */
+static void test_cf_chain_format1(void **state) {
+    (void)state;
+    const uint64_t capacity = 1000;
+    fl_config fc = {.variant = FL_CUCKOO, .geometry = {FL_CUCKOO, (capacity + 3) / 4, 16}};
+    fl_filter *f = NULL;
+    assert_int_equal(fl_create(&fc, &f), FL_OK);
+    uint64_t h[3000];
+    for (size_t i = 0; i < 3000; i++) h[i] = fl_hash_u64(i, 11);
+    assert_int_equal(fl_insert_hashes(f, h, 500, NULL), FL_OK);
+    size_t fsize = fl_serialized_size(f), w;
+    size_t len = 56 + 8 + fsize + 8;
+    uint8_t *blob = calloc(1, len);
+    memcpy(blob, "FLCF", 4);
+    flr_put32(blob + 4, 1);
+    flr_put64(blob + 8, capacity);
+    flr_put32(blob + 16, CF_BUCKET_SIZE_DEFAULT);
+    flr_put32(blob + 20, CF_MAX_ITERATIONS_DEFAULT);
+    flr_put32(blob + 24, 2); /* expansion */
+    flr_put32(blob + 28, 16);
+    flr_put64(blob + 32, 500); /* items */
+    flr_put64(blob + 40, 0);   /* deleted */
+    flr_put32(blob + 48, 1);   /* filters */
+    assert_int_equal(fl_save_mem(f, blob + 64, fsize, &w), FL_OK);
+    assert_int_equal(w, fsize);
+    flr_put64(blob + 56, w);
+    flr_put64(blob + 64 + w, XXH3_64bits(blob, 64 + w));
+    fl_free(f);
+
+    cf_chain *c = NULL;
+    assert_int_equal(cf_chain_load(blob, len, &c), FL_OK);
+    assert_int_equal(c->sizing, CF_SIZING_SLOTS);
+    uint8_t out[3000];
+    assert_int_equal(cf_chain_contains(c, h, 500, out), FL_OK);
+    for (size_t i = 0; i < 500; i++) assert_int_equal(out[i], 1);
+    /* Growth in format 1's sizing: filter i has capacity * 2^i slots. */
+    size_t added;
+    assert_int_equal(cf_chain_add_hashes(c, h + 500, 2500, &added), FL_OK);
+    assert_true(c->filters >= 2);
+    fl_info in;
+    assert_int_equal(fl_get_info(c->f[1], &in), FL_OK);
+    assert_int_equal(in.geometry.units, 2 * capacity / 4);
+    assert_int_equal(cf_chain_contains(c, h, 3000, out), FL_OK);
+    for (size_t i = 0; i < 3000; i++) assert_int_equal(out[i], 1);
+    size_t cap = cf_chain_serialized_size(c);
+    uint8_t *again = malloc(cap);
+    assert_int_equal(cf_chain_save(c, again, cap, &len), FL_OK);
+    assert_int_equal(flr_get32(again + 4), 1);
+    cf_chain *d = NULL;
+    assert_int_equal(cf_chain_load(again, len, &d), FL_OK);
+    assert_int_equal(d->sizing, CF_SIZING_SLOTS);
+    assert_int_equal(d->filters, c->filters);
+    /* A format 1 header over format 2 geometry (or the reverse) is refused. */
+    cf_chain *e = new_chain(capacity, 2, 16);
+    cap = cf_chain_serialized_size(e);
+    uint8_t *v2 = malloc(cap);
+    assert_int_equal(cf_chain_save(e, v2, cap, &len), FL_OK);
+    assert_int_equal(flr_get32(v2 + 4), 2);
+    flr_put32(v2 + 4, 1);
+    flr_put64(v2 + len - 8, XXH3_64bits(v2, len - 8));
+    cf_chain *g = (cf_chain *)1;
+    assert_int_equal(cf_chain_load(v2, len, &g), FL_ERR_CORRUPT);
+    assert_ptr_equal(g, (cf_chain *)1);
+    flr_put32(v2 + 4, 3);
+    flr_put64(v2 + len - 8, XXH3_64bits(v2, len - 8));
+    assert_int_equal(cf_chain_load(v2, len, &g), FL_ERR_BAD_VERSION);
+    cf_chain_free(e);
+    cf_chain_free(d);
+    cf_chain_free(c);
+    free(v2);
+    free(again);
+    free(blob);
+}
+
 static void test_cf_chain_corruption(void **state) {
     (void)state;
     cf_chain *c = new_chain(40, 1, 8);
@@ -341,6 +496,9 @@ int main(void) {
         cmocka_unit_test(test_chunk_refusals),
         cmocka_unit_test(test_cf_chain),
         cmocka_unit_test(test_cf_chain_corruption),
+        cmocka_unit_test(test_cf_capacity_fits),
+        cmocka_unit_test(test_cf_chain_count),
+        cmocka_unit_test(test_cf_chain_format1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
