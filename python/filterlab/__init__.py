@@ -18,11 +18,13 @@ import time
 from typing import Iterable, List, Optional
 
 from ._filterlab import (  # noqa: F401
+    CompressedBloom,
     CountMin,
     Filter,
     FormatError,
     FullError,
     HyperLogLog,
+    LayeredBloom,
     ScalableBloom,
     active_kernel,
     hash_u64,
@@ -33,11 +35,14 @@ from ._filterlab import (  # noqa: F401
     select_kernel,
 )
 from ._info import (  # noqa: F401
+    CompressedBloomInfo,
+    CompressedPlan,
     CountMinInfo,
     FilterInfo,
     HyperLogLogInfo,
     KernelInfo,
     KernelTiming,
+    LayeredBloomInfo,
     Params,
     ScalableBloomInfo,
     SubFilterInfo,
@@ -50,11 +55,14 @@ __all__ = [
     "kernels", "select_kernel", "active_kernel", "kernel_reason", "benchmark_kernels",
     "hash_u64", "params", "FilterInfo", "ScalableBloomInfo", "SubFilterInfo", "CountMinInfo",
     "HyperLogLogInfo", "KernelInfo", "KernelTiming", "Params",
+    "LayeredBloom", "LayeredBloomInfo", "CompressedBloom", "CompressedBloomInfo",
+    "CompressedPlan",
 ]
 
 # The read-only batch call of each class: what benchmark_kernels times by default (it must
 # not change the structure, so each repeat sees the same state).
 _LOOKUP = {Filter: "contains_many", ScalableBloom: "contains_many", CountMin: "query_many"}
+_LOOKUP[LayeredBloom] = "count_many"
 
 
 def benchmark_kernels(obj, keys, *, hashes: bool = False, repeat: int = 5,

@@ -13,6 +13,8 @@ static int (*const flpy_classes[])(PyObject *) = {
     flpy_add_sbf,
     flpy_add_cms,
     flpy_add_hll,
+    flpy_add_layered,
+    flpy_add_compressed,
 };
 
 static PyObject *kernels(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
