@@ -12,6 +12,7 @@ typedef struct {
     flpy_object base; /* handle: the fl_lbf */
     uint64_t seed;    /* for int keys hashed here */
     uint32_t layers;
+    int can_delete;   /* fixed at creation; kept here so reading it takes no lock */
 } LayeredObject;
 
 static PyTypeObject Layered_Type;
@@ -26,6 +27,7 @@ static void lbf_init(flpy_object *self)
     fl_lbf_get_info(self->handle, &in);
     ((LayeredObject *)self)->seed = in.seed;
     ((LayeredObject *)self)->layers = in.layers;
+    ((LayeredObject *)self)->can_delete = in.can_delete;
 }
 
 static size_t lbf_serialized_size(const void *l) { return fl_lbf_serialized_size(l); }
@@ -360,9 +362,7 @@ static PyObject *Layered_get_seed(LayeredObject *self, void *Py_UNUSED(c))
 
 static PyObject *Layered_get_can_delete(LayeredObject *self, void *Py_UNUSED(c))
 {
-    fl_lbf_info in;
-    fl_lbf_get_info(self->base.handle, &in); /* fixed at creation: no lock needed */
-    return PyBool_FromLong(in.can_delete);
+    return PyBool_FromLong(self->can_delete);
 }
 
 static PyObject *Layered_repr(LayeredObject *self)

@@ -301,3 +301,32 @@ def test_cli_counts_equal_python(cli, tmp_path, variant):
     c_counts, _ = parse_counts(out)
     assert c_counts == list(lb.count_many(keyset("py", 50) + probe))
     assert all(c >= 2 for c in c_counts[:50])
+
+
+def test_threads_adding_and_counting_share_one_filter():
+    """Batches run without the GIL under the object's lock: counts read while another thread
+    adds are whole counts (0..R), and every add lands."""
+    import threading
+
+    lb = fl.LayeredBloom(4, 20000, 0.01)
+    keys = np.arange(5000, dtype=np.uint64)
+    seen_bad = []
+
+    def adder():
+        for _ in range(4):
+            lb.add_many(keys)
+
+    def counter():
+        for _ in range(20):
+            c = lb.count_many(keys)
+            if c.max() > 4:
+                seen_bad.append(int(c.max()))
+
+    threads = [threading.Thread(target=adder)] + [threading.Thread(target=counter)
+                                                  for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not seen_bad
+    assert (lb.count_many(keys) == 4).all()
