@@ -176,7 +176,7 @@ def test_bytes_file_and_pickle_round_trip(tmp_path, coder):
 def test_truncation_and_bit_flips_refused():
     c = fl.CompressedBloom(source(n=500), "golomb", 128)
     data = c.to_bytes()
-    for cut in sorted({0, 1, 7, 8, 16, 31, 64, len(data) // 2, len(data) - 8, len(data) - 1}):
+    for cut in range(len(data)):  # every prefix
         with pytest.raises(fl.FormatError):
             fl.CompressedBloom.from_bytes(data[:cut])
     rng = np.random.default_rng(5)
