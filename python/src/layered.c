@@ -235,6 +235,23 @@ static PyObject *Layered_hash(LayeredObject *self, PyObject *key)
 
 /* ---- batches -------------------------------------------------------------------------- */
 
+/* The shared output helper takes bool or uint8 for one-byte items; counts go to uint8 only
+ * (a bool array would hold values above 1). */
+static int out_is_bool(PyObject *out_obj)
+{
+    Py_buffer view;
+    if (out_obj == Py_None || PyObject_GetBuffer(out_obj, &view, PyBUF_FORMAT) < 0) {
+        PyErr_Clear(); /* not a buffer: flpy_out_get says so */
+        return 0;
+    }
+    const char *fmt = view.format ? view.format : "B";
+    if (*fmt == '@' || *fmt == '=' || *fmt == '<')
+        fmt++;
+    int is_bool = strcmp(fmt, "?") == 0;
+    PyBuffer_Release(&view);
+    return is_bool;
+}
+
 static PyObject *Layered_count_many(LayeredObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"keys", "hashes", "out", NULL};
@@ -243,6 +260,11 @@ static PyObject *Layered_count_many(LayeredObject *self, PyObject *args, PyObjec
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:count_many", kwlist, &obj, &as_hashes,
                                      &out_obj))
         return NULL;
+    if (out_is_bool(out_obj)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "out must be a one-dimensional uint8 array (counts, not bools)");
+        return NULL;
+    }
     flpy_batch b;
     if (flpy_batch_get(obj, as_hashes, out_obj, NPY_UINT8, 1, &b) < 0)
         return NULL;

@@ -106,6 +106,8 @@ def test_count_many_out_in_place_and_strided():
     assert (lb.count_many(ints[::2]) >= 1).all()
     with pytest.raises(TypeError):
         lb.count_many(keys, out=np.zeros(300, dtype=np.uint32))
+    with pytest.raises(TypeError, match="uint8"):
+        lb.count_many(keys, out=np.zeros(300, dtype=np.bool_))
     with pytest.raises(ValueError):
         lb.count_many(keys, out=np.zeros(299, dtype=np.uint8))
 
