@@ -7,6 +7,7 @@
  *   family_sbf.c   scalable Bloom: insert and batch lookup per chain length at equal size
  *   family_cms.c   Count-Min: batch update and query per size, the seeds' point, top-k update
  *   family_hll.c   HyperLogLog: batch add, estimate, merge per precision; read bandwidth
+ *   family_static.c  binary fuse and Bloomier (issue 14): build, batch and inline lookup
  *
  * Result names follow the filter sweep's, with the structure where the filter was:
  *
@@ -60,11 +61,11 @@ uint64_t fb_fam_budget(const fb_env *e) {
 
 void fb_family_run(fb_env *e) {
     const fb_options *o = e->o;
-    unsigned fam = o->structures & (FB_ST_SBF | FB_ST_CMS | FB_ST_HLL);
+    unsigned fam = o->structures & (FB_ST_SBF | FB_ST_CMS | FB_ST_HLL | FB_ST_STATIC);
     if (!fam)
         return;
     if (o->keys == FB_KEYS_URL)
-        fb_note(e->ctx, "family suites (sbf, cms, hll) use u64 keys; --keys url applies to "
+        fb_note(e->ctx, "family suites (sbf, cms, hll, static) use u64 keys; --keys url applies to "
                         "the filter sweep");
     fb_report_section(e);
     if (fam & FB_ST_SBF)
@@ -73,5 +74,7 @@ void fb_family_run(fb_env *e) {
         fb_family_cms(e);
     if (fam & FB_ST_HLL)
         fb_family_hll(e);
+    if (fam & FB_ST_STATIC)
+        fb_family_static(e);
     fb_report_done(e);
 }

@@ -23,5 +23,6 @@ void fb_family_run(fb_env *e);
 void fb_family_sbf(fb_env *e);
 void fb_family_cms(fb_env *e);
 void fb_family_hll(fb_env *e);
+void fb_family_static(fb_env *e);
 
 #endif /* FB_FAMILY_H */

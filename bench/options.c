@@ -53,14 +53,19 @@ static void usage(FILE *f) {
 "      --seed N             key and hash seed [1]\n"
 "\n"
 "Structures (issue 11: the family beyond filters; bench/README.md describes each suite)\n"
-"      --structure LIST     filter,sbf,cms,hll, family (= sbf,cms,hll) or all [filter].\n"
+"      --structure LIST     filter,sbf,cms,hll,static, family (= sbf,cms,hll) or all\n"
+"                           [filter].\n"
 "                           filter: the sweep above over --filter (the counting variants\n"
 "                           counting,counting512 included, with a timed delete for every\n"
 "                           variant that deletes); sbf: scalable Bloom insert and batch\n"
 "                           lookup at equal total size per chain length; cms: Count-Min\n"
 "                           update and query (d from --cms-depth, w from the size, plus the\n"
 "                           seeds' d=5 w=2719) and a top-k update; hll: HyperLogLog add,\n"
-"                           estimate, merge per precision, and the sequential read bandwidth\n"
+"                           estimate, merge per precision, and the sequential read bandwidth;\n"
+"                           static: binary fuse fuse8, fuse16, fuse4w8 and the Bloomier map\n"
+"                           (8-bit values): build ns/key, batch lookup per kernel and the\n"
+"                           one-key inline lookup, FPR, bits/key against the bound (takes\n"
+"                           --sizes in bytes or, with --sizes-in keys, key counts)\n"
 "      --sbf-filters LIST   sub-filters of the measured chains, each sized so the whole\n"
 "                           chain takes the --sizes bytes [1,2,4,8]\n"
 "      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [2]\n"
@@ -322,11 +327,12 @@ static void parse_structures(fb_options *o, const char *spec) {
         else if (!strcmp(t, "sbf")) o->structures |= FB_ST_SBF;
         else if (!strcmp(t, "cms")) o->structures |= FB_ST_CMS;
         else if (!strcmp(t, "hll")) o->structures |= FB_ST_HLL;
+        else if (!strcmp(t, "static")) o->structures |= FB_ST_STATIC;
         else if (!strcmp(t, "family")) o->structures |= FB_ST_SBF | FB_ST_CMS | FB_ST_HLL;
         else if (!strcmp(t, "all"))
-            o->structures |= FB_ST_FILTER | FB_ST_SBF | FB_ST_CMS | FB_ST_HLL;
+            o->structures |= FB_ST_FILTER | FB_ST_SBF | FB_ST_CMS | FB_ST_HLL | FB_ST_STATIC;
         else
-            die("unknown structure '%s' (filter, sbf, cms, hll, family, all)", t);
+            die("unknown structure '%s' (filter, sbf, cms, hll, static, family, all)", t);
     }
     free(copy);
     if (!o->structures)

@@ -17,7 +17,7 @@ new/old ratios. With fewer than 9 repetitions on either side the test has little
 (5 vs 5 runs cannot reach p < 0.008), and a warning says so.
 
 --structure and --op keep the results whose "structure" field (filter, counting, sbf, cms,
-hll; files from before that field count as filter) and "op" field (lookup, insert, delete,
+hll, static; files from before that field count as filter) and "op" field (lookup, insert, delete,
 update, query, add, estimate, merge, ...) match; --metric takes any per-repetition key, e.g.
 merge_gb_per_s.
 
@@ -74,7 +74,7 @@ def main(argv):
                     help="iteration key to compare (real_time, cpu_time, tsc_cycles_per_lookup, ...)")
     ap.add_argument("--filter", default=None, help="only run names matching this regex")
     ap.add_argument("--structure", default=None,
-                    help="only results of this structure (filter, counting, sbf, cms, hll)")
+                    help="only results of this structure (filter, counting, sbf, cms, hll, static)")
     ap.add_argument("--op", default=None, help="only results of this operation (lookup, update, ...)")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level for the marker [0.05]")
     args = ap.parse_args(argv)

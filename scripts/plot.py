@@ -16,7 +16,9 @@ Figures (each written as DIR/P<name>.png and .svg):
                       cms, hll): ns per operation against the structure's size, one panel
                       per operation (insert, lookup, delete; update, query; add, estimate,
                       merge), line style = kernel, colour = the structure's parameter
-                      (counting variant, sub-filters; for Count-Min and HLL the kernel)
+                      (counting variant, sub-filters; for Count-Min and HLL the kernel).
+                      family_static: build, batch lookup and one-key inline lookup of the
+                      binary fuse and Bloomier filters, colour = the structure (fuse8, ...)
 
 Sizes are on a log2 axis with the L1d/L2/L3 sizes of the first file's context drawn as
 vertical lines. Colour = filter family (fixed), line style = kernel, marker = key type.
@@ -217,9 +219,11 @@ FAMILY_OPS = {
     "sbf": ["insert", "lookup"],
     "cms": ["update", "query", "update_topk"],
     "hll": ["add", "estimate", "merge"],
+    "static": ["build", "lookup", "lookup_inline"],
 }
 # Count-Min (one depth) and HyperLogLog (one size per precision): colour = kernel.
 FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "kernel", "hll": "kernel"}
+FAMILY_PARAM["static"] = "filter"  # fuse8, fuse16, fuse4w8, bloomier
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]
 

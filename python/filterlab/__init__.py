@@ -1,5 +1,6 @@
-"""filterlab: Bloom, cuckoo, counting and scalable Bloom filters, Count-Min and HyperLogLog
-with SIMD kernels, on NumPy arrays without copies.
+"""filterlab: Bloom, cuckoo, counting and scalable Bloom filters, Count-Min and HyperLogLog,
+and the static binary fuse filter and Bloomier map, with SIMD kernels, on NumPy arrays
+without copies.
 
     import numpy as np, filterlab
     f = filterlab.Filter(n=1_000_000, fpr=0.01, variant="block512")
@@ -10,7 +11,16 @@ with SIMD kernels, on NumPy arrays without copies.
 Batches (add_many, contains_many, query_many) take a NumPy uint64 array of keys (or of
 64-bit hashes with hashes=True), read in place, or a sequence of bytes/str (or of ints);
 they release the GIL. Errors carry the library's message: ValueError for bad parameters,
-FormatError (a ValueError) for a bad file, OSError for I/O, MemoryError, FullError.
+FormatError (a ValueError) for a bad file, OSError for I/O, MemoryError, FullError,
+BuildError (a static structure's construction failed for every seed tried).
+
+FuseFilter and Bloomier are built once from a whole key set (a uint64 array or a sequence of
+bytes/str/ints; a bytes/str key is XXH3-64 of its bytes, as `filterlab build-static` hashes
+lines) and answer lookups only:
+
+    f = filterlab.FuseFilter(keys, fingerprint_bits=8)           # ~9 bits per key, FPR 1/256
+    m = filterlab.Bloomier(keys, values, value_bits=12)          # a static map to 12-bit values
+    values, found = m.get_many(keys)                             # found: the mask
 """
 from __future__ import annotations
 
@@ -18,11 +28,14 @@ import time
 from typing import Iterable, List, Optional
 
 from ._filterlab import (  # noqa: F401
+    Bloomier,
+    BuildError,
     CompressedBloom,
     CountMin,
     Filter,
     FormatError,
     FullError,
+    FuseFilter,
     HyperLogLog,
     LayeredBloom,
     ScalableBloom,
@@ -45,6 +58,7 @@ from ._info import (  # noqa: F401
     LayeredBloomInfo,
     Params,
     ScalableBloomInfo,
+    StaticInfo,
     SubFilterInfo,
 )
 
@@ -55,13 +69,18 @@ __all__ = [
     "kernels", "select_kernel", "active_kernel", "kernel_reason", "benchmark_kernels",
     "hash_u64", "params", "FilterInfo", "ScalableBloomInfo", "SubFilterInfo", "CountMinInfo",
     "HyperLogLogInfo", "KernelInfo", "KernelTiming", "Params",
+    "FuseFilter", "Bloomier", "BuildError", "StaticInfo",
     "LayeredBloom", "LayeredBloomInfo", "CompressedBloom", "CompressedBloomInfo",
     "CompressedPlan",
 ]
 
 # The read-only batch call of each class: what benchmark_kernels times by default (it must
 # not change the structure, so each repeat sees the same state).
-_LOOKUP = {Filter: "contains_many", ScalableBloom: "contains_many", CountMin: "query_many"}
+_LOOKUP = {Filter: "contains_many", ScalableBloom: "contains_many", CountMin: "query_many",
+           FuseFilter: "contains_many", Bloomier: "get_many"}
+# The classes whose batches take keys only (a static structure hashes its 64-bit keys with its
+# own seed): no hashes= argument.
+_KEYS_ONLY = (FuseFilter, Bloomier)
 _LOOKUP[LayeredBloom] = "count_many"
 
 
@@ -74,7 +93,8 @@ def benchmark_kernels(obj, keys, *, hashes: bool = False, repeat: int = 5,
     class's lookup, contains_many or query_many) runs `repeat` times on `keys`; the fastest
     run is kept (the least disturbed by other processes). The object's own binding is
     restored afterwards. For a HyperLogLog give method="add_many" on a copy: it changes the
-    sketch. Returns one KernelTiming per kernel, in the library's order.
+    sketch. FuseFilter and Bloomier (contains_many, get_many) take keys, never hashes: their
+    calls get no hashes= argument. Returns one KernelTiming per kernel, in the library's order.
     """
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
@@ -82,6 +102,10 @@ def benchmark_kernels(obj, keys, *, hashes: bool = False, repeat: int = 5,
     if name is None:
         raise TypeError(f"give method= for a {type(obj).__name__}")
     call = getattr(obj, name)
+    keys_only = isinstance(obj, _KEYS_ONLY)
+    if keys_only and hashes:
+        raise ValueError(f"a {type(obj).__name__} takes keys, not hashes")
+    how = {} if keys_only else {"hashes": hashes}
     names = list(kernels_to_try) if kernels_to_try is not None else [
         k.name for k in kernels() if k.supported]
     n = len(keys)
@@ -90,11 +114,11 @@ def benchmark_kernels(obj, keys, *, hashes: bool = False, repeat: int = 5,
     try:
         for kernel in names:
             obj.bind_kernel(kernel)
-            call(keys, hashes=hashes)  # warm: pages touched, caches filled
+            call(keys, **how)  # warm: pages touched, caches filled
             best = float("inf")
             for _ in range(repeat):
                 t0 = time.perf_counter()
-                call(keys, hashes=hashes)
+                call(keys, **how)
                 best = min(best, time.perf_counter() - t0)
             out.append(KernelTiming(kernel, n, best, best * 1e9 / n if n else 0.0))
     finally:

@@ -140,6 +140,28 @@ class KernelTiming:
 
 
 @dataclass(frozen=True)
+class StaticInfo:
+    """What fl_fuse_info / fl_bloomier_info report about a FuseFilter or a Bloomier map."""
+
+    arity: int  # 3 or 4 cells per key
+    cell_bits: int  # FuseFilter: fingerprint bits; Bloomier: cell bits
+    value_bits: int  # Bloomier: value width; 0 for a FuseFilter
+    segment_length: int
+    segment_count: int
+    cells: int
+    keys: int  # distinct keys stored
+    duplicates: int  # keys given more than once (0 after a load)
+    seed: int  # the seed that worked
+    tries: int  # construction tries, 1 = the first seed (0 after a load)
+    bytes: int  # the cell array
+    build_bytes: int  # peak temporary memory of the construction (0 after a load)
+    build_seconds: float  # wall time of the construction (0 after a load)
+    bits_per_key: float  # bytes * 8 / keys (0 for an empty set)
+    fpr: float  # 2**-(cell_bits - value_bits): a non-key's chance of a match
+    kernel: str
+
+
+@dataclass(frozen=True)
 class LayeredBloomInfo:
     """What fl_lbf_get_info reports about a LayeredBloom (every layer has one geometry)."""
 

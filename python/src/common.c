@@ -8,6 +8,7 @@
 
 PyObject *flpy_FormatError;
 PyObject *flpy_FullError;
+PyObject *flpy_BuildError;
 
 /* ---- exceptions ----------------------------------------------------------------------- */
 
@@ -30,6 +31,10 @@ static PyObject *exception_for(fl_status s)
         return flpy_FormatError;
     case FL_ERR_FULL:
         return flpy_FullError;
+    case FL_ERR_BUILD_FAILED:
+        return flpy_BuildError;
+    case FL_ERR_DUPLICATE_KEY:
+        return PyExc_ValueError; /* the caller's key set: one key with two values */
     case FL_ERR_NOT_FOUND:
         return PyExc_KeyError;
     case FL_ERR_BUFFER_TOO_SMALL:
@@ -544,18 +549,19 @@ int flpy_out_get(PyObject *out_obj, Py_ssize_t n, int npy, flpy_out *o)
         o->data = PyArray_DATA((PyArrayObject *)o->result);
         return 0;
     }
-    Py_ssize_t itemsize = npy == NPY_UINT32 ? 4 : 1;
+    Py_ssize_t itemsize = npy == NPY_UINT32 ? 4 : npy == NPY_UINT16 ? 2 : 1;
     if (PyObject_GetBuffer(out_obj, &o->view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
         return -1;
     o->have_view = 1;
     const char *fmt = o->view.format ? o->view.format : "B";
     if (*fmt == '@' || *fmt == '=' || *fmt == '<')
         fmt++;
-    int fmt_ok = itemsize == 1 ? (strcmp(fmt, "?") == 0 || strcmp(fmt, "B") == 0)
-                               : (strcmp(fmt, "I") == 0);
+    int fmt_ok = itemsize == 1   ? (strcmp(fmt, "?") == 0 || strcmp(fmt, "B") == 0)
+                 : itemsize == 2 ? (strcmp(fmt, "H") == 0)
+                                 : (strcmp(fmt, "I") == 0);
     if (o->view.ndim != 1 || o->view.itemsize != itemsize || !fmt_ok) {
         PyErr_Format(PyExc_TypeError, "out must be a one-dimensional %s array",
-                     itemsize == 1 ? "bool or uint8" : "uint32");
+                     itemsize == 1 ? "bool or uint8" : itemsize == 2 ? "uint16" : "uint32");
         flpy_out_release(o);
         return -1;
     }

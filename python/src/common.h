@@ -27,6 +27,9 @@
 /* ---- exceptions ----------------------------------------------------------------------- */
 extern PyObject *flpy_FormatError; /* filterlab.FormatError(ValueError): a bad file/string */
 extern PyObject *flpy_FullError;   /* filterlab.FullError(RuntimeError): no room */
+/* filterlab.BuildError(RuntimeError): a static structure's construction failed for every
+ * seed tried (FL_ERR_BUILD_FAILED). */
+extern PyObject *flpy_BuildError;
 
 /* Raises the exception for status s (never FL_OK) with `what: fl_strerror(s)` and the
  * library's status name in the exception's `status` attribute; returns NULL.
@@ -131,8 +134,8 @@ int flpy_u64_arg(PyObject *obj, uint64_t *out, const char *what);
 PyObject *flpy_new_array(Py_ssize_t n, int npy);
 
 /* The output of a batch: a new array (out_obj None or NULL), or the caller's `out=`, a
- * writable C-contiguous 1-D buffer of n items of itemsize bytes (bool/uint8 for 1, uint32
- * for 4), written in place so repeated calls allocate nothing. *result is the object to
+ * writable C-contiguous 1-D buffer of n items of itemsize bytes (bool/uint8 for 1, uint16
+ * for 2, uint32 for 4), written in place so repeated calls allocate nothing. *result is the object to
  * return (a new reference), *data where to write; flpy_out_release when done. */
 typedef struct flpy_out {
     PyObject *result;
@@ -177,6 +180,8 @@ int flpy_add_filter(PyObject *m);
 int flpy_add_sbf(PyObject *m);
 int flpy_add_cms(PyObject *m);
 int flpy_add_hll(PyObject *m);
+int flpy_add_fuse(PyObject *m);
+int flpy_add_bloomier(PyObject *m);
 int flpy_add_layered(PyObject *m);
 int flpy_add_compressed(PyObject *m);
 

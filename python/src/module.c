@@ -1,6 +1,7 @@
 /*
  * filterlab._filterlab: the module (exceptions, process-wide kernel choice, hashing helpers)
- * and the list of classes. Each class lives in its own file (filter.c, sbf.c, cms.c, hll.c).
+ * and the list of classes. Each class lives in its own file (filter.c, sbf.c, cms.c, hll.c,
+ * fuse.c, bloomier.c).
  */
 #define FLPY_MODULE_C
 #include "common.h"
@@ -13,6 +14,8 @@ static int (*const flpy_classes[])(PyObject *) = {
     flpy_add_sbf,
     flpy_add_cms,
     flpy_add_hll,
+    flpy_add_fuse,
+    flpy_add_bloomier,
     flpy_add_layered,
     flpy_add_compressed,
 };
@@ -162,9 +165,15 @@ PyMODINIT_FUNC PyInit__filterlab(void)
         "filterlab.FullError",
         "A structure with no room for a key (a cuckoo filter, a non-scaling ScalableBloom).",
         PyExc_RuntimeError, NULL);
-    if (flpy_FormatError == NULL || flpy_FullError == NULL ||
+    flpy_BuildError = PyErr_NewExceptionWithDoc(
+        "filterlab.BuildError",
+        "A static structure (FuseFilter, Bloomier) whose construction failed for every seed "
+        "tried (max_tries): raise max_tries or try another seed.",
+        PyExc_RuntimeError, NULL);
+    if (flpy_FormatError == NULL || flpy_FullError == NULL || flpy_BuildError == NULL ||
         PyModule_AddObjectRef(m, "FormatError", flpy_FormatError) < 0 ||
-        PyModule_AddObjectRef(m, "FullError", flpy_FullError) < 0)
+        PyModule_AddObjectRef(m, "FullError", flpy_FullError) < 0 ||
+        PyModule_AddObjectRef(m, "BuildError", flpy_BuildError) < 0)
         goto fail;
     for (size_t i = 0; i < sizeof flpy_classes / sizeof flpy_classes[0]; i++)
         if (flpy_classes[i](m) < 0)

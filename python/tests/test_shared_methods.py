@@ -1,5 +1,6 @@
 """The methods every class shares (python/src/object.c): the same replies and errors for
-Filter, ScalableBloom, CountMin and HyperLogLog."""
+Filter, ScalableBloom, CountMin and HyperLogLog, and the static FuseFilter and Bloomier
+(built from their keys: no add, merge or clear)."""
 import pickle
 
 import pytest
@@ -8,6 +9,10 @@ import filterlab as fl
 
 
 def make(cls):
+    if cls is fl.FuseFilter:
+        return fl.FuseFilter([b"a", b"b", b"c"])
+    if cls is fl.Bloomier:
+        return fl.Bloomier([b"a", b"b", b"c"], [1, 2, 3], value_bits=2)
     if cls is fl.Filter:
         o = fl.Filter(n=1000, fpr=0.01)
     elif cls is fl.ScalableBloom:
@@ -23,7 +28,8 @@ def make(cls):
 
 ALL = [fl.Filter, fl.ScalableBloom, fl.CountMin, fl.HyperLogLog]
 MERGEABLE = [fl.Filter, fl.CountMin, fl.HyperLogLog]
-FILE_FORMAT = [fl.Filter, fl.ScalableBloom, fl.CountMin]
+STATIC = [fl.FuseFilter, fl.Bloomier]
+FILE_FORMAT = [fl.Filter, fl.ScalableBloom, fl.CountMin] + STATIC
 
 
 def state(o):
@@ -66,7 +72,7 @@ def test_copy_is_independent_and_keeps_the_bound_kernel(cls):
     assert state(o) != state(c)
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL + STATIC)
 def test_bind_kernel_auto_and_none_unbind(cls):
     o = make(cls)
     o.bind_kernel("scalar")
@@ -82,7 +88,7 @@ def test_bind_kernel_auto_and_none_unbind(cls):
         o.bind_kernel(3)
 
 
-@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("cls", ALL + STATIC)
 def test_pickle_keeps_the_subclass(cls):
     sub = type("Sub" + cls.__name__, (cls,), {})
     globals()[sub.__name__] = sub  # pickle finds the class by name
@@ -118,6 +124,17 @@ def test_bytes_and_file_errors_name_the_call(cls, tmp_path):
     assert cls.load(str(path)).to_bytes() == data
     with pytest.raises(ValueError, match="^load: "):
         cls.load(path, max_bytes=1)
+
+
+@pytest.mark.parametrize("cls", STATIC)
+def test_static_copy_keeps_the_bound_kernel_and_has_no_changes(cls):
+    o = make(cls)
+    o.bind_kernel("scalar")
+    c = o.copy()
+    assert type(c) is cls and c.bound_kernel == "scalar" and c.kernel == "scalar"
+    assert state(c) == state(o) and b"a" in c
+    for method in ("add", "merge", "clear", "__or__"):
+        assert not hasattr(o, method)
 
 
 @pytest.mark.parametrize("cls", ALL)

@@ -1,0 +1,264 @@
+/*
+ * filterlab.FuseFilter: a binary fuse filter (include/filterlab_static.h; Graf and Lemire
+ * 2022), built once from a whole key set and read-only afterwards: no false negatives,
+ * false positives at 2^-fingerprint_bits, about 1.13 (3-wise) or 1.08 (4-wise) times
+ * fingerprint_bits bits per key. Keys become 64-bit keys as static_shared.h says.
+ */
+#include "static_shared.h"
+
+/* handle: the fl_fuse. */
+typedef flpy_object FuseObject;
+
+static PyTypeObject Fuse_Type;
+
+/* ---- the library calls the shared methods use (object.h) ------------------------------ */
+
+static void fuse_free(void *h) { fl_fuse_free(h); }
+static size_t fuse_size(const void *h) { return fl_fuse_serialized_size(h); }
+static fl_status fuse_save_mem(const void *h, void *buf, size_t cap, size_t *written)
+{
+    return fl_fuse_save_mem(h, buf, cap, written);
+}
+static fl_status fuse_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
+{
+    return fl_fuse_load_mem(buf, len, max_bytes, (fl_fuse **)out);
+}
+static fl_status fuse_save_file(const void *h, const char *path)
+{
+    return fl_fuse_save_file(h, path);
+}
+static fl_status fuse_load_file(const char *path, size_t max_bytes, void **out)
+{
+    return fl_fuse_load_file(path, max_bytes, (fl_fuse **)out);
+}
+static fl_status fuse_bind_kernel(void *h, const char *name)
+{
+    return fl_fuse_bind_kernel(h, name);
+}
+
+/* Static: no merge, no clear; copies go through the file format (exact). */
+static const flpy_ops fuse_ops = {
+    .class_name = "FuseFilter",
+    .type = &Fuse_Type,
+    .free = fuse_free,
+    .serialized_size = fuse_size,
+    .save_mem = fuse_save_mem,
+    .load_mem = fuse_load_mem,
+    .save_file = fuse_save_file,
+    .load_file = fuse_load_file,
+    .bind_kernel = fuse_bind_kernel,
+    .pickle_state = flpy_to_bytes,
+    .pickle_ctor = "from_bytes",
+};
+
+static PyObject *Fuse_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_from_bytes(&fuse_ops, cls, args, kw);
+}
+
+static PyObject *Fuse_load(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    return flpy_load(&fuse_ops, cls, args, kw);
+}
+
+static PyObject *Fuse_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"keys", "arity", "fingerprint_bits", "seed", "max_tries",
+                             "max_bytes", NULL};
+    PyObject *keys_obj, *arity = NULL, *bits_obj = NULL, *seed = NULL, *tries = NULL;
+    PyObject *max_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOOO:FuseFilter", kwlist, &keys_obj,
+                                     &arity, &bits_obj, &seed, &tries, &max_obj))
+        return NULL;
+    flpy_static_args a;
+    uint32_t bits = 8;
+    if (flpy_static_args_parse(arity, seed, tries, max_obj, &a) < 0 ||
+        flpy_static_u32_arg(bits_obj, &bits, "fingerprint_bits") < 0)
+        return NULL;
+    if (bits != 8 && bits != 16) {
+        PyErr_Format(PyExc_ValueError, "fingerprint_bits must be 8 or 16, not %u", bits);
+        return NULL;
+    }
+    flpy_static_input in;
+    if (flpy_static_input_get(keys_obj, &in) < 0)
+        return NULL;
+    fl_fuse_config cfg = {.arity = a.arity, .fingerprint_bits = bits, .seed = a.seed,
+                          .max_tries = a.max_tries, .max_bytes = a.max_bytes};
+    fl_fuse *f = NULL;
+    fl_status s;
+    Py_BEGIN_ALLOW_THREADS
+    const uint64_t *keys = flpy_static_keys(&in.keys, in.tmp);
+    s = fl_fuse_build_u64(&cfg, keys, (size_t)in.keys.n, &f);
+    Py_END_ALLOW_THREADS
+    flpy_static_input_release(&in);
+    if (s != FL_OK)
+        return flpy_raise(s, "FuseFilter", NULL);
+    return flpy_wrap(type, &fuse_ops, f);
+}
+
+/* 1 if key may be in the set, 0 if not, -1 with an exception set (a key of another type). */
+static int contains_key(FuseObject *self, PyObject *key)
+{
+    uint64_t k;
+    if (flpy_static_key(key, &k) < 0)
+        return -1;
+    flpy_read_lock_gil(&self->lock);
+    int r = fl_fuse_contains_u64(self->handle, k);
+    flpy_unlock(&self->lock);
+    return r;
+}
+
+static PyObject *Fuse_contains(FuseObject *self, PyObject *key)
+{
+    int r = contains_key(self, key);
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+static int Fuse_sq_contains(FuseObject *self, PyObject *key)
+{
+    return contains_key(self, key);
+}
+
+static PyObject *Fuse_contains_many(FuseObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"keys", "out", NULL};
+    PyObject *obj, *out_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:contains_many", kwlist, &obj, &out_obj))
+        return NULL;
+    flpy_batch b;
+    if (flpy_batch_get(obj, 0, out_obj, NPY_BOOL, 0, &b) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    const uint64_t *keys = flpy_static_keys(&b.keys, b.tmp);
+    flpy_read_lock(&self->lock);
+    fl_fuse_contains_u64s(self->handle, keys, (size_t)b.keys.n, b.out.data);
+    flpy_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    return flpy_batch_finish(&b, FL_OK, "contains_many");
+}
+
+static PyObject *Fuse_key(PyObject *Py_UNUSED(self), PyObject *key)
+{
+    uint64_t k;
+    if (flpy_static_key(key, &k) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(k);
+}
+
+static int fuse_info(FuseObject *self, fl_static_info *in)
+{
+    flpy_read_lock_gil(&self->lock);
+    fl_status s = fl_fuse_info(self->handle, in);
+    flpy_unlock(&self->lock);
+    if (s != FL_OK) {
+        flpy_raise(s, "info", NULL);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Fuse_info(FuseObject *self, PyObject *Py_UNUSED(ignored))
+{
+    fl_static_info in;
+    if (fuse_info(self, &in) < 0)
+        return NULL;
+    return flpy_static_info(&in, fl_fuse_kernel(self->handle));
+}
+
+static Py_ssize_t Fuse_len(FuseObject *self)
+{
+    fl_static_info in;
+    if (fuse_info(self, &in) < 0)
+        return -1;
+    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
+}
+
+static PyObject *Fuse_get_kernel(FuseObject *self, void *Py_UNUSED(c))
+{
+    return PyUnicode_FromString(fl_fuse_kernel(self->handle));
+}
+
+static PyObject *Fuse_repr(FuseObject *self)
+{
+    fl_static_info in;
+    if (fuse_info(self, &in) < 0)
+        return NULL;
+    return PyUnicode_FromFormat("<filterlab.FuseFilter %u-wise, %u-bit fingerprints, %llu keys, "
+                                "%zu bytes>",
+                                in.arity, in.cell_bits, (unsigned long long)in.keys, in.bytes);
+}
+
+static PyMethodDef Fuse_methods[] = {
+    {"contains", (PyCFunction)Fuse_contains, METH_O,
+     "contains(key) -> bool\n--\n\nTrue if key may be in the set (every built key is; another "
+     "key with probability 2**-fingerprint_bits); `key in f` is the same."},
+    {"contains_many", (PyCFunction)(void (*)(void))Fuse_contains_many,
+     METH_VARARGS | METH_KEYWORDS,
+     "contains_many(keys, *, out=None) -> numpy.ndarray[bool]\n--\n\nLooks up a batch (a "
+     "uint64 array read in place, or a sequence of bytes/str/ints) with the GIL released; "
+     "out= is a bool/uint8 array written in place."},
+    {"key", (PyCFunction)Fuse_key, METH_O,
+     "key(key) -> int\n--\n\nThe 64-bit key the filter stores for key: an int as it is, "
+     "bytes/str XXH3-64 (seed 0) of the bytes (UTF-8), as `filterlab build-static` hashes "
+     "lines. An array of these gives the same answers as the strings."},
+    {"info", (PyCFunction)Fuse_info, METH_NOARGS,
+     "info() -> StaticInfo\n--\n\nGeometry, keys, bytes, bits per key, FPR, and the build's "
+     "tries, seconds and peak memory (0 after a load)."},
+    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
+    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
+     "to_bytes() -> bytes\n--\n\nThe filterlab file (kind binary fuse), as save() writes it."},
+    {"from_bytes", (PyCFunction)(void (*)(void))Fuse_from_bytes,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "from_bytes(data, max_bytes=0)\n--\n\nA filter from to_bytes() output, validated "
+     "(FormatError if bad); max_bytes caps the cell array allocated."},
+    {"save", (PyCFunction)flpy_save, METH_O,
+     "save(path)\n--\n\nWrites the filter file (readable by `filterlab query` and `info`)."},
+    {"load", (PyCFunction)(void (*)(void))Fuse_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "load(path, max_bytes=0)\n--\n\nReads a filter file (e.g. from `filterlab build-static "
+     "--type fuse`)."},
+    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
+     "bind_kernel(name)\n--\n\nRuns this filter's lookups on kernel name; None or 'auto' "
+     "unbinds."},
+    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Fuse_getset[] = {
+    {"kernel", (getter)Fuse_get_kernel, NULL, "The kernel this filter's lookups use.", NULL},
+    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods Fuse_as_sequence = {
+    .sq_length = (lenfunc)Fuse_len,
+    .sq_contains = (objobjproc)Fuse_sq_contains,
+};
+
+static PyTypeObject Fuse_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "filterlab.FuseFilter",
+    .tp_basicsize = sizeof(FuseObject),
+    .tp_dealloc = (destructor)flpy_dealloc,
+    .tp_repr = (reprfunc)Fuse_repr,
+    .tp_as_sequence = &Fuse_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "FuseFilter(keys, *, arity=3, fingerprint_bits=8, seed=0, max_tries=100, "
+              "max_bytes=None)\n--\n\n"
+              "A binary fuse filter (Graf and Lemire 2022) of a whole key set: a uint64 array "
+              "(read in place) or a sequence of bytes/str/ints. Static: no adds afterwards. "
+              "No false negatives; FPR 2**-fingerprint_bits (8 or 16) in about 1.13 (arity 3) "
+              "or 1.08 (arity 4) x fingerprint_bits bits per key. Duplicate keys are stored "
+              "once. Construction runs with the GIL released, from `seed`, trying the next "
+              "seed up to max_tries times; BuildError if all fail. len() is the number of "
+              "distinct keys.",
+    .tp_methods = Fuse_methods,
+    .tp_getset = Fuse_getset,
+    .tp_new = Fuse_new,
+};
+
+int flpy_add_fuse(PyObject *m)
+{
+    if (PyType_Ready(&Fuse_Type) < 0)
+        return -1;
+    return PyModule_AddObjectRef(m, "FuseFilter", (PyObject *)&Fuse_Type);
+}
