@@ -30,12 +30,14 @@ from typing import Iterable, List, Optional
 from ._filterlab import (  # noqa: F401
     Bloomier,
     BuildError,
+    CompressedBloom,
     CountMin,
     Filter,
     FormatError,
     FullError,
     FuseFilter,
     HyperLogLog,
+    LayeredBloom,
     ScalableBloom,
     active_kernel,
     hash_u64,
@@ -46,11 +48,14 @@ from ._filterlab import (  # noqa: F401
     select_kernel,
 )
 from ._info import (  # noqa: F401
+    CompressedBloomInfo,
+    CompressedPlan,
     CountMinInfo,
     FilterInfo,
     HyperLogLogInfo,
     KernelInfo,
     KernelTiming,
+    LayeredBloomInfo,
     Params,
     ScalableBloomInfo,
     StaticInfo,
@@ -65,6 +70,8 @@ __all__ = [
     "hash_u64", "params", "FilterInfo", "ScalableBloomInfo", "SubFilterInfo", "CountMinInfo",
     "HyperLogLogInfo", "KernelInfo", "KernelTiming", "Params",
     "FuseFilter", "Bloomier", "BuildError", "StaticInfo",
+    "LayeredBloom", "LayeredBloomInfo", "CompressedBloom", "CompressedBloomInfo",
+    "CompressedPlan",
 ]
 
 # The read-only batch call of each class: what benchmark_kernels times by default (it must
@@ -74,6 +81,7 @@ _LOOKUP = {Filter: "contains_many", ScalableBloom: "contains_many", CountMin: "q
 # The classes whose batches take keys only (a static structure hashes its 64-bit keys with its
 # own seed): no hashes= argument.
 _KEYS_ONLY = (FuseFilter, Bloomier)
+_LOOKUP[LayeredBloom] = "count_many"
 
 
 def benchmark_kernels(obj, keys, *, hashes: bool = False, repeat: int = 5,

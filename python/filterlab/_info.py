@@ -159,3 +159,59 @@ class StaticInfo:
     bits_per_key: float  # bytes * 8 / keys (0 for an empty set)
     fpr: float  # 2**-(cell_bits - value_bits): a non-key's chance of a match
     kernel: str
+
+
+@dataclass(frozen=True)
+class LayeredBloomInfo:
+    """What fl_lbf_get_info reports about a LayeredBloom (every layer has one geometry)."""
+
+    layers: int  # R
+    capacity: int  # distinct keys each layer is sized for
+    fpr: float  # each layer's target FPR (PF)
+    variant: str
+    hash: str
+    seed: int
+    geometry: str  # every layer's
+    units: int
+    k: int
+    adds: int  # adds that changed the filter (saturated ones not counted)
+    deletes: int
+    bytes: int  # payload bytes of all layers
+    can_delete: bool
+    kernel: str
+    layer_keys: List[int] = field(default_factory=list)  # keys layer i holds
+
+
+@dataclass(frozen=True)
+class CompressedBloomInfo:
+    """What fl_cbf_get_info reports about a CompressedBloom."""
+
+    variant: str
+    units: int
+    k: int
+    geometry: str
+    hash: str
+    seed: int
+    keys: int
+    coder: str  # "golomb" or "zstd"
+    chunk_bytes: int
+    chunks: int
+    payload_bytes: int  # uncompressed
+    compressed_bytes: int  # the chunks' codes together
+    index_bytes: int  # the chunk index
+    ones: int  # set bits of the payload
+    entropy_bits: float  # m H(ones / m): the bound an optimal coder reaches for this payload
+
+
+@dataclass(frozen=True)
+class CompressedPlan:
+    """A compressed Bloom filter's sizing (fl_cbf_plan; Mitzenmacher 2002, section III)."""
+
+    variant: str
+    units: int
+    k: int
+    geometry: str
+    bits: int  # m: uncompressed payload bits
+    zero_fraction: float  # p: expected fraction of 0 bits at n keys
+    entropy_bits: float  # m H(p): the compressed size an optimal coder reaches
+    fpr: float  # the variant's model at n keys

@@ -182,5 +182,12 @@ int flpy_add_cms(PyObject *m);
 int flpy_add_hll(PyObject *m);
 int flpy_add_fuse(PyObject *m);
 int flpy_add_bloomier(PyObject *m);
+int flpy_add_layered(PyObject *m);
+int flpy_add_compressed(PyObject *m);
+
+/* filterlab.Filter for classes that take or return one (filter.c): its type, and a new
+ * Filter owning f (freed on failure). */
+PyTypeObject *flpy_filter_type(void);
+PyObject *flpy_filter_wrap(fl_filter *f);
 
 #endif

@@ -639,3 +639,9 @@ int flpy_add_filter(PyObject *m)
         return -1;
     return PyModule_AddObjectRef(m, "Filter", (PyObject *)&Filter_Type);
 }
+
+/* ---- for classes that take or return a Filter (common.h) ------------------------------ */
+
+PyTypeObject *flpy_filter_type(void) { return &Filter_Type; }
+
+PyObject *flpy_filter_wrap(fl_filter *f) { return flpy_wrap(&Filter_Type, &filter_ops, f); }

@@ -16,6 +16,8 @@ static int (*const flpy_classes[])(PyObject *) = {
     flpy_add_hll,
     flpy_add_fuse,
     flpy_add_bloomier,
+    flpy_add_layered,
+    flpy_add_compressed,
 };
 
 static PyObject *kernels(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))

@@ -13,7 +13,11 @@ def make(cls):
         return fl.FuseFilter([b"a", b"b", b"c"])
     if cls is fl.Bloomier:
         return fl.Bloomier([b"a", b"b", b"c"], [1, 2, 3], value_bits=2)
-    if cls is fl.Filter:
+    if cls is fl.CompressedBloom:
+        return fl.CompressedBloom(make(fl.Filter))
+    if cls is fl.LayeredBloom:
+        o = fl.LayeredBloom(3, 1000, 0.01)
+    elif cls is fl.Filter:
         o = fl.Filter(n=1000, fpr=0.01)
     elif cls is fl.ScalableBloom:
         o = fl.ScalableBloom(1000, 0.01)
@@ -30,6 +34,8 @@ ALL = [fl.Filter, fl.ScalableBloom, fl.CountMin, fl.HyperLogLog]
 MERGEABLE = [fl.Filter, fl.CountMin, fl.HyperLogLog]
 STATIC = [fl.FuseFilter, fl.Bloomier]
 FILE_FORMAT = [fl.Filter, fl.ScalableBloom, fl.CountMin] + STATIC
+SEED004 = [fl.LayeredBloom, fl.CompressedBloom]  # layered and compressed Bloom filters
+FILE_FORMAT = FILE_FORMAT + SEED004
 
 
 def state(o):
@@ -154,3 +160,18 @@ def test_from_parquet_errors_name_the_call():
         fl.Filter.from_parquet(b"\x01" * 33)
     with pytest.raises(TypeError, match="from_parquet"):
         fl.Filter.from_parquet()
+
+
+@pytest.mark.parametrize("cls", SEED004)
+def test_seed004_classes_pickle_and_copy(cls):
+    test_pickle_keeps_the_subclass(cls)
+    o = make(cls)
+    c = o.copy()
+    assert type(c) is cls and state(c) == state(o) and b"a" in c
+
+
+def test_layered_bind_kernel_and_clear():
+    test_bind_kernel_auto_and_none_unbind(fl.LayeredBloom)
+    o = make(fl.LayeredBloom)
+    assert o.clear() is None and b"a" not in o and o.info().adds == 0
+    assert not hasattr(fl.CompressedBloom, "bind_kernel")  # lookups only: nothing to bind
