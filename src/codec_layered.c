@@ -167,8 +167,8 @@ static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
     /* Zeros would mean "the default" to fl_lbf_params; a file stores resolved values. */
     if (c.variant == 0 || c.hash == 0) return FL_ERR_CORRUPT;
     if (!all_zero(h + 4, 4) || !all_zero(h + 48, 16)) return FL_ERR_CORRUPT;
-    st = fl_lbf_params(&c, params);
-    if (st == FL_ERR_TOO_LARGE) return st;
+    /* The geometry comes from layer 0's head (read_layer), not from the sizing search. */
+    st = fl_lbf_params_unsized(&c, params);
     if (st != FL_OK) return FL_ERR_CORRUPT;
     if (c.layers != (r->count - 1) / 2) return FL_ERR_CORRUPT;
     params->adds = fl_get64(h + 32);
@@ -197,6 +197,11 @@ static fl_status read_layer(fl_ct_reader *r, fl_lbf *l, uint32_t i) {
     st = fl_codec_head_decode(p, data.length, &f);
     if (st == FL_ERR_TOO_LARGE) return st;
     if (st != FL_OK) return FL_ERR_CORRUPT;
+    if (i == 0) {
+        st = fl_lbf_set_geometry(l, &f.g);
+        if (st == FL_ERR_TOO_LARGE) return st;
+        if (st != FL_OK) return FL_ERR_CORRUPT;
+    }
     if (f.g.variant != l->variant || f.hash != l->hash || f.seed != l->seed ||
         f.g.units != l->geometry.units || f.g.k != l->geometry.k)
         return FL_ERR_CORRUPT;

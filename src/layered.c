@@ -23,7 +23,7 @@ uint64_t fl_lbf_layer_hash(const fl_lbf *l, uint32_t i, uint64_t hash) {
     return l ? layer_hash(l, i, hash) : 0;
 }
 
-fl_status fl_lbf_params(const fl_lbf_config *cfg, fl_lbf *l) {
+fl_status fl_lbf_params_unsized(const fl_lbf_config *cfg, fl_lbf *l) {
     if (!cfg) return FL_ERR_INVALID_ARG;
     if (cfg->layers == 0 || cfg->layers > FL_LBF_LAYERS_MAX) return FL_ERR_INVALID_ARG;
     if (cfg->capacity == 0) return FL_ERR_BAD_N;
@@ -35,13 +35,6 @@ fl_status fl_lbf_params(const fl_lbf_config *cfg, fl_lbf *l) {
     if (d->info.caps & FL_CAP_MAY_FILL) return FL_ERR_UNSUPPORTED;
     if (cfg->hash && cfg->hash != FL_HASH_XXH3 && cfg->hash != FL_HASH_XXH64)
         return FL_ERR_INVALID_ARG;
-    fl_params pr;
-    fl_status st = fl_params_for(v, cfg->capacity, cfg->fpr, &pr);
-    if (st != FL_OK) return st;
-    size_t bytes = 0;
-    st = fl_geometry_check(&pr.geometry, &bytes);
-    if (st != FL_OK) return st;
-    if (bytes > SIZE_MAX / cfg->layers) return FL_ERR_TOO_LARGE;
     memset(l, 0, sizeof *l);
     l->layers = cfg->layers;
     l->capacity = cfg->capacity;
@@ -49,8 +42,26 @@ fl_status fl_lbf_params(const fl_lbf_config *cfg, fl_lbf *l) {
     l->variant = v;
     l->hash = cfg->hash ? cfg->hash : d->info.default_hash;
     l->seed = cfg->seed;
-    l->geometry = pr.geometry;
     return FL_OK;
+}
+
+fl_status fl_lbf_set_geometry(fl_lbf *l, const fl_geometry *g) {
+    size_t bytes = 0;
+    if (g->variant != l->variant) return FL_ERR_INVALID_ARG;
+    fl_status st = fl_geometry_check(g, &bytes);
+    if (st != FL_OK) return st;
+    if (bytes > SIZE_MAX / l->layers) return FL_ERR_TOO_LARGE;
+    l->geometry = *g;
+    return FL_OK;
+}
+
+fl_status fl_lbf_params(const fl_lbf_config *cfg, fl_lbf *l) {
+    fl_status st = fl_lbf_params_unsized(cfg, l);
+    if (st != FL_OK) return st;
+    fl_params pr;
+    st = fl_params_for(l->variant, l->capacity, l->fpr, &pr);
+    if (st != FL_OK) return st;
+    return fl_lbf_set_geometry(l, &pr.geometry);
 }
 
 fl_status fl_lbf_alloc(const fl_lbf *params, fl_lbf **out) {

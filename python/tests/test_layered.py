@@ -212,9 +212,8 @@ def test_bytes_file_and_pickle_round_trip(tmp_path, variant):
 
 def test_truncation_and_bit_flips_refused():
     data = filled(layers=2, n=100).to_bytes()
-    # Every prefix through the headers, then a sample: past them each refused load pays the
-    # layers' sizing model (about 20 ms, fl_lbf_params) before it finds the payload short.
-    for cut in [*range(min(len(data), 320)), *range(320, len(data), 23), len(data) - 1]:
+    # Every prefix (a load takes the geometry from the file, no sizing search: cheap).
+    for cut in range(len(data)):
         with pytest.raises(fl.FormatError):
             fl.LayeredBloom.from_bytes(data[:cut])
     rng = np.random.default_rng(3)
