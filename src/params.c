@@ -104,14 +104,19 @@ static double model_inner(inner_model *m, size_t i) {
             m->cap = cap;
         }
         if (m->nF > 0) { /* key nF adds k throws to the state of key nF - 1 */
+            const double inv_b = 1.0 / m->B; /* one multiply per entry, not two divides */
             for (uint32_t b = 0; b < m->k; b++) {
                 /* Only [tlo, thi] carries mass: the distribution is a narrow peak (width
-                 * ~sqrt(B)), so a saturated block costs O(sqrt B) per throw, not O(B). */
+                 * ~sqrt(B)), so a throw costs O(sqrt B), not O(B). Both tails are trimmed
+                 * where the mass falls below 1e-300 (far below double precision of the
+                 * sums it feeds); mass moves up by at most one bit per throw, so thi grows
+                 * by one and the trimmed top is re-entered from below when it matters. */
                 if (m->thi < m->B) m->thi++;
                 for (int t = m->thi; t > m->tlo; t--)
-                    m->dist[t] = m->dist[t] * t / m->B + m->dist[t - 1] * (m->B - t + 1) / m->B;
-                m->dist[m->tlo] *= (double)m->tlo / m->B;
+                    m->dist[t] = (m->dist[t] * t + m->dist[t - 1] * (m->B - t + 1)) * inv_b;
+                m->dist[m->tlo] *= m->tlo * inv_b;
                 while (m->tlo < m->thi && m->dist[m->tlo] < 1e-300) m->dist[m->tlo++] = 0.0;
+                while (m->thi > m->tlo && m->dist[m->thi] < 1e-300) m->dist[m->thi--] = 0.0;
             }
         }
         double f = 0.0;
