@@ -6,6 +6,7 @@
  *   fuse8     3-wise, 8-bit fingerprints  (FPR 2^-8)
  *   fuse16    3-wise, 16-bit fingerprints (FPR 2^-16)
  *   fuse4w8   4-wise, 8-bit fingerprints  (FPR 2^-8, about 5% fewer cells than fuse8)
+ *   fuse4w16  4-wise, 16-bit fingerprints (FPR 2^-16, about 5% fewer cells than fuse16)
  *   bloomier  3-wise map of 8-bit values in 16-bit cells (a non-key is reported absent
  *             unless the top 8 bits of what it reads are zero: FPR 2^-8)
  *
@@ -56,6 +57,7 @@ static const st_kind kinds[] = {
     {"fuse8", 0, 3, 8, 0},
     {"fuse16", 0, 3, 16, 0},
     {"fuse4w8", 0, 4, 8, 0},
+    {"fuse4w16", 0, 4, 16, 0},
     {"bloomier", 1, 3, 16, 8},
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])

@@ -102,9 +102,10 @@ FL_INLINE int gather_reaches(const fl_fuse_view *v, int arity) {
 }
 
 /* The table's kernels (gather = 2) read the cells of a 3-wise array of at most
- * LOADS_MAX_BYTES with scalar loads and gather otherwise: checkkernels --bench on zen5
- * (results/zen5-kvm-2c-5bce/static/fuse.json, kernels_gather_vs_loads) measured the loads
- * ahead for 3-wise arrays up to 1-2 MiB, the gathers ahead for 4-wise ones and at 10M keys. */
+ * LOADS_MAX_BYTES with scalar loads and gather otherwise: checkkernels --bench --min --family
+ * fuse on zen5, in alternation (results/zen5-kvm-2c-5bce/static/avx512_gather_vs_loads_ab.txt),
+ * measured the loads ahead for 3-wise arrays up to 1-2 MiB, the gathers ahead for 4-wise ones
+ * and at 10M keys (HACKING.md, "Binary fuse", says how to redo the A/B). */
 #define LOADS_MAX_BYTES ((uint64_t)2 << 20)
 FL_INLINE int use_gather(const fl_fuse_view *v, int arity, int bits, int gather) {
     if (gather != 2) return gather;

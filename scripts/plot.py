@@ -223,7 +223,7 @@ FAMILY_OPS = {
 }
 # Count-Min (one depth) and HyperLogLog (one size per precision): colour = kernel.
 FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "kernel", "hll": "kernel"}
-FAMILY_PARAM["static"] = "filter"  # fuse8, fuse16, fuse4w8, bloomier
+FAMILY_PARAM["static"] = "filter"  # fuse8, fuse16, fuse4w8, fuse4w16, bloomier
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]
 

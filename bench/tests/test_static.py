@@ -11,7 +11,8 @@ import sys
 
 from benchtest import check, iterations, load_strict, run, source_root, tmpdir
 
-KINDS = {"fuse8": (3, 8, 0), "fuse16": (3, 16, 0), "fuse4w8": (4, 8, 0), "bloomier": (3, 16, 8)}
+KINDS = {"fuse8": (3, 8, 0), "fuse16": (3, 16, 0), "fuse4w8": (4, 8, 0), "fuse4w16": (4, 16, 0),
+         "bloomier": (3, 16, 8)}
 
 cp = run(["--help"])
 check("static" in cp.stdout, "--help does not mention the static structures")
@@ -34,7 +35,7 @@ for kind in KINDS:
                   "lookup/%s/scalar/bytes:%d/hit:1/keys:u64" % (kind, size),
                   "lookup_inline/%s/inline/bytes:%d/hit:0/keys:u64" % (kind, size)):
             check(w in names, "missing %s in %s" % (w, sorted(names)))
-check(len(names) == 4 * 2 * (1 + 2 * 3), "%d static configurations" % len(names))
+check(len(names) == len(KINDS) * 2 * (1 + 2 * 3), "%d static configurations" % len(names))
 check({b["run_name"].split("/")[0] for b in its if b["run_name"].startswith("probe/")} == {"probe"},
       "probe results present")
 
@@ -94,7 +95,8 @@ ks = [b for b in iterations(load_strict(js2)) if b.get("structure") == "static"]
 check(sum(b["run_name"] == "build/fuse8/any/nkeys:50000/keys:u64" for b in ks) == 1, "one build repetition")
 check(ks and all(b["keys"] == 50000 and "/nkeys:50000/" in b["run_name"] for b in ks), "nkeys sizing")
 by = {b["filter"]: b["structure_bytes"] for b in ks}
-check(by["fuse4w8"] < by["fuse8"] < by["fuse16"] and by["fuse16"] == by["bloomier"], "bytes: %s" % by)
+check(by["fuse4w8"] < by["fuse8"] < by["fuse4w16"] < by["fuse16"] and by["fuse16"] == by["bloomier"],
+      "bytes: %s" % by)
 check(all(b.get("ratio_to_bound") is None for b in ks), "--probe none: no ratio_to_bound")
 
 # --structure all includes static.
@@ -121,4 +123,4 @@ cp = subprocess.run([sys.executable, os.path.join(scripts, "compare.py"), "--str
                      "--op", "lookup_inline", js, js], capture_output=True, text=True, timeout=60)
 check(cp.returncode == 0, "compare.py failed:\n" + cp.stderr)
 rows = [l for l in cp.stdout.splitlines() if l.startswith("lookup_inline/")]
-check(len(rows) == 4 * 2 * 3, "compare --structure static --op lookup_inline: %s" % cp.stdout)
+check(len(rows) == len(KINDS) * 2 * 3, "compare --structure static --op lookup_inline: %s" % cp.stdout)

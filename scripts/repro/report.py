@@ -299,15 +299,18 @@ class Report:
         self.w("\\* fewer than 100 false positives measured.")
         self.w()
         if t6.get("static"):
-            self.w("Binary fuse filters (issue 14; Graf and Lemire 2022), built from n keys by `static_bench`: bits "
-                   "per key over log2(1/measured FPR), and over log2(1/2^-bits), the fingerprint's bound.")
+            self.w("Binary fuse filters (issue 14; Graf and Lemire 2022), built from n keys by `flbench --structure "
+                   "static` (fuse<arity>_<bits>: flbench's fuse8, fuse16, fuse4w8, fuse4w16): bits per key over "
+                   "log2(1/measured FPR), and over log2(1/2^-bits), the fingerprint's bound. The FPR is measured "
+                   "over 2^20 to 2^24 never-stored keys (about 1000 expected positives; fewer for 16-bit "
+                   "fingerprints, whose FPR figure is the least precise).")
             self.w()
             rows = [[r["variant"], thousands(r["keys"]), g(r["bpk"]), g(r["measured"]), g(r["factor"]),
                      g(r["factor_target"])] for r in t6["static"]]
             self.w(md_table(["structure", "keys", "bits/key", "measured FPR", "/ log2(1/measured)",
                              "/ fingerprint bits"], rows))
             self.w()
-            self.w("Source: `data/static_fuse.json`.")
+            self.w("Source: `data/static_flbench.json` (median aggregates of `raw/static_flbench.json`).")
             self.w()
 
     def _t7(self, t7):
@@ -366,17 +369,19 @@ class Report:
         if not t8.get("static"):
             return
         modes = t8["static_modes"]
-        self.w("Binary fuse filters (issue 14), `static_bench`: keys [0, n) built, then lookups of which half were "
-               "built, hashing included; `single` is `fl_fuse_contains_u64` per key, `inline` the header's "
-               "`fl_fuse_lookup` per key, `batch K` `fl_fuse_contains_u64s` in blocks of 1024 with kernel K; "
-               "ns per lookup (median). Construction ns per key from the same keys.")
+        self.w("Binary fuse filters (issue 14), `flbench --structure static`: n keys built, then lookups of which "
+               "half were built, hashing included, a fresh pool of keys per repetition; `inline` is the header's "
+               "`fl_fuse_lookup` one key at a time, `batch K` `fl_fuse_contains_u64s` in calls of flbench's "
+               "`--batch` keys with kernel K; ns per lookup (median). Construction ns per key of the same keys "
+               "(median of the timed builds). `scripts/bench-static` runs the same suite at the issue's key "
+               "counts against its targets.")
         self.w()
         rows = [[c["variant"], thousands(c["keys"]), human_bytes(c["bytes"]), c["class"], g(c["build_ns_per_key"])] +
                 [g(c["ns"].get(m)) for m in modes] for c in t8["static"]]
         self.w(md_table(["structure", "keys", "size", "fits in", "build ns/key"] + ["ns %s" % m for m in modes],
                         rows, ["l", "r", "r", "l"] + ["r"] * (len(modes) + 1)))
         self.w()
-        self.w("Source: `data/static_fuse.json`.")
+        self.w("Source: `data/static_flbench.json` (median aggregates of `raw/static_flbench.json`).")
         self.w()
 
     def _t8_after_figure(self, t8):

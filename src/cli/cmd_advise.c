@@ -80,7 +80,7 @@ static void print_static_option(uint64_t n, double fpr, const advise_cand *pick)
                  pick->p.bytes ? 100.0 * (double)bytes / (double)pick->p.bytes : 0.0);
     }
     cli_outf("  use it:    filterlab build-static --type fuse --bits %u ...\n"
-             "  (lookup times: results/<host-id>/static/fuse.json, scripts/bench_fuse.py)\n",
+             "  (lookup times: scripts/bench-static, results/<host-id>/static/flbench/)\n",
              bits);
 }
 

@@ -139,6 +139,46 @@ PYEOF
   fi
 fi
 
+if [ -n "$PY" ]; then
+  # Tables 6 and 8's binary fuse rows come from flbench --structure static (issue 14): every
+  # shape at every key count of the mode, with construction, inline and per-kernel batch
+  # lookups, and the facts the claims can use.
+  if "$PY" - "$OUT" >"$T/static.log" 2>&1 <<'PYEOF'
+import json, os, sys
+out = sys.argv[1]
+problems = []
+d = json.load(open(os.path.join(out, "data", "static_flbench.json")))
+if not any(b.get("structure") == "static" and b.get("aggregate_name") == "median" for b in d["benchmarks"]):
+    problems.append("data/static_flbench.json holds no static medians")
+doc = json.load(open(os.path.join(out, "tables.json")))
+t6, t8 = doc["tables"]["t6"].get("static") or [], doc["tables"]["t8"].get("static") or []
+shapes = ["fuse3_8", "fuse3_16", "fuse4_8", "fuse4_16"]
+keys = sorted({r["keys"] for r in t8})
+if len(keys) < 2:
+    problems.append("table 8: static key counts %s" % keys)
+for v in shapes:
+    for n in keys:
+        r6 = [r for r in t6 if r["variant"] == v and r["keys"] == n]
+        r8 = [r for r in t8 if r["variant"] == v and r["keys"] == n]
+        if len(r6) != 1 or not (r6[0]["bpk"] > 0 and 0 < r6[0]["measured"] < 0.01 and r6[0]["factor_target"] > 1):
+            problems.append("table 6: %s at %d keys: %s" % (v, n, r6))
+        if len(r8) != 1 or not r8[0]["build_ns_per_key"] or "inline" not in r8[0]["ns"] or \
+                not any(m.startswith("batch ") for m in r8[0]["ns"]):
+            problems.append("table 8: %s at %d keys: %s" % (v, n, r8))
+for n in keys:
+    for f in ("t8.fuse3_8.%d.batch_ns" % n, "t8.fuse3_8.%d.build_ns_per_key" % n):
+        if not doc["facts"].get(f) or doc["sources"].get(f) != "data/static_flbench.json":
+            problems.append("fact %s: %r from %r" % (f, doc["facts"].get(f), doc["sources"].get(f)))
+if "data/static_flbench.json" not in open(os.path.join(out, "REPORT.md")).read():
+    problems.append("REPORT.md does not cite data/static_flbench.json")
+print("\n".join(problems) or "all good")
+sys.exit(1 if problems else 0)
+PYEOF
+  then ok "tables 6 and 8: binary fuse rows from flbench --structure static"
+  else bad "tables 6 and 8: binary fuse rows from flbench --structure static"; cat "$T/static.log" >&2
+  fi
+fi
+
 FL=$BUILD/src/cli/filterlab
 if "$FL" advise --help >/dev/null 2>&1; then
   if "$FL" advise --n 1000000 --fpr 0.01 --results "$OUT" >"$T/advise.out" 2>&1 && grep -q '^pick ' "$T/advise.out"; then

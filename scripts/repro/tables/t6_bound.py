@@ -4,8 +4,9 @@ is 1."""
 
 import math
 
+import static_data
+
 from fmt import g
-from rundata import load_json
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 6, "t6", "t5_space.json"
@@ -35,27 +36,20 @@ def build(ctx, d):
     static_rows(ctx)
 
 
-STATIC_DATA = "static_fuse.json"
-
-
 def static_rows(ctx):
-    """Binary fuse filters (issue 14, data/static_fuse.json): one row per shape and key count,
-    bits per key over log2(1/measured FPR) and over the fingerprint's log2(1/2^-bits); Graf and
-    Lemire 2022 report ~1.13 for 3-wise 8-bit at a million keys and above."""
-    d = load_json(ctx.out, STATIC_DATA)
-    if not d:
-        return
-    src = "data/" + STATIC_DATA
-    seen, rows = set(), []
-    for r in d["rows"]:
-        key = (r["arity"], r["fingerprint_bits"], r["keys"])
-        if key in seen or not r["fpr_measured"]:
+    """Binary fuse filters (issue 14, flbench --structure static, static_data.py): one row per
+    shape and key count, bits per key over log2(1/measured FPR) and over the fingerprint's
+    log2(1/2^-bits); Graf and Lemire 2022 report ~1.13 for 3-wise 8-bit at a million keys
+    and above."""
+    rows = []
+    for r in static_data.records(ctx.out):
+        if not r["fpr_measured"]:
             continue
-        seen.add(key)
         lm = math.log2(1 / r["fpr_measured"])
-        rows.append({"variant": "fuse%d_%d" % (r["arity"], r["fingerprint_bits"]), "keys": r["keys"],
-                     "bpk": r["bits_per_key"], "measured": r["fpr_measured"], "expected": r["fpr_expected"],
-                     "bound_measured": lm, "factor": r["bits_per_key"] / lm,
+        rows.append({"variant": r["variant"], "keys": r["keys"], "bpk": r["bits_per_key"],
+                     "measured": r["fpr_measured"], "expected": r["fpr_expected"],
+                     "queries": r["fpr_queries"], "bound_measured": lm,
+                     "factor": r["bits_per_key"] / lm,
                      "factor_target": r["bits_per_key"] / math.log2(1 / r["fpr_expected"])})
     if not rows:
         return
@@ -63,7 +57,7 @@ def static_rows(ctx):
     big = max(r["keys"] for r in rows)
     for r in rows:
         if r["keys"] == big:
-            ctx.fact("t6.%s.factor" % r["variant"], r["factor_target"], src)
+            ctx.fact("t6.%s.factor" % r["variant"], r["factor_target"], static_data.SOURCE)
 
 
 # ---- explanations ---------------------------------------------------------------------

@@ -4,6 +4,7 @@ latency at the same footprint (data/t8_sweep*.csv, read through advise_data, the
 `filterlab advise`'s CSV is written with)."""
 
 import advise_data
+import static_data
 from fmt import bigger, g, human_bytes
 from rundata import load_json
 
@@ -17,38 +18,39 @@ def build(ctx, d=None):
 
 
 def static_rows(ctx):
-    """Binary fuse filters (issue 14, data/static_fuse.json): per shape and key count, the
-    filter's bytes and size class, construction ns/key, one-key lookups (library call, header
-    inline) and batch lookups per kernel, hashing included, 50% hits."""
-    d = load_json(ctx.out, "static_fuse.json")
-    if not d:
-        return
-    cells = {}
-    for r in d["rows"]:
-        key = (r["arity"], r["fingerprint_bits"], r["keys"])
-        c = cells.setdefault(key, {"variant": "fuse%d_%d" % key[:2], "keys": r["keys"], "bytes": r["bytes"],
-                                   "class": ctx.size_class(r["bytes"]), "build_ns_per_key": r["build_ns_per_key"],
-                                   "ns": {}})
-        c["ns"][r["mode"] if r["mode"] != "batch" else "batch " + r["kernel"]] = r["ns_per_lookup"]
+    """Binary fuse filters (issue 14, flbench --structure static, static_data.py): per shape
+    and key count, the filter's bytes and size class, construction ns/key, the one-key inline
+    lookup and batch lookups per kernel, hashing included, 50% hits."""
+    cells = []
+    for r in static_data.records(ctx.out):
+        ns = {}
+        if r["inline_ns"] is not None:
+            ns["inline"] = r["inline_ns"]
+        for k, v in r["batch_ns"].items():
+            ns["batch " + k] = v
+        cells.append({"variant": r["variant"], "keys": r["keys"], "bytes": r["bytes"],
+                      "class": ctx.size_class(r["bytes"]), "build_ns_per_key": r["build_ns_per_key"],
+                      "ns": ns})
     if not cells:
         return
     t8 = ctx.tables.get("t8")
     if t8 is None:  # the sweep's table carries the static rows; without it there is no section
         return
-    t8["static"] = [cells[k] for k in sorted(cells)]
+    t8["static"] = cells
     modes = []
-    for c in t8["static"]:
+    for c in cells:
         for m in c["ns"]:
             if m not in modes:
                 modes.append(m)
     t8["static_modes"] = modes
-    src = "data/static_fuse.json"
-    for c in t8["static"]:
+    for c in cells:
         if c["variant"] == "fuse3_8":
             batch = [v for m, v in c["ns"].items() if m.startswith("batch ")]
             if batch:
-                ctx.fact("t8.fuse3_8.%d.batch_ns" % c["keys"], min(batch), src)
-            ctx.fact("t8.fuse3_8.%d.build_ns_per_key" % c["keys"], c["build_ns_per_key"], src)
+                ctx.fact("t8.fuse3_8.%d.batch_ns" % c["keys"], min(batch), static_data.SOURCE)
+            if c["build_ns_per_key"] is not None:
+                ctx.fact("t8.fuse3_8.%d.build_ns_per_key" % c["keys"], c["build_ns_per_key"],
+                         static_data.SOURCE)
 
 
 def _build_sweep(ctx):
