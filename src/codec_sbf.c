@@ -48,7 +48,6 @@
 #define TAG_SUBH FL_CT_TAG('S', 'U', 'B', 'H')
 #define TAG_DATA FL_CT_TAG('D', 'A', 'T', 'A')
 #define SBFH_LEN 64u
-#define SUBH_LEN (FL_CODEC_HEAD_LEN + 8u)
 
 static uint64_t dbits(double d) {
     uint64_t u;
@@ -64,30 +63,16 @@ static double bitsd(uint64_t u) {
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
-static uint32_t sections_of(const fl_sbf *s, uint32_t *tags, uint64_t *lengths) {
-    uint32_t n = 0;
-    tags[n] = TAG_SBFH;
-    lengths[n++] = SBFH_LEN;
-    for (uint32_t i = 0; i < s->count; i++) {
-        tags[n] = TAG_SUBH;
-        lengths[n++] = SUBH_LEN;
-        tags[n] = TAG_DATA;
-        lengths[n++] = s->filters[i]->bytes;
-    }
-    return n;
-}
+/* SBFH, then a SUBH/DATA pair per sub-filter, SUBH ending with its capacity
+ * (src/codec_chain.c). */
+static const fl_codec_chain sbf_sections = {TAG_SBFH, TAG_SUBH, TAG_DATA, SBFH_LEN, 1};
 
 size_t fl_sbf_serialized_size(const fl_sbf *s) {
     if (!s) return 0;
-    uint32_t tags[FL_CT_SECTIONS_MAX];
-    uint64_t lengths[FL_CT_SECTIONS_MAX];
-    return fl_ct_size(sections_of(s, tags, lengths), lengths);
+    return fl_codec_chain_size(&sbf_sections, s->filters, s->count);
 }
 
 static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
-    uint32_t tags[FL_CT_SECTIONS_MAX];
-    uint64_t lengths[FL_CT_SECTIONS_MAX];
-    uint32_t n = sections_of(s, tags, lengths);
     uint8_t h[SBFH_LEN];
     memset(h, 0, sizeof h);
     h[0] = (uint8_t)s->variant;
@@ -102,18 +87,8 @@ static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
     fl_put64(h + 40, s->seed);
     fl_put64(h + 48, s->items);
     fl_put64(h + 56, s->max_bytes);
-    fl_ct_writer w;
-    fl_status st = fl_ct_write_begin(&w, sink, FL_KIND_SCALABLE_BLOOM, n, tags, lengths);
-    if (st == FL_OK) st = fl_ct_write_section(&w, h, sizeof h);
-    for (uint32_t i = 0; i < s->count && st == FL_OK; i++) {
-        uint8_t sub[SUBH_LEN];
-        fl_codec_head_encode(s->filters[i], sub);
-        fl_put64(sub + FL_CODEC_HEAD_LEN, s->cap[i]);
-        st = fl_ct_write_section(&w, sub, sizeof sub);
-        if (st == FL_OK) st = fl_ct_write_section(&w, s->filters[i]->data, s->filters[i]->bytes);
-    }
-    if (st == FL_OK) st = fl_ct_write_end(&w);
-    return st;
+    return fl_codec_chain_write(&sbf_sections, sink, FL_KIND_SCALABLE_BLOOM, h, s->filters, s->count,
+                                s->cap);
 }
 
 /* The codec in the shape every kind's save and load share (src/kind_io.c). */
@@ -144,19 +119,6 @@ fl_status fl_sbf_save_file(const fl_sbf *s, const char *path) {
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
-
-/* SBFH first, then SUBH/DATA pairs of the right lengths, nothing else. */
-static fl_status check_sections(const fl_ct_reader *r) {
-    if (r->count < 3 || r->count % 2 == 0) return FL_ERR_CORRUPT;
-    for (uint32_t i = 0; i < r->count; i++) {
-        fl_ct_section s = fl_ct_section_at(r, i);
-        uint32_t want = i == 0 ? TAG_SBFH : i % 2 ? TAG_SUBH : TAG_DATA;
-        if (s.tag != want) return FL_ERR_CORRUPT;
-        if (i == 0 && s.length != SBFH_LEN) return FL_ERR_CORRUPT;
-        if (i > 0 && i % 2 && s.length != SUBH_LEN) return FL_ERR_CORRUPT;
-    }
-    return FL_OK;
-}
 
 /* The chain's parameters: whatever fl_sbf_create would refuse is CORRUPT here. */
 static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
@@ -230,7 +192,8 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
 static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
     fl_sbf params;
     uint64_t items = 0;
-    fl_status st = check_sections(r);
+    /* SBFH first, then SUBH/DATA pairs of the right lengths, nothing else */
+    fl_status st = fl_codec_chain_check(&sbf_sections, r);
     if (st == FL_OK) st = read_params(r, &params, &items);
     if (st == FL_OK) st = check_payload(r, &params, max_bytes);
     if (st == FL_OK) st = fl_in_check_size(r->in, r->end);
