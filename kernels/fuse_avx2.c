@@ -80,9 +80,9 @@ FL_INLINE __m256i probe8(const fl_fuse_view *v, const uint64_t *keys, int arity,
             x = _mm256_xor_si256(x, g);
         }
     } else {
-        uint32_t pos[4 * 8], cell[8];
-        for (int j = 0; j < arity; j++) _mm256_storeu_si256((__m256i *)(void *)(pos + 8 * j), p[j]);
-        fuse_xor_cells(v, pos, 8, arity, bits, cell);
+        uint32_t pos[4][8], cell[8];
+        for (int j = 0; j < arity; j++) _mm256_storeu_si256((__m256i *)(void *)pos[j], p[j]);
+        FL_FUSE_XOR_CELLS(v, pos, 8, arity, bits, cell);
         x = _mm256_xor_si256(x, _mm256_loadu_si256((const __m256i *)(const void *)cell));
     }
     return _mm256_and_si256(x, cmask);

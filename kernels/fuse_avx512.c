@@ -73,9 +73,9 @@ FL_INLINE __m512i probe16(const fl_fuse_view *v, const uint64_t *keys, int arity
             x = _mm512_xor_si512(x, g);
         }
     } else {
-        uint32_t pos[4 * 16], cell[16];
-        for (int j = 0; j < arity; j++) _mm512_storeu_si512((void *)(pos + 16 * j), p[j]);
-        fuse_xor_cells(v, pos, 16, arity, bits, cell);
+        uint32_t pos[4][16], cell[16];
+        for (int j = 0; j < arity; j++) _mm512_storeu_si512((void *)pos[j], p[j]);
+        FL_FUSE_XOR_CELLS(v, pos, 16, arity, bits, cell);
         x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)cell));
     }
     return _mm512_and_si512(x, cmask);

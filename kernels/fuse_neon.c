@@ -54,12 +54,12 @@ FL_INLINE uint32x4_t probe4(const fl_fuse_view *v, const uint64_t *keys, int ari
                                         mask));
     uint32x4_t word = vcombine_u32(vmovn_u64(veorq_u64(ha, vshrq_n_u64(ha, 32))),
                                    vmovn_u64(veorq_u64(hb, vshrq_n_u64(hb, 32))));
-    uint32_t pos[4 * 4], cell[4];
-    vst1q_u32(pos, p0);
-    vst1q_u32(pos + 4, p1);
-    vst1q_u32(pos + 8, p2);
-    vst1q_u32(pos + 12, p3);
-    fuse_xor_cells(v, pos, 4, arity, bits, cell);
+    uint32_t pos[4][4], cell[4];
+    vst1q_u32(pos[0], p0);
+    vst1q_u32(pos[1], p1);
+    vst1q_u32(pos[2], p2);
+    vst1q_u32(pos[3], p3);
+    FL_FUSE_XOR_CELLS(v, pos, 4, arity, bits, cell);
     uint32x4_t x = veorq_u32(word, vld1q_u32(cell));
     return vandq_u32(x, vdupq_n_u32(bits == 32 ? 0xffffffffu : (1u << bits) - 1));
 }

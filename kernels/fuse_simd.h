@@ -14,29 +14,28 @@
 #include "kernels.h"
 
 /* The loads form: for each of `lanes` keys, the XOR of its `arity` cells (each `bits` wide)
- * read by scalar loads at pos[j * lanes + i] (position j of key i, stored from the vectors),
- * into cell[i]. Called with constant lanes/arity/bits, it unrolls as the inline loops did. */
-FL_INLINE void fuse_xor_cells(const fl_fuse_view *v, const uint32_t *pos, int lanes, int arity,
-                              int bits, uint32_t *cell) {
-    const uint32_t *p0 = pos, *p1 = pos + lanes, *p2 = pos + 2 * lanes, *p3 = pos + 3 * lanes;
-    for (int i = 0; i < lanes; i++) {
-        uint32_t c;
-        if (bits == 8) {
-            const uint8_t *cs = (const uint8_t *)v->cells;
-            c = (uint32_t)cs[p0[i]] ^ cs[p1[i]] ^ cs[p2[i]];
-            if (arity == 4) c ^= cs[p3[i]];
-        } else if (bits == 16) {
-            const uint16_t *cs = (const uint16_t *)v->cells;
-            c = (uint32_t)cs[p0[i]] ^ cs[p1[i]] ^ cs[p2[i]];
-            if (arity == 4) c ^= cs[p3[i]];
-        } else {
-            const uint32_t *cs = (const uint32_t *)v->cells;
-            c = cs[p0[i]] ^ cs[p1[i]] ^ cs[p2[i]];
-            if (arity == 4) c ^= cs[p3[i]];
-        }
-        cell[i] = c;
+ * read by scalar loads at pos[j][i] (position j of key i, stored from the vectors), into
+ * cell[i]; pos is a uint32_t [4][lanes] array, cell a uint32_t [lanes] one. A statement macro,
+ * not a function: over the callers' own 2-D arrays GCC emits the code it emitted for the loop
+ * written in each file (a flat-array function changed the AVX-512 loads kernels' code). */
+#define FL_FUSE_XOR_CELLS(v, pos, lanes, arity, bits, cell)                                 \
+    for (int i_ = 0; i_ < (lanes); i_++) {                                                  \
+        uint32_t c_;                                                                         \
+        if ((bits) == 8) {                                                                   \
+            const uint8_t *cs_ = (const uint8_t *)(v)->cells;                                \
+            c_ = (uint32_t)cs_[(pos)[0][i_]] ^ cs_[(pos)[1][i_]] ^ cs_[(pos)[2][i_]];        \
+            if ((arity) == 4) c_ ^= cs_[(pos)[3][i_]];                                       \
+        } else if ((bits) == 16) {                                                           \
+            const uint16_t *cs_ = (const uint16_t *)(v)->cells;                              \
+            c_ = (uint32_t)cs_[(pos)[0][i_]] ^ cs_[(pos)[1][i_]] ^ cs_[(pos)[2][i_]];        \
+            if ((arity) == 4) c_ ^= cs_[(pos)[3][i_]];                                       \
+        } else {                                                                             \
+            const uint32_t *cs_ = (const uint32_t *)(v)->cells;                              \
+            c_ = cs_[(pos)[0][i_]] ^ cs_[(pos)[1][i_]] ^ cs_[(pos)[2][i_]];                  \
+            if ((arity) == 4) c_ ^= cs_[(pos)[3][i_]];                                       \
+        }                                                                                    \
+        (cell)[i_] = c_;                                                                     \
     }
-}
 
 /* The x86 gathers' indices are signed 32-bit: an array of 2^31 cells or more (about 1.9
  * billion keys) goes to the scalar kernel instead. */
