@@ -22,15 +22,6 @@ FL_INLINE uint32x4_t counting512_zero(uint32x4_t t, uint8x16x4_t blk) {
     return vceqzq_u32(vandq_u32(w, vshlq_u32(vdupq_n_u32(0xf), sh)));
 }
 
-FL_INLINE uint8x16x4_t load_line(const uint8_t *b) {
-    uint8x16x4_t v;
-    v.val[0] = vld1q_u8(b);
-    v.val[1] = vld1q_u8(b + 16);
-    v.val[2] = vld1q_u8(b + 32);
-    v.val[3] = vld1q_u8(b + 48);
-    return v;
-}
-
 /* The salts in groups of 4 and, per group, the lanes of salts < k. */
 typedef struct {
     uint32x4_t salt[4], lanes[4];
@@ -49,7 +40,7 @@ FL_INLINE salts4 salts_for(uint32_t k) {
 }
 
 FL_INLINE int counting512_one(const uint8_t *line, uint32_t lo, const salts4 *s) {
-    uint8x16x4_t blk = load_line(line);
+    uint8x16x4_t blk = load_block(line);
     uint32x4_t x = vdupq_n_u32(lo), zero = vdupq_n_u32(0);
     for (uint32_t g = 0; g < s->groups; g++)
         zero = vorrq_u32(zero, vandq_u32(counting512_zero(vmulq_u32(x, s->salt[g]), blk), s->lanes[g]));

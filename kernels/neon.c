@@ -70,15 +70,6 @@ FL_INLINE uint32x4_t block512_missing(uint32x4_t t, uint8x16x4_t blk) {
     return vbicq_u32(bit32(vshrq_n_u32(t, 23)), w);
 }
 
-FL_INLINE uint8x16x4_t load_block(const uint8_t *b) {
-    uint8x16x4_t v;
-    v.val[0] = vld1q_u8(b);
-    v.val[1] = vld1q_u8(b + 16);
-    v.val[2] = vld1q_u8(b + 32);
-    v.val[3] = vld1q_u8(b + 48);
-    return v;
-}
-
 FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
     const uint8_t *base = (const uint8_t *)f->data;

@@ -63,6 +63,16 @@ FL_INLINE int all_zero(uint32x4_t v) {
     return vmaxvq_u32(v) == 0;
 }
 
+/* A 64-byte block (a blocked filter's line) as four q registers. */
+FL_INLINE uint8x16x4_t load_block(const uint8_t *b) {
+    uint8x16x4_t v;
+    v.val[0] = vld1q_u8(b);
+    v.val[1] = vld1q_u8(b + 16);
+    v.val[2] = vld1q_u8(b + 32);
+    v.val[3] = vld1q_u8(b + 48);
+    return v;
+}
+
 
 /* The classic layout's pair loop, shared by neon.c's Bloom lookup (counters = 0: the bit
  * 1 << (g & 63)) and counting_neon.c's (counters = 1: the 4-bit counter's mask

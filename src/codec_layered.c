@@ -44,18 +44,6 @@
 #define TAG_DATA FL_CT_TAG('D', 'A', 'T', 'A')
 #define LBFH_LEN 64u
 
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bitsd(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* ---- writing ---------------------------------------------------------------------------- */
 
 /* LBFH, then a LAYH/DATA pair per layer (src/codec_chain.c). */
@@ -73,7 +61,7 @@ static fl_status write_lbf(const fl_lbf *l, fl_sink *sink) {
     h[1] = (uint8_t)l->hash;
     fl_put16(h + 2, (uint16_t)l->layers);
     fl_put64(h + 8, l->capacity);
-    fl_put64(h + 16, dbits(l->fpr));
+    fl_put64(h + 16, fl_double_bits(l->fpr));
     fl_put64(h + 24, l->seed);
     fl_put64(h + 32, l->adds);
     fl_put64(h + 40, l->deletes);
@@ -123,7 +111,7 @@ static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
     fl_lbf_config c = {
         .layers = fl_get16(h + 2),
         .capacity = fl_get64(h + 8),
-        .fpr = bitsd(fl_get64(h + 16)),
+        .fpr = fl_bits_double(fl_get64(h + 16)),
         .variant = (fl_variant)h[0],
         .hash = (fl_hash_id)h[1],
         .seed = fl_get64(h + 24),

@@ -49,18 +49,6 @@
 #define TAG_DATA FL_CT_TAG('D', 'A', 'T', 'A')
 #define SBFH_LEN 64u
 
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bitsd(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* ---- writing ---------------------------------------------------------------------------- */
 
 /* SBFH, then a SUBH/DATA pair per sub-filter, SUBH ending with its capacity
@@ -81,9 +69,9 @@ static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
     fl_put16(h + 4, (uint16_t)s->count);
     fl_put16(h + 6, (uint16_t)s->max_filters);
     fl_put64(h + 8, s->capacity);
-    fl_put64(h + 16, dbits(s->error_rate));
-    fl_put64(h + 24, dbits(s->growth));
-    fl_put64(h + 32, dbits(s->tightening));
+    fl_put64(h + 16, fl_double_bits(s->error_rate));
+    fl_put64(h + 24, fl_double_bits(s->growth));
+    fl_put64(h + 32, fl_double_bits(s->tightening));
     fl_put64(h + 40, s->seed);
     fl_put64(h + 48, s->items);
     fl_put64(h + 56, s->max_bytes);
@@ -128,9 +116,9 @@ static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
     if (st != FL_OK) return st;
     fl_sbf_config c = {
         .capacity = fl_get64(h + 8),
-        .error_rate = bitsd(fl_get64(h + 16)),
-        .growth = bitsd(fl_get64(h + 24)),
-        .tightening = bitsd(fl_get64(h + 32)),
+        .error_rate = fl_bits_double(fl_get64(h + 16)),
+        .growth = fl_bits_double(fl_get64(h + 24)),
+        .tightening = fl_bits_double(fl_get64(h + 32)),
         .variant = (fl_variant)h[0],
         .hash = (fl_hash_id)h[1],
         .seed = fl_get64(h + 40),
