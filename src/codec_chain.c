@@ -59,3 +59,37 @@ fl_status fl_codec_chain_check(const fl_codec_chain *c, const fl_ct_reader *r) {
     }
     return FL_OK;
 }
+
+fl_status fl_codec_chain_check_payload(const fl_ct_reader *r, size_t max_bytes,
+                                       uint64_t *total) {
+    uint64_t sum = 0;
+    for (uint32_t i = 2; i < r->count; i += 2) {
+        uint64_t len = fl_ct_section_at(r, i).length;
+        if (len > UINT64_MAX - sum) return FL_ERR_TOO_LARGE;
+        sum += len;
+    }
+    if (sum > SIZE_MAX || (max_bytes && sum > max_bytes)) return FL_ERR_TOO_LARGE;
+    *total = sum;
+    return FL_OK;
+}
+
+fl_status fl_codec_chain_sub_head(fl_ct_reader *r, uint32_t i, const uint8_t **sub,
+                                  fl_filter_fields *f) {
+    fl_ct_section head = fl_ct_section_at(r, 1 + 2 * i), data = fl_ct_section_at(r, 2 + 2 * i);
+    fl_status st = fl_ct_view(r, &head, sub);
+    if (st != FL_OK) return st;
+    memset(f, 0, sizeof *f);
+    st = fl_codec_head_decode(*sub, data.length, f);
+    if (st == FL_ERR_TOO_LARGE) return st;
+    if (st != FL_OK) return FL_ERR_CORRUPT;
+    return FL_OK;
+}
+
+fl_status fl_codec_chain_sub_read(fl_ct_reader *r, uint32_t i, const fl_filter_fields *f,
+                                  fl_filter **out) {
+    fl_ct_section data = fl_ct_section_at(r, 2 + 2 * i);
+    fl_filter *filter = NULL;
+    fl_status st = fl_codec_filter_alloc(f, &filter);
+    if (st != FL_OK) return st;
+    return fl_codec_filter_finish(filter, f, fl_ct_read(r, &data, filter->data), out);
+}

@@ -88,6 +88,19 @@ fl_status fl_codec_chain_write(const fl_codec_chain *c, fl_sink *sink, fl_kind k
 /* The section list of a load: CORRUPT unless it is the header, then sub-header/payload
  * pairs (at least one), of the tags and header lengths above, nothing else. */
 fl_status fl_codec_chain_check(const fl_codec_chain *c, const fl_ct_reader *r);
+/* The payloads together (the DATA sections of a checked list) into *total: TOO_LARGE if they
+ * overflow, exceed SIZE_MAX or the caller's cap max_bytes (0 = none). */
+fl_status fl_codec_chain_check_payload(const fl_ct_reader *r, size_t max_bytes,
+                                       uint64_t *total);
+/* Filter i's sub-header (of a checked list): *sub gets its bytes (the HEAD, then the kind's
+ * u64 if any), *f the HEAD decoded against the payload's length (fl_codec_head_decode:
+ * TOO_LARGE as it says, any other refusal CORRUPT). The kind checks f next. */
+fl_status fl_codec_chain_sub_head(fl_ct_reader *r, uint32_t i, const uint8_t **sub,
+                                  fl_filter_fields *f);
+/* Filter i's payload into a new filter for f (fl_codec_filter_alloc, then
+ * fl_codec_filter_finish: *out only on success). */
+fl_status fl_codec_chain_sub_read(fl_ct_reader *r, uint32_t i, const fl_filter_fields *f,
+                                  fl_filter **out);
 
 /* ---- format version 1, read-only (codec_filter_v1.c) ----------------------------------- */
 /* Decodes a version-1 file whose magic and version the caller has seen. */

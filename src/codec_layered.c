@@ -129,36 +129,19 @@ static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
 }
 
 static fl_status check_payload(const fl_ct_reader *r, size_t max_bytes) {
-    uint64_t total = 0;
-    for (uint32_t i = 2; i < r->count; i += 2) {
-        uint64_t len = fl_ct_section_at(r, i).length;
-        if (len > UINT64_MAX - total) return FL_ERR_TOO_LARGE;
-        total += len;
-    }
-    if (total > SIZE_MAX || (max_bytes && total > max_bytes)) return FL_ERR_TOO_LARGE;
-    return FL_OK;
+    uint64_t total;
+    return fl_codec_chain_check_payload(r, max_bytes, &total);
 }
 
 static fl_status read_layer(fl_ct_reader *r, fl_lbf *l, uint32_t i) {
-    fl_ct_section head = fl_ct_section_at(r, 1 + 2 * i), data = fl_ct_section_at(r, 2 + 2 * i);
     const uint8_t *p;
-    fl_status st = fl_ct_view(r, &head, &p);
-    if (st != FL_OK) return st;
     fl_filter_fields f;
-    memset(&f, 0, sizeof f);
-    st = fl_codec_head_decode(p, data.length, &f);
-    if (st == FL_ERR_TOO_LARGE) return st;
-    if (st != FL_OK) return FL_ERR_CORRUPT;
+    fl_status st = fl_codec_chain_sub_head(r, i, &p, &f);
+    if (st != FL_OK) return st;
     if (f.g.variant != l->variant || f.hash != l->hash || f.seed != l->seed ||
         f.g.units != l->geometry.units || f.g.k != l->geometry.k)
         return FL_ERR_CORRUPT;
-    fl_filter *filter = NULL;
-    st = fl_codec_filter_alloc(&f, &filter);
-    if (st != FL_OK) return st;
-    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
-    if (st != FL_OK) return st;
-    l->layer[i] = filter;
-    return FL_OK;
+    return fl_codec_chain_sub_read(r, i, &f, &l->layer[i]);
 }
 
 static fl_status read_lbf(fl_ct_reader *r, size_t max_bytes, fl_lbf **out) {

@@ -142,12 +142,8 @@ static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
 /* The payloads together against the caller's cap and the chain's own. */
 static fl_status check_payload(const fl_ct_reader *r, const fl_sbf *params, size_t max_bytes) {
     uint64_t total = 0;
-    for (uint32_t i = 2; i < r->count; i += 2) {
-        uint64_t len = fl_ct_section_at(r, i).length;
-        if (len > UINT64_MAX - total) return FL_ERR_TOO_LARGE;
-        total += len;
-    }
-    if (total > SIZE_MAX || (max_bytes && total > max_bytes)) return FL_ERR_TOO_LARGE;
+    fl_status st = fl_codec_chain_check_payload(r, max_bytes, &total);
+    if (st != FL_OK) return st;
     if (params->max_bytes && total > params->max_bytes) return FL_ERR_CORRUPT;
     return FL_OK;
 }
@@ -155,23 +151,16 @@ static fl_status check_payload(const fl_ct_reader *r, const fl_sbf *params, size
 /* Sub-filter i: its SUBH against the chain's rules, then its payload into a new filter. */
 static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t filters,
                              uint64_t cap) {
-    fl_ct_section head = fl_ct_section_at(r, 1 + 2 * i), data = fl_ct_section_at(r, 2 + 2 * i);
     const uint8_t *p;
-    fl_status st = fl_ct_view(r, &head, &p);
-    if (st != FL_OK) return st;
     fl_filter_fields f;
-    memset(&f, 0, sizeof f);
-    st = fl_codec_head_decode(p, data.length, &f);
-    if (st == FL_ERR_TOO_LARGE) return st;
-    if (st != FL_OK) return FL_ERR_CORRUPT;
+    fl_status st = fl_codec_chain_sub_head(r, i, &p, &f);
+    if (st != FL_OK) return st;
     if (f.g.variant != s->variant || f.hash != s->hash || f.seed != s->seed)
         return FL_ERR_CORRUPT;
     if (fl_get64(p + FL_CODEC_HEAD_LEN) != cap || f.keys > cap) return FL_ERR_CORRUPT;
     if (i + 1 < filters && f.keys != cap) return FL_ERR_CORRUPT;
     fl_filter *filter = NULL;
-    st = fl_codec_filter_alloc(&f, &filter);
-    if (st != FL_OK) return st;
-    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
+    st = fl_codec_chain_sub_read(r, i, &f, &filter);
     if (st != FL_OK) return st;
     fl_sbf_adopt(s, filter, cap);
     return FL_OK;
