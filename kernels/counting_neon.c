@@ -22,15 +22,6 @@ FL_INLINE uint32x4_t counting512_zero(uint32x4_t t, uint8x16x4_t blk) {
     return vceqzq_u32(vandq_u32(w, vshlq_u32(vdupq_n_u32(0xf), sh)));
 }
 
-FL_INLINE uint8x16x4_t load_line(const uint8_t *b) {
-    uint8x16x4_t v;
-    v.val[0] = vld1q_u8(b);
-    v.val[1] = vld1q_u8(b + 16);
-    v.val[2] = vld1q_u8(b + 32);
-    v.val[3] = vld1q_u8(b + 48);
-    return v;
-}
-
 /* The salts in groups of 4 and, per group, the lanes of salts < k. */
 typedef struct {
     uint32x4_t salt[4], lanes[4];
@@ -49,7 +40,7 @@ FL_INLINE salts4 salts_for(uint32_t k) {
 }
 
 FL_INLINE int counting512_one(const uint8_t *line, uint32_t lo, const salts4 *s) {
-    uint8x16x4_t blk = load_line(line);
+    uint8x16x4_t blk = load_block(line);
     uint32x4_t x = vdupq_n_u32(lo), zero = vdupq_n_u32(0);
     for (uint32_t g = 0; g < s->groups; g++)
         zero = vorrq_u32(zero, vandq_u32(counting512_zero(vmulq_u32(x, s->salt[g]), blk), s->lanes[g]));
@@ -81,40 +72,12 @@ static int fl_contains1_counting512_neon(const void *data, uint32_t units, uint3
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-/* neon.c's classic lookup with a counter test: two keys per uint64x2, positions
- * g = h + r * step advanced in one vector add, the word index from one widening multiply,
- * the counter's mask 0xf << 4 (g & 15); both keys' loads issued before either test. */
-FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                   uint8_t *out, const int prefetch) {
-    const uint64_t *words = (const uint64_t *)f->data;
-    const uint32_t k = f->k;
-    const uint32x2_t un = vdup_n_u32(f->units);
-    const uint64x2_t one = vdupq_n_u64(1), nib = vdupq_n_u64(0xf), m15 = vdupq_n_u64(15);
-    size_t i = 0, pos = 0;
-    for (; i + 2 <= n; i += 2) {
-        if (prefetch && i + PF_DIST + 2 <= n) {
-            pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
-            pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST + 1), f->units));
-        }
-        uint64_t h2[2] = {fl_hash_at(hashes, i), fl_hash_at(hashes, i + 1)};
-        uint64x2_t g = vld1q_u64(h2);
-        uint64x2_t step = vorrq_u64(vorrq_u64(vshlq_n_u64(g, 32), vshrq_n_u64(g, 32)), one);
-        int a0 = 1, a1 = 1;
-        for (uint32_t r = 0; r < k && (a0 | a1); r++) {
-            uint32x2_t idx = vshrn_n_u64(vmull_u32(vshrn_n_u64(g, 32), un), 32);
-            uint64x2_t mask = vshlq_u64(nib, vreinterpretq_s64_u64(vshlq_n_u64(vandq_u64(g, m15), 2)));
-            uint64_t b[2], w0 = words[vget_lane_u32(idx, 0)], w1 = words[vget_lane_u32(idx, 1)];
-            vst1q_u64(b, mask);
-            a0 &= (w0 & b[0]) != 0;
-            a1 &= (w1 & b[1]) != 0;
-            g = vaddq_u64(g, step);
-        }
-        out[i] = (uint8_t)a0;
-        out[i + 1] = (uint8_t)a1;
-        pos += (size_t)(a0 + a1);
-    }
-    pos += fl_contains_counting_scalar(f, hashes + i, n - i, out + i);
-    return pos;
+/* neon.c's classic lookup with a counter test (neon_common.h's pair loop, the counter's mask
+ * 0xf << 4 (g & 15)); the odd key scalar. */
+FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out,
+                                   const int prefetch) {
+    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, 1, &i);
+    return pos + fl_contains_counting_scalar(f, hashes + i, n - i, out + i);
 }
 
 FL_LOOKUP_BY_SIZE(fl_contains_counting_neon, 8, counting_contains)

@@ -12,6 +12,8 @@
 
 #define FL_INLINE static inline __attribute__((always_inline))
 
+#include "fuse_simd.h"
+
 FL_INLINE __m256i mul64(__m256i a, __m256i b) {
     __m256i lo = _mm256_mul_epu32(a, b);
     __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b),
@@ -80,23 +82,7 @@ FL_INLINE __m256i probe8(const fl_fuse_view *v, const uint64_t *keys, int arity,
     } else {
         uint32_t pos[4][8], cell[8];
         for (int j = 0; j < arity; j++) _mm256_storeu_si256((__m256i *)(void *)pos[j], p[j]);
-        for (int i = 0; i < 8; i++) {
-            uint32_t c;
-            if (bits == 8) {
-                const uint8_t *cs = (const uint8_t *)v->cells;
-                c = (uint32_t)cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
-                if (arity == 4) c ^= cs[pos[3][i]];
-            } else if (bits == 16) {
-                const uint16_t *cs = (const uint16_t *)v->cells;
-                c = (uint32_t)cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
-                if (arity == 4) c ^= cs[pos[3][i]];
-            } else {
-                const uint32_t *cs = (const uint32_t *)v->cells;
-                c = cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
-                if (arity == 4) c ^= cs[pos[3][i]];
-            }
-            cell[i] = c;
-        }
+        FL_FUSE_XOR_CELLS(v, pos, 8, arity, bits, cell);
         x = _mm256_xor_si256(x, _mm256_loadu_si256((const __m256i *)(const void *)cell));
     }
     return _mm256_and_si256(x, cmask);
@@ -105,12 +91,6 @@ FL_INLINE __m256i probe8(const fl_fuse_view *v, const uint64_t *keys, int arity,
 /* One byte (0/1) per bit of an 8-bit mask. */
 FL_INLINE uint64_t mask_bytes(uint32_t m) {
     return _pdep_u64(m, 0x0101010101010101ull);
-}
-
-/* The gathers' indices are signed 32-bit: an array of 2^31 cells or more (about 1.9 billion
- * keys) goes to the scalar kernel instead. */
-FL_INLINE int gather_reaches(const fl_fuse_view *v, int arity) {
-    return (uint64_t)v->seg_count_len + (uint64_t)arity * v->seg_len <= 0x7fffffffu;
 }
 
 FL_INLINE size_t contains_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
@@ -152,58 +132,5 @@ FL_INLINE size_t get_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
     return hits;
 }
 
-#define CONTAINS(name, arity, bits, gather, shape)                                           \
-    static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n, uint8_t *out) { \
-        return contains_impl(v, keys, n, out, arity, bits, gather,                           \
-                             fl_fuse_kernels_scalar.contains[shape]);                        \
-    }
-#define GET(name, arity, bits, gather, shape)                                                \
-    static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n,                \
-                       uint16_t *values, uint8_t *found) {                                   \
-        return get_impl(v, keys, n, values, found, arity, bits, gather,                      \
-                        fl_fuse_kernels_scalar.get[shape]);                                  \
-    }
-
-CONTAINS(contains3_8, 3, 8, 1, FL_FUSE3_8)
-CONTAINS(contains3_16, 3, 16, 1, FL_FUSE3_16)
-CONTAINS(contains4_8, 4, 8, 1, FL_FUSE4_8)
-CONTAINS(contains4_16, 4, 16, 1, FL_FUSE4_16)
-GET(get3_16, 3, 16, 1, FL_BLOOMIER3_16)
-GET(get3_32, 3, 32, 1, FL_BLOOMIER3_32)
-GET(get4_16, 4, 16, 1, FL_BLOOMIER4_16)
-GET(get4_32, 4, 32, 1, FL_BLOOMIER4_32)
-
-CONTAINS(contains3_8_loads, 3, 8, 0, FL_FUSE3_8)
-CONTAINS(contains3_16_loads, 3, 16, 0, FL_FUSE3_16)
-CONTAINS(contains4_8_loads, 4, 8, 0, FL_FUSE4_8)
-CONTAINS(contains4_16_loads, 4, 16, 0, FL_FUSE4_16)
-GET(get3_16_loads, 3, 16, 0, FL_BLOOMIER3_16)
-GET(get3_32_loads, 3, 32, 0, FL_BLOOMIER3_32)
-GET(get4_16_loads, 4, 16, 0, FL_BLOOMIER4_16)
-GET(get4_32_loads, 4, 32, 0, FL_BLOOMIER4_32)
-
-const fl_fuse_kernels fl_fuse_kernels_loads_avx2 = {
-    .contains = {contains3_8_loads, contains3_16_loads, contains4_8_loads, contains4_16_loads},
-    .get = {get3_16_loads, get3_32_loads, get4_16_loads, get4_32_loads},
-};
-
-/* Runs at startup for every compiled table, whatever the CPU, so it must not contain this
- * file's ISA instructions: GCC turned a struct copy, and then eight adjacent pointer stores,
- * into AVX-512 moves (a SIGILL on CPUs without AVX-512, and under valgrind). The empty asm
- * with a memory clobber after each store keeps the vectorizer from combining them. */
-#define SET(slot, fn)                                                                        \
-    do {                                                                                     \
-        t->fuse.slot = fn;                                                                   \
-        __asm__ volatile("" ::: "memory");                                                  \
-    } while (0)
-
-void fl_fuse_kernels_init_avx2(fl_kernel_table *t) {
-    SET(contains[FL_FUSE3_8], contains3_8);
-    SET(contains[FL_FUSE3_16], contains3_16);
-    SET(contains[FL_FUSE4_8], contains4_8);
-    SET(contains[FL_FUSE4_16], contains4_16);
-    SET(get[FL_BLOOMIER3_16], get3_16);
-    SET(get[FL_BLOOMIER3_32], get3_32);
-    SET(get[FL_BLOOMIER4_16], get4_16);
-    SET(get[FL_BLOOMIER4_32], get4_32);
-}
+/* contains3_8 ... get4_32, fl_fuse_kernels_loads_avx2 and fl_fuse_kernels_init_avx2() */
+FL_FUSE_X86_KERNELS(avx2, 1)

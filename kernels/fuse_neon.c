@@ -6,24 +6,8 @@
  * Native on aarch64; through SIMDe on x86 (checked there, never picked: dispatch marks it
  * emulated). Exactly include/filterlab_static.h's answer; tails scalar.
  */
-#if defined(__aarch64__)
-#include <arm_neon.h>
-#else
-#if defined(__AVX2__) || defined(__AVX512F__)
-#error "kernels/fuse_neon.c must be compiled at baseline flags on x86 (SIMDe emulation)"
-#endif
-#define SIMDE_ENABLE_NATIVE_ALIASES
-#include <simde/arm/neon.h>
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpass-failed"
-#endif
-#endif
-
-#include <string.h>
-
-#include "kernels.h"
-
-#define FL_INLINE static inline __attribute__((always_inline))
+#include "neon_common.h"
+#include "fuse_simd.h"
 
 /* a * c mod 2^64 for a constant c given as its 32-bit halves */
 FL_INLINE uint64x2_t mul64(uint64x2_t a, uint32x2_t c_lo, uint32x2_t c_hi) {
@@ -75,23 +59,7 @@ FL_INLINE uint32x4_t probe4(const fl_fuse_view *v, const uint64_t *keys, int ari
     vst1q_u32(pos[1], p1);
     vst1q_u32(pos[2], p2);
     vst1q_u32(pos[3], p3);
-    for (int i = 0; i < 4; i++) {
-        uint32_t c;
-        if (bits == 8) {
-            const uint8_t *cs = (const uint8_t *)v->cells;
-            c = (uint32_t)cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
-            if (arity == 4) c ^= cs[pos[3][i]];
-        } else if (bits == 16) {
-            const uint16_t *cs = (const uint16_t *)v->cells;
-            c = (uint32_t)cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
-            if (arity == 4) c ^= cs[pos[3][i]];
-        } else {
-            const uint32_t *cs = (const uint32_t *)v->cells;
-            c = cs[pos[0][i]] ^ cs[pos[1][i]] ^ cs[pos[2][i]];
-            if (arity == 4) c ^= cs[pos[3][i]];
-        }
-        cell[i] = c;
-    }
+    FL_FUSE_XOR_CELLS(v, pos, 4, arity, bits, cell);
     uint32x4_t x = veorq_u32(word, vld1q_u32(cell));
     return vandq_u32(x, vdupq_n_u32(bits == 32 ? 0xffffffffu : (1u << bits) - 1));
 }

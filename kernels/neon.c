@@ -70,15 +70,6 @@ FL_INLINE uint32x4_t block512_missing(uint32x4_t t, uint8x16x4_t blk) {
     return vbicq_u32(bit32(vshrq_n_u32(t, 23)), w);
 }
 
-FL_INLINE uint8x16x4_t load_block(const uint8_t *b) {
-    uint8x16x4_t v;
-    v.val[0] = vld1q_u8(b);
-    v.val[1] = vld1q_u8(b + 16);
-    v.val[2] = vld1q_u8(b + 32);
-    v.val[3] = vld1q_u8(b + 48);
-    return v;
-}
-
 FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
     const uint8_t *base = (const uint8_t *)f->data;
@@ -187,41 +178,11 @@ static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* Two keys per uint64x2: positions g = h + r*step advance in one vector add, the word index
- * (reduce32 of g >> 32) comes from one widening multiply, and both keys' loads are issued
- * before either branch, giving the core two independent chains of probes per pair. */
-FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                  uint8_t *out, const int prefetch) {
-    const uint64_t *words = (const uint64_t *)f->data;
-    const uint32_t k = f->k;
-    const uint32x2_t un = vdup_n_u32(f->units);
-    const uint64x2_t one = vdupq_n_u64(1), m63 = vdupq_n_u64(63);
-    size_t i = 0, pos = 0;
-    for (; i + 2 <= n; i += 2) {
-        if (prefetch && i + PF_DIST + 2 <= n) {
-            pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST), f->units));
-            pf_read(words + unit_of(fl_hash_at(hashes, i + PF_DIST + 1), f->units));
-        }
-        uint64_t h2[2] = {fl_hash_at(hashes, i), fl_hash_at(hashes, i + 1)};
-        uint64x2_t g = vld1q_u64(h2);
-        /* step = rotl(h, 32) | 1 */
-        uint64x2_t step = vorrq_u64(vorrq_u64(vshlq_n_u64(g, 32), vshrq_n_u64(g, 32)), one);
-        int a0 = 1, a1 = 1;
-        for (uint32_t r = 0; r < k && (a0 | a1); r++) {
-            uint32x2_t idx = vshrn_n_u64(vmull_u32(vshrn_n_u64(g, 32), un), 32);
-            uint64x2_t bit = vshlq_u64(one, vreinterpretq_s64_u64(vandq_u64(g, m63)));
-            uint64_t b[2], w0 = words[vget_lane_u32(idx, 0)], w1 = words[vget_lane_u32(idx, 1)];
-            vst1q_u64(b, bit);
-            a0 &= (w0 & b[0]) != 0;
-            a1 &= (w1 & b[1]) != 0;
-            g = vaddq_u64(g, step);
-        }
-        out[i] = (uint8_t)a0;
-        out[i + 1] = (uint8_t)a1;
-        pos += (size_t)(a0 + a1);
-    }
-    pos += fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
-    return pos;
+/* neon_common.h's pair loop testing bits; the odd key scalar. */
+FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out,
+                                  const int prefetch) {
+    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, 0, &i);
+    return pos + fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
 }
 
 FL_LOOKUP_BY_SIZE(fl_contains_classic_neon, 8, classic_contains)

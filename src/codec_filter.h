@@ -63,6 +63,45 @@ fl_status fl_codec_filter_read(fl_ct_reader *r, size_t max_bytes, fl_filter **ou
 void fl_codec_head_encode(const fl_filter *f, uint8_t head[FL_CODEC_HEAD_LEN]);
 fl_status fl_codec_head_decode(const uint8_t *p, uint64_t payload, fl_filter_fields *f);
 
+/* ---- a list of filters in another kind's container (codec_chain.c) -------------------- */
+/* The layout: a header section (head_tag, head_len bytes), then per filter a sub-header
+ * (sub_tag: its HEAD, then, if sub_u64, one u64 of the kind's) and its payload (data_tag). */
+typedef struct fl_codec_chain {
+    uint32_t head_tag, sub_tag, data_tag;
+    uint32_t head_len;
+    int sub_u64; /* 1: each sub-header ends with a u64 after the HEAD */
+} fl_codec_chain;
+static inline uint32_t fl_codec_chain_sub_len(const fl_codec_chain *c) {
+    return FL_CODEC_HEAD_LEN + (c->sub_u64 ? 8u : 0u);
+}
+/* The sections' tags and lengths for count filters (FL_CT_SECTIONS_MAX entries at most);
+ * returns how many. */
+uint32_t fl_codec_chain_sections(const fl_codec_chain *c, fl_filter *const *filters,
+                                 uint32_t count, uint32_t *tags, uint64_t *lengths);
+/* The container's bytes (fl_ct_size; 0 if it overflows). */
+size_t fl_codec_chain_size(const fl_codec_chain *c, fl_filter *const *filters, uint32_t count);
+/* Writes the container of kind `kind`: head (head_len bytes), then the filters; sub_u64[i]
+ * (read only when c->sub_u64) ends filter i's sub-header. */
+fl_status fl_codec_chain_write(const fl_codec_chain *c, fl_sink *sink, fl_kind kind,
+                               const uint8_t *head, fl_filter *const *filters, uint32_t count,
+                               const uint64_t *sub_u64);
+/* The section list of a load: CORRUPT unless it is the header, then sub-header/payload
+ * pairs (at least one), of the tags and header lengths above, nothing else. */
+fl_status fl_codec_chain_check(const fl_codec_chain *c, const fl_ct_reader *r);
+/* The payloads together (the DATA sections of a checked list) into *total: TOO_LARGE if they
+ * overflow, exceed SIZE_MAX or the caller's cap max_bytes (0 = none). */
+fl_status fl_codec_chain_check_payload(const fl_ct_reader *r, size_t max_bytes,
+                                       uint64_t *total);
+/* Filter i's sub-header (of a checked list): *sub gets its bytes (the HEAD, then the kind's
+ * u64 if any), *f the HEAD decoded against the payload's length (fl_codec_head_decode:
+ * TOO_LARGE as it says, any other refusal CORRUPT). The kind checks f next. */
+fl_status fl_codec_chain_sub_head(fl_ct_reader *r, uint32_t i, const uint8_t **sub,
+                                  fl_filter_fields *f);
+/* Filter i's payload into a new filter for f (fl_codec_filter_alloc, then
+ * fl_codec_filter_finish: *out only on success). */
+fl_status fl_codec_chain_sub_read(fl_ct_reader *r, uint32_t i, const fl_filter_fields *f,
+                                  fl_filter **out);
+
 /* ---- format version 1, read-only (codec_filter_v1.c) ----------------------------------- */
 /* Decodes a version-1 file whose magic and version the caller has seen. */
 fl_status fl_codec_filter_v1_read(fl_in *in, size_t max_bytes, fl_filter **out);

@@ -44,65 +44,29 @@
 #define TAG_DATA FL_CT_TAG('D', 'A', 'T', 'A')
 #define LBFH_LEN 64u
 
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bitsd(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* ---- writing ---------------------------------------------------------------------------- */
 
-static uint32_t sections_of(const fl_lbf *l, uint32_t *tags, uint64_t *lengths) {
-    uint32_t n = 0;
-    tags[n] = TAG_LBFH;
-    lengths[n++] = LBFH_LEN;
-    for (uint32_t i = 0; i < l->layers; i++) {
-        tags[n] = TAG_LAYH;
-        lengths[n++] = FL_CODEC_HEAD_LEN;
-        tags[n] = TAG_DATA;
-        lengths[n++] = l->layer[i]->bytes;
-    }
-    return n;
-}
+/* LBFH, then a LAYH/DATA pair per layer (src/codec_chain.c). */
+static const fl_codec_chain lbf_sections = {TAG_LBFH, TAG_LAYH, TAG_DATA, LBFH_LEN, 0};
 
 size_t fl_lbf_serialized_size(const fl_lbf *l) {
     if (!l) return 0;
-    uint32_t tags[FL_CT_SECTIONS_MAX];
-    uint64_t lengths[FL_CT_SECTIONS_MAX];
-    return fl_ct_size(sections_of(l, tags, lengths), lengths);
+    return fl_codec_chain_size(&lbf_sections, l->layer, l->layers);
 }
 
 static fl_status write_lbf(const fl_lbf *l, fl_sink *sink) {
-    uint32_t tags[FL_CT_SECTIONS_MAX];
-    uint64_t lengths[FL_CT_SECTIONS_MAX];
-    uint32_t n = sections_of(l, tags, lengths);
     uint8_t h[LBFH_LEN];
     memset(h, 0, sizeof h);
     h[0] = (uint8_t)l->variant;
     h[1] = (uint8_t)l->hash;
     fl_put16(h + 2, (uint16_t)l->layers);
     fl_put64(h + 8, l->capacity);
-    fl_put64(h + 16, dbits(l->fpr));
+    fl_put64(h + 16, fl_double_bits(l->fpr));
     fl_put64(h + 24, l->seed);
     fl_put64(h + 32, l->adds);
     fl_put64(h + 40, l->deletes);
-    fl_ct_writer w;
-    fl_status st = fl_ct_write_begin(&w, sink, FL_KIND_LAYERED_BLOOM, n, tags, lengths);
-    if (st == FL_OK) st = fl_ct_write_section(&w, h, sizeof h);
-    for (uint32_t i = 0; i < l->layers && st == FL_OK; i++) {
-        uint8_t head[FL_CODEC_HEAD_LEN];
-        fl_codec_head_encode(l->layer[i], head);
-        st = fl_ct_write_section(&w, head, sizeof head);
-        if (st == FL_OK) st = fl_ct_write_section(&w, l->layer[i]->data, l->layer[i]->bytes);
-    }
-    if (st == FL_OK) st = fl_ct_write_end(&w);
-    return st;
+    return fl_codec_chain_write(&lbf_sections, sink, FL_KIND_LAYERED_BLOOM, h, l->layer, l->layers,
+                                NULL);
 }
 
 /* The codec in the shape every kind's save and load share (src/kind_io.c). */
@@ -132,18 +96,6 @@ fl_status fl_lbf_save_file(const fl_lbf *l, const char *path) {
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-static fl_status check_sections(const fl_ct_reader *r) {
-    if (r->count < 3 || r->count % 2 == 0) return FL_ERR_CORRUPT;
-    for (uint32_t i = 0; i < r->count; i++) {
-        fl_ct_section s = fl_ct_section_at(r, i);
-        uint32_t want = i == 0 ? TAG_LBFH : i % 2 ? TAG_LAYH : TAG_DATA;
-        if (s.tag != want) return FL_ERR_CORRUPT;
-        if (i == 0 && s.length != LBFH_LEN) return FL_ERR_CORRUPT;
-        if (i > 0 && i % 2 && s.length != FL_CODEC_HEAD_LEN) return FL_ERR_CORRUPT;
-    }
-    return FL_OK;
-}
-
 static int all_zero(const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (p[i]) return 0;
@@ -159,7 +111,7 @@ static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
     fl_lbf_config c = {
         .layers = fl_get16(h + 2),
         .capacity = fl_get64(h + 8),
-        .fpr = bitsd(fl_get64(h + 16)),
+        .fpr = fl_bits_double(fl_get64(h + 16)),
         .variant = (fl_variant)h[0],
         .hash = (fl_hash_id)h[1],
         .seed = fl_get64(h + 24),
@@ -177,26 +129,15 @@ static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
 }
 
 static fl_status check_payload(const fl_ct_reader *r, size_t max_bytes) {
-    uint64_t total = 0;
-    for (uint32_t i = 2; i < r->count; i += 2) {
-        uint64_t len = fl_ct_section_at(r, i).length;
-        if (len > UINT64_MAX - total) return FL_ERR_TOO_LARGE;
-        total += len;
-    }
-    if (total > SIZE_MAX || (max_bytes && total > max_bytes)) return FL_ERR_TOO_LARGE;
-    return FL_OK;
+    uint64_t total;
+    return fl_codec_chain_check_payload(r, max_bytes, &total);
 }
 
 static fl_status read_layer(fl_ct_reader *r, fl_lbf *l, uint32_t i) {
-    fl_ct_section head = fl_ct_section_at(r, 1 + 2 * i), data = fl_ct_section_at(r, 2 + 2 * i);
     const uint8_t *p;
-    fl_status st = fl_ct_view(r, &head, &p);
-    if (st != FL_OK) return st;
     fl_filter_fields f;
-    memset(&f, 0, sizeof f);
-    st = fl_codec_head_decode(p, data.length, &f);
-    if (st == FL_ERR_TOO_LARGE) return st;
-    if (st != FL_OK) return FL_ERR_CORRUPT;
+    fl_status st = fl_codec_chain_sub_head(r, i, &p, &f);
+    if (st != FL_OK) return st;
     if (i == 0) {
         st = fl_lbf_set_geometry(l, &f.g);
         if (st == FL_ERR_TOO_LARGE) return st;
@@ -205,18 +146,12 @@ static fl_status read_layer(fl_ct_reader *r, fl_lbf *l, uint32_t i) {
     if (f.g.variant != l->variant || f.hash != l->hash || f.seed != l->seed ||
         f.g.units != l->geometry.units || f.g.k != l->geometry.k)
         return FL_ERR_CORRUPT;
-    fl_filter *filter = NULL;
-    st = fl_codec_filter_alloc(&f, &filter);
-    if (st != FL_OK) return st;
-    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
-    if (st != FL_OK) return st;
-    l->layer[i] = filter;
-    return FL_OK;
+    return fl_codec_chain_sub_read(r, i, &f, &l->layer[i]);
 }
 
 static fl_status read_lbf(fl_ct_reader *r, size_t max_bytes, fl_lbf **out) {
     fl_lbf params;
-    fl_status st = check_sections(r);
+    fl_status st = fl_codec_chain_check(&lbf_sections, r);
     if (st == FL_OK) st = read_params(r, &params);
     if (st == FL_OK) st = check_payload(r, max_bytes);
     if (st == FL_OK) st = fl_in_check_size(r->in, r->end);

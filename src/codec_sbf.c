@@ -48,46 +48,19 @@
 #define TAG_SUBH FL_CT_TAG('S', 'U', 'B', 'H')
 #define TAG_DATA FL_CT_TAG('D', 'A', 'T', 'A')
 #define SBFH_LEN 64u
-#define SUBH_LEN (FL_CODEC_HEAD_LEN + 8u)
-
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bitsd(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
-static uint32_t sections_of(const fl_sbf *s, uint32_t *tags, uint64_t *lengths) {
-    uint32_t n = 0;
-    tags[n] = TAG_SBFH;
-    lengths[n++] = SBFH_LEN;
-    for (uint32_t i = 0; i < s->count; i++) {
-        tags[n] = TAG_SUBH;
-        lengths[n++] = SUBH_LEN;
-        tags[n] = TAG_DATA;
-        lengths[n++] = s->filters[i]->bytes;
-    }
-    return n;
-}
+/* SBFH, then a SUBH/DATA pair per sub-filter, SUBH ending with its capacity
+ * (src/codec_chain.c). */
+static const fl_codec_chain sbf_sections = {TAG_SBFH, TAG_SUBH, TAG_DATA, SBFH_LEN, 1};
 
 size_t fl_sbf_serialized_size(const fl_sbf *s) {
     if (!s) return 0;
-    uint32_t tags[FL_CT_SECTIONS_MAX];
-    uint64_t lengths[FL_CT_SECTIONS_MAX];
-    return fl_ct_size(sections_of(s, tags, lengths), lengths);
+    return fl_codec_chain_size(&sbf_sections, s->filters, s->count);
 }
 
 static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
-    uint32_t tags[FL_CT_SECTIONS_MAX];
-    uint64_t lengths[FL_CT_SECTIONS_MAX];
-    uint32_t n = sections_of(s, tags, lengths);
     uint8_t h[SBFH_LEN];
     memset(h, 0, sizeof h);
     h[0] = (uint8_t)s->variant;
@@ -96,24 +69,14 @@ static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
     fl_put16(h + 4, (uint16_t)s->count);
     fl_put16(h + 6, (uint16_t)s->max_filters);
     fl_put64(h + 8, s->capacity);
-    fl_put64(h + 16, dbits(s->error_rate));
-    fl_put64(h + 24, dbits(s->growth));
-    fl_put64(h + 32, dbits(s->tightening));
+    fl_put64(h + 16, fl_double_bits(s->error_rate));
+    fl_put64(h + 24, fl_double_bits(s->growth));
+    fl_put64(h + 32, fl_double_bits(s->tightening));
     fl_put64(h + 40, s->seed);
     fl_put64(h + 48, s->items);
     fl_put64(h + 56, s->max_bytes);
-    fl_ct_writer w;
-    fl_status st = fl_ct_write_begin(&w, sink, FL_KIND_SCALABLE_BLOOM, n, tags, lengths);
-    if (st == FL_OK) st = fl_ct_write_section(&w, h, sizeof h);
-    for (uint32_t i = 0; i < s->count && st == FL_OK; i++) {
-        uint8_t sub[SUBH_LEN];
-        fl_codec_head_encode(s->filters[i], sub);
-        fl_put64(sub + FL_CODEC_HEAD_LEN, s->cap[i]);
-        st = fl_ct_write_section(&w, sub, sizeof sub);
-        if (st == FL_OK) st = fl_ct_write_section(&w, s->filters[i]->data, s->filters[i]->bytes);
-    }
-    if (st == FL_OK) st = fl_ct_write_end(&w);
-    return st;
+    return fl_codec_chain_write(&sbf_sections, sink, FL_KIND_SCALABLE_BLOOM, h, s->filters, s->count,
+                                s->cap);
 }
 
 /* The codec in the shape every kind's save and load share (src/kind_io.c). */
@@ -145,19 +108,6 @@ fl_status fl_sbf_save_file(const fl_sbf *s, const char *path) {
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-/* SBFH first, then SUBH/DATA pairs of the right lengths, nothing else. */
-static fl_status check_sections(const fl_ct_reader *r) {
-    if (r->count < 3 || r->count % 2 == 0) return FL_ERR_CORRUPT;
-    for (uint32_t i = 0; i < r->count; i++) {
-        fl_ct_section s = fl_ct_section_at(r, i);
-        uint32_t want = i == 0 ? TAG_SBFH : i % 2 ? TAG_SUBH : TAG_DATA;
-        if (s.tag != want) return FL_ERR_CORRUPT;
-        if (i == 0 && s.length != SBFH_LEN) return FL_ERR_CORRUPT;
-        if (i > 0 && i % 2 && s.length != SUBH_LEN) return FL_ERR_CORRUPT;
-    }
-    return FL_OK;
-}
-
 /* The chain's parameters: whatever fl_sbf_create would refuse is CORRUPT here. */
 static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
     fl_ct_section sec = fl_ct_section_at(r, 0);
@@ -166,9 +116,9 @@ static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
     if (st != FL_OK) return st;
     fl_sbf_config c = {
         .capacity = fl_get64(h + 8),
-        .error_rate = bitsd(fl_get64(h + 16)),
-        .growth = bitsd(fl_get64(h + 24)),
-        .tightening = bitsd(fl_get64(h + 32)),
+        .error_rate = fl_bits_double(fl_get64(h + 16)),
+        .growth = fl_bits_double(fl_get64(h + 24)),
+        .tightening = fl_bits_double(fl_get64(h + 32)),
         .variant = (fl_variant)h[0],
         .hash = (fl_hash_id)h[1],
         .seed = fl_get64(h + 40),
@@ -192,12 +142,8 @@ static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
 /* The payloads together against the caller's cap and the chain's own. */
 static fl_status check_payload(const fl_ct_reader *r, const fl_sbf *params, size_t max_bytes) {
     uint64_t total = 0;
-    for (uint32_t i = 2; i < r->count; i += 2) {
-        uint64_t len = fl_ct_section_at(r, i).length;
-        if (len > UINT64_MAX - total) return FL_ERR_TOO_LARGE;
-        total += len;
-    }
-    if (total > SIZE_MAX || (max_bytes && total > max_bytes)) return FL_ERR_TOO_LARGE;
+    fl_status st = fl_codec_chain_check_payload(r, max_bytes, &total);
+    if (st != FL_OK) return st;
     if (params->max_bytes && total > params->max_bytes) return FL_ERR_CORRUPT;
     return FL_OK;
 }
@@ -205,23 +151,16 @@ static fl_status check_payload(const fl_ct_reader *r, const fl_sbf *params, size
 /* Sub-filter i: its SUBH against the chain's rules, then its payload into a new filter. */
 static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t filters,
                              uint64_t cap) {
-    fl_ct_section head = fl_ct_section_at(r, 1 + 2 * i), data = fl_ct_section_at(r, 2 + 2 * i);
     const uint8_t *p;
-    fl_status st = fl_ct_view(r, &head, &p);
-    if (st != FL_OK) return st;
     fl_filter_fields f;
-    memset(&f, 0, sizeof f);
-    st = fl_codec_head_decode(p, data.length, &f);
-    if (st == FL_ERR_TOO_LARGE) return st;
-    if (st != FL_OK) return FL_ERR_CORRUPT;
+    fl_status st = fl_codec_chain_sub_head(r, i, &p, &f);
+    if (st != FL_OK) return st;
     if (f.g.variant != s->variant || f.hash != s->hash || f.seed != s->seed)
         return FL_ERR_CORRUPT;
     if (fl_get64(p + FL_CODEC_HEAD_LEN) != cap || f.keys > cap) return FL_ERR_CORRUPT;
     if (i + 1 < filters && f.keys != cap) return FL_ERR_CORRUPT;
     fl_filter *filter = NULL;
-    st = fl_codec_filter_alloc(&f, &filter);
-    if (st != FL_OK) return st;
-    st = fl_codec_filter_finish(filter, &f, fl_ct_read(r, &data, filter->data), &filter);
+    st = fl_codec_chain_sub_read(r, i, &f, &filter);
     if (st != FL_OK) return st;
     fl_sbf_adopt(s, filter, cap);
     return FL_OK;
@@ -230,7 +169,8 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
 static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
     fl_sbf params;
     uint64_t items = 0;
-    fl_status st = check_sections(r);
+    /* SBFH first, then SUBH/DATA pairs of the right lengths, nothing else */
+    fl_status st = fl_codec_chain_check(&sbf_sections, r);
     if (st == FL_OK) st = read_params(r, &params, &items);
     if (st == FL_OK) st = check_payload(r, &params, max_bytes);
     if (st == FL_OK) st = fl_in_check_size(r->in, r->end);

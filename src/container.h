@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "filterlab.h"
 
@@ -76,6 +77,17 @@ static inline uint64_t fl_get64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
     return v;
+}
+/* A double stored as its IEEE 754 bit pattern (then fl_put64/fl_get64: little-endian). */
+static inline uint64_t fl_double_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+static inline double fl_bits_double(uint64_t u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
 }
 
 /* ---- input: a memory buffer or a stream, read front to back --------------------------- */

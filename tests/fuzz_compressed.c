@@ -32,23 +32,10 @@
 static void check_one(const uint8_t *data, size_t size) {
     fl_cbf *c = (fl_cbf *)1;
     fl_status st = fl_cbf_load_mem(data, size, FUZZ_CAP, &c);
-    uint32_t kind = 0;
-    fl_status kst = fl_file_kind_mem(data, size, &kind);
-    if (st != FL_OK) {
-        CHECK(c == NULL);
-        CHECK(st > FL_OK && st < FL_STATUS_COUNT);
-        if (st == FL_ERR_WRONG_KIND) CHECK(kst == FL_OK && kind != FL_FILE_COMPRESSED_BLOOM);
+    if (!check_load_outcome(data, size, st, c != NULL, FL_FILE_COMPRESSED_BLOOM))
         return;
-    }
-    CHECK(c != NULL);
-    CHECK(kst == FL_OK && kind == FL_FILE_COMPRESSED_BLOOM);
 
-    size_t n = fl_cbf_serialized_size(c), written = 0;
-    uint8_t *buf = malloc(n);
-    CHECK(buf != NULL);
-    CHECK(fl_cbf_save_mem(c, buf, n, &written) == FL_OK && written == n);
-    CHECK(n == size && memcmp(buf, data, n) == 0);
-    free(buf);
+    CHECK_SAVES_BACK(c, fl_cbf_serialized_size, fl_cbf_save_mem, data, size);
 
     fl_status vst = fl_cbf_verify(c);
     CHECK(vst == FL_OK || vst == FL_ERR_CORRUPT);
@@ -80,13 +67,8 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_cbf_free(c);
 }
 
-static void reseal(uint8_t *p, size_t size) {
-    if (size < 32 || p[8] != 2 || p[9] != 0) return;
-    reseal_container(p, size);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    check_as_is_and_resealed(data, size, 32, reseal, check_one);
+    check_as_is_and_resealed(data, size, 32, reseal_v2_file, check_one);
     return 0;
 }
 

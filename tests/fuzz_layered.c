@@ -33,16 +33,8 @@
 static void check_one(const uint8_t *data, size_t size) {
     fl_lbf *l = (fl_lbf *)1;
     fl_status st = fl_lbf_load_mem(data, size, FUZZ_CAP, &l);
-    uint32_t kind = 0;
-    fl_status kst = fl_file_kind_mem(data, size, &kind);
-    if (st != FL_OK) {
-        CHECK(l == NULL);
-        CHECK(st > FL_OK && st < FL_STATUS_COUNT);
-        if (st == FL_ERR_WRONG_KIND) CHECK(kst == FL_OK && kind != FL_FILE_LAYERED_BLOOM);
+    if (!check_load_outcome(data, size, st, l != NULL, FL_FILE_LAYERED_BLOOM))
         return;
-    }
-    CHECK(l != NULL);
-    CHECK(kst == FL_OK && kind == FL_FILE_LAYERED_BLOOM);
     fl_filter *f = NULL;
     CHECK(fl_load_mem(data, size, FUZZ_CAP, &f) == FL_ERR_WRONG_KIND && f == NULL);
 
@@ -59,12 +51,7 @@ static void check_one(const uint8_t *data, size_t size) {
         CHECK(counts[i] == fl_lbf_count_hash(l, hashes[i]));
     }
 
-    size_t n = fl_lbf_serialized_size(l), written = 0;
-    uint8_t *buf = malloc(n);
-    CHECK(buf != NULL);
-    CHECK(fl_lbf_save_mem(l, buf, n, &written) == FL_OK && written == n);
-    CHECK(n == size && memcmp(buf, data, n) == 0);
-    free(buf);
+    CHECK_SAVES_BACK(l, fl_lbf_serialized_size, fl_lbf_save_mem, data, size);
 
     for (size_t i = 0; i < 40; i++) {
         uint32_t before = fl_lbf_count_hash(l, hashes[i]), after = 0;
@@ -78,13 +65,8 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_lbf_free(l);
 }
 
-static void reseal(uint8_t *p, size_t size) {
-    if (size < 32 || p[8] != 2 || p[9] != 0) return;
-    reseal_container(p, size);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    check_as_is_and_resealed(data, size, 32, reseal, check_one);
+    check_as_is_and_resealed(data, size, 32, reseal_v2_file, check_one);
     return 0;
 }
 

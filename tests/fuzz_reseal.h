@@ -43,6 +43,14 @@ static void reseal_container(uint8_t *p, size_t size) {
     }
 }
 
+/* The reseal of a kind whose files are all version-2 containers (a scalable, layered or
+ * compressed Bloom filter, a binary fuse or Bloomier filter): an input claiming another
+ * version has nothing to reseal. */
+static inline void reseal_v2_file(uint8_t *p, size_t size) {
+    if (size < 32 || p[8] != 2 || p[9] != 0) return;
+    reseal_container(p, size);
+}
+
 /* Runs check on the input as it is and, when it is at least min_size bytes, on a copy
  * resealed by reseal. */
 static void check_as_is_and_resealed(const uint8_t *data, size_t size, size_t min_size,

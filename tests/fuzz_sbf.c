@@ -34,16 +34,8 @@
 static void check_one(const uint8_t *data, size_t size) {
     fl_sbf *s = (fl_sbf *)1;
     fl_status st = fl_sbf_load_mem(data, size, FUZZ_CAP, &s);
-    uint32_t kind = 0;
-    fl_status kst = fl_file_kind_mem(data, size, &kind);
-    if (st != FL_OK) {
-        CHECK(s == NULL);
-        CHECK(st > FL_OK && st < FL_STATUS_COUNT);
-        if (st == FL_ERR_WRONG_KIND) CHECK(kst == FL_OK && kind != FL_FILE_SCALABLE_BLOOM);
+    if (!check_load_outcome(data, size, st, s != NULL, FL_FILE_SCALABLE_BLOOM))
         return;
-    }
-    CHECK(s != NULL);
-    CHECK(kst == FL_OK && kind == FL_FILE_SCALABLE_BLOOM);
     fl_filter *f = NULL;
     CHECK(fl_load_mem(data, size, FUZZ_CAP, &f) == FL_ERR_WRONG_KIND && f == NULL);
 
@@ -71,12 +63,7 @@ static void check_one(const uint8_t *data, size_t size) {
     }
     CHECK(sum == positives);
 
-    size_t n = fl_sbf_serialized_size(s), written = 0;
-    uint8_t *buf = malloc(n);
-    CHECK(buf != NULL);
-    CHECK(fl_sbf_save_mem(s, buf, n, &written) == FL_OK && written == n);
-    CHECK(n == size && memcmp(buf, data, n) == 0);
-    free(buf);
+    CHECK_SAVES_BACK(s, fl_sbf_serialized_size, fl_sbf_save_mem, data, size);
 
     /* Usable: adds go in (a full or capped chain refuses with its status) and are found.
      * Only where the next sub-filter stays small: a crafted capacity may ask for gigabytes,
@@ -93,14 +80,8 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_sbf_free(s);
 }
 
-/* A chain file is a container (tests/fuzz_reseal.h); other versions have nothing to reseal. */
-static void reseal(uint8_t *p, size_t size) {
-    if (size < 32 || p[8] != 2 || p[9] != 0) return;
-    reseal_container(p, size);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    check_as_is_and_resealed(data, size, 32, reseal, check_one);
+    check_as_is_and_resealed(data, size, 32, reseal_v2_file, check_one);
     return 0;
 }
 

@@ -225,5 +225,11 @@ int cli_batch_status(const cli_batch *b, long got, int rc);
 /* Hashes every key of the batch with the filter's hash and seed. */
 void cli_batch_hash(cli_batch *b, const fl_filter *f);
 static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }
+/* A batched pass over the lines of `input` (NULL or "-": standard input): step gets each
+ * batch in input order and returns EXIT_OK to go on, or the exit code to stop with (having
+ * reported it); the pass also stops once output has failed (the reader went away). Returns
+ * EXIT_OK, step's code, cli_lines_open's, or EXIT_DATA (cli_batch_status). */
+typedef int (*cli_batch_fn)(cli_batch *b, void *ctx);
+int cli_batch_each(const char *input, cli_batch_fn step, void *ctx);
 
 #endif /* FL_CLI_H */

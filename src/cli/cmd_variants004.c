@@ -54,6 +54,30 @@ static void help_layered_build(void)
         "  -h, --help       show this help\n");
 }
 
+/* Every line of a batch goes into the layered filter (layered-build). */
+typedef struct layered_adds {
+    fl_lbf *l;
+    size_t saturated;
+} layered_adds;
+
+static void lbf_hash_batch(const fl_lbf *l, cli_batch *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        b->hash[i] = fl_lbf_hash_bytes(l, cli_batch_key(b, i), b->len[i]);
+}
+
+static int add_batch(cli_batch *b, void *ctx)
+{
+    layered_adds *a = ctx;
+    lbf_hash_batch(a->l, b);
+    size_t sat = 0;
+    fl_status s = fl_lbf_add_hashes(a->l, b->hash, b->count, &sat);
+    a->saturated += sat;
+    if (s != FL_OK)
+        return cli_fail(EXIT_DATA, "layered-build: add failed: %s", fl_strerror(s));
+    return EXIT_OK;
+}
+
 int cmd_layered_build(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "layered-build";
@@ -111,29 +135,9 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     if (s != FL_OK)
         return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
                         "%s: cannot create the filter: %s", CMD, fl_strerror(s));
-    cli_lines in;
-    rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK) {
-        fl_lbf_free(l);
-        return rc;
-    }
-    cli_batch *b = cli_batch_new();
-    long got = 0;
-    size_t saturated = 0;
-    while (b && (got = cli_batch_fill(b, &in)) > 0) {
-        for (size_t i = 0; i < b->count; i++)
-            b->hash[i] = fl_lbf_hash_bytes(l, cli_batch_key(b, i), b->len[i]);
-        size_t sat = 0;
-        s = fl_lbf_add_hashes(l, b->hash, b->count, &sat);
-        saturated += sat;
-        if (s != FL_OK) {
-            rc = cli_fail(EXIT_DATA, "%s: add failed: %s", CMD, fl_strerror(s));
-            break;
-        }
-    }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+    layered_adds adds = {l, 0};
+    rc = cli_batch_each(input, add_batch, &adds);
+    size_t saturated = adds.saturated;
     if (rc == EXIT_OK) {
         cli_replace_begin();
         s = fl_lbf_save_file(l, argv[optind]);
@@ -161,6 +165,26 @@ static void help_layered_count(void)
         "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
         "  --min C       print only lines whose count is at least C\n"
         "  -h, --help    show this help\n");
+}
+
+/* Prints COUNT<TAB>LINE for every line of a batch counted at least min (layered-count). */
+typedef struct layered_counts {
+    const fl_lbf *l;
+    uint64_t min;
+} layered_counts;
+
+static int count_batch(cli_batch *b, void *ctx)
+{
+    const layered_counts *c = ctx;
+    lbf_hash_batch(c->l, b);
+    fl_lbf_count_hashes(c->l, b->hash, b->count, b->hit);
+    for (size_t i = 0; i < b->count; i++) {
+        if (b->hit[i] < c->min)
+            continue;
+        cli_outf("%u\t", (unsigned)b->hit[i]);
+        cli_out_line(cli_batch_key(b, i), b->len[i]);
+    }
+    return EXIT_OK;
 }
 
 int cmd_layered_count(int argc, char **argv, const cli_globals *g)
@@ -192,30 +216,8 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
     fl_status s = fl_lbf_load_file(argv[optind], g->max_bytes, &l);
     if (s != FL_OK)
         return load_status(argv[optind], s);
-    cli_lines in;
-    rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK) {
-        fl_lbf_free(l);
-        return rc;
-    }
-    cli_batch *b = cli_batch_new();
-    long got = 0;
-    while (b && (got = cli_batch_fill(b, &in)) > 0) {
-        for (size_t i = 0; i < b->count; i++)
-            b->hash[i] = fl_lbf_hash_bytes(l, cli_batch_key(b, i), b->len[i]);
-        fl_lbf_count_hashes(l, b->hash, b->count, b->hit);
-        for (size_t i = 0; i < b->count; i++) {
-            if (b->hit[i] < min)
-                continue;
-            cli_outf("%u\t", (unsigned)b->hit[i]);
-            cli_out_line(cli_batch_key(b, i), b->len[i]);
-        }
-        if (cli_out_failed())
-            break;
-    }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+    layered_counts counts = {l, min};
+    rc = cli_batch_each(input, count_batch, &counts);
     fl_lbf_free(l);
     return rc;
 }
@@ -345,6 +347,35 @@ static void help_compressed_query(void)
              "  -h, --help    show this help\n");
 }
 
+/* Looks a batch up, printing the lines that may be present unless only counting
+ * (compressed-query). */
+typedef struct compressed_lookups {
+    const fl_cbf *z;
+    const char *path;
+    int count_only;
+    uint64_t positives;
+} compressed_lookups;
+
+static int lookup_batch(cli_batch *b, void *ctx)
+{
+    compressed_lookups *q = ctx;
+    for (size_t i = 0; i < b->count; i++)
+        b->hash[i] = fl_cbf_hash_bytes(q->z, cli_batch_key(b, i), b->len[i]);
+    size_t pos = 0;
+    fl_status s = fl_cbf_contains_hashes(q->z, b->hash, b->count, b->hit, &pos, NULL);
+    if (s != FL_OK)
+        return cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s",
+                        "compressed-query", q->path, fl_strerror(s),
+                        s == FL_ERR_UNSUPPORTED
+                            ? " (a classic filter spreads keys over every chunk: decompress it)"
+                            : "");
+    q->positives += pos;
+    for (size_t i = 0; i < b->count && !q->count_only; i++)
+        if (b->hit[i])
+            cli_out_line(cli_batch_key(b, i), b->len[i]);
+    return EXIT_OK;
+}
+
 int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "compressed-query";
@@ -371,40 +402,10 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
     fl_status s = fl_cbf_load_file(argv[optind], g->max_bytes, &z);
     if (s != FL_OK)
         return load_status(argv[optind], s);
-    cli_lines in;
-    rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK) {
-        fl_cbf_free(z);
-        return rc;
-    }
-    cli_batch *b = cli_batch_new();
-    long got = 0;
-    uint64_t positives = 0;
-    while (b && (got = cli_batch_fill(b, &in)) > 0) {
-        for (size_t i = 0; i < b->count; i++)
-            b->hash[i] = fl_cbf_hash_bytes(z, cli_batch_key(b, i), b->len[i]);
-        size_t pos = 0;
-        s = fl_cbf_contains_hashes(z, b->hash, b->count, b->hit, &pos, NULL);
-        if (s != FL_OK) {
-            rc = cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s",
-                          CMD, argv[optind], fl_strerror(s),
-                          s == FL_ERR_UNSUPPORTED
-                              ? " (a classic filter spreads keys over every chunk: decompress it)"
-                              : "");
-            break;
-        }
-        positives += pos;
-        for (size_t i = 0; i < b->count && !count_only; i++)
-            if (b->hit[i])
-                cli_out_line(cli_batch_key(b, i), b->len[i]);
-        if (cli_out_failed())
-            break;
-    }
-    rc = cli_batch_status(b, got, rc);
+    compressed_lookups q = {z, argv[optind], count_only, 0};
+    rc = cli_batch_each(input, lookup_batch, &q);
     if (rc == EXIT_OK && count_only)
-        cli_outf("%llu\n", (unsigned long long)positives);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+        cli_outf("%llu\n", (unsigned long long)q.positives);
     fl_cbf_free(z);
     return rc;
 }

@@ -170,6 +170,25 @@ int cli_batch_status(const cli_batch *b, long got, int rc)
     return rc;
 }
 
+int cli_batch_each(const char *input, cli_batch_fn step, void *ctx)
+{
+    cli_lines in;
+    int rc = cli_lines_open(&in, input);
+    if (rc != EXIT_OK)
+        return rc;
+    cli_batch *b = cli_batch_new();
+    long got = 0;
+    while (b && (got = cli_batch_fill(b, &in)) > 0) {
+        rc = step(b, ctx);
+        if (rc != EXIT_OK || cli_out_failed())
+            break;
+    }
+    rc = cli_batch_status(b, got, rc);
+    cli_batch_free(b);
+    cli_lines_close(&in);
+    return rc;
+}
+
 void cli_batch_hash(cli_batch *b, const fl_filter *f)
 {
     for (size_t i = 0; i < b->count; i++)
