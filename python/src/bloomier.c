@@ -27,15 +27,8 @@ static fl_status bloomier_bind_kernel(void *h, const char *name)
 static const flpy_ops bloomier_ops = {
     .class_name = "Bloomier",
     .type = &Bloomier_Type,
-    .free = bloomier_free,
-    .serialized_size = bloomier_serialized_size,
-    .save_mem = bloomier_save_mem,
-    .load_mem = bloomier_load_mem,
-    .save_file = bloomier_save_file,
-    .load_file = bloomier_load_file,
+    FLPY_FORMAT_OPS(bloomier),
     .bind_kernel = bloomier_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Bloomier, bloomier_ops)

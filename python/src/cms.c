@@ -22,17 +22,10 @@ static fl_status cms_bind_kernel(void *c, const char *name) { return fl_cms_bind
 static const flpy_ops cms_ops = {
     .class_name = "CountMin",
     .type = &Cms_Type,
-    .free = cms_free,
-    .serialized_size = cms_serialized_size,
-    .save_mem = cms_save_mem,
-    .load_mem = cms_load_mem,
-    .save_file = cms_save_file,
-    .load_file = cms_load_file,
+    FLPY_FORMAT_OPS(cms),
     .merge = cms_merge,
     .clear = cms_clear,
     .bind_kernel = cms_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Cms, cms_ops)

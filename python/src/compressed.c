@@ -32,15 +32,8 @@ static void cbf_init(flpy_object *self)
 static const flpy_ops cbf_ops = {
     .class_name = "CompressedBloom",
     .type = &Compressed_Type,
-    .free = cbf_free,
+    FLPY_FORMAT_OPS(cbf),
     .init = cbf_init,
-    .serialized_size = cbf_serialized_size,
-    .save_mem = cbf_save_mem,
-    .load_mem = cbf_load_mem,
-    .save_file = cbf_save_file,
-    .load_file = cbf_load_file,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Compressed, cbf_ops)

@@ -48,18 +48,11 @@ static fl_status filter_bind_kernel(void *f, const char *name)
 static const flpy_ops filter_ops = {
     .class_name = "Filter",
     .type = &Filter_Type,
-    .free = filter_free,
+    FLPY_FORMAT_OPS(filter),
     .init = filter_init,
-    .serialized_size = filter_serialized_size,
-    .save_mem = filter_save_mem,
-    .load_mem = filter_load_mem,
-    .save_file = filter_save_file,
-    .load_file = filter_load_file,
     .merge = filter_union,
     .clear = filter_clear,
     .bind_kernel = filter_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Filter, filter_ops)

@@ -24,15 +24,8 @@ static fl_status fuse_bind_kernel(void *h, const char *name)
 static const flpy_ops fuse_ops = {
     .class_name = "FuseFilter",
     .type = &Fuse_Type,
-    .free = fuse_free,
-    .serialized_size = fuse_serialized_size,
-    .save_mem = fuse_save_mem,
-    .load_mem = fuse_load_mem,
-    .save_file = fuse_save_file,
-    .load_file = fuse_load_file,
+    FLPY_FORMAT_OPS(fuse),
     .bind_kernel = fuse_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Fuse, fuse_ops)

@@ -43,17 +43,10 @@ static fl_status lbf_bind_kernel(void *l, const char *name) { return fl_lbf_bind
 static const flpy_ops lbf_ops = {
     .class_name = "LayeredBloom",
     .type = &Layered_Type,
-    .free = lbf_free,
+    FLPY_FORMAT_OPS(lbf),
     .init = lbf_init,
-    .serialized_size = lbf_serialized_size,
-    .save_mem = lbf_save_mem,
-    .load_mem = lbf_load_mem,
-    .save_file = lbf_save_file,
-    .load_file = lbf_load_file,
     .clear = lbf_clear,
     .bind_kernel = lbf_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Layered, lbf_ops)

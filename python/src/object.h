@@ -117,6 +117,14 @@ PyObject *flpy_ior(const flpy_ops *ops, PyObject *a, PyObject *b);
         return lib##_load_file(path, max_bytes, (handle_type **)out);                     \
     }
 
+/* The ops-table entries of a structure whose adapters FLPY_DEFINE_FORMAT_CALLS wrote, and
+ * its pickling through the file format (__reduce__ gives type.from_bytes(to_bytes())). */
+#define FLPY_FORMAT_OPS(prefix)                                                           \
+    .free = prefix##_free, .serialized_size = prefix##_serialized_size,                   \
+    .save_mem = prefix##_save_mem, .load_mem = prefix##_load_mem,                         \
+    .save_file = prefix##_save_file, .load_file = prefix##_load_file,                     \
+    .pickle_state = flpy_to_bytes, .pickle_ctor = "from_bytes"
+
 /* The class methods from_bytes and load of a class (Class_from_bytes, Class_load), each a
  * call of the generic one with the class's ops table. A macro for the same reason: a
  * METH_CLASS method gets no pointer to the table, so each class needs its own function. */

@@ -38,17 +38,10 @@ static fl_status sbf_bind_kernel(void *s, const char *name) { return fl_sbf_bind
 static const flpy_ops sbf_ops = {
     .class_name = "ScalableBloom",
     .type = &Sbf_Type,
-    .free = sbf_free,
+    FLPY_FORMAT_OPS(sbf),
     .init = sbf_init,
-    .serialized_size = sbf_serialized_size,
-    .save_mem = sbf_save_mem,
-    .load_mem = sbf_load_mem,
-    .save_file = sbf_save_file,
-    .load_file = sbf_load_file,
     .clear = sbf_clear,
     .bind_kernel = sbf_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Sbf, sbf_ops)
