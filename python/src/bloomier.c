@@ -293,10 +293,7 @@ static PyObject *Bloomier_info(BloomierObject *self, PyObject *Py_UNUSED(ignored
 
 static Py_ssize_t Bloomier_len(BloomierObject *self)
 {
-    fl_static_info in;
-    if (flpy_static_read_info(self, bloomier_info, &in) < 0)
-        return -1;
-    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
+    return flpy_static_len(self, bloomier_info);
 }
 
 static PyObject *Bloomier_get_value_bits(BloomierObject *self, void *Py_UNUSED(c))

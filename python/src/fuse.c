@@ -119,13 +119,7 @@ static PyObject *Fuse_info(FuseObject *self, PyObject *Py_UNUSED(ignored))
     return flpy_static_info(&in, fl_fuse_kernel(self->handle));
 }
 
-static Py_ssize_t Fuse_len(FuseObject *self)
-{
-    fl_static_info in;
-    if (flpy_static_read_info(self, fuse_info, &in) < 0)
-        return -1;
-    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
-}
+static Py_ssize_t Fuse_len(FuseObject *self) { return flpy_static_len(self, fuse_info); }
 
 static PyObject *Fuse_get_kernel(FuseObject *self, void *Py_UNUSED(c))
 {

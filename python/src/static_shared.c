@@ -40,6 +40,14 @@ int flpy_static_read_info(flpy_object *self, flpy_static_info_fn info, fl_static
     return 0;
 }
 
+Py_ssize_t flpy_static_len(flpy_object *self, flpy_static_info_fn info)
+{
+    fl_static_info in;
+    if (flpy_static_read_info(self, info, &in) < 0)
+        return -1;
+    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
+}
+
 const uint64_t *flpy_static_keys(const flpy_keys *k, uint64_t *tmp)
 {
     if (k->kind == FLPY_U64)

@@ -53,6 +53,9 @@ PyObject *flpy_static_key_method(PyObject *self, PyObject *key);
 typedef fl_status (*flpy_static_info_fn)(const void *handle, fl_static_info *out);
 int flpy_static_read_info(flpy_object *self, flpy_static_info_fn info, fl_static_info *out);
 
+/* len(): the number of keys built in (clamped to PY_SSIZE_T_MAX), or -1 with the error. */
+Py_ssize_t flpy_static_len(flpy_object *self, flpy_static_info_fn info);
+
 /* filterlab._info.StaticInfo for in, with the kernel's name. */
 PyObject *flpy_static_info(const fl_static_info *in, const char *kernel);
 
