@@ -16,24 +16,8 @@ static PyTypeObject Bloomier_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void bloomier_free(void *h) { fl_bloomier_free(h); }
-static size_t bloomier_size(const void *h) { return fl_bloomier_serialized_size(h); }
-static fl_status bloomier_save_mem(const void *h, void *buf, size_t cap, size_t *written)
-{
-    return fl_bloomier_save_mem(h, buf, cap, written);
-}
-static fl_status bloomier_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_bloomier_load_mem(buf, len, max_bytes, (fl_bloomier **)out);
-}
-static fl_status bloomier_save_file(const void *h, const char *path)
-{
-    return fl_bloomier_save_file(h, path);
-}
-static fl_status bloomier_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_bloomier_load_file(path, max_bytes, (fl_bloomier **)out);
-}
+FLPY_DEFINE_FORMAT_CALLS(bloomier, fl_bloomier, fl_bloomier)
+
 static fl_status bloomier_bind_kernel(void *h, const char *name)
 {
     return fl_bloomier_bind_kernel(h, name);
@@ -43,26 +27,11 @@ static fl_status bloomier_bind_kernel(void *h, const char *name)
 static const flpy_ops bloomier_ops = {
     .class_name = "Bloomier",
     .type = &Bloomier_Type,
-    .free = bloomier_free,
-    .serialized_size = bloomier_size,
-    .save_mem = bloomier_save_mem,
-    .load_mem = bloomier_load_mem,
-    .save_file = bloomier_save_file,
-    .load_file = bloomier_load_file,
+    FLPY_FORMAT_OPS(bloomier),
     .bind_kernel = bloomier_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Bloomier_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&bloomier_ops, cls, args, kw);
-}
-
-static PyObject *Bloomier_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&bloomier_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Bloomier, bloomier_ops)
 
 /* ---- values ----------------------------------------------------------------------------
  * The values of a build: n integers below 2^value_bits. A C-contiguous native uint16 array
@@ -309,46 +278,28 @@ static PyObject *Bloomier_contains_many(BloomierObject *self, PyObject *args, Py
     return flpy_batch_finish(&b, FL_OK, "contains_many");
 }
 
-static PyObject *Bloomier_key(PyObject *Py_UNUSED(self), PyObject *key)
+static fl_status bloomier_info(const void *handle, fl_static_info *out)
 {
-    uint64_t k;
-    if (flpy_static_key(key, &k) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(k);
-}
-
-static int bloomier_info(BloomierObject *self, fl_static_info *in)
-{
-    flpy_read_lock_gil(&self->lock);
-    fl_status s = fl_bloomier_info(self->handle, in);
-    flpy_unlock(&self->lock);
-    if (s != FL_OK) {
-        flpy_raise(s, "info", NULL);
-        return -1;
-    }
-    return 0;
+    return fl_bloomier_info(handle, out);
 }
 
 static PyObject *Bloomier_info(BloomierObject *self, PyObject *Py_UNUSED(ignored))
 {
     fl_static_info in;
-    if (bloomier_info(self, &in) < 0)
+    if (flpy_static_read_info(self, bloomier_info, &in) < 0)
         return NULL;
     return flpy_static_info(&in, fl_bloomier_kernel(self->handle));
 }
 
 static Py_ssize_t Bloomier_len(BloomierObject *self)
 {
-    fl_static_info in;
-    if (bloomier_info(self, &in) < 0)
-        return -1;
-    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
+    return flpy_static_len(self, bloomier_info);
 }
 
 static PyObject *Bloomier_get_value_bits(BloomierObject *self, void *Py_UNUSED(c))
 {
     fl_static_info in;
-    if (bloomier_info(self, &in) < 0)
+    if (flpy_static_read_info(self, bloomier_info, &in) < 0)
         return NULL;
     return PyLong_FromUnsignedLong(in.value_bits);
 }
@@ -361,7 +312,7 @@ static PyObject *Bloomier_get_kernel(BloomierObject *self, void *Py_UNUSED(c))
 static PyObject *Bloomier_repr(BloomierObject *self)
 {
     fl_static_info in;
-    if (bloomier_info(self, &in) < 0)
+    if (flpy_static_read_info(self, bloomier_info, &in) < 0)
         return NULL;
     return PyUnicode_FromFormat("<filterlab.Bloomier %u-wise, %u-bit values in %u-bit cells, "
                                 "%llu keys, %zu bytes>",
@@ -387,7 +338,7 @@ static PyMethodDef Bloomier_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "contains_many(keys, *, out=None) -> numpy.ndarray[bool]\n--\n\nThe found mask of "
      "get_many alone."},
-    {"key", (PyCFunction)Bloomier_key, METH_O,
+    {"key", (PyCFunction)flpy_static_key_method, METH_O,
      "key(key) -> int\n--\n\nThe 64-bit key the map stores for key: an int as it is, "
      "bytes/str XXH3-64 (seed 0) of the bytes (UTF-8), as `filterlab build-static` hashes "
      "lines."},
@@ -459,7 +410,5 @@ static PyTypeObject Bloomier_Type = {
 
 int flpy_add_bloomier(PyObject *m)
 {
-    if (PyType_Ready(&Bloomier_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "Bloomier", (PyObject *)&Bloomier_Type);
+    return flpy_add_type(m, &Bloomier_Type, "Bloomier");
 }

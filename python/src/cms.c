@@ -13,28 +13,7 @@ static PyTypeObject Cms_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void cms_free(void *c) { fl_cms_free(c); }
-static size_t cms_serialized_size(const void *c) { return fl_cms_serialized_size(c); }
-
-static fl_status cms_save_mem(const void *c, void *buf, size_t cap, size_t *written)
-{
-    return fl_cms_save_mem(c, buf, cap, written);
-}
-
-static fl_status cms_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_cms_load_mem(buf, len, max_bytes, (fl_cms **)out);
-}
-
-static fl_status cms_save_file(const void *c, const char *path)
-{
-    return fl_cms_save_file(c, path);
-}
-
-static fl_status cms_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_cms_load_file(path, max_bytes, (fl_cms **)out);
-}
+FLPY_DEFINE_FORMAT_CALLS(cms, fl_cms, fl_cms)
 
 static fl_status cms_merge(void *dst, const void *src) { return fl_cms_merge(dst, src); }
 static fl_status cms_clear(void *c) { return fl_cms_clear(c); }
@@ -43,28 +22,13 @@ static fl_status cms_bind_kernel(void *c, const char *name) { return fl_cms_bind
 static const flpy_ops cms_ops = {
     .class_name = "CountMin",
     .type = &Cms_Type,
-    .free = cms_free,
-    .serialized_size = cms_serialized_size,
-    .save_mem = cms_save_mem,
-    .load_mem = cms_load_mem,
-    .save_file = cms_save_file,
-    .load_file = cms_load_file,
+    FLPY_FORMAT_OPS(cms),
     .merge = cms_merge,
     .clear = cms_clear,
     .bind_kernel = cms_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Cms_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&cms_ops, cls, args, kw);
-}
-
-static PyObject *Cms_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&cms_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Cms, cms_ops)
 
 static PyObject *Cms_or(PyObject *a, PyObject *b) { return flpy_or(&cms_ops, a, b); }
 static PyObject *Cms_ior(PyObject *a, PyObject *b) { return flpy_ior(&cms_ops, a, b); }
@@ -485,7 +449,5 @@ static PyTypeObject Cms_Type = {
 
 int flpy_add_cms(PyObject *m)
 {
-    if (PyType_Ready(&Cms_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "CountMin", (PyObject *)&Cms_Type);
+    return flpy_add_type(m, &Cms_Type, "CountMin");
 }

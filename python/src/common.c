@@ -515,6 +515,11 @@ int flpy_parse_hash(PyObject *obj, fl_hash_id *out)
     return 0;
 }
 
+uint64_t flpy_hash_u64_with_seed(const void *seed, uint64_t key)
+{
+    return fl_hash_u64(key, *(const uint64_t *)seed);
+}
+
 const uint64_t *flpy_hashes(const flpy_keys *k, int as_hashes, flpy_hash_bytes_fn hash_bytes,
                             const void *bytes_ctx, flpy_hash_int_fn hash_int,
                             const void *int_ctx, uint64_t *tmp)

@@ -124,6 +124,9 @@ static inline int flpy_keys_need_tmp(const flpy_keys *k, int as_hashes)
 const uint64_t *flpy_hashes(const flpy_keys *k, int as_hashes, flpy_hash_bytes_fn hash_bytes,
                             const void *bytes_ctx, flpy_hash_int_fn hash_int,
                             const void *int_ctx, uint64_t *tmp);
+/* hash_int for the structures whose int keys hash as fl_hash_u64(key, seed) (scalable,
+ * layered and compressed Bloom): ctx points at the uint64_t seed. */
+uint64_t flpy_hash_u64_with_seed(const void *seed, uint64_t key);
 /* PyMem_RawMalloc of n uint64 (at least one); NULL with MemoryError set. */
 uint64_t *flpy_alloc_u64(Py_ssize_t n);
 

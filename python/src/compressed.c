@@ -18,7 +18,7 @@ static PyTypeObject Compressed_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void cbf_free(void *c) { fl_cbf_free(c); }
+FLPY_DEFINE_FORMAT_CALLS(cbf, fl_cbf, fl_cbf)
 
 static void cbf_init(flpy_object *self)
 {
@@ -27,63 +27,20 @@ static void cbf_init(flpy_object *self)
     ((CompressedObject *)self)->seed = in.seed;
 }
 
-static size_t cbf_serialized_size(const void *c) { return fl_cbf_serialized_size(c); }
-
-static fl_status cbf_save_mem(const void *c, void *buf, size_t cap, size_t *written)
-{
-    return fl_cbf_save_mem(c, buf, cap, written);
-}
-
-static fl_status cbf_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_cbf_load_mem(buf, len, max_bytes, (fl_cbf **)out);
-}
-
-static fl_status cbf_save_file(const void *c, const char *path)
-{
-    return fl_cbf_save_file(c, path);
-}
-
-static fl_status cbf_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_cbf_load_file(path, max_bytes, (fl_cbf **)out);
-}
-
 /* Read-only: no clear, merge or kernel binding (a lookup runs the one-unit probe on the
  * chunk it decodes). Copies go through the file format, which is exact. */
 static const flpy_ops cbf_ops = {
     .class_name = "CompressedBloom",
     .type = &Compressed_Type,
-    .free = cbf_free,
+    FLPY_FORMAT_OPS(cbf),
     .init = cbf_init,
-    .serialized_size = cbf_serialized_size,
-    .save_mem = cbf_save_mem,
-    .load_mem = cbf_load_mem,
-    .save_file = cbf_save_file,
-    .load_file = cbf_load_file,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Compressed_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&cbf_ops, cls, args, kw);
-}
-
-static PyObject *Compressed_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&cbf_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Compressed, cbf_ops)
 
 static uint64_t hash_bytes(const void *obj, const void *key, size_t len)
 {
     return fl_cbf_hash_bytes(obj, key, len);
-}
-
-/* ctx: the filter's seed. */
-static uint64_t hash_int(const void *ctx, uint64_t key)
-{
-    return fl_hash_u64(key, *(const uint64_t *)ctx);
 }
 
 static int parse_coder(const char *name, fl_coder *out)
@@ -315,8 +272,8 @@ static PyObject *Compressed_contains_many(CompressedObject *self, PyObject *args
     uint8_t *res = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle, hash_int,
-                                    &self->seed, b.tmp);
+    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
+                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
     flpy_read_lock(&self->base.lock);
     st = fl_cbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL, NULL);
     flpy_unlock(&self->base.lock);
@@ -488,7 +445,5 @@ static PyTypeObject Compressed_Type = {
 
 int flpy_add_compressed(PyObject *m)
 {
-    if (PyType_Ready(&Compressed_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "CompressedBloom", (PyObject *)&Compressed_Type);
+    return flpy_add_type(m, &Compressed_Type, "CompressedBloom");
 }

@@ -16,35 +16,13 @@ static PyTypeObject Filter_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void filter_free(void *f) { fl_free(f); }
+FLPY_DEFINE_FORMAT_CALLS(filter, fl, fl_filter)
 
 static void filter_init(flpy_object *self)
 {
     fl_info info;
     fl_get_info(self->handle, &info);
     ((FilterObject *)self)->seed = info.seed;
-}
-
-static size_t filter_serialized_size(const void *f) { return fl_serialized_size(f); }
-
-static fl_status filter_save_mem(const void *f, void *buf, size_t cap, size_t *written)
-{
-    return fl_save_mem(f, buf, cap, written);
-}
-
-static fl_status filter_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_load_mem(buf, len, max_bytes, (fl_filter **)out);
-}
-
-static fl_status filter_save_file(const void *f, const char *path)
-{
-    return fl_save_file(f, path);
-}
-
-static fl_status filter_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_load_file(path, max_bytes, (fl_filter **)out);
 }
 
 static fl_status filter_parquet_import(const void *buf, size_t len, size_t max_bytes,
@@ -70,34 +48,19 @@ static fl_status filter_bind_kernel(void *f, const char *name)
 static const flpy_ops filter_ops = {
     .class_name = "Filter",
     .type = &Filter_Type,
-    .free = filter_free,
+    FLPY_FORMAT_OPS(filter),
     .init = filter_init,
-    .serialized_size = filter_serialized_size,
-    .save_mem = filter_save_mem,
-    .load_mem = filter_load_mem,
-    .save_file = filter_save_file,
-    .load_file = filter_load_file,
     .merge = filter_union,
     .clear = filter_clear,
     .bind_kernel = filter_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&filter_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Filter, filter_ops)
 
 static PyObject *Filter_from_parquet(PyObject *cls, PyObject *args, PyObject *kw)
 {
     return flpy_from_buffer_with(&filter_ops, cls, args, kw, "y*|O:from_parquet",
                                  "from_parquet", filter_parquet_import);
-}
-
-static PyObject *Filter_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&filter_ops, cls, args, kw);
 }
 
 static PyObject *Filter_or(PyObject *a, PyObject *b) { return flpy_or(&filter_ops, a, b); }
@@ -635,9 +598,7 @@ static PyTypeObject Filter_Type = {
 
 int flpy_add_filter(PyObject *m)
 {
-    if (PyType_Ready(&Filter_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "Filter", (PyObject *)&Filter_Type);
+    return flpy_add_type(m, &Filter_Type, "Filter");
 }
 
 /* ---- for classes that take or return a Filter (common.h) ------------------------------ */

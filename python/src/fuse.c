@@ -13,24 +13,8 @@ static PyTypeObject Fuse_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void fuse_free(void *h) { fl_fuse_free(h); }
-static size_t fuse_size(const void *h) { return fl_fuse_serialized_size(h); }
-static fl_status fuse_save_mem(const void *h, void *buf, size_t cap, size_t *written)
-{
-    return fl_fuse_save_mem(h, buf, cap, written);
-}
-static fl_status fuse_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_fuse_load_mem(buf, len, max_bytes, (fl_fuse **)out);
-}
-static fl_status fuse_save_file(const void *h, const char *path)
-{
-    return fl_fuse_save_file(h, path);
-}
-static fl_status fuse_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_fuse_load_file(path, max_bytes, (fl_fuse **)out);
-}
+FLPY_DEFINE_FORMAT_CALLS(fuse, fl_fuse, fl_fuse)
+
 static fl_status fuse_bind_kernel(void *h, const char *name)
 {
     return fl_fuse_bind_kernel(h, name);
@@ -40,26 +24,11 @@ static fl_status fuse_bind_kernel(void *h, const char *name)
 static const flpy_ops fuse_ops = {
     .class_name = "FuseFilter",
     .type = &Fuse_Type,
-    .free = fuse_free,
-    .serialized_size = fuse_size,
-    .save_mem = fuse_save_mem,
-    .load_mem = fuse_load_mem,
-    .save_file = fuse_save_file,
-    .load_file = fuse_load_file,
+    FLPY_FORMAT_OPS(fuse),
     .bind_kernel = fuse_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Fuse_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&fuse_ops, cls, args, kw);
-}
-
-static PyObject *Fuse_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&fuse_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Fuse, fuse_ops)
 
 static PyObject *Fuse_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -137,41 +106,20 @@ static PyObject *Fuse_contains_many(FuseObject *self, PyObject *args, PyObject *
     return flpy_batch_finish(&b, FL_OK, "contains_many");
 }
 
-static PyObject *Fuse_key(PyObject *Py_UNUSED(self), PyObject *key)
+static fl_status fuse_info(const void *handle, fl_static_info *out)
 {
-    uint64_t k;
-    if (flpy_static_key(key, &k) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(k);
-}
-
-static int fuse_info(FuseObject *self, fl_static_info *in)
-{
-    flpy_read_lock_gil(&self->lock);
-    fl_status s = fl_fuse_info(self->handle, in);
-    flpy_unlock(&self->lock);
-    if (s != FL_OK) {
-        flpy_raise(s, "info", NULL);
-        return -1;
-    }
-    return 0;
+    return fl_fuse_info(handle, out);
 }
 
 static PyObject *Fuse_info(FuseObject *self, PyObject *Py_UNUSED(ignored))
 {
     fl_static_info in;
-    if (fuse_info(self, &in) < 0)
+    if (flpy_static_read_info(self, fuse_info, &in) < 0)
         return NULL;
     return flpy_static_info(&in, fl_fuse_kernel(self->handle));
 }
 
-static Py_ssize_t Fuse_len(FuseObject *self)
-{
-    fl_static_info in;
-    if (fuse_info(self, &in) < 0)
-        return -1;
-    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
-}
+static Py_ssize_t Fuse_len(FuseObject *self) { return flpy_static_len(self, fuse_info); }
 
 static PyObject *Fuse_get_kernel(FuseObject *self, void *Py_UNUSED(c))
 {
@@ -181,7 +129,7 @@ static PyObject *Fuse_get_kernel(FuseObject *self, void *Py_UNUSED(c))
 static PyObject *Fuse_repr(FuseObject *self)
 {
     fl_static_info in;
-    if (fuse_info(self, &in) < 0)
+    if (flpy_static_read_info(self, fuse_info, &in) < 0)
         return NULL;
     return PyUnicode_FromFormat("<filterlab.FuseFilter %u-wise, %u-bit fingerprints, %llu keys, "
                                 "%zu bytes>",
@@ -197,7 +145,7 @@ static PyMethodDef Fuse_methods[] = {
      "contains_many(keys, *, out=None) -> numpy.ndarray[bool]\n--\n\nLooks up a batch (a "
      "uint64 array read in place, or a sequence of bytes/str/ints) with the GIL released; "
      "out= is a bool/uint8 array written in place."},
-    {"key", (PyCFunction)Fuse_key, METH_O,
+    {"key", (PyCFunction)flpy_static_key_method, METH_O,
      "key(key) -> int\n--\n\nThe 64-bit key the filter stores for key: an int as it is, "
      "bytes/str XXH3-64 (seed 0) of the bytes (UTF-8), as `filterlab build-static` hashes "
      "lines. An array of these gives the same answers as the strings."},
@@ -258,7 +206,5 @@ static PyTypeObject Fuse_Type = {
 
 int flpy_add_fuse(PyObject *m)
 {
-    if (PyType_Ready(&Fuse_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "FuseFilter", (PyObject *)&Fuse_Type);
+    return flpy_add_type(m, &Fuse_Type, "FuseFilter");
 }

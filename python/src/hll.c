@@ -312,7 +312,5 @@ static PyTypeObject Hll_Type = {
 
 int flpy_add_hll(PyObject *m)
 {
-    if (PyType_Ready(&Hll_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "HyperLogLog", (PyObject *)&Hll_Type);
+    return flpy_add_type(m, &Hll_Type, "HyperLogLog");
 }

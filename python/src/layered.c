@@ -19,7 +19,7 @@ static PyTypeObject Layered_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void lbf_free(void *l) { fl_lbf_free(l); }
+FLPY_DEFINE_FORMAT_CALLS(lbf, fl_lbf, fl_lbf)
 
 static void lbf_init(flpy_object *self)
 {
@@ -28,28 +28,6 @@ static void lbf_init(flpy_object *self)
     ((LayeredObject *)self)->seed = in.seed;
     ((LayeredObject *)self)->layers = in.layers;
     ((LayeredObject *)self)->can_delete = in.can_delete;
-}
-
-static size_t lbf_serialized_size(const void *l) { return fl_lbf_serialized_size(l); }
-
-static fl_status lbf_save_mem(const void *l, void *buf, size_t cap, size_t *written)
-{
-    return fl_lbf_save_mem(l, buf, cap, written);
-}
-
-static fl_status lbf_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_lbf_load_mem(buf, len, max_bytes, (fl_lbf **)out);
-}
-
-static fl_status lbf_save_file(const void *l, const char *path)
-{
-    return fl_lbf_save_file(l, path);
-}
-
-static fl_status lbf_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_lbf_load_file(path, max_bytes, (fl_lbf **)out);
 }
 
 static fl_status lbf_clear(void *l)
@@ -65,38 +43,17 @@ static fl_status lbf_bind_kernel(void *l, const char *name) { return fl_lbf_bind
 static const flpy_ops lbf_ops = {
     .class_name = "LayeredBloom",
     .type = &Layered_Type,
-    .free = lbf_free,
+    FLPY_FORMAT_OPS(lbf),
     .init = lbf_init,
-    .serialized_size = lbf_serialized_size,
-    .save_mem = lbf_save_mem,
-    .load_mem = lbf_load_mem,
-    .save_file = lbf_save_file,
-    .load_file = lbf_load_file,
     .clear = lbf_clear,
     .bind_kernel = lbf_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Layered_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&lbf_ops, cls, args, kw);
-}
-
-static PyObject *Layered_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&lbf_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Layered, lbf_ops)
 
 static uint64_t hash_bytes(const void *obj, const void *key, size_t len)
 {
     return fl_lbf_hash_bytes(obj, key, len);
-}
-
-/* ctx: the filter's seed. */
-static uint64_t hash_int(const void *ctx, uint64_t key)
-{
-    return fl_hash_u64(key, *(const uint64_t *)ctx);
 }
 
 static PyObject *Layered_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -272,8 +229,8 @@ static PyObject *Layered_count_many(LayeredObject *self, PyObject *args, PyObjec
     uint8_t *counts = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle, hash_int,
-                                    &self->seed, b.tmp);
+    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
+                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
     flpy_read_lock(&self->base.lock);
     st = fl_lbf_count_hashes(self->base.handle, h, (size_t)k->n, counts);
     flpy_unlock(&self->base.lock);
@@ -299,8 +256,8 @@ static PyObject *Layered_add_many(LayeredObject *self, PyObject *args, PyObject 
     size_t saturated = 0;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(&k, as_hashes, hash_bytes, self->base.handle, hash_int,
-                                    &self->seed, tmp);
+    const uint64_t *h = flpy_hashes(&k, as_hashes, hash_bytes, self->base.handle,
+                                    flpy_hash_u64_with_seed, &self->seed, tmp);
     flpy_write_lock(&self->base.lock);
     st = fl_lbf_add_hashes(self->base.handle, h, (size_t)k.n, &saturated);
     flpy_unlock(&self->base.lock);
@@ -485,7 +442,5 @@ static PyTypeObject Layered_Type = {
 
 int flpy_add_layered(PyObject *m)
 {
-    if (PyType_Ready(&Layered_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "LayeredBloom", (PyObject *)&Layered_Type);
+    return flpy_add_type(m, &Layered_Type, "LayeredBloom");
 }

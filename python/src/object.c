@@ -302,3 +302,10 @@ PyObject *flpy_get_bound(flpy_object *self, void *Py_UNUSED(closure))
 {
     return Py_NewRef(self->bound);
 }
+
+int flpy_add_type(PyObject *m, PyTypeObject *type, const char *name)
+{
+    if (PyType_Ready(type) < 0)
+        return -1;
+    return PyModule_AddObjectRef(m, name, (PyObject *)type);
+}

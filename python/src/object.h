@@ -8,7 +8,9 @@
  * Adding a class: an object struct whose first member is an flpy_object (or flpy_object
  * itself), an flpy_ops table with the structure's calls (adapters taking void *), and the
  * generic methods below in its method table. Class methods (from_bytes, load) and the
- * number slots (| and |=) get the class's table from a one-line wrapper in its file.
+ * number slots (| and |=) get the class's table from a one-line wrapper in its file
+ * (FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS writes from_bytes and load; the file-format
+ * adapters of the table come from FLPY_DEFINE_FORMAT_CALLS).
  */
 #ifndef FLPY_OBJECT_H
 #define FLPY_OBJECT_H
@@ -57,6 +59,9 @@ struct flpy_ops {
 PyObject *flpy_wrap(PyTypeObject *type, const flpy_ops *ops, void *handle);
 void flpy_dealloc(flpy_object *self);
 
+/* Readies `type` and adds it to module m as `name` (a class's flpy_add_<structure>). */
+int flpy_add_type(PyObject *m, PyTypeObject *type, const char *name);
+
 /* max_bytes argument: None/absent is 0 (no cap); larger than size_t is SIZE_MAX. */
 int flpy_parse_max_bytes(PyObject *obj, size_t *out);
 
@@ -79,5 +84,58 @@ PyObject *flpy_from_buffer_with(const flpy_ops *ops, PyObject *cls, PyObject *ar
 PyObject *flpy_load(const flpy_ops *ops, PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *flpy_or(const flpy_ops *ops, PyObject *a, PyObject *b);
 PyObject *flpy_ior(const flpy_ops *ops, PyObject *a, PyObject *b);
+
+/* The file-format adapters of a structure whose library calls follow the naming of
+ * include/filterlab*.h: <lib>_free, <lib>_serialized_size, <lib>_save_mem, <lib>_load_mem,
+ * <lib>_save_file and <lib>_load_file on a `handle_type *`. Defines static <prefix>_free,
+ * <prefix>_serialized_size, <prefix>_save_mem, <prefix>_load_mem, <prefix>_save_file and
+ * <prefix>_load_file for the flpy_ops table. A macro because C cannot form the library's
+ * function names otherwise, and casting the library's typed functions to the table's
+ * void * signatures would be undefined behaviour. */
+#define FLPY_DEFINE_FORMAT_CALLS(prefix, lib, handle_type)                                 \
+    static void prefix##_free(void *h) { lib##_free(h); }                                 \
+    static size_t prefix##_serialized_size(const void *h)                                 \
+    {                                                                                     \
+        return lib##_serialized_size(h);                                                  \
+    }                                                                                     \
+    static fl_status prefix##_save_mem(const void *h, void *buf, size_t cap,              \
+                                       size_t *written)                                   \
+    {                                                                                     \
+        return lib##_save_mem(h, buf, cap, written);                                      \
+    }                                                                                     \
+    static fl_status prefix##_load_mem(const void *buf, size_t len, size_t max_bytes,     \
+                                       void **out)                                        \
+    {                                                                                     \
+        return lib##_load_mem(buf, len, max_bytes, (handle_type **)out);                  \
+    }                                                                                     \
+    static fl_status prefix##_save_file(const void *h, const char *path)                  \
+    {                                                                                     \
+        return lib##_save_file(h, path);                                                  \
+    }                                                                                     \
+    static fl_status prefix##_load_file(const char *path, size_t max_bytes, void **out)   \
+    {                                                                                     \
+        return lib##_load_file(path, max_bytes, (handle_type **)out);                     \
+    }
+
+/* The ops-table entries of a structure whose adapters FLPY_DEFINE_FORMAT_CALLS wrote, and
+ * its pickling through the file format (__reduce__ gives type.from_bytes(to_bytes())). */
+#define FLPY_FORMAT_OPS(prefix)                                                           \
+    .free = prefix##_free, .serialized_size = prefix##_serialized_size,                   \
+    .save_mem = prefix##_save_mem, .load_mem = prefix##_load_mem,                         \
+    .save_file = prefix##_save_file, .load_file = prefix##_load_file,                     \
+    .pickle_state = flpy_to_bytes, .pickle_ctor = "from_bytes"
+
+/* The class methods from_bytes and load of a class (Class_from_bytes, Class_load), each a
+ * call of the generic one with the class's ops table. A macro for the same reason: a
+ * METH_CLASS method gets no pointer to the table, so each class needs its own function. */
+#define FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Class, ops)                               \
+    static PyObject *Class##_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)      \
+    {                                                                                     \
+        return flpy_from_bytes(&(ops), cls, args, kw);                                    \
+    }                                                                                     \
+    static PyObject *Class##_load(PyObject *cls, PyObject *args, PyObject *kw)            \
+    {                                                                                     \
+        return flpy_load(&(ops), cls, args, kw);                                          \
+    }
 
 #endif

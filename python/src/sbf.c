@@ -17,35 +17,13 @@ static PyTypeObject Sbf_Type;
 
 /* ---- the library calls the shared methods use (object.h) ------------------------------ */
 
-static void sbf_free(void *s) { fl_sbf_free(s); }
+FLPY_DEFINE_FORMAT_CALLS(sbf, fl_sbf, fl_sbf)
 
 static void sbf_init(flpy_object *self)
 {
     fl_sbf_info in;
     fl_sbf_get_info(self->handle, &in);
     ((SbfObject *)self)->seed = in.seed;
-}
-
-static size_t sbf_serialized_size(const void *s) { return fl_sbf_serialized_size(s); }
-
-static fl_status sbf_save_mem(const void *s, void *buf, size_t cap, size_t *written)
-{
-    return fl_sbf_save_mem(s, buf, cap, written);
-}
-
-static fl_status sbf_load_mem(const void *buf, size_t len, size_t max_bytes, void **out)
-{
-    return fl_sbf_load_mem(buf, len, max_bytes, (fl_sbf **)out);
-}
-
-static fl_status sbf_save_file(const void *s, const char *path)
-{
-    return fl_sbf_save_file(s, path);
-}
-
-static fl_status sbf_load_file(const char *path, size_t max_bytes, void **out)
-{
-    return fl_sbf_load_file(path, max_bytes, (fl_sbf **)out);
 }
 
 static fl_status sbf_clear(void *s)
@@ -60,38 +38,17 @@ static fl_status sbf_bind_kernel(void *s, const char *name) { return fl_sbf_bind
 static const flpy_ops sbf_ops = {
     .class_name = "ScalableBloom",
     .type = &Sbf_Type,
-    .free = sbf_free,
+    FLPY_FORMAT_OPS(sbf),
     .init = sbf_init,
-    .serialized_size = sbf_serialized_size,
-    .save_mem = sbf_save_mem,
-    .load_mem = sbf_load_mem,
-    .save_file = sbf_save_file,
-    .load_file = sbf_load_file,
     .clear = sbf_clear,
     .bind_kernel = sbf_bind_kernel,
-    .pickle_state = flpy_to_bytes,
-    .pickle_ctor = "from_bytes",
 };
 
-static PyObject *Sbf_from_bytes(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_from_bytes(&sbf_ops, cls, args, kw);
-}
-
-static PyObject *Sbf_load(PyObject *cls, PyObject *args, PyObject *kw)
-{
-    return flpy_load(&sbf_ops, cls, args, kw);
-}
+FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Sbf, sbf_ops)
 
 static uint64_t hash_bytes(const void *obj, const void *key, size_t len)
 {
     return fl_sbf_hash_bytes(obj, key, len);
-}
-
-/* ctx: the chain's seed. */
-static uint64_t hash_int(const void *ctx, uint64_t key)
-{
-    return fl_hash_u64(key, *(const uint64_t *)ctx);
 }
 
 static PyObject *Sbf_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -231,8 +188,8 @@ static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
     uint8_t *res = b.out.data;
     fl_status st;
     Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle, hash_int,
-                                    &self->seed, b.tmp);
+    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
+                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
     if (write) {
         flpy_write_lock(&self->base.lock);
         st = fl_sbf_add_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
@@ -420,7 +377,5 @@ static PyTypeObject Sbf_Type = {
 
 int flpy_add_sbf(PyObject *m)
 {
-    if (PyType_Ready(&Sbf_Type) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "ScalableBloom", (PyObject *)&Sbf_Type);
+    return flpy_add_type(m, &Sbf_Type, "ScalableBloom");
 }

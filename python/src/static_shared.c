@@ -20,6 +20,34 @@ int flpy_static_key(PyObject *obj, uint64_t *out)
     return 0;
 }
 
+PyObject *flpy_static_key_method(PyObject *Py_UNUSED(self), PyObject *key)
+{
+    uint64_t k;
+    if (flpy_static_key(key, &k) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(k);
+}
+
+int flpy_static_read_info(flpy_object *self, flpy_static_info_fn info, fl_static_info *out)
+{
+    flpy_read_lock_gil(&self->lock);
+    fl_status s = info(self->handle, out);
+    flpy_unlock(&self->lock);
+    if (s != FL_OK) {
+        flpy_raise(s, "info", NULL);
+        return -1;
+    }
+    return 0;
+}
+
+Py_ssize_t flpy_static_len(flpy_object *self, flpy_static_info_fn info)
+{
+    fl_static_info in;
+    if (flpy_static_read_info(self, info, &in) < 0)
+        return -1;
+    return in.keys > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)in.keys;
+}
+
 const uint64_t *flpy_static_keys(const flpy_keys *k, uint64_t *tmp)
 {
     if (k->kind == FLPY_U64)

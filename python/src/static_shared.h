@@ -45,6 +45,17 @@ int flpy_static_args_parse(PyObject *arity, PyObject *seed, PyObject *max_tries,
 /* A small unsigned argument (bits, arity): *out unchanged for None/NULL. */
 int flpy_static_u32_arg(PyObject *obj, uint32_t *out, const char *what);
 
+/* The key() method of both classes (METH_O): the 64-bit key a Python key becomes. */
+PyObject *flpy_static_key_method(PyObject *self, PyObject *key);
+
+/* A structure's fl_static_info, read under the object's read lock: 0, or -1 with the
+ * library's error raised. `info` adapts fl_fuse_info / fl_bloomier_info to a void * handle. */
+typedef fl_status (*flpy_static_info_fn)(const void *handle, fl_static_info *out);
+int flpy_static_read_info(flpy_object *self, flpy_static_info_fn info, fl_static_info *out);
+
+/* len(): the number of keys built in (clamped to PY_SSIZE_T_MAX), or -1 with the error. */
+Py_ssize_t flpy_static_len(flpy_object *self, flpy_static_info_fn info);
+
 /* filterlab._info.StaticInfo for in, with the kernel's name. */
 PyObject *flpy_static_info(const fl_static_info *in, const char *kernel);
 
