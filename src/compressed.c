@@ -313,11 +313,12 @@ uint64_t fl_cbf_hash_bytes(const fl_cbf *c, const void *key, size_t len) {
     return XXH3_64bits_withSeed(key, len, c->seed);
 }
 
-/* The blocked variants put a key in unit reduce32(h >> 32, units) (kernels/probe.h) and
- * their in-unit positions do not depend on the unit count, so a one-unit view of the unit
- * answers exactly as the whole filter does. */
+/* Chunked lookups need a variant whose key lives in one unit, found by reduce32(h >> 32,
+ * units) (kernels/probe.h), and whose in-unit positions do not depend on the unit count: its
+ * descriptor's unit_probe then answers from a one-unit view of the decoded unit exactly as the
+ * whole filter does. Any other variant is refused, never probed. */
 static int blocked(const fl_cbf *c) {
-    return c->desc->block_bits != 0;
+    return c->desc->unit_probe != NULL;
 }
 
 static uint32_t unit_of(const fl_cbf *c, uint64_t h) {
@@ -326,12 +327,7 @@ static uint32_t unit_of(const fl_cbf *c, uint64_t h) {
 
 static int probe_unit(const fl_cbf *c, const uint8_t *unit, uint64_t h) {
     fl_kview v = fl_bloom_view(unit, 1, c->g.k);
-    switch (c->g.variant) {
-    case FL_BLOCK512: return fl_block512_probe(&v, h);
-    case FL_SPLIT256: return fl_split256_probe(&v, h);
-    case FL_REG64: return fl_reg64_probe(&v, h);
-    default: return 0;
-    }
+    return c->desc->unit_probe(&v, h);
 }
 
 fl_status fl_cbf_contains_hash(const fl_cbf *c, uint64_t hash, int *found) {

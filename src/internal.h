@@ -78,6 +78,12 @@ struct fl_variant_desc {
     int (*contains_one)(const fl_filter *f, uint64_t h);
     fl_status (*remove)(fl_filter *f, uint64_t h);
     uint32_t (*count)(const fl_filter *f, uint64_t h); /* FL_CAP_COUNT: copies stored */
+    /* One key probed in its unit alone, given a one-unit view of the unit the key lands in
+     * (fl_reduce32(h >> 32, units)). Only for variants whose in-unit positions do not depend
+     * on the unit count, so that a decoded chunk answers exactly as the whole filter does
+     * (src/compressed.c's chunked lookups); NULL for the others (classic's positions span
+     * the array, counting holds counters, cuckoo has two buckets). */
+    int (*unit_probe)(const fl_kview *unit, uint64_t h);
     fl_status (*insert_atomic)(fl_filter *f, const uint64_t *hashes, size_t n);
     fl_status (*merge)(fl_filter *dst, const fl_filter *src);
     /* fl_info's occupancy fields: bits_set, fill, stash_used. */

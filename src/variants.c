@@ -105,6 +105,7 @@ static const fl_variant_desc block512 = {
     .unit_bytes = unit_block64, .kernel_slots = slots_BLOCK512,
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, BLOOM_OPS(block512),
+    .unit_probe = fl_block512_probe,
 };
 
 static const fl_variant_desc split256 = {
@@ -120,6 +121,7 @@ static const fl_variant_desc split256 = {
     .unit_bytes = unit_block32, .kernel_slots = slots_SPLIT256,
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, BLOOM_OPS(split256),
+    .unit_probe = fl_split256_probe,
 };
 
 static const fl_variant_desc reg64 = {
@@ -133,6 +135,7 @@ static const fl_variant_desc reg64 = {
     .unit_bytes = unit_word, .kernel_slots = slots_REG64,
     .predict_fpr = fl_model_blocked_fpr, .size = fl_size_blocked,
     .keys_from_fill = fl_model_blocked_keys, BLOOM_OPS(reg64),
+    .unit_probe = fl_reg64_probe,
 };
 
 static const fl_variant_desc cuckoo = {
