@@ -34,9 +34,11 @@
  *   the price of a larger last step. Each sub-filter needs about log2(1/r) / ln 2 more bits
  *   per key than the one before it (1.44 bits for r = 0.5), the price of the bound.
  *
- * Sub-filters are ordinary fl_filter objects of one Bloom variant (not cuckoo: a table of
- * slots can refuse a key before its capacity), all with the chain's hash and seed, so one
- * hash per key serves the whole chain and every variant's kernels serve it.
+ * Sub-filters are ordinary fl_filter objects of the chain's Bloom variant (not cuckoo: a
+ * table of slots can refuse a key before its capacity), or classic far down a chain of a
+ * blocked variant (layout_slack below), all with the chain's hash and seed, so one hash per
+ * key serves the whole chain and every variant's kernels serve it. The bound above does not
+ * depend on the layout.
  *
  * Thread safety: like a filter, any number of threads may look keys up at once; adds, clear
  * and kernel binding need exclusive access.
@@ -60,6 +62,11 @@ typedef struct fl_sbf fl_sbf;
 /* Most sub-filters a chain may hold: each takes two sections of a file (src/codec_sbf.c)
  * and the container holds at most 256. With growth 2 that is 2^63 times the capacity. */
 #define FL_SBF_FILTERS_MAX 127u
+/* A sub-filter falls back to the classic layout when the chain's variant would take more
+ * than this many times classic's bytes for its capacity and target (see layout_slack). 2:
+ * where a blocked layout has spent its speed's worth of memory (block512 reaches 2x classic
+ * near p = 1e-9) and before its size grows as 1/p. */
+#define FL_SBF_LAYOUT_SLACK_DEFAULT 2.0
 
 enum fl_sbf_flags {
     /* RedisBloom's NONSCALING: no sub-filter beyond the first; an add past its capacity
@@ -85,6 +92,15 @@ typedef struct fl_sbf_config {
      * nothing. */
     uint32_t max_filters;
     uint64_t max_bytes;
+    /* The chain's variant is each sub-filter's layout unless it would take more than
+     * layout_slack times the bytes of a classic sub-filter of the same capacity and target
+     * (or cannot reach the target); that sub-filter and every later one are then classic.
+     * 0: FL_SBF_LAYOUT_SLACK_DEFAULT; INFINITY: never; else >= 1 (FL_ERR_INVALID_ARG).
+     * Tightened targets fall without end along a chain, and a blocked layout's size grows
+     * as 1/p below about 1e-12, so a long chain (growth 1) of a blocked variant would
+     * otherwise grow super-linearly. A policy of the process: files do not store it, a
+     * loaded chain has the default until fl_sbf_set_layout_slack. */
+    double layout_slack;
 } fl_sbf_config;
 
 /* Creates a chain with its first sub-filter.
@@ -141,7 +157,9 @@ typedef struct fl_sbf_info {
     uint32_t flags;
     uint32_t max_filters;     /* the effective cap (FL_SBF_FILTERS_MAX when unset) */
     uint64_t max_bytes;       /* 0: none */
+    double layout_slack;      /* the effective one (see fl_sbf_config) */
     uint32_t filters;         /* sub-filters now */
+    uint32_t classic_filters; /* of them, classic where the chain's variant is another */
     size_t bytes;             /* payload bytes of all sub-filters */
     double predicted_fpr;     /* 1 - prod_i (1 - fpr_i(n_i)), each sub-filter's model at
                                  its key count; at most error_rate */
@@ -162,6 +180,10 @@ fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info 
 /* Sub-filter i itself, read-only (for tests and benchmarks); NULL if i >= filters. It
  * belongs to the chain and is freed with it. */
 const fl_filter *fl_sbf_filter_at(const fl_sbf *s, uint32_t i);
+
+/* Sets the layout slack for the sub-filters the chain creates from now on (layout_slack's
+ * rules; 0 restores the default). FL_ERR_INVALID_ARG for NULL or a value below 1. */
+fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack);
 
 /* Binds every sub-filter, and those the chain creates later, to a named kernel
  * (fl_filter_bind_kernel's rules; NULL or "auto" unbinds). Not saved in files. */

@@ -5,7 +5,8 @@
  * Sections, in this order:
  *
  *   "SBFH"  64 bytes, the chain:
- *             0  u8  variant of every sub-filter (a Bloom variant)
+ *             0  u8  the chain's variant (a Bloom variant); a sub-filter is of it or, from
+ *                    some sub-filter on, classic (the layout fallback of src/sbf.c)
  *             1  u8  hash id
  *             2  u16 flags (fl_sbf_flags)
  *             4  u16 sub-filters (1..max sub-filters)
@@ -29,7 +30,8 @@
  * sections or exceeds the stored maximum, more than one sub-filter in a non-scaling chain);
  * the sum of the payloads against the caller's cap (TOO_LARGE) and the stored one
  * (CORRUPT); the input's length (TRUNCATED, TRAILING_DATA); then per sub-filter its SUBH
- * (CORRUPT: a HEAD the filter codec refuses, another variant, hash or seed than the chain's,
+ * (CORRUPT: a HEAD the filter codec refuses, a variant other than the chain's or classic, the
+ * chain's variant after a classic sub-filter, another hash or seed than the chain's,
  * a capacity other than the chain's rule gives, more keys than its capacity, an older
  * sub-filter that is not full - the chain grows only when its newest is), its payload's
  * checksum (CHECKSUM); finally the items against the sum of the counts (CORRUPT).
@@ -155,8 +157,12 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
     fl_filter_fields f;
     fl_status st = fl_codec_chain_sub_head(r, i, &p, &f);
     if (st != FL_OK) return st;
-    if (f.g.variant != s->variant || f.hash != s->hash || f.seed != s->seed)
-        return FL_ERR_CORRUPT;
+    /* The chain's variant, or classic where the chain fell back to it (src/sbf.c's
+     * choose_layout): from then on every sub-filter is classic. */
+    int classic_before = i > 0 && s->filters[i - 1]->g.variant == FL_CLASSIC;
+    int layout_ok = f.g.variant == FL_CLASSIC ||
+                    (f.g.variant == s->variant && !classic_before);
+    if (!layout_ok || f.hash != s->hash || f.seed != s->seed) return FL_ERR_CORRUPT;
     if (fl_get64(p + FL_CODEC_HEAD_LEN) != cap || f.keys > cap) return FL_ERR_CORRUPT;
     if (i + 1 < filters && f.keys != cap) return FL_ERR_CORRUPT;
     fl_filter *filter = NULL;

@@ -277,7 +277,16 @@ fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geome
         double exact = ceil(1.0 / -expm1(log1p(-p) / n));
         if (exact > m) m = exact;
     }
-    if (k > d->info.k_max) return FL_ERR_BAD_FPR;
+    if (k > d->info.k_max) {
+        /* Targets below what the optimal k reaches within k_max (about 2^-(k_max) at
+         * m / n = k_max / ln 2): keep k = k_max and take the least m that meets p,
+         * (1 - e^(-k n / m))^k = p  <=>  m = -k n / ln(1 - p^(1/k)). Bits per key then grow
+         * as k p^(-1/k) instead of log2(1/p) / ln 2 (at k = 32 and p = 1e-30, 260 bits
+         * against 144): more than the unbounded optimum, but every target is reachable,
+         * which a scalable chain's sub-filters, tightened without end, rely on. */
+        k = d->info.k_max;
+        m = ceil(-k * n / log1p(-pow(p, 1.0 / k)));
+    }
     double units = ceil(m / cells_per_unit(d, (uint32_t)k));
     if (units > (double)FL_UNITS_MAX) return FL_ERR_TOO_LARGE;
     g->units = (uint64_t)units;

@@ -42,6 +42,7 @@ fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s) {
     if (!(growth >= 1) || !isfinite(growth)) return FL_ERR_BAD_GROWTH;
     double r = cfg->tightening == 0 ? FL_SBF_TIGHTENING_DEFAULT : cfg->tightening;
     if (!(r > 0 && r < 1)) return FL_ERR_BAD_TIGHTENING;
+    if (!(cfg->layout_slack == 0 || cfg->layout_slack >= 1)) return FL_ERR_INVALID_ARG;
     fl_variant v = cfg->variant ? cfg->variant : FL_BLOCK512;
     const fl_variant_desc *d = fl_variant_desc_of(v);
     if (!d) return FL_ERR_INVALID_ARG;
@@ -62,6 +63,7 @@ fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s) {
     s->flags = cfg->flags;
     s->max_filters = cfg->max_filters ? cfg->max_filters : FL_SBF_FILTERS_MAX;
     s->max_bytes = cfg->max_bytes;
+    s->layout_slack = cfg->layout_slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : cfg->layout_slack;
     return FL_OK;
 }
 
@@ -93,14 +95,16 @@ void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap) {
     s->bytes += f->bytes;
 }
 
-/* The geometry of sub-filter i for `cap` keys: the variant's sizing for p_i, then, where the
- * sizing rounds (classic rounds k, which can leave its prediction a hair above the target),
- * more units until the model's FPR at capacity is <= p_i, which the chain's bound needs. */
-static fl_status size_filter(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geometry *g) {
+/* The geometry of sub-filter i for `cap` keys in variant v: the variant's sizing for p_i,
+ * then, where the sizing rounds (classic rounds k, which can leave its prediction a hair
+ * above the target), more units until the model's FPR at capacity is <= p_i, which the
+ * chain's bound needs. */
+static fl_status size_filter(const fl_sbf *s, fl_variant v, uint32_t i, uint64_t cap,
+                             fl_geometry *g) {
     double p = fl_sbf_target_fpr(s, i);
     if (!(p > 0)) return FL_ERR_BAD_FPR; /* r^i underflowed: far past any real chain */
     fl_params pr;
-    fl_status st = fl_params_for(s->variant, cap, p, &pr);
+    fl_status st = fl_params_for(v, cap, p, &pr);
     if (st != FL_OK) return st;
     *g = pr.geometry;
     for (int tries = 0; fl_predict_fpr(g, cap) > p; tries++) {
@@ -111,18 +115,45 @@ static fl_status size_filter(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geome
     return FL_OK;
 }
 
+/* The layout of sub-filter i: the chain's variant, unless it would take more than
+ * layout_slack times the bytes of a classic sub-filter for the same capacity and p_i (or
+ * cannot reach p_i at all). A blocked filter's bits per key grow faster than classic's as
+ * the target falls: k bits confined to one block saturate it, so past a point the units
+ * must grow as 1/p instead of log(1/p) (block512 at 1e-9 costs 2.0x classic, at 1e-24
+ * 12 MiB for 1000 keys). The tightening p_i = p (1 - r) r^i drives a long chain there
+ * (growth 1: sub-filter 30 of a 1% chain is at 5e-12), so without this a chain's memory
+ * grows super-linearly with its keys. Once a sub-filter is classic the later ones are too
+ * (their targets are smaller still), which also spares sizing the variant where that is
+ * slow. */
+static fl_status choose_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geometry *g) {
+    int classic_before = i > 0 && s->filters[i - 1]->g.variant == FL_CLASSIC;
+    if (s->variant == FL_CLASSIC || classic_before)
+        return size_filter(s, FL_CLASSIC, i, cap, g);
+    fl_status st = size_filter(s, s->variant, i, cap, g);
+    if (isinf(s->layout_slack)) return st;
+    fl_geometry gc;
+    size_t bytes = 0, bytes_c = 0;
+    if (size_filter(s, FL_CLASSIC, i, cap, &gc) != FL_OK ||
+        fl_geometry_check(&gc, &bytes_c) != FL_OK)
+        return st;
+    if (st != FL_OK || fl_geometry_check(g, &bytes) != FL_OK ||
+        (double)bytes > s->layout_slack * (double)bytes_c)
+        *g = gc;
+    return FL_OK;
+}
+
 /* Appends sub-filter `count` (capacity `cap`), within the caps. Nothing changes on error. */
 static fl_status grow(fl_sbf *s, uint64_t cap) {
     if (s->count >= s->max_filters) return FL_ERR_TOO_LARGE;
     fl_geometry g;
-    fl_status st = size_filter(s, s->count, cap, &g);
+    fl_status st = choose_layout(s, s->count, cap, &g);
     if (st != FL_OK) return st;
     size_t bytes = 0;
     st = fl_geometry_check(&g, &bytes);
     if (st != FL_OK) return st;
     if (s->max_bytes && (bytes > s->max_bytes || s->bytes > s->max_bytes - bytes))
         return FL_ERR_TOO_LARGE;
-    fl_config c = {.variant = s->variant, .geometry = g, .hash = s->hash, .seed = s->seed};
+    fl_config c = {.variant = g.variant, .geometry = g, .hash = s->hash, .seed = s->seed};
     fl_filter *f = NULL;
     st = fl_create(&c, &f);
     if (st != FL_OK) return st;
@@ -353,6 +384,7 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     out->flags = s->flags;
     out->max_filters = s->max_filters;
     out->max_bytes = s->max_bytes;
+    out->layout_slack = s->layout_slack;
     out->filters = s->count;
     out->bytes = s->bytes;
     /* Independent sub-filters (each holds other keys): the chance that none reports a
@@ -360,9 +392,17 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     double none = 1.0;
     for (uint32_t i = 0; i < s->count; i++) {
         out->total_capacity += s->cap[i];
+        out->classic_filters +=
+            s->variant != FL_CLASSIC && s->filters[i]->g.variant == FL_CLASSIC;
         none *= 1.0 - fl_predict_fpr(&s->filters[i]->g, s->filters[i]->keys);
     }
     out->predicted_fpr = 1.0 - none;
+    return FL_OK;
+}
+
+fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack) {
+    if (!s || !(slack == 0 || slack >= 1)) return FL_ERR_INVALID_ARG;
+    s->layout_slack = slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : slack;
     return FL_OK;
 }
 

@@ -19,6 +19,7 @@ struct fl_sbf {
     uint32_t flags;
     uint32_t max_filters; /* effective: FL_SBF_FILTERS_MAX when the config said 0 */
     uint64_t max_bytes;   /* 0: none */
+    double layout_slack;  /* effective: FL_SBF_LAYOUT_SLACK_DEFAULT when the config said 0 */
     /* The chain, oldest first; cap[i] is sub-filter i's capacity. Both arrays hold
      * max_filters entries. */
     uint32_t count;

@@ -109,6 +109,7 @@ static void check_chain(const fl_sbf *s) {
     uint64_t cap = in.capacity, items = 0, total = 0;
     size_t bytes = 0;
     double none = 1, sum = 0;
+    uint32_t classic = 0;
     for (uint32_t i = 0; i < in.filters; i++) {
         fl_sbf_filter_info fi;
         assert_int_equal(fl_sbf_filter_info_at(s, i, &fi), FL_OK);
@@ -122,13 +123,20 @@ static void check_chain(const fl_sbf *s) {
         if (i + 1 < in.filters) assert_int_equal(fi.items, fi.capacity);
         assert_true(fl_predict_fpr(&fi.geometry, fi.capacity) <= fi.target_fpr);
         assert_true(fi.predicted_fpr <= fi.target_fpr);
-        assert_int_equal(fi.geometry.variant, in.variant);
+        /* the chain's layout, or classic from the first fallback on */
+        if (fi.geometry.variant != in.variant) {
+            assert_int_equal(fi.geometry.variant, FL_CLASSIC);
+            classic++;
+        } else {
+            assert_int_equal(classic, 0);
+        }
         items += fi.items;
         total += fi.capacity;
         bytes += fi.bytes;
         none *= 1 - fi.predicted_fpr;
         sum += fi.predicted_fpr;
     }
+    assert_int_equal(classic, in.classic_filters);
     assert_int_equal(items, in.items);
     assert_int_equal(in.items, fl_sbf_count(s));
     assert_int_equal(total, in.total_capacity);
@@ -172,6 +180,71 @@ static void test_no_false_negatives_across_growth(void **state) {
         free(h);
         fl_sbf_free(s);
     }
+}
+
+/* A long chain (growth 1, RedisBloom's EXPANSION 1: 100 sub-filters of 1000 keys at 1%)
+ * must grow linearly: its tightened targets reach 1e-32, where block512 alone would need
+ * gigabytes, so sub-filters fall back to classic. Memory is compared with the classic
+ * optimum RedisBloom sizes by, m_i = capacity ln(1/p_i) / ln(2)^2 bits. The mixed chain
+ * keeps every key, meets its FPR bound, and survives a save and load. */
+static void test_layout_fallback(void **state) {
+    (void)state;
+    const size_t n = 100000, q = 200000;
+    fl_sbf *s = new_sbf(1000, 0.01, 1, FL_BLOCK512);
+    uint64_t *h = test_hashes(n + q, 77);
+    size_t added = add_all(s, h, n);
+    fl_sbf_info in;
+    assert_int_equal(fl_sbf_get_info(s, &in), FL_OK);
+    assert_true(in.filters >= 99);
+    assert_true(in.classic_filters > 0 && in.classic_filters < in.filters);
+    assert_true(in.layout_slack == FL_SBF_LAYOUT_SLACK_DEFAULT);
+    check_chain(s);
+    double optimum = 0;
+    for (uint32_t i = 0; i < in.filters; i++)
+        optimum += 1000 * -log(fl_sbf_target_fpr(s, i)) / (M_LN2 * M_LN2) / 8;
+    print_message("layout fallback: %u of %u sub-filters classic, %zu bytes, %.2fx the classic "
+                  "optimum\n", in.classic_filters, in.filters, in.bytes, in.bytes / optimum);
+    assert_true((double)in.bytes <= 2 * optimum);
+    assert_int_equal(positives(s, h, n), n);
+    size_t fp = positives(s, h + n, q);
+    assert_true((double)fp <= 0.01 * (double)q); /* the bound, with ~20 sigma to spare */
+    (void)added;
+    /* save and load: the same sub-filters, the same answers, the same bytes again */
+    size_t len = fl_sbf_serialized_size(s);
+    uint8_t *buf = malloc(len), *again = malloc(len);
+    assert_int_equal(fl_sbf_save_mem(s, buf, len, NULL), FL_OK);
+    fl_sbf *l = NULL;
+    assert_int_equal(fl_sbf_load_mem(buf, len, 0, &l), FL_OK);
+    check_chain(l);
+    assert_int_equal(positives(l, h, n), n);
+    assert_int_equal(positives(l, h + n, q), fp);
+    assert_int_equal(fl_sbf_save_mem(l, again, len, NULL), FL_OK);
+    assert_memory_equal(buf, again, len);
+    fl_sbf_free(l);
+    free(again);
+    free(buf);
+    free(h);
+    fl_sbf_free(s);
+    /* one key at 1e-30: classic's size, not the blocked layout's megabytes */
+    fl_sbf_config c = {.capacity = 1, .error_rate = 1e-30, .variant = FL_BLOCK512};
+    assert_int_equal(fl_sbf_create(&c, &s), FL_OK);
+    assert_int_equal(fl_sbf_get_info(s, &in), FL_OK);
+    assert_int_equal(in.classic_filters, 1);
+    assert_true(in.bytes <= 1024);
+    fl_sbf_free(s);
+    /* INFINITY keeps the variant; slack below 1 is refused */
+    c = (fl_sbf_config){.capacity = 1000, .error_rate = 1e-6, .layout_slack = INFINITY};
+    assert_int_equal(fl_sbf_create(&c, &s), FL_OK);
+    assert_int_equal(fl_sbf_get_info(s, &in), FL_OK);
+    assert_int_equal(in.classic_filters, 0);
+    assert_int_equal(fl_sbf_set_layout_slack(s, 0.5), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_sbf_set_layout_slack(s, 1.0), FL_OK);
+    assert_int_equal(fl_sbf_set_layout_slack(NULL, 1.0), FL_ERR_INVALID_ARG);
+    fl_sbf_free(s);
+    c.layout_slack = 0.99;
+    assert_int_equal(fl_sbf_create(&c, &s), FL_ERR_INVALID_ARG);
+    c.layout_slack = NAN;
+    assert_int_equal(fl_sbf_create(&c, &s), FL_ERR_INVALID_ARG);
 }
 
 /* The chain's FPR on never-added keys at several fills (before and just after growths, and
@@ -675,6 +748,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_no_false_negatives_across_growth),
+        cmocka_unit_test(test_layout_fallback),
         cmocka_unit_test(test_fpr_bound_by_measurement),
         cmocka_unit_test(test_batch_matches_single),
         cmocka_unit_test(test_full_and_caps),

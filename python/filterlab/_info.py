@@ -33,9 +33,11 @@ class FilterInfo:
 
 @dataclass(frozen=True)
 class SubFilterInfo:
-    """One sub-filter of a ScalableBloom chain."""
+    """One sub-filter of a ScalableBloom chain (variant: the chain's, or classic where the
+    chain fell back to it, see fl_sbf_config.layout_slack)."""
 
     geometry: str
+    variant: str
     units: int
     k: int
     capacity: int

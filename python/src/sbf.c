@@ -226,6 +226,7 @@ static PyObject *subfilter_info(const fl_sbf_filter_info *fi)
     fl_geometry_describe(&fi->geometry, geom, sizeof geom);
     PyObject *d = PyDict_New();
     if (d == NULL || flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(fi->geometry.variant))) < 0 ||
         flpy_set(d, "units", PyLong_FromUnsignedLongLong(fi->geometry.units)) < 0 ||
         flpy_set(d, "k", PyLong_FromUnsignedLong(fi->geometry.k)) < 0 ||
         flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(fi->capacity)) < 0 ||

@@ -38,7 +38,12 @@ static int info_sbf(const char *path, fl_sbf *s)
     cli_human_bytes(in.bytes, human, sizeof human);
     cli_outf("file:           %s\n", path);
     cli_outf("kind:           scalable Bloom filter (Almeida et al. 2007)\n");
-    cli_outf("variant:        %s\n", fl_variant_name(in.variant));
+    if (in.classic_filters)
+        cli_outf("variant:        %s (the last %u sub-filters classic: past %gx classic's "
+                 "bytes the blocked layout would grow as 1/FPR)\n",
+                 fl_variant_name(in.variant), (unsigned)in.classic_filters, in.layout_slack);
+    else
+        cli_outf("variant:        %s\n", fl_variant_name(in.variant));
     cli_outf("hash:           %s, seed %llu (0x%llx)\n", cli_hash_name(in.hash),
              (unsigned long long)in.seed, (unsigned long long)in.seed);
     cli_outf("capacity:       %llu (first sub-filter), %llu before the next growth\n",
@@ -63,8 +68,8 @@ static int info_sbf(const char *path, fl_sbf *s)
         char geo[128];
         cli_describe_geometry(&fi.geometry, geo, sizeof geo);
         cli_human_bytes(fi.bytes, human, sizeof human);
-        cli_outf("  %-3u %s (%s); %llu of %llu keys; target FPR %.3g, predicted %.3g\n",
-                 (unsigned)i, geo, human, (unsigned long long)fi.items,
+        cli_outf("  %-3u %s%s (%s); %llu of %llu keys; target FPR %.3g, predicted %.3g\n",
+                 (unsigned)i, fi.geometry.variant != in.variant ? "classic: " : "", geo, human, (unsigned long long)fi.items,
                  (unsigned long long)fi.capacity, fi.target_fpr, fi.predicted_fpr);
     }
     fl_sbf_free(s);
