@@ -143,6 +143,20 @@ int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len
  * previous file as it was. On failure prints one line, returns EXIT_DATA. */
 int cli_write_file(const char *path, const void *buf, size_t len);
 
+/* ---- limits.c: sizes checked before a structure is created (see the file's comment) ---- */
+/* sysconf(_SC_PHYS_PAGES) * page size; 0 if unknown. */
+uint64_t cli_phys_mem(void);
+/* The most bytes a new structure may take: --max-bytes (0: none) or physical memory,
+ * whichever is lower; 0 = no limit. For the library's own caps (a chain's growth). */
+uint64_t cli_create_limit(const cli_globals *g);
+/* EXIT_OK if creating `what` ("a classic filter") of `bytes` bytes is within --max-bytes
+ * and physical memory; else prints one line (the size, the limit, how to allow it) and
+ * returns EXIT_USAGE. */
+int cli_check_create(const char *cmd, const char *what, uint64_t bytes, const cli_globals *g);
+/* The same for the payload fl_create / fl_sbf_create (first sub-filter) would allocate. */
+int cli_check_filter_config(const char *cmd, const fl_config *cfg, const cli_globals *g);
+int cli_check_sbf_config(const char *cmd, const fl_sbf_config *sc, const cli_globals *g);
+
 /* ---- cleanup.c: signals around file replacement (see the file's comment) ---- */
 /* Once at startup: SIGXFSZ ignored, so a file-size limit is an EFBIG write error. */
 void cli_signals_init(void);
@@ -199,6 +213,14 @@ void cli_lines_close(cli_lines *r);
 typedef fl_status (*cli_add_line_fn)(void *sketch, const char *key, size_t len);
 int cli_add_operand_lines(int argc, char **argv, int first, int stdin_if_none,
                           cli_add_line_fn add, void *sketch);
+/* After a command that builds a structure from lines read none: "filterlab: warning: no keys
+ * in INPUT; the WHAT is empty" on stderr (a warning: the exit status stays 0). `input` is
+ * a path, NULL or "-" (standard input); `count` is how many inputs were read (several: they
+ * are named together). */
+void cli_warn_no_keys(const char *input, int count, const char *what);
+/* Lines cli_add_operand_lines and cli_lines_next have returned in this run, all readers
+ * together (for that warning). */
+uint64_t cli_lines_total(void);
 
 /* A batch of keys copied into one arena, with room for their hashes and lookup results: the
  * unit the CLI hands to fl_insert_hashes / fl_contains_hashes. */

@@ -133,7 +133,8 @@ static int parse_sizing(const char *cmd, int c, sizing *z) {
     return 1; /* not a sizing option */
 }
 
-static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out) {
+static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out,
+                      const cli_globals *g) {
     if ((z->have_w || z->have_d) && (z->have_eps || z->have_delta))
         return cli_usage_error(cmd, "give --epsilon/--delta or --width/--depth, not both");
     if (z->have_w != z->have_d) return cli_usage_error(cmd, "give both --width and --depth");
@@ -141,6 +142,14 @@ static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **
                          .delta = z->have_delta ? z->delta : 0.01,
                          .width = (uint32_t)z->width, .depth = (uint32_t)z->depth,
                          .seed = z->seed, .conservative = z->conservative, .topk = topk};
+    /* The counters (width * depth * 4 bytes) are what a size typo inflates; a shape that
+     * cannot be computed, or past FL_CMS_BYTES_MAX, is left for fl_cms_create to report. */
+    uint32_t w = cfg.width, d = cfg.depth;
+    if (((w && d) || fl_cms_dims(cfg.epsilon, cfg.delta, &w, &d) == FL_OK) &&
+        (uint64_t)w * d * 4 <= FL_CMS_BYTES_MAX) {
+        int rc = cli_check_create(cmd, "a Count-Min sketch", (uint64_t)w * d * 4, g);
+        if (rc != EXIT_OK) return rc;
+    }
     fl_status s = fl_cms_create(&cfg, out);
     if (s == FL_ERR_NO_MEMORY) return cli_fail(EXIT_DATA, "%s: out of memory", cmd);
     if (s != FL_OK) return cli_usage_error(cmd, "cannot create the sketch: %s", fl_strerror(s));
@@ -228,9 +237,11 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     if (query && strcmp(query, "-") == 0 && stdin_counted)
         return cli_usage_error(CMD, "--query - and the lines to count cannot both be standard input");
     fl_cms *cms = NULL;
-    int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms);
+    int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms, g);
     if (rc != EXIT_OK) return rc;
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, cms);
+    if (rc == EXIT_OK && !from && cli_lines_total() == 0)
+        cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     if (rc == EXIT_OK && output) rc = save_cms(cms, output);
     if (rc == EXIT_OK && query) rc = query_lines(cms, query);
     if (rc == EXIT_OK && (info || (!output && !query))) print_info(cms);
@@ -317,8 +328,10 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
                                        "than %u", phi, FL_CMS_TOPK_MAX);
             if (need > cap) cap = (uint32_t)need;
         }
-        rc = create_cms(CMD, &z, cap, &cms);
+        rc = create_cms(CMD, &z, cap, &cms, g);
         if (rc == EXIT_OK) rc = cli_add_operand_lines(argc, argv, optind, 1, add_line, cms);
+        if (rc == EXIT_OK && cli_lines_total() == 0)
+            cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     }
     if (rc != EXIT_OK) {
         fl_cms_free(cms);

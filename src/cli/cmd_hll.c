@@ -143,6 +143,9 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
     }
     if (rc != EXIT_OK) return rc;
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
+    /* A sketch read --from is not empty however little input follows it. */
+    if (rc == EXIT_OK && !from && cli_lines_total() == 0)
+        cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     return print_and_save(h, rc, output);
 }
 

@@ -122,7 +122,6 @@ static int save_static(const fl_fuse *f, const fl_bloomier *b, const char *path)
 
 int cmd_build_static(int argc, char **argv, const cli_globals *g)
 {
-    (void)g;
     enum { O_TYPE = 256, O_BITS, O_VBITS, O_SEED, O_INPUT };
     static const struct option opts[] = {
         {"type", required_argument, NULL, O_TYPE},
@@ -208,10 +207,23 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     }
     if (got < 0 && rc == EXIT_OK)
         rc = EXIT_DATA;
+    /* No keys still builds: an empty structure that reports every key absent. */
+    int empty = in.lineno == 0;
     cli_lines_close(&in);
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
     fl_static_info info;
+    if (rc == EXIT_OK) {
+        /* The cells, known once the keys are counted (the default Bloomier cell width
+         * follows --value-bits, as fl_bloomier_build_u64 picks it). */
+        uint32_t cell_bits = (uint32_t)bits;
+        if (!cell_bits)
+            cell_bits = fuse ? 8 : vbits <= 8 ? 16 : 32;
+        size_t cells = 0;
+        if (fl_fuse_bytes_for(arity, cell_bits, set.n, &cells) == FL_OK)
+            rc = cli_check_create(CMD, fuse ? "a binary fuse filter" : "a Bloomier filter",
+                                  cells, g);
+    }
     if (rc == EXIT_OK) {
         fl_status s;
         if (fuse) {
@@ -234,6 +246,8 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     }
     if (rc == EXIT_OK)
         rc = save_static(f, b, output);
+    if (rc == EXIT_OK && empty)
+        cli_warn_no_keys(input, 1, fuse ? "filter" : "map");
     if (rc == EXIT_OK && verbose) {
         char human[32];
         cli_human_bytes(info.bytes, human, sizeof human);

@@ -58,6 +58,7 @@ static void help_layered_build(void)
 typedef struct layered_adds {
     fl_lbf *l;
     size_t saturated;
+    uint64_t lines;
 } layered_adds;
 
 static void lbf_hash_batch(const fl_lbf *l, cli_batch *b)
@@ -73,6 +74,7 @@ static int add_batch(cli_batch *b, void *ctx)
     size_t sat = 0;
     fl_status s = fl_lbf_add_hashes(a->l, b->hash, b->count, &sat);
     a->saturated += sat;
+    a->lines += b->count;
     if (s != FL_OK)
         return cli_fail(EXIT_DATA, "layered-build: add failed: %s", fl_strerror(s));
     return EXIT_OK;
@@ -88,7 +90,6 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         {"seed", required_argument, NULL, O_SEED},     {"input", required_argument, NULL, O_INPUT},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
     };
-    (void)g;
     fl_lbf_config cfg = {0};
     uint64_t layers = 0;
     int have_fpr = 0;
@@ -130,12 +131,19 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     if (cfg.capacity < 1 || !have_fpr)
         return cli_usage_error(CMD, "--n (at least 1) and --fpr are required");
     cfg.layers = (uint32_t)layers;
+    /* R layers of one filter's sizing each (include/filterlab_layered.h). */
+    fl_params one;
+    if (fl_params_for(cfg.variant ? cfg.variant : FL_BLOCK512, cfg.capacity, cfg.fpr, &one) ==
+            FL_OK &&
+        (rc = cli_check_create(CMD, "a layered Bloom filter", one.bytes * cfg.layers, g)) !=
+            EXIT_OK)
+        return rc;
     fl_lbf *l = NULL;
     fl_status s = fl_lbf_create(&cfg, &l);
     if (s != FL_OK)
         return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
                         "%s: cannot create the filter: %s", CMD, fl_strerror(s));
-    layered_adds adds = {l, 0};
+    layered_adds adds = {l, 0, 0};
     rc = cli_batch_each(input, add_batch, &adds);
     size_t saturated = adds.saturated;
     if (rc == EXIT_OK) {
@@ -144,6 +152,8 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         cli_replace_end();
         rc = save_status(argv[optind], s);
     }
+    if (rc == EXIT_OK && adds.lines == 0)
+        cli_warn_no_keys(input, 1, "filter");
     if (rc == EXIT_OK && saturated)
         fprintf(stderr, "filterlab: %s: %zu adds of keys already counted %u were not counted\n",
                 CMD, saturated, cfg.layers);

@@ -12,6 +12,26 @@
 
 #include "cli.h"
 
+/* Every line any reader returned: commands whose input is several files ask this. */
+static uint64_t lines_total;
+
+uint64_t cli_lines_total(void)
+{
+    return lines_total;
+}
+
+void cli_warn_no_keys(const char *input, int count, const char *what)
+{
+    char q[CLI_QUOTE_BUF];
+    if (count > 1)
+        snprintf(q, sizeof q, "any of the %d inputs", count);
+    else if (!input || strcmp(input, "-") == 0)
+        snprintf(q, sizeof q, "standard input");
+    else
+        cli_quote(input, q, sizeof q);
+    fprintf(stderr, "filterlab: warning: no keys in %s; the %s is empty\n", q, what);
+}
+
 int cli_lines_open(cli_lines *r, const char *path)
 {
     memset(r, 0, sizeof *r);
@@ -53,6 +73,7 @@ int cli_lines_next(cli_lines *r, const char **key, size_t *len)
             l--;
     }
     r->lineno++;
+    lines_total++;
     *key = r->buf;
     *len = l;
     return 1;

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The `filterlab` command never surprises a user: sizes refused before anything is
+# allocated or written, warnings for empty input, progress only on a terminal, an interrupted
+# save that leaves the old file, --json describe output, and hints for Redis strings with a
+# trailing newline.
+#
+#   tests/cli/test_cli_safety.sh FILTERLAB_BINARY
+#
+# Prints `ok - NAME` or `not ok - NAME` per check (details of failures go to stderr), then
+# `N passed, M failed`; exits non-zero if any check failed. Same helpers as test_cli.sh.
+set -u
+
+FL=${1:?usage: test_cli_safety.sh FILTERLAB_BINARY}
+case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
+[ -x "$FL" ] || { echo "not an executable: $FL" >&2; exit 1; }
+unset FILTERLAB_KERNEL FILTERLAB_PROGRESS
+PY=/usr/bin/python3
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/filterlab-safety.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+# In a cross build meson runs tests with its exe_wrapper (qemu-aarch64) in
+# MESON_EXE_WRAPPER: every "$FL" call below then goes through a small wrapper script.
+if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$MESON_EXE_WRAPPER" "$FL" >"$T/filterlab"
+    chmod +x "$T/filterlab"
+    FL=$T/filterlab
+fi
+
+passed=0
+failed=0
+skipped=0
+
+# check NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell with `set -e`. A function
+# that prints "SKIP: reason" and returns 77 is reported as skipped.
+check() {
+    local name=$1
+    shift
+    (set -e; "$@") >"$T/check.log" 2>&1 </dev/null
+    local status=$?
+    if [ "$status" -eq 0 ]; then
+        echo "ok - $name"
+        passed=$((passed + 1))
+    elif [ "$status" -eq 77 ]; then
+        echo "ok - $name # skip $(sed -n 's/^SKIP: //p' "$T/check.log" | head -1)"
+        skipped=$((skipped + 1))
+    else
+        echo "not ok - $name"
+        awk -v p="$name" '{ print "#   " p ": " $0 }' "$T/check.log" >&2
+        failed=$((failed + 1))
+    fi
+}
+
+fail() { echo "FAIL: $*"; return 1; }
+
+# run CMD...: stdout -> $T/out, stderr -> $T/err, status -> RC. A death by signal
+# (status >= 128) is a crash and fails the check.
+run() {
+    RC=0
+    "$@" >"$T/out" 2>"$T/err" || RC=$?
+    if [ "$RC" -ge 128 ]; then
+        fail "crashed (status $RC): $*"
+    fi
+    return 0
+}
+
+# expect_ok CMD...: status 0 and nothing on stderr.
+expect_ok() {
+    run "$@"
+    [ "$RC" -eq 0 ] || fail "status $RC, expected 0: $* :: $(cat "$T/err")"
+    [ ! -s "$T/err" ] || fail "unexpected stderr: $* :: $(cat "$T/err")"
+}
+
+# expect_error CODE CMD...: status CODE and exactly one stderr line starting "filterlab: ".
+expect_error() {
+    local code=$1
+    shift
+    run "$@"
+    [ "$RC" -eq "$code" ] || fail "status $RC, expected $code: $* :: $(cat "$T/err")"
+    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one stderr line: $* :: $(cat "$T/err")"
+    grep -q '^filterlab: ' "$T/err" || fail "stderr lacks the 'filterlab: ' prefix: $(cat "$T/err")"
+}
+
+# expect_warning CMD...: status 0 and exactly one stderr line, a "filterlab: warning: ".
+expect_warning() {
+    run "$@"
+    [ "$RC" -eq 0 ] || fail "status $RC, expected 0: $* :: $(cat "$T/err")"
+    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one stderr line: $* :: $(cat "$T/err")"
+    grep -q '^filterlab: warning: ' "$T/err" || fail "not a warning: $(cat "$T/err")"
+}
+
+# The machine's physical memory in bytes, as the command computes it.
+phys_bytes() { echo $(( $(getconf _PHYS_PAGES) * $(getconf PAGESIZE) )); }
+
+# ---- fixtures -------------------------------------------------------------------------
+awk 'BEGIN { for (i = 1; i <= 2000; i++) print "key-" i }' >keys.txt
+: >empty.txt
+
+# ---- sizes refused before anything is allocated or written -------------------------------
+t_size_typo_refused() {
+    echo "the old filter" >out.flt
+    cp out.flt out.orig
+    # --n 1e10 for 1e6: 11.2 GiB of classic filter. Refused at once (a build would allocate
+    # and write 12 GB: far more than the 20 s allowed), naming the size, the limit and the
+    # option that allows it; the old output stays, and no temporary is left.
+    expect_error 1 timeout 20 "$FL" build --n 1e10 --fpr 0.01 --type classic -o out.flt <keys.txt
+    grep -q '11.2 GiB' err || fail "no size: $(cat err)"
+    grep -q -- '--max-bytes (4.00 GiB)' err || fail "no limit: $(cat err)"
+    grep -q -- "'filterlab --max-bytes 12G build ...'" err || fail "no way to allow it: $(cat err)"
+    cmp -s out.flt out.orig || fail "the old output changed"
+    ! ls out.flt.tmp.* 2>/dev/null || fail "a temporary file was left"
+    # Every command that sizes a structure from its options does the same.
+    expect_error 1 timeout 20 "$FL" build --grow --n 1e10 --fpr 0.01 --type classic -o out.flt <keys.txt
+    expect_error 1 timeout 20 "$FL" build --bits 4e10 --type classic -o out.flt <keys.txt
+    expect_error 1 timeout 20 "$FL" build --units 1e9 --k 7 --type block512 -o out.flt <keys.txt
+    cmp -s out.flt out.orig || fail "the old output changed"
+    expect_error 1 timeout 20 "$FL" dedup --n 1e10 --fpr 0.01 <keys.txt
+    expect_error 1 timeout 20 "$FL" dedup --n 1e10 --fpr 0.01 --no-grow <keys.txt
+    expect_error 1 timeout 20 "$FL" layered-build out.flt --layers 8 --n 1e9 --fpr 0.01 <keys.txt
+    cmp -s out.flt out.orig || fail "the old output changed"
+    expect_error 1 timeout 20 "$FL" --max-bytes 1M freq --width 100000 --depth 4 keys.txt
+    grep -q 'Count-Min sketch of 1.53 MiB' err || fail "$(cat err)"
+    expect_error 1 timeout 20 "$FL" --max-bytes 1M top --width 100000 --depth 4 keys.txt
+    # build-static learns its size from the key count.
+    expect_error 1 "$FL" --max-bytes 1K build-static --type fuse -o out.flt <keys.txt
+    grep -q "'filterlab --max-bytes 1M build-static ...'" err || fail "$(cat err)"
+    cmp -s out.flt out.orig || fail "the old output changed"
+}
+check "size: a typo in a size is refused at once, the old output left" t_size_typo_refused
+
+t_size_same_limit_as_loads() {
+    # 1M bits = 128 KiB: above a 64K limit, within 128K; info loads under the same limit.
+    expect_error 1 "$FL" --max-bytes 64K build --bits 1048576 --type block512 -o f.flt <keys.txt
+    [ ! -e f.flt ] || fail "a refused build wrote its output"
+    expect_ok "$FL" --max-bytes 128K build --bits 1048576 --type block512 -o f.flt <keys.txt
+    expect_ok "$FL" --max-bytes 128K info f.flt
+    expect_error 2 "$FL" --max-bytes 64K info f.flt
+    expect_ok "$FL" --max-bytes 32K freq --width 2000 --depth 4 keys.txt
+    expect_ok "$FL" --max-bytes 8K build-static --type fuse -o s.fuse <keys.txt
+    # A growing chain stops where its sub-filters together would pass the limit.
+    expect_error 2 "$FL" --max-bytes 4K build --grow --n 100 --fpr 0.01 --type block512 \
+        -o g.flt <keys.txt
+    grep -q 'cannot grow after' err || fail "$(cat err)"
+    [ ! -e g.flt ] || fail "a failed build wrote its output"
+    expect_ok "$FL" --max-bytes 1M build --grow --n 100 --fpr 0.01 --type block512 -o g.flt <keys.txt
+    expect_ok "$FL" --max-bytes 1M info g.flt
+}
+check "size: --max-bytes caps what is created as it caps what is loaded" t_size_same_limit_as_loads
+
+t_size_physical_memory() {
+    # --max-bytes 0 lifts --max-bytes, not physical memory: 4e9 blocks of 64 bytes (238 GiB)
+    # are refused by the latter (skipped on a machine with that much memory).
+    local phys
+    phys=$(phys_bytes)
+    if [ "$phys" -ge 256000000000 ]; then echo "SKIP: $phys bytes of memory"; return 77; fi
+    expect_error 1 timeout 20 "$FL" --max-bytes 0 build --units 4e9 --k 8 --type block512 \
+        -o p.flt <keys.txt
+    grep -q "more than this machine's physical memory" err || fail "$(cat err)"
+    ! grep -q -- '--max-bytes' err || fail "--max-bytes cannot allow this: $(cat err)"
+    [ ! -e p.flt ] || fail "a refused build wrote its output"
+    expect_error 1 timeout 20 "$FL" --max-bytes 0 dedup --n 1e11 --fpr 0.001 --no-grow \
+        --type block512 <keys.txt
+    grep -q "physical memory" err || fail "$(cat err)"
+}
+check "size: physical memory caps creation even with --max-bytes 0" t_size_physical_memory
+
+# ---- empty input -----------------------------------------------------------------------
+t_empty_input_warns() {
+    expect_warning "$FL" build --n 10 --fpr 0.01 --type block512 -o e.flt <empty.txt
+    grep -qx "filterlab: warning: no keys in standard input; the filter is empty" err ||
+        fail "$(cat err)"
+    [ -s e.flt ] || fail "the empty filter was not written"
+    expect_warning "$FL" build --n 10 --fpr 0.01 --type block512 --input empty.txt -o e.flt
+    grep -qx "filterlab: warning: no keys in 'empty.txt'; the filter is empty" err ||
+        fail "$(cat err)"
+    expect_warning "$FL" build --grow --n 10 --fpr 0.01 --type block512 -o e.flt <empty.txt
+    # build-static builds the empty structure (every key absent) and says so.
+    expect_warning "$FL" build-static --type fuse -o e.fuse <empty.txt
+    grep -q "the filter is empty" err || fail "$(cat err)"
+    expect_ok "$FL" query e.fuse <keys.txt
+    [ ! -s out ] || fail "an empty fuse filter reported keys"
+    expect_warning "$FL" build-static --type bloomier --value-bits 4 -o e.blm <empty.txt
+    grep -q "the map is empty" err || fail "$(cat err)"
+    expect_warning "$FL" layered-build e.lbf --layers 2 --n 10 --fpr 0.01 --input empty.txt
+    grep -q "no keys in 'empty.txt'" err || fail "$(cat err)"
+    expect_warning "$FL" count empty.txt
+    grep -qx "filterlab: warning: no keys in 'empty.txt'; the sketch is empty" err ||
+        fail "$(cat err)"
+    [ "$(cat out)" = 0 ] || fail "count printed $(cat out)"
+    expect_warning "$FL" count empty.txt - <empty.txt
+    grep -q "no keys in any of the 2 inputs" err || fail "$(cat err)"
+    expect_warning "$FL" freq <empty.txt
+    expect_warning "$FL" top <empty.txt
+    # Input that has keys, and a sketch started --from a saved one, are not empty.
+    expect_ok "$FL" build --n 10000 --fpr 0.01 --type block512 -o k.flt <keys.txt
+    expect_ok "$FL" count -o k.hll keys.txt
+    expect_ok "$FL" count --from k.hll empty.txt
+    expect_ok "$FL" freq -o k.cms keys.txt
+    expect_ok "$FL" freq --from k.cms empty.txt
+}
+check "empty input: one warning, exit 0, the empty structure written" t_empty_input_warns
+
+echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
+[ "$failed" -eq 0 ]
