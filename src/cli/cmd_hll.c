@@ -22,8 +22,26 @@ static int load_hll(const char *path, fl_hll **out) {
     fl_status s = fl_hll_import_redis(buf, len, out);
     uint32_t kind = 0;
     int filterlab_file = s != FL_OK && fl_file_kind_mem(buf, len, &kind) == FL_OK;
+    /* redis-cli prints a value followed by '\n', also with --raw and into a file: a sketch
+     * saved with `redis-cli --raw GET key > file` has one byte too many. It is still refused
+     * (a string with a byte more is not the one Redis holds), with the way out. */
+    int newline = 0;
+    if (s != FL_OK && !filterlab_file && len > 0 && buf[len - 1] == '\n') {
+        fl_hll *probe = NULL;
+        newline = fl_hll_import_redis(buf, len - 1, &probe) == FL_OK;
+        fl_hll_free(probe);
+    }
     free(buf);
     if (s == FL_OK) return EXIT_OK;
+    if (newline) {
+        char q[CLI_QUOTE_BUF];
+        cli_quote(path, q, sizeof q);
+        return cli_fail(EXIT_DATA,
+                        "%s: %s: the file ends with a newline after the sketch (redis-cli "
+                        "adds one to what it prints, also with --raw): strip it, e.g. "
+                        "head -c -1 %s > fixed.hll",
+                        path, fl_strerror(s), q);
+    }
     if (filterlab_file && kind == FL_FILE_COUNT_MIN)
         return cli_fail(EXIT_DATA,
                         "%s: is a Count-Min sketch, not a HyperLogLog (use 'filterlab freq' or "

@@ -201,5 +201,34 @@ t_empty_input_warns() {
 }
 check "empty input: one warning, exit 0, the empty structure written" t_empty_input_warns
 
+# ---- Redis strings with redis-cli's trailing newline --------------------------------------
+t_hll_trailing_newline() {
+    awk 'BEGIN { for (i = 1; i <= 50000; i++) print "d-" i }' >many.txt
+    expect_ok "$FL" count -o sparse.hll keys.txt
+    expect_ok "$FL" count -o dense.hll many.txt
+    for h in sparse dense; do
+        # What `redis-cli --raw GET key > file` writes: the string, then '\n'.
+        { cat $h.hll; echo; } >$h.nl
+        for cmd in "hll-info $h.nl" "count --from $h.nl" "hll-merge $h.hll $h.nl"; do
+            # shellcheck disable=SC2086
+            expect_error 2 "$FL" $cmd
+            grep -q "ends with a newline after the sketch" err || fail "$cmd: $(cat err)"
+            grep -q "head -c -1 '$h.nl'" err || fail "$cmd: $(cat err)"
+        done
+        # The hint is right: the file without its last byte is the sketch.
+        head -c -1 $h.nl >$h.fixed
+        expect_ok "$FL" hll-info $h.fixed
+        cmp -s $h.fixed $h.hll || fail "head -c -1 did not give the sketch back"
+    done
+    # Other damage gets no such hint.
+    { cat sparse.hll; printf 'x'; } >x.hll
+    expect_error 2 "$FL" hll-info x.hll
+    ! grep -q newline err || fail "$(cat err)"
+    printf 'hello\n' >text.hll
+    expect_error 2 "$FL" hll-info text.hll
+    ! grep -q newline err || fail "$(cat err)"
+}
+check "hll: a sketch with redis-cli's trailing newline is refused with the fix" t_hll_trailing_newline
+
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ "$failed" -eq 0 ]
