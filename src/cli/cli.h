@@ -160,10 +160,12 @@ int cli_check_sbf_config(const char *cmd, const fl_sbf_config *sc, const cli_glo
 /* ---- cleanup.c: signals around file replacement (see the file's comment) ---- */
 /* Once at startup: SIGXFSZ ignored, so a file-size limit is an EFBIG write error. */
 void cli_signals_init(void);
-/* Around every fl_save_file / fl_write_file_atomic: SIGINT, SIGTERM and SIGHUP wait until
- * the temporary file is renamed or removed. */
-void cli_replace_begin(void);
-void cli_replace_end(void);
+/* Around every fl_save_file / fl_write_file_atomic of `path`: SIGINT, SIGTERM and SIGHUP
+ * abandon the save (the library removes its temporary); cli_replace_end, given the save's
+ * status, then prints "filterlab: interrupted; PATH left unchanged" and exits 128 + the
+ * signal. Without a signal it returns, and the caller reports the status. */
+void cli_replace_begin(const char *path);
+void cli_replace_end(fl_status s);
 
 /* ---- util.c: standard output. All stdout output goes through these so the first write
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */

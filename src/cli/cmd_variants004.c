@@ -147,9 +147,9 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     rc = cli_batch_each(input, add_batch, &adds);
     size_t saturated = adds.saturated;
     if (rc == EXIT_OK) {
-        cli_replace_begin();
+        cli_replace_begin(argv[optind]);
         s = fl_lbf_save_file(l, argv[optind]);
-        cli_replace_end();
+        cli_replace_end(s);
         rc = save_status(argv[optind], s);
     }
     if (rc == EXIT_OK && adds.lines == 0)
@@ -293,9 +293,9 @@ int cmd_compress(int argc, char **argv, const cli_globals *g)
         return cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s", CMD,
                         argv[optind], fl_strerror(s),
                         s == FL_ERR_UNSUPPORTED ? " (only Bloom bit arrays compress)" : "");
-    cli_replace_begin();
+    cli_replace_begin(argv[optind + 1]);
     s = fl_cbf_save_file(z, argv[optind + 1]);
-    cli_replace_end();
+    cli_replace_end(s);
     rc = save_status(argv[optind + 1], s);
     if (rc == EXIT_OK) {
         fl_cbf_info in;
