@@ -192,6 +192,20 @@ void cli_table_span(cli_table *t, const char *first, const char *text);
 int cli_table_print(cli_table *t);
 void cli_table_free(cli_table *t);
 
+/* ---- progress.c: progress of long reads on a terminal (see the file's comment) ---- */
+/* Once at startup: progress is shown only if stderr is a terminal and not `quiet`, nor
+ * FILTERLAB_PROGRESS=0. */
+void cli_progress_setup(int quiet);
+/* Around a command's reading of its input: readers opened meanwhile report their lines. */
+void cli_progress_start(const char *cmd);
+void cli_progress_stop(void);
+int cli_progress_active(void);
+/* lines.c's part: an input opened (its size, if a regular file), a line read. */
+void cli_progress_input(FILE *fp);
+void cli_progress_line(size_t bytes);
+/* Erases the progress line, if shown: before any other output on stderr. */
+void cli_progress_clear(void);
+
 /* ---- lines.c: keys are lines ---- */
 typedef struct cli_lines {
     FILE *fp;
@@ -200,6 +214,7 @@ typedef struct cli_lines {
     char *buf;        /* getline buffer */
     size_t cap;
     uint64_t lineno;  /* lines returned so far */
+    int progress;     /* lines are reported to progress.c */
 } cli_lines;
 
 /* path NULL or "-" reads stdin. On failure prints one line and returns EXIT_DATA. */

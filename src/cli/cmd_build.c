@@ -136,8 +136,10 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
         return rc;
     double t0 = now_seconds();
     cli_lines in;
+    cli_progress_start(CMD);
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
+        cli_progress_stop();
         fl_sbf_free(s);
         return rc;
     }
@@ -169,6 +171,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
     rc = cli_batch_status(b, got, rc);
     cli_batch_free(b);
     cli_lines_close(&in);
+    cli_progress_stop();
     if (rc == EXIT_OK)
         rc = cli_save_sbf(s, output);
     if (rc == EXIT_OK && lines == 0)
@@ -369,8 +372,10 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     double t0 = now_seconds();
     cli_lines in;
     cli_batch *b = NULL;
+    cli_progress_start(CMD);
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
+        cli_progress_stop();
         fl_free(f);
         return rc;
     }
@@ -415,6 +420,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     rc = cli_batch_status(b, got, rc);
     cli_batch_free(b);
     cli_lines_close(&in);
+    cli_progress_stop();
 
     if (rc == EXIT_OK)
         rc = cli_save_filter(f, output);

@@ -239,7 +239,9 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     fl_cms *cms = NULL;
     int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms, g);
     if (rc != EXIT_OK) return rc;
+    cli_progress_start(CMD);
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, cms);
+    cli_progress_stop();
     if (rc == EXIT_OK && !from && cli_lines_total() == 0)
         cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     if (rc == EXIT_OK && output) rc = save_cms(cms, output);
@@ -329,7 +331,9 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
             if (need > cap) cap = (uint32_t)need;
         }
         rc = create_cms(CMD, &z, cap, &cms, g);
+        cli_progress_start(CMD);
         if (rc == EXIT_OK) rc = cli_add_operand_lines(argc, argv, optind, 1, add_line, cms);
+        cli_progress_stop();
         if (rc == EXIT_OK && cli_lines_total() == 0)
             cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     }

@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -109,9 +110,15 @@ static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geo
 {
     cli_lines in;
     *lines = *distinct = 0;
+    /* Progress would interleave with the lines printed on a terminal: only when they go
+     * to a file or a pipe. */
+    if (!isatty(STDOUT_FILENO))
+        cli_progress_start(CMD);
     int rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK)
+    if (rc != EXIT_OK) {
+        cli_progress_stop();
         return rc;
+    }
     const char *key = NULL;
     size_t len = 0;
     int got;
@@ -133,6 +140,7 @@ static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geo
             }
             /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
              * here on new lines are dropped ever more often, so say it, once. */
+            cli_progress_clear();
             if (climbing)
                 fprintf(stderr,
                         "filterlab: dedup: warning: more than --n %llu distinct lines at line "
@@ -150,6 +158,7 @@ static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geo
         rc = EXIT_DATA; /* read error, already reported */
     *lines = in.lineno;
     cli_lines_close(&in);
+    cli_progress_stop();
     return rc;
 }
 

@@ -160,7 +160,9 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
         if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s", fl_strerror(s));
     }
     if (rc != EXIT_OK) return rc;
+    cli_progress_start(CMD);
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
+    cli_progress_stop();
     /* A sketch read --from is not empty however little input follows it. */
     if (rc == EXIT_OK && !from && cli_lines_total() == 0)
         cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");

@@ -184,8 +184,11 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--bits must be 16 or 32 and at least --value-bits");
 
     cli_lines in;
-    if ((rc = cli_lines_open(&in, input)) != EXIT_OK)
+    cli_progress_start(CMD);
+    if ((rc = cli_lines_open(&in, input)) != EXIT_OK) {
+        cli_progress_stop();
         return rc;
+    }
     keyset set = {0};
     const char *line;
     size_t len;
@@ -210,6 +213,7 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     /* No keys still builds: an empty structure that reports every key absent. */
     int empty = in.lineno == 0;
     cli_lines_close(&in);
+    cli_progress_stop();
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
     fl_static_info info;

@@ -144,7 +144,9 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
                         "%s: cannot create the filter: %s", CMD, fl_strerror(s));
     layered_adds adds = {l, 0, 0};
+    cli_progress_start(CMD);
     rc = cli_batch_each(input, add_batch, &adds);
+    cli_progress_stop();
     size_t saturated = adds.saturated;
     if (rc == EXIT_OK) {
         cli_replace_begin(argv[optind]);

@@ -38,13 +38,16 @@ int cli_lines_open(cli_lines *r, const char *path)
     if (!path || strcmp(path, "-") == 0) {
         r->fp = stdin;
         r->name = "standard input";
-        return EXIT_OK;
+    } else {
+        r->fp = fopen(path, "rb");
+        if (!r->fp)
+            return cli_fail(EXIT_DATA, "cannot open '%s': %s", path, strerror(errno));
+        r->name = path;
+        r->owned = 1;
     }
-    r->fp = fopen(path, "rb");
-    if (!r->fp)
-        return cli_fail(EXIT_DATA, "cannot open '%s': %s", path, strerror(errno));
-    r->name = path;
-    r->owned = 1;
+    r->progress = cli_progress_active();
+    if (r->progress)
+        cli_progress_input(r->fp);
     return EXIT_OK;
 }
 
@@ -64,8 +67,12 @@ int cli_lines_next(cli_lines *r, const char **key, size_t *len)
                      (unsigned long long)r->lineno + 1, r->name);
             return -1;
         }
+        if (r->progress)
+            cli_progress_clear();
         return 0;
     }
+    if (r->progress)
+        cli_progress_line((size_t)n);
     size_t l = (size_t)n;
     if (l > 0 && r->buf[l - 1] == '\n') {
         l--;

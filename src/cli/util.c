@@ -22,6 +22,7 @@
 int cli_fail(int code, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_clear();
     fputs("filterlab: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -33,6 +34,7 @@ int cli_fail(int code, const char *fmt, ...)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_clear();
     fputs("filterlab: ", stderr);
     if (cmd)
         fprintf(stderr, "%s: ", cmd);

@@ -201,6 +201,61 @@ t_empty_input_warns() {
 }
 check "empty input: one warning, exit 0, the empty structure written" t_empty_input_warns
 
+# ---- progress on a terminal, nothing elsewhere --------------------------------------------
+# slow_input FIFO: 600 lines into a new FIFO, 300 of them 0.6 s after the others, so any
+# reader runs longer than the 0.25 s before a first progress line, past the 256 lines
+# between its clock reads.
+slow_input() {
+    rm -f "$1"
+    mkfifo "$1"
+    { seq 1 300; sleep 0.6; seq 301 600; } >"$1" &
+}
+
+t_progress_silent_without_tty() {
+    slow_input in.fifo
+    expect_ok "$FL" build --n 1000 --fpr 0.01 --type block512 --input in.fifo -o p.flt
+    slow_input in.fifo
+    expect_ok "$FL" count in.fifo
+    slow_input in.fifo
+    expect_ok "$FL" dedup --n 1000 --fpr 0.01 --input in.fifo
+    [ "$(wc -l <out)" -eq 600 ] || fail "dedup printed $(wc -l <out) lines"
+}
+check "progress: nothing at all when stderr is not a terminal" t_progress_silent_without_tty
+
+# on_tty FILE CMD: CMD (one shell string) with a pseudo-terminal for stdin, stdout and
+# stderr (util-linux script), all it printed into FILE.
+on_tty() {
+    local file=$1
+    shift
+    script -qec "$1" /dev/null >"$file"
+}
+
+t_progress_on_tty() {
+    if ! command -v script >/dev/null || ! script -qec true /dev/null >/dev/null 2>&1; then
+        echo "SKIP: no script(1) or no pseudo-terminal"
+        return 77
+    fi
+    slow_input in.fifo
+    on_tty tty.out "'$FL' build --n 1000 --fpr 0.01 --type block512 --input in.fifo -o t.flt"
+    # "\rfilterlab: build: N lines, ..., R lines/s\e[K", then "\r\e[K" erases it at the end.
+    grep -aq "filterlab: build: [0-9]* lines, .* lines/s" tty.out || fail "no progress: $(od -c tty.out | head)"
+    [ "$(tail -c 4 tty.out | od -An -c | tr -d ' ')" = '\r033[K' ] ||
+        fail "the progress line was not erased at the end: $(od -c tty.out | tail -3)"
+    expect_ok "$FL" info t.flt
+    grep -qx "keys: *600" out || fail "every line must be read once: $(cat out)"
+    slow_input in.fifo
+    on_tty tty.out "'$FL' count in.fifo"
+    grep -aq "filterlab: count: [0-9]* lines" tty.out || fail "count: $(od -c tty.out | head)"
+    # Turned off: --quiet, FILTERLAB_PROGRESS=0.
+    slow_input in.fifo
+    on_tty tty.out "'$FL' --quiet build --n 1000 --fpr 0.01 --type block512 --input in.fifo -o t.flt"
+    [ ! -s tty.out ] || fail "--quiet: $(od -c tty.out | head)"
+    slow_input in.fifo
+    on_tty tty.out "FILTERLAB_PROGRESS=0 '$FL' build --n 1000 --fpr 0.01 --type block512 --input in.fifo -o t.flt"
+    [ ! -s tty.out ] || fail "FILTERLAB_PROGRESS=0: $(od -c tty.out | head)"
+}
+check "progress: a line redrawn on a terminal, erased at the end, --quiet" t_progress_on_tty
+
 # ---- an interrupted save leaves the old file ----------------------------------------------
 # interrupted_save SIG CMD...: CMD run with the test hook that raises SIG as its save starts
 # (a real kill cannot be timed to land there). Expects exit 128 + SIG, one line naming the
