@@ -51,7 +51,7 @@ enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
 /* FL_FILE_BINARY_FUSE or FL_FILE_BLOOMIER if path is a regular file of that kind, else 0. */
 int cli_static_kind(const char *path);
 int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
-int cli_static_info(const char *path, int kind, size_t max_bytes);
+int cli_static_info(const char *path, int kind, size_t max_bytes, int json);
 /* cmd_variants004.c: layered and compressed Bloom filters */
 int cmd_layered_build(int argc, char **argv, const cli_globals *g);
 int cmd_layered_count(int argc, char **argv, const cli_globals *g);
@@ -59,7 +59,7 @@ int cmd_compress(int argc, char **argv, const cli_globals *g);
 int cmd_decompress(int argc, char **argv, const cli_globals *g);
 int cmd_compressed_query(int argc, char **argv, const cli_globals *g);
 /* `filterlab info` of a layered (FL_FILE_LAYERED_BLOOM) or compressed Bloom file. */
-int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes);
+int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int json);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)
@@ -179,6 +179,30 @@ int cli_out_failed(void);
 /* Flushes stdout. Returns EXIT_OK (also for EPIPE: a closed pipe is the reader's choice) or
  * EXIT_DATA after printing the error, unless `quiet` (an error was already reported). */
 int cli_out_finish(int quiet);
+
+/* ---- json.c: the --json output of the describe commands (see the file's comment) ---- */
+#define CLI_JSON_DEPTH 8
+typedef struct cli_json {
+    int depth;                    /* 1 inside the top object */
+    uint32_t count[CLI_JSON_DEPTH]; /* items written at each level */
+    uint8_t array[CLI_JSON_DEPTH];  /* that level is an array */
+} cli_json;
+/* "{" ... "}\n". Members take their key; inside an array the key is NULL. */
+void cli_json_begin(cli_json *j);
+void cli_json_end(cli_json *j);
+void cli_json_object(cli_json *j, const char *key);
+void cli_json_array(cli_json *j, const char *key);
+void cli_json_close(cli_json *j); /* the innermost object or array */
+void cli_json_str(cli_json *j, const char *key, const char *s); /* NULL: null */
+void cli_json_u64(cli_json *j, const char *key, uint64_t v);
+void cli_json_i64(cli_json *j, const char *key, int64_t v);
+void cli_json_num(cli_json *j, const char *key, double v); /* not finite: null */
+void cli_json_bool(cli_json *j, const char *key, int v);
+void cli_json_null(cli_json *j, const char *key);
+/* {"variant", "units", "k", "description"} of a geometry. */
+void cli_json_geometry(cli_json *j, const char *key, const fl_geometry *g);
+/* A JSON string literal of n bytes (escaped; invalid UTF-8 as U+FFFD). */
+void cli_json_string(const char *s, size_t n);
 
 /* ---- util.c: a text table with columns padded to their widest cell ---- */
 typedef struct cli_table cli_table;

@@ -206,17 +206,50 @@ int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-info";
     if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        cli_outf("Usage: filterlab hll-info HLL\n\nDescribe a Redis HyperLogLog string.\n");
+        cli_outf("Usage: filterlab hll-info [--json] HLL\n\nDescribe a Redis HyperLogLog string.\n"
+                 "\n"
+                 "  --json  one JSON object: file, kind (\"hyperloglog\"), precision,\n"
+                 "          registers, std_error (a fraction), encoding (sparse, dense),\n"
+                 "          bytes, registers_set, max_register, cache_valid, cached_count\n"
+                 "          (the count in the header, stale unless cache_valid), estimate\n");
         return EXIT_OK;
     }
-    if (argc != 2) return cli_usage_error(CMD, "give one HLL file");
+    /* --json before or after the file */
+    int json = 0, files = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!json && strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            path = argv[i], files++;
+    }
+    if (files != 1) return cli_usage_error(CMD, "give one HLL file");
     fl_hll *h;
-    int rc = load_hll(argv[1], &h);
+    int rc = load_hll(path, &h);
     if (rc != EXIT_OK) return rc;
     fl_hll_info in;
     uint64_t est = 0;
     fl_hll_info_get(h, &in);
     fl_hll_estimate(h, &est);
+    if (json) {
+        cli_json j;
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", "hyperloglog");
+        cli_json_u64(&j, "precision", in.precision);
+        cli_json_u64(&j, "registers", in.registers);
+        cli_json_num(&j, "std_error", in.std_error);
+        cli_json_str(&j, "encoding", in.encoding == FL_HLL_SPARSE ? "sparse" : "dense");
+        cli_json_u64(&j, "bytes", in.redis_bytes);
+        cli_json_u64(&j, "registers_set", in.registers_set);
+        cli_json_u64(&j, "max_register", in.max_register);
+        cli_json_bool(&j, "cache_valid", in.cache_valid);
+        cli_json_u64(&j, "cached_count", in.cached_count & ~(1ull << 63));
+        cli_json_u64(&j, "estimate", est);
+        cli_json_end(&j);
+        fl_hll_free(h);
+        return cli_out_finish(0);
+    }
     cli_outf("kind: HyperLogLog (Redis string)\n"
              "precision: %u (%u registers, standard error %.2f%%)\n"
              "encoding: %s\n"

@@ -346,7 +346,7 @@ int cli_static_query(const char *path, int kind, const char *input, int mode, si
     return rc;
 }
 
-int cli_static_info(const char *path, int kind, size_t max_bytes)
+int cli_static_info(const char *path, int kind, size_t max_bytes, int json)
 {
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
@@ -358,6 +358,31 @@ int cli_static_info(const char *path, int kind, size_t max_bytes)
         fl_fuse_info(f, &in);
     else
         fl_bloomier_info(b, &in);
+    if (json) {
+        cli_json j;
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", f ? "binary_fuse" : "bloomier");
+        cli_json_u64(&j, "arity", in.arity);
+        cli_json_u64(&j, "cell_bits", in.cell_bits);
+        cli_json_u64(&j, "value_bits", in.value_bits);
+        cli_json_u64(&j, "keys", in.keys);
+        cli_json_u64(&j, "cells", in.cells);
+        cli_json_u64(&j, "segment_count", in.segment_count);
+        cli_json_u64(&j, "segment_length", in.segment_length);
+        cli_json_u64(&j, "seed", in.seed);
+        cli_json_u64(&j, "bytes", in.bytes);
+        if (in.keys)
+            cli_json_num(&j, "bits_per_key", in.bits_per_key);
+        else
+            cli_json_null(&j, "bits_per_key");
+        /* fuse: the FPR; Bloomier: the chance a non-key reads as present */
+        cli_json_num(&j, "fpr", in.fpr);
+        cli_json_end(&j);
+        fl_fuse_free(f);
+        fl_bloomier_free(b);
+        return EXIT_OK;
+    }
     char human[32];
     cli_human_bytes(in.bytes, human, sizeof human);
     cli_outf("file:           %s\n", path);

@@ -424,8 +424,9 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
-int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
+int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
+    cli_json j;
     char size[32], geo[128];
     if (kind == FL_FILE_LAYERED_BLOOM) {
         fl_lbf *l = NULL;
@@ -434,6 +435,28 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
             return load_status(path, s);
         fl_lbf_info in;
         fl_lbf_get_info(l, &in);
+        if (json) {
+            cli_json_begin(&j);
+            cli_json_str(&j, "file", path);
+            cli_json_str(&j, "kind", "layered_bloom");
+            cli_json_u64(&j, "layers", in.layers);
+            cli_json_str(&j, "variant", fl_variant_name(in.variant));
+            cli_json_bool(&j, "can_delete", in.can_delete);
+            cli_json_geometry(&j, "geometry", &in.geometry);
+            cli_json_u64(&j, "capacity", in.capacity);
+            cli_json_num(&j, "fpr", in.fpr);
+            cli_json_str(&j, "hash", cli_hash_name(in.hash));
+            cli_json_u64(&j, "seed", in.seed);
+            cli_json_u64(&j, "bytes", in.bytes);
+            cli_json_u64(&j, "adds", in.adds);
+            cli_json_u64(&j, "deletes", in.deletes);
+            cli_json_array(&j, "layer_keys");
+            for (uint32_t i = 0; i < in.layers; i++)
+                cli_json_u64(&j, NULL, fl_lbf_layer_keys(l, i));
+            cli_json_end(&j);
+            fl_lbf_free(l);
+            return EXIT_OK;
+        }
         cli_human_bytes(in.bytes, size, sizeof size);
         cli_describe_geometry(&in.geometry, geo, sizeof geo);
         cli_outf("kind:           layered Bloom filter (seed 004; Zhiwang et al. 2010)\n");
@@ -462,6 +485,36 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
     cli_human_bytes(in.payload_bytes, size, sizeof size);
     double keys = in.keys ? (double)in.keys : 1;
     double m = 8.0 * (double)in.payload_bytes;
+    if (json) {
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", "compressed_bloom");
+        cli_json_str(&j, "variant", fl_variant_name(in.geometry.variant));
+        cli_json_geometry(&j, "geometry", &in.geometry);
+        cli_json_str(&j, "hash", cli_hash_name(in.hash));
+        cli_json_u64(&j, "seed", in.seed);
+        cli_json_u64(&j, "keys", in.keys);
+        cli_json_u64(&j, "bytes", in.payload_bytes);
+        cli_json_u64(&j, "payload_bytes", in.payload_bytes);
+        cli_json_u64(&j, "ones", in.ones);
+        cli_json_num(&j, "fill", m > 0 ? (double)in.ones / m : 0);
+        cli_json_str(&j, "coder", fl_coder_name(in.coder));
+        cli_json_u64(&j, "chunk_bytes", in.chunk_bytes);
+        cli_json_u64(&j, "chunks", in.chunks);
+        cli_json_u64(&j, "compressed_bytes", in.compressed_bytes);
+        cli_json_u64(&j, "index_bytes", in.index_bytes);
+        if (in.keys) {
+            cli_json_num(&j, "bits_per_key",
+                         8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
+            cli_json_num(&j, "entropy_bits_per_key", in.entropy_bits / keys);
+        } else {
+            cli_json_null(&j, "bits_per_key");
+            cli_json_null(&j, "entropy_bits_per_key");
+        }
+        cli_json_end(&j);
+        fl_cbf_free(z);
+        return EXIT_OK;
+    }
     cli_outf("kind:           compressed Bloom filter (Mitzenmacher 2002)\n");
     cli_outf("variant:        %s\n", fl_variant_name(in.geometry.variant));
     cli_outf("geometry:       %s\n", geo);

@@ -330,6 +330,131 @@ t_interrupt_real_signal() {
 }
 check "interrupt: a real SIGTERM in the middle of a large save" t_interrupt_real_signal
 
+# ---- --json: one object, the text's facts ------------------------------------------------
+# jget PATH < JSON: the value at a dotted path (list indexes as numbers) after parsing the
+# whole input as one JSON document: strings as they are, anything else as JSON.
+jget() {
+    "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d if isinstance(d, str) else json.dumps(d))' "$1"
+}
+# text FIELD: the value after "FIELD:" in the text output ($T/out), spaces trimmed.
+text() { sed -n "s/^$1: *//p" out | head -1; }
+# same_num A B: the same number at three significant digits (the text's precision).
+same_num() {
+    "$PY" -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(0 if "%.3g" % a == "%.3g" % b else 1)' "$1" "$2" ||
+        fail "$1 and $2 differ"
+}
+# is_int PATH < JSON: the value is a JSON integer (not a string, not a float).
+is_int() { [ "$("$PY" -c 'import json,sys; d=json.load(sys.stdin); print(type(d[sys.argv[1]]).__name__)' "$1")" = int ] ||
+    fail "$1 is not an integer"; }
+
+t_json_info_filters() {
+    for v in block512 cuckoo counting; do
+        expect_ok "$FL" build --n 3000 --fpr 0.01 --type $v -o $v.flt <keys.txt
+        expect_ok "$FL" info $v.flt
+        cp out $v.txt
+        expect_ok "$FL" info --json $v.flt
+        cp out $v.json
+        [ "$(jget kind <$v.json)" = filter ] || fail "kind"
+        [ "$(jget variant <$v.json)" = $v ] || fail "variant"
+        cp $v.txt out
+        [ "$(jget keys <$v.json)" = "$(text keys)" ] || fail "$v keys"
+        [ "$(jget bytes <$v.json)" = "$(text bytes | cut -d' ' -f1)" ] || fail "$v bytes"
+        [ "$(jget geometry.description <$v.json)" = "$(text geometry)" ] || fail "$v geometry"
+        same_num "$(jget predicted_fpr <$v.json)" "$(text 'predicted FPR' | cut -d' ' -f1)"
+        is_int keys <$v.json
+        is_int bytes <$v.json
+    done
+    [ "$(jget fill_unit <block512.json)" = bits ] || fail "block512 fill_unit"
+    [ "$(jget fill_unit <cuckoo.json)" = slots ] || fail "cuckoo fill_unit"
+    [ "$(jget fill_unit <counting.json)" = counters ] || fail "counting fill_unit"
+    [ "$(jget stash_used <cuckoo.json)" = 0 ] || fail "cuckoo stash_used"
+    [ "$(jget stash_used <block512.json)" = null ] || fail "block512 stash_used"
+    # A scalable chain, the static kinds, layered and compressed filters.
+    expect_ok "$FL" build --grow --n 100 --fpr 0.01 --type block512 -o chain.flt <keys.txt
+    expect_ok "$FL" info chain.flt
+    [ "$("$FL" info --json chain.flt | jget sub_filters | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)))')" = "$(text sub-filters)" ] ||
+        fail "sub_filters"
+    [ "$("$FL" info --json chain.flt | jget keys)" = "$(text keys)" ] || fail "chain keys"
+    [ "$("$FL" info --json chain.flt | jget kind)" = scalable_bloom ] || fail "chain kind"
+    expect_ok "$FL" build-static --type fuse -o s.fuse <keys.txt
+    expect_ok "$FL" info s.fuse
+    [ "$("$FL" info --json s.fuse | jget keys)" = "$(text keys | cut -d' ' -f1)" ] || fail "fuse keys"
+    [ "$("$FL" info --json s.fuse | jget kind)" = binary_fuse ] || fail "fuse kind"
+    expect_ok "$FL" layered-build l.lbf --layers 3 --n 3000 --fpr 0.01 --input keys.txt
+    expect_ok "$FL" info l.lbf
+    cp out l.txt
+    expect_ok "$FL" info --json l.lbf
+    [ "$(jget layer_keys.0 <out)" = "$(awk '$1 == "layer" && $2 == 0 { print $3 }' l.txt)" ] ||
+        fail "layer_keys: $(cat out)"
+    [ "$(jget layers <out)" = 3 ] || fail "layers"
+    expect_ok "$FL" compress block512.flt c.cbf
+    expect_ok "$FL" info --json c.cbf
+    [ "$(jget kind <out)" = compressed_bloom ] || fail "compressed kind"
+    [ "$(jget keys <out)" = 2000 ] || fail "compressed keys"
+}
+check "json: info --json of every kind parses and matches the text" t_json_info_filters
+
+t_json_other_commands() {
+    expect_ok "$FL" count -o k.hll keys.txt
+    expect_ok "$FL" hll-info k.hll
+    cp out hll.txt
+    expect_ok "$FL" hll-info --json k.hll
+    cp out hll.json
+    cp hll.txt out
+    [ "$(jget estimate <hll.json)" = "$(text estimate)" ] || fail "estimate"
+    [ "$(jget encoding <hll.json)" = "$(text encoding)" ] || fail "encoding"
+    [ "$(jget bytes <hll.json)" = "$(text bytes)" ] || fail "bytes"
+    expect_ok "$FL" freq --width 1000 --depth 4 -o k.cms keys.txt
+    expect_ok "$FL" freq --from k.cms --info
+    cp out cms.txt
+    expect_ok "$FL" freq --from k.cms --info --json
+    [ "$(jget width <out)" = 1000 ] && [ "$(jget depth <out)" = 4 ] || fail "shape: $(cat out)"
+    [ "$(jget total <out)" = "$(sed -n 's/^total: *//p' cms.txt)" ] || fail "total"
+    expect_error 1 "$FL" freq --from k.cms --json --query keys.txt
+    expect_ok "$FL" kernels
+    cp out kernels.txt
+    expect_ok "$FL" kernels --json
+    [ "$(jget selected <out)" = "$(sed -n 's/^selected: \([^ ]*\).*/\1/p' kernels.txt)" ] ||
+        fail "selected"
+    [ "$(jget kernels.0.name <out)" = "$(sed -n '2s/ .*//p' kernels.txt)" ] || fail "first kernel"
+    expect_ok "$FL" host
+    cp out host.txt
+    expect_ok "$FL" host --json
+    [ "$(jget host_id <out)" = "$(sed -n 's/^host id: *//p' host.txt)" ] || fail "host_id"
+    expect_ok "$FL" params --n 1e6 --fpr 0.001 --type block512
+    cp out params.txt
+    expect_ok "$FL" params --n 1e6 --fpr 0.001 --type block512 --json
+    [ "$(jget variants.0.bytes <out)" = "$(awk '$1 == "block512" { print $(NF-4) }' params.txt)" ] ||
+        fail "params bytes: $(cat out) $(cat params.txt)"
+    [ "$(jget n <out)" = 1000000 ] || fail "n"
+    # A variant that cannot reach the FPR is listed with its reason.
+    expect_ok "$FL" params --n 1e6 --fpr 1e-9 --json
+    [ "$(jget variants.4.variant <out)" = cuckoo ] || fail "order"
+    jget variants.4.error <out | grep -q . || fail "no error for cuckoo"
+}
+check "json: hll-info, freq --info, kernels, host, params --json" t_json_other_commands
+
+t_json_string_escaping() {
+    # A file name with a quote, a backslash, a tab, a newline and a byte that is not UTF-8:
+    # the output still parses, and the name reads back (the stray byte as U+FFFD).
+    local name
+    name=$(printf 'we"ird\\na\tme\n\377é.flt')
+    cp block512.flt "$name" 2>/dev/null || expect_ok "$FL" build --n 10 --fpr 0.01 --type block512 -o "$name" <keys.txt
+    run "$FL" info --json "$name"
+    [ "$RC" -eq 0 ] || fail "status $RC: $(cat err)"
+    "$PY" -c '
+import json, sys
+d = json.load(open("out", encoding="utf-8"))
+want = "we\"ird\\na\tme\n\ufffd\u00e9.flt"
+sys.exit(0 if d["file"] == want else "file is %r" % d["file"])'
+}
+check "json: strings escaped right, invalid UTF-8 replaced" t_json_string_escaping
+
 # ---- Redis strings with redis-cli's trailing newline --------------------------------------
 t_hll_trailing_newline() {
     awk 'BEGIN { for (i = 1; i <= 50000; i++) print "d-" i }' >many.txt
