@@ -31,8 +31,14 @@ static void help(void)
         "              huge_pages. A scalable chain: variant, hash, seed, capacity,\n"
         "              total_capacity, error_rate, growth, nonscaling, tightening, keys,\n"
         "              bits_per_key, predicted_fpr, sub_filters [{geometry, bytes, keys,\n"
-        "              capacity, target_fpr, predicted_fpr}]. The other kinds: the fields\n"
-        "              of their text lines under the same names. null: not known.\n"
+        "              capacity, target_fpr, predicted_fpr}]. Binary fuse and Bloomier:\n"
+        "              arity, cell_bits, value_bits, keys, cells, segment_count,\n"
+        "              segment_length, seed, bits_per_key, fpr. Layered: layers, variant,\n"
+        "              can_delete, geometry, capacity, fpr, hash, seed, adds, deletes,\n"
+        "              layer_keys [per layer]. Compressed: variant, geometry, hash, seed,\n"
+        "              keys, payload_bytes, ones, fill, coder, chunk_bytes, chunks,\n"
+        "              compressed_bytes, index_bytes, bits_per_key, entropy_bits_per_key.\n"
+        "              null: not known (e.g. bits_per_key without keys).\n"
         "  -h, --help  show this help\n");
 }
 

@@ -348,6 +348,23 @@ same_num() {
     "$PY" -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(0 if "%.3g" % a == "%.3g" % b else 1)' "$1" "$2" ||
         fail "$1 and $2 differ"
 }
+# documented JSON HELP: every key of the JSON object in file JSON (nested ones too) is
+# named in the --help text in file HELP.
+documented() {
+    "$PY" -c '
+import json, re, sys
+words = set(re.findall(r"[a-z0-9_]+", open(sys.argv[2]).read()))
+def keys(d):
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield k
+            yield from keys(v)
+    elif isinstance(d, list):
+        for v in d:
+            yield from keys(v)
+missing = sorted(set(keys(json.load(open(sys.argv[1])))) - words)
+sys.exit("undocumented keys: %s" % missing if missing else 0)' "$1" "$2"
+}
 # is_int PATH < JSON: the value is a JSON integer (not a string, not a float).
 is_int() { [ "$("$PY" -c 'import json,sys; d=json.load(sys.stdin); print(type(d[sys.argv[1]]).__name__)' "$1")" = int ] ||
     fail "$1 is not an integer"; }
@@ -374,6 +391,8 @@ t_json_info_filters() {
     [ "$(jget fill_unit <counting.json)" = counters ] || fail "counting fill_unit"
     [ "$(jget stash_used <cuckoo.json)" = 0 ] || fail "cuckoo stash_used"
     [ "$(jget stash_used <block512.json)" = null ] || fail "block512 stash_used"
+    "$FL" info --help >info.help
+    for v in block512 cuckoo counting; do documented $v.json info.help; done
     # A scalable chain, the static kinds, layered and compressed filters.
     expect_ok "$FL" build --grow --n 100 --fpr 0.01 --type block512 -o chain.flt <keys.txt
     expect_ok "$FL" info chain.flt
@@ -381,10 +400,14 @@ t_json_info_filters() {
         fail "sub_filters"
     [ "$("$FL" info --json chain.flt | jget keys)" = "$(text keys)" ] || fail "chain keys"
     [ "$("$FL" info --json chain.flt | jget kind)" = scalable_bloom ] || fail "chain kind"
+    "$FL" info --json chain.flt >chain.json
+    documented chain.json info.help
     expect_ok "$FL" build-static --type fuse -o s.fuse <keys.txt
     expect_ok "$FL" info s.fuse
     [ "$("$FL" info --json s.fuse | jget keys)" = "$(text keys | cut -d' ' -f1)" ] || fail "fuse keys"
     [ "$("$FL" info --json s.fuse | jget kind)" = binary_fuse ] || fail "fuse kind"
+    "$FL" info --json s.fuse >fuse.json
+    documented fuse.json info.help
     expect_ok "$FL" layered-build l.lbf --layers 3 --n 3000 --fpr 0.01 --input keys.txt
     expect_ok "$FL" info l.lbf
     cp out l.txt
@@ -392,10 +415,12 @@ t_json_info_filters() {
     [ "$(jget layer_keys.0 <out)" = "$(awk '$1 == "layer" && $2 == 0 { print $3 }' l.txt)" ] ||
         fail "layer_keys: $(cat out)"
     [ "$(jget layers <out)" = 3 ] || fail "layers"
+    documented out info.help
     expect_ok "$FL" compress block512.flt c.cbf
     expect_ok "$FL" info --json c.cbf
     [ "$(jget kind <out)" = compressed_bloom ] || fail "compressed kind"
     [ "$(jget keys <out)" = 2000 ] || fail "compressed keys"
+    documented out info.help
 }
 check "json: info --json of every kind parses and matches the text" t_json_info_filters
 
@@ -409,12 +434,17 @@ t_json_other_commands() {
     [ "$(jget estimate <hll.json)" = "$(text estimate)" ] || fail "estimate"
     [ "$(jget encoding <hll.json)" = "$(text encoding)" ] || fail "encoding"
     [ "$(jget bytes <hll.json)" = "$(text bytes)" ] || fail "bytes"
+    "$FL" hll-info --help >help.txt
+    documented hll.json help.txt
     expect_ok "$FL" freq --width 1000 --depth 4 -o k.cms keys.txt
     expect_ok "$FL" freq --from k.cms --info
     cp out cms.txt
     expect_ok "$FL" freq --from k.cms --info --json
     [ "$(jget width <out)" = 1000 ] && [ "$(jget depth <out)" = 4 ] || fail "shape: $(cat out)"
     [ "$(jget total <out)" = "$(sed -n 's/^total: *//p' cms.txt)" ] || fail "total"
+    cp out cms.json
+    "$FL" freq --help >help.txt
+    documented cms.json help.txt
     expect_error 1 "$FL" freq --from k.cms --json --query keys.txt
     expect_ok "$FL" kernels
     cp out kernels.txt
@@ -422,16 +452,25 @@ t_json_other_commands() {
     [ "$(jget selected <out)" = "$(sed -n 's/^selected: \([^ ]*\).*/\1/p' kernels.txt)" ] ||
         fail "selected"
     [ "$(jget kernels.0.name <out)" = "$(sed -n '2s/ .*//p' kernels.txt)" ] || fail "first kernel"
+    cp out kernels.json
+    "$FL" kernels --help >help.txt
+    documented kernels.json help.txt
     expect_ok "$FL" host
     cp out host.txt
     expect_ok "$FL" host --json
     [ "$(jget host_id <out)" = "$(sed -n 's/^host id: *//p' host.txt)" ] || fail "host_id"
+    cp out host.json
+    "$FL" host --help >help.txt
+    documented host.json help.txt
     expect_ok "$FL" params --n 1e6 --fpr 0.001 --type block512
     cp out params.txt
     expect_ok "$FL" params --n 1e6 --fpr 0.001 --type block512 --json
     [ "$(jget variants.0.bytes <out)" = "$(awk '$1 == "block512" { print $(NF-4) }' params.txt)" ] ||
         fail "params bytes: $(cat out) $(cat params.txt)"
     [ "$(jget n <out)" = 1000000 ] || fail "n"
+    cp out params.json
+    "$FL" params --help >help.txt
+    documented params.json help.txt
     # A variant that cannot reach the FPR is listed with its reason.
     expect_ok "$FL" params --n 1e6 --fpr 1e-9 --json
     [ "$(jget variants.4.variant <out)" = cuckoo ] || fail "order"
