@@ -102,12 +102,18 @@ t_size_typo_refused() {
     echo "the old filter" >out.flt
     cp out.flt out.orig
     # --n 1e10 for 1e6: 11.2 GiB of classic filter. Refused at once (a build would allocate
-    # and write 12 GB: far more than the 20 s allowed), naming the size, the limit and the
-    # option that allows it; the old output stays, and no temporary is left.
+    # and write 12 GB: far more than the 20 s allowed), naming the size and the limit (the
+    # default --max-bytes, or physical memory on a machine with less); the old output
+    # stays, and no temporary is left.
     expect_error 1 timeout 20 "$FL" build --n 1e10 --fpr 0.01 --type classic -o out.flt <keys.txt
     grep -q '11.2 GiB' err || fail "no size: $(cat err)"
-    grep -q -- '--max-bytes (4.00 GiB)' err || fail "no limit: $(cat err)"
-    grep -q -- "'filterlab --max-bytes 12G build ...'" err || fail "no way to allow it: $(cat err)"
+    grep -Eq -- "more than (--max-bytes \(4.00 GiB\)|this machine's physical memory)" err ||
+        fail "no limit: $(cat err)"
+    cmp -s out.flt out.orig || fail "the old output changed"
+    # The way to allow it: 2 MiB of filter under --max-bytes 1M.
+    expect_error 1 "$FL" --max-bytes 1M build --bits 16777216 --type classic -o out.flt <keys.txt
+    grep -q -- "more than --max-bytes (1.00 MiB)" err || fail "no limit: $(cat err)"
+    grep -q -- "'filterlab --max-bytes 2M build ...'" err || fail "no way to allow it: $(cat err)"
     cmp -s out.flt out.orig || fail "the old output changed"
     ! ls out.flt.tmp.* 2>/dev/null || fail "a temporary file was left"
     # Every command that sizes a structure from its options does the same.
