@@ -22,6 +22,7 @@
 #ifndef FILTERLAB_H
 #define FILTERLAB_H
 
+#include <signal.h> /* sig_atomic_t */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,8 @@ typedef enum fl_status {
     FL_ERR_BAD_TIGHTENING,    /* scalable Bloom tightening ratio outside (0, 1) */
     FL_ERR_BUILD_FAILED,      /* static filter: no seed of max_tries gave a construction */
     FL_ERR_DUPLICATE_KEY,     /* Bloomier filter: one key given with two different values */
+    FL_ERR_INTERRUPTED,       /* a save abandoned: the interrupt flag was set (see
+                                 fl_set_interrupt_flag); the old file is untouched */
     FL_STATUS_COUNT
 } fl_status;
 
@@ -380,6 +383,19 @@ fl_status fl_file_kind_file(const char *path, uint32_t *kind);
  * Returns FL_OK, FL_ERR_INVALID_ARG (path NULL or empty, buf NULL with len > 0),
  * FL_ERR_NO_MEMORY, or FL_ERR_IO with errno telling the cause (ENOSPC, EFBIG, EACCES, ...). */
 fl_status fl_write_file_atomic(const char *path, const void *buf, size_t len);
+
+/* Abandoning a save on a signal. The library installs no signal handlers; a program whose
+ * Ctrl-C should abandon a save (rather than wait for it, or leave a temporary behind) has
+ * its own handler set a flag and hands the flag's address here. While it is nonzero, every
+ * file replacement (fl_write_file_atomic, fl_save_file and the other *_save_file calls)
+ * stops at its next check: between writes of at most 1 MiB, and once more after the fsync,
+ * just before the rename. The temporary is then removed, the old file is left as it was,
+ * and the call returns FL_ERR_INTERRUPTED (errno EINTR). A signal that lands after that
+ * last check finds the new file in place (FL_OK). The library only reads the flag; the
+ * caller clears it. NULL (the default) turns the checks off. Process-wide: set it before
+ * other threads save. A FIFO or a device written through is abandoned the same way, with
+ * what was written so far already delivered. */
+fl_status fl_set_interrupt_flag(const volatile sig_atomic_t *flag);
 
 /* Apache Parquet split block Bloom filter bitsets (parquet-format BloomFilter.md).
  * Import accepts a bare bitset (a multiple of 32 bytes) or one preceded by the Thrift

@@ -27,11 +27,33 @@
 
 #define MAX_LINK_HOPS 40 /* MAXSYMLINKS on Linux */
 
-/* write(2) until done; EINTR and short writes are retried. */
+/* The caller's flag (fl_set_interrupt_flag), read between writes and before the rename. A
+ * write of a regular file is not cut short by a caught signal (Linux finishes it), so the
+ * writes are bounded to keep the wait for a check short. */
+static const volatile sig_atomic_t *interrupt_flag;
+#define WRITE_MAX ((size_t)1 << 20)
+
+fl_status fl_set_interrupt_flag(const volatile sig_atomic_t *flag) {
+    interrupt_flag = flag;
+    return FL_OK;
+}
+
+static int interrupted(void) {
+    const volatile sig_atomic_t *f = interrupt_flag;
+    if (f && *f) {
+        errno = EINTR;
+        return 1;
+    }
+    return 0;
+}
+
+/* write(2) until done; EINTR and short writes are retried, unless the interrupt flag is
+ * set. */
 fl_status fl_write_all(int fd, const void *buf, size_t n) {
     const unsigned char *p = (const unsigned char *)buf;
     while (n) {
-        ssize_t w = write(fd, p, n);
+        if (interrupted()) return FL_ERR_INTERRUPTED;
+        ssize_t w = write(fd, p, n < WRITE_MAX ? n : WRITE_MAX);
         if (w < 0) {
             if (errno == EINTR) continue;
             return FL_ERR_IO;
@@ -134,6 +156,7 @@ static fl_status write_through(const char *path, fl_content_writer write, void *
     int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0) return FL_ERR_IO;
     fl_status st = write(fd, ctx);
+    if (st == FL_ERR_IO && interrupted()) st = FL_ERR_INTERRUPTED;
     int err = errno;
     if (close(fd) != 0 && st == FL_OK) {
         st = FL_ERR_IO;
@@ -166,11 +189,19 @@ static fl_status replace_regular(const char *path, fl_content_writer write, void
 
     fl_status st = fchmod(fd, mode) == 0 ? FL_OK : FL_ERR_IO;
     if (st == FL_OK) st = write(fd, ctx);
+    /* A writer whose sink reports failures as I/O errors (src/kind_io.c) stopped on the
+     * flag: say why. */
+    if (st == FL_ERR_IO && interrupted()) st = FL_ERR_INTERRUPTED;
     if (st == FL_OK && fsync(fd) != 0) st = FL_ERR_IO;
     int err = errno;
     if (close(fd) != 0 && st == FL_OK) {
         st = FL_ERR_IO;
         err = errno;
+    }
+    /* The last point where the old file can still be kept. */
+    if (st == FL_OK && interrupted()) {
+        st = FL_ERR_INTERRUPTED;
+        err = EINTR;
     }
     if (st == FL_OK && rename(tmp, path) != 0) {
         st = FL_ERR_IO;

@@ -13,7 +13,8 @@
  * FL_ERR_NO_MEMORY when a buffer of its own could not be allocated. */
 typedef fl_status (*fl_content_writer)(int fd, void *ctx);
 
-/* write(2) until done; EINTR and short writes are retried. FL_ERR_IO with errno set. */
+/* write(2) until done; EINTR and short writes are retried. FL_ERR_IO with errno set, or
+ * FL_ERR_INTERRUPTED once the flag of fl_set_interrupt_flag is set. */
 fl_status fl_write_all(int fd, const void *buf, size_t n);
 
 /* Replaces `path` with what `write` produces, following the policy documented at

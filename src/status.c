@@ -11,6 +11,7 @@ static const char *const status_text[FL_STATUS_COUNT] = {
     [FL_ERR_BAD_FPR] = "false positive rate must be in (0, 1) and reachable by the variant",
     [FL_ERR_BAD_K] = "k (bits per key, or fingerprint bits) out of range for the variant",
     [FL_ERR_BAD_GEOMETRY] = "geometry needs between 1 and 2^32-1 units",
+    [FL_ERR_INTERRUPTED] = "interrupted: the save was abandoned and the old file left as it was",
     [FL_ERR_TOO_LARGE] = "size overflows or exceeds the allowed limit",
     [FL_ERR_NO_MEMORY] = "out of memory",
     [FL_ERR_FULL] = "cuckoo filter is full; the key was not inserted and nothing was lost",

@@ -1,13 +1,16 @@
 /* fl_write_file_atomic and fl_save_file's file handling: a failed write never damages the
- * previous file (regular or behind a symbolic link), leaves no temporary behind, and an
- * allocation failure is FL_ERR_NO_MEMORY. Built with -Wl,--wrap=malloc so that the
+ * previous file (regular or behind a symbolic link), leaves no temporary behind, an
+ * allocation failure is FL_ERR_NO_MEMORY, and a set interrupt flag abandons the save. Built with -Wl,--wrap=malloc so that the
  * library's allocations can be failed one by one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -177,6 +180,102 @@ static void test_save_no_memory(void **state) {
     fl_free(old);
 }
 
+/* ---- fl_set_interrupt_flag: a set flag abandons the save ---- */
+static volatile sig_atomic_t stop_flag;
+
+static void set_stop(int sig) {
+    (void)sig;
+    stop_flag = 1;
+}
+
+/* Set before the save: the regular file path stops at its first check, and the old file
+ * and no temporary remain, for a buffer write and a streamed filter save alike. */
+static void test_interrupt_keeps_old(void **state) {
+    (void)state;
+    char path[512];
+    path_in_dir(path, sizeof path, "intr.bin");
+    static const char old[] = "the previous content";
+    write_file(path, old, sizeof old);
+    static unsigned char big[3 << 20];
+    memset(big, 0xcd, sizeof big);
+    fl_filter *f = test_filter(FL_BLOCK512, 64, 4);
+    assert_int_equal(fl_set_interrupt_flag(&stop_flag), FL_OK);
+    stop_flag = 1;
+    errno = 0;
+    assert_int_equal(fl_write_file_atomic(path, big, sizeof big), FL_ERR_INTERRUPTED);
+    assert_int_equal(errno, EINTR);
+    assert_true(file_is(path, old, sizeof old));
+    assert_int_equal(count_temp_files(), 0);
+    assert_int_equal(fl_save_file(f, path), FL_ERR_INTERRUPTED);
+    assert_true(file_is(path, old, sizeof old));
+    assert_int_equal(count_temp_files(), 0);
+    assert_non_null(strstr(fl_strerror(FL_ERR_INTERRUPTED), "left as it was"));
+    /* Cleared, the same calls save; with no flag at all too. */
+    stop_flag = 0;
+    assert_int_equal(fl_write_file_atomic(path, big, sizeof big), FL_OK);
+    assert_int_equal(fl_set_interrupt_flag(NULL), FL_OK);
+    assert_int_equal(fl_save_file(f, path), FL_OK);
+    fl_filter *g = NULL;
+    assert_int_equal(fl_load_file(path, 0, &g), FL_OK);
+    fl_free(g);
+    fl_free(f);
+    unlink(path);
+}
+
+/* Set in the middle of a write: a child reads 1.5 MiB of the 8 MiB sent into a FIFO, then
+ * signals this process (whose handler sets the flag, as the CLI's does) and drains the rest.
+ * The write loop must notice between its bounded writes and stop well short of the end:
+ * the child reports how much it got. Deterministic: the writer cannot get past the
+ * child's reads, and the signal comes at a fixed point of them. */
+static void test_interrupt_mid_write(void **state) {
+    (void)state;
+    char fifo[512];
+    path_in_dir(fifo, sizeof fifo, "intr.fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = set_stop;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGUSR1, &sa, &old_sa), 0);
+    stop_flag = 0;
+    assert_int_equal(fl_set_interrupt_flag(&stop_flag), FL_OK);
+    const size_t total = (size_t)8 << 20;
+    pid_t parent = getpid();
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        int fd = open(fifo, O_RDONLY);
+        if (fd < 0) _exit(2);
+        char buf[65536];
+        size_t got = 0;
+        int signalled = 0;
+        for (;;) {
+            ssize_t r = read(fd, buf, sizeof buf);
+            if (r <= 0) break;
+            got += (size_t)r;
+            if (!signalled && got >= ((size_t)3 << 19)) {
+                kill(parent, SIGUSR1);
+                signalled = 1;
+            }
+        }
+        /* 0: stopped short of the end, as it should; 1: everything arrived. */
+        _exit(got < total ? 0 : 1);
+    }
+    unsigned char *big = malloc(total);
+    assert_non_null(big);
+    memset(big, 0x5a, total);
+    fl_status st = fl_write_file_atomic(fifo, big, total);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    fl_set_interrupt_flag(NULL);
+    sigaction(SIGUSR1, &old_sa, NULL);
+    free(big);
+    unlink(fifo);
+    assert_int_equal(st, FL_ERR_INTERRUPTED);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
     if (scratch_dir_create("fl_test_atomic") != 0) return 1;
     const struct CMUnitTest tests[] = {
@@ -184,6 +283,8 @@ int main(void) {
         cmocka_unit_test(test_failed_write_keeps_old),
         cmocka_unit_test(test_symlink),
         cmocka_unit_test(test_save_no_memory),
+        cmocka_unit_test(test_interrupt_keeps_old),
+        cmocka_unit_test(test_interrupt_mid_write),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     scratch_dir_remove();

@@ -51,7 +51,7 @@ enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
 /* FL_FILE_BINARY_FUSE or FL_FILE_BLOOMIER if path is a regular file of that kind, else 0. */
 int cli_static_kind(const char *path);
 int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
-int cli_static_info(const char *path, int kind, size_t max_bytes);
+int cli_static_info(const char *path, int kind, size_t max_bytes, int json);
 /* cmd_variants004.c: layered and compressed Bloom filters */
 int cmd_layered_build(int argc, char **argv, const cli_globals *g);
 int cmd_layered_count(int argc, char **argv, const cli_globals *g);
@@ -59,7 +59,7 @@ int cmd_compress(int argc, char **argv, const cli_globals *g);
 int cmd_decompress(int argc, char **argv, const cli_globals *g);
 int cmd_compressed_query(int argc, char **argv, const cli_globals *g);
 /* `filterlab info` of a layered (FL_FILE_LAYERED_BLOOM) or compressed Bloom file. */
-int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes);
+int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int json);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)
@@ -143,13 +143,29 @@ int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len
  * previous file as it was. On failure prints one line, returns EXIT_DATA. */
 int cli_write_file(const char *path, const void *buf, size_t len);
 
+/* ---- limits.c: sizes checked before a structure is created (see the file's comment) ---- */
+/* sysconf(_SC_PHYS_PAGES) * page size; 0 if unknown. */
+uint64_t cli_phys_mem(void);
+/* The most bytes a new structure may take: --max-bytes (0: none) or physical memory,
+ * whichever is lower; 0 = no limit. For the library's own caps (a chain's growth). */
+uint64_t cli_create_limit(const cli_globals *g);
+/* EXIT_OK if creating `what` ("a classic filter") of `bytes` bytes is within --max-bytes
+ * and physical memory; else prints one line (the size, the limit, how to allow it) and
+ * returns EXIT_USAGE. */
+int cli_check_create(const char *cmd, const char *what, uint64_t bytes, const cli_globals *g);
+/* The same for the payload fl_create / fl_sbf_create (first sub-filter) would allocate. */
+int cli_check_filter_config(const char *cmd, const fl_config *cfg, const cli_globals *g);
+int cli_check_sbf_config(const char *cmd, const fl_sbf_config *sc, const cli_globals *g);
+
 /* ---- cleanup.c: signals around file replacement (see the file's comment) ---- */
 /* Once at startup: SIGXFSZ ignored, so a file-size limit is an EFBIG write error. */
 void cli_signals_init(void);
-/* Around every fl_save_file / fl_write_file_atomic: SIGINT, SIGTERM and SIGHUP wait until
- * the temporary file is renamed or removed. */
-void cli_replace_begin(void);
-void cli_replace_end(void);
+/* Around every fl_save_file / fl_write_file_atomic of `path`: SIGINT, SIGTERM and SIGHUP
+ * abandon the save (the library removes its temporary); cli_replace_end, given the save's
+ * status, then prints "filterlab: interrupted; PATH left unchanged" and exits 128 + the
+ * signal. Without a signal it returns, and the caller reports the status. */
+void cli_replace_begin(const char *path);
+void cli_replace_end(fl_status s);
 
 /* ---- util.c: standard output. All stdout output goes through these so the first write
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
@@ -164,6 +180,30 @@ int cli_out_failed(void);
  * EXIT_DATA after printing the error, unless `quiet` (an error was already reported). */
 int cli_out_finish(int quiet);
 
+/* ---- json.c: the --json output of the describe commands (see the file's comment) ---- */
+#define CLI_JSON_DEPTH 8
+typedef struct cli_json {
+    int depth;                    /* 1 inside the top object */
+    uint32_t count[CLI_JSON_DEPTH]; /* items written at each level */
+    uint8_t array[CLI_JSON_DEPTH];  /* that level is an array */
+} cli_json;
+/* "{" ... "}\n". Members take their key; inside an array the key is NULL. */
+void cli_json_begin(cli_json *j);
+void cli_json_end(cli_json *j);
+void cli_json_object(cli_json *j, const char *key);
+void cli_json_array(cli_json *j, const char *key);
+void cli_json_close(cli_json *j); /* the innermost object or array */
+void cli_json_str(cli_json *j, const char *key, const char *s); /* NULL: null */
+void cli_json_u64(cli_json *j, const char *key, uint64_t v);
+void cli_json_i64(cli_json *j, const char *key, int64_t v);
+void cli_json_num(cli_json *j, const char *key, double v); /* not finite: null */
+void cli_json_bool(cli_json *j, const char *key, int v);
+void cli_json_null(cli_json *j, const char *key);
+/* {"variant", "units", "k", "description"} of a geometry. */
+void cli_json_geometry(cli_json *j, const char *key, const fl_geometry *g);
+/* A JSON string literal of n bytes (escaped; invalid UTF-8 as U+FFFD). */
+void cli_json_string(const char *s, size_t n);
+
 /* ---- util.c: a text table with columns padded to their widest cell ---- */
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(size_t ncols, const char *align /* 'l' or 'r' per column */);
@@ -176,6 +216,20 @@ void cli_table_span(cli_table *t, const char *first, const char *text);
 int cli_table_print(cli_table *t);
 void cli_table_free(cli_table *t);
 
+/* ---- progress.c: progress of long reads on a terminal (see the file's comment) ---- */
+/* Once at startup: progress is shown only if stderr is a terminal and not `quiet`, nor
+ * FILTERLAB_PROGRESS=0. */
+void cli_progress_setup(int quiet);
+/* Around a command's reading of its input: readers opened meanwhile report their lines. */
+void cli_progress_start(const char *cmd);
+void cli_progress_stop(void);
+int cli_progress_active(void);
+/* lines.c's part: an input opened (its size, if a regular file), a line read. */
+void cli_progress_input(FILE *fp);
+void cli_progress_line(size_t bytes);
+/* Erases the progress line, if shown: before any other output on stderr. */
+void cli_progress_clear(void);
+
 /* ---- lines.c: keys are lines ---- */
 typedef struct cli_lines {
     FILE *fp;
@@ -184,6 +238,7 @@ typedef struct cli_lines {
     char *buf;        /* getline buffer */
     size_t cap;
     uint64_t lineno;  /* lines returned so far */
+    int progress;     /* lines are reported to progress.c */
 } cli_lines;
 
 /* path NULL or "-" reads stdin. On failure prints one line and returns EXIT_DATA. */
@@ -199,6 +254,14 @@ void cli_lines_close(cli_lines *r);
 typedef fl_status (*cli_add_line_fn)(void *sketch, const char *key, size_t len);
 int cli_add_operand_lines(int argc, char **argv, int first, int stdin_if_none,
                           cli_add_line_fn add, void *sketch);
+/* After a command that builds a structure from lines read none: "filterlab: warning: no keys
+ * in INPUT; the WHAT is empty" on stderr (a warning: the exit status stays 0). `input` is
+ * a path, NULL or "-" (standard input); `count` is how many inputs were read (several: they
+ * are named together). */
+void cli_warn_no_keys(const char *input, int count, const char *what);
+/* Lines cli_add_operand_lines and cli_lines_next have returned in this run, all readers
+ * together (for that warning). */
+uint64_t cli_lines_total(void);
 
 /* A batch of keys copied into one arena, with room for their hashes and lookup results: the
  * unit the CLI hands to fl_insert_hashes / fl_contains_hashes. */

@@ -125,16 +125,21 @@ static void warn_capacity(const fl_filter *f, uint64_t n, uint64_t keys)
 /* --grow: the keys into a scalable Bloom chain (fl_sbf_add_hashes skips keys it already
  * reports, as BF.ADD does), saved as one file. */
 static int build_growing(const fl_sbf_config *sc, const char *input, const char *output,
-                         int verbose)
+                         int verbose, const cli_globals *g)
 {
     fl_sbf *s = NULL;
-    int rc = cli_create_sbf(CMD, sc, &s);
+    int rc = cli_check_sbf_config(CMD, sc, g);
+    if (rc != EXIT_OK)
+        return rc;
+    rc = cli_create_sbf(CMD, sc, &s);
     if (rc != EXIT_OK)
         return rc;
     double t0 = now_seconds();
     cli_lines in;
+    cli_progress_start(CMD);
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
+        cli_progress_stop();
         fl_sbf_free(s);
         return rc;
     }
@@ -147,6 +152,15 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
         size_t done = 0;
         fl_status st = fl_sbf_add_hashes(s, b->hash, b->count, NULL, &done);
         added += done;
+        if (st == FL_ERR_TOO_LARGE && sc->max_bytes) {
+            char lim[32];
+            cli_human_bytes(sc->max_bytes, lim, sizeof lim);
+            rc = cli_fail(EXIT_DATA,
+                          "build: the filter cannot grow after %llu keys: it would pass %s "
+                          "(--max-bytes, or physical memory if lower); nothing written",
+                          (unsigned long long)added, lim);
+            break;
+        }
         if (st != FL_OK) {
             rc = cli_fail(EXIT_DATA, "build: the filter cannot grow after %llu keys: %s",
                           (unsigned long long)added, fl_strerror(st));
@@ -157,8 +171,11 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
     rc = cli_batch_status(b, got, rc);
     cli_batch_free(b);
     cli_lines_close(&in);
+    cli_progress_stop();
     if (rc == EXIT_OK)
         rc = cli_save_sbf(s, output);
+    if (rc == EXIT_OK && lines == 0)
+        cli_warn_no_keys(input, 1, "filter");
     fl_sbf_info si;
     if (rc == EXIT_OK && verbose && fl_sbf_get_info(s, &si) == FL_OK) {
         char human[32];
@@ -178,7 +195,6 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
 
 int cmd_build(int argc, char **argv, const cli_globals *g)
 {
-    (void)g;
     enum { O_TYPE = 256, O_N, O_FPR, O_BITS, O_K, O_UNITS, O_SEED, O_HASH, O_INPUT, O_UNIQUE,
            O_GROW, O_GROWTH };
     static const struct option opts[] = {
@@ -339,12 +355,16 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         if (!have_fpr)
             return cli_usage_error(CMD, "--grow is sized by --n N --fpr P");
         fl_sbf_config sc = {.capacity = n, .error_rate = cfg.fpr, .growth = growth,
-                            .variant = cfg.variant, .hash = cfg.hash, .seed = cfg.seed};
-        return build_growing(&sc, input, output, verbose);
+                            .variant = cfg.variant, .hash = cfg.hash, .seed = cfg.seed,
+                            /* what build writes, info must load under the same limit */
+                            .max_bytes = cli_create_limit(g)};
+        return build_growing(&sc, input, output, verbose, g);
     }
 
     fl_filter *f = NULL;
-    int rc = cli_create_filter(CMD, &cfg, &f);
+    int rc = cli_check_filter_config(CMD, &cfg, g);
+    if (rc == EXIT_OK)
+        rc = cli_create_filter(CMD, &cfg, &f);
     if (rc != EXIT_OK)
         return rc;
     fl_status s = FL_OK;
@@ -352,8 +372,10 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     double t0 = now_seconds();
     cli_lines in;
     cli_batch *b = NULL;
+    cli_progress_start(CMD);
     rc = cli_lines_open(&in, input);
     if (rc != EXIT_OK) {
+        cli_progress_stop();
         fl_free(f);
         return rc;
     }
@@ -398,11 +420,14 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     rc = cli_batch_status(b, got, rc);
     cli_batch_free(b);
     cli_lines_close(&in);
+    cli_progress_stop();
 
     if (rc == EXIT_OK)
         rc = cli_save_filter(f, output);
     if (rc == EXIT_OK)
         warn_capacity(f, have_n ? n : 0, inserted);
+    if (rc == EXIT_OK && lines == 0)
+        cli_warn_no_keys(input, 1, "filter");
     if (rc == EXIT_OK && verbose) {
         fl_info info;
         if (fl_get_info(f, &info) == FL_OK) {

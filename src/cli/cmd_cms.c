@@ -75,9 +75,28 @@ static int query_lines(const fl_cms *c, const char *path) {
     return got < 0 ? EXIT_DATA : EXIT_OK;
 }
 
-static void print_info(const fl_cms *c) {
+static void print_info(const fl_cms *c, int json) {
     fl_cms_info in;
     fl_cms_info_get(c, &in);
+    if (json) {
+        cli_json j;
+        cli_json_begin(&j);
+        cli_json_str(&j, "kind", "count_min");
+        cli_json_str(&j, "update", in.conservative ? "conservative" : "plain");
+        cli_json_u64(&j, "depth", in.depth);
+        cli_json_u64(&j, "width", in.width);
+        cli_json_u64(&j, "bytes", in.bytes);
+        cli_json_num(&j, "epsilon", in.epsilon);
+        cli_json_num(&j, "delta", in.delta);
+        cli_json_u64(&j, "seed", in.seed);
+        cli_json_u64(&j, "total", in.total);
+        cli_json_bool(&j, "total_saturated", in.total_saturated);
+        cli_json_u64(&j, "saturated_counters", in.saturated);
+        cli_json_u64(&j, "topk", in.topk);
+        cli_json_u64(&j, "candidates", in.candidates);
+        cli_json_end(&j);
+        return;
+    }
     char hb[32];
     cli_human_bytes(in.bytes, hb, sizeof hb);
     cli_outf("kind: Count-Min sketch (%s update)\n"
@@ -101,7 +120,8 @@ typedef struct sizing {
     int have_eps, have_delta, have_w, have_d, conservative;
 } sizing;
 
-enum { O_EPS = 256, O_DELTA, O_WIDTH, O_DEPTH, O_SEED, O_CONS, O_FROM, O_QUERY, O_INFO, O_TOP, O_K, O_PHI };
+enum { O_EPS = 256, O_DELTA, O_WIDTH, O_DEPTH, O_SEED, O_CONS, O_FROM, O_QUERY, O_INFO, O_TOP, O_K, O_PHI,
+       O_JSON };
 
 static int parse_sizing(const char *cmd, int c, sizing *z) {
     switch (c) {
@@ -133,7 +153,8 @@ static int parse_sizing(const char *cmd, int c, sizing *z) {
     return 1; /* not a sizing option */
 }
 
-static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out) {
+static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out,
+                      const cli_globals *g) {
     if ((z->have_w || z->have_d) && (z->have_eps || z->have_delta))
         return cli_usage_error(cmd, "give --epsilon/--delta or --width/--depth, not both");
     if (z->have_w != z->have_d) return cli_usage_error(cmd, "give both --width and --depth");
@@ -141,6 +162,14 @@ static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **
                          .delta = z->have_delta ? z->delta : 0.01,
                          .width = (uint32_t)z->width, .depth = (uint32_t)z->depth,
                          .seed = z->seed, .conservative = z->conservative, .topk = topk};
+    /* The counters (width * depth * 4 bytes) are what a size typo inflates; a shape that
+     * cannot be computed, or past FL_CMS_BYTES_MAX, is left for fl_cms_create to report. */
+    uint32_t w = cfg.width, d = cfg.depth;
+    if (((w && d) || fl_cms_dims(cfg.epsilon, cfg.delta, &w, &d) == FL_OK) &&
+        (uint64_t)w * d * 4 <= FL_CMS_BYTES_MAX) {
+        int rc = cli_check_create(cmd, "a Count-Min sketch", (uint64_t)w * d * 4, g);
+        if (rc != EXIT_OK) return rc;
+    }
     fl_status s = fl_cms_create(&cfg, out);
     if (s == FL_ERR_NO_MEMORY) return cli_fail(EXIT_DATA, "%s: out of memory", cmd);
     if (s != FL_OK) return cli_usage_error(cmd, "cannot create the sketch: %s", fl_strerror(s));
@@ -179,6 +208,10 @@ static void freq_help(void) {
              "  -o, --output OUT  save the sketch ('-': standard output)\n"
              "  --query FILE   print 'ESTIMATE<TAB>LINE' for each line of FILE ('-': stdin)\n"
              "  --info         describe the sketch (the default when neither -o nor --query)\n"
+             "  --json         the description as one JSON object: kind (\"count_min\"),\n"
+             "                 update (plain, conservative), depth, width, bytes, epsilon,\n"
+             "                 delta, seed, total, total_saturated, saturated_counters, topk\n"
+             "                 (0: no candidates tracked), candidates\n"
              "  -h, --help     show this help\n"
              "\n"
              "FILE '-' or no FILE (and no --from): standard input.\n");
@@ -192,6 +225,7 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
         {"from", required_argument, NULL, O_FROM},
         {"query", required_argument, NULL, O_QUERY},
         {"info", no_argument, NULL, O_INFO},
+        {"json", no_argument, NULL, O_JSON},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -199,7 +233,7 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     sizing z = {0};
     uint64_t topk = 0;
     const char *from = NULL, *output = NULL, *query = NULL;
-    int info = 0, c;
+    int info = 0, json = 0, c;
     cli_getopt_reset();
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         int r = parse_sizing(CMD, c, &z);
@@ -215,12 +249,15 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
         case O_FROM: from = optarg; break;
         case O_QUERY: query = optarg; break;
         case O_INFO: info = 1; break;
+        case O_JSON: json = info = 1; break;
         case 'o': output = optarg; break;
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, freq_help);
         }
     }
     if (from && (sizing_given(&z) || topk))
         return cli_usage_error(CMD, "--from keeps the saved sketch's shape: no sizing or --top");
+    if (json && query)
+        return cli_usage_error(CMD, "--json describes the sketch: not with --query");
     if (output && strcmp(output, "-") == 0 && (query || info))
         return cli_usage_error(CMD, "-o - writes the sketch to standard output: no --query or --info");
     int stdin_counted = optind == argc ? !from : 0;
@@ -228,12 +265,16 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     if (query && strcmp(query, "-") == 0 && stdin_counted)
         return cli_usage_error(CMD, "--query - and the lines to count cannot both be standard input");
     fl_cms *cms = NULL;
-    int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms);
+    int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms, g);
     if (rc != EXIT_OK) return rc;
+    cli_progress_start(CMD);
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, cms);
+    cli_progress_stop();
+    if (rc == EXIT_OK && !from && cli_lines_total() == 0)
+        cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     if (rc == EXIT_OK && output) rc = save_cms(cms, output);
     if (rc == EXIT_OK && query) rc = query_lines(cms, query);
-    if (rc == EXIT_OK && (info || (!output && !query))) print_info(cms);
+    if (rc == EXIT_OK && (info || (!output && !query))) print_info(cms, json);
     fl_cms_free(cms);
     return rc == EXIT_OK ? cli_out_finish(0) : rc;
 }
@@ -317,8 +358,12 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
                                        "than %u", phi, FL_CMS_TOPK_MAX);
             if (need > cap) cap = (uint32_t)need;
         }
-        rc = create_cms(CMD, &z, cap, &cms);
+        rc = create_cms(CMD, &z, cap, &cms, g);
+        cli_progress_start(CMD);
         if (rc == EXIT_OK) rc = cli_add_operand_lines(argc, argv, optind, 1, add_line, cms);
+        cli_progress_stop();
+        if (rc == EXIT_OK && cli_lines_total() == 0)
+            cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     }
     if (rc != EXIT_OK) {
         fl_cms_free(cms);

@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -76,8 +77,10 @@ static int add_if_new(const dedup_filter *d, const char *key, size_t len, uint64
         int added = 0;
         fl_status st = fl_sbf_add_hash(d->chain, fl_sbf_hash_bytes(d->chain, key, len), &added);
         if (st != FL_OK) {
-            cli_fail(EXIT_DATA, "dedup: the filter cannot grow at line %llu: %s",
-                     (unsigned long long)lineno, fl_strerror(st));
+            cli_fail(EXIT_DATA, "dedup: the filter cannot grow at line %llu: %s%s",
+                     (unsigned long long)lineno, fl_strerror(st),
+                     st == FL_ERR_TOO_LARGE ? " (--max-bytes, or physical memory if lower)"
+                                            : "");
             return -1;
         }
         return added;
@@ -107,9 +110,15 @@ static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geo
 {
     cli_lines in;
     *lines = *distinct = 0;
+    /* Progress would interleave with the lines printed on a terminal: only when they go
+     * to a file or a pipe. */
+    if (!isatty(STDOUT_FILENO))
+        cli_progress_start(CMD);
     int rc = cli_lines_open(&in, input);
-    if (rc != EXIT_OK)
+    if (rc != EXIT_OK) {
+        cli_progress_stop();
         return rc;
+    }
     const char *key = NULL;
     size_t len = 0;
     int got;
@@ -131,6 +140,7 @@ static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geo
             }
             /* Capacity passed (the seed's "Pitfall 1: Exceeding Design Capacity"): from
              * here on new lines are dropped ever more often, so say it, once. */
+            cli_progress_clear();
             if (climbing)
                 fprintf(stderr,
                         "filterlab: dedup: warning: more than --n %llu distinct lines at line "
@@ -148,17 +158,21 @@ static int dedup_lines(const dedup_filter *d, const fl_config *cfg, const fl_geo
         rc = EXIT_DATA; /* read error, already reported */
     *lines = in.lineno;
     cli_lines_close(&in);
+    cli_progress_stop();
     return rc;
 }
 
 /* The default: a scalable Bloom chain whose first sub-filter is sized for --n lines. Lines
  * past --n make it grow instead of raising its FPR, so nothing is said about them. */
-static int run_growing(const fl_config *cfg, const char *input, int strict, int verbose)
+static int run_growing(const fl_config *cfg, const char *input, int strict, int verbose,
+                       const cli_globals *g)
 {
     fl_sbf_config sc = {.capacity = cfg->n, .error_rate = cfg->fpr, .variant = cfg->variant,
-                        .seed = cfg->seed};
+                        .seed = cfg->seed, .max_bytes = cli_create_limit(g)};
     fl_sbf *s = NULL;
-    int rc = cli_create_sbf(CMD, &sc, &s);
+    int rc = cli_check_sbf_config(CMD, &sc, g);
+    if (rc == EXIT_OK)
+        rc = cli_create_sbf(CMD, &sc, &s);
     if (rc != EXIT_OK)
         return rc;
     fl_sbf_info si;
@@ -194,7 +208,6 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
 
 int cmd_dedup(int argc, char **argv, const cli_globals *g)
 {
-    (void)g;
     enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT, O_STRICT, O_NO_GROW };
     static const struct option opts[] = {
         {"n", required_argument, NULL, O_N},
@@ -257,10 +270,12 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     /* A table of slots (cuckoo) cannot be chained (fl_sbf_create refuses it): it runs
      * fixed-size, as it always did. */
     if (grow && !(vi.caps & FL_CAP_MAY_FILL))
-        return run_growing(&cfg, input, strict, verbose);
+        return run_growing(&cfg, input, strict, verbose, g);
 
     fl_filter *f = NULL;
-    rc = cli_create_filter(CMD, &cfg, &f);
+    rc = cli_check_filter_config(CMD, &cfg, g);
+    if (rc == EXIT_OK)
+        rc = cli_create_filter(CMD, &cfg, &f);
     if (rc != EXIT_OK)
         return rc;
     /* The geometry fl_create chose, from the same sizing call (fl_get_info would count the

@@ -22,8 +22,26 @@ static int load_hll(const char *path, fl_hll **out) {
     fl_status s = fl_hll_import_redis(buf, len, out);
     uint32_t kind = 0;
     int filterlab_file = s != FL_OK && fl_file_kind_mem(buf, len, &kind) == FL_OK;
+    /* redis-cli prints a value followed by '\n', also with --raw and into a file: a sketch
+     * saved with `redis-cli --raw GET key > file` has one byte too many. It is still refused
+     * (a string with a byte more is not the one Redis holds), with the way out. */
+    int newline = 0;
+    if (s != FL_OK && !filterlab_file && len > 0 && buf[len - 1] == '\n') {
+        fl_hll *probe = NULL;
+        newline = fl_hll_import_redis(buf, len - 1, &probe) == FL_OK;
+        fl_hll_free(probe);
+    }
     free(buf);
     if (s == FL_OK) return EXIT_OK;
+    if (newline) {
+        char q[CLI_QUOTE_BUF];
+        cli_quote(path, q, sizeof q);
+        return cli_fail(EXIT_DATA,
+                        "%s: %s: the file ends with a newline after the sketch (redis-cli "
+                        "adds one to what it prints, also with --raw): strip it, e.g. "
+                        "head -c -1 %s > fixed.hll",
+                        path, fl_strerror(s), q);
+    }
     if (filterlab_file && kind == FL_FILE_COUNT_MIN)
         return cli_fail(EXIT_DATA,
                         "%s: is a Count-Min sketch, not a HyperLogLog (use 'filterlab freq' or "
@@ -142,7 +160,12 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
         if (s != FL_OK) rc = cli_fail(EXIT_DATA, "%s", fl_strerror(s));
     }
     if (rc != EXIT_OK) return rc;
+    cli_progress_start(CMD);
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, h);
+    cli_progress_stop();
+    /* A sketch read --from is not empty however little input follows it. */
+    if (rc == EXIT_OK && !from && cli_lines_total() == 0)
+        cli_warn_no_keys(optind < argc ? argv[optind] : NULL, argc - optind, "sketch");
     return print_and_save(h, rc, output);
 }
 
@@ -183,17 +206,50 @@ int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-info";
     if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        cli_outf("Usage: filterlab hll-info HLL\n\nDescribe a Redis HyperLogLog string.\n");
+        cli_outf("Usage: filterlab hll-info [--json] HLL\n\nDescribe a Redis HyperLogLog string.\n"
+                 "\n"
+                 "  --json  one JSON object: file, kind (\"hyperloglog\"), precision,\n"
+                 "          registers, std_error (a fraction), encoding (sparse, dense),\n"
+                 "          bytes, registers_set, max_register, cache_valid, cached_count\n"
+                 "          (the count in the header, stale unless cache_valid), estimate\n");
         return EXIT_OK;
     }
-    if (argc != 2) return cli_usage_error(CMD, "give one HLL file");
+    /* --json before or after the file */
+    int json = 0, files = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!json && strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            path = argv[i], files++;
+    }
+    if (files != 1) return cli_usage_error(CMD, "give one HLL file");
     fl_hll *h;
-    int rc = load_hll(argv[1], &h);
+    int rc = load_hll(path, &h);
     if (rc != EXIT_OK) return rc;
     fl_hll_info in;
     uint64_t est = 0;
     fl_hll_info_get(h, &in);
     fl_hll_estimate(h, &est);
+    if (json) {
+        cli_json j;
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", "hyperloglog");
+        cli_json_u64(&j, "precision", in.precision);
+        cli_json_u64(&j, "registers", in.registers);
+        cli_json_num(&j, "std_error", in.std_error);
+        cli_json_str(&j, "encoding", in.encoding == FL_HLL_SPARSE ? "sparse" : "dense");
+        cli_json_u64(&j, "bytes", in.redis_bytes);
+        cli_json_u64(&j, "registers_set", in.registers_set);
+        cli_json_u64(&j, "max_register", in.max_register);
+        cli_json_bool(&j, "cache_valid", in.cache_valid);
+        cli_json_u64(&j, "cached_count", in.cached_count & ~(1ull << 63));
+        cli_json_u64(&j, "estimate", est);
+        cli_json_end(&j);
+        fl_hll_free(h);
+        return cli_out_finish(0);
+    }
     cli_outf("kind: HyperLogLog (Redis string)\n"
              "precision: %u (%u registers, standard error %.2f%%)\n"
              "encoding: %s\n"

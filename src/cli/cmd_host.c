@@ -23,94 +23,80 @@ static void help(void)
         "(sysfs), the CPU count and the host id that names results/<host-id>/.\n"
         "\n"
         "Options:\n"
-        "  --json       one JSON object (scripts/repro/hostinfo.py reads it)\n"
+        "  --json       one JSON object (scripts/repro/hostinfo.py reads it): host_id,\n"
+        "               hostname_sha256_4, vendor, brand, family, model, stepping,\n"
+        "               microcode, arm_implementer, arm_architecture, arm_part,\n"
+        "               arm_revision, signature, uarch, uarch_source, hypervisor,\n"
+        "               features [names], flags, caches [{level, type, bytes, ways, line,\n"
+        "               sets, shared_cpu_list, sharing}], l1d_bytes, l2_bytes, llc_bytes,\n"
+        "               cpus_online, cpus_usable; null where it could not be read\n"
         "  -h, --help   show this help\n"
         "\n"
         "FL_HOST_ID in the environment overrides the host id.\n");
 }
 
-/* A JSON string literal (RFC 8259 section 7): quotes, backslashes and control characters
- * escaped; other bytes copied (cpuinfo and sysfs are ASCII). */
-static void json_str(const char *s)
+/* A string field, null when empty (the library leaves what it cannot read empty). */
+static void json_field(cli_json *j, const char *key, const char *value)
 {
-    cli_out("\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            cli_outf("\\%c", c);
-        else if (c < 0x20)
-            cli_outf("\\u%04x", c);
-        else
-            cli_out(s, 1);
-    }
-    cli_out("\"", 1);
+    cli_json_str(j, key, value[0] ? value : NULL);
 }
 
-/* A string field, null when empty. */
-static void json_field(const char *key, const char *value, int last)
+/* An integer field, null when the library could not read it (negative, or 0 for sizes). */
+static void json_known(cli_json *j, const char *key, long long v, int known)
 {
-    cli_outf("  \"%s\": ", key);
-    if (value[0])
-        json_str(value);
+    if (known)
+        cli_json_i64(j, key, v);
     else
-        cli_outf("null");
-    cli_outf("%s\n", last ? "" : ",");
-}
-
-static void json_int(const char *key, long long v, int null_if_negative)
-{
-    if (null_if_negative && v < 0)
-        cli_outf("  \"%s\": null,\n", key);
-    else
-        cli_outf("  \"%s\": %lld,\n", key, v);
+        cli_json_null(j, key);
 }
 
 static void print_json(const fl_host *h)
 {
-    cli_outf("{\n");
-    json_field("host_id", h->host_id, 0);
-    json_field("hostname_sha256_4", h->hostname_sha256_4, 0);
-    json_field("vendor", h->vendor, 0);
-    json_field("brand", h->brand, 0);
-    json_int("family", h->family, 1);
-    json_int("model", h->model, 1);
-    json_int("stepping", h->stepping, 1);
-    json_field("microcode", h->microcode, 0);
-    json_field("arm_implementer", h->arm_implementer, 0);
-    json_field("arm_architecture", h->arm_architecture, 0);
-    json_field("arm_part", h->arm_part, 0);
-    json_field("arm_revision", h->arm_revision, 0);
-    json_field("signature", h->signature, 0);
-    json_field("uarch", h->uarch, 0);
-    json_field("uarch_source", h->uarch_source, 0);
-    json_field("hypervisor", h->hypervisor, 0);
-    cli_outf("  \"features\": [");
-    int first = 1;
+    cli_json j;
+    cli_json_begin(&j);
+    json_field(&j, "host_id", h->host_id);
+    json_field(&j, "hostname_sha256_4", h->hostname_sha256_4);
+    json_field(&j, "vendor", h->vendor);
+    json_field(&j, "brand", h->brand);
+    json_known(&j, "family", h->family, h->family >= 0);
+    json_known(&j, "model", h->model, h->model >= 0);
+    json_known(&j, "stepping", h->stepping, h->stepping >= 0);
+    json_field(&j, "microcode", h->microcode);
+    json_field(&j, "arm_implementer", h->arm_implementer);
+    json_field(&j, "arm_architecture", h->arm_architecture);
+    json_field(&j, "arm_part", h->arm_part);
+    json_field(&j, "arm_revision", h->arm_revision);
+    json_field(&j, "signature", h->signature);
+    json_field(&j, "uarch", h->uarch);
+    json_field(&j, "uarch_source", h->uarch_source);
+    json_field(&j, "hypervisor", h->hypervisor);
+    cli_json_array(&j, "features");
     for (int b = 0; b < FL_CPU_FEATURE_COUNT; b++)
-        if (h->features & (uint32_t)1 << b) {
-            cli_outf("%s", first ? "" : ", ");
-            json_str(fl_cpu_feature_name((uint32_t)1 << b));
-            first = 0;
-        }
-    cli_outf("],\n");
-    json_field("flags", h->flags, 0);
-    cli_outf("  \"caches\": [");
+        if (h->features & (uint32_t)1 << b)
+            cli_json_str(&j, NULL, fl_cpu_feature_name((uint32_t)1 << b));
+    cli_json_close(&j);
+    json_field(&j, "flags", h->flags);
+    cli_json_array(&j, "caches");
     for (int i = 0; i < h->ncaches; i++) {
         const fl_host_cache *c = &h->caches[i];
-        cli_outf("%s\n    {\"level\": %d, \"type\": ", i ? "," : "", c->level);
-        json_str(c->type);
-        cli_outf(", \"bytes\": %llu, \"ways\": %d, \"line\": %d, \"sets\": %llu, "
-                 "\"shared_cpu_list\": ",
-                 (unsigned long long)c->bytes, c->ways, c->line, (unsigned long long)c->sets);
-        json_str(c->shared_cpu_list);
-        cli_outf(", \"sharing\": %d}", c->sharing);
+        cli_json_object(&j, NULL);
+        cli_json_i64(&j, "level", c->level);
+        cli_json_str(&j, "type", c->type);
+        cli_json_u64(&j, "bytes", c->bytes);
+        cli_json_i64(&j, "ways", c->ways);
+        cli_json_i64(&j, "line", c->line);
+        cli_json_u64(&j, "sets", c->sets);
+        cli_json_str(&j, "shared_cpu_list", c->shared_cpu_list);
+        cli_json_i64(&j, "sharing", c->sharing);
+        cli_json_close(&j);
     }
-    cli_outf("%s],\n", h->ncaches ? "\n  " : "");
-    json_int("l1d_bytes", h->l1d_bytes ? (long long)h->l1d_bytes : -1, 1);
-    json_int("l2_bytes", h->l2_bytes ? (long long)h->l2_bytes : -1, 1);
-    json_int("llc_bytes", h->llc_bytes ? (long long)h->llc_bytes : -1, 1);
-    json_int("cpus_online", h->cpus_online, 0);
-    cli_outf("  \"cpus_usable\": %d\n}\n", h->cpus_usable);
+    cli_json_close(&j);
+    json_known(&j, "l1d_bytes", (long long)h->l1d_bytes, h->l1d_bytes != 0);
+    json_known(&j, "l2_bytes", (long long)h->l2_bytes, h->l2_bytes != 0);
+    json_known(&j, "llc_bytes", (long long)h->llc_bytes, h->llc_bytes != 0);
+    cli_json_i64(&j, "cpus_online", h->cpus_online);
+    cli_json_i64(&j, "cpus_usable", h->cpus_usable);
+    cli_json_end(&j);
 }
 
 static void print_text(const fl_host *h)

@@ -12,7 +12,7 @@ static const char *const CMD = "info";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab info FILTER\n"
+        "Usage: filterlab info [--json] FILTER\n"
         "\n"
         "Describe a filter file (a scalable Bloom filter: its parameters and each\n"
         "sub-filter's geometry, keys, target and predicted FPR): variant, geometry, hash and\n"
@@ -22,17 +22,122 @@ static void help(void)
         "The filter is loaded under the global --max-bytes limit.\n"
         "\n"
         "Options:\n"
+        "  --json      one JSON object with the same facts, numbers as numbers. Every kind:\n"
+        "              file, kind (filter, scalable_bloom, binary_fuse, bloomier,\n"
+        "              layered_bloom, compressed_bloom), bytes. A filter: variant,\n"
+        "              geometry {variant, units, k, description}, hash, seed, keys,\n"
+        "              bits_per_key, fill, fill_count, fill_of, fill_unit (bits, counters,\n"
+        "              slots), stash_used, saturated, distinct_keys_estimate, predicted_fpr,\n"
+        "              huge_pages. A scalable chain: variant, hash, seed, capacity,\n"
+        "              total_capacity, error_rate, growth, nonscaling, tightening, keys,\n"
+        "              bits_per_key, predicted_fpr, sub_filters [{geometry, bytes, keys,\n"
+        "              capacity, target_fpr, predicted_fpr}]. Binary fuse and Bloomier:\n"
+        "              arity, cell_bits, value_bits, keys, cells, segment_count,\n"
+        "              segment_length, seed, bits_per_key, fpr. Layered: layers, variant,\n"
+        "              can_delete, geometry, capacity, fpr, hash, seed, adds, deletes,\n"
+        "              layer_keys [per layer]. Compressed: variant, geometry, hash, seed,\n"
+        "              keys, payload_bytes, ones, fill, coder, chunk_bytes, chunks,\n"
+        "              compressed_bytes, index_bytes, bits_per_key, entropy_bits_per_key.\n"
+        "              null: not known (e.g. bits_per_key without keys).\n"
         "  -h, --help  show this help\n");
 }
 
+/* bits per key, or null without keys. */
+static void json_bits_per_key(cli_json *j, size_t bytes, uint64_t keys)
+{
+    if (keys)
+        cli_json_num(j, "bits_per_key", (double)bytes * 8 / (double)keys);
+    else
+        cli_json_null(j, "bits_per_key");
+}
+
+static void sbf_json(const char *path, const fl_sbf *s, const fl_sbf_info *in)
+{
+    cli_json j;
+    cli_json_begin(&j);
+    cli_json_str(&j, "file", path);
+    cli_json_str(&j, "kind", "scalable_bloom");
+    cli_json_str(&j, "variant", fl_variant_name(in->variant));
+    cli_json_str(&j, "hash", cli_hash_name(in->hash));
+    cli_json_u64(&j, "seed", in->seed);
+    cli_json_u64(&j, "capacity", in->capacity);
+    cli_json_u64(&j, "total_capacity", in->total_capacity);
+    cli_json_num(&j, "error_rate", in->error_rate);
+    cli_json_num(&j, "growth", in->growth);
+    cli_json_bool(&j, "nonscaling", (in->flags & FL_SBF_NONSCALING) != 0);
+    cli_json_num(&j, "tightening", in->tightening);
+    cli_json_u64(&j, "keys", in->items);
+    cli_json_u64(&j, "bytes", in->bytes);
+    json_bits_per_key(&j, in->bytes, in->items);
+    cli_json_num(&j, "predicted_fpr", in->predicted_fpr);
+    cli_json_array(&j, "sub_filters");
+    for (uint32_t i = 0; i < in->filters; i++) {
+        fl_sbf_filter_info fi;
+        if (fl_sbf_filter_info_at(s, i, &fi) != FL_OK)
+            continue;
+        cli_json_object(&j, NULL);
+        cli_json_geometry(&j, "geometry", &fi.geometry);
+        cli_json_u64(&j, "bytes", fi.bytes);
+        cli_json_u64(&j, "keys", fi.items);
+        cli_json_u64(&j, "capacity", fi.capacity);
+        cli_json_num(&j, "target_fpr", fi.target_fpr);
+        cli_json_num(&j, "predicted_fpr", fi.predicted_fpr);
+        cli_json_close(&j);
+    }
+    cli_json_end(&j);
+}
+
+/* A filter's facts, as the text below prints them. */
+static void filter_json(const char *path, const fl_info *in, const fl_variant_info *vi)
+{
+    int slots = vi->unit_slots != 0;
+    uint64_t bits = (uint64_t)in->bytes * 8;
+    cli_json j;
+    cli_json_begin(&j);
+    cli_json_str(&j, "file", path);
+    cli_json_str(&j, "kind", "filter");
+    cli_json_str(&j, "variant", fl_variant_name(in->geometry.variant));
+    cli_json_geometry(&j, "geometry", &in->geometry);
+    cli_json_str(&j, "hash", cli_hash_name(in->hash));
+    cli_json_u64(&j, "seed", in->seed);
+    cli_json_u64(&j, "keys", in->keys);
+    cli_json_u64(&j, "bytes", in->bytes);
+    json_bits_per_key(&j, in->bytes, in->keys);
+    cli_json_num(&j, "fill", in->fill);
+    cli_json_u64(&j, "fill_count", in->bits_set);
+    cli_json_u64(&j, "fill_of", slots ? in->geometry.units * vi->unit_slots
+                                : vi->counter_bits ? bits / vi->counter_bits : bits);
+    cli_json_str(&j, "fill_unit", slots ? "slots" : vi->counter_bits ? "counters" : "bits");
+    if (slots)
+        cli_json_u64(&j, "stash_used", in->stash_used);
+    else
+        cli_json_null(&j, "stash_used");
+    if (vi->counter_bits)
+        cli_json_u64(&j, "saturated", in->saturated);
+    else
+        cli_json_null(&j, "saturated");
+    if (slots)
+        cli_json_null(&j, "distinct_keys_estimate");
+    else
+        cli_json_num(&j, "distinct_keys_estimate", in->keys_from_fill); /* inf: null */
+    cli_json_num(&j, "predicted_fpr", in->predicted_fpr);
+    cli_json_bool(&j, "huge_pages", in->huge_pages);
+    cli_json_end(&j);
+}
+
 /* A scalable Bloom chain: its parameters, then one line per sub-filter. */
-static int info_sbf(const char *path, fl_sbf *s)
+static int info_sbf(const char *path, fl_sbf *s, int json)
 {
     fl_sbf_info in;
     fl_status st = fl_sbf_get_info(s, &in);
     if (st != FL_OK) {
         fl_sbf_free(s);
         return cli_fail(EXIT_DATA, "info: '%s': %s", path, fl_strerror(st));
+    }
+    if (json) {
+        sbf_json(path, s, &in);
+        fl_sbf_free(s);
+        return EXIT_OK;
     }
     char human[32];
     cli_human_bytes(in.bytes, human, sizeof human);
@@ -78,27 +183,39 @@ static int info_sbf(const char *path, fl_sbf *s)
 
 int cmd_info(int argc, char **argv, const cli_globals *g)
 {
-    int rc = cli_help_only(CMD, argc, argv, help);
-    if (rc >= 0)
-        return rc;
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, c, rc;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
+        }
+    }
     if ((rc = cli_one_operand(CMD, argc, argv, "FILTER")) != EXIT_OK)
         return rc;
     const char *path = argv[optind];
 
     int static_kind = cli_static_kind(path);
     if (static_kind)
-        return cli_static_info(path, static_kind, g->max_bytes);
+        return cli_static_info(path, static_kind, g->max_bytes, json);
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
     /* Layered and compressed Bloom files (src/cli/cmd_variants004.c) */
     uint32_t kind = 0;
     if (fl_file_kind_file(path, &kind) == FL_OK &&
         (kind == FL_FILE_LAYERED_BLOOM || kind == FL_FILE_COMPRESSED_BLOOM))
-        return cli_info_variants004(path, kind, g->max_bytes);
+        return cli_info_variants004(path, kind, g->max_bytes, json);
     if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)
         return rc;
     if (chain)
-        return info_sbf(path, chain);
+        return info_sbf(path, chain, json);
     fl_info in;
     fl_status s = fl_get_info(f, &in);
     if (s != FL_OK) {
@@ -107,6 +224,11 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
     }
     fl_variant_info vi = {0};
     fl_variant_describe(in.geometry.variant, &vi);
+    if (json) {
+        filter_json(path, &in, &vi);
+        fl_free(f);
+        return EXIT_OK;
+    }
     int slots = vi.unit_slots != 0; /* a table of slots (cuckoo) rather than a bit array */
     uint64_t bits = (uint64_t)in.bytes * 8;
     char geo[128], human[32];

@@ -11,7 +11,7 @@ static const char *const CMD = "params";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab params --n N --fpr P [--type TYPE]\n"
+        "Usage: filterlab params --n N --fpr P [--type TYPE] [--json]\n"
         "\n"
         "Print the smallest geometry of every filter variant (or just TYPE) that holds N keys\n"
         "with a predicted false positive rate of at most P, with its size and bits per key.\n"
@@ -21,6 +21,9 @@ static void help(void)
         "  --n N        number of keys (an integer; 1e6 style is accepted)\n"
         "  --fpr P      target false positive rate, 0 < P < 1 (e.g. 0.01 or 1e-6)\n"
         "  --type TYPE  only this variant: classic, block512, split256, reg64, cuckoo\n"
+        "  --json       one JSON object: n, fpr, variants [{variant, geometry {variant,\n"
+        "               units, k, description}, bytes, bits_per_key, predicted_fpr}, or\n"
+        "               {variant, error} for one that cannot reach P]\n"
         "  -h, --help   show this help\n"
         "\n"
         "Units: classic and reg64 count 64-bit words, block512 64-byte blocks, split256\n"
@@ -51,6 +54,42 @@ static fl_status add_row(cli_table *t, fl_variant v, uint64_t n, double fpr)
     return FL_OK;
 }
 
+/* --json: the same rows; `only` is a variant, or -1 for all. */
+static int params_json(uint64_t n, double fpr, int only)
+{
+    cli_json j;
+    int ok = 0;
+    fl_status last = FL_OK;
+    cli_json_begin(&j);
+    cli_json_u64(&j, "n", n);
+    cli_json_num(&j, "fpr", fpr);
+    cli_json_array(&j, "variants");
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
+        if ((only >= 0 && v != only) || !fl_variant_name((fl_variant)v))
+            continue;
+        fl_params p;
+        fl_status s = fl_params_for((fl_variant)v, n, fpr, &p);
+        cli_json_object(&j, NULL);
+        cli_json_str(&j, "variant", fl_variant_name((fl_variant)v));
+        if (s == FL_OK) {
+            cli_json_geometry(&j, "geometry", &p.geometry);
+            cli_json_u64(&j, "bytes", p.bytes);
+            cli_json_num(&j, "bits_per_key", p.bits_per_key);
+            cli_json_num(&j, "predicted_fpr", p.predicted_fpr);
+            ok++;
+        } else {
+            cli_json_str(&j, "error", fl_strerror(s));
+            last = s;
+        }
+        cli_json_close(&j);
+    }
+    cli_json_end(&j);
+    if (ok == 0)
+        return cli_fail(EXIT_USAGE, "params: no variant can hold n = %llu at FPR %g: %s",
+                        (unsigned long long)n, fpr, fl_strerror(last));
+    return EXIT_OK;
+}
+
 int cmd_params(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
@@ -58,12 +97,13 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
         {"n", required_argument, NULL, 'n'},
         {"fpr", required_argument, NULL, 'p'},
         {"type", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     uint64_t n = 0;
     double fpr = 0;
-    int have_n = 0, have_fpr = 0, have_type = 0;
+    int have_n = 0, have_fpr = 0, have_type = 0, json = 0;
     fl_variant type = FL_BLOCK512;
     int c;
     cli_getopt_reset();
@@ -84,6 +124,9 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
                 return EXIT_USAGE;
             have_type = 1;
             break;
+        case 'j':
+            json = 1;
+            break;
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
         }
     }
@@ -100,6 +143,9 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
             return cli_fail(EXIT_USAGE, "params: %s for n = %llu at FPR %g: %s",
                             fl_variant_name(type), (unsigned long long)n, fpr, fl_strerror(s));
     }
+
+    if (json)
+        return params_json(n, fpr, have_type ? (int)type : -1);
 
     cli_table *t = cli_table_new(6, "llrrrr");
     if (!t)

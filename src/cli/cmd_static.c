@@ -122,7 +122,6 @@ static int save_static(const fl_fuse *f, const fl_bloomier *b, const char *path)
 
 int cmd_build_static(int argc, char **argv, const cli_globals *g)
 {
-    (void)g;
     enum { O_TYPE = 256, O_BITS, O_VBITS, O_SEED, O_INPUT };
     static const struct option opts[] = {
         {"type", required_argument, NULL, O_TYPE},
@@ -185,8 +184,11 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--bits must be 16 or 32 and at least --value-bits");
 
     cli_lines in;
-    if ((rc = cli_lines_open(&in, input)) != EXIT_OK)
+    cli_progress_start(CMD);
+    if ((rc = cli_lines_open(&in, input)) != EXIT_OK) {
+        cli_progress_stop();
         return rc;
+    }
     keyset set = {0};
     const char *line;
     size_t len;
@@ -208,10 +210,24 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     }
     if (got < 0 && rc == EXIT_OK)
         rc = EXIT_DATA;
+    /* No keys still builds: an empty structure that reports every key absent. */
+    int empty = in.lineno == 0;
     cli_lines_close(&in);
+    cli_progress_stop();
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
     fl_static_info info;
+    if (rc == EXIT_OK) {
+        /* The cells, known once the keys are counted (the default Bloomier cell width
+         * follows --value-bits, as fl_bloomier_build_u64 picks it). */
+        uint32_t cell_bits = (uint32_t)bits;
+        if (!cell_bits)
+            cell_bits = fuse ? 8 : vbits <= 8 ? 16 : 32;
+        size_t cells = 0;
+        if (fl_fuse_bytes_for(arity, cell_bits, set.n, &cells) == FL_OK)
+            rc = cli_check_create(CMD, fuse ? "a binary fuse filter" : "a Bloomier filter",
+                                  cells, g);
+    }
     if (rc == EXIT_OK) {
         fl_status s;
         if (fuse) {
@@ -234,6 +250,8 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     }
     if (rc == EXIT_OK)
         rc = save_static(f, b, output);
+    if (rc == EXIT_OK && empty)
+        cli_warn_no_keys(input, 1, fuse ? "filter" : "map");
     if (rc == EXIT_OK && verbose) {
         char human[32];
         cli_human_bytes(info.bytes, human, sizeof human);
@@ -328,7 +346,7 @@ int cli_static_query(const char *path, int kind, const char *input, int mode, si
     return rc;
 }
 
-int cli_static_info(const char *path, int kind, size_t max_bytes)
+int cli_static_info(const char *path, int kind, size_t max_bytes, int json)
 {
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
@@ -340,6 +358,31 @@ int cli_static_info(const char *path, int kind, size_t max_bytes)
         fl_fuse_info(f, &in);
     else
         fl_bloomier_info(b, &in);
+    if (json) {
+        cli_json j;
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", f ? "binary_fuse" : "bloomier");
+        cli_json_u64(&j, "arity", in.arity);
+        cli_json_u64(&j, "cell_bits", in.cell_bits);
+        cli_json_u64(&j, "value_bits", in.value_bits);
+        cli_json_u64(&j, "keys", in.keys);
+        cli_json_u64(&j, "cells", in.cells);
+        cli_json_u64(&j, "segment_count", in.segment_count);
+        cli_json_u64(&j, "segment_length", in.segment_length);
+        cli_json_u64(&j, "seed", in.seed);
+        cli_json_u64(&j, "bytes", in.bytes);
+        if (in.keys)
+            cli_json_num(&j, "bits_per_key", in.bits_per_key);
+        else
+            cli_json_null(&j, "bits_per_key");
+        /* fuse: the FPR; Bloomier: the chance a non-key reads as present */
+        cli_json_num(&j, "fpr", in.fpr);
+        cli_json_end(&j);
+        fl_fuse_free(f);
+        fl_bloomier_free(b);
+        return EXIT_OK;
+    }
     char human[32];
     cli_human_bytes(in.bytes, human, sizeof human);
     cli_outf("file:           %s\n", path);

@@ -58,6 +58,7 @@ static void help_layered_build(void)
 typedef struct layered_adds {
     fl_lbf *l;
     size_t saturated;
+    uint64_t lines;
 } layered_adds;
 
 static void lbf_hash_batch(const fl_lbf *l, cli_batch *b)
@@ -73,6 +74,7 @@ static int add_batch(cli_batch *b, void *ctx)
     size_t sat = 0;
     fl_status s = fl_lbf_add_hashes(a->l, b->hash, b->count, &sat);
     a->saturated += sat;
+    a->lines += b->count;
     if (s != FL_OK)
         return cli_fail(EXIT_DATA, "layered-build: add failed: %s", fl_strerror(s));
     return EXIT_OK;
@@ -88,7 +90,6 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         {"seed", required_argument, NULL, O_SEED},     {"input", required_argument, NULL, O_INPUT},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
     };
-    (void)g;
     fl_lbf_config cfg = {0};
     uint64_t layers = 0;
     int have_fpr = 0;
@@ -130,20 +131,31 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     if (cfg.capacity < 1 || !have_fpr)
         return cli_usage_error(CMD, "--n (at least 1) and --fpr are required");
     cfg.layers = (uint32_t)layers;
+    /* R layers of one filter's sizing each (include/filterlab_layered.h). */
+    fl_params one;
+    if (fl_params_for(cfg.variant ? cfg.variant : FL_BLOCK512, cfg.capacity, cfg.fpr, &one) ==
+            FL_OK &&
+        (rc = cli_check_create(CMD, "a layered Bloom filter", one.bytes * cfg.layers, g)) !=
+            EXIT_OK)
+        return rc;
     fl_lbf *l = NULL;
     fl_status s = fl_lbf_create(&cfg, &l);
     if (s != FL_OK)
         return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
                         "%s: cannot create the filter: %s", CMD, fl_strerror(s));
-    layered_adds adds = {l, 0};
+    layered_adds adds = {l, 0, 0};
+    cli_progress_start(CMD);
     rc = cli_batch_each(input, add_batch, &adds);
+    cli_progress_stop();
     size_t saturated = adds.saturated;
     if (rc == EXIT_OK) {
-        cli_replace_begin();
+        cli_replace_begin(argv[optind]);
         s = fl_lbf_save_file(l, argv[optind]);
-        cli_replace_end();
+        cli_replace_end(s);
         rc = save_status(argv[optind], s);
     }
+    if (rc == EXIT_OK && adds.lines == 0)
+        cli_warn_no_keys(input, 1, "filter");
     if (rc == EXIT_OK && saturated)
         fprintf(stderr, "filterlab: %s: %zu adds of keys already counted %u were not counted\n",
                 CMD, saturated, cfg.layers);
@@ -283,9 +295,9 @@ int cmd_compress(int argc, char **argv, const cli_globals *g)
         return cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s", CMD,
                         argv[optind], fl_strerror(s),
                         s == FL_ERR_UNSUPPORTED ? " (only Bloom bit arrays compress)" : "");
-    cli_replace_begin();
+    cli_replace_begin(argv[optind + 1]);
     s = fl_cbf_save_file(z, argv[optind + 1]);
-    cli_replace_end();
+    cli_replace_end(s);
     rc = save_status(argv[optind + 1], s);
     if (rc == EXIT_OK) {
         fl_cbf_info in;
@@ -412,8 +424,9 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
-int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
+int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
+    cli_json j;
     char size[32], geo[128];
     if (kind == FL_FILE_LAYERED_BLOOM) {
         fl_lbf *l = NULL;
@@ -422,6 +435,28 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
             return load_status(path, s);
         fl_lbf_info in;
         fl_lbf_get_info(l, &in);
+        if (json) {
+            cli_json_begin(&j);
+            cli_json_str(&j, "file", path);
+            cli_json_str(&j, "kind", "layered_bloom");
+            cli_json_u64(&j, "layers", in.layers);
+            cli_json_str(&j, "variant", fl_variant_name(in.variant));
+            cli_json_bool(&j, "can_delete", in.can_delete);
+            cli_json_geometry(&j, "geometry", &in.geometry);
+            cli_json_u64(&j, "capacity", in.capacity);
+            cli_json_num(&j, "fpr", in.fpr);
+            cli_json_str(&j, "hash", cli_hash_name(in.hash));
+            cli_json_u64(&j, "seed", in.seed);
+            cli_json_u64(&j, "bytes", in.bytes);
+            cli_json_u64(&j, "adds", in.adds);
+            cli_json_u64(&j, "deletes", in.deletes);
+            cli_json_array(&j, "layer_keys");
+            for (uint32_t i = 0; i < in.layers; i++)
+                cli_json_u64(&j, NULL, fl_lbf_layer_keys(l, i));
+            cli_json_end(&j);
+            fl_lbf_free(l);
+            return EXIT_OK;
+        }
         cli_human_bytes(in.bytes, size, sizeof size);
         cli_describe_geometry(&in.geometry, geo, sizeof geo);
         cli_outf("kind:           layered Bloom filter (seed 004; Zhiwang et al. 2010)\n");
@@ -450,6 +485,36 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes)
     cli_human_bytes(in.payload_bytes, size, sizeof size);
     double keys = in.keys ? (double)in.keys : 1;
     double m = 8.0 * (double)in.payload_bytes;
+    if (json) {
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", "compressed_bloom");
+        cli_json_str(&j, "variant", fl_variant_name(in.geometry.variant));
+        cli_json_geometry(&j, "geometry", &in.geometry);
+        cli_json_str(&j, "hash", cli_hash_name(in.hash));
+        cli_json_u64(&j, "seed", in.seed);
+        cli_json_u64(&j, "keys", in.keys);
+        cli_json_u64(&j, "bytes", in.payload_bytes);
+        cli_json_u64(&j, "payload_bytes", in.payload_bytes);
+        cli_json_u64(&j, "ones", in.ones);
+        cli_json_num(&j, "fill", m > 0 ? (double)in.ones / m : 0);
+        cli_json_str(&j, "coder", fl_coder_name(in.coder));
+        cli_json_u64(&j, "chunk_bytes", in.chunk_bytes);
+        cli_json_u64(&j, "chunks", in.chunks);
+        cli_json_u64(&j, "compressed_bytes", in.compressed_bytes);
+        cli_json_u64(&j, "index_bytes", in.index_bytes);
+        if (in.keys) {
+            cli_json_num(&j, "bits_per_key",
+                         8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
+            cli_json_num(&j, "entropy_bits_per_key", in.entropy_bits / keys);
+        } else {
+            cli_json_null(&j, "bits_per_key");
+            cli_json_null(&j, "entropy_bits_per_key");
+        }
+        cli_json_end(&j);
+        fl_cbf_free(z);
+        return EXIT_OK;
+    }
     cli_outf("kind:           compressed Bloom filter (Mitzenmacher 2002)\n");
     cli_outf("variant:        %s\n", fl_variant_name(in.geometry.variant));
     cli_outf("geometry:       %s\n", geo);

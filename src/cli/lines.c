@@ -12,19 +12,42 @@
 
 #include "cli.h"
 
+/* Every line any reader returned: commands whose input is several files ask this. */
+static uint64_t lines_total;
+
+uint64_t cli_lines_total(void)
+{
+    return lines_total;
+}
+
+void cli_warn_no_keys(const char *input, int count, const char *what)
+{
+    char q[CLI_QUOTE_BUF];
+    if (count > 1)
+        snprintf(q, sizeof q, "any of the %d inputs", count);
+    else if (!input || strcmp(input, "-") == 0)
+        snprintf(q, sizeof q, "standard input");
+    else
+        cli_quote(input, q, sizeof q);
+    fprintf(stderr, "filterlab: warning: no keys in %s; the %s is empty\n", q, what);
+}
+
 int cli_lines_open(cli_lines *r, const char *path)
 {
     memset(r, 0, sizeof *r);
     if (!path || strcmp(path, "-") == 0) {
         r->fp = stdin;
         r->name = "standard input";
-        return EXIT_OK;
+    } else {
+        r->fp = fopen(path, "rb");
+        if (!r->fp)
+            return cli_fail(EXIT_DATA, "cannot open '%s': %s", path, strerror(errno));
+        r->name = path;
+        r->owned = 1;
     }
-    r->fp = fopen(path, "rb");
-    if (!r->fp)
-        return cli_fail(EXIT_DATA, "cannot open '%s': %s", path, strerror(errno));
-    r->name = path;
-    r->owned = 1;
+    r->progress = cli_progress_active();
+    if (r->progress)
+        cli_progress_input(r->fp);
     return EXIT_OK;
 }
 
@@ -44,8 +67,12 @@ int cli_lines_next(cli_lines *r, const char **key, size_t *len)
                      (unsigned long long)r->lineno + 1, r->name);
             return -1;
         }
+        if (r->progress)
+            cli_progress_clear();
         return 0;
     }
+    if (r->progress)
+        cli_progress_line((size_t)n);
     size_t l = (size_t)n;
     if (l > 0 && r->buf[l - 1] == '\n') {
         l--;
@@ -53,6 +80,7 @@ int cli_lines_next(cli_lines *r, const char **key, size_t *len)
             l--;
     }
     r->lineno++;
+    lines_total++;
     *key = r->buf;
     *len = l;
     return 1;

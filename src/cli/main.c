@@ -56,7 +56,7 @@ static const cli_command commands[] = {
 static void usage(void)
 {
     cli_outf(
-        "Usage: filterlab [--kernel NAME] [--max-bytes SIZE] COMMAND [OPTIONS]\n"
+        "Usage: filterlab [--kernel NAME] [--max-bytes SIZE] [--quiet] COMMAND [OPTIONS]\n"
         "       filterlab --help | --version\n"
         "\n"
         "Bloom and cuckoo filters over lines of text.\n"
@@ -69,8 +69,11 @@ static void usage(void)
         "Global options:\n"
         "  --kernel NAME      use this lookup kernel (see 'filterlab kernels'); the\n"
         "                     FILTERLAB_KERNEL environment variable does the same\n"
-        "  --max-bytes SIZE   refuse to load a filter whose payload is larger\n"
-        "                     (default 4G; suffixes K M G T; 0 = no limit)\n"
+        "  --max-bytes SIZE   refuse to load, or to create, a structure whose payload\n"
+        "                     is larger (default 4G; suffixes K M G T; 0 = no limit);\n"
+        "                     creating is also refused above physical memory\n"
+        "  -q, --quiet        no progress line (shown on a terminal while a command reads\n"
+        "                     its input; FILTERLAB_PROGRESS=0 does the same)\n"
         "  -h, --help         show this help\n"
         "  -V, --version      show the version\n"
         "\n"
@@ -115,13 +118,17 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {"kernel", required_argument, NULL, OPT_KERNEL},
         {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+        {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     cli_getopt_reset();
-    int c;
+    int c, quiet = 0;
     /* '+': stop at the subcommand, whose options are its own. */
-    while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:hVq", opts, NULL)) != -1) {
         switch (c) {
+        case 'q':
+            quiet = 1;
+            break;
         case 'h':
             usage();
             return cli_out_finish(0);
@@ -142,6 +149,7 @@ int main(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error(NULL, "no command given");
+    cli_progress_setup(quiet);
 
     /* The subcommand's own getopt scan moves optind: keep where its argv starts. */
     const int first = optind;

@@ -22,6 +22,7 @@
 int cli_fail(int code, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_clear();
     fputs("filterlab: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -33,6 +34,7 @@ int cli_fail(int code, const char *fmt, ...)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_clear();
     fputs("filterlab: ", stderr);
     if (cmd)
         fprintf(stderr, "%s: ", cmd);
@@ -464,11 +466,11 @@ static int save_filter_or_sbf(const fl_filter *f, const fl_sbf *sbf, const char 
         free(buf);
         return rc;
     }
-    cli_replace_begin();
+    cli_replace_begin(path);
     errno = 0;
     fl_status s = f ? fl_save_file(f, path) : fl_sbf_save_file(sbf, path);
     int e = errno;
-    cli_replace_end();
+    cli_replace_end(s);
     return write_status(path, s, e);
 }
 
@@ -535,11 +537,11 @@ int cli_write_file(const char *path, const void *buf, size_t len)
         cli_out(buf, len);
         return EXIT_OK; /* errors surface in cli_out_finish */
     }
-    cli_replace_begin();
+    cli_replace_begin(path);
     errno = 0;
     fl_status s = fl_write_file_atomic(path, buf, len);
     int e = errno;
-    cli_replace_end();
+    cli_replace_end(s);
     return write_status(path, s, e);
 }
 
