@@ -27,6 +27,8 @@
  *   report_console.c     the table on stdout, fed by the sweep's listener calls
  *   stats.c              median, min, mean, stddev, cv
  *   format.c             human byte sizes
+ *   progress.c           the progress line on a terminal, status lines otherwise
+ *   output.c             output paths: checked before measuring, written atomically
  *
  * Data flows one way: the sweep (run.c and the job files behind sweep.h) fills fb_results and
  * tells an fb_listener when a result is complete; the reporters read results and never call
@@ -108,6 +110,7 @@ typedef struct fb_options {
     int cg_child;        /* internal: this process runs under valgrind */
     unsigned structures; /* enum fb_structure bits [FB_ST_FILTER] */
     int plan_only;       /* --plan: print the filter sizing and exit */
+    int quiet;           /* --quiet: no progress line, no status lines */
     uint32_t sbf_filters[FB_MAX_PARAMS]; /* sub-filters per chain at equal total size */
     size_t nsbf_filters;
     double sbf_growth;   /* EXPANSION of the measured chains */
@@ -420,6 +423,35 @@ fb_listener fb_console_listener(fb_console *c);
 
 /* JSON helpers shared by context.c and report_json.c: null for non-finite numbers. */
 json_t *fb_json_num(double v);
+
+/* ----------------------------------------------------------------------------------------
+ * progress.c: one process-wide line on stderr (see the file's comment)
+ * -------------------------------------------------------------------------------------- */
+/* The progress line is drawn only when stderr is a terminal and quiet is 0. */
+void fb_progress_init(int quiet);
+int fb_progress_active(void);
+int fb_quiet(void);
+void fb_progress_plan(size_t n);  /* n more benchmarks (results) to come */
+void fb_progress_done(size_t n);  /* n benchmarks complete */
+void fb_progress_tick(void);      /* between repetitions: refresh the clock now and then */
+void fb_progress_clear(void);     /* erase the line before writing anything else */
+/* What runs now: the progress line's label on a terminal, else a "flbench: ..." line on
+ * stderr (none with --quiet). */
+void fb_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ----------------------------------------------------------------------------------------
+ * output.c: --json / --csv paths
+ * -------------------------------------------------------------------------------------- */
+/* Before anything is measured: can a file be created at path ("-" = stdout)? Prints one
+ * "flbench: cannot write ..." line and returns -1 if not. */
+int fb_output_check(const char *opt, const char *path);
+/* A temporary file beside path (tmp receives its name), or stdout for "-". */
+FILE *fb_output_open(const char *path, char *tmp, size_t cap);
+/* Closes f and renames the temporary file onto path (nothing for stdout); on any error
+ * removes the temporary file, prints one line and returns -1. */
+int fb_output_commit(FILE *f, const char *path, const char *tmp);
+/* Closes f and removes the temporary file (nothing for stdout). */
+void fb_output_abort(FILE *f, const char *tmp);
 
 /* ----------------------------------------------------------------------------------------
  * format.c

@@ -1,6 +1,7 @@
 /*
- * flbench's options: getopt_long, --help, validation (a bad value exits 2 with one
- * "flbench: ..." line), and the default size sweep derived from the caches.
+ * flbench's options: getopt_long, --help, --version, validation (a bad option or value exits
+ * 1 with one "flbench: ..." line, as filterlab does), and the default size sweep derived
+ * from the caches.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,11 +11,70 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fb_git.h"
 #include "flbench.h"
 
-static void usage(FILE *f) {
+/* Defaults: the parser and --help both read these, so the help cannot drift from them. */
+enum { FB_REPS_DEFAULT = 9, FB_REPS_QUICK = 3 };
+#define FB_LOOKUPS_DEFAULT (UINT64_C(1) << 20)
+#define FB_LOOKUPS_URL (UINT64_C(1) << 19) /* URL keys are hashed in the timed loop: slower */
+#define FB_LOOKUPS_QUICK (UINT64_C(1) << 18)
+static const double default_hits[] = {0, 0.5, 1};
+#define NDEFAULT_HITS (sizeof default_hits / sizeof default_hits[0])
+
+static void parse_filters(fb_options *o, const char *spec);
+
+/* The "Time" paragraph of --help: the default sweep's counts come from the tables the sweep
+ * is built from (every variant of "--filter all", this machine's default sizes, the default
+ * hit rates and repetitions), so they are this machine's and cannot go stale. */
+static void help_time(FILE *f) {
+    fb_options d;
+    memset(&d, 0, sizeof d);
+    parse_filters(&d, "all");
+    fb_machine m;
+    fb_machine_read(&m);
+    fb_default_sizes(&d, &m);
+    size_t nsizes = d.nsizes;
+    char lo[32], hi[32];
+    fb_fmt_bytes(d.sizes[0], lo, sizeof lo);
+    fb_fmt_bytes(d.sizes[d.nsizes - 1], hi, sizeof hi);
+    d.quick = 1;
+    fb_default_sizes(&d, &m);
+    size_t quick_sizes = d.nsizes;
+    free(d.sizes);
+    fprintf(f,
+            "\n"
+            "Time: the default sweep on this machine is %zu variants x %zu sizes (%s to %s) x\n"
+            "%zu hit rates = %zu lookup configurations of %d repetitions each, plus %zu filter\n"
+            "builds, with one kernel (--plan prints the sizing; --quick: %zu sizes, %d\n"
+            "repetitions). Measured on a 2-vCPU Sapphire Rapids VM, the classic, block512,\n"
+            "split256, reg64 and cuckoo variants at the 9 sizes 16 KiB to 1 GiB took 8 minutes,\n"
+            "6 of them building the filters (the 1 GiB classic and cuckoo builds take about 2\n"
+            "minutes each), and --quick about 1.5 minutes. --kernel all multiplies the lookup\n"
+            "time by the number of kernels, and the insert time only for filters small enough\n"
+            "for several builds. --counters callgrind reruns each configuration under valgrind\n"
+            "(~50x slower): use it with small sizes. Scripts should pass explicit options.\n",
+            d.nvariants, nsizes, lo, hi, NDEFAULT_HITS, d.nvariants * nsizes * NDEFAULT_HITS,
+            FB_REPS_DEFAULT, d.nvariants * nsizes, quick_sizes, FB_REPS_QUICK);
+}
+
+/* --version: one line, in the "program (package) version" form help2man reads. */
+static void version(void) {
+    printf("flbench (filterlab) %d.%d.%d", FL_VERSION_MAJOR, FL_VERSION_MINOR, FL_VERSION_PATCH);
+    if (strcmp(FB_GIT_COMMIT, "unknown") != 0 && FB_GIT_COMMIT[0])
+        printf(" (git %s)", FB_GIT_COMMIT);
+    printf("\n");
+}
+
+static void usage(void) {
+    char hits[64] = "";
+    for (size_t i = 0; i < NDEFAULT_HITS; i++)
+        snprintf(hits + strlen(hits), sizeof hits - strlen(hits), "%s%g", i ? "," : "",
+                 default_hits[i]);
+    FILE *f = stdout;
     fprintf(f,
 "usage: flbench [options]\n"
+"       flbench --help | --version\n"
 "\n"
 "Measures filterlab through its public API: lookup time per key (batched\n"
 "fl_contains_hashes), insert (build) throughput, bits per key and measured FPR, with\n"
@@ -34,13 +94,13 @@ static void usage(FILE *f) {
 "                           [default: L1d/2 to ~3x the last-level cache every 4x, capped at\n"
 "                           a quarter of free memory; on a 48K/2M/260M-cache VM: 16K..1G]\n"
 "      --sizes-in bytes|keys  unit of --sizes [bytes]\n"
-"      --hit-rate LIST      fractions of looked-up keys that were inserted [0,0.5,1]\n"
+"      --hit-rate LIST      fractions of looked-up keys that were inserted [%s]\n"
 "      --batch N            keys per fl_contains_hashes call [1024]\n"
 "      --keys u64|url       u64: random 64-bit keys, hashed with fl_hash_u64 before timing;\n"
 "                           url: synthetic URLs (~80 bytes) hashed with fl_hash_bytes (XXH3)\n"
 "                           inside the timed region [u64]\n"
-"      --lookups N          timed lookups per repetition [1048576; url 524288]\n"
-"  -r, --reps N             timed repetitions per configuration [9]\n"
+"      --lookups N          timed lookups per repetition [%llu; url %llu]\n"
+"  -r, --reps N             timed repetitions per configuration [%d]\n"
 "      --warmup N           untimed repetitions before them [1]\n"
 "      --interleave         run the configurations in a new random order in every\n"
 "                           repetition (all filters stay resident if memory allows)\n"
@@ -48,8 +108,8 @@ static void usage(FILE *f) {
 "                           big filters get fewer repetitions [67108864]. A filter that\n"
 "                           gets one build is built once for all kernels, each timed on\n"
 "                           its share of the insert chunks (insert_method in the results)\n"
-"      --quick              fewer sizes (every 16x, at most 256 MiB), 3 repetitions,\n"
-"                           262144 lookups\n"
+"      --quick              fewer sizes (every 16x, at most 256 MiB), %d repetitions,\n"
+"                           %llu lookups\n"
 "      --seed N             key and hash seed [1]\n"
 "\n"
 "Structures (issue 11: the family beyond filters; bench/README.md describes each suite)\n"
@@ -104,14 +164,19 @@ static void usage(FILE *f) {
 "                           - writes it to stdout and the table to stderr\n"
 "      --csv FILE           one row per configuration, units in the column names\n"
 "      --list               print variants, kernels, caches and the default sweep; exit\n"
-"  -h, --help\n"
+"  -q, --quiet              no progress and no status lines on stderr (warnings and\n"
+"                           errors still appear); progress is shown only when stderr is\n"
+"                           a terminal\n"
+"  -h, --help               this text\n"
+"  -V, --version            one line: program, library version, git commit\n",
+            hits, (unsigned long long)FB_LOOKUPS_DEFAULT, (unsigned long long)FB_LOOKUPS_URL,
+            FB_REPS_DEFAULT, FB_REPS_QUICK, (unsigned long long)FB_LOOKUPS_QUICK);
+    help_time(f);
+    fprintf(f,
 "\n"
-"Time: the default sweep (5 variants x 9 sizes x 3 hit rates, 9 repetitions, one kernel)\n"
-"took 8 minutes on a 2-vCPU Sapphire Rapids VM (sizes to 1 GiB), 6 of them building the\n"
-"filters (the 1 GiB classic and cuckoo builds take about 2 minutes each); --quick took\n"
-"about 1.5 minutes; --kernel all multiplies the lookup time by the number of kernels, and\n"
-"the insert time only for filters small enough for several builds. --counters callgrind reruns each configuration under valgrind (~50x slower):\n"
-"use it with small sizes. Scripts should pass explicit options.\n"
+"Exit status: 0 success, 1 usage error (a bad option or value; one line on stderr),\n"
+"2 data or I/O error (an output path that cannot be written, a size that cannot be\n"
+"sized, valgrind missing for --counters callgrind, out of memory), as for filterlab.\n"
 "\n"
 "Examples\n"
 "  flbench --quick --json out.json\n"
@@ -127,11 +192,12 @@ enum {
     OPT_CMS_DEPTH, OPT_CMS_TOPK, OPT_HLL_P, OPT_BANDWIDTH_BYTES, OPT_PLAN
 };
 
-static int die(const char *fmt, const char *arg) {
+/* A usage error: one line, exit 1. */
+static _Noreturn void die(const char *fmt, const char *arg) {
     fprintf(stderr, "flbench: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try --help)\n");
-    exit(2);
+    fprintf(stderr, " (see 'flbench --help')\n");
+    exit(1);
 }
 
 static uint64_t parse_u64(const char *s, const char *what) {
@@ -187,7 +253,7 @@ static void add_size(fb_options *o, uint64_t v) {
     uint64_t *n = realloc(o->sizes, (o->nsizes + 1) * sizeof *n);
     if (!n) {
         fprintf(stderr, "flbench: out of memory\n");
-        exit(1);
+        exit(2);
     }
     o->sizes = n;
     o->sizes[o->nsizes++] = v;
@@ -399,6 +465,46 @@ void fb_default_sizes(fb_options *o, const fb_machine *m) {
     o->sizes_default = 1;
 }
 
+/* getopt_long's '?' or ':' as one line: which option, and what is wrong with it. With
+ * opterr = 0 getopt prints nothing; a long option is then argv[optind - 1] (getopt has moved
+ * past it), a short one is optopt. */
+static _Noreturn void option_error(int c, char **argv, const struct option *longopts) {
+    char name[128];
+    int is_long = optopt == 0 || optopt > 255;
+    if (is_long) {
+        snprintf(name, sizeof name, "%s", argv[optind - 1]);
+        name[strcspn(name, "=")] = 0;
+    } else {
+        snprintf(name, sizeof name, "-%c", optopt);
+    }
+    if (c == ':') {
+        for (const struct option *lo = longopts; is_long && lo->name; lo++)
+            if (lo->val == optopt) /* an abbreviation: name the option in full */
+                snprintf(name, sizeof name, "--%s", lo->name);
+        die("option '%s' needs a value", name);
+    }
+    if (is_long && strncmp(name, "--", 2) == 0) {
+        const char *n = name + 2;
+        size_t len = strlen(n), matches = 0;
+        char list[512] = "";
+        for (const struct option *lo = longopts; lo->name; lo++) {
+            if (!strcmp(lo->name, n) && lo->has_arg == no_argument)
+                die("option '%s' takes no value", name);
+            if (!strncmp(lo->name, n, len) && strcmp(lo->name, "cg-child")) {
+                matches++;
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s",
+                         matches > 1 ? ", " : "", lo->name);
+            }
+        }
+        if (matches > 1) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "ambiguous option '%%s' (%s)", list);
+            die(msg, name);
+        }
+    }
+    die("unknown option '%s'", name);
+}
+
 void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     memset(cli, 0, sizeof *cli);
@@ -416,10 +522,8 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     o->insert_budget = UINT64_C(1) << 26;
     o->seed = 1;
     o->cg_lookups = 65536;
-    o->hits[0] = 0;
-    o->hits[1] = 0.5;
-    o->hits[2] = 1;
-    o->nhits = 3;
+    memcpy(o->hits, default_hits, sizeof default_hits);
+    o->nhits = NDEFAULT_HITS;
     o->structures = FB_ST_FILTER;
     static const uint32_t sbf_default[] = {1, 2, 4, 8}, hll_default[] = {10, 12, 14, 16};
     memcpy(o->sbf_filters, sbf_default, sizeof sbf_default);
@@ -472,10 +576,13 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
         {"hll-precisions", required_argument, 0, OPT_HLL_P},
         {"bandwidth-bytes", required_argument, 0, OPT_BANDWIDTH_BYTES},
         {"plan", no_argument, 0, OPT_PLAN},
+        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "f:k:s:r:h", longopts, NULL)) != -1) {
+    opterr = 0; /* bad options get one line from option_error, not getopt's two */
+    while ((c = getopt_long(argc, argv, ":f:k:s:r:qhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': filters = optarg; break;
         case 'k': kernels = optarg; break;
@@ -592,8 +699,10 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
                 die("bad --bandwidth-bytes '%s' (at least 4K)", optarg);
             break;
         case OPT_PLAN: o->plan_only = 1; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
+        case 'q': o->quiet = 1; break;
+        case 'h': usage(); exit(0);
+        case 'V': version(); exit(0);
+        default: option_error(c, argv, longopts);
         }
     }
     if (optind < argc)
@@ -617,17 +726,18 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     if (env_st != FL_OK && !o->cg_child) {
         fprintf(stderr, "flbench: FILTERLAB_KERNEL=%s: %s\n", getenv("FILTERLAB_KERNEL"),
                 fl_strerror(env_st));
-        exit(2);
+        exit(1);
     }
     parse_filters(o, filters);
     parse_kernels(o, kernels);
     if (o->reps < 0)
-        o->reps = o->quick ? 3 : 9;
+        o->reps = o->quick ? FB_REPS_QUICK : FB_REPS_DEFAULT;
     o->lookups = lookups ? lookups
-                        : o->quick ? (UINT64_C(1) << 18)
-                                  : o->keys == FB_KEYS_URL ? (UINT64_C(1) << 19) : (UINT64_C(1) << 20);
-    if (o->json_path && o->csv_path && !strcmp(o->json_path, "-") && !strcmp(o->csv_path, "-"))
-        die("%s", "--json and --csv cannot both write to stdout");
+                        : o->quick ? FB_LOOKUPS_QUICK
+                                  : o->keys == FB_KEYS_URL ? FB_LOOKUPS_URL : FB_LOOKUPS_DEFAULT;
+    if (o->json_path && o->csv_path && !strcmp(o->json_path, o->csv_path))
+        die("%s", !strcmp(o->json_path, "-") ? "--json and --csv cannot both write to stdout"
+                                             : "--json and --csv name the same file");
     if (o->sizes_in_keys && (o->structures & (FB_ST_SBF | FB_ST_CMS)))
         die("%s", "--sizes-in keys applies to the filter sweep only (sbf and cms take bytes)");
     if (o->probe_only && (!o->probe_memory || o->sizes_in_keys))
