@@ -54,7 +54,7 @@ void fb_fam_record(fb_env *e, fb_result *r, int rep, const fb_meas *m, double it
     fb_progress_tick();
 }
 
-size_t fb_family_planned(const fb_options *o) {
+size_t fb_family_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
     if (o->probe_only)
         return 0;
     size_t n = 0;
@@ -65,7 +65,7 @@ size_t fb_family_planned(const fb_options *o) {
     if (o->structures & FB_ST_HLL)
         n += fb_family_hll_planned(o);
     if (o->structures & FB_ST_STATIC)
-        n += fb_family_static_planned(o);
+        n += fb_family_static_planned(o, probed, nprobed);
     return n;
 }
 

@@ -426,7 +426,7 @@ static void st_run_one(fb_env *e, st_obj *s, uint64_t budget, uint64_t *pool, ui
 /* Results of the suite (progress line): per (kind, size) a build, a batch lookup per kernel
  * and hit rate and an inline lookup per hit rate, and the probe's two results at each cell
  * array footprint (fewer when the filter sweep probed one already). */
-size_t fb_family_static_planned(const fb_options *o) {
+size_t fb_family_static_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
     size_t n = 0, nfp = 0;
     size_t fps[64];
     for (size_t ki = 0; ki < NKINDS; ki++)
@@ -438,6 +438,8 @@ size_t fb_family_static_planned(const fb_options *o) {
             int seen = 0;
             for (size_t j = 0; j < nfp; j++)
                 seen |= fps[j] == bytes;
+            for (size_t j = 0; probed && j < nprobed; j++)
+                seen |= probed[j] == bytes;
             if (!seen && o->probe_memory && nfp < sizeof fps / sizeof fps[0]) {
                 fps[nfp++] = bytes;
                 n += 2;

@@ -224,6 +224,7 @@ typedef struct fb_perf {
     int opened;                     /* events in the group */
     int pmu_available;              /* a hardware event opened */
     char note[512];                 /* why counters are missing (empty if all fine) */
+    char hw_reason[256];            /* why no hardware event opened (empty if one did) */
 } fb_perf;
 
 typedef struct fb_perf_sample {
@@ -372,6 +373,13 @@ typedef struct fb_run_info {
      * when counters were asked for and the PMU cannot count, "-" when none were asked for. */
     const char *missing_counter;
     int simulated; /* callgrind columns exist (--counters callgrind) */
+    /* Which columns can have a value in this run; the console leaves out the others. */
+    int tsc;       /* TSC cycles (x86-64) */
+    int bound;     /* ratio to the memory probe (--probe memory) */
+    int fpr;       /* the filter sweep's lookups (their measured FPR) */
+    int ncounted;  /* hardware counters in the open group: their JSON key stems */
+    char counted[FB_MAX_EVENTS][64];
+    int counter_warned; /* the counter note was given as a warning (do not repeat it) */
 } fb_run_info;
 
 typedef struct fb_listener {
@@ -417,6 +425,9 @@ typedef struct fb_console {
     const char *missing; /* fb_run_info.missing_counter */
     int simulated;
     int header_due;      /* print the column header before the next row */
+    int show[16];        /* the columns this run can fill (report_console.c's cols[]) */
+    int warned_here;     /* out is the file stderr goes to: warnings are there already */
+    int clears_progress; /* out is a terminal (or stderr): erase the progress line first */
 } fb_console;
 void fb_console_init(fb_console *c, FILE *out);
 fb_listener fb_console_listener(fb_console *c);

@@ -246,7 +246,8 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
         for (size_t si = 0; si < o->nsizes; si++)
             footprints[nfoot++] = o->sizes[si];
     char hb[32];
-    fb_progress_plan(planned_results(o, specs, ns, footprints, nfoot) + fb_family_planned(o));
+    fb_progress_plan(planned_results(o, specs, ns, footprints, nfoot) +
+                     fb_family_planned(o, o->probe_memory ? footprints : NULL, nfoot));
 
     if (fb_env_buffers(&e, pool_keys)) {
         fprintf(stderr, "flbench: out of memory for key buffers\n");
