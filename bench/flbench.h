@@ -420,12 +420,13 @@ int fb_report_json(const char *path, json_t *ctx, const fb_results *rs);
 int fb_report_csv(const char *path, const fb_results *rs);
 
 /* The console table: a listener. Its state lives in the struct, not in file statics. */
+#define FB_CONSOLE_COLS 16 /* at least report_console.c's column count */
 typedef struct fb_console {
     FILE *out;
     const char *missing; /* fb_run_info.missing_counter */
     int simulated;
     int header_due;      /* print the column header before the next row */
-    int show[16];        /* the columns this run can fill (report_console.c's cols[]) */
+    int show[FB_CONSOLE_COLS]; /* the columns this run can fill (report_console.c's cols[]) */
     int warned_here;     /* out is the file stderr goes to: warnings are there already */
     int clears_progress; /* out is a terminal (or stderr): erase the progress line first */
 } fb_console;

@@ -119,6 +119,8 @@ static const struct {
     [C_SIM_D1] = {"sim D1 miss", 12, NULL}, [C_SIM_LL] = {"sim LL miss", 12, NULL},
 };
 
+_Static_assert(C_N <= FB_CONSOLE_COLS, "fb_console.show is too small for the columns");
+
 static int counted(const fb_run_info *info, const char *key) {
     for (int i = 0; i < info->ncounted; i++)
         if (!strcmp(info->counted[i], key))
