@@ -455,9 +455,10 @@ void fb_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * output.c: --json / --csv paths
  * -------------------------------------------------------------------------------------- */
 /* Before anything is measured: can a file be created at path ("-" = stdout)? Prints one
- * "flbench: cannot write ..." line and returns -1 if not. */
+ * "<program>: cannot write ..." line and returns -1 if not. flaccuracy uses these too. */
 int fb_output_check(const char *opt, const char *path);
-/* A temporary file beside path (tmp receives its name), or stdout for "-". */
+/* A temporary file beside path (tmp receives its name; empty for a device or FIFO, written
+ * in place), or stdout for "-". */
 FILE *fb_output_open(const char *path, char *tmp, size_t cap);
 /* Closes f and renames the temporary file onto path (nothing for stdout); on any error
  * removes the temporary file, prints one line and returns -1. */

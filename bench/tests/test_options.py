@@ -117,4 +117,16 @@ check(sorted(f for f in os.listdir(d) if f.startswith("r.")) == ["r.csv", "r.jso
 mask = os.umask(0)
 os.umask(mask)
 check(stat.S_IMODE(os.stat(js).st_mode) == 0o666 & ~mask, "mode %o" % os.stat(js).st_mode)
+
+# A device is written in place (never replaced by a renamed file), a symbolic link is written
+# through (it stays a link, its target gets the file, created if missing).
+short = ["--filter", "split256", "--sizes", "16K", "--hit-rate", "1", "--reps", "1", "--lookups", "1024",
+         "--kernel", "scalar", "--probe", "none", "--counters", "none", "-q"]
+run(short + ["--csv", "/dev/null"])
+check(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is still a device")
+link = os.path.join(d, "link.json")
+os.symlink("target.json", link)
+run(short + ["--json", link])
+check(os.path.islink(link) and load_strict(os.path.join(d, "target.json"))["benchmarks"],
+      "written through the link")
 print("ok")
