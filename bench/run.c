@@ -193,7 +193,8 @@ static size_t plan(fb_env *e, const fb_machine *m, size_t pool_keys, fb_spec *sp
 
 /* The sweep's results, for the progress line: the probe's two per distinct footprint, and
  * per filter an insert per kernel, a lookup per kernel and hit rate, and a delete per kernel
- * for the variants that delete. */
+ * for the variants that delete; with --counters callgrind, each lookup once more (its
+ * re-run under valgrind). */
 static size_t planned_results(const fb_options *o, const fb_spec *specs, size_t ns,
                               const uint64_t *footprints, size_t nfoot) {
     size_t n = 0;
@@ -203,8 +204,9 @@ static size_t planned_results(const fb_options *o, const fb_spec *specs, size_t 
             seen |= footprints[j] == footprints[i];
         n += seen ? 0 : 2;
     }
+    int cg = o->counters == FB_CNT_CALLGRIND;
     for (size_t i = 0; i < ns; i++)
-        n += o->nkernels * (1 + o->nhits + (fb_variant_deletes(specs[i].v) ? 1 : 0));
+        n += o->nkernels * (1 + o->nhits * (cg ? 2 : 1) + (fb_variant_deletes(specs[i].v) ? 1 : 0));
     return n;
 }
 
@@ -308,8 +310,10 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
 
     if (o->counters == FB_CNT_CALLGRIND) {
         fb_status("callgrind: re-running %zu configurations under valgrind", ncfg);
-        for (size_t i = 0; i < ncfg; i++)
+        for (size_t i = 0; i < ncfg; i++) {
             fb_callgrind_config(&e, &geo, &cfgs[i]);
+            fb_progress_done(1);
+        }
         fb_report_section(&e);
         for (size_t i = 0; i < ncfg; i++) /* again, now with the simulated columns */
             if (l && l->result && cfgs[i].r->reps_done > 0)
