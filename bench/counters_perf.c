@@ -11,7 +11,7 @@
  * is available only if perf_event_open accepts it. Without a PMU driver (KVM guests without a
  * virtual PMU: "no PMU driver, software events only" in dmesg) hardware opens fail with ENOENT
  * or EOPNOTSUPP; with perf_event_paranoid too high they fail with EACCES/EPERM. Either way
- * every hardware value becomes NaN (JSON null, `<not supported>`), never 0, with one note.
+ * every hardware value becomes NaN (JSON null; no console column), never 0, with one note.
  */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -405,7 +405,8 @@ typedef struct fb_cli {
     const char *sizes; /* --sizes as given, NULL = the default sweep */
     int list;          /* --list */
 } fb_cli;
-/* Parses argv into o (defaults first); exits 2 with a message on bad input, 0 after --help. */
+/* Parses argv into o (defaults first); exits 1 with a one-line message on bad input, 0 after
+ * --help or --version. */
 void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv);
 /* --sizes, or L1d/2 to ~3x the last-level cache (fb_options.sizes_default). */
 void fb_options_sizes(fb_options *o, const fb_cli *cli, const fb_machine *m);

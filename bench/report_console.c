@@ -1,7 +1,8 @@
 /*
  * The console: a short context header, then one row per configuration as it completes.
- * Medians over repetitions; cv is stddev/mean. A hardware counter that cannot be read
- * prints `<not supported>` (no PMU or not permitted) or `-` (not requested), never 0.
+ * Medians over repetitions; cv is stddev/mean. Only the columns the run can fill are shown
+ * (cols[] below): a hardware counter's column only when its event opened; a cell of such a
+ * column without a value prints `<not supported>`, never 0.
  *
  * A listener of the sweep (fb_console_listener): it reads the context and the results it is
  * handed, and keeps its own state in an fb_console.
