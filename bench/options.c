@@ -66,11 +66,24 @@ static void version(void) {
     printf("\n");
 }
 
+static void set_defaults(fb_options *o);
+
+/* A list of defaults as --help shows it: "1,2,4,8". */
+static void u32_list(char *buf, size_t cap, const uint32_t *v, size_t n) {
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%u", i ? "," : "", v[i]);
+}
+
+/* --help: every default in brackets is read from set_defaults, not written twice. */
 static void usage(void) {
-    char hits[64] = "";
-    for (size_t i = 0; i < NDEFAULT_HITS; i++)
-        snprintf(hits + strlen(hits), sizeof hits - strlen(hits), "%s%g", i ? "," : "",
-                 default_hits[i]);
+    fb_options d;
+    set_defaults(&d);
+    char hits[128] = "", sbf[128], hll[128];
+    for (size_t i = 0; i < d.nhits; i++)
+        snprintf(hits + strlen(hits), sizeof hits - strlen(hits), "%s%g", i ? "," : "", d.hits[i]);
+    u32_list(sbf, sizeof sbf, d.sbf_filters, d.nsbf_filters);
+    u32_list(hll, sizeof hll, d.hll_precisions, d.nhll_precisions);
     FILE *f = stdout;
     fprintf(f,
 "usage: flbench [options]\n"
@@ -87,7 +100,7 @@ static void usage(void) {
 "  -k, --kernel LIST        scalar,avx2,avx512,neon, auto (the one dispatch picks) or all\n"
 "                           (every kernel this CPU runs natively; an emulated one, e.g.\n"
 "                           neon through SIMDe on x86, only when named) [auto]\n"
-"      --fpr P              target false-positive rate for sizing [0.01]\n"
+"      --fpr P              target false-positive rate for sizing [%g]\n"
 "      --bits-per-key B     size by bits per key instead of --fpr\n"
 "  -s, --sizes SPEC         filter sizes: a list (16K,1M,256M) or a log2 range: 14..30 (2^14\n"
 "                           to 2^30), 16K..1G, with :STEP in powers of two (14..30:2)\n"
@@ -95,22 +108,22 @@ static void usage(void) {
 "                           a quarter of free memory; on a 48K/2M/260M-cache VM: 16K..1G]\n"
 "      --sizes-in bytes|keys  unit of --sizes [bytes]\n"
 "      --hit-rate LIST      fractions of looked-up keys that were inserted [%s]\n"
-"      --batch N            keys per fl_contains_hashes call [1024]\n"
+"      --batch N            keys per fl_contains_hashes call [%zu]\n"
 "      --keys u64|url       u64: random 64-bit keys, hashed with fl_hash_u64 before timing;\n"
 "                           url: synthetic URLs (~80 bytes) hashed with fl_hash_bytes (XXH3)\n"
 "                           inside the timed region [u64]\n"
 "      --lookups N          timed lookups per repetition [%llu; url %llu]\n"
 "  -r, --reps N             timed repetitions per configuration [%d]\n"
-"      --warmup N           untimed repetitions before them [1]\n"
+"      --warmup N           untimed repetitions before them [%d]\n"
 "      --interleave         run the configurations in a new random order in every\n"
 "                           repetition (all filters stay resident if memory allows)\n"
 "      --insert-budget N    keys inserted per (filter, kernel) over the insert repetitions;\n"
-"                           big filters get fewer repetitions [67108864]. A filter that\n"
+"                           big filters get fewer repetitions [%llu]. A filter that\n"
 "                           gets one build is built once for all kernels, each timed on\n"
 "                           its share of the insert chunks (insert_method in the results)\n"
 "      --quick              fewer sizes (every 16x, at most 256 MiB), %d repetitions,\n"
 "                           %llu lookups\n"
-"      --seed N             key and hash seed [1]\n"
+"      --seed N             key and hash seed [%llu]\n"
 "\n"
 "Structures (issue 11: the family beyond filters; bench/README.md describes each suite)\n"
 "      --structure LIST     filter,sbf,cms,hll,static, family (= sbf,cms,hll) or all\n"
@@ -128,11 +141,11 @@ static void usage(void) {
 "                           the bound (takes --sizes in bytes or, with --sizes-in keys, key\n"
 "                           counts)\n"
 "      --sbf-filters LIST   sub-filters of the measured chains, each sized so the whole\n"
-"                           chain takes the --sizes bytes [1,2,4,8]\n"
-"      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [2]\n"
-"      --cms-depth D        rows of the Count-Min sizes (width = size / (4 D)) [5]\n"
-"      --cms-topk K         candidates of the top-k update run (0: none) [100]\n"
-"      --hll-precisions LIST  HyperLogLog precisions p (2^p registers), 4..16 [10,12,14,16]\n"
+"                           chain takes the --sizes bytes [%s]\n"
+"      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [%g]\n"
+"      --cms-depth D        rows of the Count-Min sizes (width = size / (4 D)) [%u]\n"
+"      --cms-topk K         candidates of the top-k update run (0: none) [%u]\n"
+"      --hll-precisions LIST  HyperLogLog precisions p (2^p registers), %u..%u [%s]\n"
 "      --bandwidth-bytes SIZE  buffer of the sequential-read bandwidth probe (hll) [4x the\n"
 "                           last-level cache, at least 256M, at most 1/4 of free memory]\n"
 "      --plan               print the filter sweep's sizing (variant, bytes, keys, k) and\n"
@@ -154,10 +167,10 @@ static void usage(void) {
 "                           CACHE_DTLB:READ:MISS, BRANCH_MISSES]\n"
 "      --D1 S,A,L --LL S,A,L  simulated cache geometry (bytes,ways,line) passed to callgrind\n"
 "                           [from /sys/devices/system/cpu/cpu0/cache]\n"
-"      --callgrind-lookups N  lookups simulated per configuration [65536]\n"
+"      --callgrind-lookups N  lookups simulated per configuration [%llu]\n"
 "      --probe memory|none  measure the physical bound (pointer chasing and prefetched\n"
 "                           random lines) at every filter footprint [memory]\n"
-"      --probe-distance N   prefetch distance of the random-line probe, in lines [32]\n"
+"      --probe-distance N   prefetch distance of the random-line probe, in lines [%d]\n"
 "      --probe-only         only the memory probe, at --sizes (bytes); no filters\n"
 "\n"
 "Output\n"
@@ -170,8 +183,13 @@ static void usage(void) {
 "                           a terminal\n"
 "  -h, --help               this text\n"
 "  -V, --version            one line: program, library version, git commit\n",
-            hits, (unsigned long long)FB_LOOKUPS_DEFAULT, (unsigned long long)FB_LOOKUPS_URL,
-            FB_REPS_DEFAULT, FB_REPS_QUICK, (unsigned long long)FB_LOOKUPS_QUICK);
+            /* in the order of the text above */
+            d.fpr, hits, d.batch, (unsigned long long)FB_LOOKUPS_DEFAULT,
+            (unsigned long long)FB_LOOKUPS_URL, FB_REPS_DEFAULT, d.warmup,
+            (unsigned long long)d.insert_budget, FB_REPS_QUICK,
+            (unsigned long long)FB_LOOKUPS_QUICK, (unsigned long long)d.seed, sbf, d.sbf_growth,
+            d.cms_depth, d.cms_topk, (unsigned)FL_HLL_P_MIN, (unsigned)FL_HLL_P_MAX, hll,
+            (unsigned long long)d.cg_lookups, d.probe_distance);
     help_time(f);
     fprintf(f,
 "\n"
@@ -506,11 +524,10 @@ static _Noreturn void option_error(int c, char **argv, const struct option *long
     die("unknown option '%s'", name);
 }
 
-void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
+/* Every default of the options (--help prints them from here). reps and lookups stay unset
+ * (-1, 0): they depend on --quick and --keys, resolved after parsing. */
+static void set_defaults(fb_options *o) {
     memset(o, 0, sizeof *o);
-    memset(cli, 0, sizeof *cli);
-    o->argc = argc;
-    o->argv = argv;
     o->fpr = 0.01;
     o->batch = 1024;
     o->reps = -1;
@@ -528,12 +545,19 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     o->structures = FB_ST_FILTER;
     static const uint32_t sbf_default[] = {1, 2, 4, 8}, hll_default[] = {10, 12, 14, 16};
     memcpy(o->sbf_filters, sbf_default, sizeof sbf_default);
-    o->nsbf_filters = 4;
+    o->nsbf_filters = sizeof sbf_default / sizeof sbf_default[0];
     o->sbf_growth = 2.0;
     o->cms_depth = 5;
     o->cms_topk = 100;
     memcpy(o->hll_precisions, hll_default, sizeof hll_default);
-    o->nhll_precisions = 4;
+    o->nhll_precisions = sizeof hll_default / sizeof hll_default[0];
+}
+
+void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
+    set_defaults(o);
+    memset(cli, 0, sizeof *cli);
+    o->argc = argc;
+    o->argv = argv;
     const char *filters = "all", *kernels = "auto";
     int have_fpr = 0;
     uint64_t lookups = 0;
