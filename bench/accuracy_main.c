@@ -5,7 +5,9 @@
  *   flaccuracy [--sections hll,cms,counting,sbf] [--hll-max-card 1e8] ... --json PATH
  *
  * The defaults are scripts/reproduce's --quick sizes; --help lists every option. Numbers of
- * keys accept exponent notation (1e9).
+ * keys accept exponent notation (1e9). Exit status as filterlab's and flbench's: 1 for a
+ * usage error (one line), 2 for a data or I/O error; the --json path is checked before
+ * anything is measured and written atomically (output.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +20,7 @@
 
 #include "accuracy.h"
 #include "fb_rng.h"
+#include "flbench.h"
 
 int acc_check(fl_status st, const char *what) {
     if (st == FL_OK) return 0;
@@ -61,7 +64,18 @@ static void usage(FILE *f) {
             "  --overflow-trials T    filters per overflow point (default 10)\n"
             "  --sbf-capacity N       first sub-filter's capacity (default 1e5)\n"
             "  --sbf-queries Q        non-member lookups per point (default 1e6)\n"
-            "  --json PATH            where the document goes (required)\n");
+            "  --json PATH            where the document goes (required)\n"
+            "  --help                 this text\n"
+            "Exit status: 0 success, 1 usage error, 2 data or I/O error (e.g. --json cannot\n"
+            "be written: checked before anything is measured).\n");
+}
+
+/* A usage error: one line, exit 1. */
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "flaccuracy: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'flaccuracy --help')\n");
+    return 1;
 }
 
 static int parse_count(const char *s, uint64_t *out) {
@@ -103,7 +117,8 @@ int main(int argc, char **argv) {
         {"sbf-capacity", 1, 0, O_SC}, {"sbf-queries", 1, 0, O_SQ}, {"json", 1, 0, O_JSON},
         {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
     int c, bad = 0;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    opterr = 0; /* one line of ours instead of getopt's message */
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         switch (c) {
         case O_SECTIONS: sections = optarg; break;
         case O_SEED: bad |= parse_count(optarg, &o.seed); break;
@@ -111,7 +126,7 @@ int main(int argc, char **argv) {
         case O_HP: {
             o.n_hll_precisions = 0;
             char *copy = strdup(optarg), *save = NULL;
-            if (!copy) return 1;
+            if (!copy) return 2;
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 uint32_t p;
                 if (o.n_hll_precisions == 8 || parse_u32(t, &p) || p < FL_HLL_P_MIN ||
@@ -146,36 +161,42 @@ int main(int argc, char **argv) {
         case O_SQ: bad |= parse_count(optarg, &o.sbf_queries); break;
         case O_JSON: json_path = optarg; break;
         case O_HELP: usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (bad) {
-            fprintf(stderr, "flaccuracy: bad value for --%s: %s\n", longs[c - O_SECTIONS].name,
-                    optarg);
-            return 2;
+            char msg[160];
+            snprintf(msg, sizeof msg, "bad value for --%s: %%s", longs[c - O_SECTIONS].name);
+            return usage_error(msg, optarg);
         }
     }
-    if (!json_path || optind != argc || !o.n_hll_precisions || !o.hll_runs || !o.cms_keys ||
-        !o.cms_updates || !o.counting_n || !o.overflow_n || !o.sbf_capacity ||
-        o.hll_max_card < 1000 || o.hll_max_card > (1ull << 40)) {
-        usage(stderr);
-        return 2;
-    }
+    if (optind != argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!json_path)
+        return usage_error("%s", "--json PATH is required");
+    if (!o.n_hll_precisions || !o.hll_runs || !o.cms_keys || !o.cms_updates || !o.counting_n ||
+        !o.overflow_n || !o.sbf_capacity)
+        return usage_error("%s", "counts and runs must be positive");
+    if (o.hll_max_card < 1000 || o.hll_max_card > (1ull << 40))
+        return usage_error("%s", "--hll-max-card must be in 1e3..2^40");
     static const struct { const char *name; int (*run)(const acc_opts *, json_t *); } all[] = {
         {"hll", acc_hll}, {"cms", acc_cms}, {"counting", acc_counting}, {"sbf", acc_sbf}};
     int want[4] = {0};
     char *copy = strdup(sections), *save = NULL;
-    if (!copy) return 1;
+    if (!copy) return 2;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         size_t i;
         for (i = 0; i < 4 && strcmp(t, all[i].name); i++) {}
         if (i == 4) {
-            fprintf(stderr, "flaccuracy: unknown section %s (hll, cms, counting, sbf)\n", t);
+            int rc = usage_error("unknown section '%s' (hll, cms, counting, sbf)", t);
             free(copy);
-            return 2;
+            return rc;
         }
         want[i] = 1;
     }
     free(copy);
+    if (fb_output_check("--json", json_path))
+        return 2;
 
     json_t *doc = json_object();
     json_object_set_new(doc, "program", json_string("flaccuracy"));
@@ -192,9 +213,21 @@ int main(int argc, char **argv) {
         json_t *sec = json_object_get(doc, all[i].name);
         if (sec) json_object_set_new(sec, "seconds", json_real(secs));
     }
-    if (!rc && json_dump_file(doc, json_path, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0) {
-        fprintf(stderr, "flaccuracy: cannot write %s\n", json_path);
-        rc = 1;
+    if (rc) {
+        rc = 2; /* a section failed (the library refused a call): a data error */
+    } else {
+        char tmp[4200];
+        FILE *f = fb_output_open(json_path, tmp, sizeof tmp);
+        if (!f) {
+            rc = 2;
+        } else if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0) {
+            fprintf(stderr, "flaccuracy: cannot write %s: JSON encoding failed\n", json_path);
+            fb_output_abort(f, tmp);
+            rc = 2;
+        } else {
+            fputc('\n', f);
+            rc = fb_output_commit(f, json_path, tmp) ? 2 : 0;
+        }
     }
     json_decref(doc);
     return rc;

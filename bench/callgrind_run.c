@@ -17,7 +17,8 @@ int fb_callgrind_setup(fb_env *e, fb_cg_geometry *geo) {
     const fb_options *o = e->o;
     char ver[128];
     if (fb_cg_valgrind_version(ver, sizeof ver) != 0) {
-        fprintf(stderr, "flbench: --counters callgrind needs valgrind on PATH\n");
+        fprintf(stderr, "flbench: --counters callgrind needs valgrind on PATH (apt-get install "
+                        "valgrind)\n");
         return 2;
     }
     fb_cg_geometry_init(geo, o->cg_d1, o->cg_ll);
@@ -120,9 +121,9 @@ int fb_cg_child_main(const fb_options *o) {
     }
     size_t L = (size_t)o->lookups, W = L < FB_WARM_MAX ? L : FB_WARM_MAX;
     if (fb_env_buffers(&e, L + W))
-        return 1;
+        return 2;
     if (fb_build_timed(&e, &s, NULL, 0))
-        return 1;
+        return 2;
     fb_rng rng = {o->seed ^ 0xc611};
     uint64_t cursor = FB_ID_MISS;
     fb_keys_fill_mix(&e.pool, W + L, o->hits[0], s.inserted, &cursor, &rng, o->seed);

@@ -114,8 +114,10 @@ static void list_add(json_t *ctx, const char *key, const char *msg) {
 static void record(json_t *ctx, const char *key, int show, const char *fmt, va_list ap) {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    if (show)
+    if (show) {
+        fb_progress_clear();
         fprintf(stderr, "flbench: warning: %s\n", msg);
+    }
     if (ctx)
         list_add(ctx, key, msg);
 }

@@ -11,7 +11,7 @@
  * is available only if perf_event_open accepts it. Without a PMU driver (KVM guests without a
  * virtual PMU: "no PMU driver, software events only" in dmesg) hardware opens fail with ENOENT
  * or EOPNOTSUPP; with perf_event_paranoid too high they fail with EACCES/EPERM. Either way
- * every hardware value becomes NaN (JSON null, `<not supported>`), never 0, with one note.
+ * every hardware value becomes NaN (JSON null; no console column), never 0, with one note.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -224,15 +224,12 @@ void fb_perf_open(fb_perf *p, const char *events_csv) {
         if (attr.type != PERF_TYPE_SOFTWARE)
             p->pmu_available = 1;
     }
-    if (p->leader < 0) {
-        if (first_err)
-            note_add(p, "hardware counters unavailable: %s%s",
-                     no_counter_reason(first_err, why, sizeof why), "");
-        return;
+    if (first_err && !p->pmu_available) { /* nothing, or only software events, opened */
+        no_counter_reason(first_err, p->hw_reason, sizeof p->hw_reason);
+        note_add(p, "hardware counters unavailable: %s%s", p->hw_reason, "");
     }
-    if (!p->pmu_available && first_err) /* only software events opened */
-        note_add(p, "hardware counters unavailable: %s%s",
-                 no_counter_reason(first_err, why, sizeof why), "");
+    if (p->leader < 0)
+        return;
     ioctl(p->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 }
 

@@ -32,6 +32,7 @@ void fb_report_done(fb_env *e) {
             if (e->l && e->l->result)
                 e->l->result(e->l->arg, r);
             r->reported = 1;
+            fb_progress_done(1);
         }
     }
 }

@@ -51,6 +51,22 @@ void fb_fam_record(fb_env *e, fb_result *r, int rep, const fb_meas *m, double it
     fb_meas_record(e, r, rep, m, items);
     fb_note_preemption(r, rep);
     r->reps_done = rep + 1;
+    fb_progress_tick();
+}
+
+size_t fb_family_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
+    if (o->probe_only)
+        return 0;
+    size_t n = 0;
+    if (o->structures & FB_ST_SBF)
+        n += fb_family_sbf_planned(o);
+    if (o->structures & FB_ST_CMS)
+        n += fb_family_cms_planned(o);
+    if (o->structures & FB_ST_HLL)
+        n += fb_family_hll_planned(o);
+    if (o->structures & FB_ST_STATIC)
+        n += fb_family_static_planned(o, probed, nprobed);
+    return n;
 }
 
 uint64_t fb_fam_budget(const fb_env *e) {

@@ -18,6 +18,15 @@ void fb_fam_record(fb_env *e, fb_result *r, int rep, const fb_meas *m, double it
 /* Bytes the suites may allocate: 60% of the available memory, as the filter sweep. */
 uint64_t fb_fam_budget(const fb_env *e);
 
+/* The results the suites --structure asks for will produce when nothing is skipped (the
+ * progress line's count); one function per suite, beside its loops. probed: the footprints
+ * the filter sweep's probe measures (the static suite probes only the others). */
+size_t fb_family_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
+size_t fb_family_sbf_planned(const fb_options *o);
+size_t fb_family_cms_planned(const fb_options *o);
+size_t fb_family_hll_planned(const fb_options *o);
+size_t fb_family_static_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
+
 /* Runs the suites --structure asks for, after the filter sweep. */
 void fb_family_run(fb_env *e);
 void fb_family_sbf(fb_env *e);

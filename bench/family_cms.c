@@ -83,7 +83,7 @@ static void cms_shape_run(fb_env *e, const cms_shape *sh, uint64_t *keys, uint32
         return;
     }
     char hb[32];
-    fprintf(stderr, "flbench: cms %s (%s)\n", sh->params,
+    fb_status("cms %s (%s)", sh->params,
             fb_fmt_bytes((uint64_t)sh->w * sh->d * 4, hb, sizeof hb));
     fb_result *upd[FB_MAX_KERNELS], *qry[FB_MAX_KERNELS];
     int ok[FB_MAX_KERNELS];
@@ -146,6 +146,22 @@ static void cms_topk_run(fb_env *e, const cms_shape *sh, uint64_t *keys) {
         }
     fl_cms_free(c);
     fb_report_done(e);
+}
+
+/* Results of the suite (progress line): update and query per shape and kernel (the sizes,
+ * and the seeds' point unless a size has its shape), and the top-k update at the seeds'
+ * point. */
+size_t fb_family_cms_planned(const fb_options *o) {
+    uint32_t seed_w = 0, seed_d = 0;
+    if (fl_cms_dims(0.001, 0.01, &seed_w, &seed_d) != FL_OK)
+        return 2 * o->nkernels * o->nsizes;
+    size_t shapes = o->nsizes + 1;
+    for (size_t si = 0; si < o->nsizes; si++)
+        if (o->cms_depth == seed_d && o->sizes[si] / (4ull * o->cms_depth) == seed_w) {
+            shapes--;
+            break;
+        }
+    return o->nkernels * (2 * shapes + (o->cms_topk ? 1 : 0));
 }
 
 void fb_family_cms(fb_env *e) {

@@ -124,7 +124,7 @@ static void hll_precision(fb_env *e, uint32_t p, uint64_t *keys, double dram_gbp
     fl_hll_info in;
     fl_hll_info_get(a, &in);
     uint64_t merge_bytes = 2 * (uint64_t)in.registers;
-    fprintf(stderr, "flbench: hll p=%u (%u registers)\n", p, in.registers);
+    fb_status("hll p=%u (%u registers)", p, in.registers);
     double fp_gbps = stream_bandwidth(e, merge_bytes);
     char size[32];
     snprintf(size, sizeof size, "p:%u", p);
@@ -205,6 +205,12 @@ static void hll_precision(fb_env *e, uint32_t p, uint64_t *keys, double dram_gbp
     fb_report_done(e);
 }
 
+/* Results of the suite (progress line): the DRAM bandwidth probe, and per precision its
+ * footprint's bandwidth probe and add, estimate and merge per kernel. */
+size_t fb_family_hll_planned(const fb_options *o) {
+    return 1 + o->nhll_precisions * (1 + 3 * o->nkernels);
+}
+
 void fb_family_hll(fb_env *e) {
     const fb_options *o = e->o;
     size_t L = (size_t)o->lookups;
@@ -215,7 +221,7 @@ void fb_family_hll(fb_env *e) {
     }
     char hb[32];
     uint64_t dram = dram_probe_bytes(e);
-    fprintf(stderr, "flbench: sequential read bandwidth over %s\n",
+    fb_status("sequential read bandwidth over %s",
             fb_fmt_bytes(dram, hb, sizeof hb));
     double dram_gbps = stream_bandwidth(e, dram);
     json_object_set_new(e->ctx, "dram_read_gb_per_s", fb_json_num(dram_gbps));

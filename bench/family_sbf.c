@@ -218,7 +218,7 @@ static void run_group(fb_env *e, sbf_chain *chains, size_t nch, fb_keys_buf *chu
         return;
     for (size_t i = 0; i < nch; i++) {
         sbf_chain *ch = &chains[i];
-        fprintf(stderr, "flbench: sbf %s, %u sub-filters (first capacity %llu): building\n",
+        fb_status("sbf %s, %u sub-filters (first capacity %llu): building",
                 fb_fmt_bytes(ch->target, hb, sizeof hb), ch->f,
                 (unsigned long long)ch->capacity);
         if (chain_build(e, ch, chunk)) {
@@ -250,6 +250,12 @@ static void run_group(fb_env *e, sbf_chain *chains, size_t nch, fb_keys_buf *chu
         chains[i].s = NULL;
     }
     free(cfgs);
+}
+
+/* Results of the suite (progress line): per size and chain length, an insert per kernel and
+ * a lookup per kernel and hit rate. */
+size_t fb_family_sbf_planned(const fb_options *o) {
+    return o->nsizes * o->nsbf_filters * o->nkernels * (1 + o->nhits);
 }
 
 void fb_family_sbf(fb_env *e) {

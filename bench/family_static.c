@@ -343,7 +343,7 @@ static void st_run_one(fb_env *e, st_obj *s, uint64_t budget, uint64_t *pool, ui
         if (vals)
             vals[i] = st_value(keys[i], s->k->value_bits);
     }
-    fprintf(stderr, "flbench: static %s %s (%llu keys, %s)\n", s->k->name, s->size,
+    fb_status("static %s %s (%llu keys, %s)", s->k->name, s->size,
             (unsigned long long)s->n, fb_fmt_bytes(s->bytes, hb, sizeof hb));
     uint64_t kb = s->n * (sizeof *keys + (vals ? sizeof *vals : 0));
     uint64_t struct_budget = budget > kb ? budget - kb : 1;
@@ -423,6 +423,31 @@ static void st_run_one(fb_env *e, st_obj *s, uint64_t budget, uint64_t *pool, ui
     fb_report_done(e);
 }
 
+/* Results of the suite (progress line): per (kind, size) a build, a batch lookup per kernel
+ * and hit rate and an inline lookup per hit rate, and the probe's two results at each cell
+ * array footprint (fewer when the filter sweep probed one already). */
+size_t fb_family_static_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
+    size_t n = 0, nfp = 0;
+    size_t fps[64];
+    for (size_t ki = 0; ki < NKINDS; ki++)
+        for (size_t si = 0; si < o->nsizes; si++) {
+            size_t bytes = 0;
+            if (!st_size_keys(o, &kinds[ki], o->sizes[si], &bytes))
+                continue;
+            n += 1 + (o->nkernels + 1) * o->nhits;
+            int seen = 0;
+            for (size_t j = 0; j < nfp; j++)
+                seen |= fps[j] == bytes;
+            for (size_t j = 0; probed && j < nprobed; j++)
+                seen |= probed[j] == bytes;
+            if (!seen && o->probe_memory && nfp < sizeof fps / sizeof fps[0]) {
+                fps[nfp++] = bytes;
+                n += 2;
+            }
+        }
+    return n;
+}
+
 void fb_family_static(fb_env *e) {
     const fb_options *o = e->o;
     uint64_t budget = fb_fam_budget(e);
@@ -468,7 +493,7 @@ void fb_family_static(fb_env *e) {
         for (size_t i = 0; i < n; i++)
             if (isnan(fb_bound_ns(e, objs[i].bytes))) {
                 char hb[32];
-                fprintf(stderr, "flbench: probe %s\n", fb_fmt_bytes(objs[i].bytes, hb, sizeof hb));
+                fb_status("probe %s", fb_fmt_bytes(objs[i].bytes, hb, sizeof hb));
                 fb_probe_footprint(e, objs[i].bytes);
                 fb_report_done(e);
             }

@@ -27,6 +27,8 @@
  *   report_console.c     the table on stdout, fed by the sweep's listener calls
  *   stats.c              median, min, mean, stddev, cv
  *   format.c             human byte sizes
+ *   progress.c           the progress line on a terminal, status lines otherwise
+ *   output.c             output paths: checked before measuring, written atomically
  *
  * Data flows one way: the sweep (run.c and the job files behind sweep.h) fills fb_results and
  * tells an fb_listener when a result is complete; the reporters read results and never call
@@ -108,6 +110,7 @@ typedef struct fb_options {
     int cg_child;        /* internal: this process runs under valgrind */
     unsigned structures; /* enum fb_structure bits [FB_ST_FILTER] */
     int plan_only;       /* --plan: print the filter sizing and exit */
+    int quiet;           /* --quiet: no progress line, no status lines */
     uint32_t sbf_filters[FB_MAX_PARAMS]; /* sub-filters per chain at equal total size */
     size_t nsbf_filters;
     double sbf_growth;   /* EXPANSION of the measured chains */
@@ -221,6 +224,7 @@ typedef struct fb_perf {
     int opened;                     /* events in the group */
     int pmu_available;              /* a hardware event opened */
     char note[512];                 /* why counters are missing (empty if all fine) */
+    char hw_reason[256];            /* why no hardware event opened (empty if one did) */
 } fb_perf;
 
 typedef struct fb_perf_sample {
@@ -369,6 +373,13 @@ typedef struct fb_run_info {
      * when counters were asked for and the PMU cannot count, "-" when none were asked for. */
     const char *missing_counter;
     int simulated; /* callgrind columns exist (--counters callgrind) */
+    /* Which columns can have a value in this run; the console leaves out the others. */
+    int tsc;       /* TSC cycles (x86-64) */
+    int bound;     /* ratio to the memory probe (--probe memory) */
+    int fpr;       /* the filter sweep's lookups (their measured FPR) */
+    int ncounted;  /* hardware counters in the open group: their JSON key stems */
+    char counted[FB_MAX_EVENTS][64];
+    int counter_warned; /* the counter note was given as a warning (do not repeat it) */
 } fb_run_info;
 
 typedef struct fb_listener {
@@ -394,7 +405,8 @@ typedef struct fb_cli {
     const char *sizes; /* --sizes as given, NULL = the default sweep */
     int list;          /* --list */
 } fb_cli;
-/* Parses argv into o (defaults first); exits 2 with a message on bad input, 0 after --help. */
+/* Parses argv into o (defaults first); exits 1 with a one-line message on bad input, 0 after
+ * --help or --version. */
 void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv);
 /* --sizes, or L1d/2 to ~3x the last-level cache (fb_options.sizes_default). */
 void fb_options_sizes(fb_options *o, const fb_cli *cli, const fb_machine *m);
@@ -409,17 +421,51 @@ int fb_report_json(const char *path, json_t *ctx, const fb_results *rs);
 int fb_report_csv(const char *path, const fb_results *rs);
 
 /* The console table: a listener. Its state lives in the struct, not in file statics. */
+#define FB_CONSOLE_COLS 16 /* at least report_console.c's column count */
 typedef struct fb_console {
     FILE *out;
     const char *missing; /* fb_run_info.missing_counter */
     int simulated;
     int header_due;      /* print the column header before the next row */
+    int show[FB_CONSOLE_COLS]; /* the columns this run can fill (report_console.c's cols[]) */
+    int warned_here;     /* out is the file stderr goes to: warnings are there already */
+    int clears_progress; /* out is a terminal (or stderr): erase the progress line first */
 } fb_console;
 void fb_console_init(fb_console *c, FILE *out);
 fb_listener fb_console_listener(fb_console *c);
 
 /* JSON helpers shared by context.c and report_json.c: null for non-finite numbers. */
 json_t *fb_json_num(double v);
+
+/* ----------------------------------------------------------------------------------------
+ * progress.c: one process-wide line on stderr (see the file's comment)
+ * -------------------------------------------------------------------------------------- */
+/* The progress line is drawn only when stderr is a terminal and quiet is 0. */
+void fb_progress_init(int quiet);
+int fb_progress_active(void);
+int fb_quiet(void);
+void fb_progress_plan(size_t n);  /* n more benchmarks (results) to come */
+void fb_progress_done(size_t n);  /* n benchmarks complete */
+void fb_progress_tick(void);      /* between repetitions: refresh the clock now and then */
+void fb_progress_clear(void);     /* erase the line before writing anything else */
+/* What runs now: the progress line's label on a terminal, else a "flbench: ..." line on
+ * stderr (none with --quiet). */
+void fb_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ----------------------------------------------------------------------------------------
+ * output.c: --json / --csv paths
+ * -------------------------------------------------------------------------------------- */
+/* Before anything is measured: can a file be created at path ("-" = stdout)? Prints one
+ * "<program>: cannot write ..." line and returns -1 if not. flaccuracy uses these too. */
+int fb_output_check(const char *opt, const char *path);
+/* A temporary file beside path (tmp receives its name; empty for a device or FIFO, written
+ * in place), or stdout for "-". */
+FILE *fb_output_open(const char *path, char *tmp, size_t cap);
+/* Closes f and renames the temporary file onto path (nothing for stdout); on any error
+ * removes the temporary file, prints one line and returns -1. */
+int fb_output_commit(FILE *f, const char *path, const char *tmp);
+/* Closes f and removes the temporary file (nothing for stdout). */
+void fb_output_abort(FILE *f, const char *tmp);
 
 /* ----------------------------------------------------------------------------------------
  * format.c

@@ -3,6 +3,7 @@
  * sweep (run.c), whose results the reporters write. See --help, and flbench.h for the file
  * map.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,11 +48,18 @@ int main(int argc, char **argv) {
     if (o.plan_only) {
         int prc = fb_print_plan(&o);
         free(o.sizes);
-        return prc;
+        return prc ? 2 : 0;
     }
 
     if (o.cg_child)
         return fb_cg_child_main(&o);
+    /* Every output path before anything is measured: a run can take many minutes. */
+    if ((o.json_path && fb_output_check("--json", o.json_path)) ||
+        (o.csv_path && fb_output_check("--csv", o.csv_path))) {
+        free(o.sizes);
+        return 2;
+    }
+    fb_progress_init(o.quiet);
     o.console = (o.json_path && !strcmp(o.json_path, "-")) || (o.csv_path && !strcmp(o.csv_path, "-"))
                     ? stderr
                     : stdout;
@@ -61,8 +69,10 @@ int main(int argc, char **argv) {
         CPU_ZERO(&set);
         CPU_SET(o.pin_cpu, &set);
         if (sched_setaffinity(0, sizeof set, &set) != 0) {
-            fprintf(stderr, "flbench: cannot pin to CPU %d\n(try --help)\n", o.pin_cpu);
-            return 2;
+            /* The value is what is wrong (a CPU this process may not run on): a usage error. */
+            fprintf(stderr, "flbench: --pin %d: cannot run on that CPU: %s (see 'flbench --list')\n",
+                    o.pin_cpu, strerror(errno));
+            return 1;
         }
     }
     fb_tsc_info tsc;
@@ -81,11 +91,12 @@ int main(int argc, char **argv) {
     fb_console_init(&con, o.console);
     fb_listener table = fb_console_listener(&con);
     int rc = fb_run(&o, &m, ctx, &rs, &table);
+    fb_progress_clear();
     if (rc == 0 && o.json_path && fb_report_json(o.json_path, ctx, &rs))
-        rc = 1;
+        rc = 2;
     if (rc == 0 && o.csv_path && fb_report_csv(o.csv_path, &rs))
-        rc = 1;
-    if (rc == 0 && (o.json_path || o.csv_path))
+        rc = 2;
+    if (rc == 0 && (o.json_path || o.csv_path) && !o.quiet)
         fprintf(stderr, "flbench: wrote%s%s%s%s\n", o.json_path ? " " : "",
                 o.json_path ? o.json_path : "", o.csv_path ? " " : "", o.csv_path ? o.csv_path : "");
     fb_results_free(&rs);

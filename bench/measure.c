@@ -9,6 +9,24 @@
 
 #include "sweep.h"
 
+/* One warning when no hardware counter can be read: which ones, why, and the way to get
+ * (simulated) cache misses anyway. */
+static void warn_no_counters(fb_env *e) {
+    char which[512] = "", ver[128];
+    for (int i = 0; i < e->perf.n; i++)
+        snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s", i ? ", " : "",
+                 e->perf.keys[i]);
+    int have_valgrind = fb_cg_valgrind_version(ver, sizeof ver) == 0;
+    fb_warn(e->ctx,
+            "hardware counters unavailable (%s): %s; their columns are left out of the table "
+            "and are null in JSON. %s",
+            which, e->perf.hw_reason,
+            have_valgrind ? "--counters callgrind simulates instructions and cache misses "
+                            "under valgrind (slow: use small --sizes)"
+                          : "--counters callgrind would simulate instructions and cache "
+                            "misses under valgrind (not installed: apt-get install valgrind)");
+}
+
 void fb_counters_setup(fb_env *e) {
     const fb_options *o = e->o;
     json_t *ctx = e->ctx;
@@ -19,8 +37,11 @@ void fb_counters_setup(fb_env *e) {
         e->perf_on = e->perf.opened > 0;
         if (e->perf_on)
             backend = "perf"; /* the group opened (hardware, or software events only) */
-        if (e->perf.note[0])
+        if (!e->perf.pmu_available && e->perf.hw_reason[0])
+            warn_no_counters(e);
+        else if (e->perf.note[0])
             fb_warn(ctx, "%s", e->perf.note);
+        e->info.counter_warned = e->perf.note[0] != 0;
         if (!e->perf.pmu_available)
             e->info.missing_counter = "<not supported>";
         json_object_set_new(ctx, "counter_note", json_string(e->perf.note));
@@ -48,6 +69,13 @@ void fb_counters_setup(fb_env *e) {
         json_array_append_new(ev, x);
     }
     json_object_set_new(ctx, "events", ev);
+    for (int i = 0; i < e->perf.n && e->perf_on; i++)
+        if (e->perf.fd[i] >= 0)
+            snprintf(e->info.counted[e->info.ncounted++], sizeof e->info.counted[0], "%s",
+                     e->perf.keys[i]);
+    e->info.tsc = FB_TSC_AVAILABLE;
+    e->info.bound = o->probe_memory;
+    e->info.fpr = !o->probe_only && (o->structures & FB_ST_FILTER);
     /* Kept in the context for readers of the JSON; the console gets it from fb_run_info. */
     json_object_set_new(ctx, "console_missing_counter", json_string(e->info.missing_counter));
 }

@@ -115,6 +115,7 @@ static int64_t insert_chunk(fb_env *e, fb_spec *s, uint64_t id, size_t cnt, fb_m
         return (int64_t)ins;
     }
     if (st != FL_OK) {
+        fb_progress_clear();
         fprintf(stderr, "flbench: fl_insert_hashes: %s\n", fl_strerror(st));
         return -1;
     }

@@ -1,6 +1,7 @@
 /*
- * flbench's options: getopt_long, --help, validation (a bad value exits 2 with one
- * "flbench: ..." line), and the default size sweep derived from the caches.
+ * flbench's options: getopt_long, --help, --version, validation (a bad option or value exits
+ * 1 with one "flbench: ..." line, as filterlab does), and the default size sweep derived
+ * from the caches.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,11 +11,83 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fb_git.h"
 #include "flbench.h"
 
-static void usage(FILE *f) {
+/* Defaults: the parser and --help both read these, so the help cannot drift from them. */
+enum { FB_REPS_DEFAULT = 9, FB_REPS_QUICK = 3 };
+#define FB_LOOKUPS_DEFAULT (UINT64_C(1) << 20)
+#define FB_LOOKUPS_URL (UINT64_C(1) << 19) /* URL keys are hashed in the timed loop: slower */
+#define FB_LOOKUPS_QUICK (UINT64_C(1) << 18)
+static const double default_hits[] = {0, 0.5, 1};
+#define NDEFAULT_HITS (sizeof default_hits / sizeof default_hits[0])
+
+static void parse_filters(fb_options *o, const char *spec);
+
+/* The "Time" paragraph of --help: the default sweep's counts come from the tables the sweep
+ * is built from (every variant of "--filter all", this machine's default sizes, the default
+ * hit rates and repetitions), so they are this machine's and cannot go stale. */
+static void help_time(FILE *f) {
+    fb_options d;
+    memset(&d, 0, sizeof d);
+    parse_filters(&d, "all");
+    fb_machine m;
+    fb_machine_read(&m);
+    fb_default_sizes(&d, &m);
+    size_t nsizes = d.nsizes;
+    char lo[32], hi[32];
+    fb_fmt_bytes(d.sizes[0], lo, sizeof lo);
+    fb_fmt_bytes(d.sizes[d.nsizes - 1], hi, sizeof hi);
+    d.quick = 1;
+    fb_default_sizes(&d, &m);
+    size_t quick_sizes = d.nsizes;
+    free(d.sizes);
+    fprintf(f,
+            "\n"
+            "Time: the default sweep on this machine is %zu variants x %zu sizes (%s to %s) x\n"
+            "%zu hit rates = %zu lookup configurations of %d repetitions each, plus %zu filter\n"
+            "builds, with one kernel (--plan prints the sizing; --quick: %zu sizes, %d\n"
+            "repetitions). Measured on a 2-vCPU Sapphire Rapids VM, the classic, block512,\n"
+            "split256, reg64 and cuckoo variants at the 9 sizes 16 KiB to 1 GiB took 8 minutes,\n"
+            "6 of them building the filters (the 1 GiB classic and cuckoo builds take about 2\n"
+            "minutes each), and --quick about 1.5 minutes. --kernel all multiplies the lookup\n"
+            "time by the number of kernels, and the insert time only for filters small enough\n"
+            "for several builds. --counters callgrind reruns each configuration under valgrind\n"
+            "(~50x slower): use it with small sizes. Scripts should pass explicit options.\n",
+            d.nvariants, nsizes, lo, hi, NDEFAULT_HITS, d.nvariants * nsizes * NDEFAULT_HITS,
+            FB_REPS_DEFAULT, d.nvariants * nsizes, quick_sizes, FB_REPS_QUICK);
+}
+
+/* --version: one line, in the "program (package) version" form help2man reads. */
+static void version(void) {
+    printf("flbench (filterlab) %d.%d.%d", FL_VERSION_MAJOR, FL_VERSION_MINOR, FL_VERSION_PATCH);
+    if (strcmp(FB_GIT_COMMIT, "unknown") != 0 && FB_GIT_COMMIT[0])
+        printf(" (git %s)", FB_GIT_COMMIT);
+    printf("\n");
+}
+
+static void set_defaults(fb_options *o);
+
+/* A list of defaults as --help shows it: "1,2,4,8". */
+static void u32_list(char *buf, size_t cap, const uint32_t *v, size_t n) {
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%u", i ? "," : "", v[i]);
+}
+
+/* --help: every default in brackets is read from set_defaults, not written twice. */
+static void usage(void) {
+    fb_options d;
+    set_defaults(&d);
+    char hits[128] = "", sbf[128], hll[128];
+    for (size_t i = 0; i < d.nhits; i++)
+        snprintf(hits + strlen(hits), sizeof hits - strlen(hits), "%s%g", i ? "," : "", d.hits[i]);
+    u32_list(sbf, sizeof sbf, d.sbf_filters, d.nsbf_filters);
+    u32_list(hll, sizeof hll, d.hll_precisions, d.nhll_precisions);
+    FILE *f = stdout;
     fprintf(f,
 "usage: flbench [options]\n"
+"       flbench --help | --version\n"
 "\n"
 "Measures filterlab through its public API: lookup time per key (batched\n"
 "fl_contains_hashes), insert (build) throughput, bits per key and measured FPR, with\n"
@@ -27,30 +100,30 @@ static void usage(FILE *f) {
 "  -k, --kernel LIST        scalar,avx2,avx512,neon, auto (the one dispatch picks) or all\n"
 "                           (every kernel this CPU runs natively; an emulated one, e.g.\n"
 "                           neon through SIMDe on x86, only when named) [auto]\n"
-"      --fpr P              target false-positive rate for sizing [0.01]\n"
+"      --fpr P              target false-positive rate for sizing [%g]\n"
 "      --bits-per-key B     size by bits per key instead of --fpr\n"
 "  -s, --sizes SPEC         filter sizes: a list (16K,1M,256M) or a log2 range: 14..30 (2^14\n"
 "                           to 2^30), 16K..1G, with :STEP in powers of two (14..30:2)\n"
 "                           [default: L1d/2 to ~3x the last-level cache every 4x, capped at\n"
 "                           a quarter of free memory; on a 48K/2M/260M-cache VM: 16K..1G]\n"
 "      --sizes-in bytes|keys  unit of --sizes [bytes]\n"
-"      --hit-rate LIST      fractions of looked-up keys that were inserted [0,0.5,1]\n"
-"      --batch N            keys per fl_contains_hashes call [1024]\n"
+"      --hit-rate LIST      fractions of looked-up keys that were inserted [%s]\n"
+"      --batch N            keys per fl_contains_hashes call [%zu]\n"
 "      --keys u64|url       u64: random 64-bit keys, hashed with fl_hash_u64 before timing;\n"
 "                           url: synthetic URLs (~80 bytes) hashed with fl_hash_bytes (XXH3)\n"
 "                           inside the timed region [u64]\n"
-"      --lookups N          timed lookups per repetition [1048576; url 524288]\n"
-"  -r, --reps N             timed repetitions per configuration [9]\n"
-"      --warmup N           untimed repetitions before them [1]\n"
+"      --lookups N          timed lookups per repetition [%llu; url %llu]\n"
+"  -r, --reps N             timed repetitions per configuration [%d]\n"
+"      --warmup N           untimed repetitions before them [%d]\n"
 "      --interleave         run the configurations in a new random order in every\n"
 "                           repetition (all filters stay resident if memory allows)\n"
 "      --insert-budget N    keys inserted per (filter, kernel) over the insert repetitions;\n"
-"                           big filters get fewer repetitions [67108864]. A filter that\n"
+"                           big filters get fewer repetitions [%llu]. A filter that\n"
 "                           gets one build is built once for all kernels, each timed on\n"
 "                           its share of the insert chunks (insert_method in the results)\n"
-"      --quick              fewer sizes (every 16x, at most 256 MiB), 3 repetitions,\n"
-"                           262144 lookups\n"
-"      --seed N             key and hash seed [1]\n"
+"      --quick              fewer sizes (every 16x, at most 256 MiB), %d repetitions,\n"
+"                           %llu lookups\n"
+"      --seed N             key and hash seed [%llu]\n"
 "\n"
 "Structures (issue 11: the family beyond filters; bench/README.md describes each suite)\n"
 "      --structure LIST     filter,sbf,cms,hll,static, family (= sbf,cms,hll) or all\n"
@@ -68,11 +141,11 @@ static void usage(FILE *f) {
 "                           the bound (takes --sizes in bytes or, with --sizes-in keys, key\n"
 "                           counts)\n"
 "      --sbf-filters LIST   sub-filters of the measured chains, each sized so the whole\n"
-"                           chain takes the --sizes bytes [1,2,4,8]\n"
-"      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [2]\n"
-"      --cms-depth D        rows of the Count-Min sizes (width = size / (4 D)) [5]\n"
-"      --cms-topk K         candidates of the top-k update run (0: none) [100]\n"
-"      --hll-precisions LIST  HyperLogLog precisions p (2^p registers), 4..16 [10,12,14,16]\n"
+"                           chain takes the --sizes bytes [%s]\n"
+"      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [%g]\n"
+"      --cms-depth D        rows of the Count-Min sizes (width = size / (4 D)) [%u]\n"
+"      --cms-topk K         candidates of the top-k update run (0: none) [%u]\n"
+"      --hll-precisions LIST  HyperLogLog precisions p (2^p registers), %u..%u [%s]\n"
 "      --bandwidth-bytes SIZE  buffer of the sequential-read bandwidth probe (hll) [4x the\n"
 "                           last-level cache, at least 256M, at most 1/4 of free memory]\n"
 "      --plan               print the filter sweep's sizing (variant, bytes, keys, k) and\n"
@@ -85,18 +158,19 @@ static void usage(FILE *f) {
 "Counters\n"
 "      --counters auto|perf|callgrind|none\n"
 "                           auto/perf: perf_event_open group (user space only); without a\n"
-"                           PMU every hardware counter is null / <not supported> and the\n"
-"                           run continues. callgrind: re-run each lookup configuration under\n"
+"                           PMU every hardware counter is null in JSON, its column is left\n"
+"                           out of the table, one warning says why, and the run continues.\n"
+"                           callgrind: re-run each lookup configuration under\n"
 "                           valgrind's cache simulator (slow; use small sizes) [auto]\n"
 "      --events LIST        libpfm4 event names for the group [perf::PERF_COUNT_HW_CPU_CYCLES,\n"
 "                           INSTRUCTIONS, CACHE_L1D:READ:MISS, CACHE_LL:READ:MISS,\n"
 "                           CACHE_DTLB:READ:MISS, BRANCH_MISSES]\n"
 "      --D1 S,A,L --LL S,A,L  simulated cache geometry (bytes,ways,line) passed to callgrind\n"
 "                           [from /sys/devices/system/cpu/cpu0/cache]\n"
-"      --callgrind-lookups N  lookups simulated per configuration [65536]\n"
+"      --callgrind-lookups N  lookups simulated per configuration [%llu]\n"
 "      --probe memory|none  measure the physical bound (pointer chasing and prefetched\n"
 "                           random lines) at every filter footprint [memory]\n"
-"      --probe-distance N   prefetch distance of the random-line probe, in lines [32]\n"
+"      --probe-distance N   prefetch distance of the random-line probe, in lines [%d]\n"
 "      --probe-only         only the memory probe, at --sizes (bytes); no filters\n"
 "\n"
 "Output\n"
@@ -104,14 +178,24 @@ static void usage(FILE *f) {
 "                           - writes it to stdout and the table to stderr\n"
 "      --csv FILE           one row per configuration, units in the column names\n"
 "      --list               print variants, kernels, caches and the default sweep; exit\n"
-"  -h, --help\n"
+"  -q, --quiet              no progress and no status lines on stderr (warnings and\n"
+"                           errors still appear); progress is shown only when stderr is\n"
+"                           a terminal\n"
+"  -h, --help               this text\n"
+"  -V, --version            one line: program, library version, git commit\n",
+            /* in the order of the text above */
+            d.fpr, hits, d.batch, (unsigned long long)FB_LOOKUPS_DEFAULT,
+            (unsigned long long)FB_LOOKUPS_URL, FB_REPS_DEFAULT, d.warmup,
+            (unsigned long long)d.insert_budget, FB_REPS_QUICK,
+            (unsigned long long)FB_LOOKUPS_QUICK, (unsigned long long)d.seed, sbf, d.sbf_growth,
+            d.cms_depth, d.cms_topk, (unsigned)FL_HLL_P_MIN, (unsigned)FL_HLL_P_MAX, hll,
+            (unsigned long long)d.cg_lookups, d.probe_distance);
+    help_time(f);
+    fprintf(f,
 "\n"
-"Time: the default sweep (5 variants x 9 sizes x 3 hit rates, 9 repetitions, one kernel)\n"
-"took 8 minutes on a 2-vCPU Sapphire Rapids VM (sizes to 1 GiB), 6 of them building the\n"
-"filters (the 1 GiB classic and cuckoo builds take about 2 minutes each); --quick took\n"
-"about 1.5 minutes; --kernel all multiplies the lookup time by the number of kernels, and\n"
-"the insert time only for filters small enough for several builds. --counters callgrind reruns each configuration under valgrind (~50x slower):\n"
-"use it with small sizes. Scripts should pass explicit options.\n"
+"Exit status: 0 success, 1 usage error (a bad option or value; one line on stderr),\n"
+"2 data or I/O error (an output path that cannot be written, a size that cannot be\n"
+"sized, valgrind missing for --counters callgrind, out of memory), as for filterlab.\n"
 "\n"
 "Examples\n"
 "  flbench --quick --json out.json\n"
@@ -127,11 +211,12 @@ enum {
     OPT_CMS_DEPTH, OPT_CMS_TOPK, OPT_HLL_P, OPT_BANDWIDTH_BYTES, OPT_PLAN
 };
 
-static int die(const char *fmt, const char *arg) {
+/* A usage error: one line, exit 1. */
+static _Noreturn void die(const char *fmt, const char *arg) {
     fprintf(stderr, "flbench: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try --help)\n");
-    exit(2);
+    fprintf(stderr, " (see 'flbench --help')\n");
+    exit(1);
 }
 
 static uint64_t parse_u64(const char *s, const char *what) {
@@ -187,7 +272,7 @@ static void add_size(fb_options *o, uint64_t v) {
     uint64_t *n = realloc(o->sizes, (o->nsizes + 1) * sizeof *n);
     if (!n) {
         fprintf(stderr, "flbench: out of memory\n");
-        exit(1);
+        exit(2);
     }
     o->sizes = n;
     o->sizes[o->nsizes++] = v;
@@ -399,11 +484,50 @@ void fb_default_sizes(fb_options *o, const fb_machine *m) {
     o->sizes_default = 1;
 }
 
-void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
+/* getopt_long's '?' or ':' as one line: which option, and what is wrong with it. With
+ * opterr = 0 getopt prints nothing; a long option is then argv[optind - 1] (getopt has moved
+ * past it), a short one is optopt. */
+static _Noreturn void option_error(int c, char **argv, const struct option *longopts) {
+    char name[128];
+    int is_long = optopt == 0 || optopt > 255;
+    if (is_long) {
+        snprintf(name, sizeof name, "%s", argv[optind - 1]);
+        name[strcspn(name, "=")] = 0;
+    } else {
+        snprintf(name, sizeof name, "-%c", optopt);
+    }
+    if (c == ':') {
+        for (const struct option *lo = longopts; is_long && lo->name; lo++)
+            if (lo->val == optopt) /* an abbreviation: name the option in full */
+                snprintf(name, sizeof name, "--%s", lo->name);
+        die("option '%s' needs a value", name);
+    }
+    if (is_long && strncmp(name, "--", 2) == 0) {
+        const char *n = name + 2;
+        size_t len = strlen(n), matches = 0;
+        char list[512] = "";
+        for (const struct option *lo = longopts; lo->name; lo++) {
+            if (!strcmp(lo->name, n) && lo->has_arg == no_argument)
+                die("option '%s' takes no value", name);
+            if (!strncmp(lo->name, n, len) && strcmp(lo->name, "cg-child")) {
+                matches++;
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s",
+                         matches > 1 ? ", " : "", lo->name);
+            }
+        }
+        if (matches > 1) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "ambiguous option '%%s' (%s)", list);
+            die(msg, name);
+        }
+    }
+    die("unknown option '%s'", name);
+}
+
+/* Every default of the options (--help prints them from here). reps and lookups stay unset
+ * (-1, 0): they depend on --quick and --keys, resolved after parsing. */
+static void set_defaults(fb_options *o) {
     memset(o, 0, sizeof *o);
-    memset(cli, 0, sizeof *cli);
-    o->argc = argc;
-    o->argv = argv;
     o->fpr = 0.01;
     o->batch = 1024;
     o->reps = -1;
@@ -416,19 +540,24 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     o->insert_budget = UINT64_C(1) << 26;
     o->seed = 1;
     o->cg_lookups = 65536;
-    o->hits[0] = 0;
-    o->hits[1] = 0.5;
-    o->hits[2] = 1;
-    o->nhits = 3;
+    memcpy(o->hits, default_hits, sizeof default_hits);
+    o->nhits = NDEFAULT_HITS;
     o->structures = FB_ST_FILTER;
     static const uint32_t sbf_default[] = {1, 2, 4, 8}, hll_default[] = {10, 12, 14, 16};
     memcpy(o->sbf_filters, sbf_default, sizeof sbf_default);
-    o->nsbf_filters = 4;
+    o->nsbf_filters = sizeof sbf_default / sizeof sbf_default[0];
     o->sbf_growth = 2.0;
     o->cms_depth = 5;
     o->cms_topk = 100;
     memcpy(o->hll_precisions, hll_default, sizeof hll_default);
-    o->nhll_precisions = 4;
+    o->nhll_precisions = sizeof hll_default / sizeof hll_default[0];
+}
+
+void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
+    set_defaults(o);
+    memset(cli, 0, sizeof *cli);
+    o->argc = argc;
+    o->argv = argv;
     const char *filters = "all", *kernels = "auto";
     int have_fpr = 0;
     uint64_t lookups = 0;
@@ -472,10 +601,13 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
         {"hll-precisions", required_argument, 0, OPT_HLL_P},
         {"bandwidth-bytes", required_argument, 0, OPT_BANDWIDTH_BYTES},
         {"plan", no_argument, 0, OPT_PLAN},
+        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "f:k:s:r:h", longopts, NULL)) != -1) {
+    opterr = 0; /* bad options get one line from option_error, not getopt's two */
+    while ((c = getopt_long(argc, argv, ":f:k:s:r:qhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': filters = optarg; break;
         case 'k': kernels = optarg; break;
@@ -592,8 +724,10 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
                 die("bad --bandwidth-bytes '%s' (at least 4K)", optarg);
             break;
         case OPT_PLAN: o->plan_only = 1; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
+        case 'q': o->quiet = 1; break;
+        case 'h': usage(); exit(0);
+        case 'V': version(); exit(0);
+        default: option_error(c, argv, longopts);
         }
     }
     if (optind < argc)
@@ -617,17 +751,18 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     if (env_st != FL_OK && !o->cg_child) {
         fprintf(stderr, "flbench: FILTERLAB_KERNEL=%s: %s\n", getenv("FILTERLAB_KERNEL"),
                 fl_strerror(env_st));
-        exit(2);
+        exit(1);
     }
     parse_filters(o, filters);
     parse_kernels(o, kernels);
     if (o->reps < 0)
-        o->reps = o->quick ? 3 : 9;
+        o->reps = o->quick ? FB_REPS_QUICK : FB_REPS_DEFAULT;
     o->lookups = lookups ? lookups
-                        : o->quick ? (UINT64_C(1) << 18)
-                                  : o->keys == FB_KEYS_URL ? (UINT64_C(1) << 19) : (UINT64_C(1) << 20);
-    if (o->json_path && o->csv_path && !strcmp(o->json_path, "-") && !strcmp(o->csv_path, "-"))
-        die("%s", "--json and --csv cannot both write to stdout");
+                        : o->quick ? FB_LOOKUPS_QUICK
+                                  : o->keys == FB_KEYS_URL ? FB_LOOKUPS_URL : FB_LOOKUPS_DEFAULT;
+    if (o->json_path && o->csv_path && !strcmp(o->json_path, o->csv_path))
+        die("%s", !strcmp(o->json_path, "-") ? "--json and --csv cannot both write to stdout"
+                                             : "--json and --csv name the same file");
     if (o->sizes_in_keys && (o->structures & (FB_ST_SBF | FB_ST_CMS)))
         die("%s", "--sizes-in keys applies to the filter sweep only (sbf and cms take bytes)");
     if (o->probe_only && (!o->probe_memory || o->sizes_in_keys))

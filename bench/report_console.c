@@ -1,7 +1,8 @@
 /*
  * The console: a short context header, then one row per configuration as it completes.
- * Medians over repetitions; cv is stddev/mean. A hardware counter that cannot be read
- * prints `<not supported>` (no PMU or not permitted) or `-` (not requested), never 0.
+ * Medians over repetitions; cv is stddev/mean. Only the columns the run can fill are shown
+ * (cols[] below): a hardware counter's column only when its event opened; a cell of such a
+ * column without a value prints `<not supported>`, never 0.
  *
  * A listener of the sweep (fb_console_listener): it reads the context and the results it is
  * handed, and keeps its own state in an fb_console.
@@ -9,14 +10,21 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "flbench.h"
+
+static void choose_columns(fb_console *con, const fb_run_info *info);
 
 static void console_begin(void *arg, json_t *ctx, const fb_run_info *info) {
     fb_console *con = arg;
     FILE *out = con->out;
     con->missing = info->missing_counter ? info->missing_counter : "-";
     con->simulated = info->simulated;
+    choose_columns(con, info);
+    if (con->clears_progress)
+        fb_progress_clear();
     json_t *cpu = json_object_get(ctx, "cpu");
     fprintf(out, "flbench %s  (filterlab %s, git %s, %s build)\n",
             json_string_value(json_object_get(ctx, "date")),
@@ -59,7 +67,7 @@ static void console_begin(void *arg, json_t *ctx, const fb_run_info *info) {
             json_is_true(json_object_get(ctx, "pmu_available")) ? "true" : "false",
             (long long)json_integer_value(json_object_get(ctx, "perf_event_paranoid")));
     const char *note = json_string_value(json_object_get(ctx, "counter_note"));
-    if (note && *note)
+    if (note && *note && !info->counter_warned) /* else among the warnings */
         fprintf(out, "\n         note: %s", note);
     fputc('\n', out);
     json_t *cg = json_object_get(ctx, "callgrind");
@@ -73,7 +81,8 @@ static void console_begin(void *arg, json_t *ctx, const fb_run_info *info) {
     }
     json_t *w;
     json_array_foreach(json_object_get(ctx, "warnings"), i, w)
-        fprintf(out, "warning  %s\n", json_string_value(w));
+        if (!con->warned_here) /* else fb_warn showed it on this very file already */
+            fprintf(out, "warning  %s\n", json_string_value(w));
     fflush(out);
 }
 
@@ -92,7 +101,56 @@ static double field(const fb_result *r, const char *key) {
     return f && (f->type == FB_F_NUM || f->type == FB_F_INT) ? f->num : NAN;
 }
 
-/* A counter cell: the value or the reason it is missing. */
+/* The table's columns after the name. A column is printed only when the run can give it a
+ * value (fb_run_info): a machine without a PMU gets no hardware columns at all rather than a
+ * wall of "<not supported>" (the warning says why once; JSON keeps the keys, as null). */
+enum { C_NS, C_CV, C_MIN, C_TSC, C_CYCLES, C_IPC, C_L1D, C_LLC, C_DTLB, C_BR, C_BOUND, C_FPR,
+       C_SIM_D1, C_SIM_LL, C_N };
+static const struct {
+    const char *title;
+    int width;
+    const char *counter; /* the per-item counter stem it shows, if a hardware counter */
+} cols[C_N] = {
+    [C_NS] = {"ns/op", 9, NULL},          [C_CV] = {"cv%", 6, NULL},
+    [C_MIN] = {"min ns", 9, NULL},        [C_TSC] = {"TSC cyc", 8, NULL},
+    [C_CYCLES] = {"cycles", 15, "cycles"}, [C_IPC] = {"IPC", 15, NULL},
+    [C_L1D] = {"L1D miss", 15, "l1d_load_misses"}, [C_LLC] = {"LLC miss", 15, "llc_load_misses"},
+    [C_DTLB] = {"dTLB miss", 15, "dtlb_load_misses"}, [C_BR] = {"br miss", 15, "branch_misses"},
+    [C_BOUND] = {"x bound", 8, NULL},     [C_FPR] = {"FPR", 10, NULL},
+    [C_SIM_D1] = {"sim D1 miss", 12, NULL}, [C_SIM_LL] = {"sim LL miss", 12, NULL},
+};
+
+_Static_assert(C_N <= FB_CONSOLE_COLS, "fb_console.show is too small for the columns");
+
+static int counted(const fb_run_info *info, const char *key) {
+    for (int i = 0; i < info->ncounted; i++)
+        if (!strcmp(info->counted[i], key))
+            return 1;
+    return 0;
+}
+
+static void choose_columns(fb_console *con, const fb_run_info *info) {
+    for (int c = 0; c < C_N; c++)
+        con->show[c] = 1;
+    con->show[C_TSC] = info->tsc;
+    for (int c = C_CYCLES; c <= C_BR; c++)
+        con->show[c] = c == C_IPC ? counted(info, "cycles") && counted(info, "instructions")
+                                  : counted(info, cols[c].counter);
+    con->show[C_BOUND] = info->bound;
+    con->show[C_FPR] = info->fpr;
+    con->show[C_SIM_D1] = con->show[C_SIM_LL] = info->simulated;
+}
+
+static void header(fb_console *con) {
+    FILE *out = con->out;
+    fprintf(out, "\n%-60s", "benchmark (ns and counters per op: lookup, inserted key, probe load/line)");
+    for (int c = 0; c < C_N; c++)
+        if (con->show[c])
+            fprintf(out, " %*s", cols[c].width, cols[c].title);
+    fputc('\n', out);
+}
+
+/* A cell: the value, or `missing` when there is none. */
 static void cell(FILE *out, const char *missing, double v, int width, int prec) {
     if (isfinite(v))
         fprintf(out, " %*.*f", width, prec, v);
@@ -100,72 +158,76 @@ static void cell(FILE *out, const char *missing, double v, int width, int prec) 
         fprintf(out, " %*s", width, missing);
 }
 
-static void plain(FILE *out, double v, int width, int prec) {
-    if (isfinite(v))
-        fprintf(out, " %*.*f", width, prec, v);
-    else
-        fprintf(out, " %*s", width, "-");
-}
-
-static void header(FILE *out, int sim_columns) {
-    fprintf(out, "\n%-60s %9s %6s %9s %8s %15s %15s %15s %15s %15s %15s %8s %10s",
-            "benchmark (ns and counters per op: lookup, inserted key, probe load/line)",
-            "ns/op", "cv%", "min ns", "TSC cyc", "cycles", "IPC", "L1D miss", "LLC miss",
-            "dTLB miss", "br miss", "x bound", "FPR");
-    if (sim_columns)
-        fprintf(out, " %12s %12s", "sim D1 miss", "sim LL miss");
-    fputc('\n', out);
-}
-
 static void console_result(void *arg, const fb_result *r) {
     fb_console *con = arg;
     FILE *out = con->out;
     if (r->reps_done <= 0)
         return;
+    if (con->clears_progress)
+        fb_progress_clear();
     if (con->header_due) {
-        header(out, con->simulated);
+        header(con);
         con->header_due = 0;
     }
     char k[96];
     fb_stats st = fb_stats_of(r->real_ns, (size_t)r->reps_done);
     fprintf(out, "%-60s", r->name);
-    plain(out, st.median, 9, st.median < 100 ? 3 : 1);
-    /* '!' marks a result where some repetition ran >20% longer in wall time than on the CPU
-     * (the thread was descheduled): the min is then the better estimate. */
-    const fb_field *pre = fb_result_field(r, "preempted_reps");
-    if (isfinite(st.cv))
-        fprintf(out, " %5.1f%c", st.cv * 100, pre && pre->i > 0 ? '!' : ' ');
-    else
-        fprintf(out, " %6s", "-");
-    plain(out, st.min, 9, st.min < 100 ? 3 : 1);
-    snprintf(k, sizeof k, "tsc_cycles_per_%s", r->item);
-    plain(out, med(r, k), 8, 2);
-    static const char *hw[] = {"cycles", "ipc", "l1d_load_misses", "llc_load_misses",
-                               "dtlb_load_misses", "branch_misses"};
-    for (size_t i = 0; i < sizeof hw / sizeof hw[0]; i++) {
-        if (!strcmp(hw[i], "ipc"))
-            snprintf(k, sizeof k, "ipc");
-        else
-            snprintf(k, sizeof k, "%s_per_%s", hw[i], r->item);
-        cell(out, con->missing, med(r, k), 15, 3);
-    }
-    plain(out, med(r, "ratio_to_bound"), 8, 2);
-    double fpr = r->op == FB_OP_LOOKUP ? field(r, "fpr_measured") : NAN;
-    if (isfinite(fpr))
-        fprintf(out, " %10.3e", fpr);
-    else
-        fprintf(out, " %10s", "-");
-    if (con->simulated) {
-        plain(out, field(r, "sim_d1_misses_per_lookup"), 12, 3);
-        plain(out, field(r, "sim_ll_misses_per_lookup"), 12, 3);
+    for (int c = 0; c < C_N; c++) {
+        if (!con->show[c])
+            continue;
+        int w = cols[c].width;
+        switch (c) {
+        case C_NS: cell(out, "-", st.median, w, st.median < 100 ? 3 : 1); break;
+        case C_CV: {
+            /* '!' marks a result where some repetition ran >20% longer in wall time than on
+             * the CPU (the thread was descheduled): the min is then the better estimate. */
+            const fb_field *pre = fb_result_field(r, "preempted_reps");
+            if (isfinite(st.cv))
+                fprintf(out, " %5.1f%c", st.cv * 100, pre && pre->i > 0 ? '!' : ' ');
+            else
+                fprintf(out, " %*s", w, "-");
+            break;
+        }
+        case C_MIN: cell(out, "-", st.min, w, st.min < 100 ? 3 : 1); break;
+        case C_TSC:
+            snprintf(k, sizeof k, "tsc_cycles_per_%s", r->item);
+            cell(out, "-", med(r, k), w, 2);
+            break;
+        case C_IPC: cell(out, con->missing, med(r, "ipc"), w, 3); break;
+        case C_CYCLES: case C_L1D: case C_LLC: case C_DTLB: case C_BR:
+            snprintf(k, sizeof k, "%s_per_%s", cols[c].counter, r->item);
+            cell(out, con->missing, med(r, k), w, 3);
+            break;
+        case C_BOUND: cell(out, "-", med(r, "ratio_to_bound"), w, 2); break;
+        case C_FPR: {
+            double fpr = r->op == FB_OP_LOOKUP ? field(r, "fpr_measured") : NAN;
+            if (isfinite(fpr))
+                fprintf(out, " %*.3e", w, fpr);
+            else
+                fprintf(out, " %*s", w, "-");
+            break;
+        }
+        case C_SIM_D1: cell(out, "-", field(r, "sim_d1_misses_per_lookup"), w, 3); break;
+        case C_SIM_LL: cell(out, "-", field(r, "sim_ll_misses_per_lookup"), w, 3); break;
+        }
     }
     fputc('\n', out);
     fflush(out);
 }
 
+/* Do two streams reach the same file (both on one terminal, or "> log 2>&1")? Then a warning
+ * already printed on stderr is not printed again in the table's header. */
+static int same_file(FILE *a, FILE *b) {
+    struct stat sa, sb;
+    return fstat(fileno(a), &sa) == 0 && fstat(fileno(b), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 void fb_console_init(fb_console *c, FILE *out) {
     memset(c, 0, sizeof *c);
     c->out = out;
+    c->warned_here = same_file(out, stderr);
+    c->clears_progress = out == stderr || isatty(fileno(out));
     c->missing = "-";
     c->header_due = 1;
 }

@@ -49,11 +49,10 @@ static void put_str(FILE *f, const char *s) {
 }
 
 int fb_report_csv(const char *path, const fb_results *rs) {
-    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "flbench: cannot write %s\n", path);
+    char tmp[4200];
+    FILE *f = fb_output_open(path, tmp, sizeof tmp);
+    if (!f)
         return -1;
-    }
     /* Columns: fixed, then every series (median) and field seen, in order of appearance. */
     static char series[128][80], fields[128][80];
     int ns = 0, nf = 0;
@@ -116,7 +115,5 @@ int fb_report_csv(const char *path, const fb_results *rs) {
         }
         fputc('\n', f);
     }
-    if (f != stdout)
-        fclose(f);
-    return 0;
+    return fb_output_commit(f, path, tmp);
 }

@@ -86,16 +86,19 @@ int fb_report_json(const char *path, json_t *ctx, const fb_results *rs) {
         }
     }
     json_object_set_new(root, "benchmarks", arr);
-    int rc;
     size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII;
-    if (!strcmp(path, "-")) {
-        rc = json_dumpf(root, stdout, flags);
-        fputc('\n', stdout);
-    } else {
-        rc = json_dump_file(root, path, flags);
+    char tmp[4200];
+    FILE *f = fb_output_open(path, tmp, sizeof tmp);
+    int rc = -1;
+    if (f) {
+        if (json_dumpf(root, f, flags) != 0) {
+            fprintf(stderr, "flbench: cannot write %s: JSON encoding failed\n", path);
+            fb_output_abort(f, tmp);
+        } else {
+            fputc('\n', f);
+            rc = fb_output_commit(f, path, tmp);
+        }
     }
     json_decref(root);
-    if (rc != 0)
-        fprintf(stderr, "flbench: cannot write %s\n", path);
     return rc;
 }

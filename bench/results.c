@@ -10,7 +10,7 @@ static void *xcalloc(size_t n, size_t sz) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) {
         fprintf(stderr, "flbench: out of memory\n");
-        exit(1);
+        exit(2);
     }
     return p;
 }
@@ -28,7 +28,7 @@ fb_result *fb_result_add(fb_results *rs, int op, const char *name, int reps, uin
         fb_result **v = realloc(rs->v, rs->cap * sizeof *v);
         if (!v) {
             fprintf(stderr, "flbench: out of memory\n");
-            exit(1);
+            exit(2);
         }
         rs->v = v;
     }
@@ -63,7 +63,7 @@ double *fb_result_series(fb_result *r, const char *key) {
             return r->series[i].v;
     if (r->nseries == FB_MAX_SERIES) {
         fprintf(stderr, "flbench: too many series in %s\n", r->name);
-        exit(1);
+        exit(2);
     }
     fb_series *s = &r->series[r->nseries++];
     snprintf(s->key, sizeof s->key, "%s", key);
@@ -77,7 +77,7 @@ static fb_field *field_slot(fb_result *r, const char *key) {
             return &r->fields[i];
     if (r->nfields == FB_MAX_FIELDS) {
         fprintf(stderr, "flbench: too many fields in %s\n", r->name);
-        exit(1);
+        exit(2);
     }
     fb_field *f = &r->fields[r->nfields++];
     memset(f, 0, sizeof *f);

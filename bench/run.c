@@ -45,9 +45,11 @@ static int build_and_time(fb_env *e, fb_spec *s, fb_result **ins) {
     for (size_t ki = 0; ki < nk; ki++) {
         if (fl_filter_bind_kernel(s->f, fb_kname(e, ki)) != FL_OK)
             continue;
-        for (int rep = 0; rep < ins[ki]->reps; rep++)
+        for (int rep = 0; rep < ins[ki]->reps; rep++) {
             if (fb_build_timed(e, s, ins[ki], rep))
                 return -1;
+            fb_progress_tick();
+        }
         fb_result_int(ins[ki], "insert_keys_timed", (int64_t)s->inserted);
     }
     return 0;
@@ -57,7 +59,7 @@ static int build_and_time(fb_env *e, fb_spec *s, fb_result **ins) {
 static int prepare_spec(fb_env *e, fb_spec *s, fb_lcfg *cfgs, size_t *ncfg) {
     const fb_options *o = e->o;
     char err[256], hb[32];
-    fprintf(stderr, "flbench: %s %s (%llu keys, k=%u): building\n", fl_variant_name(s->v),
+    fb_status("%s %s (%llu keys, k=%u): building", fl_variant_name(s->v),
             fb_fmt_bytes(s->bytes, hb, sizeof hb), (unsigned long long)s->n, s->g.k);
     if (fb_create_filter(o, s, err, sizeof err)) {
         fb_warn(e->ctx, "%s %zu bytes: %s; skipped", fl_variant_name(s->v), s->bytes, err);
@@ -96,13 +98,17 @@ static void run_configs(fb_env *e, fb_lcfg **v, size_t n, fb_rng *rng) {
         /* Every round runs one repetition of each configuration in a fresh random order. */
         for (int round = 0; round < total; round++) {
             shuffle(v, n, rng);
-            for (size_t i = 0; i < n; i++)
+            for (size_t i = 0; i < n; i++) {
                 fb_lookup_rep(e, v[i]);
+                fb_progress_tick();
+            }
         }
     } else {
         for (size_t i = 0; i < n; i++) {
-            for (int round = 0; round < total; round++)
+            for (int round = 0; round < total; round++) {
                 fb_lookup_rep(e, v[i]);
+                fb_progress_tick();
+            }
             fb_report_done(e);
         }
     }
@@ -146,7 +152,7 @@ static void probe_all(fb_env *e, const uint64_t *bytes, size_t n) {
     qsort(fps, nfp, sizeof fps[0], cmp_u64);
     fb_report_section(e);
     for (size_t i = 0; i < nfp; i++) {
-        fprintf(stderr, "flbench: probe %s\n", fb_fmt_bytes(fps[i], hb, sizeof hb));
+        fb_status("probe %s", fb_fmt_bytes(fps[i], hb, sizeof hb));
         fb_probe_footprint(e, fps[i]);
         fb_report_done(e);
     }
@@ -185,6 +191,25 @@ static size_t plan(fb_env *e, const fb_machine *m, size_t pool_keys, fb_spec *sp
     return ns;
 }
 
+/* The sweep's results, for the progress line: the probe's two per distinct footprint, and
+ * per filter an insert per kernel, a lookup per kernel and hit rate, and a delete per kernel
+ * for the variants that delete; with --counters callgrind, each lookup once more (its
+ * re-run under valgrind). */
+static size_t planned_results(const fb_options *o, const fb_spec *specs, size_t ns,
+                              const uint64_t *footprints, size_t nfoot) {
+    size_t n = 0;
+    for (size_t i = 0; i < nfoot && o->probe_memory; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= footprints[j] == footprints[i];
+        n += seen ? 0 : 2;
+    }
+    int cg = o->counters == FB_CNT_CALLGRIND;
+    for (size_t i = 0; i < ns; i++)
+        n += o->nkernels * (1 + o->nhits * (cg ? 2 : 1) + (fb_variant_deletes(specs[i].v) ? 1 : 0));
+    return n;
+}
+
 int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs,
            const fb_listener *l) {
     fb_env e;
@@ -211,7 +236,7 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
     uint64_t *footprints = calloc(nspec + o->nsizes + 1, sizeof *footprints);
     if (!specs || !footprints) {
         fprintf(stderr, "flbench: out of memory\n");
-        return 1;
+        return 2;
     }
     size_t pool_keys = (size_t)o->lookups + FB_WARM_MAX;
     uint64_t budget, total_bytes;
@@ -223,10 +248,12 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
         for (size_t si = 0; si < o->nsizes; si++)
             footprints[nfoot++] = o->sizes[si];
     char hb[32];
+    fb_progress_plan(planned_results(o, specs, ns, footprints, nfoot) +
+                     fb_family_planned(o, o->probe_memory ? footprints : NULL, nfoot));
 
     if (fb_env_buffers(&e, pool_keys)) {
         fprintf(stderr, "flbench: out of memory for key buffers\n");
-        return 1;
+        return 2;
     }
 
     /* The physical bound first, while memory is free. */
@@ -237,7 +264,7 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
     fb_lcfg **order = calloc(ns * o->nkernels * o->nhits + 1, sizeof *order);
     if (!cfgs || !order) {
         fprintf(stderr, "flbench: out of memory\n");
-        return 1;
+        return 2;
     }
     size_t ncfg = 0;
     fb_rng rng = {o->seed ^ UINT64_C(0x9b1e7e1eaf)};
@@ -255,7 +282,7 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
             prepare_spec(&e, &specs[i], cfgs, &ncfg);
         for (size_t i = 0; i < ncfg; i++)
             order[i] = &cfgs[i];
-        fprintf(stderr, "flbench: %zu lookup configurations, interleaved\n", ncfg);
+        fb_status("%zu lookup configurations, interleaved", ncfg);
         run_configs(&e, order, ncfg, &rng);
         for (size_t i = 0; i < ns; i++)
             run_deletes(&e, &specs[i]);
@@ -282,10 +309,11 @@ int fb_run(const fb_options *o, const fb_machine *m, json_t *ctx, fb_results *rs
         fb_family_run(&e);
 
     if (o->counters == FB_CNT_CALLGRIND) {
-        fprintf(stderr, "flbench: callgrind: re-running %zu configurations under valgrind\n",
-                ncfg);
-        for (size_t i = 0; i < ncfg; i++)
+        fb_status("callgrind: re-running %zu configurations under valgrind", ncfg);
+        for (size_t i = 0; i < ncfg; i++) {
             fb_callgrind_config(&e, &geo, &cfgs[i]);
+            fb_progress_done(1);
+        }
         fb_report_section(&e);
         for (size_t i = 0; i < ncfg; i++) /* again, now with the simulated columns */
             if (l && l->result && cfgs[i].r->reps_done > 0)

@@ -2,7 +2,7 @@
 """Compares two flbench (or Google Benchmark) JSON result files.
 
 usage: scripts/compare.py [--metric real_time] [--filter REGEX] [--structure S] [--op OP]
-                          [--alpha 0.05] OLD.json NEW.json
+                          [--ignore auto|none|FIELD,...] [--alpha 0.05] OLD.json NEW.json
        scripts/compare.py ... OLD1.json,OLD2.json,... NEW1.json,NEW2.json,...
 
 A comma-separated list on a side pools the repetitions of its files: runs of the two builds
@@ -15,6 +15,18 @@ repetitions (scipy.stats.mannwhitneyu; it assumes nothing about the distribution
 matters for timings with a long right tail). A final row gives the geometric mean of the
 new/old ratios. With fewer than 9 repetitions on either side the test has little power
 (5 vs 5 runs cannot reach p < 0.008), and a warning says so.
+
+Which benchmarks are "the same": by default (--ignore auto) those with the same run name,
+unless the two sides differ in the kernel, the filter or the key type (flbench --kernel scalar
+against --kernel avx2, split256 against block512, u64 against url keys): each of those whose
+values differ between the sides is left out of the match, so that lookup/split256/scalar/...
+in OLD pairs with lookup/split256/avx2/... in NEW. A field is kept when leaving it out would
+pair one benchmark with several (OLD has scalar and avx2, NEW has avx2 and avx512: only avx2
+pairs). --ignore FIELD,... names the fields to leave out instead (none: whole names). The
+fields are the parts of a run name: op, filter (the variant, structure or static kind),
+kernel, and the key:value parts by their key (bytes, nkeys, hit, keys, filters, d, w, p, n,
+topk). The first line of the output says which fields matched and which were left out (with
+their values on each side); a left-out part shows as * in the benchmark column.
 
 --structure and --op keep the results whose "structure" field (filter, counting, sbf, cms,
 hll, static; files from before that field count as filter) and "op" field (lookup, insert, delete,
@@ -43,17 +55,44 @@ def reject_constant(name):
     raise ValueError("non-standard JSON constant %s" % name)
 
 
-def iterations(paths, metric, structure=None, op=None):
-    """The metric's repetitions per run name, pooled over the comma-separated files."""
+# Kernel names for files whose entries carry no "kernel" field (plain Google Benchmark
+# output, or names only): the third part of a run name is the kernel when it is one of these.
+KNOWN_KERNELS = {"scalar", "avx2", "avx512", "neon", "sve", "any", "inline"}
+# The fields --ignore auto may leave out: what an A/B run of flbench varies on purpose.
+AUTO_FIELDS = ("kernel", "filter", "keys")
+
+
+def parts(name, kernel=None):
+    """A run name as (field, value) pairs: op, filter, kernel, then key:value parts by key."""
+    out = []
+    for i, p in enumerate(name.split("/")):
+        if i == 0:
+            field = "op"
+        elif i == 1:
+            field = "filter"
+        elif i == 2 and (p == kernel or (kernel is None and p in KNOWN_KERNELS)):
+            field = "kernel"
+        elif ":" in p:
+            field = p.split(":", 1)[0]
+        else:
+            field = "params"
+        out.append((field, p))
+    return tuple(out)
+
+
+def iterations(paths, metric, structure=None, op=None, rx=None):
+    """The metric's repetitions per run name, pooled over the comma-separated files, and the
+    name's parts."""
     out = defaultdict(list)
+    names = {}
     for path in paths.split(","):
         with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f, parse_constant=reject_constant)
-        collect(doc, metric, out, structure, op)
-    return out
+        collect(doc, metric, out, names, structure, op, rx)
+    return out, names
 
 
-def collect(doc, metric, out, structure=None, op=None):
+def collect(doc, metric, out, names, structure=None, op=None, rx=None):
     for b in doc.get("benchmarks", []):
         if b.get("run_type", "iteration") != "iteration":
             continue
@@ -61,9 +100,49 @@ def collect(doc, metric, out, structure=None, op=None):
             continue
         if op is not None and b.get("op") != op:
             continue
+        name = b.get("run_name", b["name"])
+        if rx is not None and not rx.search(name):
+            continue
         v = b.get(metric)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-            out[b.get("run_name", b["name"])].append(float(v))
+            out[name].append(float(v))
+            names.setdefault(name, parts(name, b.get("kernel")))
+
+
+def keyed(names, ignore):
+    """run name -> its identity with the ignored fields as '*'; None if two names of one side
+    become the same identity (the match would be ambiguous)."""
+    out, seen = {}, {}
+    for name, ps in names.items():
+        ident = "/".join("*" if f in ignore else v for f, v in ps)
+        if ident in seen:
+            return None
+        seen[ident] = name
+        out[name] = ident
+    return out
+
+
+def values(names, field):
+    return {v for ps in names.values() for f, v in ps if f == field}
+
+
+def choose_ignore(old_names, new_names, spec):
+    """The fields to leave out of the match: the explicit list, or (auto) each of
+    AUTO_FIELDS whose values differ between the sides, unless that makes the match
+    ambiguous."""
+    if spec == "none":
+        return []
+    if spec != "auto":
+        return [f.strip() for f in spec.split(",") if f.strip()]
+    ignore = []
+    for field in AUTO_FIELDS:
+        vo, vn = values(old_names, field), values(new_names, field)
+        if not vo or not vn or vo == vn:
+            continue
+        trial = ignore + [field]
+        if keyed(old_names, trial) is not None and keyed(new_names, trial) is not None:
+            ignore = trial
+    return ignore
 
 
 def main(argv):
@@ -76,18 +155,53 @@ def main(argv):
     ap.add_argument("--structure", default=None,
                     help="only results of this structure (filter, counting, sbf, cms, hll, static)")
     ap.add_argument("--op", default=None, help="only results of this operation (lookup, update, ...)")
+    ap.add_argument("--ignore", default="auto",
+                    help="run-name fields to leave out when pairing benchmarks: auto (the "
+                         "kernel, filter or key type when they differ between the sides), "
+                         "none, or a list such as kernel,filter [auto]")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level for the marker [0.05]")
     args = ap.parse_args(argv)
 
-    old = iterations(args.old, args.metric, args.structure, args.op)
-    new = iterations(args.new, args.metric, args.structure, args.op)
-    names = [n for n in old if n in new]
-    if args.filter:
-        rx = re.compile(args.filter)
-        names = [n for n in names if rx.search(n)]
-    if not names:
-        print("compare: no benchmark with '%s' in both files" % args.metric, file=sys.stderr)
+    rx = re.compile(args.filter) if args.filter else None
+    old_runs, old_names = iterations(args.old, args.metric, args.structure, args.op, rx)
+    new_runs, new_names = iterations(args.new, args.metric, args.structure, args.op, rx)
+    ignore = choose_ignore(old_names, new_names, args.ignore)
+    known = {f for ps in list(old_names.values()) + list(new_names.values()) for f, _ in ps}
+    unknown = [f for f in ignore if f not in known]
+    if unknown and (old_names or new_names):
+        print("compare: --ignore %s: no such field in these run names (fields: %s)"
+              % (",".join(unknown), ", ".join(sorted(known))), file=sys.stderr)
         return 1
+    old_id, new_id = keyed(old_names, ignore), keyed(new_names, ignore)
+    for side, ids, names_ in (("old", old_id, old_names), ("new", new_id, new_names)):
+        if ids is None:
+            print("compare: without %s, several %s benchmarks become one (%s: %s); keep the "
+                  "field (--ignore none) or narrow the runs with --filter"
+                  % (",".join(ignore), side, ",".join(ignore),
+                     "; ".join(", ".join(sorted(values(names_, f))) for f in ignore)),
+                  file=sys.stderr)
+            return 1
+    old = {old_id[n]: v for n, v in old_runs.items()}
+    new = {new_id[n]: v for n, v in new_runs.items()}
+    names = [n for n in old if n in new]
+    if not names:
+        differ = ["%s (old: %s; new: %s)" % (f, ", ".join(sorted(values(old_names, f))),
+                                             ", ".join(sorted(values(new_names, f))))
+                  for f in sorted(known) if values(old_names, f) != values(new_names, f)]
+        print("compare: no benchmark with '%s' in both files%s" % (
+            args.metric, "; they differ in " + "; ".join(differ) if differ else ""), file=sys.stderr)
+        return 1
+
+    matched = [f for f in ("op", "filter", "kernel") if f in known and f not in ignore]
+    for ps in list(old_names.values()) + list(new_names.values()):
+        for f, _ in ps:
+            if f not in matched and f not in ignore:
+                matched.append(f)
+    left_out = ["%s (old: %s; new: %s)" % (f, ", ".join(sorted(values(old_names, f))),
+                                           ", ".join(sorted(values(new_names, f))))
+                for f in ignore]
+    print("matched %d benchmarks on %s%s" % (len(names), ", ".join(matched),
+                                             "; left out " + "; ".join(left_out) if left_out else ""))
 
     width = max(len("benchmark"), max(len(n) for n in names))
     print("%-*s %12s %12s %9s %9s %5s %s" % (width, "benchmark", "old", "new", "change", "p(U)",

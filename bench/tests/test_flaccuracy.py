@@ -5,7 +5,9 @@ program that is checked.
 
     test_flaccuracy.py FLACCURACY
 
-- options: bad values and unknown sections are refused with status 2 and a message;
+- options: bad values and unknown sections are refused with status 1 and a one-line message
+  (a usage error, as for filterlab and flbench); an unwritable --json path with status 2
+  before anything is measured;
 - HyperLogLog: every std-run estimate within 4 standard errors, their RMS within 30% of
   1.04/sqrt(m) (at 1e5 keys, past 5 m); Redis's promotion seen at 3000 bytes and at a
   register value of 33;
@@ -41,8 +43,20 @@ class Options(unittest.TestCase):
                      ["--hll-max-card", "1e5"], ["--json", "/dev/null", "--hll-precisions", "3"],
                      ["--json", "/dev/null", "--cms-keys", "0"]):
             p = run(args)
-            self.assertEqual(p.returncode, 2, (args, p.stderr))
-            self.assertTrue(p.stderr.strip(), args)
+            self.assertEqual(p.returncode, 1, (args, p.stderr))
+            self.assertEqual(len(p.stderr.splitlines()), 1, (args, p.stderr))
+            self.assertTrue(p.stderr.startswith("flaccuracy: "), (args, p.stderr))
+        for args in (["--nope", "--json", "/dev/null"], ["--json"]):
+            p = run(args)
+            self.assertEqual((p.returncode, len(p.stderr.splitlines())), (1, 1), (args, p.stderr))
+
+    def test_output_checked_first(self):
+        # The default sizes take minutes: a bad path must fail before any of it.
+        p = run(["--json", "/nonexistent/acc.json"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.strip(),
+                         "flaccuracy: cannot write --json /nonexistent/acc.json: directory "
+                         "/nonexistent does not exist")
 
     def test_help(self):
         p = run(["--help"])

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """plot.py and compare.py on the committed sample files (written by flbench itself through
 bench/tests/make_samples.sh): every figure as PNG and SVG, the comparison table with a
-Mann-Whitney p per benchmark, a geometric-mean row and the low-repetition warning."""
+Mann-Whitney p per benchmark, a geometric-mean row and the low-repetition warning; and
+compare.py on two tiny real runs of different kernels."""
 import os
 import subprocess
 import sys
@@ -57,4 +58,60 @@ for l in cp.stdout.splitlines():
     f = l.split()
     if f and f[0] in common:
         check(f[5].split("/")[0] == str(2 * counts_a[f[0]]), "pooled reps: " + l)
+
+# Two runs that differ only by kernel: compare.py pairs each benchmark with its twin of the
+# other kernel (the names differ in the kernel part), and says so.
+import re  # noqa: E402
+
+from benchtest import run  # noqa: E402
+
+kernels = [m.group(1) for m in re.finditer(r"^\s+(\S+)\s+supported(?! \(emulated\))\s",
+                                           run(["--list"]).stdout, re.M)]
+if len(kernels) < 2:
+    print("ok (one kernel on this machine: the cross-kernel comparison was not exercised)")
+    raise SystemExit(0)
+k1, k2 = kernels[0], kernels[1]
+tiny = ["--filter", "split256", "--sizes", "16K", "--hit-rate", "0.5,1", "--reps", "3", "--warmup", "0",
+        "--lookups", "2048", "--counters", "none", "-q"]
+ja, jb, jab = (os.path.join(d, n) for n in ("ka.json", "kb.json", "kab.json"))
+run(tiny + ["--kernel", k1, "--json", ja])
+run(tiny + ["--kernel", k2, "--json", jb])
+run(tiny + ["--kernel", "%s,%s" % (k1, k2), "--json", jab])
+
+
+def compare(*args):
+    return subprocess.run([py, os.path.join(scripts, "compare.py")] + list(args),
+                          capture_output=True, text=True, timeout=60)
+
+
+cp = compare(ja, jb)
+check(cp.returncode == 0, "compare.py across kernels failed:\n" + cp.stderr)
+first = cp.stdout.splitlines()[0]
+check(re.match(r"matched \d+ benchmarks on op, filter, bytes, (hit, keys|keys, hit); left out kernel "
+               r"\(old: %s; new: %s\)$" % (k1, k2), first), "first line: " + first)
+rows = {l.split()[0] for l in cp.stdout.splitlines()[2:] if l.split() and "/" in l.split()[0]}
+want = {"lookup/split256/*/bytes:16384/hit:0.5/keys:u64", "lookup/split256/*/bytes:16384/hit:1/keys:u64",
+        "insert/split256/*/bytes:16384/keys:u64", "probe/latency/bytes:16384",
+        "probe/random_line/bytes:16384"}
+check(want <= rows, "rows: %s" % sorted(rows))
+
+# --ignore none compares whole names: only the kernel-less probes pair; with none of those
+# left, the error says what differs.
+cp = compare("--ignore", "none", ja, jb)
+rows = [l.split()[0] for l in cp.stdout.splitlines()[2:] if l.split() and "/" in l.split()[0]]
+check(cp.returncode == 0 and rows and all(r.startswith("probe/") for r in rows), "--ignore none:\n" + cp.stdout)
+cp = compare("--ignore", "none", "--op", "lookup", ja, jb)
+check(cp.returncode == 1 and "differ in kernel (old: %s; new: %s)" % (k1, k2) in cp.stderr,
+      "--ignore none --op lookup:\n" + cp.stderr)
+# One side with both kernels: leaving the kernel out would be ambiguous, so auto keeps it and
+# only the common kernel pairs; asking for it explicitly is refused with the reason.
+cp = compare(jab, jb)
+check(cp.returncode == 0 and cp.stdout.startswith("matched") and "left out" not in cp.stdout.splitlines()[0],
+      "both kernels against one:\n" + cp.stdout + cp.stderr)
+rows = [l.split()[0] for l in cp.stdout.splitlines() if l.startswith("lookup/")]
+check(rows and all("/%s/" % k2 in r for r in rows), "only %s pairs: %s" % (k2, rows))
+cp = compare("--ignore", "kernel", jab, jb)
+check(cp.returncode == 1 and "several old benchmarks become one" in cp.stderr, "explicit ambiguity:\n" + cp.stderr)
+cp = compare("--ignore", "colour", ja, jb)
+check(cp.returncode == 1 and "no such field" in cp.stderr, "unknown field:\n" + cp.stderr)
 print("ok")
