@@ -85,46 +85,53 @@ uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {
     return fl_hash_u64_inline(key, seed);
 }
 
-/* What the handles of a NULL filter or a filter of another variant read: a zeroed unit of
- * each kind (a 32-byte split256 block, an 8-byte cuckoo bucket) and an empty stash, so their
- * lookups answer 0 without touching any filter. */
+/* What a refused cuckoo handle reads: one empty bucket (8 bytes, the 16-bit layout), and a
+ * stash count that is never 0, so that every lookup takes the stash branch to its `other`. */
 static _Alignas(64) const uint8_t zero_unit[64];
-static const uint32_t zero_count;
+static const uint32_t refused_stash_count = 1;
 
 static int probe_nothing(const void *data, uint32_t units, uint32_t k, uint64_t hash) {
     (void)data, (void)units, (void)k, (void)hash;
     return 0;
 }
 
+static int probe_one(const fl_filter *f, uint64_t h);
+
+/* A refused handle's lookup: what fl_contains_hash answers for the filter it was made for
+ * (data), whatever its variant; units and k are the handle's, not the filter's. */
+static int probe_filter(const void *data, uint32_t units, uint32_t k, uint64_t hash) {
+    (void)units, (void)k;
+    return probe_one(data, hash);
+}
+
+/* The one-variant handles of a filter of another variant (or NULL) go through the generic
+ * lookup instead of refusing to answer: a caller who does not check the status gets slow
+ * right answers, never false negatives. */
 fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status) {
-    const fl_kernel_table *t = f ? fl_kernels_of(f) : fl_kernels();
-    fl_split256_lookup l = {.blocks = zero_unit, .units = 1,
-                            .probe = t->bloom.contains1[FL_BLOOM_SPLIT256]};
     int ok = f && f->g.variant == FL_SPLIT256;
     if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
-    if (ok) {
-        l.blocks = f->data;
-        l.units = (uint32_t)f->g.units;
-        l.seed_mix = f->seed * FL_SEED_MIX;
-    }
-    return l;
+    if (!ok)
+        return (fl_split256_lookup){.blocks = f, .units = 0,
+                                    .seed_mix = f ? f->seed * FL_SEED_MIX : 0,
+                                    .probe = f ? probe_filter : probe_nothing};
+    return (fl_split256_lookup){.blocks = f->data, .units = (uint32_t)f->g.units,
+                                .seed_mix = f->seed * FL_SEED_MIX,
+                                .probe = fl_kernels_of(f)->bloom.contains1[FL_BLOOM_SPLIT256]};
 }
 
 fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status) {
-    fl_cuckoo_lookup l = {.buckets = zero_unit, .units = 1, .fp_bits = 16, .fp_range = 0xffff,
-                          .stash = NULL, .stash_count = &zero_count};
     int ok = f && f->g.variant == FL_CUCKOO;
     if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
-    if (ok) {
-        l.buckets = f->data;
-        l.units = (uint32_t)f->g.units;
-        l.fp_bits = f->g.k;
-        l.fp_range = (1u << f->g.k) - 1u;
-        l.seed_mix = f->seed * FL_SEED_MIX;
-        l.stash = f->stash;
-        l.stash_count = &f->stash_count;
-    }
-    return l;
+    if (!ok)
+        return (fl_cuckoo_lookup){.buckets = zero_unit, .units = 1, .fp_bits = 16,
+                                  .fp_range = 0xffff,
+                                  .seed_mix = f ? f->seed * FL_SEED_MIX : 0,
+                                  .stash = NULL, .stash_count = &refused_stash_count,
+                                  .other = f ? probe_filter : probe_nothing, .other_data = f};
+    return (fl_cuckoo_lookup){.buckets = f->data, .units = (uint32_t)f->g.units,
+                              .fp_bits = f->g.k, .fp_range = (1u << f->g.k) - 1u,
+                              .seed_mix = f->seed * FL_SEED_MIX, .stash = f->stash,
+                              .stash_count = &f->stash_count};
 }
 
 /* The generic handle of filterlab_inline.h: the filter's live payload and the one-key kernel
