@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "filterlab_inline.h"
+#include "filterlab_static.h"
 #include "testutil.h"
 
 #define QUERIES 20000
@@ -284,6 +285,57 @@ static void test_handle_is_live(void **state) {
     fl_free(c);
 }
 
+/* The static structures' views: fl_fuse_lookup and fl_bloomier_lookup take the view of
+ * either kind, and neither calls a stored key absent (fl_fuse_lookup on a Bloomier view once
+ * missed every key stored with a nonzero value). */
+static void test_static_views_of_either_kind(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    uint64_t *keys = malloc(N * sizeof *keys);
+    uint16_t *values = malloc(N * sizeof *values);
+    assert_non_null(keys);
+    assert_non_null(values);
+    for (size_t i = 0; i < N; i++) {
+        keys[i] = fl_hash_u64(i, 11);
+        values[i] = (uint16_t)(i % 4096); /* 0 included, most nonzero */
+    }
+    static const uint32_t value_bits[] = {1, 12, 16};
+    for (size_t c = 0; c < 3; c++) {
+        fl_bloomier_config bc = {.arity = 3 + (uint32_t)c % 2, .value_bits = value_bits[c]};
+        fl_bloomier *b = NULL;
+        uint32_t mask = (1u << value_bits[c]) - 1;
+        for (size_t i = 0; i < N; i++) values[i] &= (uint16_t)mask;
+        assert_int_equal(fl_bloomier_build_u64(&bc, keys, values, N, &b), FL_OK);
+        const fl_fuse_view bv = fl_bloomier_view_of(b);
+        size_t missed = 0;
+        for (size_t i = 0; i < N; i++) {
+            uint16_t v = 0xffff;
+            missed += !fl_fuse_lookup(&bv, keys[i]);
+            missed += !fl_bloomier_lookup(&bv, keys[i], &v) || v != values[i];
+        }
+        assert_int_equal(missed, 0);
+        fl_bloomier_free(b);
+    }
+    fl_fuse_config fc = {.arity = 4, .fingerprint_bits = 16};
+    fl_fuse *f = NULL;
+    assert_int_equal(fl_fuse_build_u64(&fc, keys, N, &f), FL_OK);
+    const fl_fuse_view fv = fl_fuse_view_of(f);
+    for (size_t i = 0; i < N; i++) {
+        uint16_t v = 0xffff;
+        assert_int_equal(fl_fuse_lookup(&fv, keys[i]), 1);
+        assert_int_equal(fl_bloomier_lookup(&fv, keys[i], &v), 1);
+        assert_int_equal(v, 0);
+    }
+    /* Keys never stored: the fuse filter's answers are its fl_fuse_contains_u64's. */
+    for (uint64_t k = 0; k < N; k++) {
+        uint64_t key = fl_hash_u64(k, 12);
+        assert_int_equal(fl_fuse_lookup(&fv, key), fl_fuse_contains_u64(f, key));
+    }
+    fl_fuse_free(f);
+    free(keys);
+    free(values);
+}
+
 int run_lookup_tests(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_filter),
@@ -291,6 +343,7 @@ int run_lookup_tests(void) {
         cmocka_unit_test(test_bloom_variants),
         cmocka_unit_test(test_cuckoo),
         cmocka_unit_test(test_handle_is_live),
+        cmocka_unit_test(test_static_views_of_either_kind),
     };
     printf("# filterlab_inline.h compiled with: %s\n", lookup_paths());
     return cmocka_run_group_tests_name(lookup_paths(), tests, NULL, NULL);
