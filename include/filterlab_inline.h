@@ -272,13 +272,14 @@ fl_lookup fl_lookup_of(const fl_filter *f);
 fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status);
 fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status);
 
-/* 1 if the hash (fl_hash_bytes, fl_hash_u64, or the caller's own) may be in the filter. */
+/* The rarely taken branches of the lookups below (a refused handle, a non-empty stash). */
 #if defined(__GNUC__) || defined(__clang__)
 #define FL_LOOKUP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define FL_LOOKUP_UNLIKELY(x) (x)
 #endif
 
+/* 1 if the hash (fl_hash_bytes, fl_hash_u64, or the caller's own) may be in the filter. */
 static inline int fl_split256_lookup_hash(const fl_split256_lookup *l, uint64_t hash) {
 #if defined(FL_LOOKUP_SPLIT256_INLINE)
     /* A refused handle (units 0): the one branch the in-line probe adds, on a field that

@@ -1,6 +1,8 @@
 /*
  * The header-inline lookups of include/filterlab_inline.h against the scalar kernels, for
- * every variant, on small, odd and realistic geometries, with cuckoo stashes in use.
+ * every variant, on small, odd and realistic geometries, with cuckoo stashes in use; every
+ * handle kind on every variant (a refused handle must still answer right); and
+ * include/filterlab_static.h's one-key lookups on views of either static kind.
  *
  * This file is compiled the ways a user's file would be (tests/meson.build): at baseline
  * flags (cuckoo inline in SSE2 or NEON, split256 through the dispatched kernel pointer), with
