@@ -294,8 +294,21 @@ fl_status fl_count_bytes(const fl_filter *f, const void *key, size_t len, uint32
 
 /* dst |= src for two Bloom filters with equal variant, geometry, hash and seed; for the
  * counting variants each counter becomes the saturating sum min(15, dst + src), so every key
- * of either filter is present and deletable in the result. The key count becomes the sum (an
- * upper bound on distinct keys). */
+ * of either filter is present and deletable in the result (a counting filter united with
+ * itself, as with its copy, holds every key twice; a bit array united with itself is
+ * unchanged, its count included).
+ *
+ * The key count: the two counts cannot say how many keys the filters share (a filter united
+ * with its own copy holds the same keys, not twice as many), so when both filters held keys,
+ * dst's count (fl_count, fl_info.keys) becomes the distinct keys estimated from the result's
+ * fill (fl_info.keys_from_fill, rounded; never above the sum of the two counts when both
+ * were counts of inserts), and fl_info.keys_estimated is set until fl_clear. predicted_fpr,
+ * computed at that count, then describes the bit array as it is: the union of a filter with
+ * its copy predicts what the filter alone does, the union of two disjoint halves what one
+ * filter of all the keys does. Later inserts add to the estimate; deletes (counting
+ * variants) take from it and stop at 0, while the counters still hold every copy of both
+ * filters. When either filter held no key, the count is the other's, exact. Files store the
+ * count, not the flag: a saved union loads with keys_estimated 0. */
 fl_status fl_union(fl_filter *dst, const fl_filter *src);
 /* Removes every key; geometry is kept. */
 void fl_clear(fl_filter *f);
@@ -304,7 +317,8 @@ typedef struct fl_info {
     fl_geometry geometry;
     fl_hash_id hash;
     uint64_t seed;
-    uint64_t keys;            /* inserts (Bloom: including duplicates; cuckoo: stored copies) */
+    uint64_t keys;            /* inserts (Bloom: including duplicates; cuckoo: stored copies);
+                                 after an fl_union, an estimate (see keys_estimated) */
     size_t bytes;             /* payload bytes */
     uint64_t bits_set;        /* Bloom: set bits; cuckoo: occupied slots (table + stash) */
     double fill;              /* Bloom: bits_set / bits; cuckoo: table load factor (the
@@ -319,10 +333,15 @@ typedef struct fl_info {
                                  decrements again (see fl_delete_hash); 0 for the others.
                                  For them bits_set counts nonzero counters and fill is
                                  bits_set / counters */
+    int keys_estimated;       /* 1 if keys is the distinct keys estimated from the fill at an
+                                 fl_union of two filters that both held keys (the overlap of
+                                 their key sets is unknown), plus inserts since; 0 when keys
+                                 counts inserts. fl_clear resets it; files do not store it */
 } fl_info;
 
 fl_status fl_get_info(const fl_filter *f, fl_info *out);
 size_t fl_size_bytes(const fl_filter *f);
+/* fl_info.keys: inserts, or after an fl_union the estimate fl_union describes. */
 uint64_t fl_count(const fl_filter *f);
 fl_variant fl_get_variant(const fl_filter *f);
 

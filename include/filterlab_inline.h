@@ -19,6 +19,20 @@
  * fl_lookup tests the variant per key and keeps a call to the dispatched kernel in the loop
  * for the variants it does not inline, which costs registers even when never taken.
  *
+ * A one-variant handle made for a filter of another variant is refused (*status is
+ * FL_ERR_INVALID_ARG) but still answers exactly what fl_contains_hash answers for that
+ * filter, through the library's generic one-key lookup: an unchecked status costs speed,
+ * never a false negative. What that takes on the fast path:
+ *   - fl_cuckoo_lookup: nothing. The refused handle probes an empty bucket of its own and
+ *     leaves through the victim-stash branch every lookup already has (its stash count
+ *     reads as nonzero), where the filter's own lookup answers.
+ *   - fl_split256_lookup through the kernel pointer (x86-64 without AVX2): nothing. The
+ *     refused handle's pointer is the generic lookup, handed the filter instead of blocks.
+ *   - fl_split256_lookup probed in line (AVX2, NEON): one compare and branch per key on a
+ *     field of the handle that never changes (units == 0 marks a refused handle), so it is
+ *     always predicted; compilers that unswitch loops (GCC at -O3) hoist it out of the
+ *     caller's loop altogether.
+ *
  * What is inlined depends on how the including file is compiled, never on a run-time guess:
  *   - cuckoo (8- and 16-bit fingerprints): always. SSE2 on x86-64 and NEON on AArch64, both
  *     baseline there, so no compiler flag is needed; portable SWAR code elsewhere.
@@ -203,12 +217,15 @@ typedef int (*fl_lookup_fn)(const void *data, uint32_t units, uint32_t k, uint64
 
 /* split256 only. */
 typedef struct fl_split256_lookup {
-    const void *blocks;          /* 32-byte blocks, read live */
-    uint32_t units;              /* number of blocks */
+    const void *blocks;          /* 32-byte blocks, read live; with units 0, what probe
+                                    takes instead (the refused filter) */
+    uint32_t units;              /* number of blocks; 0 for a handle whose filter was refused
+                                    (another variant, or NULL): every lookup goes to probe */
     uint64_t seed_mix;           /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) is
                                     fl_mix64(key + seed_mix) */
     fl_lookup_fn probe;          /* the dispatched one-key kernel, for builds that do not
-                                    probe split256 in line (x86-64 without AVX2) */
+                                    probe split256 in line (x86-64 without AVX2); with units
+                                    0, the library's generic one-key lookup of that filter */
 } fl_split256_lookup;
 
 /* cuckoo only. */
@@ -220,6 +237,12 @@ typedef struct fl_cuckoo_lookup {
     uint64_t seed_mix;
     const fl_stash_entry *stash; /* the filter's victim stash and its live entry count */
     const uint32_t *stash_count;
+    /* NULL for a cuckoo filter. For a refused filter (another variant, or NULL), the
+     * library's generic one-key lookup and the filter it takes: stash_count then points at a
+     * nonzero constant and buckets at one empty bucket, so each lookup reaches the stash
+     * branch and other answers. */
+    fl_lookup_fn other;
+    const void *other_data;
 } fl_cuckoo_lookup;
 
 /* Any variant: split256 and cuckoo through the handles above, the others through the
@@ -241,19 +264,40 @@ fl_lookup fl_lookup_of(const fl_filter *f);
 
 /* One-variant handles: no variant test and no call in the caller's loop (where the build
  * probes the variant in line), the fastest way to look up one key at a time. For a NULL
- * filter or one of another variant, *status (if status is not NULL) is FL_ERR_INVALID_ARG and
- * the handle answers 0 for every key (it reads a zeroed unit of its own, never the filter);
- * otherwise FL_OK. */
+ * filter or one of another variant, *status (if status is not NULL) is FL_ERR_INVALID_ARG,
+ * and the handle still answers what fl_contains_hash answers for that filter (0 for every
+ * key of a NULL filter) through the library's generic one-key lookup, at that call's speed
+ * (see the top of this header); otherwise FL_OK. Either way the handle reads the filter
+ * live. Check the status: a refused handle is correct but not fast. */
 fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status);
 fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status);
+
+/* The rarely taken branches of the lookups below (a refused handle, a non-empty stash). */
+#if defined(__GNUC__) || defined(__clang__)
+#define FL_LOOKUP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define FL_LOOKUP_UNLIKELY(x) (x)
+#endif
 
 /* 1 if the hash (fl_hash_bytes, fl_hash_u64, or the caller's own) may be in the filter. */
 static inline int fl_split256_lookup_hash(const fl_split256_lookup *l, uint64_t hash) {
 #if defined(FL_LOOKUP_SPLIT256_INLINE)
+    /* A refused handle (units 0): the one branch the in-line probe adds, on a field that
+     * never changes, so it is always predicted (see the top of this header). */
+    if (FL_LOOKUP_UNLIKELY(l->units == 0)) return l->probe(l->blocks, 0, 8, hash);
     return FL_SPLIT256_PROBE_INLINE(l->blocks, l->units, hash);
 #else
-    return l->probe(l->blocks, l->units, 8, hash);
+    return l->probe(l->blocks, l->units, 8, hash); /* a refused handle's probe ignores units */
 #endif
+}
+
+/* The stash branch of fl_cuckoo_lookup_hash, rarely taken: a refused handle's answer, or the
+ * victim stash's fingerprints. */
+static inline int fl_cuckoo_lookup_rest(const fl_cuckoo_lookup *l, uint64_t hash, int hit,
+                                        uint32_t stashed, uint32_t i1, uint32_t i2,
+                                        uint32_t fp) {
+    if (l->other) return l->other(l->other_data, 0, 0, hash);
+    return hit | fl_cuckoo_stash_match(l->stash, stashed, i1, i2, fp);
 }
 
 static inline int fl_cuckoo_lookup_hash(const fl_cuckoo_lookup *l, uint64_t hash) {
@@ -262,7 +306,7 @@ static inline int fl_cuckoo_lookup_hash(const fl_cuckoo_lookup *l, uint64_t hash
     uint32_t i2 = fl_cuckoo_alt(i1, fp, l->units);
     int hit = fl_cuckoo_buckets_have(l->buckets, l->fp_bits, i1, i2, fp);
     uint32_t stashed = *l->stash_count; /* almost always 0: a predictable branch */
-    if (stashed) hit |= fl_cuckoo_stash_match(l->stash, stashed, i1, i2, fp);
+    if (FL_LOOKUP_UNLIKELY(stashed)) return fl_cuckoo_lookup_rest(l, hash, hit, stashed, i1, i2, fp);
     return hit;
 }
 

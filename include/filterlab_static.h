@@ -214,12 +214,18 @@ fl_fuse_view fl_fuse_view_of(const fl_fuse *f);
 fl_fuse_view fl_bloomier_view_of(const fl_bloomier *b);
 
 /* One key, inline in the caller's loop (the "one key at a time" way): what
- * fl_fuse_contains_u64 returns. An empty filter's view has cells == NULL: 0. */
+ * fl_fuse_contains_u64 returns. An empty filter's view has cells == NULL: 0. A Bloomier
+ * filter's view (fl_bloomier_view_of) is answered as a set of its keys, what
+ * fl_bloomier_get_u64 finds: a stored key's probe is its value, zero above value_bits, so
+ * the test ignores the value bits (value_bits is 0 in a fuse filter's view, where the test is
+ * probe == 0); testing probe == 0 alone would call absent every key stored with a nonzero
+ * value. */
 static inline int fl_fuse_lookup(const fl_fuse_view *v, uint64_t key) {
-    return v->cells != NULL && fl_fuse_probe(v, key) == 0;
+    return v->cells != NULL && (fl_fuse_probe(v, key) >> v->value_bits) == 0;
 }
 
-/* One key of a Bloomier view: what fl_bloomier_get_u64 returns. */
+/* One key of a Bloomier view: what fl_bloomier_get_u64 returns. On a fuse filter's view:
+ * found for its keys, value 0. */
 static inline int fl_bloomier_lookup(const fl_fuse_view *v, uint64_t key, uint16_t *value) {
     uint32_t x = v->cells ? fl_fuse_probe(v, key) : 1u;
     int found = v->cells != NULL && (v->value_bits >= 32 || (x >> v->value_bits) == 0);

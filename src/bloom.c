@@ -15,7 +15,7 @@ fl_status fl_bloom_union(fl_filter *dst, const fl_filter *src) {
     const uint64_t *s = src->data;
     size_t words = dst->bytes / 8;
     for (size_t i = 0; i < words; i++) d[i] |= s[i];
-    dst->keys += src->keys;
+    dst->keys += src->keys; /* fl_union replaces the sum with what it knows of the count */
     return FL_OK;
 }
 

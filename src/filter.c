@@ -85,46 +85,53 @@ uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {
     return fl_hash_u64_inline(key, seed);
 }
 
-/* What the handles of a NULL filter or a filter of another variant read: a zeroed unit of
- * each kind (a 32-byte split256 block, an 8-byte cuckoo bucket) and an empty stash, so their
- * lookups answer 0 without touching any filter. */
+/* What a refused cuckoo handle reads: one empty bucket (8 bytes, the 16-bit layout), and a
+ * stash count that is never 0, so that every lookup takes the stash branch to its `other`. */
 static _Alignas(64) const uint8_t zero_unit[64];
-static const uint32_t zero_count;
+static const uint32_t refused_stash_count = 1;
 
 static int probe_nothing(const void *data, uint32_t units, uint32_t k, uint64_t hash) {
     (void)data, (void)units, (void)k, (void)hash;
     return 0;
 }
 
+static int probe_one(const fl_filter *f, uint64_t h);
+
+/* A refused handle's lookup: what fl_contains_hash answers for the filter it was made for
+ * (data), whatever its variant; units and k are the handle's, not the filter's. */
+static int probe_filter(const void *data, uint32_t units, uint32_t k, uint64_t hash) {
+    (void)units, (void)k;
+    return probe_one(data, hash);
+}
+
+/* The one-variant handles of a filter of another variant (or NULL) go through the generic
+ * lookup instead of refusing to answer: a caller who does not check the status gets slow
+ * right answers, never false negatives. */
 fl_split256_lookup fl_split256_lookup_of(const fl_filter *f, fl_status *status) {
-    const fl_kernel_table *t = f ? fl_kernels_of(f) : fl_kernels();
-    fl_split256_lookup l = {.blocks = zero_unit, .units = 1,
-                            .probe = t->bloom.contains1[FL_BLOOM_SPLIT256]};
     int ok = f && f->g.variant == FL_SPLIT256;
     if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
-    if (ok) {
-        l.blocks = f->data;
-        l.units = (uint32_t)f->g.units;
-        l.seed_mix = f->seed * FL_SEED_MIX;
-    }
-    return l;
+    if (!ok)
+        return (fl_split256_lookup){.blocks = f, .units = 0,
+                                    .seed_mix = f ? f->seed * FL_SEED_MIX : 0,
+                                    .probe = f ? probe_filter : probe_nothing};
+    return (fl_split256_lookup){.blocks = f->data, .units = (uint32_t)f->g.units,
+                                .seed_mix = f->seed * FL_SEED_MIX,
+                                .probe = fl_kernels_of(f)->bloom.contains1[FL_BLOOM_SPLIT256]};
 }
 
 fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status) {
-    fl_cuckoo_lookup l = {.buckets = zero_unit, .units = 1, .fp_bits = 16, .fp_range = 0xffff,
-                          .stash = NULL, .stash_count = &zero_count};
     int ok = f && f->g.variant == FL_CUCKOO;
     if (status) *status = ok ? FL_OK : FL_ERR_INVALID_ARG;
-    if (ok) {
-        l.buckets = f->data;
-        l.units = (uint32_t)f->g.units;
-        l.fp_bits = f->g.k;
-        l.fp_range = (1u << f->g.k) - 1u;
-        l.seed_mix = f->seed * FL_SEED_MIX;
-        l.stash = f->stash;
-        l.stash_count = &f->stash_count;
-    }
-    return l;
+    if (!ok)
+        return (fl_cuckoo_lookup){.buckets = zero_unit, .units = 1, .fp_bits = 16,
+                                  .fp_range = 0xffff,
+                                  .seed_mix = f ? f->seed * FL_SEED_MIX : 0,
+                                  .stash = NULL, .stash_count = &refused_stash_count,
+                                  .other = f ? probe_filter : probe_nothing, .other_data = f};
+    return (fl_cuckoo_lookup){.buckets = f->data, .units = (uint32_t)f->g.units,
+                              .fp_bits = f->g.k, .fp_range = (1u << f->g.k) - 1u,
+                              .seed_mix = f->seed * FL_SEED_MIX, .stash = f->stash,
+                              .stash_count = &f->stash_count};
 }
 
 /* The generic handle of filterlab_inline.h: the filter's live payload and the one-key kernel
@@ -291,6 +298,7 @@ void fl_clear(fl_filter *f) {
     if (!f->mapped || madvise(f->data, f->mapped, MADV_DONTNEED) != 0)
         memset(f->data, 0, f->bytes);
     f->keys = 0;
+    f->keys_estimated = 0;
     if (f->desc->reset) f->desc->reset(f);
 }
 
@@ -313,6 +321,7 @@ fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     out->hash = f->hash;
     out->seed = f->seed;
     out->keys = fl_count(f);
+    out->keys_estimated = f->keys_estimated;
     out->bytes = f->bytes;
     out->huge_pages = f->huge_pages;
     double predict_keys = (double)out->keys;
@@ -328,13 +337,62 @@ fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     return FL_OK;
 }
 
+/* Whether no bit (no counter) of the payload is set: a filter that holds no key. Stops at the
+ * first nonzero word, so it costs nothing on a filter in use. */
+static int payload_is_empty(const fl_filter *f) {
+    const uint64_t *w = f->data;
+    for (size_t i = 0; i < f->bytes / 8; i++)
+        if (w[i]) return 0;
+    return 1;
+}
+
+/* The key count of a union of two filters that both held keys. Neither count says how many
+ * keys the two sets share (from none, where the counts add, to all, where the union is either
+ * filter), so the count is read back from the result: the distinct keys that explain its fill
+ * (the variant's keys_from_fill, Swamidass and Baldi 2007 for the classic layout), which the
+ * FPR model then turns into the FPR the bit array has. When both counts are counts of inserts
+ * (neither an estimate, nor 0 over set bits as after a Parquet import), the union holds at most
+ * their sum: the estimate never exceeds it. A saturated array explains any count: the sum. */
+static uint64_t union_keys(const fl_filter *dst, uint64_t dst_keys, uint64_t src_keys,
+                           int sum_bounds) {
+    uint64_t sum = dst_keys + src_keys < dst_keys ? UINT64_MAX : dst_keys + src_keys;
+    fl_info occ = {0};
+    dst->desc->occupancy(dst, &occ);
+    double est = dst->desc->keys_from_fill
+                     ? dst->desc->keys_from_fill(dst->desc, &dst->g, occ.fill)
+                     : NAN;
+    if (!isfinite(est) || est >= 0x1p63) return sum;
+    uint64_t keys = (uint64_t)llround(est);
+    return sum_bounds && keys > sum ? sum : keys;
+}
+
 fl_status fl_union(fl_filter *dst, const fl_filter *src) {
     if (!dst || !src) return FL_ERR_INVALID_ARG;
     if (!dst->desc->merge || !src->desc->merge) return FL_ERR_UNSUPPORTED;
     if (dst->g.variant != src->g.variant || dst->g.units != src->g.units ||
         dst->g.k != src->g.k || dst->hash != src->hash || dst->seed != src->seed)
         return FL_ERR_INCOMPATIBLE;
-    return dst->desc->merge(dst, src);
+    /* A bit array OR'ed with itself is unchanged, and so is its exact count. (A counting
+     * filter adds its counters to themselves, as it would a copy's: every key deletable
+     * twice.) */
+    if (dst == src && !dst->desc->info.counter_bits) return FL_OK;
+    int dst_empty = payload_is_empty(dst), src_empty = payload_is_empty(src);
+    uint64_t dst_keys = fl_count(dst), src_keys = fl_count(src);
+    int src_estimated = src->keys_estimated;
+    int sum_bounds = !dst->keys_estimated && !src_estimated && dst_keys && src_keys;
+    fl_status s = dst->desc->merge(dst, src);
+    if (s != FL_OK) return s;
+    /* The merge added the counts; replace the sum with what is known (see union_keys). */
+    if (src_empty) {
+        dst->keys = dst_keys;
+    } else if (dst_empty) {
+        dst->keys = src_keys;
+        dst->keys_estimated = src_estimated;
+    } else {
+        dst->keys = union_keys(dst, dst_keys, src_keys, sum_bounds);
+        dst->keys_estimated = 1;
+    }
+    return FL_OK;
 }
 
 fl_status fl_filter_bind_kernel(fl_filter *f, const char *name) {

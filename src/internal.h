@@ -46,6 +46,7 @@ struct fl_filter {
     fl_hash_id hash;
     uint64_t seed;
     uint64_t keys;       /* updated with __atomic ops by fl_insert_hashes_atomic */
+    int keys_estimated;  /* keys became an estimate from the fill at an fl_union (filter.c) */
     uint32_t flags;      /* fl_create_flags */
     void *data;          /* payload: 64-byte aligned, zero-initialised */
     size_t bytes;        /* payload bytes */

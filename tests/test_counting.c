@@ -183,7 +183,8 @@ static void delete_of_absent_key_changes_nothing(void **state) {
 }
 
 /* Merge: every key of either filter is present and deletable as often as it was inserted
- * into either; counters add with saturation; the key counts add; other geometries refuse. */
+ * into either; counters add with saturation; the key count is the estimate from the fill
+ * (fl_union), at most the sum; other geometries refuse. */
 static void merge_is_saturating_sum(void **state) {
     (void)state;
     uint64_t *a_keys = test_hashes(300, 34), *b_keys = test_hashes(300, 35);
@@ -193,7 +194,10 @@ static void merge_is_saturating_sum(void **state) {
         assert_int_equal(fl_insert_hashes(b, b_keys, 300, NULL), FL_OK);
         uint8_t *sa = snapshot(a), *sb = snapshot(b);
         assert_int_equal(fl_union(a, b), FL_OK);
-        assert_int_equal(fl_count(a), 600);
+        fl_info u;
+        assert_int_equal(fl_get_info(a, &u), FL_OK);
+        assert_int_equal(u.keys_estimated, 1);
+        assert_true(u.keys > 0 && u.keys <= 600);
         for (size_t c = 0; c < a->bytes * 2; c++) {
             uint32_t want = fl_counter_get((const uint64_t *)(void *)sa, c) +
                             fl_counter_get((const uint64_t *)(void *)sb, c);

@@ -19,7 +19,10 @@ class FilterInfo:
     geometry: str  # in words, e.g. "19372 blocks of 64 bytes, k = 6"
     hash: str  # "xxh3" or "xxh64"
     seed: int
-    keys: int  # inserts (Bloom: duplicates included; cuckoo: stored copies)
+    keys: int  # inserts (Bloom: duplicates included; cuckoo: stored copies); see keys_estimated
+    # True after a union of two filters that both held keys: keys is then the distinct keys
+    # estimated from the fill (their overlap is unknown), plus inserts since; clear() resets it
+    keys_estimated: bool
     bytes: int  # payload bytes
     bits_set: int  # Bloom: set bits (counting: nonzero counters); cuckoo: occupied slots
     fill: float

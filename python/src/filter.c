@@ -438,6 +438,7 @@ static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
         flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
         flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
         flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||
+        flpy_set(d, "keys_estimated", PyBool_FromLong(in.keys_estimated)) < 0 ||
         flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
         flpy_set(d, "bits_set", PyLong_FromUnsignedLongLong(in.bits_set)) < 0 ||
         flpy_set(d, "fill", PyFloat_FromDouble(in.fill)) < 0 ||
@@ -523,7 +524,9 @@ static PyMethodDef Filter_methods[] = {
      "hash(key)\n--\n\nThe 64-bit hash this filter uses for key (what the *_hash calls take)."},
     {"merge", (PyCFunction)flpy_merge, METH_O,
      "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
-     "and seed (ValueError otherwise). Counting filters add counters (saturating)."},
+     "and seed (ValueError otherwise). Counting filters add counters (saturating). When both "
+     "held keys, len() and info().keys become the distinct keys estimated from the fill "
+     "(info().keys_estimated is True), so info().predicted_fpr describes the bit array."},
     {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
     {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
      "clear()\n--\n\nRemoves every key; the geometry stays."},
@@ -589,8 +592,9 @@ static PyTypeObject Filter_Type = {
               "An approximate-membership filter of any variant: classic, block512, split256, "
               "reg64, cuckoo, counting, counting512.\n\n"
               "Sized for n keys at false-positive rate fpr, or given an explicit geometry "
-              "(units of the variant and k). len() is the number of inserts; `key in f` "
-              "tests one key; `a | b` is a new union, `a |= b` merges in place.",
+              "(units of the variant and k). len() is the number of inserts (after a union "
+              "of two filters that both held keys: the distinct keys estimated from the fill); "
+              "`key in f` tests one key; `a | b` is a new union, `a |= b` merges in place.",
     .tp_methods = Filter_methods,
     .tp_getset = Filter_getset,
     .tp_new = Filter_new,

@@ -115,6 +115,38 @@ def test_union(variant):
         a.merge("not a filter")
 
 
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "cuckoo"])
+def test_union_predicts_from_the_fill(variant):
+    # g |= f with f g's copy holds the same keys: the count is read back from the fill (a sum
+    # of the counts predicted 12% for a 1% filter) and the prediction is the filter's own.
+    n = 1_000_000
+    keys = np.random.default_rng(7).integers(0, 2**64, size=n, dtype=np.uint64)
+    f = fl.Filter(n=n, fpr=0.01, variant=variant)
+    f.add_many(keys)
+    alone = f.info()
+    assert alone.keys == n and not alone.keys_estimated
+    g = f.copy()
+    g |= f
+    both = g.info()
+    assert both.keys_estimated and len(g) == both.keys
+    assert abs(both.keys / n - 1) < 0.01
+    assert abs(both.predicted_fpr / alone.predicted_fpr - 1) < 0.01
+    # Two disjoint halves: what one filter of all the keys predicts.
+    lo = fl.Filter(n=n, fpr=0.01, variant=variant)
+    hi = fl.Filter(n=n, fpr=0.01, variant=variant)
+    lo.add_many(keys[: n // 2])
+    hi.add_many(keys[n // 2:])
+    u = (lo | hi).info()
+    assert u.keys_estimated and u.keys <= n
+    assert abs(u.predicted_fpr / alone.predicted_fpr - 1) < 0.03
+    # With an empty filter the count stays exact; clear() makes it exact again.
+    e = fl.Filter(n=n, fpr=0.01, variant=variant)
+    e |= f
+    assert e.info().keys == n and not e.info().keys_estimated
+    g.clear()
+    assert not g.info().keys_estimated and len(g) == 0
+
+
 def test_cuckoo_has_no_union_and_fills():
     a = fl.Filter(units=4, k=8, variant="cuckoo")
     with pytest.raises(ValueError):
