@@ -13,27 +13,17 @@
 
 #define HLL_FILE_CAP ((size_t)1 << 20) /* a Redis HLL string is at most ~32 KiB sparse */
 
-/* Loads a Redis HLL string file; names the kind of a filterlab file when given one. */
+/* Loads a Redis HLL string file; a filterlab file is named with its commands (kinds.c). */
 static int load_hll(const char *path, fl_hll **out) {
     unsigned char *buf;
     size_t len;
     int rc = cli_read_file(path, HLL_FILE_CAP, &buf, &len);
     if (rc != EXIT_OK) return rc;
     fl_status s = fl_hll_import_redis(buf, len, out);
-    uint32_t kind = 0;
-    int filterlab_file = s != FL_OK && fl_file_kind_mem(buf, len, &kind) == FL_OK;
+    uint32_t kind = s != FL_OK ? cli_mem_kind(buf, len) : 0;
     free(buf);
     if (s == FL_OK) return EXIT_OK;
-    if (filterlab_file && kind == FL_FILE_COUNT_MIN)
-        return cli_fail(EXIT_DATA,
-                        "%s: is a Count-Min sketch, not a HyperLogLog (use 'filterlab freq' or "
-                        "'filterlab top' on it)",
-                        path);
-    if (filterlab_file)
-        return cli_fail(EXIT_DATA,
-                        "%s: is a filterlab filter file, not a HyperLogLog (use 'filterlab "
-                        "info' or 'filterlab query' on it)",
-                        path);
+    if (kind && kind != CLI_KIND_HLL) return cli_wrong_kind(path, kind, "a HyperLogLog");
     return cli_fail(EXIT_DATA, "%s: %s", path, fl_strerror(s));
 }
 
@@ -84,15 +74,29 @@ static void count_help(void) {
              "                 14 only); load it into Redis with SET, or with redis-cli -x SET\n"
              "  -h, --help     show this help\n"
              "\n"
-             "FILE '-' or no FILE (and no --from): standard input. Lines are keys without their\n"
-             "'\\n' or '\\r\\n'.\n");
+             "FILE '-' or no FILE (and no --from): standard input. Lines are keys without\n"
+             "their '\\n' or '\\r\\n'.\n");
 }
 
 static void merge_help(void) {
     cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
              "\n"
              "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
-             "prints its count and with -o saves it (a dense input makes it dense).\n");
+             "prints its count and with -o saves it (a dense input makes it dense).\n"
+             "\n"
+             "Options:\n"
+             "  -o, --output OUT  save the union as the Redis string ('-': stdout)\n"
+             "  -h, --help        show this help\n");
+}
+
+static void info_help(void) {
+    cli_outf("Usage: filterlab hll-info HLL\n"
+             "\n"
+             "Describe a Redis HyperLogLog string: precision, encoding, size, registers set,\n"
+             "the cached count and the estimate.\n"
+             "\n"
+             "Options:\n"
+             "  -h, --help  show this help\n");
 }
 
 int cmd_count(int argc, char **argv, const cli_globals *g) {
@@ -182,13 +186,11 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
 int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-info";
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        cli_outf("Usage: filterlab hll-info HLL\n\nDescribe a Redis HyperLogLog string.\n");
-        return EXIT_OK;
-    }
-    if (argc != 2) return cli_usage_error(CMD, "give one HLL file");
+    int rc = cli_help_only(CMD, argc, argv, info_help);
+    if (rc >= 0) return rc;
+    if ((rc = cli_one_operand(CMD, argc, argv, "HLL")) != EXIT_OK) return rc;
     fl_hll *h;
-    int rc = load_hll(argv[1], &h);
+    rc = load_hll(argv[optind], &h);
     if (rc != EXIT_OK) return rc;
     fl_hll_info in;
     uint64_t est = 0;

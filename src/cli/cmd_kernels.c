@@ -14,9 +14,9 @@ static void help(void)
         "Usage: filterlab [--kernel NAME] kernels\n"
         "\n"
         "List the compiled kernels: whether this CPU and OS can run each, whether it runs\n"
-        "through emulation (SIMDe on a foreign ISA: correct, not fast) and the CPU features\n"
-        "it needs; then the selected kernel and why it was chosen.\n"
-        "Select one with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
+        "through emulation (SIMDe on a foreign ISA: correct, not fast) and the CPU\n"
+        "features it needs; then the selected kernel and why it was chosen. Select one\n"
+        "with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
         "\n"
         "Options:\n"
         "  -h, --help  show this help\n");

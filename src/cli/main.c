@@ -109,18 +109,10 @@ int main(int argc, char **argv)
     };
     const char *kernel = NULL;
 
-    enum { OPT_KERNEL = 256, OPT_MAX_BYTES };
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-        {NULL, 0, NULL, 0},
-    };
     cli_getopt_reset();
     int c;
     /* '+': stop at the subcommand, whose options are its own. */
-    while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:hV", cli_global_options, NULL)) != -1) {
         switch (c) {
         case 'h':
             usage();
@@ -128,10 +120,10 @@ int main(int argc, char **argv)
         case 'V':
             cli_outf("filterlab %s\n", FILTERLAB_CLI_VERSION);
             return cli_out_finish(0);
-        case OPT_KERNEL:
+        case CLI_OPT_KERNEL:
             kernel = optarg;
             break;
-        case OPT_MAX_BYTES:
+        case CLI_OPT_MAX_BYTES:
             if (cli_parse_size(NULL, "--max-bytes", optarg, &g.max_bytes) < 0)
                 return EXIT_USAGE;
             g.max_bytes_set = 1;
