@@ -1102,6 +1102,19 @@ t_help_lists_variants() {
     for coder in golomb zstd; do
         grep -q "$coder" compress.help || fail "compress --help omits $coder"
     done
+    # build-static: every type its help lists builds, and its error names the same ones
+    "$FL" build-static --help | awk '/^Types:/ { on = 1; next } /^$/ { on = 0 }
+        on && /^  [a-z]/ { print $1 }' >static.types
+    [ "$(wc -l <static.types)" -ge 4 ] || fail "build-static types: $(cat static.types)"
+    printf 'a\t1\nb\t2\n' >kv.txt
+    while read -r t; do
+        case $t in bloomier*) vb="--value-bits 4" ;; *) vb= ;; esac
+        # shellcheck disable=SC2086
+        expect_ok "$FL" build-static --type "$t" $vb --input kv.txt -o s.$t
+        [ -s "s.$t" ] || fail "build-static --type $t wrote nothing"
+    done <static.types
+    expect_error 1 "$FL" build-static --type bogus -o x
+    grep -q "($(paste -sd, static.types | sed 's/,/, /g'))" err || fail "$(cat err)"
 }
 check "help texts list the variants the library describes, as the commands accept them" t_help_lists_variants
 
