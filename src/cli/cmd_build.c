@@ -37,7 +37,8 @@ static void help(void)
         "  --hash H            xxh3 or xxh64 (default: xxh64 for split256, Parquet's\n"
         "                      hash; xxh3 otherwise)\n"
         "  --input FILE        read keys from FILE ('-' or absent: standard input)\n"
-        "  -o, --output FILTER write the filter here ('-': standard output)\n"
+        "  -o, --output FILTER\n"
+        "                      write the filter here ('-': standard output)\n"
         );
     char may_fill[64] = "";
     for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++)

@@ -146,8 +146,7 @@ static int sizing_given(const sizing *z) {
     "  --seed S       hash seed (default 0)\n"
 
 static void freq_help(void) {
-    cli_outf("Usage: filterlab freq [SIZING] [--top K] [--from SKETCH] [-o OUT] [--query FILE]\n"
-             "                      [--info] [FILE...]\n"
+    cli_outf("Usage: filterlab freq [SIZING] [--top K] [--from SKETCH] [OPTIONS] [FILE...]\n"
              "\n"
              "Count lines in a Count-Min sketch (Cormode and Muthukrishnan 2005): estimates\n"
              "are never below the true counts.\n"

@@ -64,8 +64,7 @@ static void help_compress(void)
     cli_variant_list(CLI_VARIANTS_BIT_ARRAYS, " or ", types, sizeof types);
     cli_coder_list(" or ", coders, sizeof coders);
     cli_outf("Usage: filterlab compress FILTER -o OUT [--coder NAME] [--chunk BYTES]\n"
-             "       filterlab compress --n N (--bits-per-key Z | --fpr P) [--type TYPE]\n"
-             "                          [--input FILE] -o OUT [--coder NAME] [--chunk BYTES]\n"
+             "  or:  filterlab compress --n N (--bits-per-key Z | --fpr P) [OPTIONS] -o OUT\n"
              "\n");
     cli_help_wrap(0, 0,
                   "Write a compressed Bloom filter (Mitzenmacher 2002): the bit array in chunks "

@@ -13,8 +13,7 @@ static const char *const CMD = "dedup";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--no-grow] [--strict] [-v]\n"
-        "                       [--input FILE]\n"
+        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--no-grow] [OPTIONS]\n"
         "\n"
         "Print each input line the first time it is seen, like awk '!seen[$0]++', in\n"
         "bounded memory. A line the filter reports as maybe seen is dropped: a duplicate\n"

@@ -53,8 +53,7 @@ static void help_layered_build(void)
 {
     char variants[128];
     cli_variant_list(CLI_VARIANTS_NEVER_FULL, " or ", variants, sizeof variants);
-    cli_outf("Usage: filterlab layered-build --layers R --n N --fpr P [--variant NAME]\n"
-             "                               [--seed S] [--input FILE] -o OUT\n"
+    cli_outf("Usage: filterlab layered-build --layers R --n N --fpr P [OPTIONS] -o OUT\n"
              "\n");
     cli_help_wrap(0, 0,
                   "Build a layered Bloom filter (seed 004, 4.11.3): R Bloom filters that count "

@@ -1051,6 +1051,17 @@ check "compressed Bloom filters: both coders round-trip, chunked queries, errors
 # The commands `filterlab --help` lists (the dispatch table's rows).
 commands() { "$FL" --help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }'; }
 
+t_main_help() {
+    expect_ok "$FL" --help
+    # one line per command (man/mkman.sh and help2man read it so), name and summary apart
+    awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 }
+         on && !/^  [a-z0-9-]+  +[^ ]/ { exit 1 }' out || fail "a wrapped command: $(cat out)"
+    grep -q '^Options' out || fail "no Options section"
+    grep -Eq '^  -h, --help +show this help$' out || fail "no -h, --help line"
+    awk 'length($0) > 80 { exit 1 }' out || fail "a line over 80 columns"
+}
+check "filterlab --help: one line per command, Options, 80 columns" t_main_help
+
 t_help_every_command() {
     local cmds
     cmds=$(commands)
@@ -1059,6 +1070,9 @@ t_help_every_command() {
         expect_ok "$FL" "$c" --help
         head -1 out | grep -Eq "^Usage: filterlab (\[[^]]*\] )*$c( |$)" ||
             fail "$c --help: no usage line first"
+        # more usage lines start with "  or:" (help2man's SYNOPSIS takes them so)
+        awk -v c="$c" 'NR > 1 && /^$/ { exit } NR > 1 && index($0, "  or:  filterlab " c) != 1 { exit 1 }' out ||
+            fail "$c --help: a usage line that is not '  or:  filterlab $c'"
         # a description: a paragraph after the usage lines, before the Options section
         awk '/^$/ { blank = 1; next } blank && /^[A-Z]/ && !/^Options:/ { ok = 1 }
              /^Options:$/ { exit } END { exit !ok }' out || fail "$c --help: no description"
