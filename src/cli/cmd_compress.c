@@ -247,6 +247,9 @@ int cmd_compress(int argc, char **argv, const cli_globals *g)
     if (planned && optind < argc)
         return cli_usage_error(CMD, "a FILTER to compress ('%s') and the options that build a "
                                "planned filter (--n, --input, ...) are alternatives", argv[optind]);
+    if (!planned && optind == argc)
+        return cli_usage_error(CMD, "give a FILTER to compress, or --n with --bits-per-key or "
+                               "--fpr to build a planned one");
     int rc = cli_output_operands(CMD, argc, argv, planned ? NULL : "FILTER");
     if (rc != EXIT_OK)
         return rc;

@@ -154,6 +154,13 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--layers must be 1..%u", FL_LBF_LAYERS_MAX);
     if (cfg.capacity < 1 || !have_fpr)
         return cli_usage_error(CMD, "--n (at least 1) and --fpr are required");
+    /* A layer must take every add: a variant that may refuse a key cannot be one. */
+    if (cfg.variant && !cli_variant_in(CLI_VARIANTS_NEVER_FULL, cfg.variant)) {
+        char list[128];
+        cli_variant_list(CLI_VARIANTS_NEVER_FULL, ", ", list, sizeof list);
+        return cli_usage_error(CMD, "--variant %s: a layer must take every key (%s do)",
+                               fl_variant_name(cfg.variant), list);
+    }
     cfg.layers = (uint32_t)layers;
     fl_lbf *l = NULL;
     fl_status s = fl_lbf_create(&cfg, &l);
