@@ -166,9 +166,6 @@ uint32_t cli_file_kind(const char *path);
 uint32_t cli_mem_kind(const void *buf, size_t len);
 /* "'PATH' is KIND, not WANT (use 'filterlab CMD' on it)"; returns EXIT_DATA. */
 int cli_wrong_kind(const char *path, uint32_t kind, const char *want);
-/* EXIT_OK unless path is a regular file of a known kind outside `accept` (bits 1u << kind),
- * for which it prints cli_wrong_kind's line naming `want` and returns EXIT_DATA. */
-int cli_expect_kind(const char *path, uint32_t accept, const char *want);
 /* One line for a failed load of `path`, which should have held `want` ("a filter"): a file
  * of another kind is named with its commands; err is errno right after the load; max_bytes
  * the limit the load had (0: none). Returns EXIT_DATA. */

@@ -94,14 +94,6 @@ int cli_wrong_kind(const char *path, uint32_t kind, const char *want)
                     r->commands);
 }
 
-int cli_expect_kind(const char *path, uint32_t accept, const char *want)
-{
-    uint32_t kind = cli_file_kind(path);
-    if (kind == 0 || (kind < 32 && (accept & (1u << kind))))
-        return EXIT_OK;
-    return cli_wrong_kind(path, kind, want);
-}
-
 int cli_load_error(const char *path, fl_status s, int err, const char *want,
                    size_t max_bytes)
 {

@@ -18,7 +18,7 @@ const struct option cli_global_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* The placeholder of a global option's value in messages (main.c's usage uses the same). */
+/* The placeholder of a global option's value in messages, as main.c's usage names it. */
 const char *cli_global_metavar(int val)
 {
     return val == CLI_OPT_KERNEL ? "NAME" : val == CLI_OPT_MAX_BYTES ? "SIZE" : "";
