@@ -270,7 +270,7 @@ def test_cli_compressed_query_equals_python(cli, tmp_path, coder):
     flt, cbf = tmp_path / "b.flt", tmp_path / "b.cbf"
     cli("build", "--type", "block512", "--n", 2000, "--fpr", 0.02, "--seed", 8, "-o", flt,
         stdin=lines(present))
-    cli("compress", flt, cbf, "--coder", coder, "--chunk", 256)
+    cli("compress", flt, "-o", cbf, "--coder", coder, "--chunk", 256)
     c = fl.CompressedBloom.load(cbf)
     assert c.info().coder == coder and c.info().chunk_bytes == 256 and c.seed == 8
     out, _ = cli("compressed-query", cbf, stdin=lines(probe))
@@ -284,5 +284,5 @@ def test_cli_compressed_query_equals_python(cli, tmp_path, coder):
     out, _ = cli("compressed-query", mine_path, stdin=lines(probe))
     assert positives(out) == [k for k, hit in zip(probe, f.contains_many(probe)) if hit]
     back = tmp_path / "back.flt"
-    cli("decompress", mine_path, back)
+    cli("decompress", mine_path, "-o", back)
     assert back.read_bytes() == f.to_bytes()

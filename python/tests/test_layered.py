@@ -288,7 +288,7 @@ def test_cli_counts_equal_python(cli, tmp_path, variant):
     adds = [k for i, k in enumerate(keyset("url", 400)) for _ in range(i % 5)]
     probe = keyset("url", 400) + keyset("never", 400)
     path = tmp_path / "c.lbf"
-    cli("layered-build", path, "--layers", 3, "--n", 400, "--fpr", 0.01, "--variant", variant,
+    cli("layered-build", "-o", path, "--layers", 3, "--n", 400, "--fpr", 0.01, "--variant", variant,
         "--seed", 21, stdin=lines(adds))
     lb = fl.LayeredBloom.load(path)
     assert lb.layers == 3 and lb.seed == 21 and lb.info().variant == variant

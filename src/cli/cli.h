@@ -8,6 +8,7 @@
 #ifndef FL_CLI_H
 #define FL_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +74,11 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int 
 int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A usage error of subcommand `cmd`: one line ending with a pointer to --help; returns 1. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* A user-supplied value for a message: single-quoted, non-printable bytes as \xNN, cut
+ * after CLI_QUOTE_MAX bytes with "...". A buffer of CLI_QUOTE_BUF bytes always suffices. */
+#define CLI_QUOTE_MAX 40
+#define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
+void cli_quote(const char *s, char *buf, size_t cap);
 /* The last cases of every subcommand's option switch: -h/--help prints the command's help
  * and succeeds; an option getopt did not recognise (or one missing its value) is a usage
  * error naming it. */
@@ -83,18 +89,24 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
     default:                                                                                \
         return cli_getopt_error((cmd), c, argv)
 
-/* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0). */
+/* ---- options.c: the global options and the shared end of every subcommand's parser ---- */
+/* The options given before the subcommand, as main.c parses them (getopt_long's table);
+ * a subcommand that meets one of them says it is global (cli_getopt_error). */
+enum { CLI_OPT_KERNEL = 256, CLI_OPT_MAX_BYTES };
+extern const struct option cli_global_options[];
+/* "NAME" for --kernel, "SIZE" for --max-bytes: their values' placeholder. */
+const char *cli_global_metavar(int val);
+/* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0); a
+ * global option given after the subcommand gets a line showing where it goes. */
 int cli_getopt_error(const char *cmd, int c, char **argv);
-/* A user-supplied value for a message: single-quoted, non-printable bytes as \xNN, cut
- * after CLI_QUOTE_MAX bytes with "...". A buffer of CLI_QUOTE_BUF bytes always suffices. */
-#define CLI_QUOTE_MAX 40
-#define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
-void cli_quote(const char *s, char *buf, size_t cap);
 /* Parses a subcommand that takes no option but -h/--help: returns -1 to go on (optind is
  * then the first operand), else the exit status (help printed, or a usage error). */
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
+/* After getopt, for a command whose output is -o OUT: exactly one operand named `input`
+ * (none if NULL); an extra one is refused with a line that points to -o. EXIT_OK or 1. */
+int cli_output_operands(const char *cmd, int argc, char **argv, const char *input);
 /* After getopt: no operand at all; EXIT_OK or 1. */
 int cli_no_operand(const char *cmd, int argc, char **argv);
 /* After getopt, for commands sized by --n and --fpr: no operand, both given, n >= 1. */
@@ -102,6 +114,27 @@ int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have
                     uint64_t n);
 /* Resets getopt for a fresh scan of a subcommand's argv. */
 void cli_getopt_reset(void);
+
+/* ---- help.c: help texts' generated parts ---- */
+/* The variants a command takes, judged by their descriptors (fl_variant_describe). */
+typedef enum cli_variant_set {
+    CLI_VARIANTS_ALL,
+    CLI_VARIANTS_NEVER_FULL, /* no FL_CAP_MAY_FILL: chains and layers, which must take a key */
+    CLI_VARIANTS_BIT_ARRAYS, /* plain Bloom bit arrays (no slots, no counters): compressible */
+    CLI_VARIANTS_DELETE,     /* FL_CAP_DELETE */
+} cli_variant_set;
+int cli_variant_in(cli_variant_set set, fl_variant v);
+/* "classic, block512, reg64 or counting": the set's names in variant order, `last` (" or ",
+ * " and ", ", ") before the final one. 128 bytes hold every list. */
+void cli_variant_list(cli_variant_set set, const char *last, char *buf, size_t cap);
+/* The chunk coders (fl_coder_name), the same way: "golomb or zstd". */
+void cli_coder_list(const char *last, char *buf, size_t cap);
+/* Prints `text` word-wrapped to the help width; continuation lines (and the lines after a
+ * '\n' in text) start at column `indent`, the first line's text at column `first`. */
+void cli_help_wrap(size_t indent, size_t first, const char *text);
+/* One option of an Options section: "  NAME", its description (printf format) starting at
+ * column `col` and wrapped under it. A NAME too wide starts the description a line below. */
+void cli_help_option(size_t col, const char *name, const char *fmt, ...) CLI_PRINTF(3, 4);
 
 /* ---- util.c: parsing. Each prints its own usage error and returns -1 on failure. ---- */
 /* A count: decimal digits, or a float literal that is an exact integer (1e6, 2.5e3). */
@@ -122,7 +155,24 @@ void cli_human_bytes(uint64_t bytes, char *buf, size_t cap);
 void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap);
 const char *cli_hash_name(fl_hash_id h);
 
-/* ---- util.c: filters and files ---- */
+/* ---- kinds.c: what a file holds, and the commands for each kind ---- */
+/* A Redis HyperLogLog string: not a filterlab container, but a file the CLI reads. */
+enum { CLI_KIND_HLL = 31 };
+/* "a layered Bloom filter": the kind's name in messages. */
+const char *cli_kind_name(uint32_t kind);
+/* The kind (fl_file_kind or CLI_KIND_HLL) of a regular file, or of a buffer; 0 when it is
+ * neither (or not a regular file: a pipe is its loader's to read). errno is left alone. */
+uint32_t cli_file_kind(const char *path);
+uint32_t cli_mem_kind(const void *buf, size_t len);
+/* "'PATH' is KIND, not WANT (use 'filterlab CMD' on it)"; returns EXIT_DATA. */
+int cli_wrong_kind(const char *path, uint32_t kind, const char *want);
+/* One line for a failed load of `path`, which should have held `want` ("a filter"): a file
+ * of another kind is named with its commands; err is errno right after the load; max_bytes
+ * the limit the load had (0: none). Returns EXIT_DATA. */
+int cli_load_error(const char *path, fl_status s, int err, const char *want,
+                   size_t max_bytes);
+
+/* ---- util.c: filters and files (the cli_load_* calls: load.c) ---- */
 /* fl_create; on failure prints "CMD: cannot create ..." and returns EXIT_DATA (out of
  * memory) or EXIT_USAGE (the request). */
 int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);

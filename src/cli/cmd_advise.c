@@ -37,7 +37,8 @@ static void help(void)
         "                 nearest measured hit rate is used)\n"
         "  --static       the key set does not change after it is built: also offer a\n"
         "                 static filter (binary fuse, 'filterlab build-static'), which\n"
-        "                 cannot take keys later but needs ~1.13 x log2(1/FPR) bits per key\n"
+        "                 cannot take keys later but needs ~1.13 x log2(1/FPR) bits\n"
+        "                 per key\n"
         "  -h, --help     show this help\n"
         "\n"
         "Without result files it prints how to produce them and exits with status 2.\n");

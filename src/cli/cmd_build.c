@@ -20,28 +20,41 @@ static void help(void)
         "Insert every line of the input as a key and save the filter to FILTER.\n"
         "\n"
         "Sizing (one of):\n"
-        "  --n N --fpr P       the smallest filter holding N keys at false positive rate P\n"
-        "  --bits M [--k K]    about M bits (rounded up to whole units); without --k, K is\n"
-        "                      picked for --n keys if given, else 7 (split256: 8, cuckoo: 16)\n"
+        "  --n N --fpr P       the smallest filter holding N keys at false positive\n"
+        "                      rate P\n"
+        "  --bits M [--k K]    about M bits (rounded up to whole units); without --k, K\n"
+        "                      is picked for --n keys if given, else 7 (split256: 8,\n"
+        "                      cuckoo: 16)\n"
         "  --units U --k K     exact geometry: U words/blocks/buckets, K bits per key\n"
         "                      (cuckoo: K = fingerprint bits, 8 or 16)\n"
         "\n"
-        "Options:\n"
-        "  --type TYPE         classic, block512, split256, reg64 or cuckoo (required)\n"
+        "Options:\n");
+    char types[128];
+    cli_variant_list(CLI_VARIANTS_ALL, " or ", types, sizeof types);
+    cli_help_option(22, "--type TYPE", "%s (required)", types);
+    cli_outf(
         "  --seed S            hash seed (decimal or 0x hex; default 0)\n"
         "  --hash H            xxh3 or xxh64 (default: xxh64 for split256, Parquet's\n"
         "                      hash; xxh3 otherwise)\n"
         "  --input FILE        read keys from FILE ('-' or absent: standard input)\n"
-        "  -o, --output FILTER write the filter here ('-': standard output)\n"
-        "  --grow              save a scalable Bloom filter (Almeida et al. 2007) instead:\n"
-        "                      its first sub-filter holds --n keys, and it grows past them\n"
-        "                      with its FPR staying under --fpr (needs --n --fpr; not\n"
-        "                      cuckoo); a key already reported is not added again\n"
+        "  -o, --output FILTER\n"
+        "                      write the filter here ('-': standard output)\n"
+        );
+    char may_fill[64] = "";
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++)
+        if (!cli_variant_in(CLI_VARIANTS_NEVER_FULL, (fl_variant)v))
+            snprintf(may_fill + strlen(may_fill), sizeof may_fill - strlen(may_fill), "%s%s",
+                     may_fill[0] ? ", " : "", fl_variant_name((fl_variant)v));
+    cli_help_option(22, "--grow", "save a scalable Bloom filter (Almeida et al. 2007) instead: "
+                    "its first sub-filter holds --n keys, and it grows past them with its FPR "
+                    "staying under --fpr (needs --n --fpr; not %s); a key already reported is "
+                    "not added again", may_fill);
+    cli_outf(
         "  --growth G          capacity factor between sub-filters, >= 1 (default 2,\n"
         "                      RedisBloom's EXPANSION); implies --grow\n"
-        "  --unique            skip keys the filter already reports (keeps duplicate lines\n"
-        "                      from filling cuckoo buckets; the key count then counts\n"
-        "                      distinct-looking keys)\n"
+        "  --unique            skip keys the filter already reports (keeps duplicate\n"
+        "                      lines from filling cuckoo buckets; the key count then\n"
+        "                      counts distinct-looking keys)\n"
         "  -v, --verbose       print a summary on standard error\n"
         "  -h, --help          show this help\n"
         "\n"

@@ -15,33 +15,12 @@
 
 #include "cli.h"
 
-/* Loads a sketch; names the other kinds of file it may be given. */
+/* Loads a sketch; a file of another kind is named with its commands (kinds.c). */
 static int load_cms(const char *path, size_t max_bytes, fl_cms **out) {
     fl_status s = fl_cms_load_file(path, max_bytes, out);
     int err = errno;
     if (s == FL_OK) return EXIT_OK;
-    char q[CLI_QUOTE_BUF];
-    cli_quote(path, q, sizeof q);
-    if (s == FL_ERR_WRONG_KIND)
-        return cli_fail(EXIT_DATA,
-                        "%s: is a filterlab file of another kind (a filter?), not a Count-Min "
-                        "sketch (use 'filterlab info' on it)",
-                        q);
-    if (s == FL_ERR_BAD_MAGIC) {
-        unsigned char *buf;
-        size_t len;
-        if (cli_read_file(path, 1 << 20, &buf, &len) == EXIT_OK) {
-            int hll = len >= 4 && memcmp(buf, "HYLL", 4) == 0;
-            free(buf);
-            if (hll)
-                return cli_fail(EXIT_DATA,
-                                "%s: is a Redis HyperLogLog string, not a Count-Min sketch (use "
-                                "'filterlab hll-info' on it)",
-                                q);
-        }
-    }
-    if (s == FL_ERR_IO) return cli_fail(EXIT_DATA, "%s: %s", q, strerror(err));
-    return cli_fail(EXIT_DATA, "%s: %s", q, fl_strerror(s));
+    return cli_load_error(path, s, err, cli_kind_name(FL_FILE_COUNT_MIN), max_bytes);
 }
 
 static int save_cms(const fl_cms *c, const char *path) {
@@ -187,7 +166,8 @@ static int sizing_given(const sizing *z) {
         {"conservative", no_argument, NULL, O_CONS}
 
 #define SIZING_HELP                                                                          \
-    "  --epsilon E --delta D  error bound: estimates exceed the true count by more than\n"  \
+    "  --epsilon E --delta D\n"                                                            \
+    "                 error bound: estimates exceed the true count by more than\n"          \
     "                 E * N with probability at most D; width ceil(e / E), depth\n"          \
     "                 ceil(ln(1 / D)) (defaults 0.001 and 0.01: 5 x 2719, 53 KiB)\n"          \
     "  --width W --depth D  the shape itself (depth 1..32)\n"                                \
@@ -195,14 +175,14 @@ static int sizing_given(const sizing *z) {
     "  --seed S       hash seed (default 0)\n"
 
 static void freq_help(void) {
-    cli_outf("Usage: filterlab freq [SIZING] [--top K] [--from SKETCH] [-o OUT] [--query FILE]\n"
-             "                      [--info] [FILE...]\n"
+    cli_outf("Usage: filterlab freq [SIZING] [--top K] [--from SKETCH] [OPTIONS] [FILE...]\n"
              "\n"
              "Count lines in a Count-Min sketch (Cormode and Muthukrishnan 2005): estimates\n"
              "are never below the true counts.\n"
              "\n"
              "Options:\n" SIZING_HELP
-             "  --top K        keep the K most frequent lines as candidates for 'filterlab top'\n"
+             "  --top K        keep the K most frequent lines as candidates for\n"
+             "                 'filterlab top'\n"
              "  --from SKETCH  start from a saved sketch (sizing options are then refused);\n"
              "                 with no FILE, read no input\n"
              "  -o, --output OUT  save the sketch ('-': standard output)\n"

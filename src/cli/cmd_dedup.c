@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -13,38 +14,48 @@ static const char *const CMD = "dedup";
 static void help(void)
 {
     cli_outf(
-        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--no-grow] [--strict] [-v]\n"
-        "                       [--input FILE]\n"
+        "Usage: filterlab dedup --n N --fpr P [--type TYPE] [--no-grow] [OPTIONS]\n"
         "\n"
-        "Print each input line the first time it is seen, like awk '!seen[$0]++', in bounded\n"
-        "memory. A line the filter reports as maybe seen is dropped: a duplicate is never\n"
-        "printed, but up to P of the new lines are dropped too (false positives).\n"
+        "Print each input line the first time it is seen, like awk '!seen[$0]++', in\n"
+        "bounded memory. A line the filter reports as maybe seen is dropped: a duplicate\n"
+        "is never printed, but up to P of the new lines are dropped too (false\n"
+        "positives).\n"
         "\n"
-        "By default the filter grows with the input: a scalable Bloom filter (Almeida et al.\n"
-        "2007, RedisBloom's defaults: growth 2, tightening 0.5) whose first sub-filter holds N\n"
-        "lines and which adds larger ones as more arrive, so the share of new lines dropped\n"
-        "stays at most P however many distinct lines there are; memory grows about linearly\n"
-        "with them.\n"
+        "By default the filter grows with the input: a scalable Bloom filter (Almeida et\n"
+        "al. 2007, RedisBloom's defaults: growth 2, tightening 0.5) whose first\n"
+        "sub-filter holds N lines and which adds larger ones as more arrive, so the share\n"
+        "of new lines dropped stays at most P however many distinct lines there are;\n"
+        "memory grows about linearly with them.\n"
         "\n"
         "Options:\n"
         "  --n N         expected number of distinct lines (1e6 style is accepted)\n"
         "  --fpr P       false positive rate to stay under, 0 < P < 1\n"
-        "  --type TYPE   filter variant (default block512); cuckoo cannot be chained, so it\n"
-        "                runs fixed-size (as --no-grow) and a full one stops the run with\n"
-        "                exit status 2\n"
+        );
+    char types[128], fixed[128];
+    cli_variant_list(CLI_VARIANTS_ALL, ", ", types, sizeof types);
+    /* The variants that may refuse a key cannot be chained (fl_sbf_create refuses them). */
+    fixed[0] = '\0';
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++)
+        if (!cli_variant_in(CLI_VARIANTS_NEVER_FULL, (fl_variant)v))
+            snprintf(fixed + strlen(fixed), sizeof fixed - strlen(fixed), "%s%s",
+                     fixed[0] ? ", " : "", fl_variant_name((fl_variant)v));
+    cli_help_option(16, "--type TYPE", "filter variant: %s (default block512); %s cannot be "
+                    "chained, so it runs fixed-size (as --no-grow) and a full one stops the run "
+                    "with exit status 2", types, fixed);
+    cli_outf(
         "  --seed S      hash seed (default 0)\n"
         "  --input FILE  read lines from FILE ('-' or absent: standard input)\n"
-        "  --no-grow     one filter of fixed size for N lines at P: memory is fixed, but past\n"
-        "                N the false positive rate, and so the share of new lines dropped,\n"
-        "                climbs towards 1\n"
+        "  --no-grow     one filter of fixed size for N lines at P: memory is fixed, but\n"
+        "                past N the false positive rate, and so the share of new lines\n"
+        "                dropped, climbs towards 1\n"
         "  --strict      more than N distinct lines is an error (exit status 2)\n"
         "  -v, --verbose print the filter's geometry and predicted FPR on standard error\n"
         "  -h, --help    show this help\n"
         "\n"
-        "With --no-grow, past N distinct lines dedup says so once on standard error, with the\n"
-        "FPR it then predicts, and a closing line says how far past N the run went (a cuckoo\n"
-        "filter instead stops with exit status 2 once it is full).\n"
-        "Lines are compared without their '\\n' or '\\r\\n' ending and printed with '\\n'.\n");
+        "With --no-grow, past N distinct lines dedup says so once on standard error, with\n"
+        "the FPR it then predicts, and a closing line says how far past N the run went (a\n"
+        "cuckoo filter instead stops with exit status 2 once it is full). Lines are\n"
+        "compared without their '\\n' or '\\r\\n' ending and printed with '\\n'.\n");
 }
 
 /* -v: the filter dedup runs on, before the first line. */

@@ -13,12 +13,14 @@ static const char *const CMD = "delete";
 
 static void help(void)
 {
+    char can[128];
+    cli_variant_list(CLI_VARIANTS_DELETE, " and ", can, sizeof can);
+    cli_outf("Usage: filterlab delete FILTER [--input FILE] [-o OUT]\n"
+             "\n");
+    cli_help_wrap(0, 0, "Delete every input line from FILTER, once per line, and write the "
+                  "result back to FILTER (or to OUT), replacing the file atomically.");
+    cli_outf("Only variants that can delete keys accept it: %s.\n", can);
     cli_outf(
-        "Usage: filterlab delete FILTER [--input FILE] [-o OUT]\n"
-        "\n"
-        "Delete every input line from FILTER, once per line, and write the result back to\n"
-        "FILTER (or to OUT), replacing the file atomically. Only variants that can delete\n"
-        "keys accept it (cuckoo, counting, counting512).\n"
         "\n"
         "All or nothing: if the filter refuses a key (a key it cannot hold, so one never\n"
         "inserted), nothing is written and the exit status is 2. Delete only keys you\n"
@@ -26,28 +28,13 @@ static void help(void)
         "positive) is deleted anyway and takes a count from other keys.\n"
         "\n"
         "Options:\n"
-        "  --input FILE  read keys from FILE ('-' or absent: standard input)\n"
-        "  -o, --output OUT  write the filter to OUT instead of FILTER ('-': standard output)\n"
-        "  -h, --help    show this help\n"
+        "  --input FILE      read keys from FILE ('-' or absent: standard input)\n"
+        "  -o, --output OUT  write the filter to OUT instead of FILTER ('-': standard\n"
+        "                    output)\n"
+        "  -h, --help        show this help\n"
         "\n"
         "Keys are read as for 'filterlab build'. The filter is loaded under the global\n"
         "--max-bytes limit.\n");
-}
-
-/* The variants that can delete, from their descriptors, for the error message. */
-static void deleting_variants(char *buf, size_t cap)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
-        fl_variant_info vi;
-        if (fl_variant_describe((fl_variant)v, &vi) != FL_OK || !(vi.caps & FL_CAP_DELETE))
-            continue;
-        int n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", vi.name);
-        if (n < 0 || (size_t)n >= cap - used)
-            break;
-        used += (size_t)n;
-    }
 }
 
 int cmd_delete(int argc, char **argv, const cli_globals *g)
@@ -84,7 +71,7 @@ int cmd_delete(int argc, char **argv, const cli_globals *g)
     fl_variant_describe(fl_get_variant(f), &vi);
     if (!(vi.caps & FL_CAP_DELETE)) {
         char can[128], q[CLI_QUOTE_BUF];
-        deleting_variants(can, sizeof can);
+        cli_variant_list(CLI_VARIANTS_DELETE, ", ", can, sizeof can);
         cli_quote(path, q, sizeof q);
         fl_free(f);
         return cli_fail(EXIT_DATA, "delete: %s is a %s filter, which cannot delete keys "

@@ -13,20 +13,19 @@
 
 #define HLL_FILE_CAP ((size_t)1 << 20) /* a Redis HLL string is at most ~32 KiB sparse */
 
-/* Loads a Redis HLL string file; names the kind of a filterlab file when given one. */
+/* Loads a Redis HLL string file; a filterlab file is named with its commands (kinds.c). */
 static int load_hll(const char *path, fl_hll **out) {
     unsigned char *buf;
     size_t len;
     int rc = cli_read_file(path, HLL_FILE_CAP, &buf, &len);
     if (rc != EXIT_OK) return rc;
     fl_status s = fl_hll_import_redis(buf, len, out);
-    uint32_t kind = 0;
-    int filterlab_file = s != FL_OK && fl_file_kind_mem(buf, len, &kind) == FL_OK;
+    uint32_t kind = s != FL_OK ? cli_mem_kind(buf, len) : 0;
     /* redis-cli prints a value followed by '\n', also with --raw and into a file: a sketch
      * saved with `redis-cli --raw GET key > file` has one byte too many. It is still refused
      * (a string with a byte more is not the one Redis holds), with the way out. */
     int newline = 0;
-    if (s != FL_OK && !filterlab_file && len > 0 && buf[len - 1] == '\n') {
+    if (s != FL_OK && (!kind || kind == CLI_KIND_HLL) && len > 0 && buf[len - 1] == '\n') {
         fl_hll *probe = NULL;
         newline = fl_hll_import_redis(buf, len - 1, &probe) == FL_OK;
         fl_hll_free(probe);
@@ -42,16 +41,7 @@ static int load_hll(const char *path, fl_hll **out) {
                         "head -c -1 %s > fixed.hll",
                         path, fl_strerror(s), q);
     }
-    if (filterlab_file && kind == FL_FILE_COUNT_MIN)
-        return cli_fail(EXIT_DATA,
-                        "%s: is a Count-Min sketch, not a HyperLogLog (use 'filterlab freq' or "
-                        "'filterlab top' on it)",
-                        path);
-    if (filterlab_file)
-        return cli_fail(EXIT_DATA,
-                        "%s: is a filterlab filter file, not a HyperLogLog (use 'filterlab "
-                        "info' or 'filterlab query' on it)",
-                        path);
+    if (kind && kind != CLI_KIND_HLL) return cli_wrong_kind(path, kind, "a HyperLogLog");
     return cli_fail(EXIT_DATA, "%s: %s", path, fl_strerror(s));
 }
 
@@ -102,15 +92,33 @@ static void count_help(void) {
              "                 14 only); load it into Redis with SET, or with redis-cli -x SET\n"
              "  -h, --help     show this help\n"
              "\n"
-             "FILE '-' or no FILE (and no --from): standard input. Lines are keys without their\n"
-             "'\\n' or '\\r\\n'.\n");
+             "FILE '-' or no FILE (and no --from): standard input. Lines are keys without\n"
+             "their '\\n' or '\\r\\n'.\n");
 }
 
 static void merge_help(void) {
     cli_outf("Usage: filterlab hll-merge [-o OUT] HLL...\n"
              "\n"
              "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
-             "prints its count and with -o saves it (a dense input makes it dense).\n");
+             "prints its count and with -o saves it (a dense input makes it dense).\n"
+             "\n"
+             "Options:\n"
+             "  -o, --output OUT  save the union as the Redis string ('-': stdout)\n"
+             "  -h, --help        show this help\n");
+}
+
+static void info_help(void) {
+    cli_outf("Usage: filterlab hll-info [--json] HLL\n"
+             "\n"
+             "Describe a Redis HyperLogLog string: precision, encoding, size, registers set,\n"
+             "the cached count and the estimate.\n"
+             "\n"
+             "Options:\n"
+             "  --json      one JSON object: file, kind (\"hyperloglog\"), precision,\n"
+             "              registers, std_error (a fraction), encoding (sparse, dense),\n"
+             "              bytes, registers_set, max_register, cache_valid, cached_count\n"
+             "              (the count in the header, stale unless cache_valid), estimate\n"
+             "  -h, --help  show this help\n");
 }
 
 int cmd_count(int argc, char **argv, const cli_globals *g) {
@@ -205,27 +213,29 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
 int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-info";
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        cli_outf("Usage: filterlab hll-info [--json] HLL\n\nDescribe a Redis HyperLogLog string.\n"
-                 "\n"
-                 "  --json  one JSON object: file, kind (\"hyperloglog\"), precision,\n"
-                 "          registers, std_error (a fraction), encoding (sparse, dense),\n"
-                 "          bytes, registers_set, max_register, cache_valid, cached_count\n"
-                 "          (the count in the header, stale unless cache_valid), estimate\n");
-        return EXIT_OK;
-    }
-    /* --json before or after the file */
-    int json = 0, files = 0;
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!json && strcmp(argv[i], "--json") == 0)
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            info_help();
+            return cli_out_finish(EXIT_OK);
+        }
+        if (c == 'j') {
             json = 1;
-        else
-            path = argv[i], files++;
+            continue;
+        }
+        return cli_getopt_error(CMD, c, argv);
     }
-    if (files != 1) return cli_usage_error(CMD, "give one HLL file");
+    int rc = cli_one_operand(CMD, argc, argv, "HLL");
+    if (rc != EXIT_OK) return rc;
+    const char *path = argv[optind];
     fl_hll *h;
-    int rc = load_hll(path, &h);
+    rc = load_hll(path, &h);
     if (rc != EXIT_OK) return rc;
     fl_hll_info in;
     uint64_t est = 0;

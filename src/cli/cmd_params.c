@@ -13,22 +13,28 @@ static void help(void)
     cli_outf(
         "Usage: filterlab params --n N --fpr P [--type TYPE] [--json]\n"
         "\n"
-        "Print the smallest geometry of every filter variant (or just TYPE) that holds N keys\n"
-        "with a predicted false positive rate of at most P, with its size and bits per key.\n"
-        "A variant that cannot reach P (e.g. cuckoo below ~1e-4) is listed with the reason.\n"
+        "Print the smallest geometry of every filter variant (or just TYPE) that holds N\n"
+        "keys with a predicted false positive rate of at most P, with its size and bits\n"
+        "per key. A variant that cannot reach P (e.g. cuckoo below ~1e-4) is listed with\n"
+        "the reason.\n"
         "\n"
         "Options:\n"
         "  --n N        number of keys (an integer; 1e6 style is accepted)\n"
-        "  --fpr P      target false positive rate, 0 < P < 1 (e.g. 0.01 or 1e-6)\n"
-        "  --type TYPE  only this variant: classic, block512, split256, reg64, cuckoo\n"
-        "  --json       one JSON object: n, fpr, variants [{variant, geometry {variant,\n"
-        "               units, k, description}, bytes, bits_per_key, predicted_fpr}, or\n"
-        "               {variant, error} for one that cannot reach P]\n"
-        "  -h, --help   show this help\n"
-        "\n"
-        "Units: classic and reg64 count 64-bit words, block512 64-byte blocks, split256\n"
-        "32-byte blocks, cuckoo 4-slot buckets. k is bits set per key (Bloom variants) or\n"
-        "fingerprint bits (cuckoo).\n");
+        "  --fpr P      target false positive rate, 0 < P < 1 (e.g. 0.01 or 1e-6)\n");
+    char types[128];
+    cli_variant_list(CLI_VARIANTS_ALL, ", ", types, sizeof types);
+    cli_help_option(15, "--type TYPE", "only this variant: %s", types);
+    cli_help_option(15, "--json", "one JSON object: n, fpr, variants [{variant, geometry "
+                    "{variant, units, k, description}, bytes, bits_per_key, predicted_fpr}, "
+                    "or {variant, error} for one that cannot reach P]");
+    cli_help_option(15, "-h, --help", "show this help");
+    /* What each variant's units and k are, from its descriptor. */
+    cli_outf("\nUnits (what the geometry counts) and k:\n");
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
+        fl_variant_info vi;
+        if (fl_variant_describe((fl_variant)v, &vi) == FL_OK)
+            cli_help_option(15, vi.name, "unit: %s; k: %s", vi.unit_name, vi.k_name);
+    }
 }
 
 /* Adds one variant's row; returns the library status. */

@@ -13,8 +13,9 @@ static void help(void)
     cli_outf(
         "Usage: filterlab query FILTER [--input FILE] [--mark | --count | --absent]\n"
         "\n"
-        "Look every input line up in FILTER (a filter or a scalable Bloom filter). By default print the lines that may be present\n"
-        "(false positives included, never a false negative), in input order.\n"
+        "Look every input line up in FILTER (a filter or a scalable Bloom filter). By\n"
+        "default print the lines that may be present (false positives included, never a\n"
+        "false negative), in input order.\n"
         "\n"
         "Options:\n"
         "  --input FILE  read keys from FILE ('-' or absent: standard input)\n"

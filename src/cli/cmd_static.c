@@ -19,31 +19,55 @@
 
 static const char *const CMD = "build-static";
 
+/* The --type values: one table for the parser, its errors and the help. */
+typedef struct static_type {
+    const char *name;
+    uint32_t arity;
+    int bloomier;     /* a key -> value map; else a binary fuse filter */
+    const char *help; /* its description in the help */
+} static_type;
+
+static const static_type types[] = {
+    {"fuse", 3, 0, "binary fuse filter, 3-wise (Graf and Lemire 2022): ~1.13 x bits per key "
+                   "at FPR 2^-bits, the smallest filter filterlab has"},
+    {"fuse4", 4, 0, "4-wise: ~1.08 x bits per key, slower to build and probe"},
+    {"bloomier", 3, 1, "a map from keys to values (lines KEY<TAB>VALUE, VALUE a decimal below "
+                       "2^--value-bits); other keys are reported absent with probability "
+                       "1 - 2^-(cell bits - value bits)"},
+    {"bloomier4", 4, 1, "the same, 4-wise"},
+};
+#define NTYPES (sizeof types / sizeof types[0])
+
+/* "fuse, fuse4, bloomier, bloomier4" for messages. */
+static void type_list(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < NTYPES; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? ", " : "", types[i].name);
+}
+
 static void help(void)
 {
+    cli_outf("Usage: filterlab build-static --type TYPE [OPTIONS] -o FILE\n"
+             "\n"
+             "Build a static structure from every line of the input (the whole set at once; it\n"
+             "cannot take keys later) and save it to FILE.\n"
+             "\n"
+             "Types:\n");
+    for (size_t i = 0; i < NTYPES; i++)
+        cli_help_option(14, types[i].name, "%s", types[i].help);
     cli_outf(
-        "Usage: filterlab build-static --type TYPE [OPTIONS] -o FILE\n"
-        "\n"
-        "Build a static structure from every line of the input (the whole set at once; it\n"
-        "cannot take keys later) and save it to FILE.\n"
-        "\n"
-        "Types:\n"
-        "  fuse        binary fuse filter, 3-wise (Graf and Lemire 2022): ~1.13 x bits\n"
-        "              per key at FPR 2^-bits, the smallest filter filterlab has\n"
-        "  fuse4       4-wise: ~1.08 x bits per key, slower to build and probe\n"
-        "  bloomier    a map from keys to values (lines KEY<TAB>VALUE, VALUE a decimal\n"
-        "              below 2^--value-bits); other keys are reported absent with\n"
-        "              probability 1 - 2^-(cell bits - value bits)\n"
-        "  bloomier4   the same, 4-wise\n"
         "\n"
         "Options:\n"
         "  --bits B          fuse: fingerprint bits, 8 or 16 (default 8: FPR 1/256);\n"
         "                    bloomier: cell bits, 16 or 32 (default: 16 if the values fit\n"
         "                    in 8 bits, else 32)\n"
         "  --value-bits V    bloomier: value width, 1..16 (required)\n"
-        "  --seed S          first construction seed (default 0; a failed try takes the next)\n"
+        "  --seed S          first construction seed (default 0; a failed try takes\n"
+        "                    the next)\n"
         "  --input FILE      read lines from FILE ('-' or absent: standard input)\n"
-        "  -o, --output FILE write the structure here ('-': standard output)\n"
+        "  -o, --output FILE\n"
+        "                    write the structure here ('-': standard output)\n"
         "  -v, --verbose     print a summary on standard error\n"
         "  -h, --help        show this help\n"
         "\n"
@@ -162,18 +186,23 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     int rc = cli_no_operand(CMD, argc, argv);
     if (rc != EXIT_OK)
         return rc;
+    char names[64];
+    type_list(names, sizeof names);
     if (!type)
-        return cli_usage_error(CMD, "--type is required (fuse, fuse4, bloomier, bloomier4)");
+        return cli_usage_error(CMD, "--type is required (%s)", names);
     if (!output)
         return cli_usage_error(CMD, "-o FILE is required");
-    int bloomier = !strcmp(type, "bloomier") || !strcmp(type, "bloomier4");
-    int fuse = !strcmp(type, "fuse") || !strcmp(type, "fuse4");
-    if (!fuse && !bloomier) {
+    const static_type *t = NULL;
+    for (size_t i = 0; i < NTYPES; i++)
+        if (strcmp(type, types[i].name) == 0)
+            t = &types[i];
+    if (!t) {
         char q[CLI_QUOTE_BUF];
         cli_quote(type, q, sizeof q);
-        return cli_usage_error(CMD, "unknown --type %s (fuse, fuse4, bloomier, bloomier4)", q);
+        return cli_usage_error(CMD, "unknown --type %s (%s)", q, names);
     }
-    uint32_t arity = type[strlen(type) - 1] == '4' ? 4 : 3;
+    int bloomier = t->bloomier, fuse = !t->bloomier;
+    uint32_t arity = t->arity;
     if (fuse && bits && bits != 8 && bits != 16)
         return cli_usage_error(CMD, "--bits must be 8 or 16 for a fuse filter");
     if (fuse && vbits)

@@ -1,7 +1,8 @@
 /*
  * Seed 004's variants on the command line: layered Bloom filters (layered-build,
- * layered-count), compressed Bloom filters (compress, decompress, compressed-query), and what
- * `filterlab info` prints for both (cli_info_variants004).
+ * layered-count), and what `filterlab info` prints for them and for compressed Bloom
+ * filters (cli_info_variants004; compress, decompress and compressed-query are
+ * cmd_compress.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,45 +14,65 @@
 
 /* ---- shared ----------------------------------------------------------------------------- */
 
-static int save_status(const char *path, fl_status s)
+static int save_lbf(const fl_lbf *l, const char *path)
 {
+    if (strcmp(path, "-") == 0) { /* standard output: serialized whole, then written */
+        size_t need = fl_lbf_serialized_size(l), written = 0;
+        unsigned char *buf = malloc(need ? need : 1);
+        if (!buf)
+            return cli_fail(EXIT_DATA, "out of memory serializing the layered filter");
+        fl_status s = fl_lbf_save_mem(l, buf, need, &written);
+        int rc = s == FL_OK ? cli_write_file(path, buf, written)
+                            : cli_fail(EXIT_DATA, "cannot serialize: %s", fl_strerror(s));
+        free(buf);
+        return rc;
+    }
+    cli_replace_begin(path);
+    errno = 0;
+    fl_status s = fl_lbf_save_file(l, path);
+    int e = errno;
+    cli_replace_end(s);
     if (s == FL_OK)
         return EXIT_OK;
-    if (s == FL_ERR_IO)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(errno));
+    if (s == FL_ERR_IO && e)
+        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
     return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
 }
 
-static int load_status(const char *path, fl_status s)
+/* A failed load of a layered or compressed (`kind`) file: one line, naming the file's own
+ * kind when it holds another (kinds.c). */
+static int load_status(const char *path, fl_status s, int err, uint32_t kind, size_t max_bytes)
 {
-    if (s == FL_ERR_IO)
-        return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, strerror(errno));
-    return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
+    return s == FL_OK ? EXIT_OK
+                      : cli_load_error(path, s, err, cli_kind_name(kind), max_bytes);
 }
 
 /* ---- layered-build ------------------------------------------------------------------------ */
 
 static void help_layered_build(void)
 {
-    cli_outf(
-        "Usage: filterlab layered-build OUT --layers R --n N --fpr P [--variant NAME]\n"
-        "                               [--seed S] [--input FILE]\n"
-        "\n"
-        "Build a layered Bloom filter (seed 004, 4.11.3): R Bloom filters that count how many\n"
-        "times each key was added, up to R. Every input line is one add, so a line that\n"
-        "appears c times counts c (saturating at R). Each layer is sized for N distinct keys at\n"
-        "FPR P; a count is never below the adds (up to R) and reads c + d with probability\n"
-        "about P^d. OUT is written atomically.\n"
-        "\n"
-        "Options:\n"
-        "  --layers R       layers, 1..64 (the largest count)\n"
-        "  --n N            distinct keys each layer is sized for\n"
-        "  --fpr P          each layer's false positive rate\n"
-        "  --variant NAME   block512 (default), classic, split256, reg64, counting,\n"
-        "                   counting512 (the counting ones can delete)\n"
-        "  --seed S         hash seed (default 0)\n"
-        "  --input FILE     keys from FILE ('-' or absent: standard input)\n"
-        "  -h, --help       show this help\n");
+    char variants[128];
+    cli_variant_list(CLI_VARIANTS_NEVER_FULL, " or ", variants, sizeof variants);
+    cli_outf("Usage: filterlab layered-build --layers R --n N --fpr P [OPTIONS] -o OUT\n"
+             "\n");
+    cli_help_wrap(0, 0,
+                  "Build a layered Bloom filter (seed 004, 4.11.3): R Bloom filters that count "
+                  "how many times each key was added, up to R. Every input line is one add, so "
+                  "a line that appears c times counts c (saturating at R). Each layer is sized "
+                  "for N distinct keys at FPR P; a count is never below the adds (up to R) and "
+                  "reads c + d with probability about P^d. OUT is written atomically.");
+    cli_outf("\nOptions:\n");
+    const size_t col = 21;
+    cli_help_option(col, "--layers R", "layers, 1..%u (the largest count)", FL_LBF_LAYERS_MAX);
+    cli_help_option(col, "--n N", "distinct keys each layer is sized for");
+    cli_help_option(col, "--fpr P", "each layer's false positive rate");
+    cli_help_option(col, "--variant NAME", "%s (default block512; those with deletes can "
+                    "delete)", variants);
+    cli_help_option(col, "--seed S", "hash seed (default 0)");
+    cli_help_option(col, "--input FILE", "keys from FILE ('-' or absent: standard input)");
+    cli_help_option(col, "-o, --output OUT", "write the filter here ('-': standard output; "
+                    "required)");
+    cli_help_option(col, "-h, --help", "show this help");
 }
 
 /* Every line of a batch goes into the layered filter (layered-build). */
@@ -88,15 +109,16 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         {"layers", required_argument, NULL, O_LAYERS}, {"n", required_argument, NULL, O_N},
         {"fpr", required_argument, NULL, O_FPR},       {"variant", required_argument, NULL, O_VARIANT},
         {"seed", required_argument, NULL, O_SEED},     {"input", required_argument, NULL, O_INPUT},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     fl_lbf_config cfg = {0};
     uint64_t layers = 0;
     int have_fpr = 0;
-    const char *input = NULL;
+    const char *input = NULL, *output = NULL;
     int c;
     cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
         case O_LAYERS:
             if (cli_parse_count(CMD, "--layers", optarg, &layers) < 0)
@@ -120,16 +142,26 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
                 return EXIT_USAGE;
             break;
         case O_INPUT: input = optarg; break;
+        case 'o': output = optarg; break;
         CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_layered_build);
         }
     }
-    int rc = cli_one_operand(CMD, argc, argv, "OUT");
+    int rc = cli_output_operands(CMD, argc, argv, NULL);
     if (rc != EXIT_OK)
         return rc;
+    if (!output)
+        return cli_usage_error(CMD, "-o OUT is required");
     if (layers < 1 || layers > FL_LBF_LAYERS_MAX)
         return cli_usage_error(CMD, "--layers must be 1..%u", FL_LBF_LAYERS_MAX);
     if (cfg.capacity < 1 || !have_fpr)
         return cli_usage_error(CMD, "--n (at least 1) and --fpr are required");
+    /* A layer must take every add: a variant that may refuse a key cannot be one. */
+    if (cfg.variant && !cli_variant_in(CLI_VARIANTS_NEVER_FULL, cfg.variant)) {
+        char list[128];
+        cli_variant_list(CLI_VARIANTS_NEVER_FULL, ", ", list, sizeof list);
+        return cli_usage_error(CMD, "--variant %s: a layer must take every key (%s do)",
+                               fl_variant_name(cfg.variant), list);
+    }
     cfg.layers = (uint32_t)layers;
     /* R layers of one filter's sizing each (include/filterlab_layered.h). */
     fl_params one;
@@ -148,12 +180,8 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     rc = cli_batch_each(input, add_batch, &adds);
     cli_progress_stop();
     size_t saturated = adds.saturated;
-    if (rc == EXIT_OK) {
-        cli_replace_begin(argv[optind]);
-        s = fl_lbf_save_file(l, argv[optind]);
-        cli_replace_end(s);
-        rc = save_status(argv[optind], s);
-    }
+    if (rc == EXIT_OK)
+        rc = save_lbf(l, output);
     if (rc == EXIT_OK && adds.lines == 0)
         cli_warn_no_keys(input, 1, "filter");
     if (rc == EXIT_OK && saturated)
@@ -170,8 +198,9 @@ static void help_layered_count(void)
     cli_outf(
         "Usage: filterlab layered-count FILTER [--input FILE] [--min C]\n"
         "\n"
-        "Print the count of every input line in a layered Bloom filter, as COUNT<TAB>LINE,\n"
-        "in input order (counted in batches, one layer's kernel at a time).\n"
+        "Print the count of every input line in a layered Bloom filter, as\n"
+        "COUNT<TAB>LINE, in input order (counted in batches, one layer's kernel at a\n"
+        "time).\n"
         "\n"
         "Options:\n"
         "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
@@ -225,200 +254,13 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
     if (rc != EXIT_OK)
         return rc;
     fl_lbf *l = NULL;
+    errno = 0;
     fl_status s = fl_lbf_load_file(argv[optind], g->max_bytes, &l);
     if (s != FL_OK)
-        return load_status(argv[optind], s);
+        return load_status(argv[optind], s, errno, FL_FILE_LAYERED_BLOOM, g->max_bytes);
     layered_counts counts = {l, min};
     rc = cli_batch_each(input, count_batch, &counts);
     fl_lbf_free(l);
-    return rc;
-}
-
-/* ---- compress, decompress ----------------------------------------------------------------- */
-
-static void help_compress(void)
-{
-    cli_outf(
-        "Usage: filterlab compress IN OUT [--coder golomb|zstd] [--chunk BYTES]\n"
-        "\n"
-        "Compress a Bloom filter file (classic, block512, split256, reg64) into a compressed\n"
-        "Bloom filter file (Mitzenmacher 2002): the bit array in chunks coded one by one, so a\n"
-        "lookup decodes only its key's chunk (blocked variants). Prints the sizes.\n"
-        "\n"
-        "Options:\n"
-        "  --coder NAME   golomb (default: Golomb-Rice codes of the gaps between set bits,\n"
-        "                 measured smaller on Bloom payloads) or zstd\n"
-        "  --chunk BYTES  payload bytes per chunk, a multiple of 64 (default 4096)\n"
-        "  -h, --help     show this help\n");
-}
-
-int cmd_compress(int argc, char **argv, const cli_globals *g)
-{
-    static const char *const CMD = "compress";
-    enum { O_CODER = 256, O_CHUNK };
-    static const struct option opts[] = {
-        {"coder", required_argument, NULL, O_CODER}, {"chunk", required_argument, NULL, O_CHUNK},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
-    fl_coder coder = FL_CODER_DEFAULT;
-    uint64_t chunk = FL_CBF_CHUNK_DEFAULT;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_CODER:
-            if (fl_coder_parse(optarg, &coder) != FL_OK) {
-                char q[CLI_QUOTE_BUF];
-                cli_quote(optarg, q, sizeof q);
-                return cli_usage_error(CMD, "unknown coder %s (golomb, zstd)", q);
-            }
-            break;
-        case O_CHUNK:
-            if (cli_parse_count(CMD, "--chunk", optarg, &chunk) < 0)
-                return EXIT_USAGE;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compress);
-        }
-    }
-    if (argc - optind != 2)
-        return cli_usage_error(CMD, "expected IN and OUT");
-    if (chunk == 0 || chunk % 64 || chunk > FL_CBF_CHUNK_MAX)
-        return cli_usage_error(CMD, "--chunk must be a multiple of 64 up to %u", FL_CBF_CHUNK_MAX);
-    fl_filter *f = NULL;
-    int rc = cli_load_filter(argv[optind], g->max_bytes, &f);
-    if (rc != EXIT_OK)
-        return rc;
-    fl_cbf *z = NULL;
-    fl_status s = fl_cbf_compress(f, coder, (uint32_t)chunk, &z);
-    fl_free(f);
-    if (s != FL_OK)
-        return cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s", CMD,
-                        argv[optind], fl_strerror(s),
-                        s == FL_ERR_UNSUPPORTED ? " (only Bloom bit arrays compress)" : "");
-    cli_replace_begin(argv[optind + 1]);
-    s = fl_cbf_save_file(z, argv[optind + 1]);
-    cli_replace_end(s);
-    rc = save_status(argv[optind + 1], s);
-    if (rc == EXIT_OK) {
-        fl_cbf_info in;
-        fl_cbf_get_info(z, &in);
-        double keys = in.keys ? (double)in.keys : 1;
-        cli_outf("%zu payload bytes -> %zu code bytes + %zu index bytes in %llu chunks "
-                 "(%.3f bits per key; entropy bound %.3f)\n",
-                 in.payload_bytes, in.compressed_bytes, in.index_bytes,
-                 (unsigned long long)in.chunks, 8.0 * (double)in.compressed_bytes / keys,
-                 in.entropy_bits / keys);
-    }
-    fl_cbf_free(z);
-    return rc;
-}
-
-static void help_decompress(void)
-{
-    cli_outf("Usage: filterlab decompress IN OUT\n"
-             "\n"
-             "Write the filter a compressed Bloom filter file holds, every chunk decoded and\n"
-             "checked, as an ordinary filter file.\n");
-}
-
-int cmd_decompress(int argc, char **argv, const cli_globals *g)
-{
-    static const char *const CMD = "decompress";
-    int rc = cli_help_only(CMD, argc, argv, help_decompress);
-    if (rc >= 0)
-        return rc;
-    if (argc - optind != 2)
-        return cli_usage_error(CMD, "expected IN and OUT");
-    fl_cbf *z = NULL;
-    fl_status s = fl_cbf_load_file(argv[optind], g->max_bytes, &z);
-    if (s != FL_OK)
-        return load_status(argv[optind], s);
-    fl_filter *f = NULL;
-    s = fl_cbf_decompress(z, &f);
-    fl_cbf_free(z);
-    if (s != FL_OK)
-        return load_status(argv[optind], s);
-    rc = cli_save_filter(f, argv[optind + 1]);
-    fl_free(f);
-    return rc;
-}
-
-/* ---- compressed-query ---------------------------------------------------------------------- */
-
-static void help_compressed_query(void)
-{
-    cli_outf("Usage: filterlab compressed-query FILTER [--input FILE] [--count]\n"
-             "\n"
-             "Look every input line up in a compressed Bloom filter file without decompressing\n"
-             "it whole: each batch decodes only the chunks its keys fall in (blocked variants).\n"
-             "Prints the lines that may be present, in input order.\n"
-             "\n"
-             "Options:\n"
-             "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
-             "  --count       print only the number of lines that may be present\n"
-             "  -h, --help    show this help\n");
-}
-
-/* Looks a batch up, printing the lines that may be present unless only counting
- * (compressed-query). */
-typedef struct compressed_lookups {
-    const fl_cbf *z;
-    const char *path;
-    int count_only;
-    uint64_t positives;
-} compressed_lookups;
-
-static int lookup_batch(cli_batch *b, void *ctx)
-{
-    compressed_lookups *q = ctx;
-    for (size_t i = 0; i < b->count; i++)
-        b->hash[i] = fl_cbf_hash_bytes(q->z, cli_batch_key(b, i), b->len[i]);
-    size_t pos = 0;
-    fl_status s = fl_cbf_contains_hashes(q->z, b->hash, b->count, b->hit, &pos, NULL);
-    if (s != FL_OK)
-        return cli_fail(s == FL_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_DATA, "%s: '%s': %s%s",
-                        "compressed-query", q->path, fl_strerror(s),
-                        s == FL_ERR_UNSUPPORTED
-                            ? " (a classic filter spreads keys over every chunk: decompress it)"
-                            : "");
-    q->positives += pos;
-    for (size_t i = 0; i < b->count && !q->count_only; i++)
-        if (b->hit[i])
-            cli_out_line(cli_batch_key(b, i), b->len[i]);
-    return EXIT_OK;
-}
-
-int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
-{
-    static const char *const CMD = "compressed-query";
-    enum { O_INPUT = 256, O_COUNT };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT}, {"count", no_argument, NULL, O_COUNT},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
-    const char *input = NULL;
-    int count_only = 0;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case O_COUNT: count_only = 1; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compressed_query);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
-        return rc;
-    fl_cbf *z = NULL;
-    fl_status s = fl_cbf_load_file(argv[optind], g->max_bytes, &z);
-    if (s != FL_OK)
-        return load_status(argv[optind], s);
-    compressed_lookups q = {z, argv[optind], count_only, 0};
-    rc = cli_batch_each(input, lookup_batch, &q);
-    if (rc == EXIT_OK && count_only)
-        cli_outf("%llu\n", (unsigned long long)q.positives);
-    fl_cbf_free(z);
     return rc;
 }
 
@@ -430,9 +272,10 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int 
     char size[32], geo[128];
     if (kind == FL_FILE_LAYERED_BLOOM) {
         fl_lbf *l = NULL;
+        errno = 0;
         fl_status s = fl_lbf_load_file(path, max_bytes, &l);
         if (s != FL_OK)
-            return load_status(path, s);
+            return load_status(path, s, errno, kind, max_bytes);
         fl_lbf_info in;
         fl_lbf_get_info(l, &in);
         if (json) {
@@ -476,9 +319,10 @@ int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int 
         return EXIT_OK;
     }
     fl_cbf *z = NULL;
+    errno = 0;
     fl_status s = fl_cbf_load_file(path, max_bytes, &z);
     if (s != FL_OK)
-        return load_status(path, s);
+        return load_status(path, s, errno, kind, max_bytes);
     fl_cbf_info in;
     fl_cbf_get_info(z, &in);
     cli_describe_geometry(&in.geometry, geo, sizeof geo);

@@ -24,11 +24,13 @@ typedef struct cli_command {
 } cli_command;
 
 /* The dispatch table. A new subcommand is one row here, one prototype in cli.h and one
- * src/cli/cmd_NAME.c listed in meson.build; the help text below is generated from this. */
+ * src/cli/cmd_NAME.c listed in meson.build; the help text below is generated from this, and
+ * man/meson.build reads these rows for the man pages (its help needs Usage, a description
+ * and an Options section: tests/cli/test_cli.sh checks every command's). */
 static const cli_command commands[] = {
     {"params", cmd_params, "size every filter variant for N keys at a target FPR", 1},
     {"build", cmd_build, "build a filter from lines of text", 1},
-    {"query", cmd_query, "look lines up in a filter (prints those that may be present)", 1},
+    {"query", cmd_query, "print the lines that may be in a filter", 1},
     {"dedup", cmd_dedup, "print each line not seen before (approximate, streaming)", 1},
     {"info", cmd_info, "describe a filter file", 1},
     /* kernels still runs with a bad FILTERLAB_KERNEL: it shows what could be chosen, then
@@ -36,18 +38,18 @@ static const cli_command commands[] = {
     {"kernels", cmd_kernels, "list the compiled lookup kernels and the one selected", 0},
     {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
     {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
-    {"advise", cmd_advise, "pick a variant and kernel from this machine's benchmark results", 1},
-    {"host", cmd_host, "describe this machine: CPU, microarchitecture, caches, host id", 0},
-    {"count", cmd_count, "count distinct lines with a HyperLogLog (Redis's PFADD/PFCOUNT)", 1},
+    {"advise", cmd_advise, "pick a variant and kernel from this machine's results", 1},
+    {"host", cmd_host, "describe this machine: CPU, caches, host id", 0},
+    {"count", cmd_count, "count distinct lines (HyperLogLog, as Redis's PFCOUNT)", 1},
     {"hll-merge", cmd_hll_merge, "union of Redis HyperLogLog strings (PFMERGE)", 1},
     {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1},
     {"freq", cmd_freq, "count lines in a Count-Min sketch; estimates, --info", 1},
-    {"top", cmd_top, "most frequent lines / heavy hitters (Count-Min + candidates)", 1},
-    {"delete", cmd_delete, "delete lines from a filter that can (cuckoo, counting Bloom)", 1},
+    {"top", cmd_top, "most frequent lines, heavy hitters (Count-Min)", 1},
+    {"delete", cmd_delete, "delete lines from a filter whose variant can delete", 1},
     {"build-static", cmd_build_static, "build a binary fuse or Bloomier filter from a whole key set", 1},
     {"layered-build", cmd_layered_build, "build a layered Bloom filter: counts lines up to R", 1},
     {"layered-count", cmd_layered_count, "print each line's count in a layered Bloom filter", 1},
-    {"compress", cmd_compress, "compress a Bloom filter in chunks (Golomb or zstd)", 1},
+    {"compress", cmd_compress, "compress a Bloom filter, or build one planned to compress", 1},
     {"decompress", cmd_decompress, "write a compressed Bloom filter back as a filter", 1},
     {"compressed-query", cmd_compressed_query, "look lines up in a compressed Bloom filter", 1},
 };
@@ -57,16 +59,22 @@ static void usage(void)
 {
     cli_outf(
         "Usage: filterlab [--kernel NAME] [--max-bytes SIZE] [--quiet] COMMAND [OPTIONS]\n"
-        "       filterlab --help | --version\n"
+        "  or:  filterlab --help | --version\n"
         "\n"
         "Bloom and cuckoo filters over lines of text.\n"
         "\n"
         "Commands:\n");
+    /* Two spaces at least between a name and its summary (help2man reads the gap); a
+     * summary fits on its line (tests/cli/test_cli.sh checks it). */
+    int width = 0;
     for (size_t i = 0; i < NCOMMANDS; i++)
-        cli_outf("  %-16s %s\n", commands[i].name, commands[i].summary);
+        if ((int)strlen(commands[i].name) > width)
+            width = (int)strlen(commands[i].name);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        cli_help_option((size_t)width + 4, commands[i].name, "%s", commands[i].summary);
     cli_outf(
         "\n"
-        "Global options:\n"
+        "Options:\n"
         "  --kernel NAME      use this lookup kernel (see 'filterlab kernels'); the\n"
         "                     FILTERLAB_KERNEL environment variable does the same\n"
         "  --max-bytes SIZE   refuse to load, or to create, a structure whose payload\n"
@@ -77,8 +85,10 @@ static void usage(void)
         "  -h, --help         show this help\n"
         "  -V, --version      show the version\n"
         "\n"
-        "Run 'filterlab COMMAND --help' for a command's options.\n"
-        "Exit status: 0 success, 1 usage error, 2 data error (bad file, full filter, I/O).\n");
+        "These options go before COMMAND; run 'filterlab COMMAND --help' for a command's\n"
+        "own options.\n");
+    cli_help_wrap(0, 0, "Exit status: 0 success, 1 usage error, 2 data error (bad file, full "
+                  "filter, I/O).");
 }
 
 /* `filterlab CMD --help` must work even when the environment is broken. */
@@ -112,19 +122,10 @@ int main(int argc, char **argv)
     };
     const char *kernel = NULL;
 
-    enum { OPT_KERNEL = 256, OPT_MAX_BYTES };
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-        {"quiet", no_argument, NULL, 'q'},
-        {NULL, 0, NULL, 0},
-    };
     cli_getopt_reset();
     int c, quiet = 0;
     /* '+': stop at the subcommand, whose options are its own. */
-    while ((c = getopt_long(argc, argv, "+:hVq", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:hVq", cli_global_options, NULL)) != -1) {
         switch (c) {
         case 'q':
             quiet = 1;
@@ -135,10 +136,10 @@ int main(int argc, char **argv)
         case 'V':
             cli_outf("filterlab %s\n", FILTERLAB_CLI_VERSION);
             return cli_out_finish(0);
-        case OPT_KERNEL:
+        case CLI_OPT_KERNEL:
             kernel = optarg;
             break;
-        case OPT_MAX_BYTES:
+        case CLI_OPT_MAX_BYTES:
             if (cli_parse_size(NULL, "--max-bytes", optarg, &g.max_bytes) < 0)
                 return EXIT_USAGE;
             g.max_bytes_set = 1;

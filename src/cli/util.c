@@ -1,16 +1,15 @@
 /*
  * Shared helpers of the CLI: one-line diagnostics, strict number parsing, formatting,
- * whole-file I/O, checked standard output and a small table printer.
+ * whole-file I/O, checked standard output and a small table printer. (Option parsing's
+ * shared end is options.c; file kinds and their commands, kinds.c; help texts, help.c.)
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -43,81 +42,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, " (see 'filterlab%s%s --help')\n", cmd ? " " : "", cmd ? cmd : "");
     return EXIT_USAGE;
-}
-
-int cli_getopt_error(const char *cmd, int c, char **argv)
-{
-    /* optopt names a bad short option; for a bad long one it is 0 and getopt has already
-     * stepped past the offending argument. */
-    const char *arg = optind > 0 ? argv[optind - 1] : "?";
-    if (c == ':') {
-        if (optopt && (optopt < 128) && arg[0] == '-' && arg[1] != '-')
-            return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
-        return cli_usage_error(cmd, "option '%s' needs a value", arg);
-    }
-    if (arg[0] == '-' && arg[1] == '-') {
-        /* A known long flag given "=value" also comes back as '?', with optopt set. */
-        if (optopt)
-            return cli_usage_error(cmd, "option '%.*s' takes no value",
-                                   (int)strcspn(arg, "="), arg);
-        return cli_usage_error(cmd, "unknown or ambiguous option '%s'", arg);
-    }
-    if (optopt > 0 && optopt < 128)
-        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-    return cli_usage_error(cmd, "unknown option '%s'", arg);
-}
-
-int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
-{
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            help();
-            return EXIT_OK;
-        }
-        return cli_getopt_error(cmd, c, argv);
-    }
-    return -1;
-}
-
-int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
-{
-    if (optind >= argc)
-        return cli_usage_error(cmd, "missing %s", what);
-    if (argc - optind > 1)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    return EXIT_OK;
-}
-
-int cli_no_operand(const char *cmd, int argc, char **argv)
-{
-    if (optind < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    return EXIT_OK;
-}
-
-int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
-                    uint64_t n)
-{
-    if (cli_no_operand(cmd, argc, argv) != EXIT_OK)
-        return EXIT_USAGE;
-    if (!have_n || !have_fpr)
-        return cli_usage_error(cmd, "--n and --fpr are required");
-    if (n == 0)
-        return cli_usage_error(cmd, "--n must be at least 1");
-    return EXIT_OK;
-}
-
-void cli_getopt_reset(void)
-{
-    /* glibc: optind = 0 reinitialises its whole scanning state, not just the index. */
-    optind = 0;
-    opterr = 0;
 }
 
 void cli_quote(const char *s, char *buf, size_t cap)
@@ -263,15 +187,8 @@ int cli_parse_variant(const char *cmd, const char *s, fl_variant *out)
 {
     if (fl_variant_parse(s, out) == FL_OK)
         return 0;
-    char list[128] = "";
-    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
-        const char *name = fl_variant_name((fl_variant)v);
-        if (!name)
-            continue;
-        if (list[0])
-            strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, name, sizeof list - strlen(list) - 1);
-    }
+    char list[128];
+    cli_variant_list(CLI_VARIANTS_ALL, ", ", list, sizeof list);
     return cli_usage_error(cmd, "unknown filter type '%s' (expected one of: %s)", s, list), -1;
 }
 
@@ -328,102 +245,6 @@ int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out)
     return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
                     "%s: cannot create the %s filter: %s", cmd, fl_variant_name(cfg->variant),
                     fl_strerror(s));
-}
-
-/* The outcome of a load; e is errno right after the call. */
-static int load_status(const char *path, fl_status s, int e, size_t max_bytes)
-{
-    if (s == FL_OK)
-        return EXIT_OK;
-    if (s == FL_ERR_IO && e)
-        return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, strerror(e));
-    if (s == FL_ERR_TOO_LARGE)
-        return cli_fail(EXIT_DATA, "cannot load '%s': %s (limit: --max-bytes %zu)", path,
-                        fl_strerror(s), max_bytes);
-    return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
-}
-
-/* Loads into whichever of f (a filter) and sbf (a scalable chain) is given, which stays NULL
- * on failure: the two kinds report their failures alike. */
-static int load_filter_or_sbf(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf)
-{
-    /* The loaders leave errno set for FL_ERR_IO; read it before anything else can. */
-    errno = 0;
-    fl_status s = f ? fl_load_file(path, max_bytes, f) : fl_sbf_load_file(path, max_bytes, sbf);
-    int e = errno;
-    if (s != FL_OK) {
-        if (f)
-            *f = NULL;
-        else
-            *sbf = NULL;
-    }
-    return load_status(path, s, e, max_bytes);
-}
-
-int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out)
-{
-    return load_filter_or_sbf(path, max_bytes, out, NULL);
-}
-
-int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out)
-{
-    return load_filter_or_sbf(path, max_bytes, NULL, out);
-}
-
-/* The kind a filterlab file or buffer holds, judged like a load (one line on failure). */
-static int kind_status(const char *path, fl_status s, int e, uint32_t kind)
-{
-    if (s != FL_OK)
-        return load_status(path, s, e, 0);
-    if (kind == FL_FILE_COUNT_MIN)
-        return cli_fail(EXIT_DATA, "'%s' is a Count-Min sketch, not a filter (use 'filterlab "
-                        "freq' or 'filterlab top' on it)", path);
-    if (kind == FL_FILE_LAYERED_BLOOM)
-        return cli_fail(EXIT_DATA, "'%s' is a layered Bloom filter (use 'filterlab "
-                        "layered-count' on it)", path);
-    if (kind == FL_FILE_COMPRESSED_BLOOM)
-        return cli_fail(EXIT_DATA, "'%s' is a compressed Bloom filter (use 'filterlab "
-                        "compressed-query', or 'filterlab decompress' it)", path);
-    if (kind != FL_FILE_FILTER && kind != FL_FILE_SCALABLE_BLOOM)
-        return cli_fail(EXIT_DATA, "cannot load '%s': %s (kind %u)", path,
-                        fl_strerror(FL_ERR_WRONG_KIND), (unsigned)kind);
-    return EXIT_OK;
-}
-
-/* A regular file is asked its kind (the preamble and table only), then loaded by the
- * streaming loader of that kind. Anything else (a pipe, a FIFO, /dev/stdin) can be read
- * only once: it is read into memory, up to --max-bytes plus room for the headers, and both
- * steps work on the copy. */
-int cli_load_any(const char *path, size_t max_bytes, fl_filter **f, fl_sbf **sbf)
-{
-    *f = NULL;
-    *sbf = NULL;
-    struct stat sb;
-    uint32_t kind = 0;
-    int rc;
-    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        errno = 0;
-        fl_status s = fl_file_kind_file(path, &kind);
-        if ((rc = kind_status(path, s, errno, kind)) != EXIT_OK)
-            return rc;
-        return kind == FL_FILE_SCALABLE_BLOOM ? cli_load_sbf(path, max_bytes, sbf)
-                                              : cli_load_filter(path, max_bytes, f);
-    }
-    unsigned char *buf = NULL;
-    size_t len = 0;
-    size_t headers = (size_t)1 << 16; /* a container's table and headers are far smaller */
-    size_t cap = max_bytes && max_bytes < SIZE_MAX - headers ? max_bytes + headers : 0;
-    if ((rc = cli_read_file(path, cap, &buf, &len)) != EXIT_OK)
-        return rc;
-    fl_status s = fl_file_kind_mem(buf, len, &kind);
-    rc = kind_status(path, s, 0, kind);
-    if (rc == EXIT_OK) {
-        s = kind == FL_FILE_SCALABLE_BLOOM ? fl_sbf_load_mem(buf, len, max_bytes, sbf)
-                                           : fl_load_mem(buf, len, max_bytes, f);
-        rc = load_status(path, s, 0, max_bytes);
-    }
-    free(buf);
-    return rc;
 }
 
 int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out)

@@ -856,7 +856,7 @@ t_cms_wrong_files() {
     expect_error 2 "$FL" top --from h.hll
     grep -q "hll-info" err || fail "$(cat err)"
     expect_error 2 "$FL" query z.cms --input keys.txt
-    grep -q "is a Count-Min sketch, not a filter (use 'filterlab freq'" err || fail "$(cat err)"
+    grep -q "is a Count-Min sketch, not a filter.* (use 'filterlab freq'" err || fail "$(cat err)"
     expect_ok "$FL" freq --width 100 --depth 2 -o plain.cms zipf.txt
     expect_error 2 "$FL" top --from plain.cms
     grep -q 'tracks no candidates' err || fail "$(cat err)"
@@ -934,7 +934,8 @@ t_grow_errors() {
     expect_ok "$FL" build --type block512 --n 100 --fpr 0.01 --grow --input keys.txt -o g.flt
     # a command given the other kind says so
     expect_error 2 "$FL" export-parquet g.flt -o x.parquet
-    grep -q 'another kind of structure' err || fail "$(cat err)"
+    grep -q "is a scalable Bloom filter, not a filter (use 'filterlab query'" err ||
+        fail "$(cat err)"
     head -c 300 g.flt >cut.flt
     expect_error 2 "$FL" info cut.flt
     grep -q 'truncated\|ends before' err || fail "$(cat err)"
@@ -999,7 +1000,7 @@ check "advise --static offers the binary fuse filter" t_advise_static
 t_layered() {
     # key-1..key-2000 once, key-1..key-100 three more times: counts 1 and 4 (R = 4)
     { cat keys.txt; for r in 1 2 3; do head -100 keys.txt; done; } >adds.txt
-    expect_ok "$FL" layered-build lay.lbf --layers 4 --n 2000 --fpr 0.01 --input adds.txt
+    expect_ok "$FL" layered-build --layers 4 --n 2000 --fpr 0.01 --input adds.txt -o lay.lbf
     expect_ok "$FL" layered-count lay.lbf --input keys.txt
     [ "$(wc -l <out)" -eq 2000 ] || fail "one line per key"
     awk -F '\t' 'NR <= 100 && $1 != 4 { exit 1 } NR > 100 && $1 < 1 { exit 1 }' out ||
@@ -1008,10 +1009,10 @@ t_layered() {
     [ "$(wc -l <out)" -ge 100 ] || fail "--min 4 lost keys"
     expect_ok "$FL" info lay.lbf
     grep -q 'layered Bloom filter' out || fail "info: $(cat out)"
-    expect_error 1 "$FL" layered-build x.lbf --layers 0 --n 10 --fpr 0.01
-    expect_error 1 "$FL" layered-build x.lbf --layers 65 --n 10 --fpr 0.01
-    expect_error 1 "$FL" layered-build x.lbf --layers 2 --fpr 0.01
-    expect_error 1 "$FL" layered-build x.lbf --layers 2 --n 10 --fpr 0.01 --variant cuckoo
+    expect_error 1 "$FL" layered-build -o x.lbf --layers 0 --n 10 --fpr 0.01
+    expect_error 1 "$FL" layered-build -o x.lbf --layers 65 --n 10 --fpr 0.01
+    expect_error 1 "$FL" layered-build -o x.lbf --layers 2 --fpr 0.01
+    expect_error 1 "$FL" layered-build -o x.lbf --layers 2 --n 10 --fpr 0.01 --variant cuckoo
     [ ! -e x.lbf ] || fail "x.lbf written"
     expect_error 2 "$FL" query lay.lbf --input keys.txt
     head -c 200 lay.lbf >cut.lbf
@@ -1022,9 +1023,9 @@ check "layered Bloom filters: counts never below the adds, info, errors" t_layer
 t_compressed() {
     expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o b.flt
     for coder in golomb zstd; do
-        run "$FL" compress b.flt b.$coder.flz --coder $coder --chunk 1024
+        run "$FL" compress b.flt -o b.$coder.flz --coder $coder --chunk 1024
         [ "$RC" -eq 0 ] || fail "compress $coder: $(cat err)"
-        expect_ok "$FL" decompress b.$coder.flz back.flt
+        expect_ok "$FL" decompress b.$coder.flz -o back.flt
         same_file b.flt back.flt
         expect_ok "$FL" compressed-query b.$coder.flz --input mixed.txt
         "$FL" query b.flt --input mixed.txt >want
@@ -1032,19 +1033,258 @@ t_compressed() {
         expect_ok "$FL" info b.$coder.flz
         grep -q "coder: *$coder" out || fail "info: $(cat out)"
     done
-    expect_error 1 "$FL" compress b.flt x.flz --coder gzip
-    expect_error 1 "$FL" compress b.flt x.flz --chunk 100
+    expect_error 1 "$FL" compress b.flt -o x.flz --coder gzip
+    expect_error 1 "$FL" compress b.flt -o x.flz --chunk 100
     expect_ok "$FL" build --type cuckoo --n 2000 --fpr 0.01 --input keys.txt -o c.flt
-    expect_error 1 "$FL" compress c.flt x.flz
+    expect_error 1 "$FL" compress c.flt -o x.flz
     [ ! -e x.flz ] || fail "x.flz written"
     expect_ok "$FL" build --type classic --n 2000 --fpr 0.01 --input keys.txt -o k.flt
-    run "$FL" compress k.flt k.flz
+    run "$FL" compress k.flt -o k.flz
     expect_error 1 "$FL" compressed-query k.flz --input keys.txt
     head -c 300 b.golomb.flz >cut.flz
     expect_error 2 "$FL" compressed-query cut.flz --input keys.txt
-    expect_error 2 "$FL" decompress b.flt x.flt
+    expect_error 2 "$FL" decompress b.flt -o x.flt
 }
 check "compressed Bloom filters: both coders round-trip, chunked queries, errors" t_compressed
+
+# ---- one convention for every command ---------------------------------------------------
+# The commands `filterlab --help` lists (the dispatch table's rows).
+commands() { "$FL" --help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }'; }
+
+t_main_help() {
+    expect_ok "$FL" --help
+    # one line per command (man/mkman.sh and help2man read it so), name and summary apart
+    awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 }
+         on && !/^  [a-z0-9-]+  +[^ ]/ { exit 1 }' out || fail "a wrapped command: $(cat out)"
+    grep -q '^Options' out || fail "no Options section"
+    grep -Eq '^  -h, --help +show this help$' out || fail "no -h, --help line"
+    awk 'length($0) > 80 { exit 1 }' out || fail "a line over 80 columns"
+}
+check "filterlab --help: one line per command, Options, 80 columns" t_main_help
+
+t_help_every_command() {
+    local cmds
+    cmds=$(commands)
+    [ "$(echo "$cmds" | wc -l)" -ge 20 ] || fail "commands: $cmds"
+    for c in $cmds; do
+        expect_ok "$FL" "$c" --help
+        head -1 out | grep -Eq "^Usage: filterlab (\[[^]]*\] )*$c( |$)" ||
+            fail "$c --help: no usage line first"
+        # more usage lines start with "  or:" (help2man's SYNOPSIS takes them so)
+        awk -v c="$c" 'NR > 1 && /^$/ { exit } NR > 1 && index($0, "  or:  filterlab " c) != 1 { exit 1 }' out ||
+            fail "$c --help: a usage line that is not '  or:  filterlab $c'"
+        # a description: a paragraph after the usage lines, before the Options section
+        awk '/^$/ { blank = 1; next } blank && /^[A-Z]/ && !/^Options:/ { ok = 1 }
+             /^Options:$/ { exit } END { exit !ok }' out || fail "$c --help: no description"
+        grep -q '^Options:$' out || fail "$c --help: no Options section"
+        grep -Eq '^  -h, --help +show this help$' out || fail "$c --help: no -h, --help line"
+        awk 'length($0) > 80 { exit 1 }' out || fail "$c --help: a line over 80 columns"
+    done
+}
+check "every command's help: usage, description, Options with -h/--help" t_help_every_command
+
+t_help_lists_variants() {
+    # every variant the library describes (params prints them all), in every help that
+    # takes a variant; a variant a command accepts is listed in its help, and one it
+    # refuses is not
+    "$FL" params --n 1000 --fpr 0.01 | awk 'NR > 2 { print $1 }' >variants
+    [ "$(wc -l <variants)" -ge 7 ] || fail "params lists $(cat variants)"
+    "$FL" build --help >build.help
+    "$FL" params --help >params.help
+    "$FL" dedup --help >dedup.help
+    "$FL" layered-build --help >layered.help
+    "$FL" compress --help >compress.help
+    while read -r v; do
+        for h in build params dedup; do
+            grep -Eq "(^| |,)$v([ ,]|$)" $h.help || fail "$h --help does not name $v"
+        done
+        # layered-build accepts the variants that never refuse a key
+        if "$FL" layered-build --layers 1 --n 10 --fpr 0.1 --variant "$v" -o l.$v </dev/null 2>/dev/null
+        then
+            grep -Eq "(^| |,)$v([ ,]|$)" layered.help || fail "layered-build takes $v, help omits it"
+        else
+            ! grep -Eq "(^| |,)$v([ ,]|$)" layered.help || fail "layered-build refuses $v, help lists it"
+        fi
+        # compress --type accepts the Bloom bit arrays
+        if "$FL" compress --n 1000 --bits-per-key 8 --type "$v" -o z.$v </dev/null >/dev/null 2>&1
+        then
+            grep -Eq "(^| |,)$v([ ,]|$)" compress.help || fail "compress takes $v, help omits it"
+        else
+            ! grep -Eq -- "--type.*(^| |,)$v([ ,]|$)" compress.help || fail "compress refuses $v, help lists it"
+        fi
+    done <variants
+    for coder in golomb zstd; do
+        grep -q "$coder" compress.help || fail "compress --help omits $coder"
+    done
+    # build-static: every type its help lists builds, and its error names the same ones
+    "$FL" build-static --help | awk '/^Types:/ { on = 1; next } /^$/ { on = 0 }
+        on && /^  [a-z]/ { print $1 }' >static.types
+    [ "$(wc -l <static.types)" -ge 4 ] || fail "build-static types: $(cat static.types)"
+    printf 'a\t1\nb\t2\n' >kv.txt
+    while read -r t; do
+        case $t in bloomier*) vb="--value-bits 4" ;; *) vb= ;; esac
+        # shellcheck disable=SC2086
+        expect_ok "$FL" build-static --type "$t" $vb --input kv.txt -o s.$t
+        [ -s "s.$t" ] || fail "build-static --type $t wrote nothing"
+    done <static.types
+    expect_error 1 "$FL" build-static --type bogus -o x
+    grep -q "($(paste -sd, static.types | sed 's/,/, /g'))" err || fail "$(cat err)"
+}
+check "help texts list the variants the library describes, as the commands accept them" t_help_lists_variants
+
+t_output_is_dash_o() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o b.flt
+    # the old positional output is refused, naming -o
+    expect_error 1 "$FL" layered-build pos.lbf --layers 2 --n 10 --fpr 0.1 --input keys.txt
+    grep -q -- "-o OUT" err || fail "$(cat err)"
+    expect_error 1 "$FL" compress b.flt pos.flz
+    grep -q "unexpected argument 'pos.flz'.*-o OUT" err || fail "$(cat err)"
+    expect_ok "$FL" compress b.flt -o b.flz
+    expect_error 1 "$FL" decompress b.flz pos.flt
+    grep -q "unexpected argument 'pos.flt'.*-o OUT" err || fail "$(cat err)"
+    [ ! -e pos.lbf ] && [ ! -e pos.flz ] && [ ! -e pos.flt ] || fail "a positional output was written"
+    # -o is required where there is an output
+    expect_error 1 "$FL" layered-build --layers 2 --n 10 --fpr 0.1 --input keys.txt
+    grep -q -- "-o OUT is required" err || fail "$(cat err)"
+    expect_error 1 "$FL" compress b.flt
+    expect_error 1 "$FL" decompress b.flz
+    # long form and standard output
+    expect_ok "$FL" decompress b.flz --output back.flt
+    same_file b.flt back.flt
+    run "$FL" decompress b.flz -o -
+    [ "$RC" -eq 0 ] || fail "decompress -o -: $(cat err)"
+    same_file b.flt out
+    run "$FL" compress b.flt -o -
+    [ "$RC" -eq 0 ] || fail "compress -o -: $(cat err)"
+    same_file b.flz out
+    expect_ok "$FL" layered-build --layers 2 --n 2000 --fpr 0.01 --input keys.txt -o l.lbf
+    run "$FL" layered-build --layers 2 --n 2000 --fpr 0.01 --input keys.txt -o -
+    same_file l.lbf out
+}
+check "layered-build, compress and decompress write with -o OUT like every command" t_output_is_dash_o
+
+t_kind_hints() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o f.flt
+    expect_ok "$FL" build --type block512 --n 100 --fpr 0.01 --grow --input keys.txt -o g.flt
+    expect_ok "$FL" freq --width 100 --depth 2 -o z.cms keys.txt
+    expect_ok "$FL" build-static --type fuse --input keys.txt -o u.fuse
+    expect_ok "$FL" layered-build --layers 2 --n 2000 --fpr 0.01 --input keys.txt -o l.lbf
+    run "$FL" compress f.flt -o c.flz
+    [ "$RC" -eq 0 ] || fail "compress: $(cat err)"
+    run "$FL" count -o h.hll keys.txt
+    [ "$RC" -eq 0 ] || fail "count: $(cat err)"
+    # file|its kind's name|the command its hint must name
+    local files="f.flt|a filter|query
+g.flt|a scalable Bloom filter|query
+z.cms|a Count-Min sketch|freq
+u.fuse|a binary fuse filter|query
+l.lbf|a layered Bloom filter|layered-count
+c.flz|a compressed Bloom filter|compressed-query
+h.hll|a Redis HyperLogLog string|hll-info"
+    # a command (FILE: the file)|the files it reads
+    local cmds="query FILE --input keys.txt|f.flt g.flt u.fuse
+info FILE|f.flt g.flt u.fuse l.lbf c.flz
+layered-count FILE --input keys.txt|l.lbf
+compressed-query FILE --input keys.txt|c.flz
+compress FILE -o x.out|f.flt
+decompress FILE -o x.out|c.flz
+delete FILE --input keys.txt -o x.out|f.flt
+export-parquet FILE -o x.out|f.flt
+freq --from FILE|z.cms
+top --from FILE|z.cms
+hll-info FILE|h.hll
+count --from FILE|h.hll
+hll-merge FILE|h.hll"
+    local cmd ok f what hint args n=0
+    while IFS='|' read -r cmd ok; do
+        while IFS='|' read -r f what hint; do
+            case " $ok " in *" $f "*) continue ;; esac
+            args=${cmd/FILE/$f}
+            # shellcheck disable=SC2086
+            expect_error 2 "$FL" $args
+            grep -q "'$f' is $what, not .* (use 'filterlab $hint'" err ||
+                fail "$args: $(cat err)"
+            ! grep -q "another kind" err || fail "$args: $(cat err)"
+            n=$((n + 1))
+        done <<<"$files"
+        [ ! -e x.out ] || fail "$cmd: x.out written"
+    done <<<"$cmds"
+    [ "$n" -ge 60 ] || fail "only $n pairs checked"
+}
+check "a file of another kind is named, with the command that reads it, by every command" t_kind_hints
+
+t_global_options_hint() {
+    expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o f.flt
+    expect_error 1 "$FL" query f.flt --kernel scalar --input keys.txt
+    grep -q -- "--kernel is a global option.*'filterlab --kernel scalar query \.\.\.'" err ||
+        fail "$(cat err)"
+    expect_error 1 "$FL" query f.flt --kernel=scalar
+    grep -q "'filterlab --kernel scalar query \.\.\.'" err || fail "$(cat err)"
+    expect_error 1 "$FL" query f.flt --max-bytes 1M
+    grep -q "'filterlab --max-bytes 1M query \.\.\.'" err || fail "$(cat err)"
+    expect_error 1 "$FL" query f.flt --kernel
+    grep -q "'filterlab --kernel NAME query \.\.\.'" err || fail "$(cat err)"
+    expect_error 1 "$FL" info f.flt --version
+    grep -q -- "--version is a global option" err || fail "$(cat err)"
+    # where it belongs, it works
+    expect_ok "$FL" --kernel scalar query f.flt --input keys.txt
+    # every command's parser says it, for both options (the Parquet commands have a
+    # --max-bytes of their own)
+    for c in $(commands); do
+        expect_error 1 "$FL" "$c" --kernel scalar
+        grep -q "^filterlab: $c: --kernel is a global option" err || fail "$c: $(cat err)"
+        case $c in import-parquet|export-parquet) continue ;; esac
+        expect_error 1 "$FL" "$c" --max-bytes 1M
+        grep -q "^filterlab: $c: --max-bytes is a global option" err || fail "$c: $(cat err)"
+    done
+}
+check "a global option after the command: the error says where it goes" t_global_options_hint
+
+t_compress_planned() {
+    awk 'BEGIN { for (i = 1; i <= 20000; i++) print "planned-" i }' >pk.txt
+    expect_ok "$FL" compress --n 20000 --bits-per-key 8 --input pk.txt -o p.flz
+    local fpr
+    fpr=$(sed -n 's/.*predicted FPR \([0-9.e-]*\) .*/\1/p' out)
+    [ -n "$fpr" ] || fail "no plan line: $(cat out)"
+    # the plain filter of the same FPR is larger than the planned, compressed one
+    expect_ok "$FL" build --type block512 --n 20000 --fpr "$fpr" --input pk.txt -o plain.flt
+    [ "$(wc -c <p.flz)" -lt "$(wc -c <plain.flt)" ] ||
+        fail "planned $(wc -c <p.flz) bytes, plain $(wc -c <plain.flt) at FPR $fpr"
+    # and compressing that plain filter does not help (it grows by the index)
+    run "$FL" compress plain.flt -o plain.flz
+    [ "$(wc -c <plain.flz)" -ge "$(wc -c <plain.flt)" ] || fail "a plain filter shrank"
+    # every inserted key is present
+    expect_ok "$FL" compressed-query p.flz --input pk.txt --count
+    [ "$(cat out)" = 20000 ] || fail "present: $(cat out) of 20000"
+    expect_ok "$FL" compressed-query p.flz --input pk.txt
+    same_file out pk.txt
+    expect_ok "$FL" decompress p.flz -o p.flt
+    expect_ok "$FL" query p.flt --input pk.txt --count
+    [ "$(cat out)" = 20000 ] || fail "decompressed: $(cat out) of 20000"
+    # the --fpr plan, another variant, zstd, a seed: smaller than the plain filter too
+    expect_ok "$FL" compress --n 20000 --fpr 0.01 --input pk.txt -o q.flz
+    expect_ok "$FL" build --type block512 --n 20000 --fpr 0.01 --input pk.txt -o q.flt
+    [ "$(wc -c <q.flz)" -lt "$(wc -c <q.flt)" ] || fail "--fpr plan not smaller"
+    expect_ok "$FL" compressed-query q.flz --input pk.txt --count
+    [ "$(cat out)" = 20000 ] || fail "--fpr plan present: $(cat out)"
+    # another variant, the other coder, a seed: every key still present
+    expect_ok "$FL" compress --n 20000 --bits-per-key 10 --type classic --coder zstd --seed 7 \
+        --input pk.txt -o r.flz
+    expect_ok "$FL" decompress r.flz -o r.flt
+    expect_ok "$FL" query r.flt --input pk.txt --count
+    [ "$(cat out)" = 20000 ] || fail "classic/zstd plan present: $(cat out)"
+    # bad requests
+    expect_error 1 "$FL" compress --n 100 --input pk.txt -o x.flz
+    expect_error 1 "$FL" compress --n 100 --bits-per-key 8 --fpr 0.01 --input pk.txt -o x.flz
+    expect_error 1 "$FL" compress --bits-per-key 8 --input pk.txt -o x.flz
+    expect_error 1 "$FL" compress plain.flt --n 100 --bits-per-key 8 -o x.flz
+    expect_error 1 "$FL" compress --n 100 --bits-per-key 8 --type cuckoo -o x.flz
+    expect_error 1 "$FL" compress --n 100 --bits-per-key 8 --type counting -o x.flz
+    expect_error 1 "$FL" compress --n 100 --bits-per-key -3 -o x.flz
+    expect_error 1 "$FL" compress --n 100 --bits-per-key 8 --max-bits-per-key 1 -o x.flz
+    [ ! -e x.flz ] || fail "x.flz written"
+}
+check "compress --n --bits-per-key/--fpr: Mitzenmacher's plan, smaller than the plain filter" t_compress_planned
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

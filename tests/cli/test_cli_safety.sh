@@ -123,7 +123,7 @@ t_size_typo_refused() {
     cmp -s out.flt out.orig || fail "the old output changed"
     expect_error 1 timeout 20 "$FL" dedup --n 1e10 --fpr 0.01 <keys.txt
     expect_error 1 timeout 20 "$FL" dedup --n 1e10 --fpr 0.01 --no-grow <keys.txt
-    expect_error 1 timeout 20 "$FL" layered-build out.flt --layers 8 --n 1e9 --fpr 0.01 <keys.txt
+    expect_error 1 timeout 20 "$FL" layered-build -o out.flt --layers 8 --n 1e9 --fpr 0.01 <keys.txt
     cmp -s out.flt out.orig || fail "the old output changed"
     expect_error 1 timeout 20 "$FL" --max-bytes 1M freq --width 100000 --depth 4 keys.txt
     grep -q 'Count-Min sketch of 1.53 MiB' err || fail "$(cat err)"
@@ -188,7 +188,7 @@ t_empty_input_warns() {
     [ ! -s out ] || fail "an empty fuse filter reported keys"
     expect_warning "$FL" build-static --type bloomier --value-bits 4 -o e.blm <empty.txt
     grep -q "the map is empty" err || fail "$(cat err)"
-    expect_warning "$FL" layered-build e.lbf --layers 2 --n 10 --fpr 0.01 --input empty.txt
+    expect_warning "$FL" layered-build -o e.lbf --layers 2 --n 10 --fpr 0.01 --input empty.txt
     grep -q "no keys in 'empty.txt'" err || fail "$(cat err)"
     expect_warning "$FL" count empty.txt
     grep -qx "filterlab: warning: no keys in 'empty.txt'; the sketch is empty" err ||
@@ -289,11 +289,11 @@ t_interrupt_during_save() {
     [ ! -s out ] || fail "count printed after the abandoned save: $(cat out)"
     interrupted_save 2 "$FL" freq -o o.bin keys.txt
     interrupted_save 2 "$FL" build-static --type fuse -o o.bin <keys.txt
-    interrupted_save 2 "$FL" layered-build o.bin --layers 2 --n 3000 --fpr 0.01 <keys.txt
-    interrupted_save 1 "$FL" layered-build o.bin --layers 2 --n 3000 --fpr 0.01 <keys.txt
+    interrupted_save 2 "$FL" layered-build -o o.bin --layers 2 --n 3000 --fpr 0.01 <keys.txt
+    interrupted_save 1 "$FL" layered-build -o o.bin --layers 2 --n 3000 --fpr 0.01 <keys.txt
     grep -q "hung up" err || fail "$(cat err)"
     expect_ok "$FL" build --n 3000 --fpr 0.01 --type block512 -o b.flt <keys.txt
-    interrupted_save 2 "$FL" compress b.flt o.bin
+    interrupted_save 2 "$FL" compress b.flt -o o.bin
     expect_ok "$FL" build --n 3000 --fpr 0.01 --type counting -o c.flt <keys.txt
     interrupted_save 2 "$FL" delete c.flt -o o.bin --input keys.txt
     # Without a signal nothing changes: the save happens, silently.
@@ -414,7 +414,7 @@ t_json_info_filters() {
     [ "$("$FL" info --json s.fuse | jget kind)" = binary_fuse ] || fail "fuse kind"
     "$FL" info --json s.fuse >fuse.json
     documented fuse.json info.help
-    expect_ok "$FL" layered-build l.lbf --layers 3 --n 3000 --fpr 0.01 --input keys.txt
+    expect_ok "$FL" layered-build -o l.lbf --layers 3 --n 3000 --fpr 0.01 --input keys.txt
     expect_ok "$FL" info l.lbf
     cp out l.txt
     expect_ok "$FL" info --json l.lbf
@@ -422,7 +422,7 @@ t_json_info_filters() {
         fail "layer_keys: $(cat out)"
     [ "$(jget layers <out)" = 3 ] || fail "layers"
     documented out info.help
-    expect_ok "$FL" compress block512.flt c.cbf
+    expect_ok "$FL" compress block512.flt -o c.cbf
     expect_ok "$FL" info --json c.cbf
     [ "$(jget kind <out)" = compressed_bloom ] || fail "compressed kind"
     [ "$(jget keys <out)" = 2000 ] || fail "compressed keys"

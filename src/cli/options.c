@@ -1,0 +1,176 @@
+/*
+ * The global options (given before the subcommand) and the shared end of every
+ * subcommand's option parsing: getopt's errors as one usage line, operand counts, -h/--help
+ * alone. A subcommand's parser that meets a global option says where it goes instead of
+ * calling it unknown, from the same table main.c parses the global options with.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const struct option cli_global_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {"kernel", required_argument, NULL, CLI_OPT_KERNEL},
+    {"max-bytes", required_argument, NULL, CLI_OPT_MAX_BYTES},
+    {"quiet", no_argument, NULL, 'q'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The placeholder of a global option's value in messages, as main.c's usage names it. */
+const char *cli_global_metavar(int val)
+{
+    return val == CLI_OPT_KERNEL ? "NAME" : val == CLI_OPT_MAX_BYTES ? "SIZE" : "";
+}
+
+/* The global option `arg` ("--name" or "--name=value") names, matched as getopt_long
+ * matches main's table (an exact name, or an unambiguous prefix); NULL if none. */
+static const struct option *global_option(const char *arg)
+{
+    if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
+        return NULL;
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    const struct option *hit = NULL;
+    for (const struct option *o = cli_global_options; o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (strlen(o->name) == len)
+            return o;
+        if (hit)
+            return NULL; /* ambiguous */
+        hit = o;
+    }
+    return hit;
+}
+
+/* A value shown in a suggested command line: as typed when the shell leaves it alone. */
+static void shell_word(const char *s, char *buf, size_t cap)
+{
+    if (*s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-")] == '\0'
+        && strlen(s) <= CLI_QUOTE_MAX)
+        snprintf(buf, cap, "%s", s);
+    else
+        cli_quote(s, buf, cap);
+}
+
+/* `filterlab CMD --kernel scalar`: the option exists, but before the command. */
+static int global_option_error(const char *cmd, const struct option *o, const char *arg,
+                               const char *next)
+{
+    char value[CLI_QUOTE_BUF] = "";
+    const char *eq = strchr(arg, '=');
+    const char *v = eq ? eq + 1 : next && next[0] != '-' ? next : NULL;
+    if (v)
+        shell_word(v, value, sizeof value);
+    else
+        snprintf(value, sizeof value, "%s", cli_global_metavar(o->val));
+    if (o->val == 'V') /* --version: a command of its own */
+        fprintf(stderr, "filterlab: %s: --%s is a global option: 'filterlab --%s' (see "
+                "'filterlab --help')\n", cmd, o->name, o->name);
+    else if (o->has_arg == no_argument) /* --quiet: a switch before the command */
+        fprintf(stderr,
+                "filterlab: %s: --%s is a global option: give it before the command, as in "
+                "'filterlab --%s %s ...' (see 'filterlab --help')\n",
+                cmd, o->name, o->name, cmd);
+    else
+        fprintf(stderr,
+                "filterlab: %s: --%s is a global option: give it before the command, as in "
+                "'filterlab --%s %s %s ...' (see 'filterlab --help')\n",
+                cmd, o->name, o->name, value, cmd);
+    return EXIT_USAGE;
+}
+
+int cli_getopt_error(const char *cmd, int c, char **argv)
+{
+    /* optopt names a bad short option; for a bad long one it is 0 and getopt has already
+     * stepped past the offending argument (not past its value: an unknown option has none). */
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    if (c == ':') {
+        if (optopt && (optopt < 128) && arg[0] == '-' && arg[1] != '-')
+            return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+        return cli_usage_error(cmd, "option '%s' needs a value", arg);
+    }
+    if (arg[0] == '-' && arg[1] == '-') {
+        /* A known long flag given "=value" also comes back as '?', with optopt set. */
+        if (optopt)
+            return cli_usage_error(cmd, "option '%.*s' takes no value",
+                                   (int)strcspn(arg, "="), arg);
+        const struct option *g = cmd ? global_option(arg) : NULL;
+        if (g)
+            return global_option_error(cmd, g, arg, argv[optind]);
+        return cli_usage_error(cmd, "unknown or ambiguous option '%s'", arg);
+    }
+    if (optopt > 0 && optopt < 128)
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    cli_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help();
+            return EXIT_OK;
+        }
+        return cli_getopt_error(cmd, c, argv);
+    }
+    return -1;
+}
+
+int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
+{
+    if (optind >= argc)
+        return cli_usage_error(cmd, "missing %s", what);
+    if (argc - optind > 1)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    return EXIT_OK;
+}
+
+int cli_output_operands(const char *cmd, int argc, char **argv, const char *input)
+{
+    int want = input ? 1 : 0;
+    if (argc - optind < want)
+        return cli_usage_error(cmd, "missing %s", input);
+    /* Every command names its output with -o: an operand past the inputs is most likely
+     * an output given positionally. */
+    if (argc - optind > want)
+        return cli_usage_error(cmd, "unexpected argument '%s' (the output goes in -o OUT)",
+                               argv[optind + want]);
+    return EXIT_OK;
+}
+
+int cli_no_operand(const char *cmd, int argc, char **argv)
+{
+    if (optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+int cli_check_n_fpr(const char *cmd, int argc, char **argv, int have_n, int have_fpr,
+                    uint64_t n)
+{
+    if (cli_no_operand(cmd, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
+    if (!have_n || !have_fpr)
+        return cli_usage_error(cmd, "--n and --fpr are required");
+    if (n == 0)
+        return cli_usage_error(cmd, "--n must be at least 1");
+    return EXIT_OK;
+}
+
+void cli_getopt_reset(void)
+{
+    /* glibc: optind = 0 reinitialises its whole scanning state, not just the index. */
+    optind = 0;
+    opterr = 0;
+}
+
