@@ -135,6 +135,10 @@ static void *bf_create(RedisModuleCtx *ctx, const void *options) {
                          .max_bytes = flr_max_bytes()};
     fl_sbf *sbf;
     fl_status st = fl_sbf_create(&cfg, &sbf);
+    if (st == FL_ERR_TOO_LARGE) { /* above MAX_BYTES: the text CF and RedisBloom use */
+        RedisModule_ReplyWithError(ctx, "ERR Insufficient memory to create filter");
+        return NULL;
+    }
     if (st != FL_OK) {
         flr_reply_status(ctx, st);
         return NULL;

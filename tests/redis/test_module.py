@@ -327,7 +327,7 @@ def test_errors(r):
         (("BF.RESERVE", "k", 0.01, 100, "BOGUS"), "unknown argument"),
         (("BF.RESERVE", "k", 0.01, 100, "VARIANT", "cuckoo"), "bad variant"),
         (("BF.RESERVE", "k", 0.01, 100, "VARIANT", "nope"), "bad variant"),
-        (("BF.RESERVE", "k", 1e-300, 10 ** 15), "exceeds the allowed limit"),
+        (("BF.RESERVE", "k", 1e-300, 10 ** 15), "Insufficient memory to create filter"),
         (("BF.RESERVE", "k", 0.01, 100, "NONSCALING", "EXPANSION", 2), "cannot expand"),
         # BF.INSERT reads the options BF.RESERVE takes, and its own.
         (("BF.INSERT", "k", "EXPANSION", 2, "NONSCALING", "ITEMS", "a"), "cannot expand"),
