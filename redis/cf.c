@@ -130,7 +130,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         }
     }
     /* RedisBloom's minimum: two full buckets of the bucket size asked for. */
-    if (capacity < 2 * (long long)cfg.bucket_size) return RedisModule_ReplyWithError(ctx, CF_MIN_CAPACITY);
+    if (capacity < 2 * (long long)cfg.bucket_size)
+        return RedisModule_ReplyWithError(ctx, CF_MIN_CAPACITY);
     cfg.capacity = (uint64_t)capacity;
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_cf_type, "ERR item exists");
     if (!key) return REDISMODULE_OK;

@@ -90,8 +90,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     /* Counters beyond the per-value cap (MAX_BYTES): RedisBloom's refusal of a sketch it
      * cannot allocate. Then filterlab's row bound for a shape that would fit. */
     if (w > flr_max_bytes() / 4 / d)
-        return RedisModule_ReplyWithError(ctx,
-                                          "TopK: Insufficient memory to create topk data structure");
+        return RedisModule_ReplyWithError(
+            ctx, "TopK: Insufficient memory to create topk data structure");
     if (d > FL_CMS_DEPTH_MAX)
         return RedisModule_ReplyWithError(ctx, "TopK: invalid depth (at most 32 rows)");
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_topk_type, "TopK: key already exists");

@@ -2,9 +2,10 @@
  * Count-Min sketch (src/cms.c, src/topk.c, src/codec_cms.c): the seeds' sizing and every bad
  * parameter; estimates never below the true counts (plain and conservative, through
  * saturation); the (epsilon, delta) guarantee measured with a binomial margin; conservative
- * never above plain; merge = sketch of the union stream, weighted merge with its refusals; heavy hitters and top-k on a Zipf
- * stream; batch calls = single calls under every kernel; files: round trips, every
- * truncation and bit flip, crafted sections with exact statuses, wrong kinds both ways.
+ * never above plain; merge = sketch of the union stream, weighted merge with its refusals;
+ * heavy hitters and top-k on a Zipf stream; batch calls = single calls under every kernel;
+ * files: round trips, every truncation and bit flip, crafted sections with exact statuses,
+ * wrong kinds both ways.
  * Every stream is generated from a fixed seed, so each run checks the same numbers.
  */
 #include "testutil.h"
@@ -286,12 +287,14 @@ static void test_merge_is_union(void **state) {
 static void test_merge_weighted(void **state) {
     (void)state;
     stream a = zipf(3000, 5000, 21), b = zipf(2000, 3000, 22);
-    fl_cms *cab = new_cms(500, 4, 0, 0), *cb = new_cms(500, 4, 0, 0), *ca3 = new_cms(500, 4, 0, 0);
+    fl_cms *cab = new_cms(500, 4, 0, 0), *cb = new_cms(500, 4, 0, 0);
+    fl_cms *ca3 = new_cms(500, 4, 0, 0);
     fl_cms *dst = new_cms(500, 4, 0, 0);
     assert_int_equal(fl_cms_add_u64s(cab, a.keys, a.n, NULL), FL_OK);
     assert_int_equal(fl_cms_add_u64s(cab, b.keys, b.n, NULL), FL_OK);
     assert_int_equal(fl_cms_add_u64s(cb, b.keys, b.n, NULL), FL_OK);
-    for (int i = 0; i < 3; i++) assert_int_equal(fl_cms_add_u64s(ca3, a.keys, a.n, NULL), FL_OK);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(fl_cms_add_u64s(ca3, a.keys, a.n, NULL), FL_OK);
     const fl_cms *srcs[2] = {cab, cb};
     int64_t w[2] = {3, -3};
     assert_int_equal(fl_cms_merge_weighted(dst, srcs, w, 2), FL_OK);
