@@ -98,7 +98,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 /* ---- module load arguments --------------------------------------------------------- */
 
 /* Parses `--loadmodule filterlab_redis.so NAME VALUE ...` into flr_cfg: RedisBloom 2.4's
- * ERROR_RATE (0 < r < 1), INITIAL_SIZE (> 0), CF_MAX_EXPANSIONS (1 to CF_FILTERS_MAX,
+ * ERROR_RATE (0 < r < 1), INITIAL_SIZE (> 0), CF_MAX_EXPANSIONS (2 to CF_FILTERS_MAX,
  * filterlab's longest chain), and MAX_BYTES (payload bytes one value may allocate, 4096 to
  * 2^40). Names are case-insensitive. A bad argument is logged with its reason and the
  * module refuses to load (as RedisBloom does), so a typo cannot go unnoticed. */
@@ -119,8 +119,9 @@ static int flr_parse_load_args(RedisModuleCtx *ctx, RedisModuleString **argv, in
             if (!is_ll || ll <= 0) why = "INITIAL_SIZE must be an integer > 0";
             else cfg.bf_initial_size = (uint64_t)ll;
         } else if (flr_arg_is(argv[i], "CF_MAX_EXPANSIONS")) {
-            if (!is_ll || ll < 1 || ll > CF_FILTERS_MAX)
-                why = "CF_MAX_EXPANSIONS must be an integer from 1 to 64";
+            /* RedisBloom counts the first filter, so 1 would refuse every add. */
+            if (!is_ll || ll < 2 || ll > CF_FILTERS_MAX)
+                why = "CF_MAX_EXPANSIONS must be an integer from 2 to 64";
             else cfg.cf_max_expansions = (uint32_t)ll;
         } else if (flr_arg_is(argv[i], "MAX_BYTES")) {
             if (!is_ll || ll < 4096 || ll > (1ll << 40))
