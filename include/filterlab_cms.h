@@ -144,6 +144,14 @@ uint64_t fl_cms_total(const fl_cms *c);
  * reordered, src's are not carried over. */
 fl_status fl_cms_merge(fl_cms *dst, const fl_cms *src);
 
+/* dst = sum of weights[i] * srcs[i] over every counter and N, computed exactly with signed
+ * 64-bit weights (a negative weight subtracts a sketch; dst may be one of srcs). All must
+ * have dst's width, depth and seed (FL_ERR_INCOMPATIBLE). FL_ERR_TOO_LARGE, with dst
+ * unchanged, if any product or sum overflows 64 bits, a counter would leave [0, 2^32 - 1]
+ * or N would be negative; no counter saturates. */
+fl_status fl_cms_merge_weighted(fl_cms *dst, const fl_cms *const *srcs, const int64_t *weights,
+                                size_t n);
+
 /* Up to cap candidates in decreasing estimate order (ties: shorter key, then bytes), their
  * estimates re-read from the counters; *count says how many were written. Errors:
  * FL_ERR_INVALID_ARG (NULL c or count, NULL out with cap > 0), FL_ERR_UNSUPPORTED (topk 0). */

@@ -3,16 +3,19 @@
  * (include/filterlab_sbf.h), with RedisBloom's syntax, defaults (error rate 0.01, capacity
  * 100, expansion 2) and replies. Beyond RedisBloom: VARIANT <name> at BF.RESERVE / BF.INSERT
  * picks the Bloom variant of the sub-filters (default block512: one cache line per key and
- * sub-filter; classic is RedisBloom's own layout), and BF.INFO adds the fill, the FPR
- * predicted at the current fill, the variant and the kernel.
+ * sub-filter; classic is RedisBloom's own layout). BF.INFO has exactly RedisBloom's fields;
+ * the fill, the FPR predicted at the current fill, the variant and the kernel are in
+ * FILTERLAB.INFO key. BF.DEBUG gives RedisBloom's per-sub-filter lines with filterlab's
+ * numbers.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chunk.h"
 #include "common.h"
 
-#define BF_ERROR_RATE_DEFAULT 0.01
+#define BF_ERROR_RATE_DEFAULT 0.01 /* RedisBloom's; ERROR_RATE and INITIAL_SIZE change them */
 #define BF_CAPACITY_DEFAULT 100
 #define BF_EXPANSION_DEFAULT 2
 
@@ -52,6 +55,14 @@ static const bf_options BF_DEFAULTS = {.error_rate = BF_ERROR_RATE_DEFAULT,
                                        .capacity = BF_CAPACITY_DEFAULT,
                                        .expansion = BF_EXPANSION_DEFAULT,
                                        .variant = FL_BLOCK512};
+
+/* The defaults with the module's ERROR_RATE and INITIAL_SIZE load arguments. */
+static bf_options bf_defaults(void) {
+    bf_options o = BF_DEFAULTS;
+    o.error_rate = flr_cfg.bf_error_rate;
+    o.capacity = flr_cfg.bf_initial_size;
+    return o;
+}
 
 /* Parses VARIANT's value; replies and returns 0 on an error. */
 static int parse_variant(RedisModuleCtx *ctx, RedisModuleString *arg, fl_variant *out) {
@@ -121,9 +132,13 @@ static void *bf_create(RedisModuleCtx *ctx, const void *options) {
     fl_sbf_config cfg = {.capacity = o->capacity, .error_rate = o->error_rate,
                          .growth = (double)o->expansion, .variant = o->variant,
                          .flags = o->nonscaling ? FL_SBF_NONSCALING : 0,
-                         .max_bytes = FLR_MAX_BYTES};
+                         .max_bytes = flr_max_bytes()};
     fl_sbf *sbf;
     fl_status st = fl_sbf_create(&cfg, &sbf);
+    if (st == FL_ERR_TOO_LARGE) { /* above MAX_BYTES: the text CF and RedisBloom use */
+        RedisModule_ReplyWithError(ctx, "ERR Insufficient memory to create filter");
+        return NULL;
+    }
     if (st != FL_OK) {
         flr_reply_status(ctx, st);
         return NULL;
@@ -138,7 +153,7 @@ static void *bf_create(RedisModuleCtx *ctx, const void *options) {
 /* BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] [VARIANT name] */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
-    bf_options o = BF_DEFAULTS;
+    bf_options o = bf_defaults();
     if (!flr_arg_double(argv[2], &o.error_rate))
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
     if (!flr_arg_u64(argv[3], &o.capacity))
@@ -237,8 +252,8 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
 static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
     if (single ? argc != 3 : argc < 3) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, 0, bf_create,
-                                             &BF_DEFAULTS, &v);
+    bf_options o = bf_defaults();
+    RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, 0, bf_create, &o, &v);
     if (!key) return REDISMODULE_OK;
     add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
     RedisModule_CloseKey(key);
@@ -256,7 +271,7 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  *           [VARIANT name] ITEMS item [item ...] */
 static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
-    bf_options o = BF_DEFAULTS;
+    bf_options o = bf_defaults();
     int nocreate = 0, items_at = -1, sizing_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
         int shared = parse_shared_option(ctx, argv, argc, &i, &o);
@@ -344,9 +359,8 @@ static double bf_fill(const fl_sbf *s, uint32_t filters) {
     return bits > 0 ? set / bits : 0;
 }
 
-/* BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]: RedisBloom's fields, then
- * filterlab's (monitoring: total capacity before the next growth, fill, the FPR the models
- * predict at the current item counts, variant, kernel). */
+/* BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]: exactly RedisBloom's fields
+ * (clients read them by position); filterlab's are in FILTERLAB.INFO key. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
     void *v;
@@ -375,7 +389,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
-    RedisModule_ReplyWithArray(ctx, 24);
+    RedisModule_ReplyWithArray(ctx, 10);
     RedisModule_ReplyWithSimpleString(ctx, "Capacity");
     RedisModule_ReplyWithLongLong(ctx, (long long)in.total_capacity);
     RedisModule_ReplyWithSimpleString(ctx, "Size");
@@ -387,6 +401,18 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
     if (nonscaling) RedisModule_ReplyWithNull(ctx);
     else RedisModule_ReplyWithLongLong(ctx, (long long)in.growth);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+
+/* FILTERLAB.INFO's fields for a Bloom chain: the monitoring facts BF.INFO has no field for
+ * (error rate, initial capacity, fill, the FPR the models predict at the current item
+ * counts, payload bytes, variant, kernel... see FILTERLAB.INFO). */
+int flr_bf_info_extra(RedisModuleCtx *ctx, void *v) {
+    bf_value *b = v;
+    fl_sbf_info in;
+    fl_sbf_get_info(b->sbf, &in);
     RedisModule_ReplyWithSimpleString(ctx, "Error rate");
     RedisModule_ReplyWithDouble(ctx, in.error_rate);
     RedisModule_ReplyWithSimpleString(ctx, "Initial capacity");
@@ -400,8 +426,37 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithSimpleString(ctx, "Variant");
     const char *name = fl_variant_name(in.variant);
     RedisModule_ReplyWithSimpleString(ctx, name ? name : "?");
-    RedisModule_ReplyWithSimpleString(ctx, "Kernel");
-    RedisModule_ReplyWithSimpleString(ctx, fl_filter_kernel(fl_sbf_filter_at(b->sbf, 0)));
+    return 12;
+}
+
+/* BF.DEBUG key: RedisBloom's reply shape, "size:<items>" and then one line per sub-filter,
+ * "bytes:B bits:b hashes:k hashwidth:64 capacity:c size:n ratio:p", with filterlab's own
+ * numbers (its sizing and variants give other bytes and hash counts than RedisBloom's for
+ * the same arguments; hashwidth is 64: filterlab derives every probe from 64-bit hashes). */
+static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_bf_type, "ERR not found", &v);
+    if (!key) return REDISMODULE_OK;
+    const bf_value *b = v;
+    fl_sbf_info in;
+    fl_sbf_get_info(b->sbf, &in);
+    RedisModule_ReplyWithArray(ctx, 1 + (long)in.filters);
+    char line[256];
+    int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.items);
+    RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
+    for (uint32_t i = 0; i < in.filters; i++) {
+        fl_sbf_filter_info f;
+        if (fl_sbf_filter_info_at(b->sbf, i, &f) != FL_OK) memset(&f, 0, sizeof f);
+        n = snprintf(line, sizeof line,
+                     "bytes:%zu bits:%llu hashes:%u hashwidth:64 capacity:%llu size:%llu "
+                     "ratio:%g",
+                     f.bytes, (unsigned long long)f.bytes * 8, (unsigned)f.geometry.k,
+                     (unsigned long long)f.capacity, (unsigned long long)f.items,
+                     f.target_fpr);
+        RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
+    }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -426,7 +481,7 @@ static uint8_t *bf_serialize(const void *v, size_t *len, const char **err) {
 
 static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     fl_sbf *sbf;
-    fl_status st = fl_sbf_load_mem(blob, len, FLR_MAX_BYTES, &sbf);
+    fl_status st = fl_sbf_load_mem(blob, len, flr_load_max_bytes(), &sbf);
     if (st != FL_OK) {
         *err = "ERR invalid dump: the filter does not load";
         return NULL;
@@ -447,6 +502,9 @@ static const flr_type_ops BF_TYPE = {
     .mem_usage = bf_mem_usage,
     .free = bf_free,
     .log_io_failures = 1,
+    .err_iter = "ERR Second argument must be numeric",
+    .err_chunk = "received bad data",
+    .err_order = "invalid offset - no link found",
 };
 
 FLR_TYPE_GLUE(bf, BF_TYPE)
@@ -464,6 +522,7 @@ static const flr_command BF_COMMANDS[] = {
     {"BF.MEXISTS", cmd_mexists, "readonly fast"},
     {"BF.CARD", cmd_card, "readonly fast"},
     {"BF.INFO", cmd_info, "readonly fast"},
+    {"BF.DEBUG", cmd_debug, "readonly fast"},
     {"BF.SCANDUMP", bf_cmd_scandump, "readonly"},
     {"BF.LOADCHUNK", bf_cmd_loadchunk, "write deny-oom"},
 };

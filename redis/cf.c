@@ -2,13 +2,18 @@
  * CF.*: RedisBloom's cuckoo filter commands on a chain of filterlab cuckoo filters
  * (cf_chain.h: how RedisBloom's BUCKETSIZE, MAXITERATIONS and EXPANSION map onto
  * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|16 at CF.RESERVE (fingerprint
- * width; default 16), and CF.INFO adds capacity, slots, fill, the FPR predicted at the
- * current load and the kernel.
+ * width; default 16). CF.INFO has exactly RedisBloom's fields; the capacity, slots, fill,
+ * the FPR predicted at the current load and the kernel are in FILTERLAB.INFO key. CF.DEBUG
+ * gives RedisBloom's line with filterlab's numbers; CF.COMPACT drops the filters of the
+ * chain that hold nothing (cf_chain_compact). As in RedisBloom, a chain of
+ * CF_MAX_EXPANSIONS filters (a load argument, default 32) takes no more items, and a
+ * capacity below twice the bucket size is refused.
  *
  * CF.COUNT counts, as RedisBloom does, the copies of the item's fingerprint where its copies
  * can be (fl_count_hash, summed over the chain): an item added twice gives 2; other items
  * sharing a fingerprint and a bucket can add to it, nothing takes from it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +22,16 @@
 #include "common.h"
 
 #define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
+#define CF_MIN_CAPACITY "ERR Capacity must be at least (BucketSize * 2)"
+#define CF_MAX_EXPANSIONS_REACHED "ERR Maximum expansions reached"
+
+/* RedisBloom refuses adds to a chain of CF_MAX_EXPANSIONS filters (so a flood of distinct
+ * items cannot grow a filter without bound); 1 if that reply was sent. */
+static int refuse_max_expansions(RedisModuleCtx *ctx, const cf_chain *chain) {
+    if (chain->filters < flr_cfg.cf_max_expansions) return 0;
+    RedisModule_ReplyWithError(ctx, CF_MAX_EXPANSIONS_REACHED);
+    return 1;
+}
 
 typedef struct cf_value {
     flr_value_header h; /* first: dump.c and flr_value_new read it */
@@ -48,9 +63,9 @@ static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAUL
 static void *cf_create(RedisModuleCtx *ctx, const void *config) {
     const cf_config *cfg = config;
     cf_chain *chain;
-    fl_status st = cf_chain_create(cfg, &chain);
-    if (st == FL_ERR_TOO_LARGE) {
-        RedisModule_ReplyWithError(ctx, "ERR Bad capacity (filter too large)");
+    fl_status st = cf_chain_create_capped(cfg, flr_max_bytes(), &chain);
+    if (st == FL_ERR_TOO_LARGE) { /* above MAX_BYTES: RedisBloom's text for it */
+        RedisModule_ReplyWithError(ctx, "ERR Insufficient memory to create filter");
         return NULL;
     }
     if (st != FL_OK) {
@@ -78,29 +93,46 @@ static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, cf_value *c)
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 3 || argc % 2 == 0) return RedisModule_WrongArity(ctx);
     cf_config cfg = CF_DEFAULTS;
-    if (!flr_arg_u64(argv[2], &cfg.capacity) || cfg.capacity == 0)
+    int64_t capacity;
+    if (!flr_arg_i64(argv[2], &capacity))
         return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+    /* RedisBloom's texts for the same refusals. */
     for (int i = 3; i + 1 < argc; i += 2) {
-        uint64_t x;
-        if (!flr_arg_u64(argv[i + 1], &x)) x = UINT64_MAX;
+        int64_t x;
+        int num = flr_arg_i64(argv[i + 1], &x);
         if (flr_arg_is(argv[i], "BUCKETSIZE")) {
-            if (x < 1 || x > 255) return RedisModule_ReplyWithError(ctx, "ERR Bad bucket size");
+            if (!num) return RedisModule_ReplyWithError(ctx, "ERR Couldn't parse BUCKETSIZE");
+            if (x < 1 || x > 255)
+                return RedisModule_ReplyWithError(
+                    ctx, "ERR BUCKETSIZE: value must be an integer between 1 and 255, "
+                         "inclusive.");
             cfg.bucket_size = (uint32_t)x;
         } else if (flr_arg_is(argv[i], "MAXITERATIONS")) {
+            if (!num) return RedisModule_ReplyWithError(ctx, "ERR Couldn't parse MAXITERATIONS");
             if (x < 1 || x > 65535)
-                return RedisModule_ReplyWithError(ctx, "ERR Bad max iterations");
+                return RedisModule_ReplyWithError(
+                    ctx, "ERR MAXITERATIONS: value must be an integer between 1 and 65535, "
+                         "inclusive.");
             cfg.max_iterations = (uint32_t)x;
         } else if (flr_arg_is(argv[i], "EXPANSION")) {
-            if (x > CF_EXPANSION_MAX) return RedisModule_ReplyWithError(ctx, "ERR Bad expansion");
+            if (!num) return RedisModule_ReplyWithError(ctx, "ERR Couldn't parse EXPANSION");
+            if (x < 0 || x > CF_EXPANSION_MAX)
+                return RedisModule_ReplyWithError(
+                    ctx, "ERR EXPANSION: value must be an integer between 0 and 32768, "
+                         "inclusive.");
             cfg.expansion = (uint32_t)x;
         } else if (flr_arg_is(argv[i], "FPBITS")) {
-            if (x != 8 && x != 16)
+            if (!num || (x != 8 && x != 16))
                 return RedisModule_ReplyWithError(ctx, "ERR Bad fingerprint bits (8 or 16)");
             cfg.fp_bits = (uint32_t)x;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
         }
     }
+    /* RedisBloom's minimum: two full buckets of the bucket size asked for. */
+    if (capacity < 2 * (long long)cfg.bucket_size)
+        return RedisModule_ReplyWithError(ctx, CF_MIN_CAPACITY);
+    cfg.capacity = (uint64_t)capacity;
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_cf_type, "ERR item exists");
     if (!key) return REDISMODULE_OK;
     cf_value *c = cf_create(ctx, &cfg);
@@ -133,6 +165,10 @@ static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
     uint64_t h = cf_chain_hash(c->chain, s, len);
     uint8_t present = 0;
+    if (refuse_max_expansions(ctx, c->chain)) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
     if (nx) cf_chain_contains(c->chain, &h, 1, &present);
     if (present) {
         RedisModule_ReplyWithLongLong(ctx, 0);
@@ -173,8 +209,13 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         } else if (flr_arg_is(argv[i], "NOCREATE")) {
             nocreate = 1;
         } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
-            if (!flr_arg_u64(argv[++i], &cfg.capacity) || cfg.capacity == 0)
+            int64_t capacity;
+            if (!flr_arg_i64(argv[++i], &capacity))
                 return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+            /* The filter INSERT creates has the default bucket size. */
+            if (capacity < 2 * (long long)CF_BUCKET_SIZE_DEFAULT)
+                return RedisModule_ReplyWithError(ctx, CF_MIN_CAPACITY);
+            cfg.capacity = (uint64_t)capacity;
             capacity_given = 1;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
@@ -189,6 +230,10 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         flr_open_or_create(ctx, argv[1], flr_cf_type, nocreate, cf_create, &cfg, &v);
     if (!key) return REDISMODULE_OK;
     cf_value *c = v;
+    if (refuse_max_expansions(ctx, c->chain)) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
     flr_batch b;
     if (!flr_batch_alloc(&b, (size_t)(argc - items_at))) {
         RedisModule_CloseKey(key);
@@ -304,7 +349,8 @@ static size_t cf_mem_usage(const void *v) {
     return sizeof *c + sizeof *c->chain + t.bytes + (size_t)c->chain->filters * 256;
 }
 
-/* CF.INFO key: RedisBloom's fields, then filterlab's. */
+/* CF.INFO key: exactly RedisBloom's fields (clients read them by position). The bucket
+ * size is the table's (4 slots); the one CF.RESERVE asked for is in FILTERLAB.INFO. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
@@ -314,7 +360,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     const cf_chain *ch = ((cf_value *)v)->chain;
     cf_totals t;
     cf_chain_totals(ch, &t);
-    RedisModule_ReplyWithArray(ctx, 32);
+    RedisModule_ReplyWithArray(ctx, 16);
     RedisModule_ReplyWithSimpleString(ctx, "Size");
     RedisModule_ReplyWithLongLong(ctx, (long long)cf_mem_usage(v));
     RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
@@ -326,11 +372,20 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithSimpleString(ctx, "Number of items deleted");
     RedisModule_ReplyWithLongLong(ctx, (long long)ch->deleted);
     RedisModule_ReplyWithSimpleString(ctx, "Bucket size");
-    RedisModule_ReplyWithLongLong(ctx, 4);
+    RedisModule_ReplyWithLongLong(ctx, CF_TABLE_BUCKET_SLOTS);
     RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
     RedisModule_ReplyWithLongLong(ctx, ch->cfg.expansion);
     RedisModule_ReplyWithSimpleString(ctx, "Max iterations");
     RedisModule_ReplyWithLongLong(ctx, ch->cfg.max_iterations);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* FILTERLAB.INFO's fields for a cuckoo chain: what CF.INFO has no field for. */
+int flr_cf_info_extra(RedisModuleCtx *ctx, void *v) {
+    const cf_chain *ch = ((cf_value *)v)->chain;
+    cf_totals t;
+    cf_chain_totals(ch, &t);
     RedisModule_ReplyWithSimpleString(ctx, "Requested bucket size");
     RedisModule_ReplyWithLongLong(ctx, ch->cfg.bucket_size);
     /* Items the filters are sized for (CF.RESERVE's capacity, times the expansion for each
@@ -349,11 +404,54 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithDouble(ctx, cf_chain_predicted_fpr(ch));
     RedisModule_ReplyWithSimpleString(ctx, "Payload bytes");
     RedisModule_ReplyWithLongLong(ctx, (long long)t.bytes);
-    RedisModule_ReplyWithSimpleString(ctx, "Kernel");
-    RedisModule_ReplyWithSimpleString(ctx, fl_filter_kernel(ch->f[0]));
+    return 14;
+}
+
+/* CF.DEBUG key: RedisBloom's line, "bktsize:B buckets:N items:I deletes:D filters:F
+ * max_iterations:M expansion:E", with the chain's numbers: B is the table's bucket size
+ * (4) and N the buckets of all filters, so N * B is the slots. */
+static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", &v);
+    if (!key) return REDISMODULE_OK;
+    const cf_chain *ch = ((cf_value *)v)->chain;
+    cf_totals t;
+    cf_chain_totals(ch, &t);
+    char line[256];
+    int n = snprintf(line, sizeof line,
+                     "bktsize:%u buckets:%llu items:%llu deletes:%llu filters:%u "
+                     "max_iterations:%u expansion:%u",
+                     CF_TABLE_BUCKET_SLOTS, (unsigned long long)t.buckets,
+                     (unsigned long long)ch->items, (unsigned long long)ch->deleted,
+                     ch->filters, ch->cfg.max_iterations, ch->cfg.expansion);
+    RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
+
+/* CF.COMPACT key: drops the filters that hold nothing (cf_chain_compact), which deletes
+ * can leave; "OK" whether or not one was dropped, as RedisBloom answers. */
+static int cmd_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    void *v;
+    RedisModuleKey *key = flr_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE,
+                                            flr_cf_type, "ERR Cuckoo filter was not found", &v);
+    if (!key) return REDISMODULE_OK;
+    cf_value *c = v;
+    if (cf_chain_compact(c->chain) > 0) {
+        flr_touch(c);
+        c->warned_full = 0;
+    }
+    RedisModule_ReplicateVerbatim(ctx);
+    RedisModule_CloseKey(key);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+/* SCANDUMP of a chain that holds nothing: [0, nil] at once, as RedisBloom answers (such a
+ * dump restores nothing; CF.RESERVE makes the filter again). */
+static int cf_dump_empty(const void *v) { return ((const cf_value *)v)->chain->items == 0; }
 
 /* ---- serialization: RDB, AOF, SCANDUMP ----------------------------------------------- */
 
@@ -379,6 +477,9 @@ static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
         *err = "ERR invalid dump: the filter does not load";
         return NULL;
     }
+    /* Growth from here on is bounded by this server's MAX_BYTES (the load itself is not:
+     * refusing a saved value would lose it). */
+    chain->max_bytes = flr_max_bytes();
     cf_value *c = cf_wrap(chain);
     if (!c) *err = "ERR out of memory";
     return c;
@@ -395,6 +496,10 @@ static const flr_type_ops CF_TYPE = {
     .mem_usage = cf_mem_usage,
     .free = cf_free,
     .log_io_failures = 1,
+    .dump_empty = cf_dump_empty,
+    .err_iter = "Invalid position",
+    .err_create = "Couldn't create filter!",
+    .err_chunk = "Couldn't load chunk!",
 };
 
 FLR_TYPE_GLUE(cf, CF_TYPE)
@@ -412,6 +517,8 @@ static const flr_command CF_COMMANDS[] = {
     {"CF.COUNT", cmd_count, "readonly fast"},
     {"CF.DEL", cmd_del, "write fast"},
     {"CF.INFO", cmd_info, "readonly fast"},
+    {"CF.DEBUG", cmd_debug, "readonly fast"},
+    {"CF.COMPACT", cmd_compact, "write"},
     {"CF.SCANDUMP", cf_cmd_scandump, "readonly"},
     {"CF.LOADCHUNK", cf_cmd_loadchunk, "write deny-oom"},
 };

@@ -38,6 +38,11 @@ static uint64_t filter_buckets(const cf_config *cfg, uint32_t sizing, uint32_t i
 static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
     uint64_t buckets = filter_buckets(&c->cfg, c->sizing, i);
     if (buckets == 0) return FL_ERR_TOO_LARGE;
+    if (c->max_bytes) { /* checked before anything is allocated */
+        uint64_t bytes = buckets * (c->cfg.fp_bits / 2), have = 0;
+        for (uint32_t j = 0; j < c->filters; j++) have += fl_size_bytes(c->f[j]);
+        if (bytes > c->max_bytes || have > c->max_bytes - bytes) return FL_ERR_TOO_LARGE;
+    }
     fl_config fc = {.variant = FL_CUCKOO,
                     .geometry = {.variant = FL_CUCKOO, .units = buckets, .k = c->cfg.fp_bits}};
     return fl_create(&fc, out);
@@ -53,12 +58,17 @@ static fl_status check_config(const cf_config *cfg) {
 }
 
 fl_status cf_chain_create(const cf_config *cfg, cf_chain **out) {
+    return cf_chain_create_capped(cfg, 0, out);
+}
+
+fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_chain **out) {
     fl_status st = check_config(cfg);
     if (st != FL_OK) return st;
     cf_chain *c = calloc(1, sizeof *c);
     if (!c) return FL_ERR_NO_MEMORY;
     c->cfg = *cfg;
     c->sizing = CF_SIZING_LOAD;
+    c->max_bytes = max_bytes;
     st = new_filter(c, 0, &c->f[0]);
     if (st != FL_OK) {
         free(c);
@@ -111,6 +121,28 @@ fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, siz
 fl_status cf_chain_add(cf_chain *c, uint64_t hash) {
     size_t added;
     return cf_chain_add_hashes(c, &hash, 1, &added);
+}
+
+static int filter_empty(const fl_filter *f) {
+    fl_info in;
+    return fl_get_info(f, &in) == FL_OK && in.bits_set == 0;
+}
+
+uint32_t cf_chain_compact(cf_chain *c) {
+    uint32_t n = c->filters, nonempty = 0;
+    for (uint32_t i = 0; i < n; i++) nonempty += !filter_empty(c->f[i]);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        /* All empty: the oldest (smallest) stays, so the chain keeps one filter. */
+        if (nonempty ? !filter_empty(c->f[i]) : i == 0) {
+            c->f[kept++] = c->f[i];
+        } else {
+            fl_free(c->f[i]);
+        }
+    }
+    for (uint32_t i = kept; i < n; i++) c->f[i] = NULL;
+    c->filters = kept;
+    return n - kept;
 }
 
 fl_status cf_chain_contains(const cf_chain *c, const uint64_t *hashes, size_t n, uint8_t *out) {

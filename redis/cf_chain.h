@@ -32,6 +32,8 @@
 #define CF_EXPANSION_MAX 32768u      /* RedisBloom's bound */
 #define CF_FILTER_BYTES_MAX (1ull << 32) /* payload of one filter, the first or a grown one */
 
+#define CF_TABLE_BUCKET_SLOTS 4u  /* the slots of every bucket of the library's tables */
+
 typedef struct cf_config {
     uint64_t capacity;
     uint32_t bucket_size, max_iterations, expansion, fp_bits;
@@ -45,6 +47,9 @@ enum cf_sizing {
 typedef struct cf_chain {
     cf_config cfg;
     uint32_t sizing; /* enum cf_sizing */
+    /* Payload bytes the whole chain may reach (0: no cap but CF_FILTER_BYTES_MAX per
+     * filter). Not saved: the owner sets it on a loaded chain (the server's MAX_BYTES). */
+    uint64_t max_bytes;
     uint64_t items, deleted;
     uint32_t filters;
     fl_filter *f[CF_FILTERS_MAX];
@@ -52,8 +57,11 @@ typedef struct cf_chain {
 
 /* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8/16), FL_ERR_INVALID_ARG (bucket
  * size or iterations 0, expansion above CF_EXPANSION_MAX), FL_ERR_TOO_LARGE (a filter above
- * CF_FILTER_BYTES_MAX; growth stops there with the same error), NO_MEMORY. */
+ * CF_FILTER_BYTES_MAX, or the chain above max_bytes; growth stops there with the same
+ * error), NO_MEMORY. */
 fl_status cf_chain_create(const cf_config *cfg, cf_chain **out);
+/* The same with max_bytes set (the first filter is checked against it too). */
+fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_chain **out);
 void cf_chain_free(cf_chain *c);
 uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len);
 /* Adds one copy. FL_ERR_FULL: no filter could take it and the chain may not grow (or has
@@ -73,6 +81,13 @@ fl_status cf_chain_count(const cf_chain *c, uint64_t hash, uint64_t *count);
  * fingerprint in the same buckets; in a chain that other key may sit in a newer filter than
  * the item's own copy (RedisBloom's chains share this), so delete only items you added. */
 fl_status cf_chain_delete(cf_chain *c, uint64_t hash);
+/* Drops the filters that hold no fingerprint (table and stash empty: deletes emptied
+ * them), keeping the oldest if all are empty; returns how many were dropped. Lookups,
+ * counts and deletes answer as before (an empty filter holds no copy); the next filter
+ * the chain grows is sized by the new filter count. Fingerprints are not moved between
+ * filters: a fingerprint's alternate bucket depends on its filter's size, and the library
+ * gives no access to a slot's fingerprint. */
+uint32_t cf_chain_compact(cf_chain *c);
 /* Sums over all filters. */
 typedef struct cf_totals {
     uint64_t capacity; /* items the filters are sized for (format 1: slots at the load) */

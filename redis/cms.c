@@ -8,8 +8,11 @@
  *     Muthukrishnan 2005, Theorem 1), where RedisBloom takes w = ceil(2 / error) and
  *     d = ceil(log2(1 / probability)): the same arguments give other dimensions, each with
  *     the guarantee its formula states.
- *   - CMS.MERGE WEIGHTS takes weights >= 0 (a counter cannot go below zero here); a weight
- *     w adds each source w times, with saturation at 2^32 - 1 as every update does.
+ *   - none in CMS.MERGE and CMS.INCRBY: as in RedisBloom, MERGE's weights are signed
+ *     64-bit integers and a merge whose counters or count would leave [0, 2^32 - 1] (or
+ *     overflow on the way) is refused whole ("CMS: MERGE overflow"); an INCRBY that takes
+ *     a counter past 2^32 - 1 saturates it and answers "CMS: INCRBY overflow" in that
+ *     item's place.
  *   - CMS.SCANDUMP / CMS.LOADCHUNK (not in RedisBloom) copy a sketch in chunks; the AOF
  *     rewrite emits CMS.LOADCHUNK.
  */
@@ -40,10 +43,17 @@ static cms_value *cms_wrap(fl_cms *cms) {
     return c;
 }
 
+#define CMS_NO_MEMORY "CMS: Insufficient memory to create the key" /* RedisBloom's text */
+
+/* A width x depth sketch's counters fit the module's per-value cap (MAX_BYTES); else the
+ * refusal RedisBloom gives for a sketch it cannot allocate. Checked before the key opens. */
+static int dims_fit(uint64_t width, uint64_t depth) {
+    return width <= flr_max_bytes() / 4 / depth;
+}
+
 static int init_with(RedisModuleCtx *ctx, RedisModuleString *name, uint32_t width,
                      uint32_t depth) {
-    if ((uint64_t)width * depth * 4 > FLR_MAX_BYTES)
-        return RedisModule_ReplyWithError(ctx, "CMS: sketch too large");
+    if (!dims_fit(width, depth)) return RedisModule_ReplyWithError(ctx, CMS_NO_MEMORY);
     RedisModuleKey *key = flr_open_new(ctx, name, flr_cms_type, "CMS: key already exists");
     if (!key) return REDISMODULE_OK;
     fl_cms_config cfg = {.width = width, .depth = depth};
@@ -65,10 +75,16 @@ static int init_with(RedisModuleCtx *ctx, RedisModuleString *name, uint32_t widt
 static int cmd_initbydim(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 4) return RedisModule_WrongArity(ctx);
     uint64_t w, d;
-    if (!flr_arg_u64(argv[2], &w) || w == 0 || w > UINT32_MAX)
+    if (!flr_arg_u64(argv[2], &w) || w == 0)
         return RedisModule_ReplyWithError(ctx, "CMS: invalid width");
-    if (!flr_arg_u64(argv[3], &d) || d == 0 || d > FL_CMS_DEPTH_MAX)
+    if (!flr_arg_u64(argv[3], &d) || d == 0)
         return RedisModule_ReplyWithError(ctx, "CMS: invalid depth");
+    /* Too many counters for the cap first (RedisBloom's refusal of any width x depth it
+     * cannot allocate), then filterlab's own bounds on a shape that would fit. */
+    if (!dims_fit(w, d)) return RedisModule_ReplyWithError(ctx, CMS_NO_MEMORY);
+    if (w > UINT32_MAX) return RedisModule_ReplyWithError(ctx, "CMS: invalid width");
+    if (d > FL_CMS_DEPTH_MAX)
+        return RedisModule_ReplyWithError(ctx, "CMS: invalid depth (at most 32 rows)");
     return init_with(ctx, argv[1], (uint32_t)w, (uint32_t)d);
 }
 
@@ -97,8 +113,9 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
 }
 
 /* Replies with the estimates of items[0..n): hashed, then one batch query. */
+/* saturated: the reply of an estimate at 2^32 - 1, or NULL to reply it as a number. */
 static int reply_estimates(RedisModuleCtx *ctx, const fl_cms *cms, RedisModuleString **items,
-                           size_t step, size_t n) {
+                           size_t step, size_t n, const char *saturated) {
     uint64_t *hashes = malloc((n ? n : 1) * sizeof *hashes);
     uint32_t *est = malloc((n ? n : 1) * sizeof *est);
     if (!hashes || !est) {
@@ -113,13 +130,19 @@ static int reply_estimates(RedisModuleCtx *ctx, const fl_cms *cms, RedisModuleSt
     }
     fl_cms_query_hashes(cms, hashes, n, est);
     RedisModule_ReplyWithArray(ctx, (long)n);
-    for (size_t i = 0; i < n; i++) RedisModule_ReplyWithLongLong(ctx, est[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (saturated && est[i] == UINT32_MAX) RedisModule_ReplyWithError(ctx, saturated);
+        else RedisModule_ReplyWithLongLong(ctx, est[i]);
+    }
     free(hashes);
     free(est);
     return REDISMODULE_OK;
 }
 
-/* CMS.INCRBY key item increment [item increment ...]: the items' estimates after. */
+/* CMS.INCRBY key item increment [item increment ...]: the items' estimates after; an item
+ * whose estimate reached 2^32 - 1 (a counter saturated: its true count may be larger) gets
+ * RedisBloom's "CMS: INCRBY overflow" in its place. An increment above 2^32 - 1 saturates
+ * the counters it touches the same way. */
 static int cmd_incrby(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4 || argc % 2 != 0) return RedisModule_WrongArity(ctx);
     size_t n = (size_t)(argc - 2) / 2;
@@ -132,11 +155,14 @@ static int cmd_incrby(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t inc;
-        if (!flr_arg_u64(argv[3 + 2 * i], &inc) || inc > UINT32_MAX) {
+        int64_t signed_inc;
+        if (!flr_arg_u64(argv[3 + 2 * i], &inc)) {
+            int negative = flr_arg_i64(argv[3 + 2 * i], &signed_inc) && signed_inc < 0;
             free(incs), free(keys), free(lens);
-            return RedisModule_ReplyWithError(ctx, "CMS: Cannot parse number");
+            return RedisModule_ReplyWithError(ctx, negative ? "CMS: Number cannot be negative"
+                                                            : "CMS: Cannot parse number");
         }
-        incs[i] = (uint32_t)inc;
+        incs[i] = inc > UINT32_MAX ? UINT32_MAX : (uint32_t)inc;
         keys[i] = RedisModule_StringPtrLen(argv[2 + 2 * i], &lens[i]);
     }
     cms_value *c;
@@ -144,7 +170,7 @@ static int cmd_incrby(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (key) {
         fl_status st = fl_cms_add_strings(c->cms, keys, lens, n, incs);
         if (st != FL_OK) flr_reply_status(ctx, st);
-        else reply_estimates(ctx, c->cms, argv + 2, 2, n);
+        else reply_estimates(ctx, c->cms, argv + 2, 2, n, "CMS: INCRBY overflow");
         flr_touch(c);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_CloseKey(key);
@@ -159,39 +185,9 @@ static int cmd_query(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     cms_value *c;
     RedisModuleKey *key = open_existing(ctx, argv[1], REDISMODULE_READ, &c);
     if (!key) return REDISMODULE_OK;
-    reply_estimates(ctx, c->cms, argv + 2, 1, (size_t)(argc - 2));
+    reply_estimates(ctx, c->cms, argv + 2, 1, (size_t)(argc - 2), NULL);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
-}
-
-/* A copy of a sketch, through the library's own serialization. */
-static fl_status cms_copy(const fl_cms *src, fl_cms **out) {
-    size_t cap = fl_cms_serialized_size(src), len;
-    uint8_t *buf = malloc(cap ? cap : 1);
-    if (!buf) return FL_ERR_NO_MEMORY;
-    fl_status st = fl_cms_save_mem(src, buf, cap, &len);
-    if (st == FL_OK) st = fl_cms_load_mem(buf, len, 0, out);
-    free(buf);
-    return st;
-}
-
-/* dst += weight * src, by binary doubling: log2(weight) merges, not weight. */
-static fl_status merge_weighted(fl_cms *dst, const fl_cms *src, uint64_t weight) {
-    if (weight == 0) return FL_OK;
-    if (weight == 1) return fl_cms_merge(dst, src);
-    fl_cms *power, *twin = NULL; /* power = src * 2^i */
-    fl_status st = cms_copy(src, &power);
-    while (st == FL_OK) {
-        if (weight & 1) st = fl_cms_merge(dst, power);
-        weight >>= 1;
-        if (st != FL_OK || weight == 0) break;
-        st = cms_copy(power, &twin);
-        if (st == FL_OK) st = fl_cms_merge(power, twin);
-        fl_cms_free(twin);
-        twin = NULL;
-    }
-    fl_cms_free(power);
-    return st;
 }
 
 /* CMS.MERGE destination numKeys source [source ...] [WEIGHTS weight [weight ...]]: the
@@ -212,8 +208,8 @@ static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     int rest = argc - 3 - (int)nkeys;
     if (rest != 0 && (rest != (int)nkeys + 1 || !flr_arg_is(argv[3 + nkeys], "WEIGHTS")))
         return RedisModule_ReplyWithError(ctx, "CMS: wrong number of keys/weights");
-    uint64_t *weights = calloc(nkeys, sizeof *weights);
-    fl_cms **src = calloc(nkeys, sizeof *src);
+    int64_t *weights = calloc(nkeys, sizeof *weights);
+    const fl_cms **src = calloc(nkeys, sizeof *src);
     RedisModuleKey **keys = calloc(nkeys, sizeof *keys);
     if (!weights || !src || !keys) {
         free(weights), free(src), free(keys);
@@ -221,12 +217,13 @@ static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     }
     int replied = 0;
     for (uint64_t i = 0; i < nkeys; i++) {
-        weights[i] = 1;
-        if (rest && !flr_arg_u64(argv[4 + nkeys + i], &weights[i])) {
-            RedisModule_ReplyWithError(ctx, "CMS: invalid weight (weights are integers >= 0)");
+        int64_t w = 1;
+        if (rest && !flr_arg_i64(argv[4 + nkeys + i], &w)) {
+            RedisModule_ReplyWithError(ctx, "CMS: invalid weight value");
             replied = 1;
             break;
         }
+        weights[i] = w;
     }
     cms_value *dst = NULL;
     RedisModuleKey *dkey = NULL;
@@ -252,20 +249,14 @@ static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
     }
     if (!replied) {
-        /* Build the sum apart, then swap it in: a failure leaves the destination as it was
-         * (and a source may be the destination itself). */
-        fl_cms_config cfg = {.width = dinfo.width, .depth = dinfo.depth, .seed = dinfo.seed,
-                             .conservative = dinfo.conservative, .topk = dinfo.topk};
-        fl_cms *sum;
-        fl_status st = fl_cms_create(&cfg, &sum);
-        for (uint64_t i = 0; i < nkeys && st == FL_OK; i++)
-            st = merge_weighted(sum, src[i], weights[i]);
-        if (st != FL_OK) {
-            if (st != FL_OK && sum) fl_cms_free(sum);
+        /* The library checks every counter before it writes one: a refused merge leaves
+         * the destination as it was (a source may be the destination itself). */
+        fl_status st = fl_cms_merge_weighted(dst->cms, src, weights, (size_t)nkeys);
+        if (st == FL_ERR_TOO_LARGE) {
+            RedisModule_ReplyWithError(ctx, "CMS: MERGE overflow");
+        } else if (st != FL_OK) {
             flr_reply_status(ctx, st);
         } else {
-            fl_cms_free(dst->cms);
-            dst->cms = sum;
             flr_touch(dst);
             RedisModule_ReplicateVerbatim(ctx);
             RedisModule_ReplyWithSimpleString(ctx, "OK");
@@ -278,7 +269,8 @@ static int cmd_merge(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
-/* CMS.INFO key: width, depth, count (N), as RedisBloom; then filterlab's bounds. */
+/* CMS.INFO key: width, depth, count (N), exactly RedisBloom's fields (clients read them by
+ * position); filterlab's bounds are in FILTERLAB.INFO key. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     cms_value *c;
@@ -286,21 +278,29 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!key) return REDISMODULE_OK;
     fl_cms_info in;
     fl_cms_info_get(c->cms, &in);
-    RedisModule_ReplyWithArray(ctx, 12);
+    RedisModule_ReplyWithArray(ctx, 6);
     RedisModule_ReplyWithSimpleString(ctx, "width");
     RedisModule_ReplyWithLongLong(ctx, in.width);
     RedisModule_ReplyWithSimpleString(ctx, "depth");
     RedisModule_ReplyWithLongLong(ctx, in.depth);
     RedisModule_ReplyWithSimpleString(ctx, "count");
     RedisModule_ReplyWithLongLong(ctx, in.total > INT64_MAX ? INT64_MAX : (long long)in.total);
-    RedisModule_ReplyWithSimpleString(ctx, "epsilon");
-    RedisModule_ReplyWithDouble(ctx, in.epsilon);
-    RedisModule_ReplyWithSimpleString(ctx, "delta");
-    RedisModule_ReplyWithDouble(ctx, in.delta);
-    RedisModule_ReplyWithSimpleString(ctx, "kernel");
-    RedisModule_ReplyWithSimpleString(ctx, fl_cms_kernel(c->cms));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
+}
+
+/* FILTERLAB.INFO's fields for a sketch: the bounds its shape gives and its kernel. */
+int flr_cms_info_extra(RedisModuleCtx *ctx, void *v) {
+    cms_value *c = v;
+    fl_cms_info in;
+    fl_cms_info_get(c->cms, &in);
+    RedisModule_ReplyWithSimpleString(ctx, "Epsilon");
+    RedisModule_ReplyWithDouble(ctx, in.epsilon);
+    RedisModule_ReplyWithSimpleString(ctx, "Delta");
+    RedisModule_ReplyWithDouble(ctx, in.delta);
+    RedisModule_ReplyWithSimpleString(ctx, "Saturated counters");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.saturated);
+    return 6;
 }
 
 static size_t cms_mem_usage(const void *v) {
@@ -326,7 +326,7 @@ static uint8_t *cms_serialize(const void *v, size_t *len, const char **err) {
 
 static void *cms_deserialize(const uint8_t *blob, size_t len, const char **err) {
     fl_cms *cms;
-    if (fl_cms_load_mem(blob, len, FLR_MAX_BYTES, &cms) != FL_OK) {
+    if (fl_cms_load_mem(blob, len, flr_load_max_bytes(), &cms) != FL_OK) {
         *err = "ERR invalid dump: the sketch does not load";
         return NULL;
     }

@@ -4,6 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* RedisBloom's defaults until the load arguments change them. */
+flr_config flr_cfg = {.bf_error_rate = 0.01, .bf_initial_size = 100,
+                      .cf_max_expansions = FLR_CF_MAX_EXPANSIONS_DEFAULT,
+                      .max_bytes = FLR_MAX_BYTES};
+
 int flr_arg_is(RedisModuleString *arg, const char *word) {
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
@@ -14,6 +19,12 @@ int flr_arg_u64(RedisModuleString *arg, uint64_t *out) {
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
     return flr_parse_u64(s, len, out);
+}
+
+int flr_arg_i64(RedisModuleString *arg, int64_t *out) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return flr_parse_i64(s, len, out);
 }
 
 int flr_arg_double(RedisModuleString *arg, double *out) {

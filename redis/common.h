@@ -8,14 +8,34 @@
 #include "parse.h"
 #include "redis_api.h"
 
-/* Payload bytes one value may allocate (creation, growth and loads): 4 GiB. */
+/* Payload bytes one value may allocate by default (creation, growth): 4 GiB. */
 #define FLR_MAX_BYTES (1ull << 32)
+
+/* The module's load arguments (module.c parses them: flr_parse_load_args). RedisBloom
+ * 2.4's ERROR_RATE and INITIAL_SIZE (BF.ADD / BF.INSERT's defaults for a filter they
+ * create) and CF_MAX_EXPANSIONS (a cuckoo chain with that many filters takes no more
+ * items), and filterlab's MAX_BYTES (payload bytes one value may allocate). */
+typedef struct flr_config {
+    double bf_error_rate;
+    uint64_t bf_initial_size;
+    uint32_t cf_max_expansions;
+    uint64_t max_bytes;
+} flr_config;
+extern flr_config flr_cfg;
+#define FLR_CF_MAX_EXPANSIONS_DEFAULT 32u /* RedisBloom's */
+static inline uint64_t flr_max_bytes(void) { return flr_cfg.max_bytes; }
+/* What a load (RDB, LOADCHUNK) accepts: at least the default, so a value made before
+ * MAX_BYTES was lowered still loads after a restart (refusing it would lose data). */
+static inline uint64_t flr_load_max_bytes(void) {
+    return flr_cfg.max_bytes > FLR_MAX_BYTES ? flr_cfg.max_bytes : FLR_MAX_BYTES;
+}
 
 extern RedisModuleType *flr_bf_type, *flr_cf_type, *flr_cms_type, *flr_topk_type;
 
 /* Argument access. */
 int flr_arg_is(RedisModuleString *arg, const char *word);
 int flr_arg_u64(RedisModuleString *arg, uint64_t *out);
+int flr_arg_i64(RedisModuleString *arg, int64_t *out);
 int flr_arg_double(RedisModuleString *arg, double *out);
 
 /* Opens a key and checks its type. Returns 0 if a reply was sent (a key of another type
@@ -66,6 +86,14 @@ typedef struct flr_type_ops {
     /* 1: an RDB value of an unknown encoding and a failed AOF rewrite are logged (BF, CF);
      * 0: they are not (CMS, TOPK, as they always were). A refused RDB value is always. */
     int log_io_failures;
+    /* RedisBloom's error texts for SCANDUMP / LOADCHUNK refusals of its commands (BF, CF),
+     * so clients that match them keep working; NULL: filterlab's own, which say more. */
+    /* 1 if SCANDUMP of the value answers [0, nil] at once (NULL: never). */
+    int (*dump_empty)(const void *value);
+    const char *err_iter;          /* an iterator that is not a number (or 0 for LOADCHUNK) */
+    const char *err_create;        /* a refused chunk of a load that would create the key */
+    const char *err_chunk;         /* any other refused chunk or reassembled dump */
+    const char *err_order;         /* a chunk that is not the next one of the load */
 } flr_type_ops;
 int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                  const flr_type_ops *ops);
@@ -164,6 +192,13 @@ RedisModuleKey *flr_open_or_create(RedisModuleCtx *ctx, RedisModuleString *name,
 RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
                                   RedisModuleType *type, const char *missing_error,
                                   void **value);
+
+/* FILTERLAB.INFO's structure-specific fields (the facts beyond RedisBloom's INFO reply):
+ * replies with name/value pairs and returns how many replies it made. */
+int flr_bf_info_extra(RedisModuleCtx *ctx, void *value);
+int flr_cf_info_extra(RedisModuleCtx *ctx, void *value);
+int flr_cms_info_extra(RedisModuleCtx *ctx, void *value);
+int flr_topk_info_extra(RedisModuleCtx *ctx, void *value);
 
 /* The kernel a value's lookups use (FILTERLAB.INFO). */
 const char *flr_bf_kernel(void *value);

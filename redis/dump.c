@@ -92,7 +92,8 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     if (argc != 3) return RedisModule_WrongArity(ctx);
     uint64_t iter;
     if (!flr_arg_u64(argv[2], &iter))
-        return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
+        return RedisModule_ReplyWithError(ctx, ops->err_iter ? ops->err_iter
+                                                             : "ERR invalid iterator");
     void *value;
     RedisModuleKey *key;
     if (!flr_open(ctx, argv[1], REDISMODULE_READ, *ops->type, &key, &value))
@@ -100,6 +101,12 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     if (!value) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR not found");
+    }
+    if (ops->dump_empty && ops->dump_empty(value)) {
+        RedisModule_CloseKey(key);
+        RedisModule_ReplyWithArray(ctx, 2);
+        RedisModule_ReplyWithLongLong(ctx, 0);
+        return RedisModule_ReplyWithNull(ctx);
     }
     uint64_t generation = ((const flr_value_header *)value)->generation;
     if (dumped.generation != generation || dumped.kind != ops->kind) {
@@ -135,12 +142,26 @@ int flr_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     return REDISMODULE_OK;
 }
 
+/* The text of a refused chunk: the type's RedisBloom text where it has one (creating: the
+ * load would create the key), else own (filterlab's). */
+static const char *chunk_error_text(const flr_type_ops *ops, int creating, const char *own) {
+    if (creating && ops->err_create) return ops->err_create;
+    return ops->err_chunk ? ops->err_chunk : own;
+}
+
+static const char *chunk_error(const flr_type_ops *ops, flr_chunk_result r, int creating) {
+    if (r == FLR_CHUNK_NO_MEMORY) return flr_chunk_error(r);
+    if (r == FLR_CHUNK_OUT_OF_ORDER && ops->err_order) return ops->err_order;
+    return chunk_error_text(ops, creating, flr_chunk_error(r));
+}
+
 int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                   const flr_type_ops *ops) {
     if (argc != 4) return RedisModule_WrongArity(ctx);
     uint64_t iter;
     if (!flr_arg_u64(argv[2], &iter) || iter == 0)
-        return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
+        return RedisModule_ReplyWithError(ctx, ops->err_iter ? ops->err_iter
+                                                             : "ERR invalid iterator");
     void *old;
     RedisModuleKey *key;
     if (!flr_open(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, *ops->type, &key, &old))
@@ -156,7 +177,11 @@ int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     flr_chunk_result r = flr_assembly_feed(&a, (flr_chunk_kind)ops->kind, data, data_len);
     if (r != FLR_CHUNK_MORE && r != FLR_CHUNK_COMPLETE) {
         RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, flr_chunk_error(r));
+        /* The reply may be RedisBloom's terse text: the precise reason goes to the log at
+         * "verbose" (a client can send bad chunks at will; the default log stays quiet). */
+        flr_log(ctx, "verbose", "filterlab: %s.LOADCHUNK refused: %s", ops->prefix,
+                flr_chunk_error(r));
+        return RedisModule_ReplyWithError(ctx, chunk_error(ops, r, old == NULL));
     }
     /* Accepted: a first chunk replaced the buffer (the old one was freed inside feed only
      * if it was the one in `a`, which is p's). */
@@ -180,7 +205,8 @@ int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     drop_pending(p);
     if (!value) {
         RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, err);
+        return RedisModule_ReplyWithError(
+            ctx, chunk_error_text(ops, old == NULL, err));
     }
     RedisModule_ModuleTypeSetValue(key, *ops->type, value); /* frees the old value */
     RedisModule_CloseKey(key);

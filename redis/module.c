@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cf_chain.h"
 #include "common.h"
 
 #define FLR_API_DEFINE(ret, name, params) ret(*RedisModule_##name) params;
@@ -70,17 +71,78 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
                                                           : NULL;
     void *v = t ? RedisModule_ModuleTypeGetValue(key) : NULL;
     const char *type = NULL, *kernel = NULL;
-    if (t && t == flr_bf_type) type = "bf", kernel = flr_bf_kernel(v);
-    if (t && t == flr_cf_type) type = "cf", kernel = flr_cf_kernel(v);
-    if (t && t == flr_cms_type) type = "cms", kernel = flr_cms_kernel(v);
-    if (t && t == flr_topk_type) type = "topk", kernel = flr_topk_kernel(v);
-    RedisModule_CloseKey(key);
-    if (!type) return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    RedisModule_ReplyWithArray(ctx, 4);
+    int (*extra)(RedisModuleCtx *, void *) = NULL;
+    if (t && t == flr_bf_type) type = "bf", kernel = flr_bf_kernel(v), extra = flr_bf_info_extra;
+    if (t && t == flr_cf_type) type = "cf", kernel = flr_cf_kernel(v), extra = flr_cf_info_extra;
+    if (t && t == flr_cms_type)
+        type = "cms", kernel = flr_cms_kernel(v), extra = flr_cms_info_extra;
+    if (t && t == flr_topk_type)
+        type = "topk", kernel = flr_topk_kernel(v), extra = flr_topk_info_extra;
+    if (!type) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    }
+    /* Type and kernel, then the structure's facts that its RedisBloom INFO reply has no
+     * field for (the value stays valid while the key is open). */
+    RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
     RedisModule_ReplyWithSimpleString(ctx, "Type");
     RedisModule_ReplyWithSimpleString(ctx, type);
     RedisModule_ReplyWithSimpleString(ctx, "Kernel");
     RedisModule_ReplyWithSimpleString(ctx, kernel);
+    long n = 4 + extra(ctx, v);
+    RedisModule_CloseKey(key);
+    RedisModule_ReplySetArrayLength(ctx, n);
+    return REDISMODULE_OK;
+}
+
+/* ---- module load arguments --------------------------------------------------------- */
+
+/* Parses `--loadmodule filterlab_redis.so NAME VALUE ...` into flr_cfg: RedisBloom 2.4's
+ * ERROR_RATE (0 < r < 1), INITIAL_SIZE (> 0), CF_MAX_EXPANSIONS (2 to CF_FILTERS_MAX,
+ * filterlab's longest chain), and MAX_BYTES (payload bytes one value may allocate, 4096 to
+ * 2^40). Names are case-insensitive. A bad argument is logged with its reason and the
+ * module refuses to load (as RedisBloom does), so a typo cannot go unnoticed. */
+static int flr_parse_load_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    flr_config cfg = flr_cfg;
+    const char *why = NULL;
+    if (argc % 2) why = "arguments come in NAME VALUE pairs";
+    for (int i = 0; !why && i + 1 < argc; i += 2) {
+        RedisModuleString *v = argv[i + 1];
+        int64_t ll = 0;
+        double d = 0;
+        int is_ll = flr_arg_i64(v, &ll);
+        int is_d = flr_arg_double(v, &d);
+        if (flr_arg_is(argv[i], "ERROR_RATE")) {
+            if (!is_d || !(d > 0 && d < 1)) why = "ERROR_RATE must be a number in (0, 1)";
+            else cfg.bf_error_rate = d;
+        } else if (flr_arg_is(argv[i], "INITIAL_SIZE")) {
+            if (!is_ll || ll <= 0) why = "INITIAL_SIZE must be an integer > 0";
+            else cfg.bf_initial_size = (uint64_t)ll;
+        } else if (flr_arg_is(argv[i], "CF_MAX_EXPANSIONS")) {
+            /* RedisBloom counts the first filter, so 1 would refuse every add. */
+            if (!is_ll || ll < 2 || ll > CF_FILTERS_MAX)
+                why = "CF_MAX_EXPANSIONS must be an integer from 2 to 64";
+            else cfg.cf_max_expansions = (uint32_t)ll;
+        } else if (flr_arg_is(argv[i], "MAX_BYTES")) {
+            if (!is_ll || ll < 4096 || ll > (1ll << 40))
+                why = "MAX_BYTES must be an integer from 4096 to 1099511627776";
+            else cfg.max_bytes = (uint64_t)ll;
+        } else {
+            why = "unknown argument (ERROR_RATE, INITIAL_SIZE, CF_MAX_EXPANSIONS, MAX_BYTES)";
+        }
+        if (why) {
+            size_t len;
+            const char *name = RedisModule_StringPtrLen(argv[i], &len);
+            RedisModule_Log(ctx, "warning", "filterlab: load argument '%.*s': %s",
+                            (int)(len > 64 ? 64 : len), name, why);
+            return REDISMODULE_ERR;
+        }
+    }
+    if (why) {
+        RedisModule_Log(ctx, "warning", "filterlab: load arguments: %s", why);
+        return REDISMODULE_ERR;
+    }
+    flr_cfg = cfg;
     return REDISMODULE_OK;
 }
 
@@ -89,10 +151,9 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ct
                                                              int argc);
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    (void)argv;
-    (void)argc;
     if (flr_api_init(ctx) != REDISMODULE_OK) return REDISMODULE_ERR;
     if (RedisModule_IsModuleNameBusy("filterlab")) return REDISMODULE_ERR;
+    if (flr_parse_load_args(ctx, argv, argc) != REDISMODULE_OK) return REDISMODULE_ERR;
     RedisModule_SetModuleAttribs(ctx, "filterlab", 1, REDISMODULE_APIVER_1);
     /* RDB loaders check RedisModule_IsIOError themselves and refuse a bad value. */
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);

@@ -19,6 +19,15 @@ int flr_parse_u64(const char *s, size_t len, uint64_t *out) {
     return 1;
 }
 
+int flr_parse_i64(const char *s, size_t len, int64_t *out) {
+    int neg = len > 1 && s[0] == '-';
+    uint64_t mag;
+    if (!flr_parse_u64(s + neg, len - (size_t)neg, &mag)) return 0;
+    if (mag > (uint64_t)INT64_MAX + (uint64_t)neg) return 0;
+    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    return 1;
+}
+
 int flr_parse_double(const char *s, size_t len, double *out) {
     char buf[64];
     if (len == 0 || len >= sizeof buf) return 0;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 int flr_parse_u64(const char *s, size_t len, uint64_t *out);
+/* A signed 64-bit integer ("-5"; "-0" is 0). */
+int flr_parse_i64(const char *s, size_t len, int64_t *out);
 /* A finite double ("0.01", "1e-3"; not "nan", "inf"). */
 int flr_parse_double(const char *s, size_t len, double *out);
 /* Case-insensitive equality with a NUL-terminated word. */

@@ -4,6 +4,14 @@
  * and a min-heap of the k items with the largest estimates ("sketch plus heap", Cormode and
  * Muthukrishnan 2005, section 4.1).
  *
+ * The sketch uses conservative update (Estan and Varghese 2002: an update raises each of
+ * the item's counters only up to its new estimate, old estimate + increment), which keeps
+ * every estimate at or above the true count while adding far less of the other items'
+ * counts to it than plain Count-Min: with plain updates a sketch of RedisBloom's default
+ * shapes (width 8 to 1000 for a stream of thousands of items) gives estimates dominated by
+ * collisions, and heavy items drop out of the list. Sketches saved before keep plain
+ * updates (the library saves the update rule).
+ *
  * Differences from RedisBloom, which uses HeavyKeeper (Gong et al., USENIX ATC 2018):
  *   - counts are Count-Min estimates: never below an item's true count (HeavyKeeper's can
  *     be below it, as its counters decay); `decay` is accepted and reported but unused;
@@ -66,21 +74,30 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (argc != 3 && argc != 6) return RedisModule_WrongArity(ctx);
     uint64_t k, w = TOPK_WIDTH_DEFAULT, d = TOPK_DEPTH_DEFAULT;
     double decay = TOPK_DECAY_DEFAULT;
-    if (!flr_arg_u64(argv[2], &k) || k == 0 || k > FL_CMS_TOPK_MAX)
+    if (!flr_arg_u64(argv[2], &k) || k == 0 || k > UINT32_MAX)
         return RedisModule_ReplyWithError(ctx, "TopK: invalid k");
+    if (k > FL_CMS_TOPK_MAX)
+        return RedisModule_ReplyWithError(ctx, "TopK: invalid k (at most 65536)");
     if (argc == 6) {
         if (!flr_arg_u64(argv[3], &w) || w == 0 || w > UINT32_MAX)
             return RedisModule_ReplyWithError(ctx, "TopK: invalid width");
-        if (!flr_arg_u64(argv[4], &d) || d == 0 || d > FL_CMS_DEPTH_MAX)
+        if (!flr_arg_u64(argv[4], &d) || d == 0 || d > UINT32_MAX)
             return RedisModule_ReplyWithError(ctx, "TopK: invalid depth");
         if (!flr_arg_double(argv[5], &decay) || !(decay > 0 && decay <= 1))
             return RedisModule_ReplyWithError(ctx,
                                               "TopK: invalid decay value. must be '<= 1' & '> 0'");
     }
-    if (w * d * 4 > FLR_MAX_BYTES) return RedisModule_ReplyWithError(ctx, "TopK: sketch too large");
+    /* Counters beyond the per-value cap (MAX_BYTES): RedisBloom's refusal of a sketch it
+     * cannot allocate. Then filterlab's row bound for a shape that would fit. */
+    if (w > flr_max_bytes() / 4 / d)
+        return RedisModule_ReplyWithError(
+            ctx, "TopK: Insufficient memory to create topk data structure");
+    if (d > FL_CMS_DEPTH_MAX)
+        return RedisModule_ReplyWithError(ctx, "TopK: invalid depth (at most 32 rows)");
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_topk_type, "TopK: key already exists");
     if (!key) return REDISMODULE_OK;
-    fl_cms_config cfg = {.width = (uint32_t)w, .depth = (uint32_t)d, .topk = (uint32_t)k};
+    fl_cms_config cfg = {.width = (uint32_t)w, .depth = (uint32_t)d, .topk = (uint32_t)k,
+                         .conservative = 1};
     fl_cms *cms;
     fl_status st = fl_cms_create(&cfg, &cms);
     topk_value *t = st == FL_OK ? topk_wrap(cms, decay) : NULL;
@@ -157,26 +174,27 @@ static fl_status add_and_reply(RedisModuleCtx *ctx, topk_value *t, const char *k
     return st;
 }
 
+#define TOPK_INCR_MAX 100000 /* RedisBloom's bound on one increment */
+#define TOPK_BAD_INCR \
+    "TopK: increment must be an integer greater or equal to 0 and smaller or equal to 100,000"
+
 /* TOPK.ADD key item [item ...] / TOPK.INCRBY key item increment [item increment ...]:
- * per item the expelled item or nil. */
+ * per item the expelled item or nil; as in RedisBloom, an increment that is not an integer
+ * from 0 to 100,000 gets an error in its item's place (the item is not added) and the
+ * other items are added. */
 static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int with_inc) {
     if (argc < 3 || (with_inc && argc % 2 != 0)) return RedisModule_WrongArity(ctx);
     size_t step = with_inc ? 2 : 1, n = (size_t)(argc - 2) / step;
-    if (with_inc) {
-        for (size_t i = 0; i < n; i++) {
-            uint64_t inc;
-            if (!flr_arg_u64(argv[3 + 2 * i], &inc) || inc > UINT32_MAX)
-                return RedisModule_ReplyWithError(ctx, "TopK: increment must be an integer "
-                                                       "between 0 and 4294967295");
-        }
-    }
     topk_value *t;
     RedisModuleKey *key = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &t);
     if (!key) return REDISMODULE_OK;
     RedisModule_ReplyWithArray(ctx, (long)n);
     for (size_t i = 0; i < n; i++) {
         uint64_t inc = 1;
-        if (with_inc) flr_arg_u64(argv[3 + 2 * i], &inc);
+        if (with_inc && (!flr_arg_u64(argv[3 + 2 * i], &inc) || inc > TOPK_INCR_MAX)) {
+            RedisModule_ReplyWithError(ctx, TOPK_BAD_INCR);
+            continue;
+        }
         size_t len;
         const char *s = RedisModule_StringPtrLen(argv[2 + step * i], &len);
         fl_status st = add_and_reply(ctx, t, s, len, (uint32_t)inc);
@@ -251,7 +269,8 @@ static int cmd_list(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
-/* TOPK.INFO key: k, width, depth, decay (RedisBloom's fields). */
+/* TOPK.INFO key: k, width, depth, decay: exactly RedisBloom's fields (clients read the
+ * decay as the last one); the stream's total is in FILTERLAB.INFO key. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     topk_value *t;
@@ -259,7 +278,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!key) return REDISMODULE_OK;
     fl_cms_info in;
     fl_cms_info_get(t->cms, &in);
-    RedisModule_ReplyWithArray(ctx, 10);
+    RedisModule_ReplyWithArray(ctx, 8);
     RedisModule_ReplyWithSimpleString(ctx, "k");
     RedisModule_ReplyWithLongLong(ctx, t->k);
     RedisModule_ReplyWithSimpleString(ctx, "width");
@@ -268,10 +287,23 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, in.depth);
     RedisModule_ReplyWithSimpleString(ctx, "decay");
     RedisModule_ReplyWithDouble(ctx, t->decay);
-    RedisModule_ReplyWithSimpleString(ctx, "count");
-    RedisModule_ReplyWithLongLong(ctx, in.total > INT64_MAX ? INT64_MAX : (long long)in.total);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
+}
+
+/* FILTERLAB.INFO's fields for a top-k sketch: the stream's total, whether updates are
+ * conservative (see above), and the candidates tracked. */
+int flr_topk_info_extra(RedisModuleCtx *ctx, void *v) {
+    const topk_value *t = v;
+    fl_cms_info in;
+    fl_cms_info_get(t->cms, &in);
+    RedisModule_ReplyWithSimpleString(ctx, "Count");
+    RedisModule_ReplyWithLongLong(ctx, in.total > INT64_MAX ? INT64_MAX : (long long)in.total);
+    RedisModule_ReplyWithSimpleString(ctx, "Conservative update");
+    RedisModule_ReplyWithLongLong(ctx, in.conservative ? 1 : 0);
+    RedisModule_ReplyWithSimpleString(ctx, "Candidates");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.candidates);
+    return 6;
 }
 
 static size_t topk_mem_usage(const void *v) {
@@ -309,7 +341,7 @@ static void *topk_deserialize(const uint8_t *blob, size_t len, const char **err)
     memcpy(&decay, &bits, 8);
     if (!(decay > 0 && decay <= 1)) return NULL;
     fl_cms *cms;
-    if (fl_cms_load_mem(blob + 8, len - 8, FLR_MAX_BYTES, &cms) != FL_OK) return NULL;
+    if (fl_cms_load_mem(blob + 8, len - 8, flr_load_max_bytes(), &cms) != FL_OK) return NULL;
     fl_cms_info in;
     fl_cms_info_get(cms, &in);
     if (in.topk == 0) {

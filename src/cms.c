@@ -296,6 +296,48 @@ fl_status fl_cms_merge(fl_cms *dst, const fl_cms *src) {
     return FL_OK;
 }
 
+/* Exact a * b + acc in 64 bits; 0 on overflow. */
+static int mul_add_i64(int64_t a, int64_t b, int64_t *acc) {
+    int64_t m;
+    return !__builtin_mul_overflow(a, b, &m) && !__builtin_add_overflow(*acc, m, acc);
+}
+
+fl_status fl_cms_merge_weighted(fl_cms *dst, const fl_cms *const *srcs, const int64_t *weights,
+                                size_t n) {
+    if (!dst || (n && (!srcs || !weights))) return FL_ERR_INVALID_ARG;
+    for (size_t k = 0; k < n; k++) {
+        if (!srcs[k]) return FL_ERR_INVALID_ARG;
+        if (srcs[k]->w != dst->w || srcs[k]->d != dst->d || srcs[k]->seed != dst->seed)
+            return FL_ERR_INCOMPATIBLE;
+    }
+    size_t cells = dst->bytes / 4;
+    /* A first pass checks every cell and N, so a refused merge leaves dst unchanged. A
+     * negative weight subtracts a sketch: the sum is the sketch of the difference of the
+     * streams only if that difference has no negative count, so a cell below zero is
+     * refused rather than clamped. */
+    int64_t total = 0;
+    for (size_t k = 0; k < n; k++)
+        if (srcs[k]->total > INT64_MAX || !mul_add_i64((int64_t)srcs[k]->total, weights[k], &total))
+            return FL_ERR_TOO_LARGE;
+    if (total < 0) return FL_ERR_TOO_LARGE;
+    for (size_t i = 0; i < cells; i++) {
+        int64_t v = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!mul_add_i64(srcs[k]->counters[i], weights[k], &v)) return FL_ERR_TOO_LARGE;
+        if (v < 0 || v > UINT32_MAX) return FL_ERR_TOO_LARGE;
+    }
+    /* Cell i of the result reads only cell i of the sources, so dst may be a source. */
+    for (size_t i = 0; i < cells; i++) {
+        int64_t v = 0;
+        for (size_t k = 0; k < n; k++) mul_add_i64(srcs[k]->counters[i], weights[k], &v);
+        dst->counters[i] = (uint32_t)v;
+    }
+    dst->total = (uint64_t)total;
+    dst->total_sat = 0;
+    fl_topk_refresh(&dst->top, dst);
+    return FL_OK;
+}
+
 fl_status fl_cms_info_get(const fl_cms *c, fl_cms_info *out) {
     if (!c || !out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);

@@ -2,9 +2,10 @@
  * Count-Min sketch (src/cms.c, src/topk.c, src/codec_cms.c): the seeds' sizing and every bad
  * parameter; estimates never below the true counts (plain and conservative, through
  * saturation); the (epsilon, delta) guarantee measured with a binomial margin; conservative
- * never above plain; merge = sketch of the union stream; heavy hitters and top-k on a Zipf
- * stream; batch calls = single calls under every kernel; files: round trips, every
- * truncation and bit flip, crafted sections with exact statuses, wrong kinds both ways.
+ * never above plain; merge = sketch of the union stream, weighted merge with its refusals;
+ * heavy hitters and top-k on a Zipf stream; batch calls = single calls under every kernel;
+ * files: round trips, every truncation and bit flip, crafted sections with exact statuses,
+ * wrong kinds both ways.
  * Every stream is generated from a fixed seed, so each run checks the same numbers.
  */
 #include "testutil.h"
@@ -276,6 +277,58 @@ static void test_merge_is_union(void **state) {
     fl_cms_free(ca);
     fl_cms_free(cb);
     fl_cms_free(cu);
+    stream_free(&a);
+    stream_free(&b);
+}
+
+/* Weighted merge: 3a - b equals the sketch of a's stream three times less b's when b's
+ * stream is part of a's; a negative counter, a counter past 2^32 - 1 or a 64-bit overflow
+ * is refused with dst unchanged; dst may be one of the sources. */
+static void test_merge_weighted(void **state) {
+    (void)state;
+    stream a = zipf(3000, 5000, 21), b = zipf(2000, 3000, 22);
+    fl_cms *cab = new_cms(500, 4, 0, 0), *cb = new_cms(500, 4, 0, 0);
+    fl_cms *ca3 = new_cms(500, 4, 0, 0);
+    fl_cms *dst = new_cms(500, 4, 0, 0);
+    assert_int_equal(fl_cms_add_u64s(cab, a.keys, a.n, NULL), FL_OK);
+    assert_int_equal(fl_cms_add_u64s(cab, b.keys, b.n, NULL), FL_OK);
+    assert_int_equal(fl_cms_add_u64s(cb, b.keys, b.n, NULL), FL_OK);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(fl_cms_add_u64s(ca3, a.keys, a.n, NULL), FL_OK);
+    const fl_cms *srcs[2] = {cab, cb};
+    int64_t w[2] = {3, -3};
+    assert_int_equal(fl_cms_merge_weighted(dst, srcs, w, 2), FL_OK);
+    assert_memory_equal(dst->counters, ca3->counters, dst->bytes);
+    assert_int_equal(fl_cms_total(dst), 3 * (uint64_t)a.n);
+    /* Refusals leave dst as it was. */
+    uint32_t *before = malloc(dst->bytes);
+    assert_non_null(before);
+    memcpy(before, dst->counters, dst->bytes);
+    int64_t negative[2] = {0, -1}, big[2] = {INT64_MAX, 0}, wide[2] = {2000000000, 0};
+    assert_int_equal(fl_cms_merge_weighted(dst, srcs, negative, 2), FL_ERR_TOO_LARGE);
+    assert_int_equal(fl_cms_merge_weighted(dst, srcs, big, 2), FL_ERR_TOO_LARGE);
+    assert_int_equal(fl_cms_merge_weighted(dst, srcs, wide, 2), FL_ERR_TOO_LARGE);
+    assert_memory_equal(dst->counters, before, dst->bytes);
+    assert_int_equal(fl_cms_total(dst), 3 * (uint64_t)a.n);
+    /* dst among the sources: dst = dst - 2 * a (ca3 holds a three times). */
+    const fl_cms *self[2] = {ca3, cab};
+    int64_t sub[2] = {1, -1};
+    fl_cms_free(cab);
+    cab = new_cms(500, 4, 0, 0);
+    assert_int_equal(fl_cms_add_u64s(cab, a.keys, a.n, NULL), FL_OK);
+    self[1] = cab;
+    assert_int_equal(fl_cms_merge_weighted(ca3, self, sub, 2), FL_OK);
+    assert_int_equal(fl_cms_total(ca3), 2 * (uint64_t)a.n);
+    const fl_cms *incompatible[1] = {new_cms(499, 4, 0, 0)};
+    int64_t one = 1;
+    assert_int_equal(fl_cms_merge_weighted(dst, incompatible, &one, 1), FL_ERR_INCOMPATIBLE);
+    assert_int_equal(fl_cms_merge_weighted(NULL, srcs, &one, 1), FL_ERR_INVALID_ARG);
+    fl_cms_free((fl_cms *)incompatible[0]);
+    free(before);
+    fl_cms_free(cab);
+    fl_cms_free(cb);
+    fl_cms_free(ca3);
+    fl_cms_free(dst);
     stream_free(&a);
     stream_free(&b);
 }
@@ -768,6 +821,7 @@ int main(void) {
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_error_bound),
         cmocka_unit_test(test_merge_is_union),
+        cmocka_unit_test(test_merge_weighted),
         cmocka_unit_test(test_heavy_hitters_zipf),
         cmocka_unit_test(test_top_byte_keys),
         cmocka_unit_test(test_batch_equals_single),

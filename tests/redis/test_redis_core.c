@@ -453,6 +453,60 @@ static void test_cf_chain_format1(void **state) {
     free(blob);
 }
 
+/* cf_chain_compact drops the filters deletes emptied and nothing else; max_bytes bounds the
+ * first filter and the growth, refusing before it allocates. */
+static void test_cf_chain_compact_and_cap(void **state) {
+    (void)state;
+    enum { N = 400, KEEP = 10 };
+    uint64_t h[N];
+    uint8_t out[N];
+    for (size_t i = 0; i < N; i++) h[i] = fl_hash_u64(i, 3);
+    cf_chain *c = new_chain(16, 1, 16);
+    size_t added = 0;
+    assert_int_equal(cf_chain_add_hashes(c, h, N, &added), FL_OK);
+    uint32_t grown = c->filters;
+    assert_true(grown > 4);
+    assert_int_equal(cf_chain_compact(c), 0); /* no filter is empty */
+    assert_int_equal(c->filters, grown);
+    /* Delete all but the first KEEP keys (they sit in the oldest filter). */
+    for (size_t i = KEEP; i < N; i++) assert_int_equal(cf_chain_delete(c, h[i]), FL_OK);
+    uint32_t dropped = cf_chain_compact(c);
+    assert_true(dropped > 0 && c->filters == grown - dropped && c->filters >= 1);
+    assert_int_equal(cf_chain_contains(c, h, KEEP, out), FL_OK);
+    for (size_t i = 0; i < KEEP; i++) assert_int_equal(out[i], 1);
+    for (size_t i = 0; i < c->filters; i++) assert_non_null(c->f[i]);
+    assert_int_equal(cf_chain_add_hashes(c, h + KEEP, N - KEEP, &added), FL_OK);
+    assert_int_equal(cf_chain_contains(c, h, N, out), FL_OK);
+    for (size_t i = 0; i < N; i++) assert_int_equal(out[i], 1);
+    /* Everything deleted: one filter stays. */
+    for (size_t i = 0; i < N; i++) assert_int_equal(cf_chain_delete(c, h[i]), FL_OK);
+    cf_chain_compact(c);
+    assert_int_equal(c->filters, 1);
+    assert_int_equal(cf_chain_add(c, h[0]), FL_OK);
+    cf_chain_free(c);
+
+    /* The cap: a first filter above it is refused; growth stops at it, the chain intact. */
+    cf_config cfg = {100000, CF_BUCKET_SIZE_DEFAULT, CF_MAX_ITERATIONS_DEFAULT, 2, 16};
+    c = NULL;
+    assert_int_equal(cf_chain_create_capped(&cfg, 4096, &c), FL_ERR_TOO_LARGE);
+    assert_null(c);
+    cfg.capacity = 500;
+    assert_int_equal(cf_chain_create_capped(&cfg, 8192, &c), FL_OK);
+    uint64_t many[8000];
+    for (size_t i = 0; i < 8000; i++) many[i] = fl_hash_u64(i, 4);
+    fl_status st = cf_chain_add_hashes(c, many, 8000, &added);
+    assert_int_equal(st, FL_ERR_TOO_LARGE);
+    assert_true(added > 500 && added < 8000);
+    cf_totals t;
+    cf_chain_totals(c, &t);
+    assert_true(t.bytes <= 8192);
+    assert_int_equal(c->items, added);
+    static uint8_t found[8000];
+    assert_int_equal(cf_chain_contains(c, many, added, found), FL_OK);
+    for (size_t i = 0; i < added; i++) assert_int_equal(found[i], 1);
+    cf_chain_free(c);
+}
+
 static void test_cf_chain_corruption(void **state) {
     (void)state;
     cf_chain *c = new_chain(40, 1, 8);
@@ -495,6 +549,7 @@ int main(void) {
         cmocka_unit_test(test_chunk_round_trip),
         cmocka_unit_test(test_chunk_refusals),
         cmocka_unit_test(test_cf_chain),
+        cmocka_unit_test(test_cf_chain_compact_and_cap),
         cmocka_unit_test(test_cf_chain_corruption),
         cmocka_unit_test(test_cf_capacity_fits),
         cmocka_unit_test(test_cf_chain_count),
