@@ -297,9 +297,12 @@ def _judge(ctx, c, m):
         if nb and ctx.size_class(nb) != "DRAM":
             alt = ctx.facts.get(c.dram_measure)
             if alt is None:
-                return "not comparable", ("the %s structure is %s-resident here and the run measured no "
-                                          "DRAM-resident point (%s)" % (human_bytes(nb), ctx.size_class(nb),
-                                                                        c.dram_measure)), "n/a", m
+                expl = c.explain(ctx, c, m, False)
+                expl = expl[1] if isinstance(expl, tuple) else expl
+                return "not comparable", "; ".join(x for x in (
+                    "the %s structure is %s-resident here, the seed's was not, and the run measured no "
+                    "DRAM-resident point to judge instead" % (human_bytes(nb), ctx.size_class(nb)),
+                    expl, c.differs) if x), "n/a", m
             note.append("at the seed's size (%s, %s-resident here) %sx; judged at the DRAM point" % (
                 human_bytes(nb), ctx.size_class(nb), g(m)))
             m = alt
