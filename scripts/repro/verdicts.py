@@ -23,7 +23,9 @@ Tests (every tolerance is derived, and printed beside the claim):
   at_most / at_least: a bound the seed states (delta, "below m/3", "never past"): the measured
       value, less (more) z standard errors when the run measured its variation, must not cross it.
   everything else: |measured - seed| <= half a unit in the last digit the seed prints (its
-      `printed` string) + z x the measured standard error (fact `<measure>.se`), z = 2.576 (99%).
+      `printed` string) + z x the measured standard error (fact `<measure>.se`), z = 2.576 (99%);
+      the measured value is read to one digit past the printed ones (printed_round), so noise
+      far below the seed's precision cannot decide at the interval's edge.
   machine (a time or cycle count of the seed's hardware): normalised by what this machine
       measured before anything is said. The seed's stated misses per lookup, each a memory
       access on its machine, are priced at this machine's DRAM latency (the memory probe's
@@ -38,6 +40,7 @@ Explanations (the table modules' EXPLAIN) write the reason; they decide no verdi
 "not measured" when the data they need is missing."""
 
 import math
+import re
 
 from fmt import g, human_bytes, show
 
@@ -49,8 +52,8 @@ ALPHA = 0.01           # the binomial test's level (two-sided)
 RULES = [
     "A false positive rate the seed measured on a stated number of tests is judged by an exact two-sided "
     "binomial test at 99% (the conditional test of two counts when this run counted its queries), never by a band.",
-    "Any other number holds when it is within half a unit in the last digit the seed prints, plus 2.58 "
-    "measured standard errors where this run measured its variation; a bound the seed states (at most, at "
+    "Any other number holds when, read to one digit past the seed's last printed one, it is within half a unit "
+    "of that last digit, plus 2.58 measured standard errors where this run measured its variation; a bound the seed states (at most, at "
     "least) must not be crossed by more than that. The tolerance is printed beside every claim.",
     "A claim that restates a setting or the seed's own arithmetic is **restated**: shown, not counted as a hold.",
     "**filterlab lacks**: the claim fails as measured here but passes the same test on the published model of "
@@ -151,7 +154,6 @@ def printed_half_unit(printed, value):
     "5.3x", "11.44", "1.1 MB"), converted to the unit of `value` (the claim's number): the
     printed number and value differ only by a scale (percent, M, MB), so the relative half-unit
     carries over. None when `printed` holds no number."""
-    import re
     mt = re.search(r"(\d[\d,]*)(?:\.(\d+))?", printed or "")
     if not mt:
         return None
@@ -192,7 +194,6 @@ def printed_round(c, m):
     """m rounded to one digit past the seed's last printed one (what the report shows of it): a
     measured 1.250048 MB against a printed "1.2" is compared as 1.25, at the edge of the
     printed interval, not 48 bytes past it."""
-    import re
     if c.formula:
         return m
     mt = re.search(r"(\d[\d,]*)(?:\.(\d+))?", c.printed or "")
