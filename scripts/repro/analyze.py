@@ -4,8 +4,8 @@ reason computed from the data. The report (report.py) only formats tables.json.
 
 The work is split by job: tables/ (one module per table: its rows, its facts, the
 explanations of its claims), claims.py (the registry joining seed_claims.json's claims with
-those tables and explanations), verdicts.py (holds / does not hold / different machine) and
-csvout.py (tables/*.csv). Nothing here is typed in by hand except the seed claims
+those tables and explanations), verdicts.py (the stated rules: holds, does not hold, restated,
+filterlab lacks, not comparable) and csvout.py (tables/*.csv). Nothing here is typed in by hand except the seed claims
 (seed_claims.json) and the published models a reason quotes (models.py, cited there)."""
 
 import json
@@ -23,10 +23,10 @@ def judge_all(ctx, registry):
     res = []
     for c in registry:
         m = ctx.facts.get(c.measure)
-        verdict, reason = verdicts.judge(ctx, c, m)
+        verdict, reason, tol, m = verdicts.judge(ctx, c, m)
         res.append({"id": c.id, "table": c.table, "seed": c.seed, "section": c.section,
-                    "quote": c.quote, "seed_value": c.value, "unit": c.unit,
-                    "kind": c.kind, "tolerance": c.tolerance, "measured": m,
+                    "quote": c.quote, "seed_value": c.value, "unit": c.unit, "printed": c.printed,
+                    "kind": c.kind, "tolerance": tol, "measured": m,
                     "source": ctx.sources.get(c.measure), "verdict": verdict, "reason": reason})
     return res
 
@@ -39,6 +39,7 @@ def build(out, run):
     tables.build_all(ctx)
     ctx.tables["claims"] = judge_all(ctx, registry)
     ctx.tables["kinds"] = spec["kinds"]
+    ctx.tables["unchecked"] = claims.load_unchecked()
     return {"run": ctx.run, "facts": ctx.facts, "sources": ctx.sources, "tables": ctx.tables}
 
 

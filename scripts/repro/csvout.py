@@ -87,7 +87,8 @@ CSVS = (
     ("t13_combining.csv", "t13", lambda t: (t["combining"], [
         "filters", "k_each", "m_bits", "n", "queries", "false_positives", "measured_fpr", "ratio"])),
     ("claims.csv", "claims", lambda rows: (rows, [
-        "id", "table", "seed", "section", "seed_value", "unit", "measured", "verdict", "reason", "source"])),
+        "id", "table", "seed", "section", "seed_value", "unit", "printed", "measured", "tolerance", "verdict",
+        "reason", "source"])),
 )
 
 

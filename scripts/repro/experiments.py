@@ -135,6 +135,7 @@ EXPERIMENTS = [
     ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)"),
     ("static", "tables 6 and 8: binary fuse filters (issue 14), space, FPR, build and lookups"),
     ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters"),
+    ("py", "tables 2 and 4: a Python set of 1M URLs, offset vs double hashing (pyexp.py, seconds)"),
 ]
 
 
@@ -626,6 +627,12 @@ class Runner:
         self.run([self.bins["variants004"], "--n", str(c["t13_n"]), "--compressed-n",
                   str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
                   str(c["t13_reps"]), "--json", out], "t13_variants004")
+        self.stamp_json(out)
+
+    def exp_py(self):
+        out = self.path("py_claims.json")
+        self.run([sys.executable, os.path.join(HERE, "pyexp.py"), out] + (["--tiny"] if self.mode == "tiny" else []),
+                 "py")
         self.stamp_json(out)
 
     # ---- driver -------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The published formulas the tables evaluate and the explanations quote, each with its
-source: the seed's own Bloom sizing, Fan et al.'s cuckoo space model, and the binomial check
-of a seed's false-positive count."""
+source: the seed's own Bloom sizing, Fan et al.'s cuckoo space model (the binomial test of a seed's
+false-positive count is verdicts.binomial_test)."""
 
 import math
 
@@ -33,20 +33,6 @@ def cuckoo_crossover(extra):
         else:
             lo = mid
     return 2 ** -lo
-
-
-def binom_consistent(seed_rate, true_rate, tests):
-    """Whether the seed's count of false positives (seed_rate * tests) is a plausible draw
-    from Binomial(tests, true_rate): both one-sided tails above 0.5% (a two-sided 99% test).
-    False without scipy."""
-    try:
-        from scipy.stats import binom
-    except ImportError:
-        return False
-    k = round(seed_rate * tests)
-    lo = binom.cdf(k, tests, true_rate)
-    hi = binom.sf(k - 1, tests, true_rate)
-    return min(lo, hi) > 0.005
 
 
 # ---- issue 11: counting Bloom, HyperLogLog ---------------------------------------------

@@ -2,8 +2,9 @@
 against classic, blocked and cuckoo filters, memory and ns per lookup, from hashset_baseline
 (data/t2_crawler.json)."""
 
-from fmt import bigger, g, human_bytes, pct
+from fmt import g, human_bytes, pct
 from models import ideal_cuckoo_bpk
+from rundata import load_json
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 2, "t2", "t2_crawler.json"
@@ -24,14 +25,23 @@ def build(ctx, d):
         ctx.fact("t2.%s.miss_ns" % s, r["miss_ns"], src)
         ctx.fact("t2.%s.hit_ns" % s, r["hit_ns"], src)
         ctx.fact("t2.%s.fpr" % s, r["fpr"], src)
+        ctx.fact("t2.%s.fpr.queries" % s, r.get("lookups"), src)
     f = ctx.facts
     if f.get("t2.ghash.miss_ns") and f.get("t2.block512.miss_ns"):
         ctx.fact("t2.speedup", f["t2.ghash.miss_ns"] / f["t2.block512.miss_ns"], src)
     if f.get("t2.ghash.bytes") and f.get("t2.block512.bytes"):
         ctx.fact("t2.memory_reduction", f["t2.ghash.bytes"] / f["t2.block512.bytes"], src)
+    if f.get("t2.ghash.bytes") and f.get("t2.classic.bytes"):
+        ctx.fact("t2.ghash_over_classic", f["t2.ghash.bytes"] / f["t2.classic.bytes"], src)
+    # Fan et al. 2014 sec. 5.2 with semi-sorted buckets: what a cuckoo filter of any fingerprint
+    # width needs for 1% (the published model the cuckoo memory claim is also judged on)
+    ctx.fact("t2.cuckoo.model_bytes", n * ideal_cuckoo_bpk(0.01, 2.0) / 8, "scripts/repro/models.py (Fan et al. 2014)")
     if f.get("t2.classic.miss_ns") and f.get("t2.cuckoo16.miss_ns"):
         ctx.fact("t2.cuckoo.speedup", f["t2.classic.miss_ns"] / f["t2.cuckoo16.miss_ns"], src)
-    ctx.tables["t2"] = {"rows": rows, "n": n, "mean_key_bytes": d["mean_key_bytes"],
+    py = (load_json(ctx.out, "py_claims.json") or {}).get("python_set")
+    if py:
+        ctx.fact("t2.python_set.bytes", py["bytes"], "data/py_claims.json")
+    ctx.tables["t2"] = {"python_set": py, "rows": rows, "n": n, "mean_key_bytes": d["mean_key_bytes"],
                         "lookups": d["lookups"], "reps": d["reps"],
                         "glib_version": d.get("glib_version"), "bits_per_key": d.get("bits_per_key")}
 
@@ -41,25 +51,25 @@ def why_hashtable_memory(ctx, c, m, holds):
     t2 = ctx.table("t2")
     n, mean = t2.get("n"), t2.get("mean_key_bytes")
     keys = n * (mean + 1) if n and mean else None
-    return ("GLib %s: %s MB for %s URLs, of which %s MB are the URL copies (%s B each with NUL); the seed's "
-            "128 MB is its whole crawler (96 MB table + 32 MB other)") % (
-        t2.get("glib_version"), g(m / 1e6), n, g(keys / 1e6) if keys else "n/a", g(mean + 1) if mean else "n/a")
+    return ("GLib %s: %s MB for %s URLs, of which %s MB are the URL copies (%s B each with NUL) and %s MB the "
+            "table; the seed's 96 MB is 1M x 80 bytes + 16 MB of overhead (its 128 MB is the whole crawler)") % (
+        t2.get("glib_version"), g(m / 1e6), n, g(keys / 1e6) if keys else "n/a", g(mean + 1) if mean else "n/a",
+        g((m - keys) / 1e6) if keys else "n/a")
 
 
 def why_hashtable_lookup(ctx, c, m, holds):
     oa = ctx.facts.get("t2.oaset.miss_ns")
     xx = ctx.facts.get("t2.ghash_xxh3.miss_ns")
     fits = ctx.fits_text(ctx.facts.get("t2.ghash.bytes"))
-    return ("GHashTable: %s ns per never-inserted URL (g_str_hash is djb2, one step per byte; with XXH3 %s ns; "
-            "the open-addressing set %s ns); %s") % (g(m), g(xx), g(oa), fits)
+    return ("GHashTable: %s ns per never-inserted URL with g_str_hash (djb2, one step per byte, the slowest of "
+            "the three); with XXH3 %s ns; the open-addressing set %s ns; %s") % (g(m), g(xx), g(oa), fits)
 
 
 def why_speedup(ctx, c, m, holds):
     b = ctx.facts.get("t2.block512.bytes")
-    txt = "%sx: %s; for the GLib table: %s" % (g(m), ctx.fits_text(b), ctx.fits_text(ctx.facts.get("t2.ghash.bytes")))
-    if holds:
-        return txt
-    return ("different machine" if ctx.size_class(b) != "DRAM" else "does not hold"), txt
+    return "GHashTable %s ns against blocked %s ns per never-inserted URL: %sx; %s; for the GLib table: %s" % (
+        g(ctx.facts.get("t2.ghash.miss_ns")), g(ctx.facts.get("t2.block512.miss_ns")), g(m), ctx.fits_text(b),
+        ctx.fits_text(ctx.facts.get("t2.ghash.bytes")))
 
 
 def _lookup(structure, extra=""):
@@ -69,13 +79,10 @@ def _lookup(structure, extra=""):
         hit = ctx.facts.get("t2.%s.hit_ns" % structure)
         rows = {r["structure"]: r for r in t2.get("rows", [])}
         batch = (rows.get(structure) or {}).get("miss_ns_batch")
-        close = c.value and m and abs(m - c.value) <= c.tolerance * c.value
         return ("%s ns per never-inserted URL, %s ns per inserted one, one URL at a time (hashing the %s-byte "
-                "URL included; batches of 1024 through the %s kernel: %s ns); %s; %s%s") % (
+                "URL included; batches of 1024 through the %s kernel: %s ns); %s%s") % (
             g(m), g(hit), g(t2.get("mean_key_bytes")), ctx.kernel, g(batch),
-            ctx.fits_text(ctx.facts.get("t2.%s.bytes" % structure)),
-            "close to the seed's %s ns" % g(c.value) if close else "the seed's %s ns is another machine" % g(c.value),
-            extra)
+            ctx.fits_text(ctx.facts.get("t2.%s.bytes" % structure)), extra)
     return why
 
 
@@ -90,21 +97,36 @@ def why_cuckoo_memory(ctx, c, m, holds):
     c8 = ctx.facts.get("t2.cuckoo8.bytes")
     f8 = ctx.facts.get("t2.cuckoo8.fpr")
     ideal = ideal_cuckoo_bpk(0.01) * ctx.table("t2").get("n", 0) / 8
+    semi = ctx.facts.get("t2.cuckoo.model_bytes")
     return ("to promise 1%% the library needs 16-bit fingerprints: %s MB; the %s MB filter with 8-bit "
-            "fingerprints measures %s FPR; even an ideal cuckoo filter (any fingerprint width, Fan et al. 2014 "
-            "sec. 5.2) needs %s MB at 1%%, more than classic's %s MB") % (
-        g(m / 1e6), g(c8 / 1e6) if c8 else "n/a", pct(f8), g(ideal / 1e6),
+            "fingerprints measures %s FPR; an ideal cuckoo filter (any fingerprint width, Fan et al. 2014 "
+            "sec. 5.2) needs %s MB at 1%%, %s MB with semi-sorted buckets; classic %s MB") % (
+        g(m / 1e6), g(c8 / 1e6) if c8 else "n/a", pct(f8), g(ideal / 1e6), g(semi / 1e6) if semi else "n/a",
         g(ctx.facts.get("t2.classic.bytes", 0) / 1e6))
 
 
 def why_cuckoo_speedup(ctx, c, m, holds):
-    txt = ("%s%sx: classic %s ns vs cuckoo (16-bit fingerprints, the size 1%% needs) %s ns per URL, one at a "
-           "time, hashing included; for classic %s; for cuckoo %s") % (
-        bigger(c.value, m), g(m), g(ctx.facts.get("t2.classic.miss_ns")), g(ctx.facts.get("t2.cuckoo16.miss_ns")),
-        ctx.fits_text(ctx.facts.get("t2.classic.bytes")), ctx.fits_text(ctx.facts.get("t2.cuckoo16.bytes")))
-    if holds:
-        return txt
-    return "different machine", txt
+    t8 = ctx.table("t8")
+    best = ctx.facts.get("t8.cuckoo_speedup_dram")
+    return ("scalar classic against scalar cuckoo at %s (table 8): %sx; the best kernel against the best (%s) "
+            "there: %sx; one URL at a time with hashing (table 2): classic %s ns vs cuckoo (16-bit fingerprints, "
+            "the size 1%% needs) %s ns, %sx") % (
+        human_bytes(ctx.facts.get("t8.largest_bytes")), g(m), t8.get("kernel"), g(best),
+        g(ctx.facts.get("t2.classic.miss_ns")), g(ctx.facts.get("t2.cuckoo16.miss_ns")),
+        g(ctx.facts.get("t2.cuckoo.speedup")))
+
+
+def why_python_set(ctx, c, m, holds):
+    py = ctx.table("t2").get("python_set") or {}
+    return ("CPython %s: a set of %s distinct %d-character URLs allocates %s MB (tracemalloc), %s bytes per "
+            "URL; the set's own table is %s MB of it") % (
+        (ctx.run.get("host") or {}).get("python", "3"), "{:,}".format(py.get("n", 0)), py.get("url_chars", 0),
+        g(m / 1e6), g(py.get("bytes_per_url")), g(py.get("set_table_bytes", 0) / 1e6))
+
+
+def why_ratio80(ctx, c, m, holds):
+    return "GLib's table with its URL copies, %s MB, over classic's %s MB at 10 bits per URL: %sx" % (
+        g(ctx.facts.get("t2.ghash.bytes", 0) / 1e6), g(ctx.facts.get("t2.classic.bytes", 0) / 1e6), g(m))
 
 
 def why_blocked_fpr(ctx, c, m, holds):
@@ -124,6 +146,8 @@ EXPLAIN = {
     "t2.blocked.fpr": why_blocked_fpr,
     "t2.speedup": why_speedup,
     "t2.memory_reduction": numbers_only,
+    "t2.hashtable.ratio80": why_ratio80,
+    "t2.python_set": why_python_set,
     "t2.cuckoo.memory": why_cuckoo_memory,
     "t2.cuckoo.misses": why_cuckoo_misses,
     "t2.cuckoo.lookup": _lookup("cuckoo16"),

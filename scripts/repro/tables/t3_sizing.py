@@ -47,6 +47,34 @@ def build(ctx, d):
             per_var_decade[v] = (pts[a] - pts[b]) / math.log10(b / a)
     ctx.tables["t3"] = {"n": n, "queries": d["queries"], "rows": rows, "formula": formula,
                         "bits_per_decade": per_var_decade}
+    _other_sizes(ctx, n, classic_bpk, src)
+
+
+def _other_sizes(ctx, n, classic_bpk, src):
+    """The seeds' other sizes, from the bits per key the library picks here (the ratio m/n
+    does not depend on n past a few thousand keys) and the seeds' own formulas."""
+    msrc = "scripts/repro/models.py (the seed's sizing)"
+    ctx.fact("t3.seed_code.0.0001.k", seed_sizing(n, 1e-4)[1], msrc)
+    # 004 Listing 4.9: numBits <- -ceil(n ln p / ln 2 / ln 2), numHashFunctions <- -ceil(ln p / ln 2):
+    # ceil of a negative number, negated, rounds both toward zero; its FPR by the chapter's
+    # formula (1 - e^(-kn/m))^k at the default maxTolerance 0.01
+    p = 0.01
+    m49 = -math.ceil(n * math.log(p) / LN2 / LN2)
+    k49 = -math.ceil(math.log(p) / LN2)
+    ctx.fact("t3.listing49.fpr", (1 - math.exp(-k49 * n / m49)) ** k49, msrc)
+    ctx.fact("t3.listing49.k", k49, msrc)
+    ctx.fact("t3.listing49.bpk", m49 / n, msrc)
+    if 0.01 in classic_bpk:
+        ctx.fact("t3.n1m.mib", classic_bpk[0.01] * 1e6 / 8 / 1048576, src)
+        ctx.fact("t3.n1m.bytes", classic_bpk[0.01] * 1e6 / 8, src)
+        ctx.fact("t3.n1e10.0.01.gib", classic_bpk[0.01] * 1e10 / 8 / 1024 ** 3, src)
+    if 0.001 in classic_bpk:
+        ctx.fact("t3.n1e9.0.001.bytes", classic_bpk[0.001] * 1e9 / 8, src)
+        ctx.fact("t3.n1e10.0.001.gib", classic_bpk[0.001] * 1e10 / 8 / 1024 ** 3, src)
+    # 003 9.4: the URLs a crawler skips among 1e9 when its filter has 10 bits per URL, the
+    # FPR table 2 measured at 10 bits per URL
+    fpr10 = ctx.facts.get("t2.classic.fpr")
+    ctx.fact("t3.skipped_1e9_at_10bits", 1e9 * fpr10 if fpr10 is not None else None, "data/t2_crawler.json")
 
 
 def _formula_at(ctx, p):
@@ -67,6 +95,39 @@ def why_p3_k(ctx, c, m, holds):
         txt += "; measured FPR with k = %d: %s, with k = %d: %s" % (
             row["k_round"], g(lib), seedk["k"], g(seedk["measured_fpr"]))
     return txt
+
+
+def _bits_for(p):
+    def why(ctx, c, m, holds):
+        return ("a classic filter at %s needs %s bits per key (the library's sizing, = 1.44 log2(1/p)); "
+                "10 bits per key give %s (table 2, measured)") % (
+            g(p), g(m), g(ctx.facts.get("t2.classic.fpr")))
+    return why
+
+
+def why_crawler_memory(ctx, c, m, holds):
+    return ("1e9 URLs at 0.1%%: %s bits per URL, %s GB; 10 bits per URL (1.25 GB) give %s measured" % (
+        g(ctx.facts.get("t3.classic.0.001.bpk")), g(m / 1e9), g(ctx.facts.get("t2.classic.fpr"))))
+
+
+def why_skipped(ctx, c, m, holds):
+    return "1e9 x %s (the FPR measured at 10 bits per URL, table 2) = %s URLs skipped" % (
+        g(ctx.facts.get("t2.classic.fpr")), g(m))
+
+
+def _interview(p):
+    def why(ctx, c, m, holds):
+        return ("1e10 URLs at %s: %s bits per URL (the library's sizing, the seed's formula) / 8 / 1024^3 = %s GiB; "
+                "the seed's own code prints that too: its %s is bytes / 1e9 or a slip" % (
+                    g(p), g(ctx.facts.get("t3.classic.%g.bpk" % p)), g(m), g(c.value)))
+    return why
+
+
+def why_listing49(ctx, c, m, holds):
+    return ("Listing 4.9 rounds both toward zero (-ceil of a negative number): k = %d, %s bits per key, where "
+            "(m/n) ln 2 = %s; the chapter's formula (1 - e^(-kn/m))^k gives %s at n = maxSize" % (
+                ctx.facts.get("t3.listing49.k"), g(ctx.facts.get("t3.listing49.bpk"), 4),
+                g(ctx.facts.get("t3.listing49.bpk", 0) * LN2, 4), g(m, 4)))
 
 
 def _bytes(p):
@@ -93,4 +154,12 @@ EXPLAIN = {
     "t3.p3.k": why_p3_k,
     "t3.p3.bpk": numbers_only,
     "t3.decade_rule": numbers_only,
+    "t3.p92_mib": numbers_only,
+    "t3.example_1m": numbers_only,
+    "t3.opening_bits": _bits_for(0.001),
+    "t3.crawler_memory": why_crawler_memory,
+    "t3.crawler_skipped": why_skipped,
+    "t3.interview_01pct": _interview(0.001),
+    "t3.interview_1pct": _interview(0.01),
+    "t3.listing49": why_listing49,
 }

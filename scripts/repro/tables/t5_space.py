@@ -41,6 +41,11 @@ def build(ctx, d):
             ctx.fact("t5.cuckoo.%g.bpk" % t, pr["cuckoo"]["bpk"], src)
     wins = [p["target"] for p in pivot if p.get("cuckoo_wins")]
     ctx.fact("t5.crossover", max(wins) if wins else None, src)
+    # the published models (Fan et al. 2014 sec. 5.2, semi-sorted buckets: log2(1/e) + 2 bits
+    # per entry at 95.5% load) the cuckoo claims are also judged on
+    msrc = "scripts/repro/models.py (Fan et al. 2014)"
+    ctx.fact("t5.crossover.semisorted", cuckoo_crossover(2.0), msrc)
+    ctx.fact("t5.cuckoo.0.001.model_bpk", ideal_cuckoo_bpk(0.001, 2.0), msrc)
     t5 = ctx.tables["t5"] = {"n": d["n"], "queries": d["queries"], "pivot": pivot, "wins": wins,
                              "ideal_crossover": cuckoo_crossover(3.0),
                              "ideal_crossover_semisort": cuckoo_crossover(2.0)}
@@ -63,6 +68,9 @@ def build(ctx, d):
             ctx.fact("t5.cuckoo_seed_example.ratio", ratio, srcc)
         if hi:
             ctx.fact("t5.cuckoo_full_ratio", sum(r["ratio_to_2b_2f"] for r in hi) / len(hi), srcc)
+            # a Poisson count's standard error, 1/sqrt(false positives), per row, averaged
+            ctx.fact("t5.cuckoo_full_ratio.se", math.sqrt(sum(
+                (r["ratio_to_2b_2f"] ** 2) / max(r["false_positives"], 1) for r in hi)) / len(hi), srcc)
             ctx.fact("t5.cuckoo_full_load", sum(r["load"] for r in hi) / len(hi), srcc)
 
 
@@ -79,12 +87,12 @@ def why_crossover(ctx, c, m, holds):
     txt += ("; filterlab's fingerprints are 8 or 16 bits, so cuckoo costs 8.5 or 17 bits/key; with any width the "
             "model (log2(1/e)+3)/0.955 crosses classic at %s, and %s with semi-sorted buckets (Fan et al. 2014)") % (
         pct(ideal), pct(ideal2))
-    return ("does not hold", txt) if not holds else txt
+    return txt
 
 
 def why_cuckoo_formula(ctx, c, m, holds):
     ratio = ctx.facts.get("t5.cuckoo_seed_example.ratio")
-    return ("does not hold" if not holds else "holds"), (
+    return (
         "the seed's example fills 5000 of 40000 slots (load 12.5%%); measured with 8- and 16-bit fingerprints at "
         "that load, the FPR is %s of 2b/2^f, so its f = 12 filter would show about %s, not 8/4096 = 0.002: "
         "2b/2^f is the full-table rate, the FPR is alpha*2b/2^f" % (g(ratio), g(m)))

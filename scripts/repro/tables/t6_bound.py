@@ -24,14 +24,21 @@ def build(ctx, d):
                    "bound_measured": lm, "factor": r["bits_per_key"] / lm,
                    "factor_target": r["bits_per_key"] / math.log2(1 / r["target_fpr"]),
                    "precise": r["false_positives"] >= 100})
-    means = {}
+    means, ses = {}, {}
     for v in ("classic", "block512", "split256", "reg64", "cuckoo"):
-        fs = [x["factor"] for x in t6 if x["variant"] == v and x["precise"]]
-        if fs:
-            means[v] = sum(fs) / len(fs)
+        xs = [x for x in t6 if x["variant"] == v and x["precise"]]
+        if xs:
+            means[v] = sum(x["factor"] for x in xs) / len(xs)
+            # the factor's sampling error through the FPR's: d(b/L)/dp = b / (L^2 p ln 2), and a
+            # binomial count's se(p) = sqrt(p (1 - p) / queries)
+            ses[v] = math.sqrt(sum((x["bpk"] / (x["bound_measured"] ** 2 * x["measured"] * math.log(2))
+                                    * math.sqrt(x["measured"] * (1 - x["measured"]) / d["queries"])) ** 2
+                                   for x in xs)) / len(xs)
     if "classic" in means:
         ctx.fact("t6.classic.factor", means["classic"], src)
+        ctx.fact("t6.classic.factor.se", ses["classic"], src)
         ctx.fact("t6.classic.efficiency", 1 / means["classic"], src)
+        ctx.fact("t6.classic.efficiency.se", ses["classic"] / means["classic"] ** 2, src)
     ctx.tables["t6"] = {"rows": t6, "mean_factor": means}
     static_rows(ctx)
 

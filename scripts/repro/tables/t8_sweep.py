@@ -115,6 +115,10 @@ def _build_sweep(ctx):
     c, b, cu = ns_at("classic", big, kern), ns_at("block512", big, kern), ns_at("cuckoo", big, kern)
     ctx.fact("t8.speedup_dram", c / b if c and b else None, src)
     ctx.fact("t8.cuckoo_speedup_dram", c / cu if c and cu else None, src)
+    # the seed's own terms: its code is scalar
+    c, b, cu = ns_at("classic", big, "scalar"), ns_at("block512", big, "scalar"), ns_at("cuckoo", big, "scalar")
+    ctx.fact("t8.speedup_dram_scalar", c / b if c and b else None, src)
+    ctx.fact("t8.cuckoo_speedup_dram_scalar", c / cu if c and cu else None, src)
     ctx.fact("t8.largest_bytes", big, src)
     ctx.fact("t8.largest_class", ctx.size_class(big), src)
     sj = load_json(ctx.out, "t8_sweep_context.json")
@@ -133,12 +137,11 @@ def _speedup_over_classic(variant):
     """classic/variant at every swept size; where it fails, whether the largest size reached DRAM."""
     def why(ctx, c, m, holds):
         t8 = ctx.table("t8")
-        txt = "%sclassic/%s with %s: %s" % (bigger(c.value, m), variant, t8.get("kernel"), ", ".join(
-            "%s %sx" % (human_bytes(s["target"]), g(s[variant])) for s in t8.get("speedups", []) if s[variant]))
-        if holds:
-            return txt
         big = ctx.facts.get("t8.largest_bytes")
-        return ("different machine" if ctx.size_class(big) != "DRAM" else "does not hold"), txt
+        return ("%sscalar classic/scalar %s at %s (%s-resident): %sx; the best kernel against the best "
+                "(%s) at each size: %s") % (
+            bigger(c.value, m), variant, human_bytes(big), ctx.size_class(big), g(m), t8.get("kernel"), ", ".join(
+                "%s %sx" % (human_bytes(s["target"]), g(s[variant])) for s in t8.get("speedups", []) if s[variant]))
     return why
 
 
