@@ -132,7 +132,8 @@ static void *bf_create(RedisModuleCtx *ctx, const void *options) {
     fl_sbf_config cfg = {.capacity = o->capacity, .error_rate = o->error_rate,
                          .growth = (double)o->expansion, .variant = o->variant,
                          .flags = o->nonscaling ? FL_SBF_NONSCALING : 0,
-                         .max_bytes = flr_max_bytes()};
+                         .max_bytes = flr_max_bytes(),
+                         .layout_slack = flr_cfg.bf_layout_slack};
     fl_sbf *sbf;
     fl_status st = fl_sbf_create(&cfg, &sbf);
     if (st == FL_ERR_TOO_LARGE) { /* above MAX_BYTES: the text CF and RedisBloom use */
@@ -486,6 +487,8 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
         *err = "ERR invalid dump: the filter does not load";
         return NULL;
     }
+    /* Files do not keep the slack (a policy of the process): the server's applies. */
+    fl_sbf_set_layout_slack(sbf, flr_cfg.bf_layout_slack);
     bf_value *b = bf_wrap(sbf);
     if (!b) *err = "ERR out of memory";
     return b;

@@ -7,7 +7,8 @@
 /* RedisBloom's defaults until the load arguments change them. */
 flr_config flr_cfg = {.bf_error_rate = 0.01, .bf_initial_size = 100,
                       .cf_max_expansions = FLR_CF_MAX_EXPANSIONS_DEFAULT,
-                      .max_bytes = FLR_MAX_BYTES};
+                      .max_bytes = FLR_MAX_BYTES,
+                      .bf_layout_slack = FLR_BF_LAYOUT_SLACK_DEFAULT};
 
 int flr_arg_is(RedisModuleString *arg, const char *word) {
     size_t len;

@@ -20,7 +20,12 @@ typedef struct flr_config {
     uint64_t bf_initial_size;
     uint32_t cf_max_expansions;
     uint64_t max_bytes;
+    /* BF chains' fl_sbf_config.layout_slack: a sub-filter of the chain's variant may take at
+     * most this many times the bytes of a classic one, which is RedisBloom's layout and
+     * size, so BF memory stays within it of RedisBloom's (block512 at 0.5% is 1.05x). */
+    double bf_layout_slack;
 } flr_config;
+#define FLR_BF_LAYOUT_SLACK_DEFAULT 1.1
 extern flr_config flr_cfg;
 #define FLR_CF_MAX_EXPANSIONS_DEFAULT 32u /* RedisBloom's */
 static inline uint64_t flr_max_bytes(void) { return flr_cfg.max_bytes; }

@@ -127,8 +127,13 @@ static int flr_parse_load_args(RedisModuleCtx *ctx, RedisModuleString **argv, in
             if (!is_ll || ll < 4096 || ll > (1ll << 40))
                 why = "MAX_BYTES must be an integer from 4096 to 1099511627776";
             else cfg.max_bytes = (uint64_t)ll;
+        } else if (flr_arg_is(argv[i], "BF_LAYOUT_SLACK")) {
+            if (!is_d || !(d >= 1 && d <= 1e6))
+                why = "BF_LAYOUT_SLACK must be a number from 1 to 1e6";
+            else cfg.bf_layout_slack = d;
         } else {
-            why = "unknown argument (ERROR_RATE, INITIAL_SIZE, CF_MAX_EXPANSIONS, MAX_BYTES)";
+            why = "unknown argument (ERROR_RATE, INITIAL_SIZE, CF_MAX_EXPANSIONS, MAX_BYTES, "
+                  "BF_LAYOUT_SLACK)";
         }
         if (why) {
             size_t len;

@@ -4,7 +4,8 @@ CF.COMPACT, the cuckoo capacity minimum and CF_MAX_EXPANSIONS, CF.SCANDUMP of an
 filter, CMS.MERGE's signed weights and MERGE/INCRBY overflow, TOPK.INCRBY's per-item errors,
 the INFO replies' exact fields (filterlab's own facts in FILTERLAB.INFO), RedisBloom's error
 texts for chunk refusals, TOPK's recall of heavy items, and the module's load arguments
-(ERROR_RATE, INITIAL_SIZE, CF_MAX_EXPANSIONS, MAX_BYTES).
+(ERROR_RATE, INITIAL_SIZE, CF_MAX_EXPANSIONS, MAX_BYTES, BF_LAYOUT_SLACK), and BF memory
+against RedisBloom's sizing.
 
     python3 tests/redis/test_compat.py build/redis/filterlab_redis.so
 
@@ -12,6 +13,7 @@ Each server binds 127.0.0.1 on a free port and is stopped by its PID (redis_serv
 Exit 77 (skipped) when redis-server or python3-redis is missing.
 """
 import os
+import math
 import random
 import re
 import sys
@@ -92,6 +94,40 @@ def test_bf(r):
 
 CF_LINE = re.compile(rb"bktsize:(\d+) buckets:(\d+) items:(\d+) deletes:(\d+) filters:(\d+) "
                      rb"max_iterations:(\d+) expansion:(\d+)$")
+
+
+def redisbloom_bytes(capacity, error_rate):
+    """The bit array RedisBloom 2.4 gives a scaling chain's first filter: m = n ln(1/p0) /
+    ln(2)^2 bits with p0 = error_rate / 2 (its tightening), bytes rounded up."""
+    return math.ceil(capacity * -math.log(error_rate / 2) / (math.log(2) ** 2) / 8)
+
+
+def test_bf_memory(r):
+    # One BF.RESERVE, every error rate the README promises: within 1.1x RedisBloom's bytes
+    # (the chain's sub-filters switch to classic where block512 would cost more).
+    for p in (0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-9):
+        r.execute_command("BF.RESERVE", "m", p, 100000)
+        used = r.memory_usage("m")
+        want = redisbloom_bytes(100000, p)
+        check(used <= 1.1 * want + 1024, f"BF.RESERVE m {p} 100000: {used} bytes, "
+              f"RedisBloom's bit array {want}")
+        r.delete("m")
+    # Absurd targets stay small: one classic sub-filter, not the blocked layout's megabytes.
+    r.execute_command("BF.RESERVE", "t", 1e-30, 1)
+    check(r.memory_usage("t") < 4096, f"BF.RESERVE t 1e-30 1: {r.memory_usage('t')} bytes")
+    # EXPANSION 1: 100 sub-filters of 1000 items grow linearly, within 2x of what
+    # RedisBloom's chain holds (each sub-filter at half the last one's error rate).
+    r.execute_command("BF.RESERVE", "e1", 0.01, 1000, "EXPANSION", 1)
+    for i in range(0, 100000, 1000):
+        r.execute_command("BF.MADD", "e1", *[f"x{j}" for j in range(i, i + 1000)])
+    info = pairs(r.execute_command("BF.INFO", "e1"))
+    want = sum(redisbloom_bytes(1000, 0.01 * 0.5 ** i) for i in range(info["Number of filters"]))
+    used = r.memory_usage("e1")
+    check(info["Number of filters"] >= 95 and used <= 2 * want,
+          f"EXPANSION 1 chain: {info['Number of filters']} filters, {used} bytes, "
+          f"RedisBloom's bit arrays {want}")
+    check(all(r.execute_command("BF.MEXISTS", "e1", *[f"x{j}" for j in range(0, 100000, 997)])),
+          "every item of the long chain is found")
 
 
 def cf_debug(r, key):
@@ -333,6 +369,16 @@ def test_load_args():
         r.execute_command("BF.RESERVE", "own", 0.1, 7)
         check(pairs(r.execute_command("BF.INFO", "own"))["Capacity"] == 7,
               "BF.RESERVE's own arguments win")
+    # BF_LAYOUT_SLACK: a large one keeps block512 where the default 1.1 turns to classic.
+    for slack, want in ((1.1, "classic"), (100, "block512")):
+        with server("BF_LAYOUT_SLACK", slack) as srv:
+            r = srv.client()
+            r.execute_command("BF.RESERVE", "s", 1e-6, 1000)
+            dbg = r.execute_command("BF.DEBUG", "s")
+            got = r.memory_usage("s")
+            r.execute_command("BF.RESERVE", "ref", 1e-6, 1000, "VARIANT", want)
+            check(abs(got - r.memory_usage("ref")) <= 64,
+                  f"BF_LAYOUT_SLACK {slack}: the sub-filter is {want} ({got} bytes, {dbg})")
     # MAX_BYTES: over it, an error reply and no key; growth past it is refused.
     with server("MAX_BYTES", 65536) as srv:
         r = srv.client()
@@ -366,7 +412,8 @@ def test_load_args():
     for args, why in ((("ERROR_RATE", 1), "ERROR_RATE"), (("INITIAL_SIZE", 0), "INITIAL_SIZE"),
                       (("CF_MAX_EXPANSIONS", 1), "CF_MAX_EXPANSIONS"),
                       (("CF_MAX_EXPANSIONS", 65), "CF_MAX_EXPANSIONS"),
-                      (("MAX_BYTES", "lots"), "MAX_BYTES"), (("BOGUS", 1), "unknown argument"),
+                      (("MAX_BYTES", "lots"), "MAX_BYTES"), (("BF_LAYOUT_SLACK", 0.5), "BF_LAYOUT_SLACK"),
+                      (("BOGUS", 1), "unknown argument"),
                       (("ERROR_RATE",), "pairs")):
         srv = server(*args)
         try:
@@ -382,7 +429,7 @@ def main():
     with server() as srv:
         r = srv.client()
         print("redis-server", r.info("server")["redis_version"], "on port", srv.port)
-        for name, fn in (("bf", test_bf), ("cf", test_cf), ("cms", test_cms),
+        for name, fn in (("bf", test_bf), ("bf memory", test_bf_memory), ("cf", test_cf), ("cms", test_cms),
                          ("topk", test_topk), ("topk recall", test_topk_recall)):
             DEADLINE.left()
             r.flushall()
