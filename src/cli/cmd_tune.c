@@ -73,10 +73,9 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "no wisdom file (%s); give one with -o FILE",
                                fl_kernel_wisdom_status());
     if (strcmp(fl_kernel_active(), "auto") != 0)
-        cli_outf("note: %s forces kernel %s; the file is written, but this process does "
-                 "not use it\n",
-                 fl_kernel_env_status() == FL_OK ? "a kernel selection" : "FILTERLAB_KERNEL",
-                 fl_kernel_active());
+        cli_outf("note: kernel %s is forced (%s); the file is written, but this process "
+                 "does not use it\n",
+                 fl_kernel_active(), fl_kernel_reason());
     cli_outf("timing each module entry (fastest of several reps; ns per key):\n");
     fl_status s = fl_kernel_tune(path, quick, report, NULL);
     if (s == FL_ERR_IO) {
