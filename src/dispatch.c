@@ -524,14 +524,18 @@ static void quote_env(const char *s, char *out, size_t cap) {
 }
 
 /* ---- Size classes ------------------------------------------------------------------------ */
-void fl_size_limits_here(uint64_t limits[FL_NSIZE_CLASSES - 1]) {
+void fl_size_limits_of(const fl_host *h, uint64_t limits[FL_NSIZE_CLASSES - 1]) {
     /* Unknown caches (no sysfs): a typical core's 32 KiB / 1 MiB / 32 MiB. */
-    uint64_t l1 = host.l1d_bytes ? host.l1d_bytes : 32u << 10;
-    uint64_t l2 = host.l2_bytes > l1 ? host.l2_bytes : (uint64_t)1 << 20;
-    uint64_t llc = host.llc_bytes > l2 ? host.llc_bytes : l2 > (32u << 20) ? l2 : 32u << 20;
+    uint64_t l1 = h->l1d_bytes ? h->l1d_bytes : 32u << 10;
+    uint64_t l2 = h->l2_bytes > l1 ? h->l2_bytes : (uint64_t)1 << 20;
+    uint64_t llc = h->llc_bytes > l2 ? h->llc_bytes : l2 > (32u << 20) ? l2 : 32u << 20;
     limits[0] = l1;
     limits[1] = l2;
     limits[2] = llc;
+}
+
+void fl_size_limits_here(uint64_t limits[FL_NSIZE_CLASSES - 1]) {
+    fl_size_limits_of(&host, limits);
 }
 
 /* ---- The wisdom file ------------------------------------------------------------------ */
@@ -600,6 +604,23 @@ static void wisdom_load(void) {
         if (!w) {
             why = "out of memory reading it";
         } else if (fl_wisdom_parse(buf, len, &key, avail_mask(), w, reason, sizeof reason)) {
+            uint64_t lim[FL_NSIZE_CLASSES - 1];
+            fl_size_limits_here(lim);
+            if (memcmp(lim, w->limits, sizeof lim) != 0) {
+                /* Same CPU, other caches (a VM resized): the classes measured are not
+                 * this machine's. */
+                snprintf(wisdom_status, sizeof wisdom_status,
+                         "ignored: %s: measured with cache sizes %llu/%llu/%llu bytes, these "
+                         "are %llu/%llu/%llu (run filterlab tune again)",
+                         wisdom_path, (unsigned long long)w->limits[0],
+                         (unsigned long long)w->limits[1], (unsigned long long)w->limits[2],
+                         (unsigned long long)lim[0], (unsigned long long)lim[1],
+                         (unsigned long long)lim[2]);
+                fl_wisdom_free(w);
+                free(w);
+                free(buf);
+                return;
+            }
             wisdom = w;
             snprintf(wisdom_status, sizeof wisdom_status, "used: %s, measured on %s",
                      wisdom_path, w->date);

@@ -114,7 +114,9 @@ char *fl_wisdom_format(const fl_wisdom *w, size_t *len);
 fl_status fl_tune_measure(fl_wisdom *w, int quick, void (*report)(void *ctx, const char *line),
                           void *ctx);
 
-/* dispatch.c: the size-class limits of this machine, and the wisdom path / status. */
+/* dispatch.c: the size-class limits of a host's caches, and of this machine's (after
+ * the first kernel use). */
+void fl_size_limits_of(const fl_host *h, uint64_t limits[FL_NSIZE_CLASSES - 1]);
 void fl_size_limits_here(uint64_t limits[FL_NSIZE_CLASSES - 1]);
 /* Replaces the process's wisdom with w (taken over; NULL drops it) and recomputes the
  * automatic choice. */

@@ -513,6 +513,14 @@ t_kernel_choice() {
     FILTERLAB_WISDOM=$PWD/edited.txt expect_ok "$FL" kernels
     grep -q "^wisdom: ignored: $PWD/edited.txt: checksum mismatch" out || fail "$(cat out)"
     ! grep -q 'measured here' out || fail "$(cat out)"
+    # Well sealed but foreign: another CPU, other cache sizes.
+    reseal() { sed '$d' "$1" >body.txt; { cat body.txt; echo "sha256 $(sha256sum <body.txt | cut -d' ' -f1)"; } >"$2"; }
+    sed 's/^cpu \([^ ]*\) [0-9]*/cpu \1 999/' wisdom.txt >other.txt && reseal other.txt other.txt
+    FILTERLAB_WISDOM=$PWD/other.txt expect_ok "$FL" kernels
+    grep -q "^wisdom: ignored: .*: written on another CPU" out || fail "$(cat out)"
+    sed 's/^limits .*/limits 1024 2048 4096/' wisdom.txt >caches.txt && reseal caches.txt caches.txt
+    FILTERLAB_WISDOM=$PWD/caches.txt expect_ok "$FL" kernels
+    grep -q "^wisdom: ignored: .*: measured with cache sizes 1024/2048/4096 bytes" out || fail "$(cat out)"
     head -c 100 wisdom.txt >cut.txt
     FILTERLAB_WISDOM=$PWD/cut.txt expect_ok "$FL" kernels
     grep -q "^wisdom: ignored: .*truncated" out || fail "$(cat out)"
