@@ -54,8 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(sealed, data, size);
     uint8_t d[32];
     fl_sha256(sealed, size, d);
-    size_t o = size + (size_t)sprintf(sealed + size, "sha256 ");
-    for (int i = 0; i < 32; i++) o += (size_t)sprintf(sealed + o, "%02x", d[i]);
+    memcpy(sealed + size, "sha256 ", 7);
+    size_t o = size + 7;
+    for (int i = 0; i < 32; i++) {
+        sealed[o++] = "0123456789abcdef"[d[i] >> 4];
+        sealed[o++] = "0123456789abcdef"[d[i] & 15];
+    }
     sealed[o++] = '\n';
     check(sealed, o, &key);
     free(sealed);

@@ -167,8 +167,12 @@ static char *reseal(char *text, size_t *len) {
     char *out = malloc(body + 80);
     assert_non_null(out);
     memcpy(out, text, body);
-    size_t o = body + (size_t)sprintf(out + body, "sha256 ");
-    for (int i = 0; i < 32; i++) o += (size_t)sprintf(out + o, "%02x", d[i]);
+    memcpy(out + body, "sha256 ", 7);
+    size_t o = body + 7;
+    for (int i = 0; i < 32; i++) {
+        out[o++] = "0123456789abcdef"[d[i] >> 4];
+        out[o++] = "0123456789abcdef"[d[i] & 15];
+    }
     out[o++] = '\n';
     free(text);
     *len = o;
