@@ -367,9 +367,9 @@ static void parse_kernels(fb_options *o, const char *spec) {
     char *copy = strdup(spec), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         const char *name = t;
-        if (!strcmp(t, "auto"))
-            name = fl_kernel_active();
-        int found = 0;
+        /* "auto": the library's choice per module entry and payload size (binding "auto"
+         * leaves an object on it), not one ISA. */
+        int found = !strcmp(t, "auto");
         for (size_t i = 0; i < nk; i++) {
             fl_kernel_desc d;
             if (fl_kernel_describe(i, &d) != FL_OK || strcmp(d.name, name))

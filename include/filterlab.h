@@ -426,8 +426,9 @@ fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size
                             size_t *written);
 
 /* ---------------------------------------------------------------------------------------
- * Kernels: one implementation per ISA, picked once at first use from the CPU's features,
- * or by FILTERLAB_KERNEL=scalar|avx2|avx512|neon, or by fl_kernel_select().
+ * Kernels: one implementation per ISA; at first use each module entry takes the one measured
+ * or known fastest on this CPU (below), unless FILTERLAB_KERNEL=scalar|avx2|avx512|neon or
+ * fl_kernel_select() forces one.
  * ------------------------------------------------------------------------------------- */
 typedef struct fl_kernel_desc {
     const char *name;     /* "scalar", "avx2", "avx512", "neon" */
@@ -442,13 +443,57 @@ size_t fl_kernel_count(void);
 fl_status fl_kernel_describe(size_t i, fl_kernel_desc *out);
 /* Forces a kernel for the whole process (thread-safe; affects subsequent calls). */
 fl_status fl_kernel_select(const char *name);
-/* Name of the active kernel and a sentence saying why it was chosen. */
+/* Name of the active kernel ("auto" when each module entry has its own choice, see
+ * fl_kernel_choice) and a sentence saying why. */
 const char *fl_kernel_active(void);
 const char *fl_kernel_reason(void);
 /* Status of the FILTERLAB_KERNEL request, if any (FL_OK when unset or honoured). When the
  * variable names an unknown or unsupported kernel, automatic selection is used instead and
  * this reports why, so a CLI can refuse to run. */
 fl_status fl_kernel_env_status(void);
+
+/* ---- The automatic choice, per module entry and payload size class ----
+ * Unless FILTERLAB_KERNEL or fl_kernel_select() forces one ISA for everything (then
+ * fl_kernel_active() names it), each module entry of each size class takes its kernel from
+ * (1) the wisdom file `filterlab tune` wrote on this very CPU, else (2) the rule table of
+ * src/dispatch.c (measurements of named microarchitectures and a conservative default for
+ * others); fl_kernel_active() is then "auto". Entries are named "<module>.<op>.<shape>",
+ * e.g. "bloom.contains.classic", "cms.query", "fuse.contains.3_8". */
+typedef enum fl_size_class {
+    FL_SIZE_L1 = 0, /* payload fits the L1 data cache */
+    FL_SIZE_L2,     /* ... the L2 */
+    FL_SIZE_LLC,    /* ... the last-level cache */
+    FL_SIZE_DRAM,   /* larger */
+    FL_SIZE_CLASSES
+} fl_size_class;
+/* Number of module entries; fl_kernel_entry_name(i) for i < count (NULL past the end). */
+size_t fl_kernel_entry_count(void);
+const char *fl_kernel_entry_name(size_t i);
+/* 1 if the entry's payload size can change the choice (0: one choice for every class). */
+int fl_kernel_entry_sized(size_t i);
+/* "L1", "L2", "LLC", "DRAM" (NULL for anything else), and the largest payload in bytes of
+ * each of the first three classes on this machine (from its cache sizes). */
+const char *fl_size_class_name(int size_class);
+fl_status fl_size_class_limits(uint64_t limits[3]);
+/* The kernel the process's calls use for `entry` at `size_class` and why, as one sentence
+ * ("measured here on 2026-11-26 by filterlab tune: 1.8x scalar", "rule: ...", "forced by
+ * FILTERLAB_KERNEL=scalar"). The strings stay valid until the next fl_kernel_select() or
+ * fl_kernel_tune(). FL_ERR_INVALID_ARG for an unknown entry or class or NULL outputs. */
+fl_status fl_kernel_choice(const char *entry, int size_class, const char **kernel,
+                           const char **reason);
+/* The wisdom file: its path ("" when disabled) and one sentence on what became of it ("used:
+ * measured on 2026-11-26", "ignored: written on another CPU (...)", "none: filterlab tune
+ * writes one", "off: FILTERLAB_WISDOM=off"). */
+const char *fl_kernel_wisdom_path(void);
+const char *fl_kernel_wisdom_status(void);
+/* Times every module entry with every kernel this CPU runs at the four size classes, writes
+ * the wisdom file atomically (path NULL: fl_kernel_wisdom_path(); its directory is created)
+ * and makes the process use it unless a kernel is forced. quick != 0 measures about four
+ * times shorter (for tests). report, when not NULL, gets one line per entry and class
+ * (no newline). Errors: FL_ERR_INVALID_ARG (no path and wisdom off), FL_ERR_NO_MEMORY,
+ * FL_ERR_IO (errno says why). */
+fl_status fl_kernel_tune(const char *path, int quick,
+                         void (*report)(void *ctx, const char *line), void *ctx);
 
 /* Kernel choice per filter: binds f to a named kernel for all its calls, whatever the process
  * uses, so a server, a binding or a benchmark can compare kernels on their own filters without

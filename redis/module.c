@@ -29,12 +29,14 @@ int flr_api_init(RedisModuleCtx *ctx) {
     return REDISMODULE_OK;
 }
 
-/* FILTERLAB.KERNEL: the process's kernel, why it was chosen, and the kernels this CPU
- * runs. */
+/* FILTERLAB.KERNEL: the process's kernel ("auto" when each module entry has its own), why,
+ * the kernels this CPU runs, the wisdom file's status, and per module entry the kernel and
+ * why: one [entry, size classes, kernel, reason] array per run of size classes that agree
+ * ("all", "L1", "L1-L2", ...), as `filterlab kernels` prints them. */
 static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     (void)argv;
     if (argc != 1) return RedisModule_WrongArity(ctx);
-    RedisModule_ReplyWithArray(ctx, 6);
+    RedisModule_ReplyWithArray(ctx, 10);
     RedisModule_ReplyWithSimpleString(ctx, "Kernel");
     RedisModule_ReplyWithSimpleString(ctx, fl_kernel_active());
     RedisModule_ReplyWithSimpleString(ctx, "Reason");
@@ -54,6 +56,39 @@ static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
     }
     RedisModule_ReplySetArrayLength(ctx, n);
+    RedisModule_ReplyWithSimpleString(ctx, "Wisdom");
+    const char *wisdom = fl_kernel_wisdom_status();
+    RedisModule_ReplyWithStringBuffer(ctx, wisdom, strlen(wisdom));
+    RedisModule_ReplyWithSimpleString(ctx, "Entries");
+    RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
+    long rows = 0;
+    for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
+        const char *entry = fl_kernel_entry_name(e), *k[FL_SIZE_CLASSES], *why[FL_SIZE_CLASSES];
+        int ok = 1;
+        for (int c = 0; c < FL_SIZE_CLASSES; c++)
+            ok &= fl_kernel_choice(entry, c, &k[c], &why[c]) == FL_OK;
+        if (!ok) continue;
+        for (int c = 0; c < FL_SIZE_CLASSES;) {
+            int d = c + 1;
+            while (d < FL_SIZE_CLASSES && !strcmp(k[d], k[c]) && !strcmp(why[d], why[c])) d++;
+            char size[16];
+            if (c == 0 && d == FL_SIZE_CLASSES)
+                snprintf(size, sizeof size, "all");
+            else if (d == c + 1)
+                snprintf(size, sizeof size, "%s", fl_size_class_name(c));
+            else
+                snprintf(size, sizeof size, "%s-%s", fl_size_class_name(c),
+                         fl_size_class_name(d - 1));
+            RedisModule_ReplyWithArray(ctx, 4);
+            RedisModule_ReplyWithSimpleString(ctx, entry);
+            RedisModule_ReplyWithSimpleString(ctx, size);
+            RedisModule_ReplyWithSimpleString(ctx, k[c]);
+            RedisModule_ReplyWithStringBuffer(ctx, why[c], strlen(why[c]));
+            rows++;
+            c = d;
+        }
+    }
+    RedisModule_ReplySetArrayLength(ctx, rows);
     return REDISMODULE_OK;
 }
 

@@ -47,7 +47,7 @@ struct fl_cms {
 };
 
 static inline const fl_kernel_table *fl_cms_kernels_of(const fl_cms *c) {
-    return fl_kernels_bound(&c->bound);
+    return fl_kernels_bound(&c->bound, c->bytes);
 }
 
 /* cms.c: a sketch of this shape with zeroed counters and an empty candidate set; the shape

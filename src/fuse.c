@@ -491,7 +491,7 @@ size_t fl_fuse_contains_u64s(const fl_fuse *f, const uint64_t *keys, size_t n, u
         memset(out, 0, n);
         return 0;
     }
-    const fl_kernel_table *t = fl_kernels_bound(&f->s.bound);
+    const fl_kernel_table *t = fl_kernels_bound(&f->s.bound, f->s.bytes);
     return t->fuse.contains[fuse_shape(&f->s.view)](&f->s.view, keys, n, out);
 }
 
@@ -527,7 +527,7 @@ fl_status fl_fuse_bind_kernel(fl_fuse *f, const char *name) {
 
 const char *fl_fuse_kernel(const fl_fuse *f) {
     if (!f) return NULL;
-    return fl_kernel_table_name(fl_kernels_bound(&f->s.bound));
+    return fl_kernel_table_name(fl_kernels_bound(&f->s.bound, f->s.bytes));
 }
 
 /* ==== Bloomier filters =================================================================== */
@@ -580,7 +580,7 @@ size_t fl_bloomier_get_u64s(const fl_bloomier *b, const uint64_t *keys, size_t n
         memset(found, 0, n);
         return 0;
     }
-    const fl_kernel_table *t = fl_kernels_bound(&b->s.bound);
+    const fl_kernel_table *t = fl_kernels_bound(&b->s.bound, b->s.bytes);
     return t->fuse.get[bloomier_shape(&b->s.view)](&b->s.view, keys, n, values, found);
 }
 
@@ -597,5 +597,5 @@ fl_status fl_bloomier_bind_kernel(fl_bloomier *b, const char *name) {
 
 const char *fl_bloomier_kernel(const fl_bloomier *b) {
     if (!b) return NULL;
-    return fl_kernel_table_name(fl_kernels_bound(&b->s.bound));
+    return fl_kernel_table_name(fl_kernels_bound(&b->s.bound, b->s.bytes));
 }

@@ -33,7 +33,7 @@ struct fl_hll {
 #define FL_HLL_SPARSE_VAL_MAX 32      /* largest value a VAL opcode holds */
 
 static inline const fl_kernel_table *fl_hll_kernels_of(const fl_hll *h) {
-    return fl_kernels_bound(&h->bound);
+    return fl_kernels_bound(&h->bound, h->m);
 }
 
 static inline void fl_hll_invalidate(fl_hll *h) {

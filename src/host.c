@@ -8,6 +8,8 @@
  * sysfs. The host id keeps the rule scripts/repro/hostinfo.py has always used, so result
  * folders keep their names: <uarch>[-<hypervisor>]-<N>c-<first 4 hex of SHA-256(host name)>.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,20 +135,38 @@ static void read_cpuinfo(fl_host *h) {
     };
     int seen[sizeof map / sizeof map[0]] = {0};
     int have_vendor = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char *line = NULL;
-        size_t lcap = 0;
-        int any = 0;
-        /* The first processor's block only: the first blank line after a field ends it. */
-        while (getline(&line, &lcap, f) > 0) {
-            if (line[strspn(line, " \t\r\n")] == '\0') {
-                if (any) break;
-                continue;
-            }
-            any = 1;
-            char *colon = strchr(line, ':');
-            if (!colon) continue;
+    /* open/read into a stack buffer, not stdio: the kernel choice reads this at its first
+     * use, and an allocation failing there must not change what the CPU is said to be. */
+    char buf[32768];
+    size_t len = 0;
+    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        for (;;) {
+            ssize_t r = read(fd, buf + len, sizeof buf - 1 - len);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            len += (size_t)r;
+            /* The first processor's block ends at the first blank line. */
+            if (len == sizeof buf - 1 || memmem(buf, len, "\n\n", 2)) break;
+        }
+        close(fd);
+    }
+    buf[len] = '\0';
+    int any = 0;
+    /* The first processor's block only: the first blank line after a field ends it. */
+    for (char *line = buf; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        char *next = nl ? nl + 1 : line + strlen(line);
+        if (line[strspn(line, " \t\r")] == '\0') {
+            if (any) break;
+            line = next;
+            continue;
+        }
+        if (!nl && len == sizeof buf - 1) break; /* a line cut by the buffer: not trusted */
+        any = 1;
+        char *colon = strchr(line, ':');
+        if (colon) {
             char *e = colon;
             while (e > line && (e[-1] == ' ' || e[-1] == '\t')) e--;
             *e = '\0';
@@ -158,8 +178,7 @@ static void read_cpuinfo(fl_host *h) {
                     if (i == 0) have_vendor = 1;
                 }
         }
-        free(line);
-        fclose(f);
+        line = next;
     }
     if (!h->brand[0]) snprintf(h->brand, sizeof h->brand, "%s", model_alt);
     h->family = parse_int(family);
@@ -174,12 +193,16 @@ static void read_cpuinfo(fl_host *h) {
 }
 
 /* ---- sysfs caches ---- */
+/* The first line of a small file; open/read, no allocation (see read_cpuinfo). */
 static int read_line(const char *path, char *buf, size_t cap) {
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char *r = fgets(buf, (int)cap, f);
-    fclose(f);
-    if (!r) return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t r;
+    do r = read(fd, buf, cap - 1);
+    while (r < 0 && errno == EINTR);
+    close(fd);
+    if (r <= 0) return -1;
+    buf[r] = '\0';
     buf[strcspn(buf, "\r\n")] = '\0';
     return 0;
 }

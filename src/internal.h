@@ -146,13 +146,29 @@ fl_status fl_counting512_insert_atomic(fl_filter *f, const uint64_t *hashes, siz
 void fl_counting_occupancy(const fl_filter *f, fl_info *out);
 fl_status fl_counting_merge(fl_filter *dst, const fl_filter *src);
 
-/* dispatch.c: the active table, set once at first use (fl_kernels_slow) and by
- * fl_kernel_select. fl_kernels() is inline because every single-key call goes through it. */
-extern const fl_kernel_table *_Atomic fl_active_kernels;
+/* dispatch.c: the active tables, one per payload size class (L1, L2, last-level cache,
+ * DRAM: the automatic choice may differ between them), set once at first use
+ * (fl_kernels_slow) and by fl_kernel_select. fl_size_class_limit[] holds the largest payload
+ * of the first three classes; it is written before the tables are published and never
+ * changes after. fl_kernels_sized() is inline because every single-key call goes through it. */
+#define FL_NSIZE_CLASSES 4
+extern const fl_kernel_table *_Atomic fl_active_kernels[FL_NSIZE_CLASSES];
+extern size_t fl_size_class_limit[FL_NSIZE_CLASSES - 1];
 const fl_kernel_table *fl_kernels_slow(void);
+static inline unsigned fl_size_class_of(size_t bytes) {
+    return (unsigned)(bytes > fl_size_class_limit[0]) + (bytes > fl_size_class_limit[1]) +
+           (bytes > fl_size_class_limit[2]);
+}
+/* The process's table for a payload of `bytes`. */
+static inline const fl_kernel_table *fl_kernels_sized(size_t bytes) {
+    const fl_kernel_table *t = atomic_load_explicit(&fl_active_kernels[0], memory_order_acquire);
+    if (__builtin_expect(t == NULL, 0)) fl_kernels_slow();
+    return atomic_load_explicit(&fl_active_kernels[fl_size_class_of(bytes)],
+                                memory_order_acquire);
+}
+/* The process's table for the smallest payloads (a call without a structure). */
 static inline const fl_kernel_table *fl_kernels(void) {
-    const fl_kernel_table *t = atomic_load_explicit(&fl_active_kernels, memory_order_acquire);
-    return __builtin_expect(t != NULL, 1) ? t : fl_kernels_slow();
+    return fl_kernels_sized(0);
 }
 /* The table of the i-th compiled kernel (same order as fl_kernel_describe; NULL if i is out
  * of range or this CPU cannot run it), for tests/checkkernels and tests that pin a kernel
@@ -167,14 +183,15 @@ const char *fl_kernel_table_name(const fl_kernel_table *t);
  * the process's choice). fl_kernel_bind validates the name first, so a bad one leaves the
  * binding as it was; another thread may rebind while calls run, so the slot is atomic. */
 fl_status fl_kernel_bind(const fl_kernel_table **slot, const char *name);
-static inline const fl_kernel_table *fl_kernels_bound(const fl_kernel_table *const *slot) {
+static inline const fl_kernel_table *fl_kernels_bound(const fl_kernel_table *const *slot,
+                                                      size_t bytes) {
     const fl_kernel_table *t = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    return t ? t : fl_kernels();
+    return t ? t : fl_kernels_sized(bytes);
 }
 
-/* The table a filter's calls use: its bound one, else the process's. */
+/* The table a filter's calls use: its bound one, else the process's for its payload size. */
 static inline const fl_kernel_table *fl_kernels_of(const fl_filter *f) {
-    return fl_kernels_bound(&f->bound);
+    return fl_kernels_bound(&f->bound, f->bytes);
 }
 
 /* cpu_features.c: the one CPUID/XCR0 (x86) and AT_HWCAP (aarch64) reader. FL_CPU_* bits. */

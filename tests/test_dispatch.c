@@ -1,10 +1,17 @@
 /* Kernel dispatch: the environment override (unknown names are errors, not crashes), manual
- * selection, and every supported kernel answering like scalar on one batch (the full
- * differential check is tests/checkkernels). */
+ * selection, every supported kernel answering like scalar on one batch (the full
+ * differential check is tests/checkkernels), and the automatic choice per module entry: the
+ * wisdom file (used on this CPU; another CPU's, a truncated, bit-flipped, fuzzed or
+ * other-version one ignored with a reason), the rule table on fake CPUs, and overrides. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
+
+#include "kernel_choice.h"
+
+static char wisdom_file[64];
 
 static void env_override_unknown_name(void **state) {
     (void)state;
@@ -111,12 +118,344 @@ static void bind_per_filter(void **state) {
     free(probe);
 }
 
+/* ---- the automatic choice ---- */
+
+static unsigned avail_here(void) {
+    unsigned m = 0;
+    for (int c = 0; c < FL_NCAND; c++)
+        if (fl_cand_table(c)) m |= 1u << c;
+    return m;
+}
+
+/* A wisdom text for key k (with an avx2 timing if with_avx2): block512 lookups measured at L1 with scalar "fastest" (a choice
+ * no rule would make, so its source is visible), plus cms.query at DRAM. */
+static char *fake_wisdom(const fl_wisdom_key *k, const char *date, int with_avx2, size_t *len) {
+    fl_wisdom w;
+    memset(&w, 0, sizeof w);
+    w.key = *k;
+    snprintf(w.date, sizeof w.date, "%s", date);
+    fl_host h; /* fl_host_describe, not fl_size_class_limits: that would start dispatch */
+    assert_int_equal(fl_host_describe(&h), FL_OK);
+    fl_size_limits_of(&h, w.limits);
+    w.cells = calloc(fl_nentries * FL_NSIZE_CLASSES, sizeof *w.cells);
+    assert_non_null(w.cells);
+    int e = fl_entry_find("bloom.contains.block512");
+    fl_wisdom_cell *x = &w.cells[(size_t)e * FL_NSIZE_CLASSES + FL_SIZE_L1];
+    x->have = 1;
+    x->cand = FL_CAND_SCALAR;
+    x->ns[FL_CAND_SCALAR] = 1.0;
+    if (with_avx2) x->ns[FL_CAND_AVX2] = 2.5;
+    e = fl_entry_find("cms.query");
+    x = &w.cells[(size_t)e * FL_NSIZE_CLASSES + FL_SIZE_DRAM];
+    x->have = 1;
+    x->cand = FL_CAND_SCALAR;
+    x->ns[FL_CAND_SCALAR] = 40.0;
+    char *text = fl_wisdom_format(&w, len);
+    assert_non_null(text);
+    fl_wisdom_free(&w);
+    return text;
+}
+
+/* Replaces the sha256 line of text (length *len, malloc'ed) with the body's checksum. */
+static char *reseal(char *text, size_t *len) {
+    char *last = text + *len;
+    if (last > text && last[-1] == '\n') last--;
+    while (last > text && last[-1] != '\n') last--;
+    size_t body = (size_t)(last - text);
+    uint8_t d[32];
+    fl_sha256(text, body, d);
+    char *out = malloc(body + 80);
+    assert_non_null(out);
+    memcpy(out, text, body);
+    memcpy(out + body, "sha256 ", 7);
+    size_t o = body + 7;
+    for (int i = 0; i < 32; i++) {
+        out[o++] = "0123456789abcdef"[d[i] >> 4];
+        out[o++] = "0123456789abcdef"[d[i] & 15];
+    }
+    out[o++] = '\n';
+    free(text);
+    *len = o;
+    return out;
+}
+
+/* Replaces the first occurrence of `from` in text by `to`, then reseals it. */
+static char *edit(const char *text, size_t len, const char *from, const char *to, size_t *olen) {
+    const char *p = strstr(text, from);
+    assert_non_null(p);
+    char *out = malloc(len + strlen(to) + 1);
+    assert_non_null(out);
+    size_t a = (size_t)(p - text);
+    memcpy(out, text, a);
+    strcpy(out + a, to);
+    strcpy(out + a + strlen(to), p + strlen(from));
+    *olen = strlen(out);
+    return reseal(out, olen);
+}
+
+static int parses(const char *buf, size_t len, const fl_wisdom_key *k, unsigned avail,
+                  char *why, size_t cap) {
+    fl_wisdom w;
+    why[0] = '\0';
+    int ok = fl_wisdom_parse(buf, len, k, avail, &w, why, cap);
+    if (ok) {
+        /* Whatever was accepted names kernels this CPU runs and the fastest timing. */
+        for (size_t i = 0; i < fl_nentries * FL_NSIZE_CLASSES; i++)
+            if (w.cells[i].have) {
+                assert_true(avail & (1u << w.cells[i].cand));
+                for (int c = 0; c < FL_NCAND; c++)
+                    if (w.cells[i].ns[c] > 0) assert_true(w.cells[i].ns[c] >= w.cells[i].ns[w.cells[i].cand]);
+            }
+        fl_wisdom_free(&w);
+    } else {
+        assert_true(why[0] != '\0');
+        assert_null(strchr(why, '\n'));
+    }
+    return ok;
+}
+
+/* main() wrote a wisdom file for this CPU and pointed FILTERLAB_WISDOM at it. */
+static void wisdom_used_at_first_use(void **state) {
+    (void)state;
+    const char *st = fl_kernel_wisdom_status();
+    assert_string_equal(fl_kernel_wisdom_path(), wisdom_file);
+    assert_true(strncmp(st, "used: ", 6) == 0);
+    assert_non_null(strstr(st, "2026-01-02"));
+    const char *k, *why;
+    assert_int_equal(fl_kernel_choice("bloom.contains.block512", FL_SIZE_L1, &k, &why), FL_OK);
+    assert_string_equal(k, "scalar");
+    assert_non_null(strstr(why, "measured here on 2026-01-02 by filterlab tune"));
+    /* Not measured in the file: the rule table. */
+    assert_int_equal(fl_kernel_choice("bloom.contains.block512", FL_SIZE_L2, &k, &why), FL_OK);
+    assert_true(strncmp(why, "rule: ", 6) == 0 || strstr(why, "only kernel"));
+    assert_int_equal(fl_kernel_choice("cms.query", FL_SIZE_DRAM, &k, &why), FL_OK);
+    assert_string_equal(k, "scalar");
+    /* The composed tables hold what fl_kernel_choice reports, for every entry and class. */
+    uint64_t lim[3];
+    assert_int_equal(fl_size_class_limits(lim), FL_OK);
+    size_t probe[4] = {0, (size_t)lim[0] + 1, (size_t)lim[1] + 1, (size_t)lim[2] + 1};
+    for (size_t e = 0; e < fl_kernel_entry_count(); e++)
+        for (int c = 0; c < FL_SIZE_CLASSES; c++) {
+            assert_int_equal(fl_kernel_choice(fl_kernel_entry_name(e), c, &k, &why), FL_OK);
+            int cand = fl_cand_find(k);
+            assert_true(cand >= 0 && fl_cand_table(cand) != NULL);
+            fl_any_fn fn;
+            memcpy(&fn, (const char *)fl_kernels_sized(probe[c]) + fl_entries[e].slot, sizeof fn);
+            assert_true(fn == fl_cand_fn(cand, e));
+        }
+}
+
+static void wisdom_rejected_with_reason(void **state) {
+    (void)state;
+    fl_wisdom_key here;
+    fl_wisdom_key_here(&here);
+    unsigned avail = avail_here();
+    size_t len, l2;
+    char why[512];
+    char *good = fake_wisdom(&here, "2026-01-02", fl_cand_table(FL_CAND_AVX2) != NULL, &len);
+    assert_true(parses(good, len, &here, avail, why, sizeof why));
+
+    /* Another CPU: each field of the key. */
+    fl_wisdom_key other = here;
+    other.model++;
+    assert_false(parses(good, len, &other, avail, why, sizeof why));
+    assert_non_null(strstr(why, "another CPU"));
+    other = here;
+    snprintf(other.microcode, sizeof other.microcode, "0xdead");
+    assert_false(parses(good, len, &other, avail, why, sizeof why));
+    other = here;
+    other.features ^= FL_CPU_AVX512F;
+    assert_false(parses(good, len, &other, avail, why, sizeof why));
+    other = here;
+    snprintf(other.library, sizeof other.library, "9.9.9");
+    assert_false(parses(good, len, &other, avail, why, sizeof why));
+    assert_non_null(strstr(why, "written by filterlab"));
+
+    /* Truncated at every length. */
+    for (size_t n = 0; n < len; n++) assert_false(parses(good, n, &here, avail, why, sizeof why));
+
+    /* Every single bit flipped: the checksum, the header or the framing catches it. */
+    char *buf = malloc(len);
+    assert_non_null(buf);
+    for (size_t i = 0; i < len; i++)
+        for (int b = 0; b < 8; b++) {
+            memcpy(buf, good, len);
+            buf[i] ^= (char)(1 << b);
+            assert_false(parses(buf, len, &here, avail, why, sizeof why));
+        }
+    free(buf);
+
+    /* Other versions, and well-sealed files with bad content. */
+    char *v = edit(good, len, "filterlab-wisdom 1", "filterlab-wisdom 2", &l2);
+    assert_false(parses(v, l2, &here, avail, why, sizeof why));
+    assert_non_null(strstr(why, "version 2"));
+    free(v);
+    v = edit(good, len, "bloom.contains.block512", "bloom.contains.nosuch", &l2);
+    assert_false(parses(v, l2, &here, avail, why, sizeof why));
+    assert_non_null(strstr(why, "unknown entry"));
+    free(v);
+    v = edit(good, len, "L1 scalar scalar=1.000", "L1 scalar scalar=9.000", &l2);
+    assert_false(parses(v, l2, &here, avail, why, sizeof why)); /* not the fastest */
+    free(v);
+    v = edit(good, len, "L1 scalar", "L1 neon", &l2); /* emulated: never a candidate */
+    assert_false(parses(v, l2, &here, avail, why, sizeof why));
+    free(v);
+    v = edit(good, len, "cms.query DRAM", "hash.u64 DRAM", &l2); /* unsized: one class */
+    assert_false(parses(v, l2, &here, avail, why, sizeof why));
+    free(v);
+    if (fl_cand_table(FL_CAND_AVX2)) {
+        v = edit(good, len, "L1 scalar scalar=1.000", "L1 avx2 scalar=3.000", &l2);
+        assert_true(parses(v, l2, &here, avail, why, sizeof why));
+        /* ... but not on a CPU without AVX2. */
+        assert_false(parses(v, l2, &here, 1u << FL_CAND_SCALAR, why, sizeof why));
+        assert_non_null(strstr(why, "does not run"));
+        free(v);
+    }
+    assert_false(parses("", 0, &here, avail, why, sizeof why));
+    assert_false(parses("\0\0\0", 3, &here, avail, why, sizeof why));
+    assert_false(parses("filterlab-wisdom 1\n\0sha256\n", 27, &here, avail, why, sizeof why));
+
+    /* Fuzzing behind a valid checksum: random byte edits, resealed, must parse or be
+     * refused, never crash or accept a kernel that does not run here. */
+    uint64_t r = 12345;
+    for (int it = 0; it < 20000; it++) {
+        size_t n = len;
+        char *f = malloc(len + 1);
+        assert_non_null(f);
+        memcpy(f, good, len);
+        int edits = 1 + (int)(r % 4);
+        for (int j = 0; j < edits; j++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = (size_t)(r >> 33) % (n - 66 > 0 ? n - 66 : 1);
+            static const char alphabet[] = " \n=.-0123456789abcdefxLDRAMscalrv2\x01\xff";
+            f[at] = alphabet[(r >> 20) % (sizeof alphabet - 1)];
+        }
+        f = reseal(f, &n);
+        parses(f, n, &here, avail, why, sizeof why);
+        free(f);
+    }
+    free(good);
+}
+
+static void rules_on_fake_cpus(void **state) {
+    (void)state;
+    const unsigned x86 = (1u << FL_CAND_SCALAR) | (1u << FL_CAND_AVX2) |
+                         (1u << FL_CAND_AVX2_LOADS) | (1u << FL_CAND_AVX512) |
+                         (1u << FL_CAND_AVX512_LOADS);
+    const unsigned no512 = (1u << FL_CAND_SCALAR) | (1u << FL_CAND_AVX2) |
+                           (1u << FL_CAND_AVX2_LOADS);
+    const uint32_t avx512 = FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA | FL_CPU_AVX512F |
+                            FL_CPU_AVX512BW | FL_CPU_AVX512VL | FL_CPU_AVX512DQ;
+    fl_cpu_id zen4 = {"AuthenticAMD", 0x19, 0x61, 2, -1, -1, avx512};
+    fl_cpu_id zen5 = {"AuthenticAMD", 0x1A, 0x44, 0, -1, -1, avx512 | FL_CPU_AVX512_VP2INTERSECT};
+    fl_cpu_id zen3 = {"AuthenticAMD", 0x19, 0x21, 0, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
+    fl_cpu_id emr = {"GenuineIntel", 6, 0xCF, 2, -1, -1,
+                     avx512 | FL_CPU_AMX_TILE | FL_CPU_AVX512_FP16 | FL_CPU_HYPERVISOR};
+    fl_cpu_id skx = {"GenuineIntel", 6, 0x55, 4, -1, -1, avx512};
+    fl_cpu_id odd = {"SomeNewVendor", 7, 1, 0, -1, -1, avx512};
+    struct {
+        const fl_cpu_id *id;
+        unsigned avail;
+        const char *entry;
+        int cls;
+        const char *want;
+        const char *why_has;
+    } cases[] = {
+        {&zen4, x86, "bloom.contains.classic", FL_SIZE_L2, "scalar", "Zen 4"},
+        {&zen4, x86, "counting.contains.classic", FL_SIZE_L1, "scalar", "Zen 4"},
+        {&zen4, x86, "bloom.contains.split256", FL_SIZE_DRAM, "avx2", "1.63"},
+        {&zen4, x86, "cuckoo.contains.fp16", FL_SIZE_L1, "avx2", "2.22"},
+        {&zen4, x86, "fuse.contains.3_8", FL_SIZE_L2, "avx2", "2.58"},
+        {&zen4, x86, "bloomier.get.4_32", FL_SIZE_L2, "avx2-loads", "Zen 4"},
+        {&zen4, x86, "hll.add", FL_SIZE_L1, "avx2", "Zen 4"},
+        {&zen5, x86, "bloom.contains.classic", FL_SIZE_LLC, "scalar", "Zen 5"},
+        {&zen5, x86, "bloom.contains.block512", FL_SIZE_L1, "avx512", "no rule"},
+        {&zen3, no512, "bloom.contains.classic", FL_SIZE_L1, "scalar", "not measured"},
+        {&zen3, no512, "fuse.contains.4_16", FL_SIZE_L1, "avx2-loads", "not measured"},
+        {&zen3, no512, "bloom.contains.block512", FL_SIZE_L1, "avx2", "widest"},
+        {&emr, x86, "bloom.contains.classic", FL_SIZE_L2, "avx512", "Emerald Rapids"},
+        {&emr, x86, "cms.query", FL_SIZE_L1, "avx2", "1.98"},
+        {&emr, x86, "cms.query", FL_SIZE_DRAM, "avx512", "Emerald Rapids"},
+        {&emr, x86, "cms.update_cons", FL_SIZE_L2, "scalar", "11.3"},
+        {&emr, x86, "cms.update_cons", FL_SIZE_DRAM, "avx2", "52.0"},
+        {&emr, x86, "bloom.contains.split256", FL_SIZE_L1, "avx512", "Emerald Rapids"},
+        {&emr, no512, "bloom.contains.classic", FL_SIZE_L1, "scalar", "not measured"},
+        {&skx, x86, "bloom.contains.classic", FL_SIZE_L1, "scalar", "Gather Data Sampling"},
+        {&skx, x86, "bloom.contains.reg64", FL_SIZE_L1, "avx512", "widest"},
+        {&odd, x86, "fuse.contains.3_8", FL_SIZE_L1, "avx2-loads", "not measured"},
+        {&odd, x86, "cuckoo.contains.fp8", FL_SIZE_L1, "avx2", "not measured"},
+        {&odd, x86, "counting.contains1.classic", FL_SIZE_DRAM, "scalar", "not measured"},
+        {&odd, 1u << FL_CAND_SCALAR, "bloom.contains.block512", FL_SIZE_L1, "scalar", "no SIMD"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int e = fl_entry_find(cases[i].entry);
+        assert_true(e >= 0);
+        const char *why = NULL;
+        int c = fl_rule_choice(cases[i].id, (size_t)e, cases[i].cls, cases[i].avail, &why);
+        if (strcmp(fl_cand_names[c], cases[i].want) || !strstr(why, cases[i].why_has))
+            fail_msg("case %zu (%s): got %s (%s), want %s (... %s ...)", i, cases[i].entry,
+                     fl_cand_names[c], why, cases[i].want, cases[i].why_has);
+        assert_true(cases[i].avail & (1u << c)); /* never a kernel the CPU lacks */
+    }
+}
+
+static void overrides_and_api(void **state) {
+    (void)state;
+    const char *k, *why;
+    assert_int_equal(fl_kernel_select("scalar"), FL_OK);
+    for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
+        assert_int_equal(fl_kernel_choice(fl_kernel_entry_name(e), FL_SIZE_LLC, &k, &why), FL_OK);
+        assert_string_equal(k, "scalar");
+        assert_string_equal(why, "selected with fl_kernel_select()");
+    }
+    assert_int_equal(fl_kernel_select("auto"), FL_OK);
+    assert_string_equal(fl_kernel_active(), "auto");
+    assert_int_equal(fl_kernel_choice("bloom.contains.block512", FL_SIZE_L1, &k, &why), FL_OK);
+    assert_string_equal(k, "scalar"); /* the wisdom again */
+    assert_int_equal(fl_kernel_choice("nosuch", 0, &k, &why), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_kernel_choice("hash.u64", 4, &k, &why), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_kernel_choice("hash.u64", -1, &k, &why), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_kernel_choice("hash.u64", 0, NULL, &why), FL_ERR_INVALID_ARG);
+    assert_null(fl_kernel_entry_name(fl_kernel_entry_count()));
+    assert_null(fl_size_class_name(FL_SIZE_CLASSES));
+    assert_string_equal(fl_size_class_name(FL_SIZE_DRAM), "DRAM");
+    assert_false(fl_kernel_entry_sized((size_t)fl_entry_find("hash.u64")));
+    assert_true(fl_kernel_entry_sized((size_t)fl_entry_find("cms.query")));
+    /* A bound filter ignores the automatic choice. */
+    fl_filter *f;
+    assert_int_equal(fl_create_for(FL_BLOCK512, 1000, 0.01, &f), FL_OK);
+    assert_string_equal(fl_filter_kernel(f), "auto");
+    assert_int_equal(fl_filter_bind_kernel(f, "scalar"), FL_OK);
+    assert_string_equal(fl_filter_kernel(f), "scalar");
+    fl_free(f);
+}
+
 int main(void) {
     setenv("FILTERLAB_KERNEL", "bogus", 1);
+    /* A wisdom file for this CPU, written before the first kernel use reads it. The
+     * key and format come from the library's internals, which do not start dispatch. */
+    snprintf(wisdom_file, sizeof wisdom_file, "/tmp/fl-test-wisdom-%ld", (long)getpid());
+    fl_wisdom_key here;
+    fl_wisdom_key_here(&here);
+    size_t len;
+    char *text = fake_wisdom(&here, "2026-01-02", 0, &len); /* no fl_cand_table: it starts dispatch */
+    FILE *fp = fopen(wisdom_file, "wb");
+    if (!fp || fwrite(text, 1, len, fp) != len || fclose(fp) != 0) {
+        fprintf(stderr, "cannot write %s\n", wisdom_file);
+        return 1;
+    }
+    free(text);
+    setenv("FILTERLAB_WISDOM", wisdom_file, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(env_override_unknown_name),
+        cmocka_unit_test(wisdom_used_at_first_use),
         cmocka_unit_test(describe_and_select),
         cmocka_unit_test(bind_per_filter),
+        cmocka_unit_test(wisdom_rejected_with_reason),
+        cmocka_unit_test(rules_on_fake_cpus),
+        cmocka_unit_test(overrides_and_api),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(wisdom_file);
+    return rc;
 }

@@ -110,6 +110,17 @@ class HyperLogLogInfo:
 
 
 @dataclass(frozen=True)
+class KernelChoice:
+    """The kernel one module entry uses at one payload size class, and why
+    (fl_kernel_choice)."""
+
+    entry: str  # "bloom.contains.classic", "cms.query", ...
+    size_class: str  # "L1", "L2", "LLC", "DRAM"
+    kernel: str
+    reason: str  # "measured here on ... by filterlab tune: ...", "rule: ...", "forced by ..."
+
+
+@dataclass(frozen=True)
 class KernelInfo:
     """A compiled kernel (fl_kernel_describe)."""
 

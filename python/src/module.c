@@ -66,12 +66,48 @@ static PyObject *select_kernel(PyObject *Py_UNUSED(m), PyObject *arg)
 
 static PyObject *active_kernel(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
 {
-    return PyUnicode_FromString(fl_kernel_active());
+    return PyUnicode_FromString(fl_kernel_active()); /* "auto": see kernel_choices() */
 }
 
 static PyObject *kernel_reason(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
 {
     return PyUnicode_FromString(fl_kernel_reason());
+}
+
+/* Every module entry at every size class: KernelChoice(entry, size_class, kernel, reason). */
+static PyObject *kernel_choices(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New(0);
+    for (size_t e = 0; list != NULL && e < fl_kernel_entry_count(); e++) {
+        const char *entry = fl_kernel_entry_name(e);
+        for (int c = 0; c < FL_SIZE_CLASSES; c++) {
+            const char *kernel, *reason;
+            if (fl_kernel_choice(entry, c, &kernel, &reason) != FL_OK)
+                continue;
+            PyObject *kw = PyDict_New();
+            if (kw == NULL || flpy_set(kw, "entry", PyUnicode_FromString(entry)) < 0 ||
+                flpy_set(kw, "size_class", PyUnicode_FromString(fl_size_class_name(c))) < 0 ||
+                flpy_set(kw, "kernel", PyUnicode_FromString(kernel)) < 0 ||
+                flpy_set(kw, "reason", PyUnicode_FromString(reason)) < 0) {
+                Py_XDECREF(kw);
+                Py_CLEAR(list);
+                break;
+            }
+            PyObject *info = flpy_make_info("KernelChoice", kw);
+            if (info == NULL || PyList_Append(list, info) < 0) {
+                Py_XDECREF(info);
+                Py_CLEAR(list);
+                break;
+            }
+            Py_DECREF(info);
+        }
+    }
+    return list;
+}
+
+static PyObject *kernel_wisdom(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
+{
+    return Py_BuildValue("(ss)", fl_kernel_wisdom_path(), fl_kernel_wisdom_status());
 }
 
 static PyObject *hash_u64(PyObject *Py_UNUSED(m), PyObject *args)
@@ -133,6 +169,12 @@ static PyMethodDef module_methods[] = {
      "active_kernel()\n--\n\nThe process's kernel."},
     {"kernel_reason", kernel_reason, METH_NOARGS,
      "kernel_reason()\n--\n\nWhy the process's kernel was chosen."},
+    {"kernel_choices", kernel_choices, METH_NOARGS,
+     "kernel_choices()\n--\n\nFor every kernel module entry and payload size class, the kernel "
+     "used and why, as KernelChoice dataclasses (entry, size_class, kernel, reason)."},
+    {"kernel_wisdom", kernel_wisdom, METH_NOARGS,
+     "kernel_wisdom()\n--\n\n(path, status) of the wisdom file `filterlab tune` writes; path "
+     "is '' when disabled."},
     {"hash_u64", hash_u64, METH_VARARGS,
      "hash_u64(key, seed=0)\n--\n\nThe library's hash of an integer key (SplitMix64 finalizer "
      "of key + seed * 0x9e3779b97f4a7c15): what Filter and CountMin use for int keys."},

@@ -14,8 +14,30 @@ def test_kernel_list():
     ks = fl.kernels()
     assert ks and all(isinstance(k, fl.KernelInfo) for k in ks)
     assert "scalar" in SUPPORTED
-    assert fl.active_kernel() in SUPPORTED
+    assert fl.active_kernel() in SUPPORTED + ["auto"]
     assert fl.kernel_reason()
+
+
+def test_kernel_choices():
+    """Every module entry and size class has a runnable kernel and a reason."""
+    choices = fl.kernel_choices()
+    assert all(isinstance(c, fl.KernelChoice) for c in choices)
+    entries = {c.entry for c in choices}
+    assert {"bloom.contains.classic", "cuckoo.contains.fp8", "cms.query", "hll.add",
+            "hash.u64", "fuse.contains.3_8", "bloomier.get.4_32"} <= entries
+    assert len(choices) == 4 * len(entries)
+    assert {c.size_class for c in choices} == {"L1", "L2", "LLC", "DRAM"}
+    for c in choices:
+        assert c.kernel.split("-")[0] in SUPPORTED, c  # "avx2-loads" is the avx2 table's
+        assert c.reason, c
+    path, status = fl.kernel_wisdom()
+    assert isinstance(path, str) and status.split(":")[0] in ("used", "ignored", "none", "off")
+    before = fl.active_kernel()
+    try:
+        fl.select_kernel("scalar")
+        assert all(c.kernel == "scalar" for c in fl.kernel_choices())
+    finally:
+        fl.select_kernel(before)
 
 
 @pytest.mark.parametrize("variant", ["classic", "block512", "split256", "reg64", "cuckoo",

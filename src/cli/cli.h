@@ -35,6 +35,7 @@ int cmd_query(int argc, char **argv, const cli_globals *g);
 int cmd_dedup(int argc, char **argv, const cli_globals *g);
 int cmd_info(int argc, char **argv, const cli_globals *g);
 int cmd_kernels(int argc, char **argv, const cli_globals *g);
+int cmd_tune(int argc, char **argv, const cli_globals *g);
 int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
 int cmd_advise(int argc, char **argv, const cli_globals *g);

@@ -1,8 +1,10 @@
 /*
- * filterlab kernels: the compiled lookup kernels, which ones this CPU runs, which is used.
+ * filterlab kernels: the compiled lookup kernels, which ones this CPU runs, and for every
+ * module entry and payload size class the kernel used and why (fl_kernel_choice).
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -15,16 +17,59 @@ static void help(void)
         "\n"
         "List the compiled kernels: whether this CPU and OS can run each, whether it runs\n"
         "through emulation (SIMDe on a foreign ISA: correct, not fast) and the CPU\n"
-        "features it needs; then the selected kernel and why it was chosen. Select one\n"
-        "with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
+        "features it needs; then the selection, the wisdom file, the payload size classes,\n"
+        "and for every kernel module entry the kernel used at each size class and why:\n"
+        "measured here by 'filterlab tune', a rule of the library, or forced. Force one\n"
+        "kernel with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
         "\n"
         "Options:\n"
         "  --json      one JSON object: kernels [{name, compiled, supported, emulated,\n"
-        "              requires}] (booleans; requires null if nothing), selected, reason\n"
+        "              requires}] (booleans; requires null if nothing), selected, reason,\n"
+        "              wisdom, size_class_limits {L1, L2, LLC: bytes}, choices [{entry,\n"
+        "              size, kernel, why}] (every entry at every size class)\n"
         "  -h, --help  show this help\n");
 }
 
 static const char *yn(int v) { return v ? "yes" : "no"; }
+
+/* One row per entry and run of size classes with the same kernel and reason ("all" when
+ * the four agree). */
+static int print_choices(void)
+{
+    cli_table *t = cli_table_new(4, "llll");
+    if (!t)
+        return cli_fail(EXIT_DATA, "out of memory");
+    const char *head[] = {"entry", "size", "kernel", "why"};
+    cli_table_row(t, head);
+    for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
+        const char *name = fl_kernel_entry_name(e);
+        const char *k[FL_SIZE_CLASSES], *why[FL_SIZE_CLASSES];
+        int ok = 1;
+        for (int c = 0; c < FL_SIZE_CLASSES; c++)
+            ok &= fl_kernel_choice(name, c, &k[c], &why[c]) == FL_OK;
+        if (!ok)
+            continue;
+        for (int c = 0; c < FL_SIZE_CLASSES;) {
+            int d = c + 1;
+            while (d < FL_SIZE_CLASSES && !strcmp(k[d], k[c]) && !strcmp(why[d], why[c]))
+                d++;
+            char size[16];
+            if (c == 0 && d == FL_SIZE_CLASSES)
+                snprintf(size, sizeof size, "all");
+            else if (d == c + 1)
+                snprintf(size, sizeof size, "%s", fl_size_class_name(c));
+            else
+                snprintf(size, sizeof size, "%s-%s", fl_size_class_name(c),
+                         fl_size_class_name(d - 1));
+            const char *row[] = {name, size, k[c], why[c]};
+            cli_table_row(t, row);
+            c = d;
+        }
+    }
+    int rc = cli_table_print(t);
+    cli_table_free(t);
+    return rc;
+}
 
 int cmd_kernels(int argc, char **argv, const cli_globals *g)
 {
@@ -65,6 +110,31 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
         cli_json_close(&j);
         cli_json_str(&j, "selected", fl_kernel_active());
         cli_json_str(&j, "reason", fl_kernel_reason());
+        cli_json_str(&j, "wisdom", fl_kernel_wisdom_status());
+        uint64_t lim[3];
+        if (fl_size_class_limits(lim) == FL_OK) {
+            cli_json_object(&j, "size_class_limits");
+            for (int c = 0; c < 3; c++)
+                cli_json_u64(&j, fl_size_class_name(c), lim[c]);
+            cli_json_close(&j);
+        }
+        /* Every entry at every size class: kernel and why (the text's rows, unmerged). */
+        cli_json_array(&j, "choices");
+        for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
+            const char *name = fl_kernel_entry_name(e);
+            for (int c = 0; c < FL_SIZE_CLASSES; c++) {
+                const char *k = NULL, *why = NULL;
+                if (fl_kernel_choice(name, c, &k, &why) != FL_OK)
+                    continue;
+                cli_json_object(&j, NULL);
+                cli_json_str(&j, "entry", name);
+                cli_json_str(&j, "size", fl_size_class_name(c));
+                cli_json_str(&j, "kernel", k);
+                cli_json_str(&j, "why", why);
+                cli_json_close(&j);
+            }
+        }
+        cli_json_close(&j);
         cli_json_end(&j);
         return EXIT_OK;
     }
@@ -91,5 +161,16 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
     const char *active = fl_kernel_active();
     const char *reason = fl_kernel_reason();
     cli_outf("selected: %s (%s)\n", active ? active : "?", reason ? reason : "no reason given");
-    return EXIT_OK;
+    cli_outf("wisdom: %s\n", fl_kernel_wisdom_status());
+    uint64_t lim[3];
+    if (fl_size_class_limits(lim) == FL_OK) {
+        char b0[32], b1[32], b2[32];
+        cli_human_bytes(lim[0], b0, sizeof b0);
+        cli_human_bytes(lim[1], b1, sizeof b1);
+        cli_human_bytes(lim[2], b2, sizeof b2);
+        cli_outf("size classes (payload bytes): L1 <= %s, L2 <= %s, LLC <= %s, DRAM above\n",
+                 b0, b1, b2);
+    }
+    cli_outf("\n");
+    return print_choices();
 }

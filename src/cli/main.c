@@ -36,6 +36,7 @@ static const cli_command commands[] = {
     /* kernels still runs with a bad FILTERLAB_KERNEL: it shows what could be chosen, then
      * reports the error and exits 1. */
     {"kernels", cmd_kernels, "list the compiled lookup kernels and the one selected", 0},
+    {"tune", cmd_tune, "time the kernels on this CPU and save the fastest (wisdom file)", 0},
     {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
     {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
     {"advise", cmd_advise, "pick a variant and kernel from this machine's results", 1},

@@ -12,12 +12,18 @@
  * --min reports the fastest rep instead of the median: on a machine shared with other
  * CPU-bound work the fastest rep is the one that was not preempted.
  *
+ * --bench ends with the choice check: every module entry at every payload size class timed
+ * with each kernel this CPU runs (the measurement `filterlab tune` makes), and the kernel the
+ * process would use (fl_kernel_choice: wisdom, rules) flagged where it is more than 5% slower
+ * than the fastest. A report, not a failure: timings on a shared machine are noisy.
+ *
  * Layout: harness.c (randomness, guards, canaries, payloads, the shared batch-lookup check),
  * one check_<module>.c per kernel module of kernels/kernels.h, and this file.
  *
  * Last line: "checkkernels: N passed, M failed". Exit status 1 if anything failed.
  */
 #include "harness.h"
+#include "kernel_choice.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -26,6 +32,48 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static void line_out(void *ctx, const char *line) {
+    (void)ctx;
+    (void)line; /* the choice check prints its own table */
+}
+
+/* The choice check (see the top of the file). */
+static void bench_choice(void) {
+    fl_wisdom w;
+    memset(&w, 0, sizeof w);
+    printf("\nchoice check: the process's kernel (%s) per module entry and size class against "
+           "the fastest timed now (fastest of 9 reps)\n",
+           fl_kernel_active());
+    printf("wisdom: %s\n", fl_kernel_wisdom_status());
+    if (fl_tune_measure(&w, 0, line_out, NULL) != FL_OK) {
+        printf("choice check: out of memory\n");
+        return;
+    }
+    size_t rows = 0, losing = 0;
+    for (size_t e = 0; e < fl_nentries; e++)
+        for (int cls = 0; cls < FL_SIZE_CLASSES; cls++) {
+            const fl_wisdom_cell *x = &w.cells[e * FL_SIZE_CLASSES + (size_t)cls];
+            if (!x->have) continue;
+            const char *k, *why;
+            if (fl_kernel_choice(fl_entries[e].name, cls, &k, &why) != FL_OK) continue;
+            int c = fl_cand_find(k);
+            if (c < 0 || !(x->ns[c] > 0)) continue;
+            double chosen = x->ns[c], best = x->ns[x->cand];
+            int loses = chosen > best * 1.05;
+            rows++;
+            losing += (size_t)loses;
+            printf("  %-26s %-4s chosen %-12s %8.2f ns  fastest %-12s %8.2f ns  %s",
+                   fl_entries[e].name, fl_entries[e].sized ? fl_size_class_name(cls) : "any", k,
+                   chosen, fl_cand_names[x->cand], best, loses ? "LOSES" : "ok");
+            if (loses) printf(" by %.0f%% (%s)", 100.0 * (chosen / best - 1.0), why);
+            printf("\n");
+        }
+    printf("choice check: %zu of %zu chosen kernels lose to another kernel of this CPU by more "
+           "than 5%%%s\n",
+           losing, rows, losing ? " (rerun on a quiet machine; then filterlab tune)" : "");
+    fl_wisdom_free(&w);
+}
 
 static void usage(void) {
     fprintf(stderr, "usage: checkkernels [--seed N] [--kernel NAME] [--family NAME] [--bench] "
@@ -115,6 +163,7 @@ int main(int argc, char **argv) {
         bench_counting(ks, nk);
         bench_fuse(ks, nk);
         printf("('=' marks a table entry that is the scalar function itself)\n");
+        if (!only && !g_family) bench_choice();
     }
     printf("checkkernels: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

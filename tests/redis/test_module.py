@@ -297,7 +297,15 @@ def test_kernel():
     raw = RAW.execute_command("FILTERLAB.KERNEL")
     d = dict(zip(raw[0::2], raw[1::2]))
     supported = [k.decode() for k in d[b"Supported"]]
-    check(d[b"Kernel"].decode() in supported and d[b"Reason"], f"FILTERLAB.KERNEL {raw}")
+    check(d[b"Kernel"].decode() in supported + ["auto"] and d[b"Reason"], f"FILTERLAB.KERNEL {raw}")
+    check(d[b"Wisdom"].decode().split(":")[0] in ("used", "ignored", "none", "off"),
+          f"FILTERLAB.KERNEL Wisdom {raw}")
+    entries = d[b"Entries"]
+    check(len(entries) >= 37 and all(len(e) == 4 for e in entries), f"FILTERLAB.KERNEL {raw}")
+    for name, size, kernel, reason in entries:
+        check(size in (b"L1", b"L2", b"LLC", b"DRAM", b"all") or b"-" in size, f"size {size}")
+        check(kernel.decode().split("-")[0] in supported and reason, f"entry {name} {kernel}")
+    check(any(e[0] == b"bloom.contains.classic" for e in entries), "classic Bloom entry")
     RAW.execute_command("BF.ADD", "kern", "x")
     info = RAW.execute_command("FILTERLAB.INFO", "kern")
     check(info[:4] == [b"Type", b"bf", b"Kernel", d[b"Kernel"]], f"FILTERLAB.INFO {info}")
