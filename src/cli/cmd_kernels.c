@@ -17,15 +17,15 @@ static void help(void)
         "\n"
         "List the compiled kernels: whether this CPU and OS can run each, whether it runs\n"
         "through emulation (SIMDe on a foreign ISA: correct, not fast) and the CPU\n"
-        "features it needs; then the selection, the wisdom file, the payload size classes,\n"
-        "and for every kernel module entry the kernel used at each size class and why:\n"
-        "measured here by 'filterlab tune', a rule of the library, or forced. Force one\n"
-        "kernel with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
+        "features it needs; then the selection, the wisdom file, the payload size\n"
+        "classes, and for every kernel module entry the kernel used at each size class\n"
+        "and why: measured here by 'filterlab tune', a rule of the library, or forced.\n"
+        "Force one kernel with the global --kernel NAME or FILTERLAB_KERNEL=NAME.\n"
         "\n"
         "Options:\n"
         "  --json      one JSON object: kernels [{name, compiled, supported, emulated,\n"
         "              requires}] (booleans; requires null if nothing), selected, reason,\n"
-        "              wisdom, size_class_limits {L1, L2, LLC: bytes}, choices [{entry,\n"
+        "              wisdom, size_class_limits {l1, l2, llc} (bytes), choices [{entry,\n"
         "              size, kernel, why}] (every entry at every size class)\n"
         "  -h, --help  show this help\n");
 }
@@ -114,8 +114,9 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
         uint64_t lim[3];
         if (fl_size_class_limits(lim) == FL_OK) {
             cli_json_object(&j, "size_class_limits");
+            static const char *const keys[3] = {"l1", "l2", "llc"}; /* JSON keys: lower case */
             for (int c = 0; c < 3; c++)
-                cli_json_u64(&j, fl_size_class_name(c), lim[c]);
+                cli_json_u64(&j, keys[c], lim[c]);
             cli_json_close(&j);
         }
         /* Every entry at every size class: kernel and why (the text's rows, unmerged). */

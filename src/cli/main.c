@@ -35,8 +35,8 @@ static const cli_command commands[] = {
     {"info", cmd_info, "describe a filter file", 1},
     /* kernels still runs with a bad FILTERLAB_KERNEL: it shows what could be chosen, then
      * reports the error and exits 1. */
-    {"kernels", cmd_kernels, "list the compiled lookup kernels and the one selected", 0},
-    {"tune", cmd_tune, "time the kernels on this CPU and save the fastest (wisdom file)", 0},
+    {"kernels", cmd_kernels, "list the kernels and which one each operation uses, and why", 0},
+    {"tune", cmd_tune, "time every kernel here and save the fastest per entry", 0},
     {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
     {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
     {"advise", cmd_advise, "pick a variant and kernel from this machine's results", 1},
