@@ -15,8 +15,9 @@
  *      build-io/src/libfilterlab.a -lxxhash -lm -o /tmp/fuzz_parquet_seeds
  *   /tmp/fuzz_parquet_seeds --write-seeds tests/fuzz_corpus/parquet
  *
- * Run with file arguments, the same build replays inputs through the target. The parquet-mr
- * file ../shared/interop/bloom_filter.xxhash.bin makes a good extra seed.
+ * Run with file arguments, the same build replays inputs through the target. parquet-mr's
+ * bloom_filter.xxhash.bin (apache/parquet-testing's data/; ../shared/interop/ beside the clone
+ * when you have it, not in the repository) makes a good extra seed.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,7 @@
 /*
- * Parquet split block Bloom filter import/export (src/parquet.c): the parquet-mr interop file,
- * byte-identical round trips, and a strict Thrift compact reader facing malformed headers.
+ * Parquet split block Bloom filter import/export (src/parquet.c): byte-identical round trips
+ * and a strict Thrift compact reader facing malformed headers. The parquet-mr file, which the
+ * repository does not carry, is tested on its own by test_parquet_mr.c.
  *
  * Header bytes below are Thrift compact encodings written out field by field (thrift
  * doc/specs/thrift-compact-protocol.md): 0x15 = field delta 1, type i32; 0x1c = delta 1,
@@ -105,124 +106,6 @@ static void test_xxh64_known_answers(void **state) {
     assert_int_equal(info.keys, 0);
     assert_false(fl_contains_bytes(f, "hello", 5));
     fl_free(f);
-}
-
-/* ---- the parquet-mr file -------------------------------------------------------------- */
-static uint8_t *g_interop;
-static size_t g_interop_len;
-static char g_interop_why[600];
-
-static int load_interop(void **state) {
-    (void)state;
-    const char *dir = getenv("FL_INTEROP_DIR");
-    if (!dir || !*dir) {
-        snprintf(g_interop_why, sizeof g_interop_why, "FL_INTEROP_DIR is not set");
-        return 0;
-    }
-    char path[512];
-    snprintf(path, sizeof path, "%s/bloom_filter.xxhash.bin", dir);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(g_interop_why, sizeof g_interop_why, "%s is absent", path);
-        return 0;
-    }
-    g_interop = malloc(1 << 16);
-    if (g_interop) g_interop_len = fread(g_interop, 1, 1 << 16, fp);
-    fclose(fp);
-    return g_interop ? 0 : -1;
-}
-
-static int free_interop(void **state) {
-    (void)state;
-    free(g_interop);
-    return 0;
-}
-
-static void need_interop(void) {
-    if (!g_interop) {
-        print_message("skipped: the parquet-mr interop file is needed: %s\n", g_interop_why);
-        skip();
-    }
-}
-
-static const char *const INSERTED[] = {"hello", "parquet", "bloom", "filter"};
-static const char *const OTHERS[] = {
-    "world", "arrow", "column", "row", "group", "page", "footer", "thrift", "xxhash",
-    "split", "block", "salt", "Hello", "hello ", "", "parquet-mr", "orc", "avro",
-};
-
-static void test_interop_file(void **state) {
-    (void)state;
-    need_interop();
-    /* 16-byte header + 32 blocks (apache/parquet-testing data/bloom_filter.xxhash.bin). */
-    assert_int_equal(g_interop_len, 1040);
-    fl_filter *f = NULL;
-    assert_int_equal(fl_parquet_import(g_interop, g_interop_len, 0, &f), FL_OK);
-    fl_info info;
-    assert_int_equal(fl_get_info(f, &info), FL_OK);
-    assert_int_equal(info.geometry.variant, FL_SPLIT256);
-    assert_int_equal(info.geometry.units, 32);
-    assert_int_equal(info.geometry.k, 8);
-    assert_int_equal(info.bytes, 1024);
-    assert_int_equal(info.hash, FL_HASH_XXH64);
-    assert_int_equal(info.seed, 0);
-    assert_int_equal(info.keys, 0);
-    /* Four keys set at most 32 bits. */
-    assert_true(info.bits_set > 0 && info.bits_set <= 32);
-    for (size_t i = 0; i < 4; i++)
-        assert_true(fl_contains_bytes(f, INSERTED[i], strlen(INSERTED[i])));
-    /* With 4 keys in 32 blocks a false positive needs all 8 bits of a query to land on set
-     * bits of one block: about (1/32)^8 per key sharing a block. Count rather than assume. */
-    size_t positives = 0;
-    for (size_t i = 0; i < sizeof OTHERS / sizeof OTHERS[0]; i++)
-        positives += (size_t)fl_contains_bytes(f, OTHERS[i], strlen(OTHERS[i]));
-    print_message("interop: %zu of %zu other words positive\n", positives,
-                  sizeof OTHERS / sizeof OTHERS[0]);
-    assert_true(positives <= 1);
-
-    /* Export reproduces parquet-mr's bytes exactly, with and without the header. */
-    assert_int_equal(fl_parquet_export_size(f, 1), 1040);
-    assert_int_equal(fl_parquet_export_size(f, 0), 1024);
-    uint8_t out[1040];
-    size_t written = 0;
-    assert_int_equal(fl_parquet_export(f, 1, out, sizeof out, &written), FL_OK);
-    assert_int_equal(written, 1040);
-    assert_memory_equal(out, g_interop, 1040);
-    assert_int_equal(fl_parquet_export(f, 0, out, sizeof out, &written), FL_OK);
-    assert_int_equal(written, 1024);
-    assert_memory_equal(out, g_interop + 16, 1024);
-
-    /* The bare bitset imports to the same filter. */
-    fl_filter *g = NULL;
-    assert_int_equal(fl_parquet_import(g_interop + 16, 1024, 0, &g), FL_OK);
-    for (size_t i = 0; i < 4; i++)
-        assert_true(fl_contains_bytes(g, INSERTED[i], strlen(INSERTED[i])));
-    assert_int_equal(fl_parquet_export(g, 1, out, sizeof out, &written), FL_OK);
-    assert_memory_equal(out, g_interop, 1040);
-    fl_free(g);
-    fl_free(f);
-}
-
-static void test_interop_truncated_and_padded(void **state) {
-    (void)state;
-    need_interop();
-    uint8_t *buf = malloc(g_interop_len + 1);
-    assert_non_null(buf);
-    for (size_t n = 0; n < g_interop_len; n++) {
-        memcpy(buf, g_interop, n);
-        fl_filter *f = NULL;
-        fl_status st = fl_parquet_import(buf, n, 0, &f);
-        if (st != FL_ERR_TRUNCATED) print_error("length %zu: %s\n", n, fl_strerror(st));
-        assert_int_equal(st, FL_ERR_TRUNCATED);
-    }
-    memcpy(buf, g_interop, g_interop_len);
-    buf[g_interop_len] = 0;
-    fl_filter *f = NULL;
-    assert_int_equal(fl_parquet_import(buf, g_interop_len + 1, 0, &f), FL_ERR_TRAILING_DATA);
-    assert_int_equal(fl_parquet_import(buf, g_interop_len, 1023, &f), FL_ERR_TOO_LARGE);
-    assert_int_equal(fl_parquet_import(buf, g_interop_len, 1024, &f), FL_OK);
-    fl_free(f);
-    free(buf);
 }
 
 /* ---- round trips ---------------------------------------------------------------------- */
@@ -617,8 +500,6 @@ static void test_fuzz_seeds_import(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_xxh64_known_answers),
-        cmocka_unit_test(test_interop_file),
-        cmocka_unit_test(test_interop_truncated_and_padded),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_export_errors),
         cmocka_unit_test(test_header_variants_accepted),
@@ -627,5 +508,5 @@ int main(void) {
         cmocka_unit_test(test_bare_bitsets),
         cmocka_unit_test(test_fuzz_seeds_import),
     };
-    return cmocka_run_group_tests(tests, load_interop, free_interop);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
