@@ -17,6 +17,12 @@ def flbench_path():
     return p
 
 
+def flbench_cmd():
+    """flbench's command line: in a cross build meson names its exe_wrapper (qemu-aarch64) in
+    MESON_EXE_WRAPPER, which must run it."""
+    return shlex.split(os.environ.get("MESON_EXE_WRAPPER", "")) + [flbench_path()]
+
+
 def source_root():
     return os.environ.get("FLBENCH_SOURCE_ROOT",
                           os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
@@ -27,9 +33,7 @@ def run(args, env=None, check=True, timeout=110):
     e.pop("FILTERLAB_KERNEL", None)
     if env:
         e.update(env)
-    # In a cross build meson names its exe_wrapper (qemu-aarch64) in MESON_EXE_WRAPPER.
-    wrapper = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))
-    cp = subprocess.run(wrapper + [flbench_path()] + args, capture_output=True, text=True, env=e,
+    cp = subprocess.run(flbench_cmd() + args, capture_output=True, text=True, env=e,
                         timeout=timeout)
     if check and cp.returncode != 0:
         fail("flbench %s exited %d\nstdout:\n%s\nstderr:\n%s"

@@ -53,10 +53,10 @@ for backend in ("perf", "auto", "none"):
 
 # stdout and stderr on one file (a terminal, or 2>&1): each warning appears once in all.
 import subprocess
-from benchtest import flbench_path
+from benchtest import flbench_cmd
 e = dict(os.environ, **env)
 e.pop("FILTERLAB_KERNEL", None)
-both = subprocess.run([flbench_path(), "--filter", "split256", "--probe", "none"] + TINY,
+both = subprocess.run(flbench_cmd() + ["--filter", "split256", "--probe", "none"] + TINY,
                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e, timeout=110)
 check(both.returncode == 0, "combined run failed:\n" + both.stdout)
 check(both.stdout.count("hardware counters unavailable") == 1, "once in 2>&1:\n" + both.stdout)
