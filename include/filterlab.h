@@ -481,6 +481,11 @@ fl_status fl_size_class_limits(uint64_t limits[3]);
  * fl_kernel_tune(). FL_ERR_INVALID_ARG for an unknown entry or class or NULL outputs. */
 fl_status fl_kernel_choice(const char *entry, int size_class, const char **kernel,
                            const char **reason);
+/* The kernel and reason the process's batch lookups (fl_contains_hashes) use for a filter of
+ * this geometry: its variant's lookup entry at the size class of its payload, so a caller
+ * can say what a filter it is about to build would run without building it.
+ * FL_ERR_INVALID_ARG for NULL arguments or an invalid geometry. */
+fl_status fl_kernel_choice_for(const fl_geometry *g, const char **kernel, const char **reason);
 /* The wisdom file: its path ("" when disabled) and one sentence on what became of it ("used:
  * measured on 2026-11-26", "ignored: written on another CPU (...)", "none: filterlab tune
  * writes one", "off: FILTERLAB_WISDOM=off"). */

@@ -831,6 +831,19 @@ fl_status fl_kernel_choice(const char *entry, int size_class, const char **kerne
     return FL_OK;
 }
 
+fl_status fl_kernel_choice_for(const fl_geometry *g, const char **kernel, const char **reason) {
+    size_t bytes = 0;
+    if (!g || !kernel || !reason || fl_geometry_check(g, &bytes) != FL_OK)
+        return FL_ERR_INVALID_ARG;
+    const fl_variant_desc *d = fl_variant_desc_of(g->variant);
+    uint32_t slot = d->kernel_slots(g->k).contains;
+    for (size_t e = 0; e < NENT; e++)
+        if (fl_entries[e].slot == slot)
+            return fl_kernel_choice(fl_entries[e].name, (int)fl_size_class_of(bytes), kernel,
+                                    reason);
+    return FL_ERR_INVALID_ARG; /* a variant without a batch lookup kernel */
+}
+
 const char *fl_kernel_wisdom_path(void) {
     ensure_init();
     return wisdom_path;

@@ -430,6 +430,48 @@ static void overrides_and_api(void **state) {
     fl_free(f);
 }
 
+/* fl_kernel_choice_for: a geometry's lookup entry at its payload's size class, the same
+ * answer fl_kernel_choice gives for that entry; refused for bad arguments. */
+static void choice_for_geometry(void **state) {
+    (void)state;
+    uint64_t lim[3];
+    assert_int_equal(fl_size_class_limits(lim), FL_OK);
+    const struct {
+        fl_variant v;
+        uint32_t k;
+        const char *entry;
+    } cases[] = {{FL_CLASSIC, 7, "bloom.contains.classic"},
+                 {FL_BLOCK512, 8, "bloom.contains.block512"},
+                 {FL_SPLIT256, 8, "bloom.contains.split256"},
+                 {FL_REG64, 6, "bloom.contains.reg64"},
+                 {FL_CUCKOO, 8, "cuckoo.contains.fp8"},
+                 {FL_CUCKOO, 16, "cuckoo.contains.fp16"},
+                 {FL_COUNTING, 7, "counting.contains.classic"},
+                 {FL_COUNTING512, 7, "counting.contains.blocked"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fl_variant_info vi;
+        assert_int_equal(fl_variant_describe(cases[i].v, &vi), FL_OK);
+        /* a payload in each size class: 1 KiB, then just past each limit */
+        uint64_t sizes[4] = {1024, lim[0] + 4096, lim[1] + 4096, lim[2] + 4096};
+        for (int c = 0; c < FL_SIZE_CLASSES; c++) {
+            fl_geometry g = {.variant = cases[i].v, .k = cases[i].k};
+            fl_params p;
+            assert_int_equal(fl_params_for(cases[i].v, 1000, 0.01, &p), FL_OK);
+            size_t unit = p.bytes / p.geometry.units;
+            g.units = sizes[c] / unit + 1;
+            const char *k1, *r1, *k2, *r2;
+            assert_int_equal(fl_kernel_choice_for(&g, &k1, &r1), FL_OK);
+            assert_int_equal(fl_kernel_choice(cases[i].entry, c, &k2, &r2), FL_OK);
+            assert_string_equal(k1, k2);
+            assert_string_equal(r1, r2);
+        }
+    }
+    const char *k, *r;
+    fl_geometry bad = {.variant = FL_CLASSIC, .units = 0, .k = 7};
+    assert_int_equal(fl_kernel_choice_for(&bad, &k, &r), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_kernel_choice_for(NULL, &k, &r), FL_ERR_INVALID_ARG);
+}
+
 int main(void) {
     setenv("FILTERLAB_KERNEL", "bogus", 1);
     /* A wisdom file for this CPU, written before the first kernel use reads it. The
@@ -454,6 +496,7 @@ int main(void) {
         cmocka_unit_test(wisdom_rejected_with_reason),
         cmocka_unit_test(rules_on_fake_cpus),
         cmocka_unit_test(overrides_and_api),
+        cmocka_unit_test(choice_for_geometry),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(wisdom_file);

@@ -209,7 +209,11 @@ int cmd_advise(int argc, char **argv, const cli_globals *g)
                  label[i], fl_variant_name(cd->v), cd->kernel, hb, cd->p.bits_per_key,
                  cd->p.geometry.k, cd->p.predicted_fpr, cd->ns);
     }
-    int is_default = strcmp(first->kernel, fl_kernel_active()) == 0;
+    /* The kernel a filter of the pick's geometry runs by default here (per entry and size
+     * class), not the process's name for its choice ("auto"). */
+    const char *chosen = NULL, *why = NULL;
+    int is_default = fl_kernel_choice_for(&first->p.geometry, &chosen, &why) == FL_OK &&
+                     strcmp(first->kernel, chosen) == 0;
     cli_outf("\nuse it:    filterlab build --type %s --n %llu --fpr %g ...%s%s%s\n",
              fl_variant_name(first->v), (unsigned long long)n, fpr,
              is_default ? "   (" : "   (set FILTERLAB_KERNEL=", first->kernel,
