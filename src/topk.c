@@ -160,7 +160,8 @@ fl_status fl_topk_append(fl_topk *t, uint64_t hash, uint32_t kind, const void *k
 }
 
 fl_status fl_topk_offer(fl_topk *t, uint64_t hash, uint32_t kind, const void *key, size_t len,
-                        uint32_t est) {
+                        uint32_t est, void *expelled, size_t *expelled_len) {
+    if (expelled_len) *expelled_len = SIZE_MAX;
     if (!t->cap || len > FL_CMS_KEY_MAX) return FL_OK;
     uint32_t pos = fl_topk_find(t, hash, kind, key, len);
     if (pos != NONE) {
@@ -179,6 +180,10 @@ fl_status fl_topk_offer(fl_topk *t, uint64_t hash, uint32_t kind, const void *ke
     fl_status st = reserve_key(root, len);
     if (st != FL_OK) return st;
     index_remove(t, root->islot);
+    if (expelled_len) {
+        if (root->len) memcpy(expelled, root->key, root->len);
+        *expelled_len = root->len;
+    }
     set_entry(root, hash, kind, key, len, est);
     index_insert(t, 0);
     sift_down(t, 0);
@@ -189,6 +194,19 @@ void fl_topk_refresh(fl_topk *t, const fl_cms *c) {
     for (uint32_t i = 0; i < t->n; i++)
         t->heap[i].est = fl_cms_query1(c->counters, c->w, c->d, t->heap[i].hash);
     for (uint32_t i = t->n / 2; i-- > 0;) sift_down(t, i);
+}
+
+int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len) {
+    if (!c || (!key && len) || !c->top.n || len > FL_CMS_KEY_MAX) return 0;
+    if (fl_topk_find(&c->top, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len) !=
+        NONE)
+        return 1;
+    /* A u64 key is kept as its 8 little-endian bytes: those bytes name it too. */
+    if (len != 8) return 0;
+    const uint8_t *b = key;
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
+    return fl_topk_find(&c->top, fl_cms_hash_u64(c, v), FL_CMS_KEY_U64, key, len) != NONE;
 }
 
 /* ---- reports ------------------------------------------------------------------------------ */

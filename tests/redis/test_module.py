@@ -289,6 +289,52 @@ def test_topk(r):
     check(info.width == 8 and info.depth == 7 and float(info.decay) == 0.9,
           "TOPK.RESERVE defaults: width 8, depth 7, decay 0.9")
     check(refused(tk.add, "missing", "a", match="does not exist"), "TOPK.ADD missing key")
+    test_topk_expelled(r)
+
+
+def test_topk_expelled(r):
+    """TOPK.ADD / TOPK.INCRBY's expelled item is the one TOPK.LIST lost with the add (nil when
+    it lost none), through many evictions, repeated items, the empty item and an item too
+    long to be kept (counted, never listed); one multi-item TOPK.ADD replies as its items
+    added one by one; TOPK.QUERY is membership of TOPK.LIST; no count below the truth."""
+    r = RAW  # bytes replies whatever callbacks r.topk() installed
+    rnd = random.Random(11)
+    long_item = "L" * 5000
+    names = [f"i{n}" + ("x" * 200 if n % 9 == 0 else "") for n in range(60)] + ["", long_item]
+    stream = [names[min(int(len(names) * rnd.random() ** 2), len(names) - 1)] for _ in range(600)]
+    r.execute_command("TOPK.RESERVE", "tkx", 5, 20, 3, 0.9)
+    r.execute_command("TOPK.RESERVE", "tky", 5, 20, 3, 0.9)
+    truth, expelled, bad = {}, 0, []
+    for i, item in enumerate(stream):
+        before = [x.decode() for x in r.execute_command("TOPK.LIST", "tkx")]
+        if i % 3 == 0:
+            inc = rnd.choice([0, 1, 7])
+            out = r.execute_command("TOPK.INCRBY", "tkx", item, inc)[0]
+        else:
+            inc = 1
+            out = r.execute_command("TOPK.ADD", "tkx", item)[0]
+        truth[item] = truth.get(item, 0) + inc
+        if out is not None:
+            out = out.decode()
+        after = [x.decode() for x in r.execute_command("TOPK.LIST", "tkx")]
+        left = [x for x in before if x not in after]
+        if out is not None:
+            expelled += 1
+        if left != ([out] if out is not None else []):
+            bad.append((i, item[:20], out, left))
+    check(not bad, f"TOPK expelled = the item TOPK.LIST lost: {bad[:3]}")
+    check(expelled > 20, f"TOPK: evictions exercised ({expelled})")
+    listed = [x.decode() for x in r.execute_command("TOPK.LIST", "tkx")]
+    check(long_item not in listed, "TOPK: an item past 4096 bytes is never listed")
+    q = r.execute_command("TOPK.QUERY", "tkx", *names)
+    check(q == [int(n in listed) for n in names], "TOPK.QUERY = TOPK.LIST membership")
+    counts = r.execute_command("TOPK.COUNT", "tkx", *truth)
+    check(all(c >= truth[n] for n, c in zip(truth, counts)), "TOPK.COUNT never below the truth")
+    ones = [r.execute_command("TOPK.ADD", "tky", item)[0] for item in stream[:300]]
+    r.execute_command("DEL", "tky")
+    r.execute_command("TOPK.RESERVE", "tky", 5, 20, 3, 0.9)
+    many = r.execute_command("TOPK.ADD", "tky", *stream[:300])
+    check(many == ones, "TOPK.ADD of many items = the items added one by one")
 
 
 # ---- bad input ---------------------------------------------------------------------------
