@@ -223,6 +223,46 @@ def test_cf(r):
     check(p16 == 2 * p8, f"FPBITS 8 vs 16 payload bytes {p8} {p16}")
 
 
+def test_single_equals_batch(r):
+    """The one-item commands (their own code paths: BF.ADD, BF.EXISTS, CF.EXISTS, CF.ADDNX)
+    answer as the batch ones, on chains grown to several filters so the one-key lookups
+    must reach the older ones, with batches on both sides of the module's inline batch
+    size (128 items)."""
+    r = RAW
+    keys = items("sb", 900)
+    probe = keys[::3] + items("sb-absent", 300)
+    for name in ("sb1", "sb2"):
+        r.execute_command("BF.RESERVE", name, 0.01, 50)
+    one = [r.execute_command("BF.ADD", "sb1", k) for k in keys + keys[:20]]
+    many = []
+    for part in chunked(keys + keys[:20], 200):
+        many += r.execute_command("BF.MADD", "sb2", *part)
+    check(one == many and sum(one) >= 890, "BF.ADD one by one = BF.MADD")
+    filters = info_dict("BF.INFO", "sb1", r)["Number of filters"]
+    check(filters >= 3, f"BF chain grew to {filters} filters")
+    single = [r.execute_command("BF.EXISTS", "sb1", k) for k in probe]
+    check(single == r.execute_command("BF.MEXISTS", "sb1", *probe) and
+          single == sum((r.execute_command("BF.MEXISTS", "sb1", *part)
+                         for part in chunked(probe, 100)), []) and
+          all(single[:300]), "BF.EXISTS = BF.MEXISTS (600 and 100 at a time), no false negative")
+    check(r.execute_command("BF.EXISTS", "sb-missing", "x") == 0, "BF.EXISTS on a missing key")
+    for name in ("sc1", "sc2"):
+        r.execute_command("CF.RESERVE", name, 64, "EXPANSION", 2)
+    one = [r.execute_command("CF.ADDNX", "sc1", k) for k in keys + keys[:20]]
+    many = []
+    for part in chunked(keys + keys[:20], 200):
+        many += r.execute_command("CF.INSERTNX", "sc2", "ITEMS", *part)
+    check(one == many and sum(one) >= 880, "CF.ADDNX one by one = CF.INSERTNX")
+    filters = info_dict("CF.INFO", "sc1", r)["Number of filters"]
+    check(filters >= 3, f"CF chain grew to {filters} filters")
+    single = [r.execute_command("CF.EXISTS", "sc1", k) for k in probe]
+    check(single == r.execute_command("CF.MEXISTS", "sc1", *probe) and
+          single == sum((r.execute_command("CF.MEXISTS", "sc1", *part)
+                         for part in chunked(probe, 100)), []) and
+          all(single[:300]), "CF.EXISTS = CF.MEXISTS (600 and 100 at a time), no false negative")
+    check(r.execute_command("CF.EXISTS", "sc-missing", "x") == 0, "CF.EXISTS on a missing key")
+
+
 def test_cms(r):
     cms = r.cms()
     check(cms.initbydim("dim", 1000, 5) is True, "CMS.INITBYDIM replies OK")
@@ -710,7 +750,8 @@ def main():
         r = srv.client()
         RAW = srv.client()
         print("redis-server", r.info("server")["redis_version"], "on port", srv.port)
-        for name, fn in (("bf", test_bf), ("cf", test_cf), ("cms", test_cms),
+        for name, fn in (("bf", test_bf), ("cf", test_cf),
+                         ("single = batch", test_single_equals_batch), ("cms", test_cms),
                          ("topk", test_topk), ("kernel", lambda _r: test_kernel()),
                          ("errors", test_errors),
                          ("rdb", test_rdb_reload), ("corrupt rdb", test_corrupt_rdb_payload),
