@@ -119,11 +119,25 @@ static void update_one(fl_cms *c, uint64_t h, uint32_t inc) {
 static fl_status add_one(fl_cms *c, uint64_t h, uint32_t kind, const void *key, size_t len,
                          uint32_t inc, void *expelled, size_t *expelled_len) {
     if (c->top.cap) {
+        /* The key's positions once, for the estimate and the update (a top-k sketch is
+         * usually conservative: RedisBloom's TOPK). */
+        size_t idx[FL_CMS_ROWS_MAX];
+        fl_cms_positions(h, c->w, c->d, idx);
+        uint32_t m = UINT32_MAX;
+        for (uint32_t r = 0; r < c->d; r++) m = c->counters[idx[r]] < m ? c->counters[idx[r]] : m;
         /* The estimate after this update, plain or conservative alike: every counter of the
          * key ends at or above old minimum + inc, and the minimum ones exactly there. */
-        uint32_t est = fl_cms_sat_add(fl_cms_query1(c->counters, c->w, c->d, h), inc);
-        fl_status st = fl_topk_offer(&c->top, h, kind, key, len, est, expelled, expelled_len);
+        fl_status st = fl_topk_offer(&c->top, h, kind, key, len, fl_cms_sat_add(m, inc), expelled,
+                                     expelled_len);
         if (st != FL_OK) return st;
+        if (c->cons) {
+            fl_cms_update_cons_at(c->counters, c->d, idx, inc);
+        } else {
+            for (uint32_t r = 0; r < c->d; r++)
+                c->counters[idx[r]] = fl_cms_sat_add(c->counters[idx[r]], inc);
+        }
+        add_total(c, inc);
+        return FL_OK;
     } else if (expelled_len) {
         *expelled_len = SIZE_MAX;
     }

@@ -100,32 +100,37 @@ static void index_remove(fl_topk *t, uint32_t slot) {
 
 /* ---- heap ------------------------------------------------------------------------------- */
 
-static void swap_at(fl_topk *t, uint32_t a, uint32_t b) {
-    fl_cms_cand x = t->heap[a];
-    t->heap[a] = t->heap[b];
-    t->heap[b] = x;
-    t->index[t->heap[a].islot] = a + 1;
-    t->index[t->heap[b].islot] = b + 1;
+/* Both sifts carry the moving entry in a hole (as Knuth's heapsort does, TAOCP vol. 3,
+ * 5.2.3 Algorithm H): each level copies one entry instead of swapping two. They move entries exactly
+ * as swapping would (a child moves up only when strictly smaller, the left one on ties), so
+ * which candidate is at the root, and so which one an entering key expels, is unchanged. */
+static void place(fl_topk *t, uint32_t i, const fl_cms_cand *e) {
+    t->heap[i] = *e;
+    t->index[e->islot] = i + 1;
 }
 
 static void sift_up(fl_topk *t, uint32_t i) {
+    fl_cms_cand x = t->heap[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (t->heap[p].est <= t->heap[i].est) break;
-        swap_at(t, p, i);
+        if (t->heap[p].est <= x.est) break;
+        place(t, i, &t->heap[p]);
         i = p;
     }
+    place(t, i, &x);
 }
 
 static void sift_down(fl_topk *t, uint32_t i) {
+    fl_cms_cand x = t->heap[i];
     for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < t->n && t->heap[l].est < t->heap[m].est) m = l;
-        if (r < t->n && t->heap[r].est < t->heap[m].est) m = r;
-        if (m == i) return;
-        swap_at(t, m, i);
+        uint32_t l = 2 * i + 1, m = l;
+        if (l >= t->n) break;
+        if (l + 1 < t->n && t->heap[l + 1].est < t->heap[l].est) m = l + 1;
+        if (!(t->heap[m].est < x.est)) break;
+        place(t, i, &t->heap[m]);
         i = m;
     }
+    place(t, i, &x);
 }
 
 /* Makes room for len key bytes in entry pos; its old key stays intact on failure. */

@@ -472,7 +472,7 @@ static int has_key(const fl_cms_item *list, size_t n, const void *key, size_t le
 
 /* fl_cms_add_bytes_expel against the candidate lists around each add: the key it reports is
  * exactly the one that left the list, nothing is reported when none left; the sketch ends as
- * fl_cms_add_bytes leaves it; fl_cms_is_candidate is list membership; estimates of the kept
+ * fl_cms_add_bytes leaves it, and its counters as those of a sketch without candidates; fl_cms_is_candidate is list membership; estimates of the kept
  * keys never fall below their true counts. Narrow sketches, so evictions are frequent. */
 static void test_add_expel(void **state) {
     (void)state;
@@ -487,6 +487,7 @@ static void test_add_expel(void **state) {
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
             uint32_t k = ks[ki];
             fl_cms *a = new_cms(61, 3, cons, k), *b = new_cms(61, 3, cons, k);
+            fl_cms *none = new_cms(61, 3, cons, 0); /* no candidates: the counters' own path */
             memset(truth, 0, IDS * sizeof *truth);
             uint64_t seed = 17 + k;
             size_t reported = 0;
@@ -506,6 +507,7 @@ static void test_add_expel(void **state) {
                 assert_int_equal(fl_cms_add_bytes_expel(a, key, len, inc, expelled, &out_len),
                                  FL_OK);
                 assert_int_equal(fl_cms_add_bytes(b, key, len, inc), FL_OK);
+                assert_int_equal(fl_cms_add_bytes(none, key, len, inc), FL_OK);
                 truth[id] += inc;
                 assert_int_equal(fl_cms_top(a, after, 64, &na), FL_OK);
                 size_t left = 0, left_at = 0;
@@ -536,8 +538,11 @@ static void test_add_expel(void **state) {
             assert_true(reported >= 5); /* evictions were exercised */
             assert_false(fl_cms_is_candidate(a, key, FL_CMS_KEY_MAX + 1));
             assert_same_sketch(a, b);
+            assert_int_equal(a->total, none->total);
+            assert_memory_equal(a->counters, none->counters, a->bytes);
             fl_cms_free(a);
             fl_cms_free(b);
+            fl_cms_free(none);
         }
     }
     /* u64 keys are candidates by their 8 little-endian bytes. */
