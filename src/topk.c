@@ -101,9 +101,10 @@ static void index_remove(fl_topk *t, uint32_t slot) {
 /* ---- heap ------------------------------------------------------------------------------- */
 
 /* Both sifts carry the moving entry in a hole (as Knuth's heapsort does, TAOCP vol. 3,
- * 5.2.3 Algorithm H): each level copies one entry instead of swapping two. They move entries exactly
- * as swapping would (a child moves up only when strictly smaller, the left one on ties), so
- * which candidate is at the root, and so which one an entering key expels, is unchanged. */
+ * 5.2.3 Algorithm H): each level copies one entry instead of swapping two. They move
+ * entries exactly as swapping would (a child moves up only when strictly smaller, the left
+ * one on ties), so which candidate is at the root, and so which one an entering key
+ * expels, is unchanged. */
 static void place(fl_topk *t, uint32_t i, const fl_cms_cand *e) {
     t->heap[i] = *e;
     t->index[e->islot] = i + 1;

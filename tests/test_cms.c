@@ -4,9 +4,9 @@
  * saturation); the (epsilon, delta) guarantee measured with a binomial margin; conservative
  * never above plain; merge = sketch of the union stream, weighted merge with its refusals;
  * heavy hitters and top-k on a Zipf stream; the key an add expels from the candidates, and
- * candidate membership, against the lists around every add; batch calls = single calls under every kernel;
- * files: round trips, every truncation and bit flip, crafted sections with exact statuses,
- * wrong kinds both ways.
+ * candidate membership, against the lists around every add; batch calls = single calls
+ * under every kernel; files: round trips, every truncation and bit flip, crafted sections
+ * with exact statuses, wrong kinds both ways.
  * Every stream is generated from a fixed seed, so each run checks the same numbers.
  */
 #include "testutil.h"
@@ -472,8 +472,9 @@ static int has_key(const fl_cms_item *list, size_t n, const void *key, size_t le
 
 /* fl_cms_add_bytes_expel against the candidate lists around each add: the key it reports is
  * exactly the one that left the list, nothing is reported when none left; the sketch ends as
- * fl_cms_add_bytes leaves it, and its counters as those of a sketch without candidates; fl_cms_is_candidate is list membership; estimates of the kept
- * keys never fall below their true counts. Narrow sketches, so evictions are frequent. */
+ * fl_cms_add_bytes leaves it, its counters as those of a sketch without candidates;
+ * fl_cms_is_candidate is list membership; estimates of the kept keys never fall below their
+ * true counts. Narrow sketches, so evictions are frequent. */
 static void test_add_expel(void **state) {
     (void)state;
     enum { IDS = 300, STEPS = 3000 };
