@@ -127,6 +127,14 @@ fl_status fl_cms_add_u64(fl_cms *c, uint64_t key, uint32_t inc);
 fl_status fl_cms_add_u64s(fl_cms *c, const uint64_t *keys, size_t n, const uint32_t *incs);
 fl_status fl_cms_add_hash(fl_cms *c, uint64_t hash, uint32_t inc);
 fl_status fl_cms_add_hashes(fl_cms *c, const uint64_t *hashes, size_t n, const uint32_t *incs);
+/* fl_cms_add_bytes that also says which candidate the key displaced, in O(1) expected time:
+ * when the key entered a full candidate set, the candidate it replaced (the smallest stored
+ * estimate) has its key bytes copied to expelled, which must have room for FL_CMS_KEY_MAX
+ * bytes, and *expelled_len is their count; otherwise (no candidate left, or an error)
+ * *expelled_len is SIZE_MAX. Errors as fl_cms_add_bytes, and FL_ERR_INVALID_ARG for a NULL
+ * expelled or expelled_len. */
+fl_status fl_cms_add_bytes_expel(fl_cms *c, const void *key, size_t len, uint32_t inc,
+                                 void *expelled, size_t *expelled_len);
 
 /* Estimates (0 for a NULL sketch; batch: FL_ERR_INVALID_ARG for NULL arrays with n > 0). */
 uint32_t fl_cms_query_bytes(const fl_cms *c, const void *key, size_t len);
@@ -156,6 +164,9 @@ fl_status fl_cms_merge_weighted(fl_cms *dst, const fl_cms *const *srcs, const in
  * estimates re-read from the counters; *count says how many were written. Errors:
  * FL_ERR_INVALID_ARG (NULL c or count, NULL out with cap > 0), FL_ERR_UNSUPPORTED (topk 0). */
 fl_status fl_cms_top(const fl_cms *c, fl_cms_item *out, size_t cap, size_t *count);
+/* 1 if the key's bytes are a candidate's key (one added by those bytes, or a u64 key whose 8
+ * little-endian bytes they are), in O(1) expected time; 0 otherwise and for a NULL sketch. */
+int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len);
 /* The candidates whose estimate exceeds phi * N, in decreasing order, as fl_cms_top.
  * FL_ERR_BAD_ACCURACY for phi outside (0, 1). */
 fl_status fl_cms_heavy_hitters(const fl_cms *c, double phi, fl_cms_item *out, size_t cap,

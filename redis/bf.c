@@ -177,11 +177,46 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     return REDISMODULE_OK;
 }
 
-/* Adds items[0..n) (hashed first, then one batch call) and replies: one integer (single)
- * or an array where an item that could not be added is an error element, as RedisBloom
- * replies. */
+/* Logs, once per value, that a non-scaling filter refused an add. */
+static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b) {
+    if (b->warned_full) return;
+    b->warned_full = 1;
+    fl_sbf_info in;
+    fl_sbf_get_info(b->sbf, &in);
+    size_t len;
+    const char *key = RedisModule_StringPtrLen(name, &len);
+    flr_log(ctx, "warning",
+            "filterlab: non-scaling Bloom filter '%.*s' reached its capacity (%llu items): "
+            "further adds are refused",
+            (int)(len > 200 ? 200 : len), key, (unsigned long long)in.capacity);
+}
+
+/* BF.ADD's one item: the chain's one-key calls, without a batch's chunking. Replicated and
+ * marked written whenever it succeeds, as add_items does. */
+static void add_single(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
+                       RedisModuleString *item) {
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(item, &len);
+    int added = 0;
+    fl_status st = fl_sbf_add_hash(b->sbf, fl_sbf_hash_bytes(b->sbf, s, len), &added);
+    if (st != FL_OK) {
+        if (st == FL_ERR_FULL) {
+            warn_full(ctx, name, b);
+            RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+        } else {
+            flr_reply_status(ctx, st);
+        }
+        return;
+    }
+    flr_touch(b);
+    RedisModule_ReplicateVerbatim(ctx);
+    RedisModule_ReplyWithLongLong(ctx, added);
+}
+
+/* Adds items[0..n) (hashed first, then one batch call) and replies with an array where an
+ * item that could not be added is an error element, as RedisBloom replies. */
 static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
-                     RedisModuleString **items, size_t n, int single) {
+                     RedisModuleString **items, size_t n) {
     flr_batch batch;
     if (!flr_batch_alloc(&batch, n)) return RedisModule_ReplyWithError(ctx, "ERR out of memory");
     for (size_t i = 0; i < n; i++) {
@@ -211,38 +246,20 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
             batch.flags[i] = (uint8_t)added;
             failed_at = i + 1;
         }
-        if (st == FL_ERR_FULL && !b->warned_full) {
-            b->warned_full = 1;
-            fl_sbf_info in;
-            fl_sbf_get_info(b->sbf, &in);
-            size_t len;
-            const char *key = RedisModule_StringPtrLen(name, &len);
-            flr_log(ctx, "warning",
-                    "filterlab: non-scaling Bloom filter '%.*s' reached its capacity (%llu "
-                    "items): further adds are refused",
-                    (int)(len > 200 ? 200 : len), key, (unsigned long long)in.capacity);
-        }
+        if (st == FL_ERR_FULL) warn_full(ctx, name, b);
     }
     if (count > 0 || failed_at > 0) {
         flr_touch(b);
         RedisModule_ReplicateVerbatim(ctx);
     }
-    if (single) {
-        if (failed_at == 0 && st != FL_OK)
-            st == FL_ERR_FULL ? RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full")
-                              : flr_reply_status(ctx, st);
+    RedisModule_ReplyWithArray(ctx, (long)n);
+    for (size_t i = 0; i < n; i++) {
+        if (i < failed_at)
+            RedisModule_ReplyWithLongLong(ctx, batch.flags[i]);
+        else if (st == FL_ERR_FULL)
+            RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
         else
-            RedisModule_ReplyWithLongLong(ctx, batch.flags[0]);
-    } else {
-        RedisModule_ReplyWithArray(ctx, (long)n);
-        for (size_t i = 0; i < n; i++) {
-            if (i < failed_at)
-                RedisModule_ReplyWithLongLong(ctx, batch.flags[i]);
-            else if (st == FL_ERR_FULL)
-                RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
-            else
-                flr_reply_status(ctx, st);
-        }
+            flr_reply_status(ctx, st);
     }
     flr_batch_free(&batch);
     return REDISMODULE_OK;
@@ -256,7 +273,10 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
     bf_options o = bf_defaults();
     RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, 0, bf_create, &o, &v);
     if (!key) return REDISMODULE_OK;
-    add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
+    if (single)
+        add_single(ctx, argv[1], v, argv[2]);
+    else
+        add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -304,7 +324,7 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, nocreate, bf_create, &o,
                                              &v);
     if (!key) return REDISMODULE_OK;
-    add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at), 0);
+    add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -317,7 +337,11 @@ static void bf_lookup(const void *v, RedisModuleString **items, flr_batch *batch
         const char *s = RedisModule_StringPtrLen(items[i], &len);
         batch->hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
     }
-    fl_sbf_contains_hashes(b->sbf, batch->hashes, batch->n, batch->flags, NULL);
+    /* One key (BF.EXISTS): the one-key call skips the batch call's chunk set-up. */
+    if (batch->n == 1)
+        batch->flags[0] = (uint8_t)fl_sbf_contains_hash(b->sbf, batch->hashes[0]);
+    else
+        fl_sbf_contains_hashes(b->sbf, batch->hashes, batch->n, batch->flags, NULL);
 }
 
 /* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */

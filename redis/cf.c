@@ -153,6 +153,14 @@ static void hash_items(const cf_value *c, RedisModuleString **items, flr_batch *
     }
 }
 
+/* One key against the chain, newest filter first (it holds most items): the one-key
+ * lookup, without the batch kernel's set-up, for CF.EXISTS, CF.ADDNX and CF.INSERTNX. */
+static uint8_t contains_one(const cf_chain *chain, uint64_t h) {
+    for (uint32_t i = chain->filters; i-- > 0;)
+        if (fl_contains_hash(chain->f[i], h)) return 1;
+    return 0;
+}
+
 /* CF.ADD key item / CF.ADDNX key item: 1 added; ADDNX 0 if it may already be there. */
 static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
@@ -169,7 +177,7 @@ static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
-    if (nx) cf_chain_contains(c->chain, &h, 1, &present);
+    if (nx) present = contains_one(c->chain, h);
     if (present) {
         RedisModule_ReplyWithLongLong(ctx, 0);
     } else {
@@ -249,9 +257,8 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         /* Each item is checked against the filter as the items before it left it, so a
          * repeated item is added once: one key at a time. */
         for (; added < b.n; added++) {
-            uint8_t present;
-            st = cf_chain_contains(c->chain, &b.hashes[added], 1, &present);
-            if (st == FL_OK && !present) st = cf_chain_add(c->chain, b.hashes[added]);
+            uint8_t present = contains_one(c->chain, b.hashes[added]);
+            if (!present) st = cf_chain_add(c->chain, b.hashes[added]);
             if (st != FL_OK) break;
             b.flags[added] = present;
         }
@@ -282,7 +289,10 @@ static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 static void cf_lookup(const void *v, RedisModuleString **items, flr_batch *b) {
     const cf_value *c = v;
     hash_items(c, items, b);
-    cf_chain_contains(c->chain, b->hashes, b->n, b->flags);
+    if (b->n == 1)
+        b->flags[0] = contains_one(c->chain, b->hashes[0]);
+    else
+        cf_chain_contains(c->chain, b->hashes, b->n, b->flags);
 }
 
 /* CF.EXISTS key item / CF.MEXISTS key item [item ...]: a missing key holds nothing. */

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* RedisBloom's defaults until the load arguments change them. */
 flr_config flr_cfg = {.bf_error_rate = 0.01, .bf_initial_size = 100,
@@ -137,6 +138,12 @@ int flr_reply_status(RedisModuleCtx *ctx, fl_status st) {
 
 int flr_batch_alloc(flr_batch *b, size_t n) {
     b->n = n;
+    if (n <= FLR_BATCH_INLINE) {
+        b->hashes = b->inline_hashes;
+        b->flags = b->inline_flags;
+        memset(b->flags, 0, n);
+        return 1;
+    }
     b->hashes = malloc((n ? n : 1) * sizeof *b->hashes);
     b->flags = calloc(n ? n : 1, 1);
     if (!b->hashes || !b->flags) {
@@ -147,8 +154,8 @@ int flr_batch_alloc(flr_batch *b, size_t n) {
 }
 
 void flr_batch_free(flr_batch *b) {
-    free(b->hashes);
-    free(b->flags);
+    if (b->hashes != b->inline_hashes) free(b->hashes);
+    if (b->flags != b->inline_flags) free(b->flags);
     b->hashes = NULL;
     b->flags = NULL;
 }

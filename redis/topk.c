@@ -18,9 +18,9 @@
  *   - TOPK.ADD / TOPK.INCRBY report as expelled the candidate that left the list when the
  *     item entered it (the one with the smallest estimate then), or nil;
  *   - TOPK.LIST orders by estimate, ties by shorter item, then bytes;
- *   - TOPK.ADD / TOPK.INCRBY cost O(k log k) per item (the candidate list is read before
- *     each update to tell which candidate an entering item expels), so they suit the small
- *     k top-k lists are made for.
+ *   - TOPK.ADD / TOPK.INCRBY cost O(log k) per item (a hash index finds the item's
+ *     candidate, and the min-heap gives the one an entering item expels), TOPK.QUERY O(1);
+ *     TOPK.LIST re-reads and sorts the k estimates.
  * TOPK.SCANDUMP / TOPK.LOADCHUNK (not in RedisBloom) copy a sketch in chunks; the AOF
  * rewrite emits TOPK.LOADCHUNK.
  */
@@ -121,57 +121,23 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
     return key;
 }
 
-static int list_has(const fl_cms_item *list, size_t n, const void *key, size_t len) {
-    for (size_t i = 0; i < n; i++)
-        if (list[i].len == len && memcmp(list[i].key, key, len) == 0) return 1;
-    return 0;
-}
+/* The key an add expelled, copied there by the library until the reply copies it on. One
+ * buffer for the module: commands run one at a time on the server's main thread. */
+static char expelled[FL_CMS_KEY_MAX];
 
-/* Adds one item by inc and replies with the candidate it expelled, or nil. Only when the
- * list is full and the item is not in it can one leave: the keys are copied first (the
- * list's pointers die with the update), and the one missing after the update is the one
- * expelled. */
+/* Adds one item by inc and replies with the candidate it expelled (the one of the smallest
+ * stored estimate, replaced when the item entered a full list), or nil: O(1) expected for
+ * the key's candidate plus an O(log k) heap step, whatever k is. */
 static fl_status add_and_reply(RedisModuleCtx *ctx, topk_value *t, const char *key, size_t len,
                                uint32_t inc) {
-    size_t before = 0;
-    fl_status st = fl_cms_top(t->cms, t->list, t->k, &before);
+    size_t out_len;
+    fl_status st = fl_cms_add_bytes_expel(t->cms, key, len, inc, expelled, &out_len);
     if (st != FL_OK) return st;
-    char *saved = NULL;
-    size_t *offs = NULL;
-    if (before == t->k && !list_has(t->list, before, key, len)) {
-        size_t total = 0;
-        for (size_t i = 0; i < before; i++) total += t->list[i].len;
-        saved = malloc(total ? total : 1);
-        offs = malloc((before + 1) * sizeof *offs);
-        if (!saved || !offs) {
-            free(saved), free(offs);
-            return FL_ERR_NO_MEMORY;
-        }
-        offs[0] = 0;
-        for (size_t i = 0; i < before; i++) {
-            memcpy(saved + offs[i], t->list[i].key, t->list[i].len);
-            offs[i + 1] = offs[i] + t->list[i].len;
-        }
-    }
-    st = fl_cms_add_bytes(t->cms, key, len, inc);
-    if (st == FL_OK && saved) {
-        size_t after = 0;
-        st = fl_cms_top(t->cms, t->list, t->k, &after);
-        if (st == FL_OK && list_has(t->list, after, key, len)) {
-            /* The item entered: report the one that left (scanned from the smallest). */
-            for (size_t i = before; i-- > 0;) {
-                if (!list_has(t->list, after, saved + offs[i], offs[i + 1] - offs[i])) {
-                    RedisModule_ReplyWithStringBuffer(ctx, saved + offs[i],
-                                                      offs[i + 1] - offs[i]);
-                    free(saved), free(offs);
-                    return FL_OK;
-                }
-            }
-        }
-    }
-    free(saved), free(offs);
-    if (st == FL_OK) RedisModule_ReplyWithNull(ctx);
-    return st;
+    if (out_len == SIZE_MAX)
+        RedisModule_ReplyWithNull(ctx);
+    else
+        RedisModule_ReplyWithStringBuffer(ctx, expelled, out_len);
+    return FL_OK;
 }
 
 #define TOPK_INCR_MAX 100000 /* RedisBloom's bound on one increment */
@@ -220,10 +186,10 @@ static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     topk_value *t;
     RedisModuleKey *key = open_existing(ctx, argv[1], REDISMODULE_READ, &t);
     if (!key) return REDISMODULE_OK;
-    size_t n = (size_t)(argc - 2), listed = 0;
+    size_t n = (size_t)(argc - 2);
     uint64_t *hashes = malloc(n * sizeof *hashes);
     uint32_t *est = malloc(n * sizeof *est);
-    if (!hashes || !est || (!count && fl_cms_top(t->cms, t->list, t->k, &listed) != FL_OK)) {
+    if (!hashes || !est) {
         free(hashes), free(est);
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, "ERR out of memory");
@@ -231,8 +197,10 @@ static int lookup_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const char *s = RedisModule_StringPtrLen(argv[2 + i], &len);
-        hashes[i] = fl_cms_hash_bytes(t->cms, s, len);
-        est[i] = count ? 0 : (uint32_t)list_has(t->list, listed, s, len);
+        if (count)
+            hashes[i] = fl_cms_hash_bytes(t->cms, s, len);
+        else
+            est[i] = (uint32_t)fl_cms_is_candidate(t->cms, s, len);
     }
     if (count) fl_cms_query_hashes(t->cms, hashes, n, est);
     RedisModule_ReplyWithArray(ctx, (long)n);

@@ -117,13 +117,29 @@ static void update_one(fl_cms *c, uint64_t h, uint32_t inc) {
 /* One key, in stream order: the candidates first (the only step that can fail), then the
  * counters, then N. */
 static fl_status add_one(fl_cms *c, uint64_t h, uint32_t kind, const void *key, size_t len,
-                         uint32_t inc) {
+                         uint32_t inc, void *expelled, size_t *expelled_len) {
     if (c->top.cap) {
+        /* The key's positions once, for the estimate and the update (a top-k sketch is
+         * usually conservative: RedisBloom's TOPK). */
+        size_t idx[FL_CMS_ROWS_MAX];
+        fl_cms_positions(h, c->w, c->d, idx);
+        uint32_t m = UINT32_MAX;
+        for (uint32_t r = 0; r < c->d; r++) m = c->counters[idx[r]] < m ? c->counters[idx[r]] : m;
         /* The estimate after this update, plain or conservative alike: every counter of the
          * key ends at or above old minimum + inc, and the minimum ones exactly there. */
-        uint32_t est = fl_cms_sat_add(fl_cms_query1(c->counters, c->w, c->d, h), inc);
-        fl_status st = fl_topk_offer(&c->top, h, kind, key, len, est);
+        fl_status st = fl_topk_offer(&c->top, h, kind, key, len, fl_cms_sat_add(m, inc), expelled,
+                                     expelled_len);
         if (st != FL_OK) return st;
+        if (c->cons) {
+            fl_cms_update_cons_at(c->counters, c->d, idx, inc);
+        } else {
+            for (uint32_t r = 0; r < c->d; r++)
+                c->counters[idx[r]] = fl_cms_sat_add(c->counters[idx[r]], inc);
+        }
+        add_total(c, inc);
+        return FL_OK;
+    } else if (expelled_len) {
+        *expelled_len = SIZE_MAX;
     }
     update_one(c, h, inc);
     return FL_OK;
@@ -131,7 +147,16 @@ static fl_status add_one(fl_cms *c, uint64_t h, uint32_t kind, const void *key, 
 
 fl_status fl_cms_add_bytes(fl_cms *c, const void *key, size_t len, uint32_t inc) {
     if (!c || (!key && len)) return FL_ERR_INVALID_ARG;
-    return add_one(c, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len, inc);
+    return add_one(c, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len, inc, NULL,
+                   NULL);
+}
+
+fl_status fl_cms_add_bytes_expel(fl_cms *c, const void *key, size_t len, uint32_t inc,
+                                 void *expelled, size_t *expelled_len) {
+    if (expelled_len) *expelled_len = SIZE_MAX;
+    if (!c || (!key && len) || !expelled || !expelled_len) return FL_ERR_INVALID_ARG;
+    return add_one(c, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len, inc, expelled,
+                   expelled_len);
 }
 
 static void u64_bytes(uint64_t key, uint8_t b[8]) {
@@ -142,7 +167,7 @@ fl_status fl_cms_add_u64(fl_cms *c, uint64_t key, uint32_t inc) {
     if (!c) return FL_ERR_INVALID_ARG;
     uint8_t b[8];
     u64_bytes(key, b);
-    return add_one(c, fl_hash_u64_inline(key, c->seed), FL_CMS_KEY_U64, b, 8, inc);
+    return add_one(c, fl_hash_u64_inline(key, c->seed), FL_CMS_KEY_U64, b, 8, inc, NULL, NULL);
 }
 
 fl_status fl_cms_add_hash(fl_cms *c, uint64_t hash, uint32_t inc) {

@@ -68,9 +68,10 @@ uint32_t fl_topk_find(const fl_topk *t, uint64_t hash, uint32_t kind, const void
  * a failed key copy leaves everything as it was): a candidate takes est; a new key enters
  * while there is room, or replaces the candidate of the smallest stored estimate if est is
  * larger. FL_ERR_NO_MEMORY (nothing changed) if a key copy cannot be allocated. Keys longer
- * than FL_CMS_KEY_MAX never enter. */
+ * than FL_CMS_KEY_MAX never enter. With expelled_len, a replaced candidate's key is copied to
+ * expelled (FL_CMS_KEY_MAX bytes of room) and *expelled_len is its length, else SIZE_MAX. */
 fl_status fl_topk_offer(fl_topk *t, uint64_t hash, uint32_t kind, const void *key, size_t len,
-                        uint32_t est);
+                        uint32_t est, void *expelled, size_t *expelled_len);
 /* Appends a candidate without comparing (the loader; the caller checks n < cap and that the
  * key is not there yet), then fl_topk_refresh orders them. */
 fl_status fl_topk_append(fl_topk *t, uint64_t hash, uint32_t kind, const void *key,

@@ -100,32 +100,38 @@ static void index_remove(fl_topk *t, uint32_t slot) {
 
 /* ---- heap ------------------------------------------------------------------------------- */
 
-static void swap_at(fl_topk *t, uint32_t a, uint32_t b) {
-    fl_cms_cand x = t->heap[a];
-    t->heap[a] = t->heap[b];
-    t->heap[b] = x;
-    t->index[t->heap[a].islot] = a + 1;
-    t->index[t->heap[b].islot] = b + 1;
+/* Both sifts carry the moving entry in a hole (as Knuth's heapsort does, TAOCP vol. 3,
+ * 5.2.3 Algorithm H): each level copies one entry instead of swapping two. They move
+ * entries exactly as swapping would (a child moves up only when strictly smaller, the left
+ * one on ties), so which candidate is at the root, and so which one an entering key
+ * expels, is unchanged. */
+static void place(fl_topk *t, uint32_t i, const fl_cms_cand *e) {
+    t->heap[i] = *e;
+    t->index[e->islot] = i + 1;
 }
 
 static void sift_up(fl_topk *t, uint32_t i) {
+    fl_cms_cand x = t->heap[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (t->heap[p].est <= t->heap[i].est) break;
-        swap_at(t, p, i);
+        if (t->heap[p].est <= x.est) break;
+        place(t, i, &t->heap[p]);
         i = p;
     }
+    place(t, i, &x);
 }
 
 static void sift_down(fl_topk *t, uint32_t i) {
+    fl_cms_cand x = t->heap[i];
     for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < t->n && t->heap[l].est < t->heap[m].est) m = l;
-        if (r < t->n && t->heap[r].est < t->heap[m].est) m = r;
-        if (m == i) return;
-        swap_at(t, m, i);
+        uint32_t l = 2 * i + 1, m = l;
+        if (l >= t->n) break;
+        if (l + 1 < t->n && t->heap[l + 1].est < t->heap[l].est) m = l + 1;
+        if (!(t->heap[m].est < x.est)) break;
+        place(t, i, &t->heap[m]);
         i = m;
     }
+    place(t, i, &x);
 }
 
 /* Makes room for len key bytes in entry pos; its old key stays intact on failure. */
@@ -160,7 +166,8 @@ fl_status fl_topk_append(fl_topk *t, uint64_t hash, uint32_t kind, const void *k
 }
 
 fl_status fl_topk_offer(fl_topk *t, uint64_t hash, uint32_t kind, const void *key, size_t len,
-                        uint32_t est) {
+                        uint32_t est, void *expelled, size_t *expelled_len) {
+    if (expelled_len) *expelled_len = SIZE_MAX;
     if (!t->cap || len > FL_CMS_KEY_MAX) return FL_OK;
     uint32_t pos = fl_topk_find(t, hash, kind, key, len);
     if (pos != NONE) {
@@ -179,6 +186,10 @@ fl_status fl_topk_offer(fl_topk *t, uint64_t hash, uint32_t kind, const void *ke
     fl_status st = reserve_key(root, len);
     if (st != FL_OK) return st;
     index_remove(t, root->islot);
+    if (expelled_len) {
+        if (root->len) memcpy(expelled, root->key, root->len);
+        *expelled_len = root->len;
+    }
     set_entry(root, hash, kind, key, len, est);
     index_insert(t, 0);
     sift_down(t, 0);
@@ -189,6 +200,19 @@ void fl_topk_refresh(fl_topk *t, const fl_cms *c) {
     for (uint32_t i = 0; i < t->n; i++)
         t->heap[i].est = fl_cms_query1(c->counters, c->w, c->d, t->heap[i].hash);
     for (uint32_t i = t->n / 2; i-- > 0;) sift_down(t, i);
+}
+
+int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len) {
+    if (!c || (!key && len) || !c->top.n || len > FL_CMS_KEY_MAX) return 0;
+    if (fl_topk_find(&c->top, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len) !=
+        NONE)
+        return 1;
+    /* A u64 key is kept as its 8 little-endian bytes: those bytes name it too. */
+    if (len != 8) return 0;
+    const uint8_t *b = key;
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
+    return fl_topk_find(&c->top, fl_cms_hash_u64(c, v), FL_CMS_KEY_U64, key, len) != NONE;
 }
 
 /* ---- reports ------------------------------------------------------------------------------ */

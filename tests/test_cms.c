@@ -3,9 +3,10 @@
  * parameter; estimates never below the true counts (plain and conservative, through
  * saturation); the (epsilon, delta) guarantee measured with a binomial margin; conservative
  * never above plain; merge = sketch of the union stream, weighted merge with its refusals;
- * heavy hitters and top-k on a Zipf stream; batch calls = single calls under every kernel;
- * files: round trips, every truncation and bit flip, crafted sections with exact statuses,
- * wrong kinds both ways.
+ * heavy hitters and top-k on a Zipf stream; the key an add expels from the candidates, and
+ * candidate membership, against the lists around every add; batch calls = single calls
+ * under every kernel; files: round trips, every truncation and bit flip, crafted sections
+ * with exact statuses, wrong kinds both ways.
  * Every stream is generated from a fixed seed, so each run checks the same numbers.
  */
 #include "testutil.h"
@@ -447,6 +448,134 @@ static void assert_same_sketch(const fl_cms *a, const fl_cms *b) {
     }
 }
 
+/* The key of id i in test_add_expel: ids repeat (duplicates), lengths vary from empty to
+ * past FL_CMS_KEY_MAX (counted, never kept). */
+static size_t expel_key(uint32_t id, char *buf) {
+    if (id == 1) return 0;
+    if (id == 13) {
+        memset(buf, 'L', FL_CMS_KEY_MAX + 1);
+        return FL_CMS_KEY_MAX + 1;
+    }
+    size_t len = (size_t)snprintf(buf, 32, "k%u", id);
+    if (id % 7 == 0) {
+        memset(buf + len, (int)('a' + id % 26), 100 + id);
+        len += 100 + id;
+    }
+    return len;
+}
+
+static int has_key(const fl_cms_item *list, size_t n, const void *key, size_t len) {
+    for (size_t i = 0; i < n; i++)
+        if (list[i].len == len && (len == 0 || memcmp(list[i].key, key, len) == 0)) return 1;
+    return 0;
+}
+
+/* fl_cms_add_bytes_expel against the candidate lists around each add: the key it reports is
+ * exactly the one that left the list, nothing is reported when none left; the sketch ends as
+ * fl_cms_add_bytes leaves it, its counters as those of a sketch without candidates;
+ * fl_cms_is_candidate is list membership; estimates of the kept keys never fall below their
+ * true counts. Narrow sketches, so evictions are frequent. */
+static void test_add_expel(void **state) {
+    (void)state;
+    enum { IDS = 300, STEPS = 3000 };
+    char *key = malloc(FL_CMS_KEY_MAX + 1), *other = malloc(FL_CMS_KEY_MAX + 1);
+    char *expelled = malloc(FL_CMS_KEY_MAX), *saved = malloc(64 * (FL_CMS_KEY_MAX + 1));
+    fl_cms_item *before = malloc(64 * sizeof *before), *after = malloc(64 * sizeof *after);
+    uint32_t *truth = malloc(IDS * sizeof *truth);
+    assert_true(key && other && expelled && saved && before && after && truth);
+    const uint32_t ks[] = {1, 5, 16};
+    for (int cons = 0; cons <= 1; cons++) {
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+            uint32_t k = ks[ki];
+            fl_cms *a = new_cms(61, 3, cons, k), *b = new_cms(61, 3, cons, k);
+            fl_cms *none = new_cms(61, 3, cons, 0); /* no candidates: the counters' own path */
+            memset(truth, 0, IDS * sizeof *truth);
+            uint64_t seed = 17 + k;
+            size_t reported = 0;
+            for (int step = 0; step < STEPS; step++) {
+                uint64_t r = splitmix(&seed);
+                /* Skewed ids: small ones come often, so candidates are updated in place. */
+                uint32_t id = (uint32_t)((r % IDS) * ((r >> 20) % IDS) / IDS);
+                uint32_t inc = (r >> 40) % 16 == 0 ? 0 : (r >> 40) % 16 == 1 ? 50 : 1;
+                size_t len = expel_key(id, key);
+                size_t nb = 0, na = 0;
+                assert_int_equal(fl_cms_top(a, before, 64, &nb), FL_OK);
+                for (size_t i = 0; i < nb; i++) {
+                    memcpy(saved + i * (FL_CMS_KEY_MAX + 1), before[i].key, before[i].len);
+                    before[i].key = (const uint8_t *)saved + i * (FL_CMS_KEY_MAX + 1);
+                }
+                size_t out_len = 0;
+                assert_int_equal(fl_cms_add_bytes_expel(a, key, len, inc, expelled, &out_len),
+                                 FL_OK);
+                assert_int_equal(fl_cms_add_bytes(b, key, len, inc), FL_OK);
+                assert_int_equal(fl_cms_add_bytes(none, key, len, inc), FL_OK);
+                truth[id] += inc;
+                assert_int_equal(fl_cms_top(a, after, 64, &na), FL_OK);
+                size_t left = 0, left_at = 0;
+                for (size_t i = 0; i < nb; i++)
+                    if (!has_key(after, na, before[i].key, before[i].len)) left++, left_at = i;
+                if (out_len == SIZE_MAX) {
+                    assert_int_equal(left, 0);
+                } else {
+                    reported++;
+                    assert_int_equal(left, 1);
+                    assert_int_equal(nb, k);
+                    assert_int_equal(out_len, before[left_at].len);
+                    if (out_len) assert_memory_equal(expelled, before[left_at].key, out_len);
+                    assert_true(has_key(after, na, key, len));
+                }
+                assert_int_equal(fl_cms_is_candidate(a, key, len), has_key(after, na, key, len));
+                size_t olen = expel_key((uint32_t)((r >> 8) % IDS), other);
+                assert_int_equal(fl_cms_is_candidate(a, other, olen),
+                                 has_key(after, na, other, olen));
+                for (size_t i = 0; i < na; i++) {
+                    for (uint32_t j = 0; j < IDS; j++) {
+                        size_t jl = expel_key(j, other);
+                        if (jl == after[i].len && (jl == 0 || !memcmp(other, after[i].key, jl)))
+                            assert_true(after[i].estimate >= truth[j]);
+                    }
+                }
+            }
+            assert_true(reported >= 5); /* evictions were exercised */
+            assert_false(fl_cms_is_candidate(a, key, FL_CMS_KEY_MAX + 1));
+            assert_same_sketch(a, b);
+            assert_int_equal(a->total, none->total);
+            assert_memory_equal(a->counters, none->counters, a->bytes);
+            fl_cms_free(a);
+            fl_cms_free(b);
+            fl_cms_free(none);
+        }
+    }
+    /* u64 keys are candidates by their 8 little-endian bytes. */
+    fl_cms *c = new_cms(61, 3, 1, 4);
+    assert_int_equal(fl_cms_add_u64(c, 0x0807060504030201ull, 3), FL_OK);
+    const uint8_t le[8] = {1, 2, 3, 4, 5, 6, 7, 8}, be[8] = {8, 7, 6, 5, 4, 3, 2, 1};
+    assert_true(fl_cms_is_candidate(c, le, 8));
+    assert_false(fl_cms_is_candidate(c, be, 8));
+    /* Refusals: nothing counted, nothing reported. */
+    size_t out_len = 0;
+    assert_int_equal(fl_cms_add_bytes_expel(NULL, "a", 1, 1, expelled, &out_len),
+                     FL_ERR_INVALID_ARG);
+    assert_int_equal(out_len, SIZE_MAX);
+    assert_int_equal(fl_cms_add_bytes_expel(c, NULL, 1, 1, expelled, &out_len),
+                     FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_cms_add_bytes_expel(c, "a", 1, 1, NULL, &out_len), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_cms_add_bytes_expel(c, "a", 1, 1, expelled, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_cms_total(c), 3);
+    assert_false(fl_cms_is_candidate(NULL, "a", 1));
+    assert_false(fl_cms_is_candidate(c, NULL, 1));
+    fl_cms_free(c);
+    /* No candidates tracked: counted, nothing reported. */
+    c = new_cms(61, 3, 1, 0);
+    out_len = 0;
+    assert_int_equal(fl_cms_add_bytes_expel(c, "a", 1, 2, expelled, &out_len), FL_OK);
+    assert_int_equal(out_len, SIZE_MAX);
+    assert_int_equal(fl_cms_query_bytes(c, "a", 1), 2);
+    assert_false(fl_cms_is_candidate(c, "a", 1));
+    fl_cms_free(c);
+    free(key), free(other), free(expelled), free(saved), free(before), free(after), free(truth);
+}
+
 static void test_batch_equals_single(void **state) {
     (void)state;
     const size_t n = 5003;
@@ -824,6 +953,7 @@ int main(void) {
         cmocka_unit_test(test_merge_weighted),
         cmocka_unit_test(test_heavy_hitters_zipf),
         cmocka_unit_test(test_top_byte_keys),
+        cmocka_unit_test(test_add_expel),
         cmocka_unit_test(test_batch_equals_single),
         cmocka_unit_test(test_batch_at_saturation_boundary),
         cmocka_unit_test(test_round_trip),

@@ -223,6 +223,46 @@ def test_cf(r):
     check(p16 == 2 * p8, f"FPBITS 8 vs 16 payload bytes {p8} {p16}")
 
 
+def test_single_equals_batch(r):
+    """The one-item commands (their own code paths: BF.ADD, BF.EXISTS, CF.EXISTS, CF.ADDNX)
+    answer as the batch ones, on chains grown to several filters so the one-key lookups
+    must reach the older ones, with batches on both sides of the module's inline batch
+    size (128 items)."""
+    r = RAW
+    keys = items("sb", 900)
+    probe = keys[::3] + items("sb-absent", 300)
+    for name in ("sb1", "sb2"):
+        r.execute_command("BF.RESERVE", name, 0.01, 50)
+    one = [r.execute_command("BF.ADD", "sb1", k) for k in keys + keys[:20]]
+    many = []
+    for part in chunked(keys + keys[:20], 200):
+        many += r.execute_command("BF.MADD", "sb2", *part)
+    check(one == many and sum(one) >= 890, "BF.ADD one by one = BF.MADD")
+    filters = info_dict("BF.INFO", "sb1", r)["Number of filters"]
+    check(filters >= 3, f"BF chain grew to {filters} filters")
+    single = [r.execute_command("BF.EXISTS", "sb1", k) for k in probe]
+    check(single == r.execute_command("BF.MEXISTS", "sb1", *probe) and
+          single == sum((r.execute_command("BF.MEXISTS", "sb1", *part)
+                         for part in chunked(probe, 100)), []) and
+          all(single[:300]), "BF.EXISTS = BF.MEXISTS (600 and 100 at a time), no false negative")
+    check(r.execute_command("BF.EXISTS", "sb-missing", "x") == 0, "BF.EXISTS on a missing key")
+    for name in ("sc1", "sc2"):
+        r.execute_command("CF.RESERVE", name, 64, "EXPANSION", 2)
+    one = [r.execute_command("CF.ADDNX", "sc1", k) for k in keys + keys[:20]]
+    many = []
+    for part in chunked(keys + keys[:20], 200):
+        many += r.execute_command("CF.INSERTNX", "sc2", "ITEMS", *part)
+    check(one == many and sum(one) >= 880, "CF.ADDNX one by one = CF.INSERTNX")
+    filters = info_dict("CF.INFO", "sc1", r)["Number of filters"]
+    check(filters >= 3, f"CF chain grew to {filters} filters")
+    single = [r.execute_command("CF.EXISTS", "sc1", k) for k in probe]
+    check(single == r.execute_command("CF.MEXISTS", "sc1", *probe) and
+          single == sum((r.execute_command("CF.MEXISTS", "sc1", *part)
+                         for part in chunked(probe, 100)), []) and
+          all(single[:300]), "CF.EXISTS = CF.MEXISTS (600 and 100 at a time), no false negative")
+    check(r.execute_command("CF.EXISTS", "sc-missing", "x") == 0, "CF.EXISTS on a missing key")
+
+
 def test_cms(r):
     cms = r.cms()
     check(cms.initbydim("dim", 1000, 5) is True, "CMS.INITBYDIM replies OK")
@@ -289,6 +329,52 @@ def test_topk(r):
     check(info.width == 8 and info.depth == 7 and float(info.decay) == 0.9,
           "TOPK.RESERVE defaults: width 8, depth 7, decay 0.9")
     check(refused(tk.add, "missing", "a", match="does not exist"), "TOPK.ADD missing key")
+    test_topk_expelled(r)
+
+
+def test_topk_expelled(r):
+    """TOPK.ADD / TOPK.INCRBY's expelled item is the one TOPK.LIST lost with the add (nil when
+    it lost none), through many evictions, repeated items, the empty item and an item too
+    long to be kept (counted, never listed); one multi-item TOPK.ADD replies as its items
+    added one by one; TOPK.QUERY is membership of TOPK.LIST; no count below the truth."""
+    r = RAW  # bytes replies whatever callbacks r.topk() installed
+    rnd = random.Random(11)
+    long_item = "L" * 5000
+    names = [f"i{n}" + ("x" * 200 if n % 9 == 0 else "") for n in range(60)] + ["", long_item]
+    stream = [names[min(int(len(names) * rnd.random() ** 2), len(names) - 1)] for _ in range(600)]
+    r.execute_command("TOPK.RESERVE", "tkx", 5, 20, 3, 0.9)
+    r.execute_command("TOPK.RESERVE", "tky", 5, 20, 3, 0.9)
+    truth, expelled, bad = {}, 0, []
+    for i, item in enumerate(stream):
+        before = [x.decode() for x in r.execute_command("TOPK.LIST", "tkx")]
+        if i % 3 == 0:
+            inc = rnd.choice([0, 1, 7])
+            out = r.execute_command("TOPK.INCRBY", "tkx", item, inc)[0]
+        else:
+            inc = 1
+            out = r.execute_command("TOPK.ADD", "tkx", item)[0]
+        truth[item] = truth.get(item, 0) + inc
+        if out is not None:
+            out = out.decode()
+        after = [x.decode() for x in r.execute_command("TOPK.LIST", "tkx")]
+        left = [x for x in before if x not in after]
+        if out is not None:
+            expelled += 1
+        if left != ([out] if out is not None else []):
+            bad.append((i, item[:20], out, left))
+    check(not bad, f"TOPK expelled = the item TOPK.LIST lost: {bad[:3]}")
+    check(expelled > 20, f"TOPK: evictions exercised ({expelled})")
+    listed = [x.decode() for x in r.execute_command("TOPK.LIST", "tkx")]
+    check(long_item not in listed, "TOPK: an item past 4096 bytes is never listed")
+    q = r.execute_command("TOPK.QUERY", "tkx", *names)
+    check(q == [int(n in listed) for n in names], "TOPK.QUERY = TOPK.LIST membership")
+    counts = r.execute_command("TOPK.COUNT", "tkx", *truth)
+    check(all(c >= truth[n] for n, c in zip(truth, counts)), "TOPK.COUNT never below the truth")
+    ones = [r.execute_command("TOPK.ADD", "tky", item)[0] for item in stream[:300]]
+    r.execute_command("DEL", "tky")
+    r.execute_command("TOPK.RESERVE", "tky", 5, 20, 3, 0.9)
+    many = r.execute_command("TOPK.ADD", "tky", *stream[:300])
+    check(many == ones, "TOPK.ADD of many items = the items added one by one")
 
 
 # ---- bad input ---------------------------------------------------------------------------
@@ -672,7 +758,8 @@ def main():
         r = srv.client()
         RAW = srv.client()
         print("redis-server", r.info("server")["redis_version"], "on port", srv.port)
-        for name, fn in (("bf", test_bf), ("cf", test_cf), ("cms", test_cms),
+        for name, fn in (("bf", test_bf), ("cf", test_cf),
+                         ("single = batch", test_single_equals_batch), ("cms", test_cms),
                          ("topk", test_topk), ("kernel", lambda _r: test_kernel()),
                          ("errors", test_errors),
                          ("rdb", test_rdb_reload), ("corrupt rdb", test_corrupt_rdb_payload),

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""scripts/bench-redis --against's plumbing, with a tiny run (not a measurement): the module
+passed as both sides, so it checks what the script runs and writes, never a speed (60,000
+items: the 100-item runs stay long enough for redis-benchmark's millisecond clock).
+
+    tests/redis/test_bench_against.py BUILD_DIR MODULE.so
+
+Two servers start and stop; every RedisBloom command row has both columns, its ratio and
+goal; SADD and SISMEMBER are there as the native ceiling; the top-k recall of both sides is
+there; the load averages are recorded; the Markdown has the table. A missing --against file
+is one clear error line and no output. Skipped (77) without redis-server, redis-benchmark or
+python3-redis."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from redis_server import skip_if_unavailable  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "scripts", "bench-redis")
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+    return cond
+
+
+def main():
+    skip_if_unavailable()
+    if not os.access("/usr/bin/redis-benchmark", os.X_OK):
+        print("SKIP: /usr/bin/redis-benchmark is not installed (scripts/setup installs it)")
+        sys.exit(77)
+    build, module = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    with tempfile.TemporaryDirectory(prefix="fl_bench_against_") as out:
+        p = subprocess.run([sys.executable, SCRIPT, "--build", build, "--module", module,
+                            "--against", module, "--items", "60000", "--reps", "2",
+                            "--out", out], capture_output=True, text=True, timeout=240,
+                           stdin=subprocess.DEVNULL)
+        if not check(p.returncode == 0, f"bench-redis --against exit {p.returncode}:\n"
+                                        f"{p.stdout[-2000:]}\n{p.stderr[-3000:]}"):
+            sys.exit(1)
+        with open(os.path.join(out, "redis-against.json")) as f:
+            d = json.load(f)
+        with open(os.path.join(out, "redis-against.md")) as f:
+            md = f.read()
+        names = [r["command"] for r in d["rows"]]
+        check(names == ["BF.ADD", "BF.EXISTS", "BF.MADD", "BF.MEXISTS", "CF.ADD", "CF.EXISTS",
+                        "CF.MEXISTS", "CMS.INCRBY", "CMS.QUERY", "TOPK.ADD"], f"rows {names}")
+        for r in d["rows"]:
+            check(r["filterlab_items_per_s"] > 0 and r["other_items_per_s"] > 0 and
+                  abs(r["ratio"] - r["filterlab_items_per_s"] / r["other_items_per_s"]) < 1e-9
+                  and r["goal"] in (1.0, 2.0), f"row {r}")
+            check((r["filterlab_over_sismember"] is not None) == (r["items_per_command"] == 1),
+                  f"SISMEMBER ratio for single-item rows only: {r}")
+            res = d["results"][r["command"]]
+            check(len(res["filterlab"]["runs"]) == 2 and len(res["other"]["runs"]) == 2,
+                  f"{r['command']}: two runs a side")
+        check(d["native"]["SISMEMBER"] > 0 and d["native"]["SADD"] > 0, "native ceiling")
+        for side in ("filterlab", "other"):
+            t = d["topk_recall"][side]
+            check(t["listed"] == 50 and 0 <= t["recall"] <= 1 and
+                  t["listed_below_true_count"] == 0, f"top-k recall {side}: {t}")
+        check(len(d["load_average_before"]) == 3 and len(d["load_average_after"]) == 3,
+              "load averages recorded")
+        check(d["modules"]["other"]["path"] == module and
+              any(m["name"] == "filterlab" for m in d["modules"]["other"]["loaded"]),
+              f"the other module is recorded: {d['modules']}")
+        check("| command | items/command | filterlab items/s | other items/s |" in md and
+              "SISMEMBER" in md and "recall" in md, "the Markdown table")
+        missing = os.path.join(out, "none.so")
+        p = subprocess.run([sys.executable, SCRIPT, "--build", build, "--module", module,
+                            "--against", missing, "--out", os.path.join(out, "x")],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and
+              "none.so" in p.stderr and not os.path.exists(os.path.join(out, "x")),
+              f"a missing --against file: exit {p.returncode}, {p.stderr!r}")
+    print("bench-redis --against:", "ok" if failures == 0 else f"{failures} failure(s)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
