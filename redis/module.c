@@ -29,6 +29,13 @@ int flr_api_init(RedisModuleCtx *ctx) {
     return REDISMODULE_OK;
 }
 
+/* One name-value pair of a reply: the name a simple string, the value a bulk string (a
+ * sentence may hold any character). */
+static void reply_field(RedisModuleCtx *ctx, const char *name, const char *text) {
+    RedisModule_ReplyWithSimpleString(ctx, name);
+    RedisModule_ReplyWithStringBuffer(ctx, text, strlen(text));
+}
+
 /* FILTERLAB.KERNEL: the process's kernel ("auto" when each module entry has its own), why,
  * the kernels this CPU runs, the wisdom file's status, and per module entry the kernel and
  * why: one [entry, size classes, kernel, reason] array per run of size classes that agree
@@ -39,9 +46,7 @@ static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithArray(ctx, 10);
     RedisModule_ReplyWithSimpleString(ctx, "Kernel");
     RedisModule_ReplyWithSimpleString(ctx, fl_kernel_active());
-    RedisModule_ReplyWithSimpleString(ctx, "Reason");
-    const char *reason = fl_kernel_reason();
-    RedisModule_ReplyWithStringBuffer(ctx, reason, strlen(reason));
+    reply_field(ctx, "Reason", fl_kernel_reason());
     RedisModule_ReplyWithSimpleString(ctx, "Supported");
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
     long n = 0;
@@ -56,9 +61,7 @@ static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
     }
     RedisModule_ReplySetArrayLength(ctx, n);
-    RedisModule_ReplyWithSimpleString(ctx, "Wisdom");
-    const char *wisdom = fl_kernel_wisdom_status();
-    RedisModule_ReplyWithStringBuffer(ctx, wisdom, strlen(wisdom));
+    reply_field(ctx, "Wisdom", fl_kernel_wisdom_status());
     RedisModule_ReplyWithSimpleString(ctx, "Entries");
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
     long rows = 0;
