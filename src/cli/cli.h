@@ -126,6 +126,7 @@ void cli_getopt_reset(void);
 typedef enum cli_variant_set {
     CLI_VARIANTS_ALL,
     CLI_VARIANTS_NEVER_FULL, /* no FL_CAP_MAY_FILL: chains and layers, which must take a key */
+    CLI_VARIANTS_MAY_FILL,   /* FL_CAP_MAY_FILL: the rest, which may refuse a key */
     CLI_VARIANTS_BIT_ARRAYS, /* plain Bloom bit arrays (no slots, no counters): compressible */
     CLI_VARIANTS_DELETE,     /* FL_CAP_DELETE */
 } cli_variant_set;
