@@ -481,6 +481,13 @@ fl_status fl_size_class_limits(uint64_t limits[3]);
  * fl_kernel_tune(). FL_ERR_INVALID_ARG for an unknown entry or class or NULL outputs. */
 fl_status fl_kernel_choice(const char *entry, int size_class, const char **kernel,
                            const char **reason);
+/* The run of size classes from `size_class` on whose choice for `entry` is the same kernel
+ * and reason: that kernel and reason as fl_kernel_choice gives them, *end the first class
+ * past the run (FL_SIZE_CLASSES at the last), and the run's label in `label` ("all" for
+ * every class, "L1", "L2-DRAM"; 16 bytes hold any). Errors as fl_kernel_choice, and
+ * FL_ERR_INVALID_ARG for a NULL end or label or a zero cap. */
+fl_status fl_kernel_choice_run(const char *entry, int size_class, const char **kernel,
+                               const char **reason, int *end, char *label, size_t cap);
 /* The kernel and reason the process's batch lookups (fl_contains_hashes) use for a filter of
  * this geometry: its variant's lookup entry at the size class of its payload, so a caller
  * can say what a filter it is about to build would run without building it.

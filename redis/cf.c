@@ -359,17 +359,28 @@ static size_t cf_mem_usage(const void *v) {
     return sizeof *c + sizeof *c->chain + t.bytes + (size_t)c->chain->filters * 256;
 }
 
+/* CF.INFO's and CF.DEBUG's start: `CMD key` opened for reading, its chain's totals in *t.
+ * NULL when the reply (wrong arity, no such key) has been sent. */
+static RedisModuleKey *open_report(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                                   void **v, cf_totals *t) {
+    if (argc != 2) {
+        RedisModule_WrongArity(ctx);
+        return NULL;
+    }
+    RedisModuleKey *key =
+        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", v);
+    if (key) cf_chain_totals(((cf_value *)*v)->chain, t);
+    return key;
+}
+
 /* CF.INFO key: exactly RedisBloom's fields (clients read them by position). The bucket
  * size is the table's (4 slots); the one CF.RESERVE asked for is in FILTERLAB.INFO. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key =
-        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", &v);
+    cf_totals t;
+    RedisModuleKey *key = open_report(ctx, argv, argc, &v, &t);
     if (!key) return REDISMODULE_OK;
     const cf_chain *ch = ((cf_value *)v)->chain;
-    cf_totals t;
-    cf_chain_totals(ch, &t);
     RedisModule_ReplyWithArray(ctx, 16);
     RedisModule_ReplyWithSimpleString(ctx, "Size");
     RedisModule_ReplyWithLongLong(ctx, (long long)cf_mem_usage(v));
@@ -421,14 +432,11 @@ int flr_cf_info_extra(RedisModuleCtx *ctx, void *v) {
  * max_iterations:M expansion:E", with the chain's numbers: B is the table's bucket size
  * (4) and N the buckets of all filters, so N * B is the slots. */
 static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
-    if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
-    RedisModuleKey *key =
-        flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", &v);
+    cf_totals t;
+    RedisModuleKey *key = open_report(ctx, argv, argc, &v, &t);
     if (!key) return REDISMODULE_OK;
     const cf_chain *ch = ((cf_value *)v)->chain;
-    cf_totals t;
-    cf_chain_totals(ch, &t);
     char line[256];
     int n = snprintf(line, sizeof line,
                      "bktsize:%u buckets:%llu items:%llu deletes:%llu filters:%u "

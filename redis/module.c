@@ -29,6 +29,13 @@ int flr_api_init(RedisModuleCtx *ctx) {
     return REDISMODULE_OK;
 }
 
+/* One name-value pair of a reply: the name a simple string, the value a bulk string (a
+ * sentence may hold any character). */
+static void reply_field(RedisModuleCtx *ctx, const char *name, const char *text) {
+    RedisModule_ReplyWithSimpleString(ctx, name);
+    RedisModule_ReplyWithStringBuffer(ctx, text, strlen(text));
+}
+
 /* FILTERLAB.KERNEL: the process's kernel ("auto" when each module entry has its own), why,
  * the kernels this CPU runs, the wisdom file's status, and per module entry the kernel and
  * why: one [entry, size classes, kernel, reason] array per run of size classes that agree
@@ -39,9 +46,7 @@ static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithArray(ctx, 10);
     RedisModule_ReplyWithSimpleString(ctx, "Kernel");
     RedisModule_ReplyWithSimpleString(ctx, fl_kernel_active());
-    RedisModule_ReplyWithSimpleString(ctx, "Reason");
-    const char *reason = fl_kernel_reason();
-    RedisModule_ReplyWithStringBuffer(ctx, reason, strlen(reason));
+    reply_field(ctx, "Reason", fl_kernel_reason());
     RedisModule_ReplyWithSimpleString(ctx, "Supported");
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
     long n = 0;
@@ -56,36 +61,21 @@ static int cmd_kernel(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
     }
     RedisModule_ReplySetArrayLength(ctx, n);
-    RedisModule_ReplyWithSimpleString(ctx, "Wisdom");
-    const char *wisdom = fl_kernel_wisdom_status();
-    RedisModule_ReplyWithStringBuffer(ctx, wisdom, strlen(wisdom));
+    reply_field(ctx, "Wisdom", fl_kernel_wisdom_status());
     RedisModule_ReplyWithSimpleString(ctx, "Entries");
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_ARRAY_LEN);
     long rows = 0;
     for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
-        const char *entry = fl_kernel_entry_name(e), *k[FL_SIZE_CLASSES], *why[FL_SIZE_CLASSES];
-        int ok = 1;
-        for (int c = 0; c < FL_SIZE_CLASSES; c++)
-            ok &= fl_kernel_choice(entry, c, &k[c], &why[c]) == FL_OK;
-        if (!ok) continue;
-        for (int c = 0; c < FL_SIZE_CLASSES;) {
-            int d = c + 1;
-            while (d < FL_SIZE_CLASSES && !strcmp(k[d], k[c]) && !strcmp(why[d], why[c])) d++;
-            char size[16];
-            if (c == 0 && d == FL_SIZE_CLASSES)
-                snprintf(size, sizeof size, "all");
-            else if (d == c + 1)
-                snprintf(size, sizeof size, "%s", fl_size_class_name(c));
-            else
-                snprintf(size, sizeof size, "%s-%s", fl_size_class_name(c),
-                         fl_size_class_name(d - 1));
+        const char *entry = fl_kernel_entry_name(e), *k, *why;
+        char size[16];
+        for (int c = 0, d; c < FL_SIZE_CLASSES; c = d) {
+            if (fl_kernel_choice_run(entry, c, &k, &why, &d, size, sizeof size) != FL_OK) break;
             RedisModule_ReplyWithArray(ctx, 4);
             RedisModule_ReplyWithSimpleString(ctx, entry);
             RedisModule_ReplyWithSimpleString(ctx, size);
-            RedisModule_ReplyWithSimpleString(ctx, k[c]);
-            RedisModule_ReplyWithStringBuffer(ctx, why[c], strlen(why[c]));
+            RedisModule_ReplyWithSimpleString(ctx, k);
+            RedisModule_ReplyWithStringBuffer(ctx, why, strlen(why));
             rows++;
-            c = d;
         }
     }
     RedisModule_ReplySetArrayLength(ctx, rows);

@@ -254,6 +254,58 @@ static void wisdom_used_at_first_use(void **state) {
         }
 }
 
+/* fl_kernel_choice_run splits each entry's size classes into maximal runs of one kernel and
+ * reason, labelled as `filterlab kernels` and FILTERLAB.KERNEL print them. */
+static void choice_runs_group_agreeing_classes(void **state) {
+    (void)state;
+    char label[16];
+    const char *k, *why;
+    int end;
+    for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
+        const char *name = fl_kernel_entry_name(e), *prev_k = NULL, *prev_why = NULL;
+        for (int c = 0; c < FL_SIZE_CLASSES; c = end) {
+            assert_int_equal(fl_kernel_choice_run(name, c, &k, &why, &end, label, sizeof label),
+                             FL_OK);
+            assert_true(end > c && end <= FL_SIZE_CLASSES);
+            for (int x = c; x < end; x++) {
+                const char *xk, *xwhy;
+                assert_int_equal(fl_kernel_choice(name, x, &xk, &xwhy), FL_OK);
+                assert_string_equal(xk, k);
+                assert_string_equal(xwhy, why);
+            }
+            if (prev_k) /* maximal: the run before differs */
+                assert_true(strcmp(prev_k, k) != 0 || strcmp(prev_why, why) != 0);
+            prev_k = k;
+            prev_why = why;
+            const char *first = fl_size_class_name(c), *last = fl_size_class_name(end - 1);
+            if (c == 0 && end == FL_SIZE_CLASSES) {
+                assert_string_equal(label, "all");
+            } else {
+                assert_true(strncmp(label, first, strlen(first)) == 0);
+                if (end == c + 1)
+                    assert_string_equal(label + strlen(first), "");
+                else
+                    assert_true(label[strlen(first)] == '-' &&
+                                strcmp(label + strlen(first) + 1, last) == 0);
+            }
+        }
+    }
+    /* The wisdom file measured block512 lookups at L1 only: L1 is a run of its own. */
+    assert_int_equal(fl_kernel_choice_run("bloom.contains.block512", FL_SIZE_L1, &k, &why, &end,
+                                          label, sizeof label),
+                     FL_OK);
+    assert_string_equal(label, "L1");
+    assert_string_equal(k, "scalar");
+    assert_int_equal(end, FL_SIZE_L2);
+    assert_int_equal(fl_kernel_choice_run("no.such.entry", 0, &k, &why, &end, label, sizeof label),
+                     FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_kernel_choice_run("cms.query", FL_SIZE_CLASSES, &k, &why, &end, label,
+                                          sizeof label),
+                     FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_kernel_choice_run("cms.query", 0, &k, &why, NULL, label, sizeof label),
+                     FL_ERR_INVALID_ARG);
+}
+
 static void wisdom_rejected_with_reason(void **state) {
     (void)state;
     fl_wisdom_key here;
@@ -504,6 +556,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(env_override_unknown_name),
         cmocka_unit_test(wisdom_used_at_first_use),
+        cmocka_unit_test(choice_runs_group_agreeing_classes),
         cmocka_unit_test(describe_and_select),
         cmocka_unit_test(bind_per_filter),
         cmocka_unit_test(wisdom_rejected_with_reason),

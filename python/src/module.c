@@ -20,6 +20,20 @@ static int (*const flpy_classes[])(PyObject *) = {
     flpy_add_compressed,
 };
 
+/* Appends CLS(**kw) (filterlab._info) to list; built is 0 when filling kw failed. Takes kw
+ * over; returns -1 with an exception set on failure. */
+static int append_info(PyObject *list, const char *cls, PyObject *kw, int built)
+{
+    if (!built) {
+        Py_XDECREF(kw);
+        return -1;
+    }
+    PyObject *info = flpy_make_info(cls, kw);
+    int r = info == NULL ? -1 : PyList_Append(list, info);
+    Py_XDECREF(info);
+    return r;
+}
+
 static PyObject *kernels(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
 {
     size_t n = fl_kernel_count();
@@ -29,22 +43,16 @@ static PyObject *kernels(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
         if (fl_kernel_describe(i, &d) != FL_OK)
             continue;
         PyObject *kw = PyDict_New();
-        if (kw == NULL || flpy_set(kw, "name", PyUnicode_FromString(d.name)) < 0 ||
-            flpy_set(kw, "compiled", PyBool_FromLong(d.compiled)) < 0 ||
-            flpy_set(kw, "supported", PyBool_FromLong(d.supported)) < 0 ||
-            flpy_set(kw, "emulated", PyBool_FromLong(d.emulated)) < 0 ||
-            flpy_set(kw, "requires", PyUnicode_FromString(d.requires ? d.requires : "")) < 0) {
-            Py_XDECREF(kw);
+        int built = kw != NULL && flpy_set(kw, "name", PyUnicode_FromString(d.name)) == 0 &&
+                    flpy_set(kw, "compiled", PyBool_FromLong(d.compiled)) == 0 &&
+                    flpy_set(kw, "supported", PyBool_FromLong(d.supported)) == 0 &&
+                    flpy_set(kw, "emulated", PyBool_FromLong(d.emulated)) == 0 &&
+                    flpy_set(kw, "requires",
+                             PyUnicode_FromString(d.requires ? d.requires : "")) == 0;
+        if (append_info(list, "KernelInfo", kw, built) < 0) {
             Py_CLEAR(list);
             break;
         }
-        PyObject *info = flpy_make_info("KernelInfo", kw);
-        if (info == NULL || PyList_Append(list, info) < 0) {
-            Py_XDECREF(info);
-            Py_CLEAR(list);
-            break;
-        }
-        Py_DECREF(info);
     }
     return list;
 }
@@ -85,21 +93,15 @@ static PyObject *kernel_choices(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(igno
             if (fl_kernel_choice(entry, c, &kernel, &reason) != FL_OK)
                 continue;
             PyObject *kw = PyDict_New();
-            if (kw == NULL || flpy_set(kw, "entry", PyUnicode_FromString(entry)) < 0 ||
-                flpy_set(kw, "size_class", PyUnicode_FromString(fl_size_class_name(c))) < 0 ||
-                flpy_set(kw, "kernel", PyUnicode_FromString(kernel)) < 0 ||
-                flpy_set(kw, "reason", PyUnicode_FromString(reason)) < 0) {
-                Py_XDECREF(kw);
+            int built =
+                kw != NULL && flpy_set(kw, "entry", PyUnicode_FromString(entry)) == 0 &&
+                flpy_set(kw, "size_class", PyUnicode_FromString(fl_size_class_name(c))) == 0 &&
+                flpy_set(kw, "kernel", PyUnicode_FromString(kernel)) == 0 &&
+                flpy_set(kw, "reason", PyUnicode_FromString(reason)) == 0;
+            if (append_info(list, "KernelChoice", kw, built) < 0) {
                 Py_CLEAR(list);
                 break;
             }
-            PyObject *info = flpy_make_info("KernelChoice", kw);
-            if (info == NULL || PyList_Append(list, info) < 0) {
-                Py_XDECREF(info);
-                Py_CLEAR(list);
-                break;
-            }
-            Py_DECREF(info);
         }
     }
     return list;

@@ -103,6 +103,11 @@ int cli_getopt_error(const char *cmd, int c, char **argv);
 /* Parses a subcommand that takes no option but -h/--help: returns -1 to go on (optind is
  * then the first operand), else the exit status (help printed, or a usage error). */
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
+/* The same for a subcommand whose one other option is --json (*json: given or not), or
+ * -o/--output OUT (*output: its value, NULL when not given). */
+int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
+int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
+                    const char **output);
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
 /* After getopt, for a command whose output is -o OUT: exactly one operand named `input`
@@ -121,6 +126,7 @@ void cli_getopt_reset(void);
 typedef enum cli_variant_set {
     CLI_VARIANTS_ALL,
     CLI_VARIANTS_NEVER_FULL, /* no FL_CAP_MAY_FILL: chains and layers, which must take a key */
+    CLI_VARIANTS_MAY_FILL,   /* FL_CAP_MAY_FILL: the rest, which may refuse a key */
     CLI_VARIANTS_BIT_ARRAYS, /* plain Bloom bit arrays (no slots, no counters): compressible */
     CLI_VARIANTS_DELETE,     /* FL_CAP_DELETE */
 } cli_variant_set;
@@ -181,6 +187,30 @@ int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 /* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */
 int cli_save_filter(const fl_filter *f, const char *path);
+/* How to save one kind of object (cli_save_object): its library's serialized_size, save_mem
+ * and save_file calls, and its name in messages ("the compressed filter"). */
+typedef struct cli_saver {
+    const char *what;
+    size_t (*serialized_size)(const void *obj);
+    fl_status (*save_mem)(const void *obj, void *buf, size_t cap, size_t *written);
+    fl_status (*save_file)(const void *obj, const char *path);
+} cli_saver;
+/* Defines `static const cli_saver NAME` for the calls PREFIX_serialized_size, PREFIX_save_mem
+ * and PREFIX_save_file (PREFIX fl_cbf, fl_lbf, ...): the wrappers take const void *. */
+#define CLI_SAVER(name, prefix, what_)                                                       \
+    static size_t name##_size(const void *o) { return prefix##_serialized_size(o); }         \
+    static fl_status name##_mem(const void *o, void *b, size_t cap, size_t *w)                \
+    {                                                                                         \
+        return prefix##_save_mem(o, b, cap, w);                                               \
+    }                                                                                         \
+    static fl_status name##_file(const void *o, const char *p)                                \
+    {                                                                                         \
+        return prefix##_save_file(o, p);                                                      \
+    }                                                                                         \
+    static const cli_saver name = {(what_), name##_size, name##_mem, name##_file}
+/* Saves obj to path ("-" = stdout; a file is replaced atomically, between cli_replace_begin
+ * and cli_replace_end); on failure prints one line and returns EXIT_DATA. */
+int cli_save_object(const void *obj, const cli_saver *how, const char *path);
 /* Scalable Bloom chains, the same way (create, load, save). */
 int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out);
 int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out);

@@ -40,11 +40,8 @@ static void help(void)
         "  -o, --output FILTER\n"
         "                      write the filter here ('-': standard output)\n"
         );
-    char may_fill[64] = "";
-    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++)
-        if (!cli_variant_in(CLI_VARIANTS_NEVER_FULL, (fl_variant)v))
-            snprintf(may_fill + strlen(may_fill), sizeof may_fill - strlen(may_fill), "%s%s",
-                     may_fill[0] ? ", " : "", fl_variant_name((fl_variant)v));
+    char may_fill[64];
+    cli_variant_list(CLI_VARIANTS_MAY_FILL, ", ", may_fill, sizeof may_fill);
     cli_help_option(22, "--grow", "save a scalable Bloom filter (Almeida et al. 2007) instead: "
                     "its first sub-filter holds --n keys, and it grows past them with its FPR "
                     "staying under --fpr (needs --n --fpr; not %s); a key already reported is "

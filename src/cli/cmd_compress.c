@@ -31,30 +31,7 @@ static int load_cbf(const char *path, size_t max_bytes, fl_cbf **z)
     return cli_load_error(path, s, errno, cli_kind_name(FL_FILE_COMPRESSED_BLOOM), max_bytes);
 }
 
-static int save_cbf(const fl_cbf *z, const char *path)
-{
-    if (strcmp(path, "-") == 0) { /* standard output: serialized whole, then written */
-        size_t need = fl_cbf_serialized_size(z), written = 0;
-        unsigned char *buf = malloc(need ? need : 1);
-        if (!buf)
-            return cli_fail(EXIT_DATA, "out of memory serializing the compressed filter");
-        fl_status s = fl_cbf_save_mem(z, buf, need, &written);
-        int rc = s == FL_OK ? cli_write_file(path, buf, written)
-                            : cli_fail(EXIT_DATA, "cannot serialize: %s", fl_strerror(s));
-        free(buf);
-        return rc;
-    }
-    cli_replace_begin(path);
-    errno = 0;
-    fl_status s = fl_cbf_save_file(z, path);
-    int e = errno;
-    cli_replace_end(s);
-    if (s == FL_OK)
-        return EXIT_OK;
-    if (s == FL_ERR_IO && e)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
-}
+CLI_SAVER(cbf_saver, fl_cbf, "the compressed filter");
 
 /* ---- compress ----------------------------------------------------------------------------- */
 
@@ -293,7 +270,7 @@ int cmd_compress(int argc, char **argv, const cli_globals *g)
                         s == FL_ERR_UNSUPPORTED ? " (only Bloom bit arrays compress: " : "",
                         s == FL_ERR_UNSUPPORTED ? list : "", s == FL_ERR_UNSUPPORTED ? ")" : "");
     }
-    rc = save_cbf(z, output);
+    rc = cli_save_object(z, &cbf_saver, output);
     if (rc == EXIT_OK) {
         fl_cbf_info in;
         fl_cbf_get_info(z, &in);
@@ -334,21 +311,11 @@ static void help_decompress(void)
 int cmd_decompress(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "decompress";
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_decompress);
-        }
-    }
-    int rc = cli_output_operands(CMD, argc, argv, "FILTER");
+    const char *output;
+    int rc = cli_output_only(CMD, argc, argv, help_decompress, &output);
+    if (rc >= 0)
+        return rc;
+    rc = cli_output_operands(CMD, argc, argv, "FILTER");
     if (rc != EXIT_OK)
         return rc;
     if (!output)

@@ -34,11 +34,7 @@ static void help(void)
     char types[128], fixed[128];
     cli_variant_list(CLI_VARIANTS_ALL, ", ", types, sizeof types);
     /* The variants that may refuse a key cannot be chained (fl_sbf_create refuses them). */
-    fixed[0] = '\0';
-    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++)
-        if (!cli_variant_in(CLI_VARIANTS_NEVER_FULL, (fl_variant)v))
-            snprintf(fixed + strlen(fixed), sizeof fixed - strlen(fixed), "%s%s",
-                     fixed[0] ? ", " : "", fl_variant_name((fl_variant)v));
+    cli_variant_list(CLI_VARIANTS_MAY_FILL, ", ", fixed, sizeof fixed);
     cli_help_option(16, "--type TYPE", "filter variant: %s (default block512); %s cannot be "
                     "chained, so it runs fixed-size (as --no-grow) and a full one stops the run "
                     "with exit status 2", types, fixed);

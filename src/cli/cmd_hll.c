@@ -180,25 +180,13 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
 int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-merge";
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, merge_help);
-        }
-    }
+    const char *output;
+    int rc = cli_output_only(CMD, argc, argv, merge_help, &output);
+    if (rc >= 0)
+        return rc;
     if (optind == argc) return cli_usage_error(CMD, "give at least one HLL file");
     fl_hll *dst = NULL;
-    int rc = load_hll(argv[optind], &dst);
+    rc = load_hll(argv[optind], &dst);
     for (int i = optind + 1; i < argc && rc == EXIT_OK; i++) {
         fl_hll *src;
         rc = load_hll(argv[i], &src);

@@ -132,21 +132,9 @@ static void print_text(const fl_host *h)
 int cmd_host(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int json = 0, c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
+    int json, rc;
+    if ((rc = cli_json_only(CMD, argc, argv, help, &json)) >= 0)
+        return rc;
     if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
         return EXIT_USAGE;
     static fl_host h; /* about 7 KiB: kept off the stack */

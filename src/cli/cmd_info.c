@@ -183,21 +183,9 @@ static int info_sbf(const char *path, fl_sbf *s, int json)
 
 int cmd_info(int argc, char **argv, const cli_globals *g)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int json = 0, c, rc;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
+    int json, rc;
+    if ((rc = cli_json_only(CMD, argc, argv, help, &json)) >= 0)
+        return rc;
     if ((rc = cli_one_operand(CMD, argc, argv, "FILTER")) != EXIT_OK)
         return rc;
     const char *path = argv[optind];

@@ -42,28 +42,13 @@ static int print_choices(void)
     const char *head[] = {"entry", "size", "kernel", "why"};
     cli_table_row(t, head);
     for (size_t e = 0; e < fl_kernel_entry_count(); e++) {
-        const char *name = fl_kernel_entry_name(e);
-        const char *k[FL_SIZE_CLASSES], *why[FL_SIZE_CLASSES];
-        int ok = 1;
-        for (int c = 0; c < FL_SIZE_CLASSES; c++)
-            ok &= fl_kernel_choice(name, c, &k[c], &why[c]) == FL_OK;
-        if (!ok)
-            continue;
-        for (int c = 0; c < FL_SIZE_CLASSES;) {
-            int d = c + 1;
-            while (d < FL_SIZE_CLASSES && !strcmp(k[d], k[c]) && !strcmp(why[d], why[c]))
-                d++;
-            char size[16];
-            if (c == 0 && d == FL_SIZE_CLASSES)
-                snprintf(size, sizeof size, "all");
-            else if (d == c + 1)
-                snprintf(size, sizeof size, "%s", fl_size_class_name(c));
-            else
-                snprintf(size, sizeof size, "%s-%s", fl_size_class_name(c),
-                         fl_size_class_name(d - 1));
-            const char *row[] = {name, size, k[c], why[c]};
+        const char *name = fl_kernel_entry_name(e), *k, *why;
+        char size[16];
+        for (int c = 0, d; c < FL_SIZE_CLASSES; c = d) {
+            if (fl_kernel_choice_run(name, c, &k, &why, &d, size, sizeof size) != FL_OK)
+                break;
+            const char *row[] = {name, size, k, why};
             cli_table_row(t, row);
-            c = d;
         }
     }
     int rc = cli_table_print(t);
@@ -74,21 +59,9 @@ static int print_choices(void)
 int cmd_kernels(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int json = 0, c, rc;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
+    int json, rc;
+    if ((rc = cli_json_only(CMD, argc, argv, help, &json)) >= 0)
+        return rc;
     if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
         return EXIT_USAGE;
     if (json) {

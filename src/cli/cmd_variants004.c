@@ -14,30 +14,7 @@
 
 /* ---- shared ----------------------------------------------------------------------------- */
 
-static int save_lbf(const fl_lbf *l, const char *path)
-{
-    if (strcmp(path, "-") == 0) { /* standard output: serialized whole, then written */
-        size_t need = fl_lbf_serialized_size(l), written = 0;
-        unsigned char *buf = malloc(need ? need : 1);
-        if (!buf)
-            return cli_fail(EXIT_DATA, "out of memory serializing the layered filter");
-        fl_status s = fl_lbf_save_mem(l, buf, need, &written);
-        int rc = s == FL_OK ? cli_write_file(path, buf, written)
-                            : cli_fail(EXIT_DATA, "cannot serialize: %s", fl_strerror(s));
-        free(buf);
-        return rc;
-    }
-    cli_replace_begin(path);
-    errno = 0;
-    fl_status s = fl_lbf_save_file(l, path);
-    int e = errno;
-    cli_replace_end(s);
-    if (s == FL_OK)
-        return EXIT_OK;
-    if (s == FL_ERR_IO && e)
-        return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, strerror(e));
-    return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
-}
+CLI_SAVER(lbf_saver, fl_lbf, "the layered filter");
 
 /* A failed load of a layered or compressed (`kind`) file: one line, naming the file's own
  * kind when it holds another (kinds.c). */
@@ -181,7 +158,7 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     cli_progress_stop();
     size_t saturated = adds.saturated;
     if (rc == EXIT_OK)
-        rc = save_lbf(l, output);
+        rc = cli_save_object(l, &lbf_saver, output);
     if (rc == EXIT_OK && adds.lines == 0)
         cli_warn_no_keys(input, 1, "filter");
     if (rc == EXIT_OK && saturated)

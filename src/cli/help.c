@@ -19,6 +19,7 @@ int cli_variant_in(cli_variant_set set, fl_variant v)
     switch (set) {
     case CLI_VARIANTS_ALL: return 1;
     case CLI_VARIANTS_NEVER_FULL: return !(vi.caps & FL_CAP_MAY_FILL);
+    case CLI_VARIANTS_MAY_FILL: return (vi.caps & FL_CAP_MAY_FILL) != 0;
     case CLI_VARIANTS_BIT_ARRAYS: return vi.unit_slots == 0 && vi.counter_bits == 0;
     case CLI_VARIANTS_DELETE: return (vi.caps & FL_CAP_DELETE) != 0;
     }

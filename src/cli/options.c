@@ -108,22 +108,55 @@ int cli_getopt_error(const char *cmd, int c, char **argv)
     return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
-int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
+/* The parse behind cli_help_only, cli_json_only and cli_output_only: -h/--help and at most
+ * one other option, `extra` (NULL: none), whose last value (optarg; NULL for a flag) goes
+ * in *value and whose presence in *seen. */
+static int help_and_one(const char *cmd, int argc, char **argv, void (*help)(void),
+                        const struct option *extra, const char *shorts, const char **value,
+                        int *seen)
 {
-    static const struct option opts[] = {
+    const struct option end = {NULL, 0, NULL, 0};
+    const struct option opts[] = {
         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        extra ? *extra : end,
+        end,
     };
     int c;
     cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
         if (c == 'h') {
             help();
             return EXIT_OK;
         }
-        return cli_getopt_error(cmd, c, argv);
+        if (!extra || c != extra->val)
+            return cli_getopt_error(cmd, c, argv);
+        *value = optarg;
+        *seen = 1;
     }
     return -1;
+}
+
+int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
+{
+    return help_and_one(cmd, argc, argv, help, NULL, ":h", NULL, NULL);
+}
+
+int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json)
+{
+    /* --json has no short form. */
+    static const struct option json_opt = {"json", no_argument, NULL, 'j'};
+    const char *unused = NULL;
+    *json = 0;
+    return help_and_one(cmd, argc, argv, help, &json_opt, ":h", &unused, json);
+}
+
+int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
+                    const char **output)
+{
+    static const struct option output_opt = {"output", required_argument, NULL, 'o'};
+    int seen = 0;
+    *output = NULL;
+    return help_and_one(cmd, argc, argv, help, &output_opt, ":ho:", output, &seen);
 }
 
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)

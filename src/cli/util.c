@@ -267,42 +267,42 @@ static int write_status(const char *path, fl_status s, int e)
     return cli_fail(EXIT_DATA, "cannot write '%s': %s", path, fl_strerror(s));
 }
 
-/* Saves whichever of f (a filter) and sbf (a scalable chain) is given: the two kinds are
- * written the same way, so that "-" and a path behave alike for both. */
-static int save_filter_or_sbf(const fl_filter *f, const fl_sbf *sbf, const char *path)
+int cli_save_object(const void *obj, const cli_saver *how, const char *path)
 {
-    /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is
-     * fl_save_file's job (it replaces a link's target atomically and writes through what
+    /* "-" is stdout; everything else, devices, FIFOs and symbolic links included, is the
+     * save_file call's job (it replaces a link's target atomically and writes through what
      * cannot be replaced, such as a FIFO). */
-    if (strcmp(path, "-") == 0) {
-        size_t size = f ? fl_serialized_size(f) : fl_sbf_serialized_size(sbf), written = 0;
+    if (strcmp(path, "-") == 0) { /* serialized whole, then written */
+        size_t size = how->serialized_size(obj), written = 0;
         unsigned char *buf = malloc(size ? size : 1);
         if (!buf)
-            return cli_fail(EXIT_DATA, "out of memory serializing the filter");
-        fl_status s = f ? fl_save_mem(f, buf, size, &written)
-                        : fl_sbf_save_mem(sbf, buf, size, &written);
+            return cli_fail(EXIT_DATA, "out of memory serializing %s", how->what);
+        fl_status s = how->save_mem(obj, buf, size, &written);
         int rc = s == FL_OK ? cli_write_file(path, buf, written)
-                            : cli_fail(EXIT_DATA, "cannot serialize the filter: %s",
+                            : cli_fail(EXIT_DATA, "cannot serialize %s: %s", how->what,
                                        fl_strerror(s));
         free(buf);
         return rc;
     }
     cli_replace_begin(path);
     errno = 0;
-    fl_status s = f ? fl_save_file(f, path) : fl_sbf_save_file(sbf, path);
+    fl_status s = how->save_file(obj, path);
     int e = errno;
     cli_replace_end(s);
     return write_status(path, s, e);
 }
 
+CLI_SAVER(filter_saver, fl, "the filter");
+CLI_SAVER(sbf_saver, fl_sbf, "the filter");
+
 int cli_save_filter(const fl_filter *f, const char *path)
 {
-    return save_filter_or_sbf(f, NULL, path);
+    return cli_save_object(f, &filter_saver, path);
 }
 
 int cli_save_sbf(const fl_sbf *sbf, const char *path)
 {
-    return save_filter_or_sbf(NULL, sbf, path);
+    return cli_save_object(sbf, &sbf_saver, path);
 }
 
 int cli_read_file(const char *path, size_t cap, unsigned char **buf, size_t *len)

@@ -31,6 +31,7 @@ else
     FAILMALLOC=${2:-}
 fi
 # The checks run in a scratch directory: make the paths absolute first.
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
 case $PQ_MR in /*|'') ;; *) PQ_MR=$PWD/$PQ_MR ;; esac
 case $FAILMALLOC in /*|'') ;; *) FAILMALLOC=$PWD/$FAILMALLOC ;; esac
@@ -49,69 +50,15 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/filterlab-cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
-# In a cross build meson runs tests with its exe_wrapper (qemu-aarch64) in
-# MESON_EXE_WRAPPER: every "$FL" call below then goes through a small wrapper script.
-if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
-    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$MESON_EXE_WRAPPER" "$FL" >"$T/filterlab"
-    chmod +x "$T/filterlab"
-    FL=$T/filterlab
-fi
-
-passed=0
-failed=0
+. "$HERE/lib.sh"
 VARIANTS="classic block512 split256 reg64 cuckoo counting counting512"
 
-# check NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell with `set -e`.
-check() {
-    local name=$1
-    shift
-    # --parquet-mr runs the "parquet-mr: " checks, the main mode all the others.
-    case $name in
-        "parquet-mr: "*) [ "$MODE" = parquet-mr ] || return 0 ;;
-        *) [ "$MODE" = main ] || return 0 ;;
+# --parquet-mr runs the "parquet-mr: " checks, the main mode all the others.
+check_selected() {
+    case $1 in
+        "parquet-mr: "*) [ "$MODE" = parquet-mr ] ;;
+        *) [ "$MODE" = main ] ;;
     esac
-    # stdin is /dev/null so a command that wrongly reads it cannot hang the suite. The
-    # subshell must stand alone: in an `if` condition or before || bash ignores `set -e`.
-    (set -e; "$@") >"$T/check.log" 2>&1 </dev/null
-    local status=$?
-    if [ "$status" -eq 0 ]; then
-        echo "ok - $name"
-        passed=$((passed + 1))
-    else
-        echo "not ok - $name"
-        awk -v p="$name" '{ print "#   " p ": " $0 }' "$T/check.log" >&2
-        failed=$((failed + 1))
-    fi
-}
-
-fail() { echo "FAIL: $*"; return 1; }
-
-# run CMD...: stdout -> $T/out, stderr -> $T/err, status -> RC. A death by signal
-# (status >= 128) is a crash and fails the check.
-run() {
-    RC=0
-    "$@" >"$T/out" 2>"$T/err" || RC=$?
-    if [ "$RC" -ge 128 ]; then
-        fail "crashed (status $RC): $*"
-    fi
-    return 0
-}
-
-# expect_ok CMD...: status 0 and nothing on stderr.
-expect_ok() {
-    run "$@"
-    [ "$RC" -eq 0 ] || fail "status $RC, expected 0: $* :: $(cat "$T/err")"
-    [ ! -s "$T/err" ] || fail "unexpected stderr: $* :: $(cat "$T/err")"
-}
-
-# expect_error CODE CMD...: status CODE and exactly one stderr line starting "filterlab: ".
-expect_error() {
-    local code=$1
-    shift
-    run "$@"
-    [ "$RC" -eq "$code" ] || fail "status $RC, expected $code: $* :: $(cat "$T/err")"
-    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one stderr line: $* :: $(cat "$T/err")"
-    grep -q '^filterlab: ' "$T/err" || fail "stderr lacks the 'filterlab: ' prefix: $(cat "$T/err")"
 }
 
 same_file() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }

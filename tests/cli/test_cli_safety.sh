@@ -7,11 +7,12 @@
 #   tests/cli/test_cli_safety.sh FILTERLAB_BINARY
 #
 # Prints `ok - NAME` or `not ok - NAME` per check (details of failures go to stderr), then
-# `N passed, M failed`; exits non-zero if any check failed. Same helpers as test_cli.sh.
+# `N passed, M failed, K skipped`; exits non-zero if any check failed. Helpers: lib.sh.
 set -u
 
 FL=${1:?usage: test_cli_safety.sh FILTERLAB_BINARY}
 case $FL in /*) ;; *) FL=$PWD/$FL ;; esac
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ -x "$FL" ] || { echo "not an executable: $FL" >&2; exit 1; }
 unset FILTERLAB_KERNEL FILTERLAB_PROGRESS
 PY=/usr/bin/python3
@@ -20,67 +21,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/filterlab-safety.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
-# In a cross build meson runs tests with its exe_wrapper (qemu-aarch64) in
-# MESON_EXE_WRAPPER: every "$FL" call below then goes through a small wrapper script.
-if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
-    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$MESON_EXE_WRAPPER" "$FL" >"$T/filterlab"
-    chmod +x "$T/filterlab"
-    FL=$T/filterlab
-fi
-
-passed=0
-failed=0
-skipped=0
-
-# check NAME FUNCTION [ARGS...]: runs FUNCTION in a subshell with `set -e`. A function
-# that prints "SKIP: reason" and returns 77 is reported as skipped.
-check() {
-    local name=$1
-    shift
-    (set -e; "$@") >"$T/check.log" 2>&1 </dev/null
-    local status=$?
-    if [ "$status" -eq 0 ]; then
-        echo "ok - $name"
-        passed=$((passed + 1))
-    elif [ "$status" -eq 77 ]; then
-        echo "ok - $name # skip $(sed -n 's/^SKIP: //p' "$T/check.log" | head -1)"
-        skipped=$((skipped + 1))
-    else
-        echo "not ok - $name"
-        awk -v p="$name" '{ print "#   " p ": " $0 }' "$T/check.log" >&2
-        failed=$((failed + 1))
-    fi
-}
-
-fail() { echo "FAIL: $*"; return 1; }
-
-# run CMD...: stdout -> $T/out, stderr -> $T/err, status -> RC. A death by signal
-# (status >= 128) is a crash and fails the check.
-run() {
-    RC=0
-    "$@" >"$T/out" 2>"$T/err" || RC=$?
-    if [ "$RC" -ge 128 ]; then
-        fail "crashed (status $RC): $*"
-    fi
-    return 0
-}
-
-# expect_ok CMD...: status 0 and nothing on stderr.
-expect_ok() {
-    run "$@"
-    [ "$RC" -eq 0 ] || fail "status $RC, expected 0: $* :: $(cat "$T/err")"
-    [ ! -s "$T/err" ] || fail "unexpected stderr: $* :: $(cat "$T/err")"
-}
-
-# expect_error CODE CMD...: status CODE and exactly one stderr line starting "filterlab: ".
-expect_error() {
-    local code=$1
-    shift
-    run "$@"
-    [ "$RC" -eq "$code" ] || fail "status $RC, expected $code: $* :: $(cat "$T/err")"
-    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one stderr line: $* :: $(cat "$T/err")"
-    grep -q '^filterlab: ' "$T/err" || fail "stderr lacks the 'filterlab: ' prefix: $(cat "$T/err")"
-}
+. "$HERE/lib.sh"
 
 # expect_warning CMD...: status 0 and exactly one stderr line, a "filterlab: warning: ".
 expect_warning() {

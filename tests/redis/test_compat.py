@@ -20,21 +20,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis_server import Deadline, RedisServer, skip_if_unavailable  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 skip_if_unavailable()
 import redis  # noqa: E402
 
 MODULE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/redis/filterlab_redis.so")
 DEADLINE = Deadline(240)
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
 
 
 def error_of(r, *cmd):
@@ -433,17 +426,17 @@ def main():
                          ("topk", test_topk), ("topk recall", test_topk_recall)):
             DEADLINE.left()
             r.flushall()
-            before = failures
+            before = checks.failures
             fn(r)
-            print(f"{'ok' if failures == before else 'FAILED'} {name}")
+            print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
     for name, fn in (("cf max expansions", test_cf_max_expansions),
                      ("load arguments", test_load_args)):
         DEADLINE.left()
-        before = failures
+        before = checks.failures
         fn()
-        print(f"{'ok' if failures == before else 'FAILED'} {name}")
-    print(f"{failures} failed")
-    return 1 if failures else 0
+        print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
+    print(f"{checks.failures} failed")
+    return 1 if checks.failures else 0
 
 
 if __name__ == "__main__":

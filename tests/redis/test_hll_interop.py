@@ -24,6 +24,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis_server import Deadline, RedisServer, skip_if_unavailable  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 skip_if_unavailable()
 import redis  # noqa: E402
@@ -34,15 +36,6 @@ FILTERLAB = os.path.abspath(sys.argv[1])
 WRAPPER = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))
 DEADLINE = Deadline(240)  # the whole test, server start included
 TMP = tempfile.mkdtemp(prefix="fl_hll_interop_")  # filterlab's files and the server's dir
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
 
 
 def fl(args, data=None):
@@ -144,7 +137,7 @@ def main():
         run(r)
     finally:
         server.stop()
-    return 1 if failures else 0
+    return 1 if checks.failures else 0
 
 
 if __name__ == "__main__":

@@ -20,27 +20,20 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis_server import Deadline, RedisServer, skip_if_unavailable  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 skip_if_unavailable()
 import redis  # noqa: E402
 
 MODULE = os.path.abspath(sys.argv[1])
 DEADLINE = Deadline(280)
-failures = 0
 RAW = None  # a client without the helpers' reply callbacks (r.bf() installs them on r)
 
 
 def info_dict(cmd, key, client=None):
     raw = (client or RAW).execute_command(cmd, key)
     return dict(zip([k.decode() for k in raw[::2]], raw[1::2]))
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
 
 
 def refused(fn, *args, match=None):
@@ -765,20 +758,20 @@ def main():
                          ("rdb", test_rdb_reload), ("corrupt rdb", test_corrupt_rdb_payload),
                          ("scandump", test_scandump)):
             DEADLINE.left()
-            before = failures
+            before = checks.failures
             fn(r)
-            print(f"{'ok' if failures == before else 'FAILED'} {name}")
+            print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
         DEADLINE.left()
-        before = failures
+        before = checks.failures
         test_replication(srv, srv.tmp)
-        print(f"{'ok' if failures == before else 'FAILED'} replication")
-        before = failures
+        print(f"{'ok' if checks.failures == before else 'FAILED'} replication")
+        before = checks.failures
         test_aof_rewrite(srv)
-        print(f"{'ok' if failures == before else 'FAILED'} aof rewrite")
+        print(f"{'ok' if checks.failures == before else 'FAILED'} aof rewrite")
         log = open(srv.log, errors="replace").read()
         check(log.count("non-scaling Bloom filter 'ns' reached its capacity") == 1,
               "the full non-scaling filter was logged once")
-    return 1 if failures else 0
+    return 1 if checks.failures else 0
 
 
 if __name__ == "__main__":
