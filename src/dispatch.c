@@ -291,7 +291,6 @@ static void setup_candidates(void) {
  * tests/test_dispatch.c's rule cases with a fake CPU of that kind. */
 #define ALL_CLASSES 0xfu
 #define SMALL ((1u << FL_SIZE_L1) | (1u << FL_SIZE_L2))
-#define BEYOND_L2 ((1u << FL_SIZE_LLC) | (1u << FL_SIZE_DRAM))
 typedef struct rule {
     const char *uarchs;  /* space-separated fl_cpu_uarch names; NULL: any CPU */
     const char *entries; /* space-separated names, or prefixes ending in '.' */
@@ -302,7 +301,6 @@ typedef struct rule {
 
 #define ZEN4_SRC "AMD Zen 4 guest, filterlab advise and flbench"
 #define EMR_SRC "Emerald Rapids 2-vCPU KVM guest, checkkernels --bench --min, 2026-11-26"
-#define EMR_TUNE_SRC "results/emeraldrapids-kvm-2c-5bce/kernels/tune.txt, quiet machine"
 #define GATHERY "bloom.contains.classic counting.contains.classic"
 static const rule rules[] = {
     /* AMD Zen 4, measured. */
@@ -337,31 +335,9 @@ static const rule rules[] = {
     {"emeraldrapids sapphirerapids", "cms.query", SMALL, FL_CAND_AVX2,
      "Emerald Rapids: Count-Min queries 1.98 ns in avx2, 3.97 in avx512, 5.72 in scalar "
      "(depth 5, 0.1 MiB; " EMR_SRC ")"},
-    /* From `filterlab tune` on a quiet machine (EMR_TUNE_SRC); these replace figures first
-     * taken while other builds ran, where they disagreed by more than 5%. */
-    {"emeraldrapids sapphirerapids", "fuse. bloomier.", BEYOND_L2, FL_CAND_SCALAR,
-     "Emerald Rapids: binary fuse and Bloomier lookups past L2 ran 1.2-1.6x faster in scalar "
-     "than in avx512 (3-wise 8-bit fuse: 11.8 ns scalar, 14.2 avx2, 15.7 avx512 in LLC; 20.0, "
-     "26.8, 27.7 in DRAM; " EMR_TUNE_SRC ")"},
-    {"emeraldrapids sapphirerapids",
-     "bloom.contains.split256 bloom.contains.reg64 counting.contains.blocked", BEYOND_L2,
-     FL_CAND_AVX2,
-     "Emerald Rapids: blocked lookups past L2 1.05-1.14x faster in avx2 than in avx512 "
-     "(split256: 3.80 ns avx2, 3.99 avx512 in LLC; 7.81 and 8.87 in DRAM; reg64 4.07 and 4.52 "
-     "in LLC; " EMR_TUNE_SRC ")"},
-    {"emeraldrapids sapphirerapids", "cms.query", 1u << FL_SIZE_DRAM, FL_CAND_SCALAR,
-     "Emerald Rapids: Count-Min queries in DRAM 28.1 ns in scalar, 32.2 in avx512, 37.8 in avx2 "
-     "(" EMR_TUNE_SRC ")"},
-    {"emeraldrapids sapphirerapids", "cms.update cms.update_nosat", 1u << FL_SIZE_L2,
-     FL_CAND_AVX2,
-     "Emerald Rapids: Count-Min updates in L2 5.43 ns in avx2, 6.14 in avx512, 5.60 in scalar "
-     "(" EMR_TUNE_SRC ")"},
-    {"emeraldrapids sapphirerapids", "cms.update_cons", 1u << FL_SIZE_L1, FL_CAND_AVX512,
-     "Emerald Rapids: conservative Count-Min updates in L1 6.54 ns in avx512, 6.98 in avx2, "
-     "7.23 in scalar (" EMR_TUNE_SRC ")"},
-    {"emeraldrapids sapphirerapids", "cms.update_cons", 1u << FL_SIZE_L2, FL_CAND_AVX2,
-     "Emerald Rapids: conservative Count-Min updates in L2 7.79 ns in avx2, 9.22 in avx512, "
-     "8.73 in scalar (" EMR_TUNE_SRC ")"},
+    {"emeraldrapids sapphirerapids", "cms.update_cons", SMALL, FL_CAND_SCALAR,
+     "Emerald Rapids: conservative Count-Min updates 11.3 ns in scalar, 12.6 in avx2, 16.0 in "
+     "avx512 (depth 5, 0.1 MiB; " EMR_SRC ")"},
     {"emeraldrapids sapphirerapids", "cms.update_cons", ALL_CLASSES, FL_CAND_AVX2,
      "Emerald Rapids: conservative Count-Min updates 52.0 ns in avx2, 56.5 in avx512, 96.2 in "
      "scalar (depth 4, 64 MiB; " EMR_SRC ")"},
