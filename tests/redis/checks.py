@@ -1,6 +1,7 @@
 """The failed-check count the Redis module's tests keep (test_module.py, test_compat.py,
-test_hll_interop.py): check(cond, what) prints "FAIL: what" when cond is false, counts it in
-checks.failures and returns cond, so a test goes on after a failure and reports them all.
+test_hll_interop.py, test_bench_against.py): check(cond, what) prints "FAIL: what" when cond
+is false, counts it in checks.failures and returns cond, so a test goes on after a failure
+and reports them all.
 
     import checks
     from checks import check

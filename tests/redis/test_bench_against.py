@@ -18,18 +18,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis_server import skip_if_unavailable  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "bench-redis")
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
 
 
 def main():
@@ -81,8 +74,8 @@ def main():
         check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and
               "none.so" in p.stderr and not os.path.exists(os.path.join(out, "x")),
               f"a missing --against file: exit {p.returncode}, {p.stderr!r}")
-    print("bench-redis --against:", "ok" if failures == 0 else f"{failures} failure(s)")
-    sys.exit(1 if failures else 0)
+    print("bench-redis --against:", "ok" if checks.failures == 0 else f"{checks.failures} failure(s)")
+    sys.exit(1 if checks.failures else 0)
 
 
 if __name__ == "__main__":
