@@ -159,9 +159,8 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
     if (st != FL_OK) return st;
     /* The chain's variant, or classic where the chain fell back to it (src/sbf.c's
      * choose_layout): from then on every sub-filter is classic. */
-    int classic_before = i > 0 && s->filters[i - 1]->g.variant == FL_CLASSIC;
     int layout_ok = f.g.variant == FL_CLASSIC ||
-                    (f.g.variant == s->variant && !classic_before);
+                    (f.g.variant == s->variant && !fl_sbf_classic_from(s, i));
     if (!layout_ok || f.hash != s->hash || f.seed != s->seed) return FL_ERR_CORRUPT;
     if (fl_get64(p + FL_CODEC_HEAD_LEN) != cap || f.keys > cap) return FL_ERR_CORRUPT;
     if (i + 1 < filters && f.keys != cap) return FL_ERR_CORRUPT;

@@ -126,9 +126,7 @@ static fl_status size_filter(const fl_sbf *s, fl_variant v, uint32_t i, uint64_t
  * (their targets are smaller still), which also spares sizing the variant where that is
  * slow. */
 static fl_status choose_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geometry *g) {
-    int classic_before = i > 0 && s->filters[i - 1]->g.variant == FL_CLASSIC;
-    if (s->variant == FL_CLASSIC || classic_before)
-        return size_filter(s, FL_CLASSIC, i, cap, g);
+    if (fl_sbf_classic_from(s, i)) return size_filter(s, FL_CLASSIC, i, cap, g);
     fl_status st = size_filter(s, s->variant, i, cap, g);
     if (isinf(s->layout_slack)) return st;
     fl_geometry gc;

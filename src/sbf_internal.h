@@ -38,6 +38,12 @@ struct fl_sbf {
 fl_status fl_sbf_next_capacity(uint64_t prev, double growth, uint64_t *out);
 /* Target FPR of sub-filter i: p (1 - r) r^i (non-scaling: p, its only sub-filter). */
 double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i);
+/* 1 if sub-filter i must be classic whatever the chain's variant: the layout fallback
+ * (src/sbf.c's choose_layout) is for good once taken, so a sub-filter after a classic one is
+ * classic too; the loader holds files to the same rule. */
+static inline int fl_sbf_classic_from(const fl_sbf *s, uint32_t i) {
+    return s->variant == FL_CLASSIC || (i > 0 && s->filters[i - 1]->g.variant == FL_CLASSIC);
+}
 /* Validates and normalises a configuration into the parameter fields of *s (no filters). */
 fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s);
 /* An empty chain for the parameters in *params: arrays allocated, no sub-filter. */
