@@ -31,6 +31,7 @@
  *           fewest bytes.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,11 +146,59 @@ static double blocked_fpr(inner_model *m, double lambda) {
     return sum > 1.0 ? 1.0 : sum;
 }
 
+/* f_inner depends on (B, k) alone, and building it is the whole cost of a blocked FPR: the
+ * recurrence costs about k * sqrt(B) per key of load, where the Poisson sum after it costs a
+ * few dozen terms. Sizing calls the model dozens of times per (B, k) (a bisection over unit
+ * counts, for every k), and callers size repeatedly (flbench's search for a bits-per-key
+ * budget calls fl_params_for 25 times), so each (B, k) model is kept for the process and
+ * extended on demand. Few pairs exist (block512, reg64 and counting512 block sizes, k up to
+ * FL_K_MAX), so the table is small and fixed; a pair that finds it full gets a model of its
+ * own for the call. The lock is held while a model is read or extended: sizing is rare and
+ * short, so serializing it costs nothing worth a finer scheme. */
+#define SHARED_MODELS 128
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static inner_model *shared_models[SHARED_MODELS];
+
+/* The model of (d, k): the process's shared one (returned locked: release it with
+ * model_release), or *own, initialized, for split blocks (nothing to keep) and a full table. */
+static inner_model *model_acquire(const fl_variant_desc *d, uint32_t k, inner_model *own) {
+    if (d->block_words) {
+        model_init(own, d, k);
+        return own;
+    }
+    pthread_mutex_lock(&shared_lock);
+    for (int i = 0; i < SHARED_MODELS; i++) {
+        inner_model *m = shared_models[i];
+        if (m && m->B == (int)d->block_bits && m->k == k && !m->failed) return m;
+        if (!m) {
+            m = malloc(sizeof *m);
+            if (m) model_init(m, d, k);
+            if (m && !m->failed) {
+                shared_models[i] = m;
+                return m;
+            }
+            if (m) model_free(m);
+            free(m);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&shared_lock);
+    model_init(own, d, k);
+    return own;
+}
+
+static void model_release(inner_model *m, inner_model *own) {
+    if (m == own)
+        model_free(own);
+    else
+        pthread_mutex_unlock(&shared_lock);
+}
+
 static double blocked_fpr_once(const fl_variant_desc *d, uint32_t k, double lambda) {
-    inner_model m;
-    model_init(&m, d, k);
-    double r = blocked_fpr(&m, lambda);
-    model_free(&m);
+    inner_model own;
+    inner_model *m = model_acquire(d, k, &own);
+    double r = blocked_fpr(m, lambda);
+    model_release(m, &own);
     return r;
 }
 
@@ -248,19 +297,48 @@ static uint64_t blocked_units(inner_model *m, double n, double p, double unit_bi
     return hi;
 }
 
+/* Units k needs for n keys at p (UINT64_MAX: unreachable below 2^32 units). */
+static uint64_t units_for_k(const fl_variant_desc *d, double n, double p, uint32_t k) {
+    inner_model own;
+    inner_model *m = model_acquire(d, k, &own);
+    uint64_t u = blocked_units(m, n, p, cells_per_unit(d, k));
+    model_release(m, &own);
+    return u ? u : UINT64_MAX;
+}
+
+/* The fewest units over k, ties to the smaller k (fewer bits to test). For a fixed unit count
+ * the FPR falls and then rises with k (more bits per key set versus more bits tested), so
+ * units(k), the ceiling of a function with one minimum, never rises and then falls again:
+ * the search walks from the textbook optimum k = log2(1/p) down through every k that needs no
+ * more units, then up through every k that needs fewer, instead of sizing all of k_min..k_max
+ * (the recurrence for k = 32 alone costs more than the whole walk). */
 fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
-    uint64_t best = 0;
-    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step) {
-        inner_model m;
-        model_init(&m, d, k);
-        uint64_t u = blocked_units(&m, n, p, cells_per_unit(d, k));
-        model_free(&m);
-        if (u && (!best || u < best)) { /* ties keep the smaller k: fewer bits to test */
-            best = u;
-            g->k = k;
-        }
+    const fl_variant_info *in = &d->info;
+    double k0 = round(-log2(p));
+    uint32_t start = k0 <= in->k_min ? in->k_min : k0 >= in->k_max ? in->k_max : (uint32_t)k0;
+    start -= (start - in->k_min) % in->k_step;
+    uint32_t best_k = start;
+    const uint64_t at_start = units_for_k(d, n, p, start);
+    uint64_t best = at_start;
+    for (uint32_t k = start; k >= in->k_min + in->k_step;) {
+        k -= in->k_step;
+        uint64_t u = units_for_k(d, n, p, k);
+        if (u > best) break;
+        best = u;
+        best_k = k;
     }
-    if (!best) return FL_ERR_TOO_LARGE;
+    uint64_t prev = at_start;
+    for (uint32_t k = start + in->k_step; k <= in->k_max; k += in->k_step) {
+        uint64_t u = units_for_k(d, n, p, k);
+        if (u < best) {
+            best = u;
+            best_k = k;
+        }
+        if (u > prev) break;
+        prev = u;
+    }
+    if (best == UINT64_MAX) return FL_ERR_TOO_LARGE;
+    g->k = best_k;
     g->units = best;
     return FL_OK;
 }
