@@ -190,7 +190,10 @@ fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *ou
  * FL_ERR_TOO_LARGE (2^32 units or more), FL_ERR_FULL (cuckoo: n keys cannot fit). */
 fl_status fl_params_for_bytes(fl_variant variant, uint64_t n, uint64_t bytes, fl_params *out);
 
-/* Predicted FPR of a geometry holding n keys (n = 0 gives 0). */
+/* Predicted FPR of a geometry holding n keys (n = 0 gives 0). NaN for an invalid geometry,
+ * and for a blocked variant (block512, reg64, counting512) whose model's tables could not be
+ * allocated (a few KiB; the calls that size or describe a filter report that as
+ * FL_ERR_NO_MEMORY). */
 double fl_predict_fpr(const fl_geometry *g, uint64_t n);
 
 /* ---------------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ fl_status fl_cbf_plan_geometry(const fl_geometry *g, uint64_t n, fl_cbf_plan *ou
     out->zero_fraction = zero_fraction(d, g, (double)n, (double)out->bits);
     out->entropy_bits = (double)out->bits * fl_cbf_entropy(out->zero_fraction);
     out->fpr = fl_predict_fpr(g, n);
-    return FL_OK;
+    return isnan(out->fpr) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
 }
 
 /* For each valid k, units in [1, hi] are searched by bisection: m H(p) grows with m at fixed

@@ -334,7 +334,8 @@ fl_status fl_get_info(const fl_filter *f, fl_info *out) {
     out->predicted_fpr = out->fill >= 1.0 && !f->desc->info.unit_slots
                              ? 1.0
                              : fl_predict_fpr_at(&f->g, predict_keys);
-    return FL_OK;
+    /* NaN: the blocked model's tables could not be allocated (the geometry is valid). */
+    return isnan(out->predicted_fpr) ? FL_ERR_NO_MEMORY : FL_OK;
 }
 
 /* Whether no bit (no counter) of the payload is set: a filter that holds no key. Stops at the

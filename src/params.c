@@ -62,7 +62,7 @@ typedef struct {
     double *F;       /* f_inner(0..nF-1) */
     int tlo, thi;    /* dist[t] is zero outside [tlo, thi] */
     size_t nF, cap;
-    int failed;      /* allocation failed: fall back to the closed form */
+    int failed;      /* an allocation failed: the model answers NaN (never a guess) */
 } inner_model;
 
 static void model_init(inner_model *m, const fl_variant_desc *d, uint32_t k) {
@@ -92,14 +92,17 @@ static void model_free(inner_model *m) {
 
 static double model_inner(inner_model *m, size_t i) {
     if (!m->B) return pow(-expm1((double)i * log1p(-1.0 / m->word_bits)), m->words);
-    if (m->failed) return inner_closed(m->B, m->k, (double)i);
+    /* Without its tables the model has no exact answer, and the closed form would size
+     * another filter than the exact model does: NaN reaches the caller, which reports the
+     * allocation failure. */
+    if (m->failed) return NAN;
     while (m->nF <= i) {
         if (m->nF == m->cap) {
             size_t cap = m->cap ? 2 * m->cap : 256;
             double *F = realloc(m->F, cap * sizeof *F);
             if (!F) {
                 m->failed = 1;
-                return inner_closed(m->B, m->k, (double)i);
+                return NAN;
             }
             m->F = F;
             m->cap = cap;
@@ -127,7 +130,8 @@ static double model_inner(inner_model *m, size_t i) {
     return m->F[i];
 }
 
-/* Putze et al.: expectation of f_inner over a Poisson block load. The sum runs over
+/* Putze et al.: expectation of f_inner over a Poisson block load (NaN when the model's
+ * tables could not be allocated). The sum runs over
  * lambda +- 12 sqrt(lambda) (+30 for small lambda), beyond which the Poisson mass is far below
  * double precision. */
 static double blocked_fpr(inner_model *m, double lambda) {
@@ -143,6 +147,7 @@ static double blocked_fpr(inner_model *m, double lambda) {
         double logp = i * log_l - lambda - lgamma(i + 1);
         sum += exp(logp) * model_inner(m, (size_t)i);
     }
+    if (m->failed) return NAN;
     return sum > 1.0 ? 1.0 : sum;
 }
 
@@ -169,7 +174,13 @@ static inner_model *model_acquire(const fl_variant_desc *d, uint32_t k, inner_mo
     pthread_mutex_lock(&shared_lock);
     for (int i = 0; i < SHARED_MODELS; i++) {
         inner_model *m = shared_models[i];
-        if (m && m->B == (int)d->block_bits && m->k == k && !m->failed) return m;
+        if (m && m->B == (int)d->block_bits && m->k == k) {
+            if (m->failed) { /* an earlier extension ran out of memory: start it again */
+                model_free(m);
+                model_init(m, d, k);
+            }
+            return m;
+        }
         if (!m) {
             m = malloc(sizeof *m);
             if (m) model_init(m, d, k);
@@ -272,38 +283,49 @@ fl_status fl_params_for_geometry(const fl_geometry *g, uint64_t n, fl_params *ou
     out->bits = (uint64_t)bytes * 8;
     out->bits_per_key = (double)out->bits / (double)n;
     out->predicted_fpr = fl_predict_fpr(g, n);
-    return FL_OK;
+    /* The geometry was checked: NaN means the blocked model's tables could not be allocated. */
+    return isnan(out->predicted_fpr) ? FL_ERR_NO_MEMORY : FL_OK;
 }
 
-/* Smallest unit count whose blocked FPR at n keys is <= p, or 0 if none below 2^32. The FPR
- * falls monotonically as units grow, so: double from half the classic size, then bisect with
- * the invariant fpr(lo) > p >= fpr(hi) (lo = 0 stands for "no units", an FPR of 1). */
-static uint64_t blocked_units(inner_model *m, double n, double p, double unit_bits) {
+/* Smallest unit count whose blocked FPR at n keys is <= p in *units, or 0 if none below 2^32;
+ * FL_ERR_NO_MEMORY when the model could not be built. The FPR falls monotonically as units
+ * grow, so: double from half the classic size, then bisect with the invariant
+ * fpr(lo) > p >= fpr(hi) (lo = 0 stands for "no units", an FPR of 1). */
+static fl_status blocked_units(inner_model *m, double n, double p, double unit_bits,
+                               uint64_t *units) {
     double guess = ceil(-n * log(p) / (M_LN2 * M_LN2) / unit_bits / 2);
     uint64_t lo = 0, hi = guess < 1 ? 1 : guess > (double)FL_UNITS_MAX ? FL_UNITS_MAX
                                                                         : (uint64_t)guess;
-    while (blocked_fpr(m, n / (double)hi) > p) {
-        if (hi == FL_UNITS_MAX) return 0;
+    double f;
+    *units = 0;
+    while ((f = blocked_fpr(m, n / (double)hi)) > p) {
+        if (hi == FL_UNITS_MAX) return FL_OK;
         lo = hi;
         hi = hi * 2 > FL_UNITS_MAX ? FL_UNITS_MAX : hi * 2;
     }
+    if (isnan(f)) return FL_ERR_NO_MEMORY;
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (blocked_fpr(m, n / (double)mid) <= p)
+        if ((f = blocked_fpr(m, n / (double)mid)) <= p)
             hi = mid;
+        else if (isnan(f))
+            return FL_ERR_NO_MEMORY;
         else
             lo = mid;
     }
-    return hi;
+    *units = hi;
+    return FL_OK;
 }
 
-/* Units k needs for n keys at p (UINT64_MAX: unreachable below 2^32 units). */
-static uint64_t units_for_k(const fl_variant_desc *d, double n, double p, uint32_t k) {
+/* Units k needs for n keys at p in *u (UINT64_MAX: unreachable below 2^32 units). */
+static fl_status units_for_k(const fl_variant_desc *d, double n, double p, uint32_t k,
+                             uint64_t *u) {
     inner_model own;
     inner_model *m = model_acquire(d, k, &own);
-    uint64_t u = blocked_units(m, n, p, cells_per_unit(d, k));
+    fl_status st = blocked_units(m, n, p, cells_per_unit(d, k), u);
     model_release(m, &own);
-    return u ? u : UINT64_MAX;
+    if (*u == 0) *u = UINT64_MAX;
+    return st;
 }
 
 /* The fewest units over k, ties to the smaller k (fewer bits to test). For a fixed unit count
@@ -318,18 +340,20 @@ fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geome
     uint32_t start = k0 <= in->k_min ? in->k_min : k0 >= in->k_max ? in->k_max : (uint32_t)k0;
     start -= (start - in->k_min) % in->k_step;
     uint32_t best_k = start;
-    const uint64_t at_start = units_for_k(d, n, p, start);
+    uint64_t at_start, u;
+    fl_status st = units_for_k(d, n, p, start, &at_start);
+    if (st != FL_OK) return st;
     uint64_t best = at_start;
     for (uint32_t k = start; k >= in->k_min + in->k_step;) {
         k -= in->k_step;
-        uint64_t u = units_for_k(d, n, p, k);
+        if ((st = units_for_k(d, n, p, k, &u)) != FL_OK) return st;
         if (u > best) break;
         best = u;
         best_k = k;
     }
     uint64_t prev = at_start;
     for (uint32_t k = start + in->k_step; k <= in->k_max; k += in->k_step) {
-        uint64_t u = units_for_k(d, n, p, k);
+        if ((st = units_for_k(d, n, p, k, &u)) != FL_OK) return st;
         if (u < best) {
             best = u;
             best_k = k;
@@ -444,6 +468,7 @@ fl_status fl_params_for_bytes(fl_variant variant, uint64_t n, uint64_t bytes, fl
         /* A table of slots holds n keys only within its sizing load. */
         if (d->info.unit_slots && (double)n > d->info.max_load * d->info.unit_slots * (double)units) continue;
         double p = fl_predict_fpr(&g, n);
+        if (isnan(p)) return FL_ERR_NO_MEMORY; /* the blocked model's tables */
         if (!found || p < best || d->info.unit_slots) {
             best = p;
             best_g = g;

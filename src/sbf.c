@@ -107,12 +107,13 @@ static fl_status size_filter(const fl_sbf *s, fl_variant v, uint32_t i, uint64_t
     fl_status st = fl_params_for(v, cap, p, &pr);
     if (st != FL_OK) return st;
     *g = pr.geometry;
-    for (int tries = 0; fl_predict_fpr(g, cap) > p; tries++) {
+    double at_cap;
+    for (int tries = 0; (at_cap = fl_predict_fpr(g, cap)) > p; tries++) {
         uint64_t more = g->units / 1024 + 1;
         if (tries > 4096 || g->units + more > FL_UNITS_MAX) return FL_ERR_TOO_LARGE;
         g->units += more;
     }
-    return FL_OK;
+    return isnan(at_cap) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
 }
 
 /* The layout of sub-filter i: the chain's variant, unless it would take more than
@@ -361,7 +362,7 @@ fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info 
     out->target_fpr = fl_sbf_target_fpr(s, i);
     out->predicted_fpr = fl_predict_fpr(&f->g, f->keys);
     out->bytes = f->bytes;
-    return FL_OK;
+    return isnan(out->predicted_fpr) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
 }
 
 const fl_filter *fl_sbf_filter_at(const fl_sbf *s, uint32_t i) {
@@ -395,7 +396,7 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
         none *= 1.0 - fl_predict_fpr(&s->filters[i]->g, s->filters[i]->keys);
     }
     out->predicted_fpr = 1.0 - none;
-    return FL_OK;
+    return isnan(none) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
 }
 
 fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack) {

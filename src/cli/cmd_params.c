@@ -66,6 +66,16 @@ static int params_json(uint64_t n, double fpr, int only)
     cli_json j;
     int ok = 0;
     fl_status last = FL_OK;
+    /* Sized first, printed after: an allocation failure ends the command before any output
+     * (it says nothing about a variant, so it is no entry of the list). */
+    fl_params params[FL_VARIANT_MAX + 1];
+    fl_status status[FL_VARIANT_MAX + 1];
+    for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
+        status[v] = fl_params_for((fl_variant)v, n, fpr, &params[v]);
+        if (status[v] == FL_ERR_NO_MEMORY && fl_variant_name((fl_variant)v) &&
+            (only < 0 || v == only))
+            return cli_fail(EXIT_DATA, "params: %s", fl_strerror(status[v]));
+    }
     cli_json_begin(&j);
     cli_json_u64(&j, "n", n);
     cli_json_num(&j, "fpr", fpr);
@@ -73,8 +83,8 @@ static int params_json(uint64_t n, double fpr, int only)
     for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++) {
         if ((only >= 0 && v != only) || !fl_variant_name((fl_variant)v))
             continue;
-        fl_params p;
-        fl_status s = fl_params_for((fl_variant)v, n, fpr, &p);
+        const fl_params p = params[v];
+        const fl_status s = status[v];
         cli_json_object(&j, NULL);
         cli_json_str(&j, "variant", fl_variant_name((fl_variant)v));
         if (s == FL_OK) {
@@ -145,6 +155,8 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
          * error (bad parameter values are usage errors). */
         fl_params p;
         fl_status s = fl_params_for(type, n, fpr, &p);
+        if (s == FL_ERR_NO_MEMORY)
+            return cli_fail(EXIT_DATA, "params: %s", fl_strerror(s));
         if (s != FL_OK)
             return cli_fail(EXIT_USAGE, "params: %s for n = %llu at FPR %g: %s",
                             fl_variant_name(type), (unsigned long long)n, fpr, fl_strerror(s));
@@ -166,6 +178,10 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
         if (!fl_variant_name((fl_variant)v))
             continue;
         fl_status s = add_row(t, (fl_variant)v, n, fpr);
+        if (s == FL_ERR_NO_MEMORY) { /* not an answer about the variant: no partial table */
+            cli_table_free(t);
+            return cli_fail(EXIT_DATA, "params: %s", fl_strerror(s));
+        }
         if (s == FL_OK)
             ok++;
         else

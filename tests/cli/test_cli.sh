@@ -787,7 +787,7 @@ check "cuckoo build on 17 copies of a line advises --unique" t_cuckoo_repeats
 # first in the link order) or an emulator.
 t_out_of_memory() {
     local cmd n
-    for cmd in "kernels" "params --n 1000 --fpr 0.01"; do
+    for cmd in "kernels" "params --n 1000 --fpr 0.01" "params --n 1000 --fpr 0.01 --json"; do
         # shellcheck disable=SC2086
         expect_ok "$FL" $cmd
         cp out oom.expect
