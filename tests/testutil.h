@@ -41,4 +41,16 @@ static inline const char *source_root_or_skip(void) {
     return root;
 }
 
+/* Whether statistical tests take their reduced form (FL_TEST_REDUCED=1, which tests/meson.build
+ * sets for cross builds, run under an emulator, and sanitizer builds). A statistical check
+ * costs its sample size whatever the platform, and what such a run is for lies elsewhere:
+ * under an emulator, that every kernel gives the scalar answer (checkkernels proves it on
+ * random inputs) and that the code behaves on another architecture; under sanitizers, memory
+ * and undefined-behaviour errors, which a smaller sample reaches through the same code. The
+ * native release build runs every check in full. */
+static inline int test_reduced(void) {
+    const char *s = getenv("FL_TEST_REDUCED");
+    return s && s[0] == '1';
+}
+
 #endif
