@@ -414,7 +414,7 @@ static fl_host host;
 static fl_cpu_id host_id;
 static fl_wisdom *wisdom;
 static char wisdom_path[4096];
-static char wisdom_status[4352];
+static char wisdom_status[4096 + 640]; /* the path, a reason of up to 511 bytes and the words around them */
 
 static void format_measured(char *out, size_t cap, const fl_wisdom_cell *c, int name_c) {
     double win = c->ns[c->cand], sc = c->ns[FL_CAND_SCALAR];

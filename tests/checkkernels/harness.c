@@ -104,15 +104,15 @@ void on_crash(int sig) {
 
 /* ---- the tables under test ------------------------------------------------------------- */
 int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot) {
-    const void *fn = KERNEL_FN(&ks[ki], slot, const void *);
+    const void *fn = KERNEL_FN(&ks[ki], slot, void *);
     for (size_t j = 0; j < ki; j++)
-        if (KERNEL_FN(&ks[j], slot, const void *) == fn) return 0;
+        if (KERNEL_FN(&ks[j], slot, void *) == fn) return 0;
     return 1;
 }
 
 void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots) {
     int ok = 1;
-    for (size_t i = 0; i < nslots && ok; i++) ok = KERNEL_FN(kn, slots[i], const void *) != NULL;
+    for (size_t i = 0; i < nslots && ok; i++) ok = KERNEL_FN(kn, slots[i], void *) != NULL;
     if (!ok) failf("table entry missing");
     record(ok);
 }
@@ -386,8 +386,8 @@ void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k
     for (size_t ki = 0; ki < nk; ki++) {
         double ns = pick_rep(r[ki], BENCH_REPS);
         if (ki == 0) ref = ns;
-        int same = ki > 0 && KERNEL_FN(&ks[ki], slot, const void *) ==
-                                 KERNEL_FN(&ks[0], slot, const void *);
+        int same = ki > 0 && KERNEL_FN(&ks[ki], slot, void *) ==
+                                 KERNEL_FN(&ks[0], slot, void *);
         char cell[32];
         snprintf(cell, sizeof cell, "%.2f (%.1fx)%s", ns, ref / ns, same ? "=" : " ");
         printf(" %17s", cell);
