@@ -116,8 +116,9 @@ static RedisModuleKey *open_existing(RedisModuleCtx *ctx, RedisModuleString *nam
 /* saturated: the reply of an estimate at 2^32 - 1, or NULL to reply it as a number. */
 static int reply_estimates(RedisModuleCtx *ctx, const fl_cms *cms, RedisModuleString **items,
                            size_t step, size_t n, const char *saturated) {
-    uint64_t *hashes = malloc((n ? n : 1) * sizeof *hashes);
-    uint32_t *est = malloc((n ? n : 1) * sizeof *est);
+    if (n == 0) return RedisModule_ReplyWithArray(ctx, 0);
+    uint64_t *hashes = malloc(n * sizeof *hashes);
+    uint32_t *est = malloc(n * sizeof *est);
     if (!hashes || !est) {
         free(hashes);
         free(est);
