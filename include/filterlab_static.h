@@ -196,9 +196,13 @@ static inline uint32_t fl_fuse_reduce_portable(uint64_t h, uint32_t range) {
 /* The same value: floor(h * range / 2^64) is exactly the high half of the 128-bit product
  * (one mul/mulx on x86-64, umulh on AArch64, where the portable form takes two multiplies
  * and three shifts). */
+#if defined(__SIZEOF_INT128__)
+/* __extension__: the header stays quiet under -Wpedantic, in C and C++. */
+__extension__ typedef unsigned __int128 fl_fuse_u128;
+#endif
 static inline uint32_t fl_fuse_reduce(uint64_t h, uint32_t range) {
 #if defined(__SIZEOF_INT128__)
-    return (uint32_t)(((unsigned __int128)h * range) >> 64);
+    return (uint32_t)(((fl_fuse_u128)h * range) >> 64);
 #else
     return fl_fuse_reduce_portable(h, range);
 #endif
