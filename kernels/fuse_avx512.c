@@ -15,7 +15,8 @@
  * already puts 16 independent misses in flight, which is what the core's line fill buffers
  * hold. Prefetching the cells 16, 32 or 64 keys ahead (hint T0 or T1) made fuse8 lookups at
  * 10M keys (11 MiB of cells) slower on Emerald Rapids, never faster
- * (results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/fuse8-10M-prefetch-ab.txt).
+ * (results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/fuse-onekey/
+ * fuse8-10M-prefetch-ab.txt).
  */
 #include <immintrin.h>
 
