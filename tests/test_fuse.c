@@ -575,6 +575,23 @@ static void test_typed_lookups(void **state) {
         for (size_t i = 0; i < N; i++)
             missed += !fl_fuse_lookup(&v, keys[i]) + !fl_fuse_lookup_view(&v, keys[i]);
         assert_int_equal(missed, 0);
+        /* A loaded filter's view gets its shape too (the fast path is not only for builds). */
+        size_t len = fl_fuse_serialized_size(f), written;
+        void *buf = malloc(len);
+        assert_non_null(buf);
+        assert_int_equal(fl_fuse_save_mem(f, buf, len, &written), FL_OK);
+        fl_fuse *g = NULL;
+        assert_int_equal(fl_fuse_load_mem(buf, written, 0, &g), FL_OK);
+        free(buf);
+        const fl_fuse_view lv = fl_fuse_view_of(g);
+        assert_int_equal(lv.shape, shape_code[sh]);
+        for (size_t i = 0; i < N; i++) missed += !typed[sh](&lv, keys[i]);
+        for (uint64_t q = 0; q < Q; q++) {
+            uint64_t key = fl_hash_u64(q, 96);
+            missed += typed[sh](&lv, key) != fl_fuse_contains_u64(f, key);
+        }
+        assert_int_equal(missed, 0);
+        fl_fuse_free(g);
         for (uint64_t q = 0; q < Q; q++) {
             uint64_t key = fl_hash_u64(q, 98);
             assert_int_equal(fl_fuse_lookup(&v, key), fl_fuse_contains_u64(f, key));
