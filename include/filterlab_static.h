@@ -147,12 +147,24 @@ fl_status fl_bloomier_load_file(const char *path, size_t max_bytes, fl_bloomier 
  * THE definition of where a key lands (the kernels include this; saved files depend on it).
  *   h   = fl_hash_u64(key, seed)
  *   p0  = floor(h * (segment_count * segment_length) / 2^64)   (Lemire's multiply-shift
- *         range reduction; computed from h's 32-bit halves, exact, no 128-bit product)
+ *         range reduction, "Fast Random Integer Generation in an Interval", 2019: the high
+ *         half of one 64x64->128-bit product where the compiler has it, else the same value
+ *         exactly from h's 32-bit halves)
  *   p_i = (p0 + i * segment_length) XOR ((h >> s_i) & (segment_length - 1)), i = 1..arity-1,
  *         with s_1 = 18, s_2 = 0, s_3 = 36: the XOR keeps p_i inside segment i after p0's
  *         (segment lengths are powers of two, at most 2^18), so the arity cells fall in
  *         consecutive segments: the "fuse" layout of Graf and Lemire 2022.
  *   fingerprint / check word = (h ^ (h >> 32)) truncated to the cell width. */
+
+/* fl_fuse_view.shape: which typed one-key lookup answers the view on its fast path. Set by
+ * fl_fuse_view_of for a non-empty binary fuse filter; FL_FUSE_SHAPE_NONE for an empty one, a
+ * Bloomier filter's view and {0}, which every lookup answers through the general path. */
+#define FL_FUSE_SHAPE_NONE 0
+#define FL_FUSE_SHAPE_3_8 1  /* 3-wise, 8-bit fingerprints: fl_fuse8_lookup */
+#define FL_FUSE_SHAPE_3_16 2 /* 3-wise, 16-bit fingerprints: fl_fuse16_lookup */
+#define FL_FUSE_SHAPE_4_8 3  /* 4-wise, 8-bit fingerprints: fl_fuse4w8_lookup */
+#define FL_FUSE_SHAPE_4_16 4 /* 4-wise, 16-bit fingerprints: fl_fuse4w16_lookup */
+
 typedef struct fl_fuse_view {
     const void *cells;      /* cells, padded by 64 zero bytes (vector gathers read 4 bytes) */
     uint64_t seed_mix;      /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) = fl_mix64(key + it) */
@@ -162,14 +174,38 @@ typedef struct fl_fuse_view {
     uint8_t arity;          /* 3 or 4 */
     uint8_t cell_bits;      /* 8, 16 or 32 */
     uint8_t value_bits;     /* Bloomier: value width; 0 for a fuse filter */
-    uint8_t reserved;
+    uint8_t shape;          /* FL_FUSE_SHAPE_* (a binary fuse filter's), or NONE */
 } fl_fuse_view;
 
-/* floor(h * range / 2^64) for range < 2^32, from 32-bit halves (hi * range cannot overflow
- * with the carry of lo * range added: both factors are below 2^32). */
-static inline uint32_t fl_fuse_reduce(uint64_t h, uint32_t range) {
+#if defined(__GNUC__) || defined(__clang__)
+#define FL_FUSE_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define FL_FUSE_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define FL_FUSE_ALWAYS_INLINE static inline
+#define FL_FUSE_LIKELY(x) (x)
+#endif
+
+/* floor(h * range / 2^64) for range < 2^32 from 32-bit halves (hi * range cannot overflow
+ * with the carry of lo * range added: both factors are below 2^32): the portable form, and
+ * the reference the 128-bit form is tested against. */
+static inline uint32_t fl_fuse_reduce_portable(uint64_t h, uint32_t range) {
     uint64_t t = (h >> 32) * range + (((h & 0xffffffffu) * range) >> 32);
     return (uint32_t)(t >> 32);
+}
+
+/* The same value: floor(h * range / 2^64) is exactly the high half of the 128-bit product
+ * (one mul/mulx on x86-64, umulh on AArch64, where the portable form takes two multiplies
+ * and three shifts). */
+#if defined(__SIZEOF_INT128__)
+/* __extension__: the header stays quiet under -Wpedantic, in C and C++. */
+__extension__ typedef unsigned __int128 fl_fuse_u128;
+#endif
+static inline uint32_t fl_fuse_reduce(uint64_t h, uint32_t range) {
+#if defined(__SIZEOF_INT128__)
+    return (uint32_t)(((fl_fuse_u128)h * range) >> 64);
+#else
+    return fl_fuse_reduce_portable(h, range);
+#endif
 }
 
 static inline void fl_fuse_positions(const fl_fuse_view *v, uint64_t h, uint32_t p[4]) {
@@ -184,45 +220,91 @@ static inline uint32_t fl_fuse_word(uint64_t h) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-/* XOR of the key's cells with its word, masked to the cell width: 0 for a fuse filter's
- * keys; the value (high bits zero) for a Bloomier filter's. */
-static inline uint32_t fl_fuse_probe(const fl_fuse_view *v, uint64_t key) {
+/* The probe of one shape, arity (3, 4) and bits (8, 16, 32) constants at every call site: XOR
+ * of the key's cells with its word, masked to the cell width. No branch on the view. */
+FL_FUSE_ALWAYS_INLINE uint32_t fl_fuse_probe_as(const fl_fuse_view *v, uint64_t key, int arity,
+                                                int bits) {
     uint64_t h = fl_mix64(key + v->seed_mix);
-    uint32_t p[4];
-    fl_fuse_positions(v, h, p);
+    uint32_t p0 = fl_fuse_reduce(h, v->seg_count_len);
+    uint32_t p1 = (p0 + v->seg_len) ^ ((uint32_t)(h >> 18) & v->seg_mask);
+    uint32_t p2 = (p0 + 2 * v->seg_len) ^ ((uint32_t)h & v->seg_mask);
     uint32_t x = fl_fuse_word(h);
-    if (v->cell_bits == 8) {
+    if (bits == 8) {
         const uint8_t *c = (const uint8_t *)v->cells;
-        x ^= (uint32_t)c[p[0]] ^ c[p[1]] ^ c[p[2]];
-        if (v->arity == 4) x ^= c[p[3]];
+        x ^= (uint32_t)c[p0] ^ c[p1] ^ c[p2];
+        if (arity == 4) x ^= c[(p0 + 3 * v->seg_len) ^ ((uint32_t)(h >> 36) & v->seg_mask)];
         return x & 0xffu;
     }
-    if (v->cell_bits == 16) {
+    if (bits == 16) {
         const uint16_t *c = (const uint16_t *)v->cells;
-        x ^= (uint32_t)c[p[0]] ^ c[p[1]] ^ c[p[2]];
-        if (v->arity == 4) x ^= c[p[3]];
+        x ^= (uint32_t)c[p0] ^ c[p1] ^ c[p2];
+        if (arity == 4) x ^= c[(p0 + 3 * v->seg_len) ^ ((uint32_t)(h >> 36) & v->seg_mask)];
         return x & 0xffffu;
     }
     const uint32_t *c = (const uint32_t *)v->cells;
-    x ^= c[p[0]] ^ c[p[1]] ^ c[p[2]];
-    if (v->arity == 4) x ^= c[p[3]];
+    x ^= c[p0] ^ c[p1] ^ c[p2];
+    if (arity == 4) x ^= c[(p0 + 3 * v->seg_len) ^ ((uint32_t)(h >> 36) & v->seg_mask)];
     return x;
+}
+
+/* XOR of the key's cells with its word, masked to the cell width: 0 for a fuse filter's
+ * keys; the value (high bits zero) for a Bloomier filter's. The view's arity and width are
+ * read per call (fl_fuse_probe_as is the form without). */
+static inline uint32_t fl_fuse_probe(const fl_fuse_view *v, uint64_t key) {
+    if (v->cell_bits == 8)
+        return v->arity == 4 ? fl_fuse_probe_as(v, key, 4, 8) : fl_fuse_probe_as(v, key, 3, 8);
+    if (v->cell_bits == 16)
+        return v->arity == 4 ? fl_fuse_probe_as(v, key, 4, 16) : fl_fuse_probe_as(v, key, 3, 16);
+    return v->arity == 4 ? fl_fuse_probe_as(v, key, 4, 32) : fl_fuse_probe_as(v, key, 3, 32);
 }
 
 /* A filter's view (valid until fl_fuse_free); {0} for NULL. */
 fl_fuse_view fl_fuse_view_of(const fl_fuse *f);
 fl_fuse_view fl_bloomier_view_of(const fl_bloomier *b);
 
+/* The one-key lookup of any view, out of line: what the inline lookups below call for a view
+ * they do not probe in line (an empty filter's, a Bloomier filter's, {0}, or a typed lookup
+ * handed another shape). 0 for a view with cells == NULL. */
+int fl_fuse_lookup_view(const fl_fuse_view *v, uint64_t key);
+
 /* One key, inline in the caller's loop (the "one key at a time" way): what
- * fl_fuse_contains_u64 returns. An empty filter's view has cells == NULL: 0. A Bloomier
- * filter's view (fl_bloomier_view_of) is answered as a set of its keys, what
- * fl_bloomier_get_u64 finds: a stored key's probe is its value, zero above value_bits, so
- * the test ignores the value bits (value_bits is 0 in a fuse filter's view, where the test is
- * probe == 0); testing probe == 0 alone would call absent every key stored with a nonzero
- * value. */
+ * fl_fuse_contains_u64 returns, for the view of any fuse or Bloomier filter.
+ *
+ * A binary fuse filter's view is probed in line, specialized by its shape: one compare per
+ * shape on v->shape, a field that never changes, so always predicted (compilers that unswitch
+ * loops, GCC at -O3, hoist them out of a caller's loop over a local view). Other views go
+ * to fl_fuse_lookup_view: an empty filter's answers 0; a Bloomier filter's view is answered as
+ * a set of its keys, what fl_bloomier_get_u64 finds (a stored key's probe is its value, zero
+ * above value_bits, so the test ignores the value bits; testing probe == 0 alone would call
+ * absent every key stored with a nonzero value). */
 static inline int fl_fuse_lookup(const fl_fuse_view *v, uint64_t key) {
-    return v->cells != NULL && (fl_fuse_probe(v, key) >> v->value_bits) == 0;
+    const unsigned shape = v->shape;
+    if (FL_FUSE_LIKELY(shape == FL_FUSE_SHAPE_3_8)) return fl_fuse_probe_as(v, key, 3, 8) == 0;
+    if (shape == FL_FUSE_SHAPE_3_16) return fl_fuse_probe_as(v, key, 3, 16) == 0;
+    if (shape == FL_FUSE_SHAPE_4_8) return fl_fuse_probe_as(v, key, 4, 8) == 0;
+    if (shape == FL_FUSE_SHAPE_4_16) return fl_fuse_probe_as(v, key, 4, 16) == 0;
+    return fl_fuse_lookup_view(v, key);
 }
+
+/* Typed one-key lookups: for a view of the named shape (check v.shape once, or trust the
+ * filter's configuration), the probe with arity and width as constants and one compare on
+ * v->shape in front. Handed any other view (another shape, empty, Bloomier, {0}) they answer
+ * exactly what fl_fuse_lookup answers, through fl_fuse_lookup_view: a mismatched view costs
+ * speed, never a wrong answer.
+ *   fl_fuse8_lookup    3-wise, 8-bit fingerprints  (FL_FUSE_SHAPE_3_8)
+ *   fl_fuse16_lookup   3-wise, 16-bit fingerprints (FL_FUSE_SHAPE_3_16)
+ *   fl_fuse4w8_lookup  4-wise, 8-bit fingerprints  (FL_FUSE_SHAPE_4_8)
+ *   fl_fuse4w16_lookup 4-wise, 16-bit fingerprints (FL_FUSE_SHAPE_4_16) */
+#define FL_FUSE_TYPED_LOOKUP(name, code, arity, bits)                                        \
+    static inline int name(const fl_fuse_view *v, uint64_t key) {                            \
+        if (FL_FUSE_LIKELY(v->shape == (code))) return fl_fuse_probe_as(v, key, arity, bits) == 0; \
+        return fl_fuse_lookup_view(v, key);                                                  \
+    }
+FL_FUSE_TYPED_LOOKUP(fl_fuse8_lookup, FL_FUSE_SHAPE_3_8, 3, 8)
+FL_FUSE_TYPED_LOOKUP(fl_fuse16_lookup, FL_FUSE_SHAPE_3_16, 3, 16)
+FL_FUSE_TYPED_LOOKUP(fl_fuse4w8_lookup, FL_FUSE_SHAPE_4_8, 4, 8)
+FL_FUSE_TYPED_LOOKUP(fl_fuse4w16_lookup, FL_FUSE_SHAPE_4_16, 4, 16)
+#undef FL_FUSE_TYPED_LOOKUP
 
 /* One key of a Bloomier view: what fl_bloomier_get_u64 returns. On a fuse filter's view:
  * found for its keys, value 0. */

@@ -10,6 +10,13 @@
  * filters (the loads form is the table fl_fuse_kernels_loads_avx512, checked like the
  * table's entries). The table's lookups take the loads for 3-wise arrays up to 2 MiB and the
  * gathers otherwise (use_gather below); its Bloomier retrievals take the gathers.
+ *
+ * No software prefetch: the cells of a key are 3-4 random lines, and each 16-lane gather
+ * already puts 16 independent misses in flight, which is what the core's line fill buffers
+ * hold. Prefetching the cells 16, 32 or 64 keys ahead (hint T0 or T1) made fuse8 lookups at
+ * 10M keys (11 MiB of cells) slower on Emerald Rapids, never faster
+ * (results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/fuse-onekey/
+ * fuse8-10M-prefetch-ab.txt).
  */
 #include <immintrin.h>
 

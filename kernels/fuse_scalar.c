@@ -1,19 +1,12 @@
 /*
  * The fuse module's reference kernels: binary fuse lookups and Bloomier retrievals, one key
- * at a time through include/filterlab_static.h's probe (fl_fuse_probe), specialized per
+ * at a time through include/filterlab_static.h's probe (fl_fuse_probe_as), specialized per
  * shape so the arity and cell width are constants in each loop.
  */
 #include "kernels.h"
 
-/* Cells of one shape: the probe with the view's arity and width replaced by constants. */
-static inline __attribute__((always_inline)) uint32_t probe_shape(const fl_fuse_view *v,
-                                                                   uint64_t key, int arity,
-                                                                   int bits) {
-    fl_fuse_view c = *v;
-    c.arity = (uint8_t)arity;
-    c.cell_bits = (uint8_t)bits;
-    return fl_fuse_probe(&c, key);
-}
+/* Cells of one shape: the probe with the arity and width as constants. */
+#define probe_shape fl_fuse_probe_as
 
 #define FUSE_CONTAINS(name, arity, bits)                                                     \
     static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n, uint8_t *out) { \

@@ -121,6 +121,11 @@ fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits,
     s->view.arity = (uint8_t)arity;
     s->view.cell_bits = (uint8_t)cell_bits;
     s->view.value_bits = (uint8_t)value_bits;
+    /* The typed one-key lookups' fast path: binary fuse filters with cells only (an empty
+     * set's and a Bloomier filter's views take fl_fuse_lookup_view). */
+    if (s->cells && value_bits == 0 && cell_bits <= 16)
+        s->view.shape = (uint8_t)((arity == 4 ? FL_FUSE_SHAPE_4_8 : FL_FUSE_SHAPE_3_8) +
+                                  (cell_bits == 16 ? 1 : 0));
     *out = s;
     return FL_OK;
 }
@@ -476,6 +481,11 @@ fl_fuse_view fl_fuse_view_of(const fl_fuse *f) {
     fl_fuse_view v;
     memset(&v, 0, sizeof v);
     return f ? f->s.view : v;
+}
+
+int fl_fuse_lookup_view(const fl_fuse_view *v, uint64_t key) {
+    if (!v || !v->cells) return 0;
+    return (fl_fuse_probe(v, key) >> v->value_bits) == 0;
 }
 
 int fl_fuse_contains_u64(const fl_fuse *f, uint64_t key) {

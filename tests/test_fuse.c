@@ -524,6 +524,195 @@ static void test_io_crafted(void **state) {
     free(keys);
 }
 
+/* fl_fuse_reduce (one 64x64->128-bit multiply where the compiler has it) equals the portable
+ * form from 32-bit halves, bit for bit: both are exactly floor(h * range / 2^64). */
+static void test_reduce_forms(void **state) {
+    (void)state;
+    static const uint64_t hs[] = {0, 1, 0xffffffffu, 0x100000000ull, 0x7fffffffffffffffull,
+                                  0x8000000000000000ull, ~0ull, ~0ull - 1};
+    static const uint32_t rs[] = {0, 1, 2, 3, 0x40000u, 0x7fffffffu, 0x80000000u, 0xffffffffu};
+    for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++)
+        for (size_t j = 0; j < sizeof rs / sizeof rs[0]; j++)
+            assert_int_equal(fl_fuse_reduce(hs[i], rs[j]), fl_fuse_reduce_portable(hs[i], rs[j]));
+    uint64_t x = 12345;
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t h = fl_mix64(x += FL_SEED_MIX);
+        uint32_t r = (uint32_t)fl_mix64(h) >> (i % 32);
+        assert_int_equal(fl_fuse_reduce(h, r), fl_fuse_reduce_portable(h, r));
+    }
+}
+
+typedef int (*one_key_fn)(const fl_fuse_view *, uint64_t);
+
+/* The typed one-key lookups and fl_fuse_lookup on every kind of view: a fuse filter of each
+ * shape (the typed lookup of its own shape and the three mismatched ones), an empty filter, a
+ * Bloomier filter, and the {0} view. Each answers what the library's one-key call answers
+ * for that structure, so a mismatched view is never a false "absent". */
+static void test_typed_lookups(void **state) {
+    (void)state;
+    enum { N = 6000, Q = 30000 };
+    static const one_key_fn typed[4] = {fl_fuse8_lookup, fl_fuse16_lookup, fl_fuse4w8_lookup,
+                                        fl_fuse4w16_lookup};
+    static const uint8_t shape_code[4] = {FL_FUSE_SHAPE_3_8, FL_FUSE_SHAPE_3_16,
+                                          FL_FUSE_SHAPE_4_8, FL_FUSE_SHAPE_4_16};
+    uint64_t *keys = random_keys(N, 21);
+    for (int sh = 0; sh < 4; sh++) {
+        fl_fuse *f = build_fuse(shapes[sh][0], shapes[sh][1], keys, N, 7);
+        const fl_fuse_view v = fl_fuse_view_of(f);
+        assert_int_equal(v.shape, shape_code[sh]);
+        for (int t = 0; t < 4; t++) {
+            size_t missed = 0, differ = 0;
+            for (size_t i = 0; i < N; i++) missed += !typed[t](&v, keys[i]);
+            for (uint64_t q = 0; q < Q; q++) {
+                uint64_t key = fl_hash_u64(q, 99);
+                differ += typed[t](&v, key) != fl_fuse_contains_u64(f, key);
+            }
+            if (missed || differ)
+                fail_msg("fuse%u_%u view, typed lookup %d: %zu keys missed, %zu answers differ",
+                         shapes[sh][0], shapes[sh][1], t, missed, differ);
+        }
+        size_t missed = 0;
+        for (size_t i = 0; i < N; i++)
+            missed += !fl_fuse_lookup(&v, keys[i]) + !fl_fuse_lookup_view(&v, keys[i]);
+        assert_int_equal(missed, 0);
+        /* A loaded filter's view gets its shape too (the fast path is not only for builds). */
+        size_t len = fl_fuse_serialized_size(f), written;
+        void *buf = malloc(len);
+        assert_non_null(buf);
+        assert_int_equal(fl_fuse_save_mem(f, buf, len, &written), FL_OK);
+        fl_fuse *g = NULL;
+        assert_int_equal(fl_fuse_load_mem(buf, written, 0, &g), FL_OK);
+        free(buf);
+        const fl_fuse_view lv = fl_fuse_view_of(g);
+        assert_int_equal(lv.shape, shape_code[sh]);
+        for (size_t i = 0; i < N; i++) missed += !typed[sh](&lv, keys[i]);
+        for (uint64_t q = 0; q < Q; q++) {
+            uint64_t key = fl_hash_u64(q, 96);
+            missed += typed[sh](&lv, key) != fl_fuse_contains_u64(f, key);
+        }
+        assert_int_equal(missed, 0);
+        fl_fuse_free(g);
+        for (uint64_t q = 0; q < Q; q++) {
+            uint64_t key = fl_hash_u64(q, 98);
+            assert_int_equal(fl_fuse_lookup(&v, key), fl_fuse_contains_u64(f, key));
+            assert_int_equal(fl_fuse_lookup_view(&v, key), fl_fuse_contains_u64(f, key));
+        }
+        fl_fuse_free(f);
+    }
+    /* An empty filter and the {0} view: every lookup 0. */
+    fl_fuse *e = build_fuse(3, 8, keys, 0, 1);
+    const fl_fuse_view ev = fl_fuse_view_of(e), zv = fl_fuse_view_of(NULL);
+    assert_int_equal(ev.shape, FL_FUSE_SHAPE_NONE);
+    assert_int_equal(zv.shape, FL_FUSE_SHAPE_NONE);
+    for (uint64_t q = 0; q < 1000; q++) {
+        for (int t = 0; t < 4; t++) {
+            assert_int_equal(typed[t](&ev, keys[q]), 0);
+            assert_int_equal(typed[t](&zv, keys[q]), 0);
+        }
+        assert_int_equal(fl_fuse_lookup(&ev, keys[q]) + fl_fuse_lookup(&zv, keys[q]), 0);
+    }
+    fl_fuse_free(e);
+    /* Bloomier views (values mostly nonzero): the answer is fl_bloomier_get_u64's "found". */
+    uint16_t *values = malloc(N * sizeof *values);
+    assert_non_null(values);
+    for (size_t i = 0; i < N; i++) values[i] = (uint16_t)(i * 7 + 1);
+    static const uint32_t bl_cfg[4][3] = {{3, 16, 16}, {3, 8, 16}, {4, 16, 32}, {4, 12, 32}};
+    for (int c = 0; c < 4; c++) {
+        fl_bloomier_config bc = {.arity = bl_cfg[c][0], .value_bits = bl_cfg[c][1],
+                                 .cell_bits = bl_cfg[c][2]};
+        for (size_t i = 0; i < N; i++)
+            values[i] = (uint16_t)((i * 7 + 1) & ((1u << bc.value_bits) - 1));
+        fl_bloomier *b = NULL;
+        assert_int_equal(fl_bloomier_build_u64(&bc, keys, values, N, &b), FL_OK);
+        const fl_fuse_view bv = fl_bloomier_view_of(b);
+        assert_int_equal(bv.shape, FL_FUSE_SHAPE_NONE);
+        size_t missed = 0, differ = 0;
+        for (size_t i = 0; i < N; i++) {
+            missed += !fl_fuse_lookup(&bv, keys[i]);
+            for (int t = 0; t < 4; t++) missed += !typed[t](&bv, keys[i]);
+        }
+        for (uint64_t q = 0; q < Q; q++) {
+            uint64_t key = fl_hash_u64(q, 97);
+            uint16_t val;
+            int found = fl_bloomier_get_u64(b, key, &val);
+            differ += fl_fuse_lookup(&bv, key) != found;
+            for (int t = 0; t < 4; t++) differ += typed[t](&bv, key) != found;
+        }
+        if (missed || differ)
+            fail_msg("bloomier %u/%u/%u view: %zu keys missed, %zu answers differ",
+                     bl_cfg[c][0], bl_cfg[c][1], bl_cfg[c][2], missed, differ);
+        fl_bloomier_free(b);
+    }
+    free(values);
+    free(keys);
+}
+
+/* Which cells a key maps to is part of the file format: the saved bytes of structures built
+ * from fixed keys and seeds, and the answers to fixed queries, are those of the code before
+ * the one-key lookups were specialized (the constants were printed by commit 7cea2ef's
+ * library). A change in the probe math fails here before it reaches a user's file. */
+static void test_layout_unchanged(void **state) {
+    (void)state;
+    enum { N = 50000 };
+    uint64_t *keys = random_keys(N, 5);
+    static const uint64_t want_file[5] = {
+        0x65dfc4948017687full, 0x4a65691e5233e894ull, 0x569d34ec6029adf7ull,
+        0x45c4c724f56eff0full, 0xfcdf16b69f449b88ull};
+    static const uint64_t want_answers[5] = {
+        0xeb9b6bd7ef47a55bull, 0xe6419d2f0420b3a2ull, 0x4a423b915b6aa666ull,
+        0x72c3dfb0d149988bull, 0x525f208a34955c85ull};
+    uint64_t got_file[5], got_answers[5];
+    for (int sh = 0; sh < 5; sh++) {
+        void *buf;
+        size_t len, written;
+        fl_fuse *f = NULL;
+        fl_bloomier *b = NULL;
+        if (sh < 4) {
+            f = build_fuse(shapes[sh][0], shapes[sh][1], keys, N, 42);
+            len = fl_fuse_serialized_size(f);
+            buf = malloc(len);
+            assert_non_null(buf);
+            assert_int_equal(fl_fuse_save_mem(f, buf, len, &written), FL_OK);
+        } else {
+            uint16_t *values = malloc(N * sizeof *values);
+            assert_non_null(values);
+            for (size_t i = 0; i < N; i++) values[i] = (uint16_t)(i & 0x3ff);
+            fl_bloomier_config bc = {.arity = 3, .value_bits = 10, .seed = 42};
+            assert_int_equal(fl_bloomier_build_u64(&bc, keys, values, N, &b), FL_OK);
+            free(values);
+            len = fl_bloomier_serialized_size(b);
+            buf = malloc(len);
+            assert_non_null(buf);
+            assert_int_equal(fl_bloomier_save_mem(b, buf, len, &written), FL_OK);
+        }
+        got_file[sh] = XXH3_64bits(buf, written);
+        uint64_t acc = 0;
+        for (uint64_t q = 0; q < 100000; q++) {
+            uint64_t key = q < 1000 ? keys[q] : fl_hash_u64(q, 77);
+            uint16_t val = 0;
+            int hit = f ? fl_fuse_contains_u64(f, key) : fl_bloomier_get_u64(b, key, &val);
+            acc = fl_mix64(acc ^ ((uint64_t)hit << 16 | val));
+        }
+        got_answers[sh] = acc;
+        free(buf);
+        fl_fuse_free(f);
+        fl_bloomier_free(b);
+    }
+    int bad = 0;
+    for (int sh = 0; sh < 5; sh++) {
+        if (got_file[sh] != want_file[sh] || got_answers[sh] != want_answers[sh]) {
+            print_message("structure %d: file 0x%016llx (want 0x%016llx), answers 0x%016llx "
+                          "(want 0x%016llx)\n", sh, (unsigned long long)got_file[sh],
+                          (unsigned long long)want_file[sh],
+                          (unsigned long long)got_answers[sh],
+                          (unsigned long long)want_answers[sh]);
+            bad = 1;
+        }
+    }
+    assert_int_equal(bad, 0);
+    free(keys);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_false_negatives),
@@ -537,6 +726,9 @@ int main(void) {
         cmocka_unit_test(test_io_round_trip),
         cmocka_unit_test(test_io_truncation_and_flips),
         cmocka_unit_test(test_io_crafted),
+        cmocka_unit_test(test_reduce_forms),
+        cmocka_unit_test(test_typed_lookups),
+        cmocka_unit_test(test_layout_unchanged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,15 @@
  *               dispatched SIMD kernel);
  *   batch_u64s  fl_contains_u64s on blocks of 1024 keys (the library hashes them with the
  *               kernel table's vectorized hash, then probes).
- * Output: CSV, one row per (variant, n, mode), units in the column names.
+ * Binary fuse filters (--filter fuse8, fuse16, fuse4w8, fuse4w16: 3- or 4-wise, 8- or
+ * 16-bit fingerprints; fl_fuse_build_u64 of the keys [0, n), same key stream), four ways:
+ *   single      fl_fuse_contains_u64 per key (the library call);
+ *   lookup      fl_fuse_lookup of filterlab_static.h per key on the filter's view (inline);
+ *   typed       the view's typed lookup per key (fl_fuse8_lookup, ...);
+ *   lookup_avx2, typed_avx2  the same two in the -mavx2 -mbmi2 build;
+ *   batch_u64s  fl_fuse_contains_u64s on blocks of 1024 keys (the dispatched kernel).
+ * Output: CSV, one row per (variant, n, mode), units in the column names; k is the fuse
+ * filter's arity.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +45,14 @@
 typedef double (*time_fn)(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos);
 double single_key_time_lookup_base(const fl_filter *, const uint64_t *, size_t, size_t *);
 double single_key_time_typed_base(const fl_filter *, const uint64_t *, size_t, size_t *);
+typedef double (*fuse_time_fn)(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos);
+double single_key_time_fuse_lookup_base(const fl_fuse *, const uint64_t *, size_t, size_t *);
+double single_key_time_fuse_typed_base(const fl_fuse *, const uint64_t *, size_t, size_t *);
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
 double single_key_time_lookup_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
 double single_key_time_typed_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
+double single_key_time_fuse_lookup_avx2(const fl_fuse *, const uint64_t *, size_t, size_t *);
+double single_key_time_fuse_typed_avx2(const fl_fuse *, const uint64_t *, size_t, size_t *);
 #endif
 
 /* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
@@ -56,7 +69,7 @@ static int cpu_runs(const char *kernel) {
 static void usage(FILE *to) {
     fputs("usage: single_key [--filter LIST] [--keys LIST] [--fpr P] [--lookups N] [--reps R]\n"
           "                  [-o FILE.csv]\n"
-          "  --filter LIST   variants [split256,cuckoo]\n"
+          "  --filter LIST   variants, or fuse8, fuse16, fuse4w8, fuse4w16 [split256,cuckoo]\n"
           "  --keys LIST     inserted key counts [100000,1000000,10000000]\n"
           "  --fpr P         target FPR for sizing [0.01]\n"
           "  --lookups N     lookups per repetition [4194304]\n"
@@ -87,6 +100,95 @@ static double time_batch_u64s(const fl_filter *f, const uint64_t *keys, size_t m
     double t1 = bl_now_ns();
     *pos = p;
     return (t1 - t0) / (double)m;
+}
+
+static double time_fuse_single(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos) {
+    double t0 = bl_now_ns();
+    size_t p = 0;
+    for (size_t i = 0; i < m; i++) p += (size_t)fl_fuse_contains_u64(f, keys[i]);
+    double t1 = bl_now_ns();
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
+
+static double time_fuse_batch(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos) {
+    uint8_t out[BATCH];
+    double t0 = bl_now_ns();
+    size_t p = 0;
+    for (size_t off = 0; off < m; off += BATCH) {
+        size_t c = m - off < BATCH ? m - off : BATCH;
+        p += fl_fuse_contains_u64s(f, keys + off, c, out);
+    }
+    double t1 = bl_now_ns();
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
+
+/* Half inserted keys (uniform over [0, n)), half never inserted, shuffled by construction:
+ * each position flips a coin. */
+static void make_stream(uint64_t *stream, size_t lookups, uint64_t n) {
+    fb_rng rng = {n * 7919 + 1};
+    for (size_t i = 0; i < lookups; i++)
+        stream[i] = (fb_rng_next(&rng) & 1) ? fb_rng_below(&rng, n)
+                                             : MISS_BASE + fb_rng_next(&rng) % MISS_BASE;
+}
+
+/* The fuse kinds --filter takes: name, arity, fingerprint bits. */
+static const struct {
+    const char *name;
+    uint32_t arity, bits;
+} fuse_kinds[] = {{"fuse8", 3, 8}, {"fuse16", 3, 16}, {"fuse4w8", 4, 8}, {"fuse4w16", 4, 16}};
+
+/* One fuse kind at n keys: its rows, or 2 after an error. */
+static int run_fuse(FILE *out, const char *name, uint32_t arity, uint32_t bits, uint64_t n,
+                    uint64_t *stream, size_t lookups, double *ns, int reps, int have_avx2_build) {
+    uint64_t *keys = bl_xmalloc((size_t)(n ? n : 1) * sizeof *keys);
+    for (uint64_t key = 0; key < n; key++) keys[key] = key;
+    fl_fuse_config cfg = {.arity = arity, .fingerprint_bits = bits, .seed = 1};
+    fl_fuse *f;
+    fl_status s = fl_fuse_build_u64(&cfg, keys, (size_t)n, &f);
+    free(keys);
+    if (s != FL_OK) {
+        fprintf(stderr, "single_key: %s n=%llu: %s\n", name, (unsigned long long)n,
+                fl_strerror(s));
+        return 2;
+    }
+    make_stream(stream, lookups, n);
+    fl_static_info info;
+    fl_fuse_info(f, &info);
+    static const char *const mode_name[6] = {"single", "lookup", "typed", "lookup_avx2",
+                                             "typed_avx2", "batch_u64s"};
+    fuse_time_fn inline_fn[6] = {0, single_key_time_fuse_lookup_base,
+                                 single_key_time_fuse_typed_base};
+#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
+    if (have_avx2_build) {
+        inline_fn[3] = single_key_time_fuse_lookup_avx2;
+        inline_fn[4] = single_key_time_fuse_typed_avx2;
+    }
+#else
+    (void)have_avx2_build;
+#endif
+    for (int mode = 0; mode < 6; mode++) {
+        size_t pos = 0;
+        if (mode >= 1 && mode <= 4 && !inline_fn[mode]) continue;
+        int skip = 0;
+        for (int r = -1; r < reps && !skip; r++) { /* r = -1: warm-up */
+            double t;
+            if (mode == 0) t = time_fuse_single(f, stream, lookups, &pos);
+            else if (mode <= 4) t = inline_fn[mode](f, stream, lookups, &pos);
+            else t = time_fuse_batch(f, stream, lookups, &pos);
+            if (t < 0) skip = 1; /* no typed lookup for this view */
+            else if (r >= 0) ns[r] = t;
+        }
+        if (skip) continue;
+        double med = bl_median(ns, (size_t)reps); /* sorted: ns[0] is the min */
+        fprintf(out, "%s,%llu,%zu,%u,%s,%s,%.4f,%.4f,%d,%zu,%.4f\n", name,
+                (unsigned long long)n, info.bytes, arity, fl_fuse_kernel(f), mode_name[mode],
+                med, ns[0], reps, lookups, (double)pos / (double)lookups);
+        fflush(out);
+    }
+    fl_fuse_free(f);
+    return 0;
 }
 
 static double time_batch(const fl_filter *f, const uint64_t *keys, size_t m, uint64_t seed,
@@ -153,6 +255,18 @@ int main(int argc, char **argv) {
     double *ns = bl_xmalloc((size_t)reps * sizeof *ns);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
+        int fuse = -1;
+        for (size_t k = 0; k < sizeof fuse_kinds / sizeof fuse_kinds[0]; k++)
+            if (!strcmp(name, fuse_kinds[k].name)) fuse = (int)k;
+        if (fuse >= 0) {
+            for (int ki = 0; ki < nkeys; ki++) {
+                int rc = run_fuse(out, name, fuse_kinds[fuse].arity, fuse_kinds[fuse].bits,
+                                  (uint64_t)keys_list[ki], stream, lookups, ns, reps,
+                                  have_avx2_build);
+                if (rc) return rc;
+            }
+            continue;
+        }
         fl_variant v;
         if (fl_variant_parse(name, &v) != FL_OK) {
             fprintf(stderr, "single_key: unknown variant '%s'\n", name);
@@ -173,12 +287,7 @@ int main(int argc, char **argv) {
                     return 2;
                 }
             }
-            /* Half inserted keys (uniform over [0, n)), half never inserted, shuffled by
-             * construction: each position flips a coin. */
-            fb_rng rng = {n * 7919 + 1};
-            for (size_t i = 0; i < lookups; i++)
-                stream[i] = (fb_rng_next(&rng) & 1) ? fb_rng_below(&rng, n)
-                                                     : MISS_BASE + fb_rng_next(&rng) % MISS_BASE;
+            make_stream(stream, lookups, n);
             fl_info info;
             fl_get_info(f, &info);
             static const char *const mode_name[7] = {"single", "lookup", "typed", "lookup_avx2",

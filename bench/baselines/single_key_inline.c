@@ -53,3 +53,44 @@ double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, 
     *pos = p;
     return (t1 - t0) / (double)m;
 }
+
+/* Binary fuse filters (include/filterlab_static.h): fl_fuse_lookup on the filter's view, one
+ * key per call, the way fastfilter_cpp's benchmark calls its filters' Contain. */
+double NAME(SINGLE_KEY_SUFFIX, fuse_lookup)(const fl_fuse *f, const uint64_t *keys, size_t m,
+                                            size_t *pos);
+double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *keys, size_t m,
+                                           size_t *pos);
+
+double NAME(SINGLE_KEY_SUFFIX, fuse_lookup)(const fl_fuse *f, const uint64_t *keys, size_t m,
+                                            size_t *pos) {
+    const fl_fuse_view v = fl_fuse_view_of(f);
+    double t0 = bl_now_ns();
+    size_t p = 0;
+    for (size_t i = 0; i < m; i++) p += (size_t)fl_fuse_lookup(&v, keys[i]);
+    double t1 = bl_now_ns();
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
+
+/* The same with the typed lookup of the view's shape; -1 for a view of none. */
+#define FUSE_TYPED_LOOP(fn)                                                                  \
+    do {                                                                                     \
+        t0 = bl_now_ns();                                                                    \
+        for (size_t i = 0; i < m; i++) p += (size_t)fn(&v, keys[i]);                         \
+        t1 = bl_now_ns();                                                                    \
+    } while (0)
+double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *keys, size_t m,
+                                           size_t *pos) {
+    const fl_fuse_view v = fl_fuse_view_of(f);
+    size_t p = 0;
+    double t0, t1;
+    switch (v.shape) {
+    case FL_FUSE_SHAPE_3_8: FUSE_TYPED_LOOP(fl_fuse8_lookup); break;
+    case FL_FUSE_SHAPE_3_16: FUSE_TYPED_LOOP(fl_fuse16_lookup); break;
+    case FL_FUSE_SHAPE_4_8: FUSE_TYPED_LOOP(fl_fuse4w8_lookup); break;
+    case FL_FUSE_SHAPE_4_16: FUSE_TYPED_LOOP(fl_fuse4w16_lookup); break;
+    default: return -1;
+    }
+    *pos = p;
+    return (t1 - t0) / (double)m;
+}
