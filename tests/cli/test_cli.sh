@@ -110,7 +110,7 @@ t_usage_errors() {
     expect_error 1 "$FL" build --type block512 --units 10 -o x.flt
     expect_error 1 "$FL" build --type block512 --units 10 --k 1000 -o x.flt
     expect_error 1 "$FL" build --type block512 --units 10 --k 6 --n 5 -o x.flt
-    expect_error 1 "$FL" build --type cuckoo --units 10 --k 12 -o x.flt
+    expect_error 1 "$FL" build --type cuckoo --units 10 --k 10 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --hash md5 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed -1 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed 0x-1 -o x.flt
