@@ -148,7 +148,7 @@ size_t fl_variant_unit_bytes(fl_variant v, uint32_t k);
  * 2^32 because every variant maps a hash to a unit with Lemire's multiply-shift range
  * reduction on 32 bits ((h32 * units) >> 32), as the Parquet specification does.
  * "k" is bits per key for the Bloom variants (split256: always 8) and fingerprint bits
- * (8 or 16) for cuckoo.
+ * (8, 12 or 16: buckets of 4, 6 or 8 bytes) for cuckoo.
  * ------------------------------------------------------------------------------------- */
 typedef struct fl_geometry {
     fl_variant variant;
@@ -169,8 +169,8 @@ typedef struct fl_params {
  *   Broder-Mitzenmacher 2004); rounding k can leave the prediction a hair above fpr.
  * block512/reg64/split256: the fewest units whose prediction under the blocked model of
  *   Putze, Sanders, Singler (2007) is <= fpr, searched over the unit count and k.
- * cuckoo: fingerprint bits 8 or 16 and a load in [0.5, 0.94] (Fan et al. 2014), whichever
- *   meets fpr in fewer bytes; below ~6e-5 it is unreachable (FL_ERR_BAD_FPR).
+ * cuckoo: fingerprint bits 8, 12 or 16 and a load in [0.5, 0.94] (Fan et al. 2014),
+ *   whichever meets fpr in the fewest bytes; below ~6e-5 it is unreachable (FL_ERR_BAD_FPR).
  * Errors: FL_ERR_INVALID_ARG (unknown variant, NULL out), FL_ERR_BAD_N (n = 0),
  * FL_ERR_BAD_FPR, FL_ERR_TOO_LARGE (2^32 units or more). */
 fl_status fl_params_for(fl_variant variant, uint64_t n, double fpr, fl_params *out);

@@ -34,8 +34,9 @@
  *     caller's loop altogether.
  *
  * What is inlined depends on how the including file is compiled, never on a run-time guess:
- *   - cuckoo (8- and 16-bit fingerprints): always. SSE2 on x86-64 and NEON on AArch64, both
- *     baseline there, so no compiler flag is needed; portable SWAR code elsewhere.
+ *   - cuckoo (8-, 12- and 16-bit fingerprints): always. 8 and 16 bits in SSE2 on x86-64 and
+ *     NEON on AArch64, both baseline there, so no compiler flag is needed; portable SWAR code
+ *     elsewhere and for 12 bits everywhere.
  *   - split256: AVX2 when the including file is compiled with AVX2 (-mavx2, -march=x86-64-v3,
  *     -march=native on an AVX2 machine), NEON on AArch64.
  *   - everything else (split256 at x86-64 baseline, classic, block512, reg64): the kernel the
@@ -96,7 +97,15 @@ static const uint32_t FL_SALT[16] = {
  * (bucket, fingerprint) alone and be an involution for any bucket count, not only powers of
  * two where XOR works: alt(i) = (H(fp) - i) mod buckets satisfies alt(alt(i)) = i. H(fp) is
  * reduce32(fp * 0x5bd1e995, buckets) (MurmurHash2's multiplier). Buckets hold 4 slots: 4
- * bytes for 8-bit fingerprints, 4 little-endian 16-bit words (8 bytes) for 16-bit ones. */
+ * bytes for 8-bit fingerprints, 4 little-endian 16-bit words (8 bytes) for 16-bit ones, and
+ * for 12-bit ones 6 bytes: a 48-bit little-endian word whose slot s is bits 12s..12s+11
+ * (bucket b at byte 6b, packed as fastfilter_cpp's Cuckoo12 packs its 4-slot buckets). A
+ * 12-bit bucket is read with one unaligned 8-byte load at byte 6b, whose top 2 bytes (the
+ * next bucket's) the test below ignores; the last bucket's load reads 2 bytes past the
+ * payload, so every payload is allocated with FL_PAYLOAD_SLACK bytes after it
+ * (kernels/kernels.h, src/memory.c). */
+#define FL_CUCKOO12_LO 0x001001001001ull /* 1 in every 12-bit slot */
+#define FL_CUCKOO12_HI 0x800800800800ull /* the top bit of every 12-bit slot */
 static inline uint32_t fl_cuckoo_fp_in(uint64_t h, uint32_t fp_range) { /* 2^f - 1 */
     return fl_reduce32((uint32_t)h, fp_range) + 1u;
 }
@@ -111,11 +120,28 @@ static inline uint32_t fl_cuckoo_alt(uint32_t i, uint32_t fp, uint32_t buckets) 
     return hf >= i ? hf - i : hf + (buckets - i);
 }
 
+/* 12-bit bucket b in the low 48 bits: an 8-byte load at byte 6b (see FL_PAYLOAD_SLACK). */
+static inline uint64_t fl_cuckoo12_word(const void *data, uint32_t b) {
+    uint64_t x;
+    memcpy(&x, (const uint8_t *)data + 6 * (size_t)b, 8);
+    return x;
+}
+
+/* Nonzero iff a slot of the 12-bit bucket word x (bits 0..47) equals fp: Mycroft's test below
+ * on 12-bit lanes. Bits 48..63 (another bucket's) need no mask: a subtraction's borrows only
+ * go up, so they change result bits 48..63 alone, which HI drops, as it drops the borrow out
+ * of the top lane. */
+static inline uint64_t fl_cuckoo12_has(uint64_t x, uint32_t fp) {
+    x ^= (uint64_t)fp * FL_CUCKOO12_LO;
+    return (x - FL_CUCKOO12_LO) & ~x & FL_CUCKOO12_HI;
+}
+
 /* Whether any slot of bucket b equals fp, without a branch per slot (a lookup that misses
  * half the time would mispredict one). x = bucket ^ (fp in every lane) has a zero lane
  * exactly where a slot matches; (x - 0x..0101) & ~x & 0x..8080 is nonzero iff some lane of x
- * is zero (Mycroft's test, "Bit Twiddling Hacks", haszero). Empty slots are 0 and fp >= 1, so
- * they never match. Buckets are little-endian; filterlab only builds for little-endian hosts. */
+ * is zero (Mycroft's test, "Bit Twiddling Hacks", haszero; exact for any lane width: below
+ * the lowest zero lane no lane borrows). Empty slots are 0 and fp >= 1, so they never match.
+ * Buckets are little-endian; filterlab only builds for little-endian hosts. */
 static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
                                             uint32_t fp) {
     if (fp_bits == 8) {
@@ -124,6 +150,7 @@ static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, 
         x ^= fp * 0x01010101u;
         return (x - 0x01010101u) & ~x & 0x80808080u;
     }
+    if (fp_bits == 12) return fl_cuckoo12_has(fl_cuckoo12_word(data, b), fp);
     uint64_t x;
     memcpy(&x, (const uint8_t *)data + 8 * (size_t)b, 8);
     x ^= fp * 0x0001000100010001ull;
@@ -145,10 +172,14 @@ static inline int fl_cuckoo_stash_match(const fl_stash_entry *stash, uint32_t co
     return 0;
 }
 
-/* Both buckets of a key at once: one compare of 8 (or 16) slots. */
+/* Both buckets of a key at once: one compare of 8 (or 16) slots. 12-bit slots have no
+ * vector lane of their width: two 64-bit SWAR tests on every host. */
 static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uint32_t i1,
                                          uint32_t i2, uint32_t fp) {
     const uint8_t *d = (const uint8_t *)data;
+    if (fp_bits == 12)
+        return (fl_cuckoo12_has(fl_cuckoo12_word(d, i1), fp) |
+                fl_cuckoo12_has(fl_cuckoo12_word(d, i2), fp)) != 0;
 #if defined(FL_LOOKUP_X86)
     if (fp_bits == 8) {
         uint32_t a, b;
@@ -232,7 +263,7 @@ typedef struct fl_split256_lookup {
 typedef struct fl_cuckoo_lookup {
     const void *buckets;         /* 4-slot buckets, read live */
     uint32_t units;              /* number of buckets */
-    uint32_t fp_bits;            /* 8 or 16 */
+    uint32_t fp_bits;            /* 8, 12 or 16 */
     uint32_t fp_range;           /* 2^fp_bits - 1: fingerprints are 1..fp_range */
     uint64_t seed_mix;
     const fl_stash_entry *stash; /* the filter's victim stash and its live entry count */

@@ -239,12 +239,34 @@ FL_INLINE void cuckoo_index(__m256i h, __m256i units, __m256i fpmax, __m256i *fp
     *i2 = _mm256_add_epi64(_mm256_sub_epi64(hf, *i1), wrap);
 }
 
+/* Per 64-bit lane, nonzero iff a 12-bit slot of bucket word w equals the lane's fingerprint
+ * copied into all 4 slots (r): filterlab_inline.h's fl_cuckoo12_has, 4 keys at a time (the
+ * gathered 8 bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
+FL_INLINE __m256i cuckoo12_has(__m256i w, __m256i r) {
+    const __m256i lo = _mm256_set1_epi64x((long long)FL_CUCKOO12_LO);
+    const __m256i hi = _mm256_set1_epi64x((long long)FL_CUCKOO12_HI);
+    __m256i x = _mm256_xor_si256(w, r);
+    return _mm256_and_si256(_mm256_andnot_si256(x, _mm256_sub_epi64(x, lo)), hi);
+}
+
 /* 4 hit bits for 4 keys. */
 FL_INLINE unsigned cuckoo_probe4(const uint8_t *base, __m256i h, __m256i units, __m256i fpmax,
-                                 const int fp16) {
+                                 const int bits) {
     __m256i fp, i1, i2;
     cuckoo_index(h, units, fpmax, &fp, &i1, &i2);
-    if (fp16) {
+    if (bits == 12) {
+        /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
+        __m256i b1 = _mm256_i64gather_epi64((const long long *)base,
+                                            _mm256_add_epi64(_mm256_add_epi64(i1, i1), i1), 2);
+        __m256i b2 = _mm256_i64gather_epi64((const long long *)base,
+                                            _mm256_add_epi64(_mm256_add_epi64(i2, i2), i2), 2);
+        __m256i r = _mm256_or_si256(fp, _mm256_slli_epi64(fp, 12));
+        r = _mm256_or_si256(r, _mm256_slli_epi64(r, 24));
+        __m256i any = _mm256_or_si256(cuckoo12_has(b1, r), cuckoo12_has(b2, r));
+        return ~(unsigned)_mm256_movemask_pd(
+                   _mm256_castsi256_pd(_mm256_cmpeq_epi64(any, _mm256_setzero_si256()))) & 0xfu;
+    }
+    if (bits == 16) {
         /* Copy each lane's fingerprint into its 4 16-bit slots. */
         const __m256i rep = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9,
                                              0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
@@ -266,12 +288,18 @@ FL_INLINE unsigned cuckoo_probe4(const uint8_t *base, __m256i h, __m256i units, 
            0xfu;
 }
 
+/* The scalar lookup of each width, for the keys after the last group of 8. */
+FL_INLINE fl_contains_fn cuckoo_scalar(const int bits) {
+    return bits == 8 ? fl_contains_cuckoo8_scalar
+                     : bits == 12 ? fl_contains_cuckoo12_scalar : fl_contains_cuckoo16_scalar;
+}
+
 FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                 uint8_t *out, const int prefetch, const int fp16) {
+                                 uint8_t *out, const int prefetch, const int bits) {
     const uint8_t *base = (const uint8_t *)f->data;
     const __m256i units = _mm256_set1_epi64x(f->units);
     const __m256i fpmax = _mm256_set1_epi64x((1u << f->k) - 1u);
-    const size_t bb = fp16 ? 8 : 4; /* bucket bytes */
+    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
     size_t i = 0, pos = 0;
     for (; i + 8 <= n; i += 8) {
         if (prefetch && i + PF_DIST + 8 <= n) {
@@ -286,19 +314,20 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
                 for (int j = 0; j < 8; j++) pf_read(base + bb * ia[j]);
             }
         }
-        unsigned hits = cuckoo_probe4(base, load4(hashes, i), units, fpmax, fp16) |
-                        cuckoo_probe4(base, load4(hashes, i + 4), units, fpmax, fp16) << 4;
+        unsigned hits = cuckoo_probe4(base, load4(hashes, i), units, fpmax, bits) |
+                        cuckoo_probe4(base, load4(hashes, i + 4), units, fpmax, bits) << 4;
         if (f->stash_count && hits != 0xff) hits |= fl_cuckoo_stash_lanes(f, hashes, i, ~hits & 0xffu);
         pos += emit8(out + i, hits);
     }
-    pos += (fp16 ? fl_contains_cuckoo16_scalar : fl_contains_cuckoo8_scalar)(f, hashes + i, n - i,
-                                                                           out + i);
+    pos += cuckoo_scalar(bits)(f, hashes + i, n - i, out + i);
     return pos;
 }
 
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx2, 4, cuckoo_contains, 0)
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx2, 4, cuckoo_contains, 8)
 
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx2, 8, cuckoo_contains, 1)
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx2, 6, cuckoo_contains, 12)
+
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx2, 8, cuckoo_contains, 16)
 
 /* One key (the single-key API calls, fl_lookup.probe): the header-inline AVX2 probe of
  * filterlab_inline.h, so callers compiled with or without AVX2 run the same code. */
@@ -313,6 +342,7 @@ void fl_kernels_init_avx2(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_avx2;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx2;
+    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx2;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_avx2;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_avx2;

@@ -285,12 +285,27 @@ FL_INLINE unsigned nibbles_any(uint32_t m) {
     return _pext_u32(m, 0x11111111u);
 }
 
+/* Per key, whether a 12-bit slot of bucket word w equals the key's fingerprint copied into
+ * all 4 slots (r): filterlab_inline.h's fl_cuckoo12_has, 8 keys at a time (the gathered 8
+ * bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
+FL_INLINE __mmask8 cuckoo12_has(__m512i w, __m512i r) {
+    __m512i x = _mm512_xor_si512(w, r);
+    __m512i z = _mm512_andnot_si512(x, _mm512_sub_epi64(x, _mm512_set1_epi64((long long)FL_CUCKOO12_LO)));
+    return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO12_HI));
+}
+
+/* The scalar lookup of each width, for the keys after the last group of 8. */
+FL_INLINE fl_contains_fn cuckoo_scalar(const int bits) {
+    return bits == 8 ? fl_contains_cuckoo8_scalar
+                     : bits == 12 ? fl_contains_cuckoo12_scalar : fl_contains_cuckoo16_scalar;
+}
+
 FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                 uint8_t *out, const int prefetch, const int fp16) {
+                                 uint8_t *out, const int prefetch, const int bits) {
     const uint8_t *base = (const uint8_t *)f->data;
     const __m512i units = _mm512_set1_epi64(f->units);
     const __m512i fpmax = _mm512_set1_epi64((1u << f->k) - 1u);
-    const size_t bb = fp16 ? 8 : 4; /* bucket bytes */
+    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
     /* Byte shuffles copying a lane's fingerprint into all 4 slots of a bucket. */
     const __m512i rep16 = _mm512_broadcast_i32x4(
         _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9));
@@ -312,30 +327,39 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
         }
         __m512i fp, i1, i2;
         cuckoo_index(load8(hashes, i), units, fpmax, &fp, &i1, &i2);
-        uint32_t eq;
-        if (fp16) {
+        unsigned hits;
+        if (bits == 12) {
+            /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
+            __m512i b1 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(i1, i1), i1),
+                                                (const void *)base, 2);
+            __m512i b2 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(i2, i2), i2),
+                                                (const void *)base, 2);
+            __m512i r = _mm512_or_si512(fp, _mm512_slli_epi64(fp, 12));
+            r = _mm512_or_si512(r, _mm512_slli_epi64(r, 24));
+            hits = (unsigned)(cuckoo12_has(b1, r) | cuckoo12_has(b2, r));
+        } else if (bits == 16) {
             __m512i b1 = _mm512_i64gather_epi64(i1, (const void *)base, 8);
             __m512i b2 = _mm512_i64gather_epi64(i2, (const void *)base, 8);
             __m512i r = _mm512_shuffle_epi8(fp, rep16);
-            eq = (uint32_t)(_mm512_cmpeq_epi16_mask(b1, r) | _mm512_cmpeq_epi16_mask(b2, r));
+            hits = nibbles_any((uint32_t)(_mm512_cmpeq_epi16_mask(b1, r) | _mm512_cmpeq_epi16_mask(b2, r)));
         } else {
             __m256i b1 = _mm512_i64gather_epi32(i1, (const void *)base, 4);
             __m256i b2 = _mm512_i64gather_epi32(i2, (const void *)base, 4);
             __m256i r = _mm256_shuffle_epi8(_mm512_cvtepi64_epi32(fp), rep8);
-            eq = (uint32_t)(_mm256_cmpeq_epi8_mask(b1, r) | _mm256_cmpeq_epi8_mask(b2, r));
+            hits = nibbles_any((uint32_t)(_mm256_cmpeq_epi8_mask(b1, r) | _mm256_cmpeq_epi8_mask(b2, r)));
         }
-        unsigned hits = nibbles_any(eq);
         if (f->stash_count && hits != 0xff) hits |= fl_cuckoo_stash_lanes(f, hashes, i, ~hits & 0xffu);
         pos += emit8(out + i, hits);
     }
-    pos += (fp16 ? fl_contains_cuckoo16_scalar : fl_contains_cuckoo8_scalar)(f, hashes + i, n - i,
-                                                                           out + i);
+    pos += cuckoo_scalar(bits)(f, hashes + i, n - i, out + i);
     return pos;
 }
 
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx512, 4, cuckoo_contains, 0)
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx512, 4, cuckoo_contains, 8)
 
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx512, 8, cuckoo_contains, 1)
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx512, 6, cuckoo_contains, 12)
+
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx512, 8, cuckoo_contains, 16)
 
 /* The SplitMix64 finalizer of filterlab.h, 8 keys per zmm (vpmullq is AVX-512 DQ). */
 static void fl_hash_u64_avx512(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {
@@ -374,6 +398,7 @@ void fl_kernels_init_avx512(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_avx512;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx512;
+    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx512;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_avx512;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_avx512;

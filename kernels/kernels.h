@@ -24,11 +24,17 @@
  * calls them through its PLT. */
 #pragma GCC visibility push(hidden)
 
+/* Readable bytes after every payload (src/memory.c allocates them, zeroed): a 12-bit cuckoo
+ * bucket (6 bytes) is read with an 8-byte load, which for the last bucket reaches 2 bytes
+ * past units * 6. Kernels must not let these bytes change an answer. */
+#define FL_PAYLOAD_SLACK 8
+
 typedef struct fl_kview {
-    void *data;        /* payload, 64-byte aligned, units * unit_bytes long */
+    void *data;        /* payload, 64-byte aligned, units * unit_bytes long, followed by
+                          FL_PAYLOAD_SLACK readable bytes */
     uint32_t units;    /* words / blocks / buckets; 1 <= units < 2^32 */
     uint32_t k;        /* Bloom: bits per key; counting: counters per key; cuckoo:
-                          fingerprint bits (8 or 16) */
+                          fingerprint bits (8, 12 or 16) */
     const fl_stash_entry *stash; /* cuckoo only; may be NULL when stash_count == 0 */
     uint32_t stash_count;
 } fl_kview;
@@ -79,6 +85,7 @@ typedef struct fl_bloom_kernels {
 typedef enum fl_cuckoo_width {
     FL_CUCKOO_FP8 = 0,
     FL_CUCKOO_FP16,
+    FL_CUCKOO_FP12,
     FL_CUCKOO_WIDTHS
 } fl_cuckoo_width;
 
@@ -252,6 +259,7 @@ extern const fl_fuse_kernels fl_fuse_kernels_loads_avx512;
     size_t fl_contains_reg64_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);      \
     size_t fl_contains_cuckoo8_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);    \
     size_t fl_contains_cuckoo16_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
+    size_t fl_contains_cuckoo12_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
     void fl_insert_classic_##isa(const fl_kview *, const uint64_t *, size_t);                   \
     void fl_insert_block512_##isa(const fl_kview *, const uint64_t *, size_t);                  \
     void fl_insert_split256_##isa(const fl_kview *, const uint64_t *, size_t);                  \

@@ -218,10 +218,25 @@ FL_INLINE uint64_t load_u64(const uint8_t *p) {
     return v;
 }
 
+/* Per 64-bit lane, all ones iff a 12-bit slot of bucket word w equals the lane's fingerprint
+ * copied into all 4 slots (r): filterlab_inline.h's fl_cuckoo12_has, 2 keys at a time (the
+ * loaded 8 bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
+FL_INLINE uint64x2_t cuckoo12_has(uint64x2_t w, uint64x2_t r) {
+    uint64x2_t x = veorq_u64(w, r);
+    uint64x2_t z = vbicq_u64(vsubq_u64(x, vdupq_n_u64(FL_CUCKOO12_LO)), x);
+    return vtstq_u64(z, vdupq_n_u64(FL_CUCKOO12_HI));
+}
+
+/* The scalar lookup of each width, for the keys after the last group of 4. */
+FL_INLINE fl_contains_fn cuckoo_scalar(const int bits) {
+    return bits == 8 ? fl_contains_cuckoo8_scalar
+                     : bits == 12 ? fl_contains_cuckoo12_scalar : fl_contains_cuckoo16_scalar;
+}
+
 FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                 uint8_t *out, const int prefetch, const int fp16) {
+                                 uint8_t *out, const int prefetch, const int bits) {
     const uint8_t *base = (const uint8_t *)f->data;
-    const size_t bb = fp16 ? 8 : 4; /* bucket bytes */
+    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
     size_t i = 0, pos = 0;
     for (; i + 4 <= n; i += 4) {
         uint32_t fp[4], i1[4], i2[4];
@@ -234,7 +249,18 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
         }
         cuckoo_index4(hashes, i, f, fp, i1, i2);
         uint32_t hit[4];
-        if (fp16) {
+        if (bits == 12) {
+            for (int j = 0; j < 4; j += 2) {
+                /* Two keys: bucket b's 8-byte load at byte 6b, fingerprint in all 4 slots. */
+                uint64_t w1[2] = {load_u64(base + 6 * (size_t)i1[j]), load_u64(base + 6 * (size_t)i1[j + 1])};
+                uint64_t w2[2] = {load_u64(base + 6 * (size_t)i2[j]), load_u64(base + 6 * (size_t)i2[j + 1])};
+                uint64_t r[2] = {fp[j] * FL_CUCKOO12_LO, fp[j + 1] * FL_CUCKOO12_LO};
+                uint64x2_t rv = vld1q_u64(r);
+                uint64x2_t any = vorrq_u64(cuckoo12_has(vld1q_u64(w1), rv), cuckoo12_has(vld1q_u64(w2), rv));
+                hit[j] = (uint32_t)(vgetq_lane_u64(any, 0) & 1);
+                hit[j + 1] = (uint32_t)(vgetq_lane_u64(any, 1) & 1);
+            }
+        } else if (bits == 16) {
             for (int j = 0; j < 4; j += 2) {
                 /* Two keys: each fingerprint copied into its 4 16-bit slots. */
                 uint64_t w1[2] = {load_u64(base + 8 * (size_t)i1[j]), load_u64(base + 8 * (size_t)i1[j + 1])};
@@ -266,14 +292,15 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
             pos += r;
         }
     }
-    pos += (fp16 ? fl_contains_cuckoo16_scalar : fl_contains_cuckoo8_scalar)(f, hashes + i, n - i,
-                                                                           out + i);
+    pos += cuckoo_scalar(bits)(f, hashes + i, n - i, out + i);
     return pos;
 }
 
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_neon, 4, cuckoo_contains, 0)
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_neon, 4, cuckoo_contains, 8)
 
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_neon, 8, cuckoo_contains, 1)
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_neon, 6, cuckoo_contains, 12)
+
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_neon, 8, cuckoo_contains, 16)
 
 void fl_kernels_init_neon(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_neon;
@@ -281,6 +308,7 @@ void fl_kernels_init_neon(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_neon;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_neon;
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_neon;
+    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_neon;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_neon;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_neon;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_neon;

@@ -150,16 +150,34 @@ static inline int fl_reg64_probe(const fl_kview *f, uint64_t h) {
 /* ---- cuckoo: fingerprints, buckets and their alternates are in filterlab_inline.h ------- */
 #define FL_CUCKOO_SLOTS 4
 
+/* Bucket bytes of each fingerprint width (filterlab_inline.h gives the layouts). */
+static inline size_t fl_cuckoo_bucket_bytes(uint32_t fp_bits) {
+    return fp_bits == 8 ? 4 : fp_bits == 12 ? 6 : 8;
+}
+
 /* Slot s of bucket b: 8-bit fingerprints are 4 bytes per bucket, 16-bit ones 4 little-endian
- * 16-bit words (8 bytes) per bucket. */
+ * 16-bit words (8 bytes) per bucket, 12-bit ones bits 12s..12s+11 of a 6-byte little-endian
+ * bucket. A 12-bit slot spans two bytes (byte 3s/2 on, from bit 0 or 4 of it), read and
+ * written as a 16-bit pair so that no access leaves the bucket's 6 bytes. */
 static inline uint32_t fl_cuckoo_get(const void *data, uint32_t fp_bits, uint32_t b, int s) {
     if (fp_bits == 8) return ((const uint8_t *)data)[4 * (size_t)b + s];
+    if (fp_bits == 12) {
+        const uint8_t *p = (const uint8_t *)data + 6 * (size_t)b + ((12 * s) >> 3);
+        return (((uint32_t)p[0] | ((uint32_t)p[1] << 8)) >> ((12 * s) & 7)) & 0xfffu;
+    }
     const uint8_t *p = (const uint8_t *)data + 8 * (size_t)b + 2 * s;
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
 }
 static inline void fl_cuckoo_set(void *data, uint32_t fp_bits, uint32_t b, int s, uint32_t fp) {
     if (fp_bits == 8) {
         ((uint8_t *)data)[4 * (size_t)b + s] = (uint8_t)fp;
+    } else if (fp_bits == 12) {
+        uint8_t *p = (uint8_t *)data + 6 * (size_t)b + ((12 * s) >> 3);
+        int shift = (12 * s) & 7;
+        uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+        v = (v & ~(0xfffu << shift)) | ((fp & 0xfffu) << shift);
+        p[0] = (uint8_t)v;
+        p[1] = (uint8_t)(v >> 8);
     } else {
         uint8_t *p = (uint8_t *)data + 8 * (size_t)b + 2 * s;
         p[0] = (uint8_t)fp;

@@ -60,14 +60,14 @@ static inline const void *reg64_at(const fl_kview *f, uint64_t h) {
     return (const uint64_t *)f->data + fl_reduce32((uint32_t)(h >> 32), f->units);
 }
 static inline const void *cuckoo_at(const fl_kview *f, uint64_t h) {
-    size_t bucket_bytes = f->k == 8 ? 4 : 8;
-    return (const uint8_t *)f->data + bucket_bytes * fl_cuckoo_bucket(h, f->units);
+    return (const uint8_t *)f->data + fl_cuckoo_bucket_bytes(f->k) * fl_cuckoo_bucket(h, f->units);
 }
 
 FL_SCALAR_CONTAINS(block512, fl_block512_at, fl_block512_probe)
 FL_SCALAR_CONTAINS(split256, fl_split256_at, fl_split256_probe)
 FL_SCALAR_CONTAINS(reg64, reg64_at, fl_reg64_probe)
 FL_SCALAR_CONTAINS(cuckoo8, cuckoo_at, fl_cuckoo_probe)
+FL_SCALAR_CONTAINS(cuckoo12, cuckoo_at, fl_cuckoo_probe)
 FL_SCALAR_CONTAINS(cuckoo16, cuckoo_at, fl_cuckoo_probe)
 
 void fl_insert_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
@@ -133,6 +133,7 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_scalar;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_scalar;
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_scalar;
+    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_scalar;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_scalar;
     t->bloom.insert[FL_BLOOM_CLASSIC] = fl_insert_classic_scalar;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_scalar;

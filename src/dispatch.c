@@ -155,6 +155,7 @@ const fl_entry_desc fl_entries[] = {
     E("bloom.contains1.split256", bloom.contains1[FL_BLOOM_SPLIT256], FL_EK_CONTAINS1, 1, 8, 32),
     E("bloom.contains1.reg64", bloom.contains1[FL_BLOOM_REG64], FL_EK_CONTAINS1, 1, 6, 8),
     E("cuckoo.contains.fp8", cuckoo.contains[FL_CUCKOO_FP8], FL_EK_CONTAINS, 1, 8, 4),
+    E("cuckoo.contains.fp12", cuckoo.contains[FL_CUCKOO_FP12], FL_EK_CONTAINS, 1, 12, 6),
     E("cuckoo.contains.fp16", cuckoo.contains[FL_CUCKOO_FP16], FL_EK_CONTAINS, 1, 16, 8),
     E("counting.contains.classic", counting.contains[FL_COUNTING_CLASSIC], FL_EK_CONTAINS, 1, 7, 8),
     E("counting.contains.blocked", counting.contains[FL_COUNTING_BLOCKED], FL_EK_CONTAINS, 1, 8, 64),

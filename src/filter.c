@@ -344,6 +344,9 @@ static int payload_is_empty(const fl_filter *f) {
     const uint64_t *w = f->data;
     for (size_t i = 0; i < f->bytes / 8; i++)
         if (w[i]) return 0;
+    /* A 12-bit cuckoo payload (6-byte buckets) may end inside a word. */
+    for (size_t i = f->bytes & ~(size_t)7; i < f->bytes; i++)
+        if (((const uint8_t *)f->data)[i]) return 0;
     return 1;
 }
 

@@ -17,17 +17,21 @@ fl_status fl_payload_alloc(fl_filter *f, size_t bytes) {
     f->bytes = bytes;
     f->mapped = 0;
     f->huge_pages = 0;
-    if (bytes < FL_HUGE_PAGE) {
-        size_t rounded = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
-        void *p = aligned_alloc(64, rounded ? rounded : 64);
+    /* FL_PAYLOAD_SLACK zero bytes follow the payload: a 12-bit cuckoo lookup loads 8 bytes
+     * at its 6-byte bucket (kernels/kernels.h). They are never written nor saved. */
+    if (bytes > SIZE_MAX - FL_PAYLOAD_SLACK - FL_HUGE_PAGE) return FL_ERR_TOO_LARGE;
+    size_t need = bytes + FL_PAYLOAD_SLACK;
+    if (need < FL_HUGE_PAGE) {
+        size_t rounded = (need + 63) & ~(size_t)63; /* aligned_alloc wants a multiple */
+        void *p = aligned_alloc(64, rounded);
         if (!p) return FL_ERR_NO_MEMORY;
-        memset(p, 0, rounded ? rounded : 64);
+        memset(p, 0, rounded);
         f->data = p;
         return FL_OK;
     }
     /* Over-map by one huge page and trim, so the payload starts on a 2 MiB boundary. */
-    size_t len = (bytes + FL_HUGE_PAGE - 1) & ~(size_t)(FL_HUGE_PAGE - 1);
-    if (len < bytes || len + FL_HUGE_PAGE < len) return FL_ERR_TOO_LARGE;
+    size_t len = (need + FL_HUGE_PAGE - 1) & ~(size_t)(FL_HUGE_PAGE - 1);
+    if (len < need || len + FL_HUGE_PAGE < len) return FL_ERR_TOO_LARGE;
     uint8_t *raw = mmap(NULL, len + FL_HUGE_PAGE, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return FL_ERR_NO_MEMORY;

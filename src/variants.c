@@ -29,7 +29,7 @@ static size_t unit_block32(uint32_t k) {
     (void)k;
     return 32;
 }
-/* 4 slots of k-bit fingerprints: 4 bytes (k = 8) or 8 bytes (k = 16). */
+/* 4 slots of k-bit fingerprints: 4 bytes (k = 8), 6 (k = 12, packed) or 8 (k = 16). */
 static size_t unit_bucket(uint32_t k) {
     return FL_CUCKOO_SLOTS * (size_t)k / 8;
 }
@@ -51,8 +51,9 @@ BLOOM_SLOTS(REG64)
 /* Cuckoo inserts relocate (src/cuckoo.c) and one-key lookups are inline: only the batch
  * lookup is a kernel, one per fingerprint width. */
 static fl_kernel_slots slots_cuckoo(uint32_t k) {
-    fl_kernel_slots s = {k == 8 ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP8])
-                                : FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP16]),
+    fl_kernel_slots s = {k == 8    ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP8])
+                         : k == 12 ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP12])
+                                   : FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP16]),
                          FL_NO_KERNEL, FL_NO_KERNEL};
     return s;
 }
@@ -140,10 +141,10 @@ static const fl_variant_desc reg64 = {
 
 static const fl_variant_desc cuckoo = {
     .info = {.variant = FL_CUCKOO, .name = "cuckoo",
-             .summary = "cuckoo filter, 4-slot buckets, 8- or 16-bit fingerprints, victim "
-                        "stash (Fan, Andersen, Kaminsky, Mitzenmacher 2014)",
+             .summary = "cuckoo filter, 4-slot buckets, 8-, 12- or 16-bit fingerprints, "
+                        "victim stash (Fan, Andersen, Kaminsky, Mitzenmacher 2014)",
              .unit_name = "4-slot bucket", .k_name = "fingerprint bits",
-             .k_min = 8, .k_max = 16, .k_step = 8, .k_default = 16,
+             .k_min = 8, .k_max = 16, .k_step = 4, .k_default = 16,
              .units_max = FL_UNITS_MAX, .unit_slots = FL_CUCKOO_SLOTS,
              .max_load = FL_CUCKOO_LOAD,
              .caps = FL_CAP_DELETE | FL_CAP_MAY_FILL | FL_CAP_COUNT,

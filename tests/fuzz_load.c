@@ -154,17 +154,20 @@ static fl_filter *seed_filter(fl_variant v, uint64_t units, uint32_t k, fl_hash_
     return f;
 }
 
-/* Writes the seed corpus: three small filters covering a Bloom variant, the Parquet-
- * compatible one and a cuckoo filter whose victim stash is in use. */
+/* Writes the seed corpus: four small filters covering a Bloom variant, the Parquet-
+ * compatible one and cuckoo filters of 8- and 12-bit fingerprints (6-byte buckets) whose
+ * victim stash is in use. */
 static int write_seeds(const char *dir) {
-    fl_filter *f[3] = {
+    fl_filter *f[4] = {
         seed_filter(FL_BLOCK512, 2, 6, FL_HASH_XXH3, 10),
         seed_filter(FL_SPLIT256, 2, 8, FL_HASH_XXH64, 10),
         seed_filter(FL_CUCKOO, 2, 8, FL_HASH_XXH3, 64),
+        seed_filter(FL_CUCKOO, 3, 12, FL_HASH_XXH64, 64),
     };
-    const char *names[3] = {"v2_block512.flt", "v2_split256_xxh64.flt", "v2_cuckoo8_stash.flt"};
+    const char *names[4] = {"v2_block512.flt", "v2_split256_xxh64.flt", "v2_cuckoo8_stash.flt",
+                            "v2_cuckoo12_stash.flt"};
     int bad = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         bad |= f[i] ? write_seed(dir, names[i], f[i]) : 1;
         fl_free(f[i]);
     }

@@ -188,6 +188,9 @@ static const spec SPECS[] = {
     {"reg64", FL_REG64, 16, 4, FL_HASH_XXH3, 3, 40},
     {"cuckoo8", FL_CUCKOO, 8, 8, FL_HASH_XXH3, 1, 20},
     {"cuckoo16", FL_CUCKOO, 8, 16, FL_HASH_XXH64, 2, 20},
+    /* 6-byte buckets: 9 of them end the payload inside an 8-byte word. */
+    {"cuckoo12", FL_CUCKOO, 9, 12, FL_HASH_XXH3, 4, 30},
+    {"cuckoo12-stash", FL_CUCKOO, 3, 12, FL_HASH_XXH64, 6, 64},
     /* Counters: a word of 16 per 4 keys' worth, so some reach 2 and more. */
     {"counting", FL_COUNTING, 8, 5, FL_HASH_XXH3, 9, 40},
     {"counting512", FL_COUNTING512, 2, 6, FL_HASH_XXH64, 11, 40},

@@ -32,7 +32,8 @@ static void rejects_bad_geometry(void **state) {
         {{FL_CLASSIC, 100, 0}, FL_ERR_BAD_K},     {{FL_CLASSIC, 100, 33}, FL_ERR_BAD_K},
         {{FL_BLOCK512, 100, 0}, FL_ERR_BAD_K},    {{FL_BLOCK512, 100, 17}, FL_ERR_BAD_K},
         {{FL_REG64, 100, 17}, FL_ERR_BAD_K},      {{FL_SPLIT256, 100, 7}, FL_ERR_BAD_K},
-        {{FL_CUCKOO, 100, 12}, FL_ERR_BAD_K},     {{FL_CUCKOO, 100, 0}, FL_ERR_BAD_K},
+        {{FL_CUCKOO, 100, 10}, FL_ERR_BAD_K},     {{FL_CUCKOO, 100, 0}, FL_ERR_BAD_K},
+        {{FL_CUCKOO, 100, 4}, FL_ERR_BAD_K},      {{FL_CUCKOO, 100, 20}, FL_ERR_BAD_K},
         {{FL_CLASSIC, 0, 7}, FL_ERR_BAD_GEOMETRY}, {{FL_SPLIT256, 1ull << 32, 8}, FL_ERR_BAD_GEOMETRY},
         {{FL_CUCKOO, UINT64_MAX, 16}, FL_ERR_BAD_GEOMETRY},
     };
@@ -126,8 +127,46 @@ static void blocked_variants_need_more_bits(void **state) {
         fl_status s = fl_params_for(FL_CUCKOO, 1000000, fprs[i], &p);
         assert_int_equal(s, FL_OK);
         assert_true(p.predicted_fpr <= fprs[i]);
-        assert_true(p.geometry.k == 8 || p.geometry.k == 16);
+        assert_true(p.geometry.k == 8 || p.geometry.k == 12 || p.geometry.k == 16);
     }
+}
+
+/* Cuckoo sizing by FPR takes the fingerprint width of fewest bytes, so the narrowest that
+ * meets the target at a full enough table: 8 bits to ~2.9% (8 x 0.94 / 255), 12 bits from
+ * there to where 16 at the sizing load costs less (12.77 vs 17.02 bits per key at load
+ * 0.94), 16 bits below. Each pick is no larger than any other width that meets the target. */
+static void cuckoo_picks_the_width_of_fewest_bytes(void **state) {
+    (void)state;
+    const struct {
+        double fpr;
+        uint32_t k;
+    } cases[] = {{0.05, 8}, {0.03, 8},    {0.02, 8},    {0.01, 12}, {0.005, 12},
+                 {0.002, 12}, {0.0015, 12}, {0.001, 16}, {1e-4, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fl_params p;
+        assert_int_equal(fl_params_for(FL_CUCKOO, 1000000, cases[i].fpr, &p), FL_OK);
+        assert_int_equal(p.geometry.k, cases[i].k);
+        assert_true(p.predicted_fpr <= cases[i].fpr);
+        for (uint32_t k = 8; k <= 16; k += 4) {
+            /* The fewest buckets at width k that meet the target within the sizing load. */
+            for (uint64_t units = 1000000 / 4; units < 1000000; units += 1000) {
+                fl_geometry g = {FL_CUCKOO, units, k};
+                if ((double)1000000 > 0.94 * 4 * (double)units) continue;
+                if (fl_predict_fpr(&g, 1000000) > cases[i].fpr) continue;
+                assert_true(p.bytes <= units * fl_variant_unit_bytes(FL_CUCKOO, k) + 6000);
+                break;
+            }
+        }
+    }
+    /* At 0.5% the 12-bit filter matches fastfilter_cpp's Cuckoo12: 12.77 bits per key. */
+    fl_params p;
+    assert_int_equal(fl_params_for(FL_CUCKOO, 1000000, 0.005, &p), FL_OK);
+    assert_true(fabs(p.bits_per_key - 12.77) < 0.01);
+    /* A byte budget takes the widest width that holds the keys within the sizing load. */
+    assert_int_equal(fl_params_for_bytes(FL_CUCKOO, 1000000, 1600000, &p), FL_OK);
+    assert_int_equal(p.geometry.k, 12);
+    assert_int_equal(fl_params_for_bytes(FL_CUCKOO, 1000000, 2200000, &p), FL_OK);
+    assert_int_equal(p.geometry.k, 16);
 }
 
 static void prediction_is_monotone(void **state) {
@@ -174,6 +213,7 @@ int main(void) {
         cmocka_unit_test(classic_follows_the_textbook),
         cmocka_unit_test(classic_meets_high_targets),
         cmocka_unit_test(blocked_variants_need_more_bits),
+        cmocka_unit_test(cuckoo_picks_the_width_of_fewest_bytes),
         cmocka_unit_test(prediction_is_monotone),
         cmocka_unit_test(names_and_errors),
     };

@@ -20,7 +20,8 @@
  *                k = 8 for split256 (fixed by the Parquet format)
  *   cuckoo8      8-bit fingerprints at the library's sizing load (0.94): the smallest cuckoo
  *                filter, the size class of the seed's "1.1 MB"
- *   cuckoo16     fl_params_for(cuckoo, n, 1%): what the library needs to promise 1%
+ *   cuckoo16     16-bit fingerprints at the same load (what fl_params_for(cuckoo, n, 1%)
+ *                picked before the library had 12-bit fingerprints; it now picks 12)
  *
  * Memory: hash sets are measured as the growth of the C heap while building them
  * (mallinfo2: uordblks + hblkhd, i.e. small chunks plus mmapped ones), which counts the
@@ -339,11 +340,9 @@ static int build(subject *s, const lines *ins, double bpk, row *r)
     }
     case K_FILTER: {
         fl_config cfg = {.variant = s->variant, .hash = FL_HASH_XXH3, .seed = 0};
-        if (!strcmp(s->name, "cuckoo16")) {
-            cfg.n = n;
-            cfg.fpr = 0.01;
-        } else if (!strcmp(s->name, "cuckoo8")) {
-            cfg.geometry = (fl_geometry){FL_CUCKOO, (uint64_t)((double)n / (4 * 0.94)) + 1, 8};
+        if (!strcmp(s->name, "cuckoo16") || !strcmp(s->name, "cuckoo8")) {
+            cfg.geometry = (fl_geometry){FL_CUCKOO, (uint64_t)((double)n / (4 * 0.94)) + 1,
+                                         s->name[6] == '8' ? 8 : 16};
         } else {
             uint64_t unit_bits = s->variant == FL_CLASSIC ? 64 : s->variant == FL_BLOCK512 ? 512 : 256;
             uint64_t bits = (uint64_t)((double)n * bpk + 0.5);

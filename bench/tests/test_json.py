@@ -68,9 +68,12 @@ for name, r in runs.items():
 lookups = [n for n in runs if n.startswith("lookup/")]
 check(len(lookups) == 3 * 2 * 2, "lookup configurations: %d" % len(lookups))
 check(len([n for n in runs if n.startswith("insert/")]) == 3 * 2, "insert configurations")
-check(len([n for n in runs if n.startswith("probe/")]) == 2 * 2, "probe configurations")
+# One probe pair per filter footprint: a target in bytes, or less by under one unit where the
+# unit does not divide it (cuckoo at 1% has 12-bit fingerprints in 6-byte buckets).
+footprints = {b["filter_bytes"] for b in iterations(doc, "lookup/")}
+check(len([n for n in runs if n.startswith("probe/")]) == 2 * len(footprints), "probe configurations")
 for b in iterations(doc, "lookup/"):
-    check(b["filter_bytes"] == b["target_bytes"], "%s: size" % b["name"])
+    check(b["target_bytes"] - 8 < b["filter_bytes"] <= b["target_bytes"], "%s: size" % b["name"])
     check(0 <= b["fpr_measured"] < 0.05, "%s: fpr %s" % (b["name"], b["fpr_measured"]))
     check(b["false_negatives"] == 0, "%s: false negatives" % b["name"])
     check(b["bits_per_key"] > 5, "%s: bits per key" % b["name"])

@@ -75,7 +75,7 @@ def test_empty_batches(f):
     (dict(units=0), ValueError),
     (dict(units=2**40), ValueError),
     (dict(units=10, k=99), ValueError),
-    (dict(units=10, variant="cuckoo", k=12), ValueError),
+    (dict(units=10, variant="cuckoo", k=10), ValueError),
     (dict(n=100), ValueError),
     (dict(), ValueError),
     (dict(n=100, fpr=0.01, hash="md5"), ValueError),

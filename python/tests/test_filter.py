@@ -157,6 +157,33 @@ def test_cuckoo_has_no_union_and_fills():
     assert 0 < len(a) < 10000
 
 
+@pytest.mark.parametrize("k", [8, 12, 16])
+def test_cuckoo_fingerprint_widths(k, tmp_path):
+    # units and k: 4-slot buckets of k-bit fingerprints, 4 * k / 8 bytes each
+    f = fl.Filter(units=3001, k=k, variant="cuckoo", seed=5)
+    assert f.info().k == k and f.info().bytes == 3001 * 4 * k // 8
+    assert f.info().geometry.endswith("%d-bit fingerprints" % k)
+    keys = np.arange(10000, dtype=np.uint64) * 2654435761
+    f.add_many(keys)
+    assert f.contains_many(keys).all()
+    for key in keys[:5000]:
+        f.delete(int(key))
+    assert len(f) == 5000 and f.contains_many(keys[5000:]).all()
+    f.save(tmp_path / "c.flt")
+    g = fl.Filter.load(str(tmp_path / "c.flt"))
+    assert g.to_bytes() == f.to_bytes() and g.info().k == k
+
+
+def test_cuckoo_width_by_fpr_and_bad_width():
+    # the width of fewest bytes that meets the target: 8, 12, then 16 bits
+    assert fl.Filter(n=10000, fpr=0.03, variant="cuckoo").info().k == 8
+    assert fl.Filter(n=10000, fpr=0.005, variant="cuckoo").info().k == 12
+    assert fl.Filter(n=10000, fpr=0.0001, variant="cuckoo").info().k == 16
+    assert fl.params(10000, 0.005, "cuckoo").k == 12
+    with pytest.raises(ValueError, match="8, 12 or 16"):
+        fl.Filter(units=100, k=10, variant="cuckoo")
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_bytes_file_and_pickle_round_trip(variant, tmp_path):
     f = fl.Filter(n=3000, fpr=0.01, variant=variant, seed=3)

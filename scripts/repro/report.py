@@ -240,8 +240,8 @@ class Report:
                "each structure is built from them, then answers %s lookups of never-inserted URLs (the "
                "crawler's common case; the false positives) and %s of inserted ones in a shuffled order, "
                "median of %d passes. Filters: 10 bits per URL (the seed's BITS_PER_URL), k = 7; cuckoo8 is "
-               "the smallest cuckoo filter (8-bit fingerprints, load 0.94); cuckoo16 is what "
-               "`fl_params_for(cuckoo, n, 1%%)` needs. Single: `fl_contains_bytes` per URL; batch: hash 1024, "
+               "the smallest cuckoo filter (8-bit fingerprints, load 0.94); cuckoo16 has 16-bit "
+               "fingerprints at the same load. Single: `fl_contains_bytes` per URL; batch: hash 1024, "
                "then `fl_contains_hashes`." % ("{:,}".format(t2["n"]), g(t2["mean_key_bytes"]),
                                                "{:,}".format(t2["lookups"]), "{:,}".format(t2["lookups"]), t2["reps"]))
         self.w()

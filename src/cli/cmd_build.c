@@ -26,7 +26,7 @@ static void help(void)
         "                      is picked for --n keys if given, else 7 (split256: 8,\n"
         "                      cuckoo: 16)\n"
         "  --units U --k K     exact geometry: U words/blocks/buckets, K bits per key\n"
-        "                      (cuckoo: K = fingerprint bits, 8 or 16)\n"
+        "                      (cuckoo: K = fingerprint bits, 8, 12 or 16)\n"
         "\n"
         "Options:\n");
     char types[128];
@@ -324,6 +324,22 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--n must be at least 1");
     if (have_k && (k == 0 || k > UINT32_MAX))
         return cli_usage_error(CMD, "--k %llu is out of range", (unsigned long long)k);
+    fl_variant_info vi;
+    if (have_k && !fl_variant_unit_bytes(cfg.variant, (uint32_t)k) &&
+        fl_variant_describe(cfg.variant, &vi) == FL_OK) {
+        /* Name the valid values: a cuckoo width is one of a few, not a range. */
+        char valid[64] = "";
+        size_t len = 0;
+        for (uint32_t v = vi.k_min; v <= vi.k_max && len < sizeof valid; v += vi.k_step) {
+            const char *sep = v == vi.k_min ? "" : v + vi.k_step > vi.k_max ? " or " : ", ";
+            len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%u", sep, v);
+        }
+        if (vi.k_step == 1 && vi.k_min < vi.k_max)
+            snprintf(valid, sizeof valid, "%u to %u", vi.k_min, vi.k_max);
+        return cli_usage_error(CMD, "--k %llu is not valid for %s: %s must be %s",
+                               (unsigned long long)k, fl_variant_name(cfg.variant), vi.k_name,
+                               valid);
+    }
     if (have_fpr) {
         if (!have_n)
             return cli_usage_error(CMD, "--fpr needs --n");

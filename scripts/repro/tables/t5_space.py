@@ -84,7 +84,8 @@ def why_crossover(ctx, c, m, holds):
     else:
         txt = "here cuckoo needs fewer bits than classic only at FPR <= %s (targets %s)" % (
             g(m), ", ".join(g(w) for w in sorted(wins, reverse=True)))
-    txt += ("; filterlab's fingerprints are 8 or 16 bits, so cuckoo costs 8.5 or 17 bits/key; with any width the "
+    txt += ("; filterlab's fingerprints are 8, 12 or 16 bits, so cuckoo costs 8.5, 12.8 or 17 bits/key at full load; "
+            "with any width the "
             "model (log2(1/e)+3)/0.955 crosses classic at %s, and %s with semi-sorted buckets (Fan et al. 2014)") % (
         pct(ideal), pct(ideal2))
     return txt
@@ -104,8 +105,9 @@ def why_cuckoo_bound(ctx, c, m, holds):
 
 
 def why_summary_cuckoo(ctx, c, m, holds):
-    return ("%s bits/key: at 0.1%% filterlab uses 16-bit fingerprints (8-bit ones cannot go below ~1.6%%); "
-            "12-bit fingerprints at 95.5%% load would need %s bits/key (Fan et al. 2014)") % (g(m), g(12 / 0.955))
+    return ("%s bits/key: at 0.1%% filterlab uses 16-bit fingerprints (12-bit ones give ~0.18%% at full load and reach "
+            "0.1%% only near half load, at ~23 bits/key; 8-bit ones cannot go below ~1.6%%); 12-bit fingerprints at "
+            "95.5%% load would need %s bits/key (Fan et al. 2014)") % (g(m), g(12 / 0.955))
 
 
 EXPLAIN = {
