@@ -66,10 +66,13 @@ def main():
             check(len(res["filterlab"]["runs"]) == 2 and len(res["other"]["runs"]) == 2,
                   f"{r['command']}: two runs a side")
         check(d["native"]["SISMEMBER"] > 0 and d["native"]["SADD"] > 0, "native ceiling")
-        for side in ("filterlab", "other"):
-            t = d["topk_recall"][side]
-            check(t["listed"] == 50 and 0 <= t["recall"] <= 1 and
-                  t["listed_below_true_count"] == 0, f"top-k recall {side}: {t}")
+        check([t["zipf_s"] for t in d["topk_recall"]] == [0.8, 1.0, 1.2],
+              f"top-k recall streams: {d['topk_recall']}")
+        for t in d["topk_recall"]:
+            for side in ("filterlab", "other"):
+                check(t[side]["listed"] == 50 and 0 <= t[side]["recall"] <= 1 and
+                      t[side]["listed_below_true_count"] == 0,
+                      f"top-k recall {side}, Zipf {t['zipf_s']}: {t[side]}")
         check(len(d["load_average_before"]) == 3 and len(d["load_average_after"]) == 3,
               "load averages recorded")
         check(d["modules"]["other"]["path"] == module and
