@@ -145,11 +145,32 @@ static double blocked_fpr(inner_model *m, double lambda) {
     return sum > 1.0 ? 1.0 : sum;
 }
 
+/* blocked_fpr_once's answers, remembered per thread (see fl_size_blocked's memo below: a
+ * new filter's predicted FPR is asked for by sizing and again by its checks, about 0.3 ms
+ * each for block512, and the same shapes come back filter after filter). */
+#define FPR_MEMO 64
+typedef struct {
+    const fl_variant_desc *d;
+    uint32_t k;
+    double lambda, fpr;
+} fpr_memo;
+static _Thread_local fpr_memo fmemo[FPR_MEMO];
+static _Thread_local unsigned fmemo_next;
+
 static double blocked_fpr_once(const fl_variant_desc *d, uint32_t k, double lambda) {
+    for (unsigned i = 0; i < FPR_MEMO; i++) {
+        const fpr_memo *e = &fmemo[i];
+        if (e->d == d && e->k == k && e->lambda == lambda) return e->fpr;
+    }
     inner_model m;
     model_init(&m, d, k);
     double r = blocked_fpr(&m, lambda);
+    int exact = !m.failed; /* not the closed form a failed allocation fell back to */
     model_free(&m);
+    if (exact) {
+        fmemo[fmemo_next] = (fpr_memo){d, k, lambda, r};
+        fmemo_next = (fmemo_next + 1) % FPR_MEMO;
+    }
     return r;
 }
 
@@ -248,12 +269,53 @@ static uint64_t blocked_units(inner_model *m, double n, double p, double unit_bi
     return hi;
 }
 
+/* fl_size_blocked's answers, remembered per thread: the search below runs the occupancy
+ * recurrence for every k (about 10 ms for one block512 sizing, measured in redis-server),
+ * and a program that makes many filters of the same shape (a Redis key per user, each
+ * created with the same BF.RESERVE or defaults, and its scalable chain's sub-filters, whose
+ * sizes repeat from key to key) asks the same (variant, n, p) again and again. The search is
+ * a pure function of them, so a remembered answer is the answer. Per thread: no locking. */
+#define SIZE_MEMO 64
+typedef struct {
+    const fl_variant_desc *d;
+    double n, p;
+    uint64_t units;
+    uint32_t k;
+} size_memo;
+static _Thread_local size_memo memo[SIZE_MEMO];
+static _Thread_local unsigned memo_next;
+
+static fl_status size_blocked_search(const fl_variant_desc *d, double n, double p,
+                                     fl_geometry *g, int *approximate);
+
 fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
+    for (unsigned i = 0; i < SIZE_MEMO; i++) {
+        const size_memo *e = &memo[i];
+        if (e->d == d && e->n == n && e->p == p) {
+            g->units = e->units;
+            g->k = e->k;
+            return FL_OK;
+        }
+    }
+    int approximate = 0;
+    fl_status st = size_blocked_search(d, n, p, g, &approximate);
+    /* Not remembered: failures, and answers from the closed form a failed allocation of
+     * the recurrence's arrays fell back to. */
+    if (st == FL_OK && !approximate) {
+        memo[memo_next] = (size_memo){d, n, p, g->units, g->k};
+        memo_next = (memo_next + 1) % SIZE_MEMO;
+    }
+    return st;
+}
+
+static fl_status size_blocked_search(const fl_variant_desc *d, double n, double p,
+                                     fl_geometry *g, int *approximate) {
     uint64_t best = 0;
     for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step) {
         inner_model m;
         model_init(&m, d, k);
         uint64_t u = blocked_units(&m, n, p, cells_per_unit(d, k));
+        if (m.failed) *approximate = 1;
         model_free(&m);
         if (u && (!best || u < best)) { /* ties keep the smaller k: fewer bits to test */
             best = u;
