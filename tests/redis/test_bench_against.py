@@ -7,8 +7,8 @@ items: the 100-item runs stay long enough for redis-benchmark's millisecond cloc
 
 Two servers start and stop; every RedisBloom command row has both columns, its ratio and
 goal; SADD and SISMEMBER are there as the native ceiling; the top-k recall of both sides is
-there, with MEMORY USAGE of the keys the add rows filled; the load averages are recorded; the
-Markdown has the tables. --commands runs a subset (a lookup with the add that fills its key)
+there, with MEMORY USAGE of the keys the add rows filled; so are the key creation rows; the
+load averages are recorded; the Markdown has the tables. --commands runs a subset (a lookup with the add that fills its key)
 into files of their own. A missing --against file or an unknown --commands name is one
 clear error line and no output. Skipped (77) without redis-server, redis-benchmark or
 python3-redis."""
@@ -66,6 +66,12 @@ def main():
             check(len(res["filterlab"]["runs"]) == 2 and len(res["other"]["runs"]) == 2,
                   f"{r['command']}: two runs a side")
         check(d["native"]["SISMEMBER"] > 0 and d["native"]["SADD"] > 0, "native ceiling")
+        # Key creation rows: both sides created keys at some rate, timed by the server too.
+        check([c["command"] for c in d["creation"]] ==
+              ["BF.ADD new key", "BF.RESERVE new key", "CF.ADD new key"] and
+              all(c["filterlab_keys_per_s"] > 0 and c["other_keys_per_s"] > 0 and
+                  c["filterlab_server_us_per_key"] > 0 and len(c["runs"]["other"]) == 2
+                  for c in d["creation"]), f"key creation rows: {d['creation']}")
         check([t["zipf_s"] for t in d["topk_recall"]] == [0.8, 1.0, 1.2],
               f"top-k recall streams: {d['topk_recall']}")
         for t in d["topk_recall"]:
@@ -93,7 +99,7 @@ def main():
                 part = json.load(f)
             check([r["command"] for r in part["rows"]] == ["CF.MEXISTS"] and
                   sorted(part["results"]) == ["CF.INSERT", "CF.MEXISTS", "SADD", "SISMEMBER"]
-                  and part["topk_recall"] is None and
+                  and part["topk_recall"] is None and part["creation"] == [] and
                   part["rows"][0]["filterlab_over_sismember"] is None,
                   f"--commands cf.mexists,SISMEMBER: {part['rows']}, {sorted(part['results'])}")
             with open(os.path.join(out, "redis-against.json")) as f:
