@@ -68,7 +68,7 @@ def main():
         check(d["native"]["SISMEMBER"] > 0 and d["native"]["SADD"] > 0, "native ceiling")
         # Key creation rows: both sides created keys at some rate, timed by the server too.
         check([c["command"] for c in d["creation"]] ==
-              ["BF.ADD new key", "BF.RESERVE new key", "CF.ADD new key"] and
+              ["BF.ADD new key", "BF.INSERT new key", "CF.ADD new key"] and
               all(c["filterlab_keys_per_s"] > 0 and c["other_keys_per_s"] > 0 and
                   c["filterlab_server_us_per_key"] > 0 and len(c["runs"]["other"]) == 2
                   for c in d["creation"]), f"key creation rows: {d['creation']}")
