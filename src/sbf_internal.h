@@ -21,8 +21,10 @@ struct fl_sbf {
     uint64_t max_bytes;   /* 0: none */
     double layout_slack;  /* effective: FL_SBF_LAYOUT_SLACK_DEFAULT when the config said 0 */
     /* The chain, oldest first; cap[i] is sub-filter i's capacity. Both arrays hold
-     * max_filters entries. */
-    uint32_t count;
+     * `slots` entries, grown on demand up to max_filters (fl_sbf_room): a chain of one
+     * sub-filter, the common case, does not carry two arrays of 127 entries (2 KiB, as
+     * much as the payload of a filter for 1,000 keys at 1%). */
+    uint32_t count, slots;
     fl_filter **filters;
     uint64_t *cap;
     uint64_t items;
@@ -48,7 +50,11 @@ static inline int fl_sbf_classic_from(const fl_sbf *s, uint32_t i) {
 fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s);
 /* An empty chain for the parameters in *params: arrays allocated, no sub-filter. */
 fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out);
-/* Appends a filter the codec loaded as the chain's next sub-filter of capacity cap. */
+/* Makes the arrays hold at least n sub-filters (n <= max_filters, else FL_ERR_TOO_LARGE);
+ * on FL_ERR_NO_MEMORY the chain is unchanged. */
+fl_status fl_sbf_room(fl_sbf *s, uint32_t n);
+/* Appends a filter the codec loaded as the chain's next sub-filter of capacity cap (the
+ * arrays have room for it: fl_sbf_room). */
 void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap);
 
 #pragma GCC visibility pop
