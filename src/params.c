@@ -205,11 +205,33 @@ static void model_release(inner_model *m, inner_model *own) {
         pthread_mutex_unlock(&shared_lock);
 }
 
+/* blocked_fpr_once's answers, remembered per thread: a new filter's predicted FPR is asked
+ * for by its sizing and again by its checks (a scalable chain's size_filter, fl_get_info),
+ * and the same shapes come back filter after filter (a Redis key per user). Even on the kept
+ * tables one prediction is a Poisson sum of a few hundred terms, each a lgamma and an exp,
+ * against a few nanoseconds for a remembered one. NaN (no tables) is not remembered. */
+#define FPR_MEMO 64
+typedef struct {
+    const fl_variant_desc *d;
+    uint32_t k;
+    double lambda, fpr;
+} fpr_memo;
+static _Thread_local fpr_memo fmemo[FPR_MEMO];
+static _Thread_local unsigned fmemo_next;
+
 static double blocked_fpr_once(const fl_variant_desc *d, uint32_t k, double lambda) {
+    for (unsigned i = 0; i < FPR_MEMO; i++) {
+        const fpr_memo *e = &fmemo[i];
+        if (e->d == d && e->k == k && e->lambda == lambda) return e->fpr;
+    }
     inner_model own;
     inner_model *m = model_acquire(d, k, &own);
     double r = blocked_fpr(m, lambda);
     model_release(m, &own);
+    if (!isnan(r)) {
+        fmemo[fmemo_next] = (fpr_memo){d, k, lambda, r};
+        fmemo_next = (fmemo_next + 1) % FPR_MEMO;
+    }
     return r;
 }
 
