@@ -139,6 +139,10 @@ typedef struct fl_variant_info {
 fl_status fl_variant_describe(fl_variant v, fl_variant_info *out);
 /* Payload bytes of one unit of `v` with this k (0 if the pair is invalid). */
 size_t fl_variant_unit_bytes(fl_variant v, uint32_t k);
+/* The valid k of `v` in words, for an error message: "1 to 32" for a range, "8, 12 or 16" for
+ * a few values. Writes at most cap bytes, NUL-terminated (cut short if cap is too small);
+ * FL_ERR_INVALID_ARG for an unknown variant, a NULL buf or cap 0. */
+fl_status fl_variant_k_text(fl_variant v, char *buf, size_t cap);
 
 /* ---------------------------------------------------------------------------------------
  * Geometry and sizing

@@ -245,6 +245,25 @@ size_t fl_variant_unit_bytes(fl_variant v, uint32_t k) {
     return d && fl_variant_k_valid(d, k) ? d->unit_bytes(k) : 0;
 }
 
+fl_status fl_variant_k_text(fl_variant v, char *buf, size_t cap) {
+    const fl_variant_desc *d = fl_variant_desc_of(v);
+    if (!d || !buf || cap == 0) return FL_ERR_INVALID_ARG;
+    const fl_variant_info *i = &d->info;
+    if (i->k_step == 1 && i->k_min < i->k_max) {
+        snprintf(buf, cap, "%u to %u", i->k_min, i->k_max);
+        return FL_OK;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (uint32_t k = i->k_min; k <= i->k_max && len < cap; k += i->k_step) {
+        const char *sep = k == i->k_min ? "" : k + i->k_step > i->k_max ? " or " : ", ";
+        int w = snprintf(buf + len, cap - len, "%s%u", sep, k);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    return FL_OK;
+}
+
 fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes) {
     if (!g) return FL_ERR_INVALID_ARG;
     const fl_variant_desc *d = fl_variant_desc_of(g->variant);

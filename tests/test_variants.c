@@ -169,12 +169,36 @@ static void geometry_words(void **state) {
     assert_string_equal(buf, "19372 units, k = 6");
 }
 
+/* fl_variant_k_text: a range in words for a k of any value in one, the values for a few. */
+static void k_text(void **state) {
+    (void)state;
+    char buf[64];
+    assert_int_equal(fl_variant_k_text(FL_CUCKOO, buf, sizeof buf), FL_OK);
+    assert_string_equal(buf, "8, 12 or 16");
+    assert_int_equal(fl_variant_k_text(FL_SPLIT256, buf, sizeof buf), FL_OK);
+    assert_string_equal(buf, "8");
+    fl_variant_info vi;
+    assert_int_equal(fl_variant_describe(FL_CLASSIC, &vi), FL_OK);
+    char want[64];
+    snprintf(want, sizeof want, "%u to %u", vi.k_min, vi.k_max);
+    assert_int_equal(fl_variant_k_text(FL_CLASSIC, buf, sizeof buf), FL_OK);
+    assert_string_equal(buf, want);
+    /* Too small a buffer: cut, still a string. */
+    char small[5];
+    assert_int_equal(fl_variant_k_text(FL_CUCKOO, small, sizeof small), FL_OK);
+    assert_string_equal(small, "8, 1");
+    assert_int_equal(fl_variant_k_text((fl_variant)999, buf, sizeof buf), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_variant_k_text(FL_CUCKOO, NULL, 8), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_variant_k_text(FL_CUCKOO, buf, 0), FL_ERR_INVALID_ARG);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(describe_every_variant),
         cmocka_unit_test(capabilities_match_calls),
         cmocka_unit_test(params_for_bytes),
         cmocka_unit_test(geometry_words),
+        cmocka_unit_test(k_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,14 +124,8 @@ static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         }
         if (!fl_variant_unit_bytes(cfg.variant, (uint32_t)k)) {
             /* Name the valid values: a cuckoo width is one of a few, not a range. */
-            char valid[64] = "";
-            size_t len = 0;
-            for (uint32_t v = vi.k_min; v <= vi.k_max && len < sizeof valid; v += vi.k_step) {
-                const char *sep = v == vi.k_min ? "" : v + vi.k_step > vi.k_max ? " or " : ", ";
-                len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%u", sep, v);
-            }
-            if (vi.k_step == 1 && vi.k_min < vi.k_max)
-                snprintf(valid, sizeof valid, "%u to %u", vi.k_min, vi.k_max);
+            char valid[64];
+            fl_variant_k_text(cfg.variant, valid, sizeof valid);
             PyErr_Format(PyExc_ValueError, "k=%llu is not valid for %s: %s must be %s",
                          (unsigned long long)k, fl_variant_name(cfg.variant), vi.k_name, valid);
             return NULL;

@@ -328,14 +328,8 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     if (have_k && !fl_variant_unit_bytes(cfg.variant, (uint32_t)k) &&
         fl_variant_describe(cfg.variant, &vi) == FL_OK) {
         /* Name the valid values: a cuckoo width is one of a few, not a range. */
-        char valid[64] = "";
-        size_t len = 0;
-        for (uint32_t v = vi.k_min; v <= vi.k_max && len < sizeof valid; v += vi.k_step) {
-            const char *sep = v == vi.k_min ? "" : v + vi.k_step > vi.k_max ? " or " : ", ";
-            len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%u", sep, v);
-        }
-        if (vi.k_step == 1 && vi.k_min < vi.k_max)
-            snprintf(valid, sizeof valid, "%u to %u", vi.k_min, vi.k_max);
+        char valid[64];
+        fl_variant_k_text(cfg.variant, valid, sizeof valid);
         return cli_usage_error(CMD, "--k %llu is not valid for %s: %s must be %s",
                                (unsigned long long)k, fl_variant_name(cfg.variant), vi.k_name,
                                valid);
