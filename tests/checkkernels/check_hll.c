@@ -114,6 +114,7 @@ static int check_max(const kernel *kn, const kernel *ref, uint8_t *a, uint8_t *b
 }
 
 void check_hll(const kernel *ks, size_t nk) {
+    if (!family_selected("hll")) return;
     uint8_t *a = regs_alloc(), *b = regs_alloc(), *s = regs_alloc();
     static uint64_t q[1000];
     for (size_t i = 0; i < 1000; i++) q[i] = (i & 3) ? rnd() : special_hash();
