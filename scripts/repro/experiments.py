@@ -179,7 +179,7 @@ class Runner:
             "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
             "flaccuracy": os.path.join(build, "bench", "flaccuracy"),
-            "variants004": os.path.join(build, "bench", "baselines", "variants004"),
+            "bloom_variants": os.path.join(build, "bench", "baselines", "bloom_variants"),
         }
         self.commands = []
         self.durations = {}
@@ -624,9 +624,9 @@ class Runner:
     def exp_t13(self):
         c = self.cfg
         out = self.path("t13_variants004.json")
-        self.run([self.bins["variants004"], "--n", str(c["t13_n"]), "--compressed-n",
+        self.run([self.bins["bloom_variants"], "--n", str(c["t13_n"]), "--compressed-n",
                   str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
-                  str(c["t13_reps"]), "--json", out], "t13_variants004")
+                  str(c["t13_reps"]), "--json", out], "t13_bloom_variants")
         self.stamp_json(out)
 
     def exp_py(self):
@@ -644,7 +644,7 @@ class Runner:
             "flbench": "the harness did not build",
             "filterlab": "the CLI did not build",
             "flaccuracy": "bench/flaccuracy (bench/accuracy_*.c) did not build",
-            "variants004": "bench/baselines did not build (meson.build needs subdir('bench/baselines'))",
+            "bloom_variants": "bench/baselines did not build (meson.build needs subdir('bench/baselines'))",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
 

@@ -540,7 +540,7 @@ class Report:
         S(12, "scalable Bloom filters (RedisBloom's defaults)", lambda t: report_accuracy.t12(self, t, md_table),
           "Source: `data/t12_sbf.json`.", figure="FPR against keys / first capacity")
         S(13, "seed 004's variants: layered, compressed and combining Bloom filters", self._t13,
-          "Source: `data/t13_variants004.json` (bench/baselines/variants004).")
+          "Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
 
     def method(self):
         self.w("## How this report was made")
