@@ -30,7 +30,7 @@ static void help_layered_build(void)
     cli_outf("Usage: filterlab layered-build --layers R --n N --fpr P [OPTIONS] -o OUT\n"
              "\n");
     cli_help_wrap(0, 0,
-                  "Build a layered Bloom filter (seed 004, 4.11.3): R Bloom filters that count "
+                  "Build a layered Bloom filter (Zhiwang, Jungang and Jian 2010): R Bloom filters that count "
                   "how many times each key was added, up to R. Every input line is one add, so "
                   "a line that appears c times counts c (saturating at R). Each layer is sized "
                   "for N distinct keys at FPR P; a count is never below the adds (up to R) and "
@@ -275,7 +275,7 @@ int cli_info_layered(const char *path, size_t max_bytes, int json)
     }
     cli_human_bytes(in.bytes, size, sizeof size);
     cli_describe_geometry(&in.geometry, geo, sizeof geo);
-    cli_outf("kind:           layered Bloom filter (seed 004; Zhiwang et al. 2010)\n");
+    cli_outf("kind:           layered Bloom filter (Zhiwang et al. 2010)\n");
     cli_outf("layers:         %u (counts up to %u)\n", in.layers, in.layers);
     cli_outf("variant:        %s%s\n", fl_variant_name(in.variant),
              in.can_delete ? " (deletes allowed)" : "");
