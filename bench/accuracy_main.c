@@ -1,6 +1,6 @@
 /*
  * flaccuracy: accuracy of HyperLogLog, Count-Min, counting Bloom and scalable Bloom filters
- * (issue 11), measured through the public API, written as one JSON document.
+ * measured through the public API, written as one JSON document.
  *
  *   flaccuracy [--sections hll,cms,counting,sbf] [--hll-max-card 1e8] ... --json PATH
  *

@@ -1,13 +1,13 @@
 /*
- * The family suites (issue 11): the structures beyond the filter sweep, each measured through
- * its public API with the object bound to each kernel (fl_sbf_bind_kernel, fl_cms_bind_kernel,
+ * The family suites: the structures beyond the filter sweep, each measured through its
+ * public API with the object bound to each kernel (fl_sbf_bind_kernel, fl_cms_bind_kernel,
  * fl_hll_bind_kernel). This file drives them and holds what they share: result names and
  * fields, fresh keys, recording a timed repetition. One file per structure does the rest:
  *
  *   family_sbf.c   scalable Bloom: insert and batch lookup per chain length at equal size
  *   family_cms.c   Count-Min: batch update and query per size, the seeds' point, top-k update
  *   family_hll.c   HyperLogLog: batch add, estimate, merge per precision; read bandwidth
- *   family_static.c  binary fuse and Bloomier (issue 14): build, batch and inline lookup
+ *   family_static.c  binary fuse and Bloomier: build, batch and inline lookup
  *
  * Result names follow the filter sweep's, with the structure where the filter was:
  *

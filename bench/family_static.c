@@ -1,5 +1,5 @@
 /*
- * Static structures suite (issue 14): binary fuse filters and the Bloomier filter
+ * Static structures suite: binary fuse filters and the Bloomier filter
  * (include/filterlab_static.h), built once from a whole key set.
  *
  * Kinds (the `filter` field; the name's second part):

@@ -69,7 +69,7 @@ enum fb_structure {
     FB_ST_SBF = 1u << 1,
     FB_ST_CMS = 1u << 2,
     FB_ST_HLL = 1u << 3,
-    FB_ST_STATIC = 1u << 4, /* binary fuse filters and the Bloomier filter (issue 14) */
+    FB_ST_STATIC = 1u << 4, /* binary fuse filters and the Bloomier filter */
 };
 
 typedef struct fb_options {

@@ -125,7 +125,7 @@ static void usage(void) {
 "                           %llu lookups\n"
 "      --seed N             key and hash seed [%llu]\n"
 "\n"
-"Structures (issue 11: the family beyond filters; bench/README.md describes each suite)\n"
+"Structures (the family beyond filters; bench/README.md describes each suite)\n"
 "      --structure LIST     filter,sbf,cms,hll,static, family (= sbf,cms,hll) or all\n"
 "                           [filter].\n"
 "                           filter: the sweep above over --filter (the counting variants\n"

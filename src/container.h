@@ -33,12 +33,12 @@ extern const uint8_t fl_file_magic[FL_MAGIC_LEN];
  * that the two agree) so programs can pick the loader with fl_file_kind_*. */
 typedef enum fl_kind {
     FL_KIND_FILTER = 1, /* an fl_filter: src/codec_filter.c */
-    FL_KIND_COUNT_MIN = 4, /* an fl_cms: src/codec_cms.c (2, 3 left to issue 11's Blooms) */
+    FL_KIND_COUNT_MIN = 4, /* an fl_cms: src/codec_cms.c */
     FL_KIND_SCALABLE_BLOOM = 2, /* an fl_sbf chain: src/codec_sbf.c */
     FL_KIND_LAYERED_BLOOM = 7, /* an fl_lbf: src/codec_layered.c */
     FL_KIND_COMPRESSED_BLOOM = 8, /* an fl_cbf: src/codec_compressed.c */
-    /* Reserved for issue 14 (added with their codecs): 5 binary fuse filter, 6 Bloomier
-     * filter, 7 layered Bloom filter, 8 compressed Bloom filter. 3 stays unused. */
+    /* 3 is unused. A number saved in files keeps its meaning: a new kind takes one that no
+     * kind has had. */
     FL_KIND_BINARY_FUSE = 5, /* an fl_fuse: src/codec_fuse.c */
     FL_KIND_BLOOMIER = 6,    /* an fl_bloomier: src/codec_fuse.c */
 } fl_kind;

@@ -69,7 +69,7 @@ static void test_args(void **state) {
     assert_int_equal(errno, EISDIR);
 }
 
-/* The reproduction: a write cut short by the file-size limit keeps the old file. */
+/* A write cut short by the file-size limit keeps the old file (it used to truncate it). */
 static void test_failed_write_keeps_old(void **state) {
     (void)state;
     char path[512];

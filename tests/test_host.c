@@ -93,7 +93,8 @@ static int name(const char *vendor, int family, int model, int stepping, uint32_
 static void naming_believes_features_over_model(void **state) {
     (void)state;
     char n[32], src[256];
-    /* The VM of issue 10: model 167 (Rocket Lake) with AMX and AVX512-FP16. */
+    /* A VM that reports model 167 (Rocket Lake) yet has AMX and AVX512-FP16, which only
+     * Sapphire Rapids and later have: the features decide, not the model number. */
     assert_int_equal(name("GenuineIntel", 6, 167, 1, SPR_FEATURES | FL_CPU_HYPERVISOR, n, src), 1);
     assert_string_equal(n, "sapphirerapids");
     assert_non_null(strstr(src, "features: "));

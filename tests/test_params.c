@@ -73,7 +73,7 @@ static void classic_follows_the_textbook(void **state) {
     }
 }
 
-/* High targets (issue 9): where the textbook k rounds below 1, classic sizing must still
+/* High targets (FPR near 1): where the textbook k rounds below 1, classic sizing must still
  * meet the target, by the model and by measurement (--fpr 0.9 used to measure 0.99). */
 static void classic_meets_high_targets(void **state) {
     (void)state;

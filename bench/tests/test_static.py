@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The static structures suite (--structure static, issue 14): options, result names, the
+"""The static structures suite (--structure static): options, result names, the
 "structure" / "op" fields, sizing (bytes and --sizes-in keys), the accuracy and space fields,
 ratio_to_bound against the memory probe, CSV, plot.py's family_static figure. No timing is
 asserted."""

@@ -34,8 +34,8 @@ ALL = [fl.Filter, fl.ScalableBloom, fl.CountMin, fl.HyperLogLog]
 MERGEABLE = [fl.Filter, fl.CountMin, fl.HyperLogLog]
 STATIC = [fl.FuseFilter, fl.Bloomier]
 FILE_FORMAT = [fl.Filter, fl.ScalableBloom, fl.CountMin] + STATIC
-SEED004 = [fl.LayeredBloom, fl.CompressedBloom]  # layered and compressed Bloom filters
-FILE_FORMAT = FILE_FORMAT + SEED004
+LAYERED_COMPRESSED = [fl.LayeredBloom, fl.CompressedBloom]
+FILE_FORMAT = FILE_FORMAT + LAYERED_COMPRESSED
 
 
 def state(o):
@@ -162,8 +162,8 @@ def test_from_parquet_errors_name_the_call():
         fl.Filter.from_parquet()
 
 
-@pytest.mark.parametrize("cls", SEED004)
-def test_seed004_classes_pickle_and_copy(cls):
+@pytest.mark.parametrize("cls", LAYERED_COMPRESSED)
+def test_layered_and_compressed_pickle_and_copy(cls):
     test_pickle_keeps_the_subclass(cls)
     o = make(cls)
     c = o.copy()

@@ -34,7 +34,7 @@ FILLS = [0.5, 1.0, 1.5, 2.0, 3.0]
 SIZING_TARGETS = [0.01, 0.001, 0.0001]
 CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
 
-# flaccuracy's options per mode (tables 9-12, issue 11): the 1e9-key HyperLogLog points and
+# flaccuracy's options per mode (tables 9-12): the 1e9-key HyperLogLog points and
 # the larger trial counts only in --full; --quick adds about 20 s on a 2-vCPU VM.
 ACCURACY = {
     "quick": dict(
@@ -133,7 +133,7 @@ EXPERIMENTS = [
     ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)"),
     ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT"),
     ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)"),
-    ("static", "tables 6 and 8: binary fuse filters (issue 14), space, FPR, build and lookups"),
+    ("static", "tables 6 and 8: binary fuse filters, space, FPR, build and lookups"),
     ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters"),
     ("py", "tables 2 and 4: a Python set of 1M URLs, offset vs double hashing (pyexp.py, seconds)"),
 ]
@@ -179,7 +179,7 @@ class Runner:
             "fpr_sweep": os.path.join(build, "bench", "baselines", "fpr_sweep"),
             "hashset_baseline": os.path.join(build, "bench", "baselines", "hashset_baseline"),
             "flaccuracy": os.path.join(build, "bench", "flaccuracy"),
-            "variants004": os.path.join(build, "bench", "baselines", "variants004"),
+            "bloom_variants": os.path.join(build, "bench", "baselines", "bloom_variants"),
         }
         self.commands = []
         self.durations = {}
@@ -565,7 +565,7 @@ class Runner:
             json.dump({"examples": examples}, f, indent=1)
         self.stamp_json(self.path("advise_examples.json"))
 
-    # ---- tables 9-12 (issue 11): flaccuracy, one section per table ---------------------
+    # ---- tables 9-12: flaccuracy, one section per table --------------------------------
     def _accuracy(self, name, section, args):
         out = self.path(name + ".json")
         self.run([self.bins["flaccuracy"], "--sections", section, "--seed", "1"] + args + ["--json", out],
@@ -589,9 +589,9 @@ class Runner:
         self._accuracy("t12_sbf", "sbf", self.cfg["t12"])
 
     def exp_static(self):
-        """Binary fuse filters (issue 14): flbench --structure static at the mode's key counts,
-        the one measurement tool for them (scripts/bench-static runs the same suite for the
-        issue's targets). Bits per key and measured FPR for table 6; construction ns/key, the
+        """Binary fuse filters: flbench --structure static at the mode's key counts, the one
+        measurement tool for them (scripts/bench-static runs the same suite for the project's
+        speed targets). Bits per key and measured FPR for table 6; construction ns/key, the
         one-key inline lookup and batch lookups per kernel (50% hits) for table 8. The full
         JSON (every repetition) stays in raw/; data/static_flbench.json keeps its context and
         the median aggregates, which is what the tables read (static_data.py)."""
@@ -624,9 +624,9 @@ class Runner:
     def exp_t13(self):
         c = self.cfg
         out = self.path("t13_variants004.json")
-        self.run([self.bins["variants004"], "--n", str(c["t13_n"]), "--compressed-n",
+        self.run([self.bins["bloom_variants"], "--n", str(c["t13_n"]), "--compressed-n",
                   str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
-                  str(c["t13_reps"]), "--json", out], "t13_variants004")
+                  str(c["t13_reps"]), "--json", out], "t13_bloom_variants")
         self.stamp_json(out)
 
     def exp_py(self):
@@ -644,7 +644,7 @@ class Runner:
             "flbench": "the harness did not build",
             "filterlab": "the CLI did not build",
             "flaccuracy": "bench/flaccuracy (bench/accuracy_*.c) did not build",
-            "variants004": "bench/baselines did not build (meson.build needs subdir('bench/baselines'))",
+            "bloom_variants": "bench/baselines did not build (meson.build needs subdir('bench/baselines'))",
         }
         return ["%s (%s): %s" % (n, self.bins[n], hints[n]) for n in missing]
 

@@ -35,7 +35,7 @@ def cuckoo_crossover(extra):
     return 2 ** -lo
 
 
-# ---- issue 11: counting Bloom, HyperLogLog ---------------------------------------------
+# ---- counting Bloom, HyperLogLog -------------------------------------------------------
 def fan_overflow_bound(m, n, k, i=16):
     """Fan, Cao, Almeida, Broder, "Summary Cache" (IEEE/ACM ToN 8(3), 2000), section V.C:
     P(some counter of m reaches i when n keys set k counters each) <= m (e n k / (i m))^i,

@@ -203,7 +203,7 @@ def make(out, doc):
     for name, fn in (("t1", plot_t1), ("t2", plot_t2), ("t4", t4), ("t5", t5), ("t6", plot_t6), ("t7", plot_t7),
                      ("t8", plot_t8)):
         made[name] = fn(T[name], out, stamp, caches) if T.get(name) else []
-    import plots_accuracy  # tables 9-12 (issue 11); imported here: it imports this module
+    import plots_accuracy  # tables 9-12; imported here: it imports this module
     for name, fn in plots_accuracy.ALL:
         made[name] = fn(T[name], out, stamp, caches) if T.get(name) else []
     return made

@@ -1,5 +1,5 @@
-"""The figures of tables 9-12 (issue 11's structures), drawn from tables.json with plots.py's
-helpers (same style, same metadata)."""
+"""The figures of tables 9-12 (counting Bloom, Count-Min, HyperLogLog, scalable Bloom), drawn
+from tables.json with plots.py's helpers (same style, same metadata)."""
 
 import plots
 from plots import plt

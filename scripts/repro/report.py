@@ -5,7 +5,7 @@ import os
 
 from fmt import g, human_bytes, pct, show, thousands
 from tables import t4_fill
-import report_accuracy  # tables 9-12 (issue 11)
+import report_accuracy  # tables 9-12
 import verdicts
 
 VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
@@ -349,7 +349,7 @@ class Report:
         self.w("\\* fewer than 100 false positives measured.")
         self.w()
         if t6.get("static"):
-            self.w("Binary fuse filters (issue 14; Graf and Lemire 2022), built from n keys by `flbench --structure "
+            self.w("Binary fuse filters (Graf and Lemire 2022), built from n keys by `flbench --structure "
                    "static` (fuse<arity>_<bits>: flbench's fuse8, fuse16, fuse4w8, fuse4w16): bits per key over "
                    "log2(1/measured FPR), and over log2(1/2^-bits), the fingerprint's bound. The FPR is measured "
                    "over 2^20 to 2^24 never-stored keys (about 1000 expected positives; fewer for 16-bit "
@@ -419,12 +419,12 @@ class Report:
         if not t8.get("static"):
             return
         modes = t8["static_modes"]
-        self.w("Binary fuse filters (issue 14), `flbench --structure static`: n keys built, then lookups of which "
+        self.w("Binary fuse filters, `flbench --structure static`: n keys built, then lookups of which "
                "half were built, hashing included, a fresh pool of keys per repetition; `inline` is the header's "
                "`fl_fuse_lookup` one key at a time, `batch K` `fl_fuse_contains_u64s` in calls of flbench's "
                "`--batch` keys with kernel K; ns per lookup (median). Construction ns per key of the same keys "
-               "(median of the timed builds). `scripts/bench-static` runs the same suite at the issue's key "
-               "counts against its targets.")
+               "(median of the timed builds). `scripts/bench-static` runs the same suite at the key "
+               "counts of the project's speed targets against them.")
         self.w()
         rows = [[c["variant"], thousands(c["keys"]), human_bytes(c["bytes"]), c["class"], g(c["build_ns_per_key"])] +
                 [g(c["ns"].get(m)) for m in modes] for c in t8["static"]]
@@ -528,7 +528,7 @@ class Report:
         S(8, "the kernel sweep, L1 to DRAM, with the physical bound", self._t8,
           "Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).",
           figure="ns per lookup against filter size, per kernel", after_figure=self._t8_after_figure)
-        # issue 11's structures (scripts/repro/report_accuracy.py)
+        # counting Bloom, Count-Min, HyperLogLog, scalable Bloom (scripts/repro/report_accuracy.py)
         S(9, "counting Bloom filters: memory, FPR against fill, counter overflow",
           lambda t: report_accuracy.t9(self, t, md_table), "Source: `data/t9_counting.json`.",
           figure="FPR against fill; counters at 15 against fill")
@@ -540,7 +540,7 @@ class Report:
         S(12, "scalable Bloom filters (RedisBloom's defaults)", lambda t: report_accuracy.t12(self, t, md_table),
           "Source: `data/t12_sbf.json`.", figure="FPR against keys / first capacity")
         S(13, "seed 004's variants: layered, compressed and combining Bloom filters", self._t13,
-          "Source: `data/t13_variants004.json` (bench/baselines/variants004).")
+          "Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
 
     def method(self):
         self.w("## How this report was made")

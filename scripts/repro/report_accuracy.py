@@ -1,4 +1,4 @@
-"""REPORT.md's sections for tables 9-12 (issue 11's structures: counting Bloom, Count-Min,
+"""REPORT.md's sections for tables 9-12 (counting Bloom, Count-Min,
 HyperLogLog, scalable Bloom). Formatting only, like report.py: every number comes from
 tables.json."""
 

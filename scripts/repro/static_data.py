@@ -1,4 +1,4 @@
-"""Issue 14's binary fuse filters as `flbench --structure static` measured them: the reader
+"""Binary fuse filters as `flbench --structure static` measured them: the reader
 of data/static_flbench.json (the median aggregates the `static` experiment keeps of flbench's
 JSON), one record per (shape, key count), for tables 6 and 8. bench/README.md's static
 section defines the fields."""

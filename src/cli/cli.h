@@ -54,14 +54,17 @@ enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
 int cli_static_kind(const char *path);
 int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
 int cli_static_info(const char *path, int kind, size_t max_bytes, int json);
-/* cmd_variants004.c: layered and compressed Bloom filters */
+/* cmd_layered.c: layered Bloom filters */
 int cmd_layered_build(int argc, char **argv, const cli_globals *g);
 int cmd_layered_count(int argc, char **argv, const cli_globals *g);
+/* `filterlab info` of a layered Bloom file (FL_FILE_LAYERED_BLOOM). */
+int cli_info_layered(const char *path, size_t max_bytes, int json);
+/* cmd_compress.c: compressed Bloom filters */
 int cmd_compress(int argc, char **argv, const cli_globals *g);
 int cmd_decompress(int argc, char **argv, const cli_globals *g);
 int cmd_compressed_query(int argc, char **argv, const cli_globals *g);
-/* `filterlab info` of a layered (FL_FILE_LAYERED_BLOOM) or compressed Bloom file. */
-int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int json);
+/* `filterlab info` of a compressed Bloom file (FL_FILE_COMPRESSED_BLOOM). */
+int cli_info_compressed(const char *path, size_t max_bytes, int json);
 
 /* ---- util.c: diagnostics ---- */
 #if defined(__GNUC__)

@@ -1,5 +1,6 @@
 /*
- * filterlab compress, decompress, compressed-query: compressed Bloom filters
+ * filterlab compress, decompress, compressed-query, and what `filterlab info` prints for a
+ * compressed Bloom filter
  * (include/filterlab_compressed.h; Mitzenmacher, "Compressed Bloom Filters", 2002).
  *
  * compress has two forms. Given a filter file it compresses that filter as it is, which
@@ -409,4 +410,67 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
         cli_outf("%llu\n", (unsigned long long)q.positives);
     fl_cbf_free(z);
     return rc;
+}
+
+/* ---- info --------------------------------------------------------------------------------- */
+
+int cli_info_compressed(const char *path, size_t max_bytes, int json)
+{
+    cli_json j;
+    char size[32], geo[128];
+    fl_cbf *z = NULL;
+    int rc = load_cbf(path, max_bytes, &z);
+    if (rc != EXIT_OK)
+        return rc;
+    fl_cbf_info in;
+    fl_cbf_get_info(z, &in);
+    cli_describe_geometry(&in.geometry, geo, sizeof geo);
+    cli_human_bytes(in.payload_bytes, size, sizeof size);
+    double keys = in.keys ? (double)in.keys : 1;
+    double m = 8.0 * (double)in.payload_bytes;
+    if (json) {
+        cli_json_begin(&j);
+        cli_json_str(&j, "file", path);
+        cli_json_str(&j, "kind", "compressed_bloom");
+        cli_json_str(&j, "variant", fl_variant_name(in.geometry.variant));
+        cli_json_geometry(&j, "geometry", &in.geometry);
+        cli_json_str(&j, "hash", cli_hash_name(in.hash));
+        cli_json_u64(&j, "seed", in.seed);
+        cli_json_u64(&j, "keys", in.keys);
+        cli_json_u64(&j, "bytes", in.payload_bytes);
+        cli_json_u64(&j, "payload_bytes", in.payload_bytes);
+        cli_json_u64(&j, "ones", in.ones);
+        cli_json_num(&j, "fill", m > 0 ? (double)in.ones / m : 0);
+        cli_json_str(&j, "coder", fl_coder_name(in.coder));
+        cli_json_u64(&j, "chunk_bytes", in.chunk_bytes);
+        cli_json_u64(&j, "chunks", in.chunks);
+        cli_json_u64(&j, "compressed_bytes", in.compressed_bytes);
+        cli_json_u64(&j, "index_bytes", in.index_bytes);
+        if (in.keys) {
+            cli_json_num(&j, "bits_per_key",
+                         8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
+            cli_json_num(&j, "entropy_bits_per_key", in.entropy_bits / keys);
+        } else {
+            cli_json_null(&j, "bits_per_key");
+            cli_json_null(&j, "entropy_bits_per_key");
+        }
+        cli_json_end(&j);
+        fl_cbf_free(z);
+        return EXIT_OK;
+    }
+    cli_outf("kind:           compressed Bloom filter (Mitzenmacher 2002)\n");
+    cli_outf("variant:        %s\n", fl_variant_name(in.geometry.variant));
+    cli_outf("geometry:       %s\n", geo);
+    cli_outf("keys:           %llu\n", (unsigned long long)in.keys);
+    cli_outf("payload:        %s uncompressed, %.2f%% of bits set\n", size,
+             100.0 * (double)in.ones / m);
+    cli_outf("coder:          %s, %u-byte chunks, %llu chunks\n", fl_coder_name(in.coder),
+             in.chunk_bytes, (unsigned long long)in.chunks);
+    cli_outf("compressed:     %zu code bytes + %zu index bytes = %.3f bits per key\n",
+             in.compressed_bytes, in.index_bytes,
+             8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
+    cli_outf("entropy bound:  %.3f bits per key (m H(p), p the fraction of 0 bits)\n",
+             in.entropy_bits / keys);
+    fl_cbf_free(z);
+    return EXIT_OK;
 }

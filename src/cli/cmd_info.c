@@ -195,11 +195,14 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         return cli_static_info(path, static_kind, g->max_bytes, json);
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
-    /* Layered and compressed Bloom files (src/cli/cmd_variants004.c) */
+    /* Layered (cmd_layered.c) and compressed (cmd_compress.c) Bloom files */
     uint32_t kind = 0;
-    if (fl_file_kind_file(path, &kind) == FL_OK &&
-        (kind == FL_FILE_LAYERED_BLOOM || kind == FL_FILE_COMPRESSED_BLOOM))
-        return cli_info_variants004(path, kind, g->max_bytes, json);
+    if (fl_file_kind_file(path, &kind) == FL_OK) {
+        if (kind == FL_FILE_LAYERED_BLOOM)
+            return cli_info_layered(path, g->max_bytes, json);
+        if (kind == FL_FILE_COMPRESSED_BLOOM)
+            return cli_info_compressed(path, g->max_bytes, json);
+    }
     if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)
         return rc;
     if (chain)

@@ -703,7 +703,7 @@ t_parquet_errors() {
 check "Parquet errors exit 2" t_parquet_errors
 
 
-# ---- data safety (issue 9) ------------------------------------------------------------
+# ---- data safety: a failed write keeps the old file, no temporaries left ---------------
 # limited KB CMD...: run CMD under `ulimit -f KB` (1024-byte blocks in bash).
 limited() {
     local kb=$1
@@ -942,7 +942,7 @@ t_cms_wrong_files() {
 }
 check "freq/top: wrong kinds of file, truncated and oversized sketches" t_cms_wrong_files
 # ---- scalable Bloom filters (dedup's default, build --grow) ------------------------------
-# Issue 9's finding 2: past --n, dedup grows instead of dropping ever more new lines; its FPR
+# Past --n, dedup grows instead of dropping ever more new lines as seen; its FPR
 # stays under --fpr (1e-6 here: no line is dropped), silently; --strict still stops.
 t_dedup_grows() {
     expect_ok "$FL" dedup --n 100 --fpr 1e-6 --input keys.txt
@@ -1070,7 +1070,7 @@ t_advise_static() {
     ! grep -q 'binary fuse' out || fail "fuse offered without --static"
 }
 check "advise --static offers the binary fuse filter" t_advise_static
-# ---- seed 004's variants: layered and compressed Bloom filters (cmd_variants004.c) -----
+# ---- layered (cmd_layered.c) and compressed (cmd_compress.c) Bloom filters -------------
 t_layered() {
     # key-1..key-2000 once, key-1..key-100 three more times: counts 1 and 4 (R = 4)
     { cat keys.txt; for r in 1 2 3; do head -100 keys.txt; done; } >adds.txt

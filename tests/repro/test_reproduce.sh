@@ -141,7 +141,7 @@ PYEOF
 fi
 
 if [ -n "$PY" ]; then
-  # Tables 6 and 8's binary fuse rows come from flbench --structure static (issue 14): every
+  # Tables 6 and 8's binary fuse rows come from flbench --structure static: every
   # shape at every key count of the mode, with construction, inline and per-kernel batch
   # lookups, and the facts the claims can use.
   if "$PY" - "$OUT" >"$T/static.log" 2>&1 <<'PYEOF'

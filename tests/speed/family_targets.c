@@ -1,5 +1,5 @@
 /*
- * The speed targets of issue 11's "How fast" section, measured through the public API with
+ * The family's speed targets (scripts/bench-family lists them), measured through the public API with
  * whatever kernel dispatch picks (FILTERLAB_KERNEL chooses another):
  *   hll_add_young / hll_add_warm  fl_hll_add_u64s, p = 14, batches of 1024 integer keys
  *                                 (murmur8 + add), into a dense sketch holding 0 / all of
@@ -304,7 +304,7 @@ int main(int argc, char **argv) {
 
     /* Reps interleaved across the cases, each timed pass right after an untimed one of the
      * same case (the cases before it evicted its payload: the timed pass measures a warm
-     * structure, as the issue's figures mean). */
+     * structure, as the targets mean). */
     for (int r = 0; r < reps; r++)
         for (size_t i = 0; i < nc; i++) {
             cs[i].run(&cs[i]);

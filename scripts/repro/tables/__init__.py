@@ -12,12 +12,11 @@ Explanations run after every table is built, so they may read any table's facts.
 from rundata import load_json
 from tables import (advice, t1_naive_vs_blocked, t2_crawler, t3_sizing, t4_fill, t5_space, t6_bound,
                     t7_dedup, t8_sweep)
-from tables import t9_counting, t10_cms, t11_hll, t12_scalable  # issue 11
-from tables import t13_variants004  # issue 14
+from tables import t9_counting, t10_cms, t11_hll, t12_scalable, t13_bloom_variants
 
 ALL = (t1_naive_vs_blocked, t2_crawler, t3_sizing, t4_fill, t5_space, t6_bound, t7_dedup, t8_sweep, advice)
 ALL += (t9_counting, t10_cms, t11_hll, t12_scalable)
-ALL += (t13_variants004,)
+ALL += (t13_bloom_variants,)
 
 
 def by_number():

@@ -44,7 +44,7 @@ def build(ctx, d):
 
 
 def static_rows(ctx):
-    """Binary fuse filters (issue 14, flbench --structure static, static_data.py): one row per
+    """Binary fuse filters (flbench --structure static, static_data.py): one row per
     shape and key count, bits per key over log2(1/measured FPR) and over the fingerprint's
     log2(1/2^-bits); Graf and Lemire 2022 report ~1.13 for 3-wise 8-bit at a million keys
     and above."""

@@ -18,7 +18,7 @@ def build(ctx, d=None):
 
 
 def static_rows(ctx):
-    """Binary fuse filters (issue 14, flbench --structure static, static_data.py): per shape
+    """Binary fuse filters (flbench --structure static, static_data.py): per shape
     and key count, the filter's bytes and size class, construction ns/key, the one-key inline
     lookup and batch lookups per kernel, hashing included, 50% hits."""
     cells = []

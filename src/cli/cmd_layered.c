@@ -1,8 +1,6 @@
 /*
- * Seed 004's variants on the command line: layered Bloom filters (layered-build,
- * layered-count), and what `filterlab info` prints for them and for compressed Bloom
- * filters (cli_info_variants004; compress, decompress and compressed-query are
- * cmd_compress.c).
+ * filterlab layered-build, layered-count, and what `filterlab info` prints for a layered
+ * Bloom filter (include/filterlab_layered.h; Zhiwang, Jungang and Jian, ICACTE 2010).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,16 +10,15 @@
 
 #include "cli.h"
 
-/* ---- shared ----------------------------------------------------------------------------- */
-
 CLI_SAVER(lbf_saver, fl_lbf, "the layered filter");
 
-/* A failed load of a layered or compressed (`kind`) file: one line, naming the file's own
- * kind when it holds another (kinds.c). */
-static int load_status(const char *path, fl_status s, int err, uint32_t kind, size_t max_bytes)
+/* A failed load of a layered file: one line, naming the file's own kind when it holds
+ * another (kinds.c). */
+static int load_status(const char *path, fl_status s, int err, size_t max_bytes)
 {
     return s == FL_OK ? EXIT_OK
-                      : cli_load_error(path, s, err, cli_kind_name(kind), max_bytes);
+                      : cli_load_error(path, s, err, cli_kind_name(FL_FILE_LAYERED_BLOOM),
+                                       max_bytes);
 }
 
 /* ---- layered-build ------------------------------------------------------------------------ */
@@ -33,7 +30,7 @@ static void help_layered_build(void)
     cli_outf("Usage: filterlab layered-build --layers R --n N --fpr P [OPTIONS] -o OUT\n"
              "\n");
     cli_help_wrap(0, 0,
-                  "Build a layered Bloom filter (seed 004, 4.11.3): R Bloom filters that count "
+                  "Build a layered Bloom filter (Zhiwang, Jungang and Jian 2010): R Bloom filters that count "
                   "how many times each key was added, up to R. Every input line is one add, so "
                   "a line that appears c times counts c (saturating at R). Each layer is sized "
                   "for N distinct keys at FPR P; a count is never below the adds (up to R) and "
@@ -234,7 +231,7 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
     errno = 0;
     fl_status s = fl_lbf_load_file(argv[optind], g->max_bytes, &l);
     if (s != FL_OK)
-        return load_status(argv[optind], s, errno, FL_FILE_LAYERED_BLOOM, g->max_bytes);
+        return load_status(argv[optind], s, errno, g->max_bytes);
     layered_counts counts = {l, min};
     rc = cli_batch_each(input, count_batch, &counts);
     fl_lbf_free(l);
@@ -243,112 +240,54 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
-int cli_info_variants004(const char *path, uint32_t kind, size_t max_bytes, int json)
+int cli_info_layered(const char *path, size_t max_bytes, int json)
 {
     cli_json j;
     char size[32], geo[128];
-    if (kind == FL_FILE_LAYERED_BLOOM) {
-        fl_lbf *l = NULL;
-        errno = 0;
-        fl_status s = fl_lbf_load_file(path, max_bytes, &l);
-        if (s != FL_OK)
-            return load_status(path, s, errno, kind, max_bytes);
-        fl_lbf_info in;
-        fl_lbf_get_info(l, &in);
-        if (json) {
-            cli_json_begin(&j);
-            cli_json_str(&j, "file", path);
-            cli_json_str(&j, "kind", "layered_bloom");
-            cli_json_u64(&j, "layers", in.layers);
-            cli_json_str(&j, "variant", fl_variant_name(in.variant));
-            cli_json_bool(&j, "can_delete", in.can_delete);
-            cli_json_geometry(&j, "geometry", &in.geometry);
-            cli_json_u64(&j, "capacity", in.capacity);
-            cli_json_num(&j, "fpr", in.fpr);
-            cli_json_str(&j, "hash", cli_hash_name(in.hash));
-            cli_json_u64(&j, "seed", in.seed);
-            cli_json_u64(&j, "bytes", in.bytes);
-            cli_json_u64(&j, "adds", in.adds);
-            cli_json_u64(&j, "deletes", in.deletes);
-            cli_json_array(&j, "layer_keys");
-            for (uint32_t i = 0; i < in.layers; i++)
-                cli_json_u64(&j, NULL, fl_lbf_layer_keys(l, i));
-            cli_json_end(&j);
-            fl_lbf_free(l);
-            return EXIT_OK;
-        }
-        cli_human_bytes(in.bytes, size, sizeof size);
-        cli_describe_geometry(&in.geometry, geo, sizeof geo);
-        cli_outf("kind:           layered Bloom filter (seed 004; Zhiwang et al. 2010)\n");
-        cli_outf("layers:         %u (counts up to %u)\n", in.layers, in.layers);
-        cli_outf("variant:        %s%s\n", fl_variant_name(in.variant),
-                 in.can_delete ? " (deletes allowed)" : "");
-        cli_outf("each layer:     %s, sized for %llu keys at FPR %g\n", geo,
-                 (unsigned long long)in.capacity, in.fpr);
-        cli_outf("hash:           %s, seed %llu (remixed per layer)\n", cli_hash_name(in.hash),
-                 (unsigned long long)in.seed);
-        cli_outf("payload:        %s\n", size);
-        cli_outf("adds:           %llu counted, %llu deletes\n", (unsigned long long)in.adds,
-                 (unsigned long long)in.deletes);
-        for (uint32_t i = 0; i < in.layers; i++)
-            cli_outf("layer %-2u        %llu keys\n", i, (unsigned long long)fl_lbf_layer_keys(l, i));
-        fl_lbf_free(l);
-        return EXIT_OK;
-    }
-    fl_cbf *z = NULL;
+    fl_lbf *l = NULL;
     errno = 0;
-    fl_status s = fl_cbf_load_file(path, max_bytes, &z);
+    fl_status s = fl_lbf_load_file(path, max_bytes, &l);
     if (s != FL_OK)
-        return load_status(path, s, errno, kind, max_bytes);
-    fl_cbf_info in;
-    fl_cbf_get_info(z, &in);
-    cli_describe_geometry(&in.geometry, geo, sizeof geo);
-    cli_human_bytes(in.payload_bytes, size, sizeof size);
-    double keys = in.keys ? (double)in.keys : 1;
-    double m = 8.0 * (double)in.payload_bytes;
+        return load_status(path, s, errno, max_bytes);
+    fl_lbf_info in;
+    fl_lbf_get_info(l, &in);
     if (json) {
         cli_json_begin(&j);
         cli_json_str(&j, "file", path);
-        cli_json_str(&j, "kind", "compressed_bloom");
-        cli_json_str(&j, "variant", fl_variant_name(in.geometry.variant));
+        cli_json_str(&j, "kind", "layered_bloom");
+        cli_json_u64(&j, "layers", in.layers);
+        cli_json_str(&j, "variant", fl_variant_name(in.variant));
+        cli_json_bool(&j, "can_delete", in.can_delete);
         cli_json_geometry(&j, "geometry", &in.geometry);
+        cli_json_u64(&j, "capacity", in.capacity);
+        cli_json_num(&j, "fpr", in.fpr);
         cli_json_str(&j, "hash", cli_hash_name(in.hash));
         cli_json_u64(&j, "seed", in.seed);
-        cli_json_u64(&j, "keys", in.keys);
-        cli_json_u64(&j, "bytes", in.payload_bytes);
-        cli_json_u64(&j, "payload_bytes", in.payload_bytes);
-        cli_json_u64(&j, "ones", in.ones);
-        cli_json_num(&j, "fill", m > 0 ? (double)in.ones / m : 0);
-        cli_json_str(&j, "coder", fl_coder_name(in.coder));
-        cli_json_u64(&j, "chunk_bytes", in.chunk_bytes);
-        cli_json_u64(&j, "chunks", in.chunks);
-        cli_json_u64(&j, "compressed_bytes", in.compressed_bytes);
-        cli_json_u64(&j, "index_bytes", in.index_bytes);
-        if (in.keys) {
-            cli_json_num(&j, "bits_per_key",
-                         8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
-            cli_json_num(&j, "entropy_bits_per_key", in.entropy_bits / keys);
-        } else {
-            cli_json_null(&j, "bits_per_key");
-            cli_json_null(&j, "entropy_bits_per_key");
-        }
+        cli_json_u64(&j, "bytes", in.bytes);
+        cli_json_u64(&j, "adds", in.adds);
+        cli_json_u64(&j, "deletes", in.deletes);
+        cli_json_array(&j, "layer_keys");
+        for (uint32_t i = 0; i < in.layers; i++)
+            cli_json_u64(&j, NULL, fl_lbf_layer_keys(l, i));
         cli_json_end(&j);
-        fl_cbf_free(z);
+        fl_lbf_free(l);
         return EXIT_OK;
     }
-    cli_outf("kind:           compressed Bloom filter (Mitzenmacher 2002)\n");
-    cli_outf("variant:        %s\n", fl_variant_name(in.geometry.variant));
-    cli_outf("geometry:       %s\n", geo);
-    cli_outf("keys:           %llu\n", (unsigned long long)in.keys);
-    cli_outf("payload:        %s uncompressed, %.2f%% of bits set\n", size,
-             100.0 * (double)in.ones / m);
-    cli_outf("coder:          %s, %u-byte chunks, %llu chunks\n", fl_coder_name(in.coder),
-             in.chunk_bytes, (unsigned long long)in.chunks);
-    cli_outf("compressed:     %zu code bytes + %zu index bytes = %.3f bits per key\n",
-             in.compressed_bytes, in.index_bytes,
-             8.0 * (double)(in.compressed_bytes + in.index_bytes) / keys);
-    cli_outf("entropy bound:  %.3f bits per key (m H(p), p the fraction of 0 bits)\n",
-             in.entropy_bits / keys);
-    fl_cbf_free(z);
+    cli_human_bytes(in.bytes, size, sizeof size);
+    cli_describe_geometry(&in.geometry, geo, sizeof geo);
+    cli_outf("kind:           layered Bloom filter (Zhiwang et al. 2010)\n");
+    cli_outf("layers:         %u (counts up to %u)\n", in.layers, in.layers);
+    cli_outf("variant:        %s%s\n", fl_variant_name(in.variant),
+             in.can_delete ? " (deletes allowed)" : "");
+    cli_outf("each layer:     %s, sized for %llu keys at FPR %g\n", geo,
+             (unsigned long long)in.capacity, in.fpr);
+    cli_outf("hash:           %s, seed %llu (remixed per layer)\n", cli_hash_name(in.hash),
+             (unsigned long long)in.seed);
+    cli_outf("payload:        %s\n", size);
+    cli_outf("adds:           %llu counted, %llu deletes\n", (unsigned long long)in.adds,
+             (unsigned long long)in.deletes);
+    for (uint32_t i = 0; i < in.layers; i++)
+        cli_outf("layer %-2u        %llu keys\n", i, (unsigned long long)fl_lbf_layer_keys(l, i));
+    fl_lbf_free(l);
     return EXIT_OK;
 }

@@ -1,6 +1,6 @@
 /*
- * variants004: the measurements behind table 13 (seed 004's variants, section 4.11), through
- * the public API only, as JSON:
+ * bloom_variants: the measurements behind table 13 (layered, compressed and combining Bloom
+ * filters; seed 004, section 4.11), through the public API only, as JSON:
  *
  *   layered     layered Bloom filters (include/filterlab_layered.h), R = 4 layers at PF:
  *               "full": n keys added R times, every layer at capacity; P(count >= d) for
@@ -19,7 +19,7 @@
  *   combining   one classic filter of m bits (k = 8) against j = 2, 4, 8 filters of m/j bits
  *               with k/j hashes and independent seeds, and 2 filters with k = 8 each.
  *
- *   variants004 --n N [--compressed-n N] --queries Q [--reps R] [--zbits Z] --json FILE
+ *   bloom_variants --n N [--compressed-n N] --queries Q [--reps R] [--zbits Z] --json FILE
  */
 #include <getopt.h>
 #include <math.h>
@@ -47,7 +47,7 @@ static double loadavg(void) {
 }
 
 static void die(const char *what, fl_status st) {
-    fprintf(stderr, "variants004: %s: %s\n", what, fl_strerror(st));
+    fprintf(stderr, "bloom_variants: %s: %s\n", what, fl_strerror(st));
     exit(2);
 }
 
@@ -383,9 +383,9 @@ static void combining(bl_json *j, uint64_t n) {
 }
 
 static void usage(FILE *out) {
-    fprintf(out, "Usage: variants004 --n N [--compressed-n N] --queries Q [--reps R] [--zbits Z]\n"
-                 "                   --json FILE\n"
-                 "Seed 004's variants measured (layered, compressed, combining), as JSON.\n");
+    fprintf(out, "Usage: bloom_variants --n N [--compressed-n N] --queries Q [--reps R] [--zbits Z]\n"
+                 "                      --json FILE\n"
+                 "Layered, compressed and combining Bloom filters measured, as JSON.\n");
 }
 
 int main(int argc, char **argv) {
@@ -421,7 +421,7 @@ int main(int argc, char **argv) {
     bl_json j;
     bl_json_init(&j, out);
     bl_json_open(&j, NULL, '{');
-    bl_json_context(&j, "variants004");
+    bl_json_context(&j, "bloom_variants");
     bl_json_num(&j, "loadavg_1min_start", loadavg());
     bl_json_int(&j, "n", (long long)n);
     bl_json_int(&j, "queries", (long long)g_queries);

@@ -1,9 +1,10 @@
-"""Table 13: seed 004's variants (section 4.11): the layered Bloom filter's error bounds
-(c + d with probability about PF^d), the compressed Bloom filter (Mitzenmacher 2002: its
-sizing for a compressed size, the fraction of 0 bits at the optimum, per-chunk compression,
-Golomb against zstd), and combining j filters of m/j bits against one of m bits. Measured by
-bench/baselines/variants004 (data/t13_variants004.json). Seed 004's scalable filter
-(4.11.5) states no number; table 12 covers scalable filters."""
+"""Table 13: layered, compressed and combining Bloom filters (seed 004, section 4.11): the
+layered Bloom filter's error bounds (c + d with probability about PF^d), the compressed Bloom
+filter (Mitzenmacher 2002: its sizing for a compressed size, the fraction of 0 bits at the
+optimum, per-chunk compression, Golomb against zstd), and combining j filters of m/j bits
+against one of m bits. Measured by bench/baselines/bloom_variants (data/t13_variants004.json,
+the name the committed runs under results/ hold). Seed 004's scalable filter (4.11.5) states no
+number; table 12 covers scalable filters."""
 
 import math
 
