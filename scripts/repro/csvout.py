@@ -69,6 +69,8 @@ CSVS = (
         "seed_formula", "false_positives", "queries"])),
     ("t5_space.csv", "t5", _t5_rows),
     ("t5_deletes.csv", "t5", _t5_deletes_rows),
+    ("t5_delete_speed.csv", "t5", lambda t: (t.get("delete_speed") or None, [
+        "filter", "target_bytes", "filter_bytes", "class", "bits_per_key", "ns_per_delete", "kernels"])),
     ("t5_cuckoo_fpr.csv", "t5", lambda t: (t.get("cuckoo") or None, [
         "fingerprint_bits", "units", "load_wanted", "load", "inserted", "measured_fpr",
         "formula_2b_over_2f", "formula_at_load", "ratio_to_2b_2f", "predicted_fpr", "queries"])),

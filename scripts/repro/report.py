@@ -352,6 +352,23 @@ class Report:
             self.w(md_table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
                              "counting512"], rows))
             self.w()
+        if t5.get("delete_speed"):
+            self.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
+                   "inserted key at a time, each deleted key put back untimed; the same code runs under every "
+                   "kernel, so each cell is the median of the kernels' medians.")
+            self.w()
+            filters = [f for f in ("cuckoo", "counting", "counting512")
+                       if any(c["filter"] == f for c in t5["delete_speed"])]
+            rows = []
+            for b in sorted({c["target_bytes"] for c in t5["delete_speed"]}):
+                at = {c["filter"]: c for c in t5["delete_speed"] if c["target_bytes"] == b}
+                row = [human_bytes(b), next(iter(at.values()))["class"]]
+                for f in filters:
+                    c = at.get(f)
+                    row.append("%s (%s bits/key)" % (g(c["ns_per_delete"]), g(c["bits_per_key"], 4)) if c else "-")
+                rows.append(row)
+            self.w(md_table(["size", "fits in"] + filters, rows))
+            self.w()
         if t5.get("cuckoo"):
             self.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12- and "
                    "16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
@@ -550,7 +567,7 @@ class Report:
           "Source: `data/t3_sizing.json`.")
         S(4, "FPR against fill ratio", self._t4, "Source: `data/t4_fill.json`.", figure="FPR against fill ratio")
         S(5, "Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f", self._t5,
-          "Sources: `data/t5_space.json`, `data/t5_cuckoo.json`.",
+          "Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
           figure="bits per key against target FPR; cuckoo FPR against load; the filters that delete, bits per "
                  "key against log2(1/FPR)")
         S(6, "space against the information-theoretic bound n log2(1/e)", self._t6, "Source: `data/t5_space.json`.",

@@ -54,7 +54,7 @@ for f in REPORT.md run.json tables.json advise.csv \
          data/t5_cuckoo.json data/t7_dedup.json data/hyperfine/t7_dedup.json data/t8_sweep.csv \
          data/urls_manifest.json data/advise_examples.json \
          tables/claims.csv tables/t1_naive_vs_blocked.csv tables/t2_crawler.csv tables/t3_sizing.csv \
-         tables/t4_fill.csv tables/t5_space.csv tables/t5_deletes.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv \
+         tables/t4_fill.csv tables/t5_space.csv tables/t5_deletes.csv tables/t5_delete_speed.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv \
          data/t9_counting.json data/t10_cms.json data/t11_hll.json data/t11_redis.json data/t12_sbf.json \
          tables/t9_counting_fill.csv tables/t9_counting_overflow.csv tables/t10_cms.csv tables/t11_hll.csv \
          tables/t12_scalable.csv; do
@@ -128,6 +128,8 @@ for p in t5.get("deletes") or [None]:
         problems.append("table 5's filters that delete: %r" % (p and sorted(p)))
     elif not all("bpk" in p[c] or "error" in p[c] for c in want):
         problems.append("table 5's deletes row at %s lacks a measurement or a reason" % p["target"])
+if {c["filter"] for c in t5.get("delete_speed") or []} != {"cuckoo", "counting", "counting512"}:
+    problems.append("table 5's delete speed lacks a filter that deletes: %r" % t5.get("delete_speed"))
 if sorted({r["fingerprint_bits"] for r in t5.get("cuckoo") or []}) != [8, 12, 16]:
     problems.append("table 5's cuckoo FPR rows are not at 8, 12 and 16 bits")
 for cid in ("t5.cuckoo_formula", "t5.cuckoo_bound", "t5.summary_cuckoo"):

@@ -9,7 +9,7 @@ import math
 
 from fmt import g, pct
 from models import cuckoo_crossover, ideal_cuckoo_bpk
-from rundata import load_json
+from rundata import load_csv, load_json
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 5, "t5", "t5_space.json"
@@ -60,6 +60,33 @@ def deletes_table(ctx, d, src):
     return out
 
 
+def delete_speed(ctx):
+    """ns per delete of each filter that deletes, per filter size, from table 8's flbench sweep
+    at 1% (data/t8_sweep.csv, op "delete"): fl_delete_hash one key at a time, the same code
+    under every kernel, so each size's figure is the median over the kernels' medians."""
+    _, rows = load_csv(ctx.out, "t8_sweep.csv")
+    cells = {}
+    for r in rows:
+        if r.get("op") != "delete" or not r.get("ns_per_op_median"):
+            continue
+        # grouped by the size asked for: cuckoo's 6-byte buckets leave a few bytes of it unused
+        key = (r["filter"], int(float(r["target_bytes"])))
+        c = cells.setdefault(key, {"filter": r["filter"], "target_bytes": key[1],
+                                   "filter_bytes": int(float(r["filter_bytes"])),
+                                   "bits_per_key": float(r["bits_per_key"]), "ns": []})
+        c["ns"].append(float(r["ns_per_op_median"]))
+    out = []
+    for key in sorted(cells, key=lambda k: (k[1], k[0])):
+        c = cells[key]
+        xs = sorted(c.pop("ns"))
+        c["ns_per_delete"] = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+        c["kernels"] = len(xs)
+        c["class"] = ctx.size_class(c["target_bytes"])
+        ctx.fact("t5.%s.%d.ns_per_delete" % key, c["ns_per_delete"], "data/t8_sweep.csv")
+        out.append(c)
+    return out
+
+
 def build(ctx, d):
     src = "data/" + DATA
     rows = library_rows(d)
@@ -99,7 +126,7 @@ def build(ctx, d):
     t5 = ctx.tables["t5"] = {"n": d["n"], "queries": d["queries"], "pivot": pivot, "wins": wins,
                              "ideal_crossover": cuckoo_crossover(3.0),
                              "ideal_crossover_semisort": cuckoo_crossover(2.0),
-                             "deletes": deletes_table(ctx, d, src)}
+                             "deletes": deletes_table(ctx, d, src), "delete_speed": delete_speed(ctx)}
     # cuckoo FPR against 2b/2^f
     dc = load_json(ctx.out, "t5_cuckoo.json")
     if dc:
