@@ -20,8 +20,13 @@
  *   blocked filter needs for the same measured FPR.
  * fill: each variant sized for n at P, filled to F*n keys (cuckoo stops when full).
  * space: each variant sized for n at every target: bits per key and measured FPR, set against
- *   log2(1/FPR), the information-theoretic bits per key (Carter et al. 1978).
- * cuckoo: 8- and 16-bit fingerprints, B buckets of 4, filled to each load A.
+ *   log2(1/FPR), the information-theoretic bits per key (Carter et al. 1978) (label
+ *   "library"); then every filter that deletes at every target (label "deletes"): cuckoo at
+ *   each fingerprint width on its own (the fewest buckets whose predicted FPR meets the target,
+ *   the load capped at the library's sizing load; a width that meets it only below load
+ *   WIDTH_MIN_LOAD is reported as unreachable) and the counting variants as fl_params_for
+ *   sizes them.
+ * cuckoo: 8-, 12- and 16-bit fingerprints, B buckets of 4, filled to each load A.
  */
 #include <getopt.h>
 #include <math.h>
@@ -127,6 +132,16 @@ static void emit(bl_json *j, const char *experiment, const char *label, const bu
 static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64, FL_CUCKOO};
 #define NALL (sizeof ALL / sizeof ALL[0])
 
+/* The cuckoo fingerprint widths the library accepts (fl_variant_describe's k_min..k_max). */
+static const uint32_t CUCKOO_WIDTHS[] = {8, 12, 16};
+#define NWIDTHS (sizeof CUCKOO_WIDTHS / sizeof CUCKOO_WIDTHS[0])
+/* The loosest load a fixed width is sized to: the library's own floor for cuckoo sizing
+ * (src/params.c), below which a wider fingerprint costs fewer bytes. */
+#define WIDTH_MIN_LOAD 0.5
+/* The counting Bloom variants: with cuckoo, the filters that delete (FL_CAP_DELETE). */
+static const fl_variant COUNTING[] = {FL_COUNTING, FL_COUNTING512};
+#define NCOUNTING (sizeof COUNTING / sizeof COUNTING[0])
+
 static void progress(const char *exp, const char *what, int i, int total)
 {
     fprintf(stderr, "fpr_sweep %s: [%d/%d] %s\n", exp, i, total, what);
@@ -151,6 +166,13 @@ static double one(bl_json *j, const char *exp, const char *label, const fl_geome
         uint64_t fp = measure_fp(&b, salt);
         emit(j, exp, label, &b, target, fp);
         bl_json_int(j, "n", (long long)n);
+        if (g->variant == FL_CUCKOO) {
+            /* the width and the load it was sized to: a fixed width's cost and FPR depend on both */
+            fl_info info;
+            fl_get_info(b.f, &info);
+            bl_json_int(j, "fingerprint_bits", g->k);
+            bl_json_num(j, "load", info.fill);
+        }
         fpr = (double)fp / (double)g_queries;
     }
     bl_json_close(j, '}');
@@ -275,14 +297,47 @@ static int run_fill(bl_json *j, uint64_t n, double p, const double *fills, int n
     return failures;
 }
 
+/* Cuckoo with f-bit fingerprints for n keys at target p: the fewest buckets whose predicted
+ * FPR (fl_predict_fpr, Fan et al. 2014) at n keys is <= p, with the load n / (4 buckets) at
+ * most the library's sizing load (vi.max_load) and at least WIDTH_MIN_LOAD. The prediction
+ * falls as buckets are added, so the least such count is found by bisection. Returns
+ * FL_ERR_BAD_FPR when the width meets p only below WIDTH_MIN_LOAD. */
+static fl_status cuckoo_width_geometry(uint32_t f, uint64_t n, double p, fl_geometry *g)
+{
+    fl_variant_info vi;
+    fl_status s = fl_variant_describe(FL_CUCKOO, &vi);
+    if (s != FL_OK)
+        return s;
+    double slots = (double)vi.unit_slots;
+    uint64_t lo = (uint64_t)ceil((double)n / (slots * vi.max_load));
+    uint64_t hi = (uint64_t)ceil((double)n / (slots * WIDTH_MIN_LOAD));
+    if (lo < 1)
+        lo = 1;
+    if (hi > vi.units_max)
+        return FL_ERR_TOO_LARGE;
+    fl_geometry t = {FL_CUCKOO, hi, f};
+    if (!(fl_predict_fpr(&t, n) <= p))
+        return FL_ERR_BAD_FPR;
+    while (lo < hi) {
+        t.units = lo + (hi - lo) / 2;
+        if (fl_predict_fpr(&t, n) <= p)
+            hi = t.units;
+        else
+            lo = t.units + 1;
+    }
+    *g = (fl_geometry){FL_CUCKOO, lo, f};
+    return FL_OK;
+}
+
 static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
 {
     int failures = 0, step = 0;
+    int total = nt * (int)(NALL + NWIDTHS + NCOUNTING);
     for (int t = 0; t < nt; t++) {
         for (size_t v = 0; v < NALL; v++) {
             char what[128];
             snprintf(what, sizeof what, "%s at %g", fl_variant_name(ALL[v]), targets[t]);
-            progress("space", what, ++step, nt * (int)NALL);
+            progress("space", what, ++step, total);
             fl_params pr;
             fl_status s = fl_params_for(ALL[v], n, targets[t], &pr);
             if (s != FL_OK) {
@@ -291,6 +346,41 @@ static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
             }
             one(j, "space", "library", &pr.geometry, n, targets[t], (uint64_t)t, &failures);
         }
+        /* the filters that delete: cuckoo width by width, then the counting variants */
+        for (size_t w = 0; w < NWIDTHS; w++) {
+            char what[128];
+            snprintf(what, sizeof what, "cuckoo with %u-bit fingerprints at %g", CUCKOO_WIDTHS[w],
+                     targets[t]);
+            progress("space", what, ++step, total);
+            fl_geometry g;
+            fl_status s = cuckoo_width_geometry(CUCKOO_WIDTHS[w], n, targets[t], &g);
+            if (s != FL_OK) {
+                bl_json_open(j, NULL, '{');
+                bl_json_str(j, "experiment", "space");
+                bl_json_str(j, "label", "deletes");
+                bl_json_str(j, "variant", fl_variant_name(FL_CUCKOO));
+                bl_json_num(j, "target_fpr", targets[t]);
+                bl_json_int(j, "fingerprint_bits", CUCKOO_WIDTHS[w]);
+                bl_json_str(j, "error", s == FL_ERR_BAD_FPR
+                                            ? "the target needs a load below 0.5 at this width"
+                                            : fl_strerror(s));
+                bl_json_close(j, '}');
+                continue;
+            }
+            one(j, "space", "deletes", &g, n, targets[t], (uint64_t)t, &failures);
+        }
+        for (size_t v = 0; v < NCOUNTING; v++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s at %g", fl_variant_name(COUNTING[v]), targets[t]);
+            progress("space", what, ++step, total);
+            fl_params pr;
+            fl_status s = fl_params_for(COUNTING[v], n, targets[t], &pr);
+            if (s != FL_OK) {
+                unreachable_row(j, "space", "deletes", COUNTING[v], targets[t], s);
+                continue;
+            }
+            one(j, "space", "deletes", &pr.geometry, n, targets[t], (uint64_t)t, &failures);
+        }
     }
     return failures;
 }
@@ -298,7 +388,8 @@ static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
 static int run_cuckoo(bl_json *j, uint64_t buckets, const double *loads, int nl)
 {
     int failures = 0, step = 0;
-    for (uint32_t f = 8; f <= 16; f += 8) {
+    for (size_t w = 0; w < NWIDTHS; w++) {
+        uint32_t f = CUCKOO_WIDTHS[w];
         fl_geometry g = {FL_CUCKOO, buckets, f};
         built b;
         memset(&b, 0, sizeof b);
@@ -314,7 +405,7 @@ static int run_cuckoo(bl_json *j, uint64_t buckets, const double *loads, int nl)
             char what[128];
             snprintf(what, sizeof what, "f=%u at load %.3f of %llu buckets", f, loads[i],
                      (unsigned long long)buckets);
-            progress("cuckoo", what, ++step, 2 * nl);
+            progress("cuckoo", what, ++step, (int)NWIDTHS * nl);
             uint64_t want = (uint64_t)llround(loads[i] * 4.0 * (double)buckets);
             if (!b.full && want > b.inserted && insert_range(&b, b.inserted, want) != FL_OK) {
                 failures++;

@@ -36,6 +36,7 @@ if ctx["os"]["machine"] in ("x86_64", "AMD64"):
 
 name_re = re.compile(r"^(lookup/(classic|block512|split256|reg64|cuckoo)/[a-z0-9]+/bytes:\d+/hit:[0-9.]+/keys:(u64|url)"
                      r"|insert/(classic|block512|split256|reg64|cuckoo)/[a-z0-9]+/bytes:\d+/keys:(u64|url)"
+                     r"|delete/cuckoo/[a-z0-9]+/bytes:\d+/keys:(u64|url)"
                      r"|probe/(latency|random_line)/bytes:\d+)$")
 runs = {}
 for b in doc["benchmarks"]:
@@ -68,6 +69,16 @@ for name, r in runs.items():
 lookups = [n for n in runs if n.startswith("lookup/")]
 check(len(lookups) == 3 * 2 * 2, "lookup configurations: %d" % len(lookups))
 check(len([n for n in runs if n.startswith("insert/")]) == 3 * 2, "insert configurations")
+# Cuckoo deletes (FL_CAP_DELETE): one delete configuration per size, ns per deleted key; every
+# key deleted was inserted, so none is refused, and each goes back in.
+check(sorted(n for n in runs if n.startswith("delete/")) ==
+      ["delete/cuckoo/scalar/bytes:16384/keys:u64", "delete/cuckoo/scalar/bytes:262144/keys:u64"],
+      "delete configurations: %s" % sorted(n for n in runs if n.startswith("delete/")))
+for b in iterations(doc, "delete/"):
+    check(b["op"] == "delete" and b["filter"] == "cuckoo" and b["item"] == "key", "%s fields" % b["name"])
+    check(b["structure"] == "filter", "%s: structure %r" % (b["name"], b["structure"]))
+    check("deletes_refused" not in b and "reinserts_refused" not in b, "%s: refusals %s" % (b["name"], b))
+    check(b["iterations"] == min(8192, b["keys_inserted"]), "%s: keys per repetition" % b["name"])
 # One probe pair per filter footprint: a target in bytes, or less by under one unit where the
 # unit does not divide it (cuckoo at 1% has 12-bit fingerprints in 6-byte buckets).
 footprints = {b["filter_bytes"] for b in iterations(doc, "lookup/")}

@@ -22,6 +22,22 @@ def _t5_rows(t5):
     return rows, cols
 
 
+def _t5_deletes_rows(t5):
+    rows = []
+    for p in t5.get("deletes") or []:
+        for col in ("cuckoo8", "cuckoo12", "cuckoo16", "counting", "counting512"):
+            c = p.get(col)
+            if c is None:
+                continue
+            rows.append({"target": p["target"], "bound_bits": p["bound"], "filter": col,
+                         "bits_per_key": c.get("bpk"), "measured_fpr": c.get("measured"),
+                         "false_positives": c.get("fp"), "log2_1_over_measured": c.get("bound_measured"),
+                         "load": c.get("load"), "k": c.get("k"), "bytes": c.get("bytes"),
+                         "error": c.get("error")})
+    return rows or None, ["target", "bound_bits", "filter", "k", "bytes", "load", "bits_per_key",
+                          "measured_fpr", "false_positives", "log2_1_over_measured", "error"]
+
+
 def _t8_rows(t8):
     rows = []
     for p in t8["pivot"]:
@@ -52,6 +68,9 @@ CSVS = (
         "variant", "fill", "inserted", "full", "k", "bytes", "predicted_fpr", "measured_fpr",
         "seed_formula", "false_positives", "queries"])),
     ("t5_space.csv", "t5", _t5_rows),
+    ("t5_deletes.csv", "t5", _t5_deletes_rows),
+    ("t5_delete_speed.csv", "t5", lambda t: (t.get("delete_speed") or None, [
+        "filter", "target_bytes", "filter_bytes", "class", "bits_per_key", "ns_per_delete", "kernels"])),
     ("t5_cuckoo_fpr.csv", "t5", lambda t: (t.get("cuckoo") or None, [
         "fingerprint_bits", "units", "load_wanted", "load", "inserted", "measured_fpr",
         "formula_2b_over_2f", "formula_at_load", "ratio_to_2b_2f", "predicted_fpr", "queries"])),

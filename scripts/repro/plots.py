@@ -129,18 +129,46 @@ def plot_t5(t5, out, stamp, caches, claims):
         ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
     _label(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
     ax = axes[1]
-    for f in (8, 16):
+    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (16, "#8c564b")):
         pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
                      for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
         if not pts:
             continue
-        col = "#ff7f0e" if f == 8 else "#8c564b"
         ax.plot([p[0] for p in pts], [max(p[1], 1e-8) for p in pts], "o", color=col, label="f = %d measured" % f)
         ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=col, label="2b*load/(2^f-1)")
         ax.axhline(pts[0][3], color=col, lw=0.8, ls="--")
     ax.set_yscale("log")
     _label(ax, "cuckoo load (occupied slots / slots)", "FPR (dashed: 2b/2^f)", "cuckoo FPR against 2b/2^f", legend=6)
-    return _save(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
+    made = _save(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
+    return made + plot_t5_deletes(t5, out, stamp)
+
+
+# the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
+DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
+                 "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "counting": ("counting", "#d62728", "s"),
+                 "counting512": ("counting512", "#1f77b4", "s")}
+
+
+def plot_t5_deletes(t5, out, stamp):
+    """Bits per key against log2(1/measured FPR) for every filter that deletes, with the
+    information-theoretic line y = x (Carter et al. 1978)."""
+    rows = t5.get("deletes") or []
+    if not any(len(p) > 2 for p in rows):
+        return []
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    top = 0
+    for col, (label, colour, marker) in DELETES_STYLE.items():
+        pts = sorted((p[col]["bound_measured"], p[col]["bpk"]) for p in rows
+                     if p.get(col, {}).get("bound_measured") is not None)
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker + "-", color=colour, label=label, ms=3)
+            top = max(top, max(x for x, _ in pts))
+    if top:
+        ax.plot([0, top], [0, top], "k-", lw=1, label="log2(1/FPR) (lower bound)")
+    ax.set_ylim(bottom=0)
+    _label(ax, "log2(1/measured FPR)", "bits per key",
+           "Table 5: filters that delete, space against FPR (n = %d)" % t5["n"], legend=6)
+    return _save(fig, out, "t5_deletes_space", "filters that delete: bits per key against log2(1/FPR)", stamp)
 
 
 def plot_t6(t6, out, stamp, caches):

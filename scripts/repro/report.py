@@ -4,7 +4,7 @@ analyze.py from the files the run wrote."""
 import os
 
 from fmt import g, human_bytes, pct, show, thousands
-from tables import t4_fill
+from tables import t4_fill, t5_space
 import report_accuracy  # tables 9-12
 import verdicts
 
@@ -307,23 +307,71 @@ class Report:
 
     def _t5(self, t5):
         self.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
-               "on %s queries; bits per key (measured FPR in parentheses). `ideal cuckoo` is the model "
-               "(log2(1/e) + 3)/0.955 of Fan et al. 2014 with any fingerprint width (not measured: filterlab "
-               "has 8- and 16-bit fingerprints only)." % ("{:,}".format(t5["n"]), "{:,}".format(t5["queries"])))
+               "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
+               "sizing picked, 8, 12 or 16 bits). `ideal cuckoo` is the model (log2(1/e) + 3)/0.955 of Fan et "
+               "al. 2014 with any fingerprint width (not measured: filterlab's widths are 8, 12 and 16 bits)."
+               % ("{:,}".format(t5["n"]), "{:,}".format(t5["queries"])))
         self.w()
         rows = []
         for p in t5["pivot"]:
             row = [g(p["target"]), g(p["bound"])]
             for v in VARIANTS:
                 c = p.get(v, {})
-                row.append("%s (%s)" % (g(c["bpk"], 4), g(c["measured"])) if "bpk" in c else "n/a")
+                cell = "%s (%s)" % (g(c["bpk"], 4), g(c["measured"])) if "bpk" in c else "n/a"
+                if v == "cuckoo" and "bpk" in c:
+                    cell += ", f = %d" % c["k"]
+                row.append(cell)
             row += [g(p["ideal_cuckoo"]), "cuckoo" if p.get("cuckoo_wins") else "Bloom"]
             rows.append(row)
         self.w(md_table(["target", "log2(1/e)"] + list(VARIANTS) + ["ideal cuckoo", "fewer bits"], rows))
         self.w()
+        if any(len(p) > 2 for p in t5.get("deletes") or []):
+            self.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (the "
+                   "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
+                   "sizing load 0.94; \"below 0.5\" where the width needs an emptier table) and the counting "
+                   "Bloom variants (4-bit counters) sized by `fl_params_for`. Each cell: bits per key, measured "
+                   "FPR, and log2(1/measured FPR), the information-theoretic bits per key at that FPR (Carter et "
+                   "al. 1978); for cuckoo also the load.")
+            self.w()
+            cols = [c for c, _, _ in t5_space.DELETES]
+            rows = []
+            for p in t5["deletes"]:
+                row = [g(p["target"]), g(p["bound"])]
+                for col in cols:
+                    c = p.get(col, {})
+                    if "bpk" in c:
+                        row.append("%s (%s; %s)%s" % (
+                            g(c["bpk"], 4), g(c["measured"]),
+                            g(c["bound_measured"]) if c["bound_measured"] is not None else "no false positive",
+                            ", load %s" % g(c["load"], 3) if c.get("load") is not None else ""))
+                    elif "error" in c:
+                        row.append("below 0.5" if "below 0.5" in c["error"] else c["error"])
+                    else:
+                        row.append("-")
+                rows.append(row)
+            self.w(md_table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
+                             "counting512"], rows))
+            self.w()
+        if t5.get("delete_speed"):
+            self.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
+                   "inserted key at a time, each deleted key put back untimed; the same code runs under every "
+                   "kernel, so each cell is the median of the kernels' medians.")
+            self.w()
+            filters = [f for f in ("cuckoo", "counting", "counting512")
+                       if any(c["filter"] == f for c in t5["delete_speed"])]
+            rows = []
+            for b in sorted({c["target_bytes"] for c in t5["delete_speed"]}):
+                at = {c["filter"]: c for c in t5["delete_speed"] if c["target_bytes"] == b}
+                row = [human_bytes(b), next(iter(at.values()))["class"]]
+                for f in filters:
+                    c = at.get(f)
+                    row.append("%s (%s bits/key)" % (g(c["ns_per_delete"]), g(c["bits_per_key"], 4)) if c else "-")
+                rows.append(row)
+            self.w(md_table(["size", "fits in"] + filters, rows))
+            self.w()
         if t5.get("cuckoo"):
-            self.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), filled to each "
-                   "load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
+            self.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12- and "
+                   "16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
             self.w()
             rows = [[r["fingerprint_bits"], g(r["load"]), "{:,}".format(r["inserted"]), g(r["measured_fpr"]),
                      g(r["formula_2b_over_2f"]), g(r["formula_at_load"]), g(r["ratio_to_2b_2f"])]
@@ -519,8 +567,9 @@ class Report:
           "Source: `data/t3_sizing.json`.")
         S(4, "FPR against fill ratio", self._t4, "Source: `data/t4_fill.json`.", figure="FPR against fill ratio")
         S(5, "Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f", self._t5,
-          "Sources: `data/t5_space.json`, `data/t5_cuckoo.json`.",
-          figure="bits per key against target FPR; cuckoo FPR against load")
+          "Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
+          figure="bits per key against target FPR; cuckoo FPR against load; the filters that delete, bits per "
+                 "key against log2(1/FPR)")
         S(6, "space against the information-theoretic bound n log2(1/e)", self._t6, "Source: `data/t5_space.json`.",
           figure="bits per key over log2(1/FPR)")
         S(7, "end to end, `filterlab dedup` against `awk '!seen[$0]++'` and `sort -u`", self._t7,

@@ -54,13 +54,13 @@ for f in REPORT.md run.json tables.json advise.csv \
          data/t5_cuckoo.json data/t7_dedup.json data/hyperfine/t7_dedup.json data/t8_sweep.csv \
          data/urls_manifest.json data/advise_examples.json \
          tables/claims.csv tables/t1_naive_vs_blocked.csv tables/t2_crawler.csv tables/t3_sizing.csv \
-         tables/t4_fill.csv tables/t5_space.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv \
+         tables/t4_fill.csv tables/t5_space.csv tables/t5_deletes.csv tables/t5_delete_speed.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv \
          data/t9_counting.json data/t10_cms.json data/t11_hll.json data/t11_redis.json data/t12_sbf.json \
          tables/t9_counting_fill.csv tables/t9_counting_overflow.csv tables/t10_cms.csv tables/t11_hll.csv \
          tables/t12_scalable.csv; do
   if [ -s "$OUT/$f" ]; then ok "exists: $f"; else bad "exists: $f"; fi
 done
-for p in t1_naive_vs_blocked t2_crawler t4_fpr_vs_fill t5_space_and_cuckoo t6_bound t7_dedup t8_sweep \
+for p in t1_naive_vs_blocked t2_crawler t4_fpr_vs_fill t5_space_and_cuckoo t5_deletes_space t6_bound t7_dedup t8_sweep \
          t9_counting t10_cms t11_hll t12_scalable; do
   for ext in png svg; do
     if [ -s "$OUT/plots/$p.$ext" ]; then ok "plot: $p.$ext"; else bad "plot: $p.$ext"; fi
@@ -118,6 +118,24 @@ for c in claims:
         problems.append("claim %s: measured %r verdict %r" % (c["id"], c["measured"], c["verdict"]))
     if not (c["seed"] and c["section"] and c["quote"]):
         problems.append("claim %s lacks its seed file, section or quote" % c["id"])
+# table 5: every filter that deletes at every target (cuckoo width by width, counting,
+# counting512), cuckoo's FPR against load at 8, 12 and 16 bits, and seed 003's cuckoo claims
+# judged on the seed's 12-bit fingerprints where it names them
+t5 = doc["tables"]["t5"]
+want = {"cuckoo8", "cuckoo12", "cuckoo16", "counting", "counting512"}
+for p in t5.get("deletes") or [None]:
+    if p is None or set(p) - {"target", "bound"} != want:
+        problems.append("table 5's filters that delete: %r" % (p and sorted(p)))
+    elif not all("bpk" in p[c] or "error" in p[c] for c in want):
+        problems.append("table 5's deletes row at %s lacks a measurement or a reason" % p["target"])
+if {c["filter"] for c in t5.get("delete_speed") or []} != {"cuckoo", "counting", "counting512"}:
+    problems.append("table 5's delete speed lacks a filter that deletes: %r" % t5.get("delete_speed"))
+if sorted({r["fingerprint_bits"] for r in t5.get("cuckoo") or []}) != [8, 12, 16]:
+    problems.append("table 5's cuckoo FPR rows are not at 8, 12 and 16 bits")
+for cid in ("t5.cuckoo_formula", "t5.cuckoo_bound", "t5.summary_cuckoo"):
+    c = next((c for c in claims if c["id"] == cid), None)
+    if c is None or "12-bit" not in c["reason"]:
+        problems.append("claim %s does not say it is judged with 12-bit fingerprints" % cid)
 for t in range(1, 13):
     if not any(c["table"] == t for c in claims):
         problems.append("no claim for table %d" % t)

@@ -5,6 +5,7 @@ is 1."""
 import math
 
 import static_data
+from tables.t5_space import library_rows
 
 from fmt import g
 from verdicts import numbers_only
@@ -15,7 +16,7 @@ NUMBER, KEY, DATA = 6, "t6", "t5_space.json"
 def build(ctx, d):
     src = "data/" + DATA
     t6 = []
-    for r in d["rows"]:
+    for r in library_rows(d):
         if r.get("error") or not r["false_positives"]:
             continue
         lm = math.log2(1 / r["measured_fpr"])
