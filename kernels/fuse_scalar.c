@@ -5,16 +5,13 @@
  */
 #include "kernels.h"
 
-/* Cells of one shape: the probe with the arity and width as constants. */
-#define probe_shape fl_fuse_probe_as
-
 #define FUSE_CONTAINS(name, arity, bits)                                                     \
     static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n, uint8_t *out) { \
         size_t hits = 0;                                                                     \
         for (size_t i = 0; i < n; i++) {                                                     \
             uint64_t key;                                                                    \
             memcpy(&key, keys + i, 8);                                                       \
-            uint8_t hit = probe_shape(v, key, arity, bits) == 0;                             \
+            uint8_t hit = fl_fuse_probe_as(v, key, arity, bits) == 0;                        \
             out[i] = hit;                                                                    \
             hits += hit;                                                                     \
         }                                                                                    \
@@ -29,7 +26,7 @@
         for (size_t i = 0; i < n; i++) {                                                     \
             uint64_t key;                                                                    \
             memcpy(&key, keys + i, 8);                                                       \
-            uint32_t x = probe_shape(v, key, arity, bits);                                   \
+            uint32_t x = fl_fuse_probe_as(v, key, arity, bits);                              \
             uint8_t hit = (x >> vbits) == 0;                                                 \
             values[i] = hit ? (uint16_t)x : 0;                                               \
             found[i] = hit;                                                                  \
