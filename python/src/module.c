@@ -4,7 +4,7 @@
  * fuse.c, bloomier.c).
  */
 #define FLPY_MODULE_C
-#include "common.h"
+#include "keys.h"
 
 #include <string.h>
 

@@ -15,7 +15,7 @@
 #ifndef FLPY_OBJECT_H
 #define FLPY_OBJECT_H
 
-#include "common.h"
+#include "keys.h"
 
 typedef struct flpy_ops flpy_ops;
 
