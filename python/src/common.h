@@ -85,5 +85,7 @@ int flpy_add_compressed(PyObject *m);
  * Filter owning f (freed on failure). */
 PyTypeObject *flpy_filter_type(void);
 PyObject *flpy_filter_wrap(fl_filter *f);
+/* Filter(...)'s arguments as an fl_config (filter_config.c); -1 with an exception set. */
+int flpy_filter_config(PyObject *args, PyObject *kw, fl_config *cfg);
 
 #endif
