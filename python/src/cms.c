@@ -30,8 +30,7 @@ static const flpy_ops cms_ops = {
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Cms, cms_ops)
 
-static PyObject *Cms_or(PyObject *a, PyObject *b) { return flpy_or(&cms_ops, a, b); }
-static PyObject *Cms_ior(PyObject *a, PyObject *b) { return flpy_ior(&cms_ops, a, b); }
+FLPY_DEFINE_MERGE_OPERATORS(Cms, cms_ops)
 
 static int u32_arg(PyObject *obj, uint32_t *out, const char *what)
 {
@@ -387,29 +386,25 @@ static PyMethodDef Cms_methods[] = {
      "query_many(keys, *, hashes=False, out=None)\n--\n\nEstimates as a NumPy uint32 array (or "
      "out, a uint32 array filled in place); GIL released."},
     {"hash", (PyCFunction)Cms_hash, METH_O, "hash(key)\n--\n\nThe sketch's 64-bit hash of key."},
-    {"merge", (PyCFunction)flpy_merge, METH_O,
-     "merge(other)\n--\n\nAdds other's counters (same width, depth, seed; ValueError "
-     "otherwise). other's candidates are not carried over."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS, "clear()\n--\n\nZeroes every counter."},
+    FLPY_MERGE_METHOD(
+      "merge(other)\n--\n\nAdds other's counters (same width, depth, seed; ValueError "
+      "otherwise). other's candidates are not carried over."),
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_CLEAR_METHOD("clear()\n--\n\nZeroes every counter."),
     {"top", (PyCFunction)(void (*)(void))Cms_top, METH_VARARGS | METH_KEYWORDS,
      "top(n=None)\n--\n\nThe candidates as (key bytes, estimate), largest first (needs topk > 0 "
      "at creation; int keys come back as their 8 little-endian bytes)."},
     {"heavy_hitters", (PyCFunction)Cms_heavy_hitters, METH_O,
      "heavy_hitters(phi)\n--\n\nThe candidates whose estimate exceeds phi * total."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe sketch in the filterlab file format."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Cms_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA sketch from filterlab-format bytes."},
-    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the sketch atomically."},
-    {"load", (PyCFunction)(void (*)(void))Cms_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a sketch file (as `filterlab freq` writes)."},
+    FLPY_FILE_METHODS(Cms,
+      "to_bytes()\n--\n\nThe sketch in the filterlab file format.",
+      "from_bytes(data, max_bytes=0)\n--\n\nA sketch from filterlab-format bytes.",
+      "save(path)\n--\n\nWrites the sketch atomically.",
+      "load(path, max_bytes=0)\n--\n\nReads a sketch file (as `filterlab freq` writes)."),
     {"info", (PyCFunction)Cms_info, METH_NOARGS, "info()\n--\n\nA CountMinInfo dataclass."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Cms_getset[] = {
@@ -423,28 +418,16 @@ static PyMappingMethods Cms_as_mapping = {
     .mp_subscript = (binaryfunc)Cms_getitem,
 };
 
-static PyNumberMethods Cms_as_number = {
-    .nb_or = Cms_or,
-    .nb_inplace_or = Cms_ior,
-};
-
 static PyTypeObject Cms_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.CountMin",
-    .tp_basicsize = sizeof(CmsObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Cms_repr,
+    FLPY_TYPE_FIELDS(Cms, CmsObject, "CountMin"),
     .tp_as_number = &Cms_as_number,
     .tp_as_mapping = &Cms_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "CountMin(width=None, depth=None, *, epsilon=None, delta=None, seed=0, "
               "conservative=False, topk=0)\n--\n\n"
               "A Count-Min sketch (Cormode and Muthukrishnan 2005): width x depth 32-bit "
               "counters, or sized from epsilon and delta (w = ceil(e/epsilon), d = "
               "ceil(ln(1/delta))). sketch[key] is the estimate; `a | b` a merged copy.",
-    .tp_methods = Cms_methods,
     .tp_getset = Cms_getset,
-    .tp_new = Cms_new,
 };
 
 int flpy_add_cms(PyObject *m)

@@ -5,11 +5,8 @@
  */
 #include "object.h"
 
-
-typedef struct {
-    flpy_object base; /* handle: the fl_filter */
-    uint64_t seed;    /* for int keys hashed here (sequences of mixed keys) */
-} FilterObject;
+/* handle: the fl_filter. */
+typedef flpy_seeded_object FilterObject;
 
 static PyTypeObject Filter_Type;
 
@@ -17,12 +14,7 @@ static PyTypeObject Filter_Type;
 
 FLPY_DEFINE_FORMAT_CALLS(filter, fl, fl_filter)
 
-static void filter_init(flpy_object *self)
-{
-    fl_info info;
-    fl_get_info(self->handle, &info);
-    ((FilterObject *)self)->seed = info.seed;
-}
+FLPY_DEFINE_SEED_INIT(filter, fl_info, fl_get_info)
 
 static fl_status filter_parquet_import(const void *buf, size_t len, size_t max_bytes,
                                        void **out)
@@ -62,8 +54,7 @@ static PyObject *Filter_from_parquet(PyObject *cls, PyObject *args, PyObject *kw
                                  "from_parquet", filter_parquet_import);
 }
 
-static PyObject *Filter_or(PyObject *a, PyObject *b) { return flpy_or(&filter_ops, a, b); }
-static PyObject *Filter_ior(PyObject *a, PyObject *b) { return flpy_ior(&filter_ops, a, b); }
+FLPY_DEFINE_MERGE_OPERATORS(Filter, filter_ops)
 
 static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -206,13 +197,9 @@ static void hash_strings(const fl_filter *f, const flpy_keys *k, uint64_t *out)
 
 static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:add_many", kwlist, &obj, &as_hashes))
-        return NULL;
     flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    int as_hashes;
+    if (flpy_keys_from_args(args, kw, "O|$p:add_many", &k, &as_hashes) < 0)
         return NULL;
     uint64_t *tmp = NULL;
     if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
@@ -452,24 +439,19 @@ static PyMethodDef Filter_methods[] = {
      "delete_hash(h)\n--\n\ndelete() for a precomputed 64-bit hash."},
     {"hash", (PyCFunction)Filter_hash, METH_O,
      "hash(key)\n--\n\nThe 64-bit hash this filter uses for key (what the *_hash calls take)."},
-    {"merge", (PyCFunction)flpy_merge, METH_O,
-     "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
-     "and seed (ValueError otherwise). Counting filters add counters (saturating). When both "
-     "held keys, len() and info().keys become the distinct keys estimated from the fill "
-     "(info().keys_estimated is True), so info().predicted_fpr describes the bit array."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
-     "clear()\n--\n\nRemoves every key; the geometry stays."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe filter in the filterlab file format (what save() writes)."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Filter_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA filter from filterlab-format bytes, every field "
-     "validated (FormatError if bad). max_bytes caps the payload (0: no cap)."},
-    {"save", (PyCFunction)flpy_save, METH_O,
-     "save(path)\n--\n\nWrites the filter to path atomically (OSError on I/O failure)."},
-    {"load", (PyCFunction)(void (*)(void))Filter_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a filter file (as written by save() or the CLI)."},
+    FLPY_MERGE_METHOD(
+      "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
+      "and seed (ValueError otherwise). Counting filters add counters (saturating). When both "
+      "held keys, len() and info().keys become the distinct keys estimated from the fill "
+      "(info().keys_estimated is True), so info().predicted_fpr describes the bit array."),
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_CLEAR_METHOD("clear()\n--\n\nRemoves every key; the geometry stays."),
+    FLPY_FILE_METHODS(Filter,
+      "to_bytes()\n--\n\nThe filter in the filterlab file format (what save() writes).",
+      "from_bytes(data, max_bytes=0)\n--\n\nA filter from filterlab-format bytes, every field "
+      "validated (FormatError if bad). max_bytes caps the payload (0: no cap).",
+      "save(path)\n--\n\nWrites the filter to path atomically (OSError on I/O failure).",
+      "load(path, max_bytes=0)\n--\n\nReads a filter file (as written by save() or the CLI)."),
     {"to_parquet", (PyCFunction)(void (*)(void))Filter_to_parquet, METH_VARARGS | METH_KEYWORDS,
      "to_parquet(header=True)\n--\n\nA split256 filter as an Apache Parquet split block Bloom "
      "filter bitset, preceded by its Thrift BloomFilterHeader unless header=False."},
@@ -479,11 +461,10 @@ static PyMethodDef Filter_methods[] = {
      "bitset with or without its header (FormatError if malformed)."},
     {"info", (PyCFunction)Filter_info, METH_NOARGS,
      "info()\n--\n\nA FilterInfo dataclass: geometry, keys, fill, predicted FPR, ..."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this filter's calls on kernel name ('scalar', 'avx2', ...), "
-     "whatever the process uses; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this filter's calls on kernel name ('scalar', 'avx2', ...), "
+      "whatever the process uses; None or 'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Filter_getset[] = {
@@ -503,20 +484,10 @@ static PySequenceMethods Filter_as_sequence = {
     .sq_contains = (objobjproc)Filter_sq_contains,
 };
 
-static PyNumberMethods Filter_as_number = {
-    .nb_or = Filter_or,
-    .nb_inplace_or = Filter_ior,
-};
-
 static PyTypeObject Filter_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.Filter",
-    .tp_basicsize = sizeof(FilterObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Filter_repr,
+    FLPY_TYPE_FIELDS(Filter, FilterObject, "Filter"),
     .tp_as_number = &Filter_as_number,
     .tp_as_sequence = &Filter_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Filter(n=None, fpr=None, variant='block512', *, units=None, k=None, hash=None, "
               "seed=0, huge_pages=True)\n--\n\n"
               "An approximate-membership filter of any variant: classic, block512, split256, "
@@ -525,9 +496,7 @@ static PyTypeObject Filter_Type = {
               "(units of the variant and k). len() is the number of inserts (after a union "
               "of two filters that both held keys: the distinct keys estimated from the fill); "
               "`key in f` tests one key; `a | b` is a new union, `a |= b` merges in place.",
-    .tp_methods = Filter_methods,
     .tp_getset = Filter_getset,
-    .tp_new = Filter_new,
 };
 
 int flpy_add_filter(PyObject *m)

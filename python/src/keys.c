@@ -172,6 +172,17 @@ fail:
     return -1;
 }
 
+int flpy_keys_from_args(PyObject *args, PyObject *kw, const char *format, flpy_keys *k,
+                        int *as_hashes)
+{
+    static char *kwlist[] = {"keys", "hashes", NULL};
+    PyObject *obj;
+    *as_hashes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &obj, as_hashes))
+        return -1;
+    return flpy_keys_get(obj, *as_hashes, k);
+}
+
 void flpy_keys_release(flpy_keys *k)
 {
     if (k->have_view)

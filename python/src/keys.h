@@ -35,6 +35,11 @@ typedef struct flpy_keys {
 /* 0 on success, -1 with an exception set (TypeError for wrong dtype/ndim/item type). */
 int flpy_keys_get(PyObject *obj, int as_hashes, flpy_keys *k);
 void flpy_keys_release(flpy_keys *k);
+/* The arguments (keys, *, hashes=False) of a batch call, parsed with `format` ("O|$p:<name>")
+ * and read by flpy_keys_get into *k; *as_hashes is the hashes flag. 0, or -1 with an
+ * exception set and nothing held. */
+int flpy_keys_from_args(PyObject *args, PyObject *kw, const char *format, flpy_keys *k,
+                        int *as_hashes);
 
 /* A uint32 batch (Count-Min increments) of exactly n items, in place or copied when strided
  * or not uint32 (then converted: values must fit). */

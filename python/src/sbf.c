@@ -8,10 +8,8 @@
 
 #include <string.h>
 
-typedef struct {
-    flpy_object base; /* handle: the fl_sbf */
-    uint64_t seed;
-} SbfObject;
+/* handle: the fl_sbf. */
+typedef flpy_seeded_object SbfObject;
 
 static PyTypeObject Sbf_Type;
 
@@ -19,12 +17,7 @@ static PyTypeObject Sbf_Type;
 
 FLPY_DEFINE_FORMAT_CALLS(sbf, fl_sbf, fl_sbf)
 
-static void sbf_init(flpy_object *self)
-{
-    fl_sbf_info in;
-    fl_sbf_get_info(self->handle, &in);
-    ((SbfObject *)self)->seed = in.seed;
-}
+FLPY_DEFINE_SEED_INIT(sbf, fl_sbf_info, fl_sbf_get_info)
 
 static fl_status sbf_clear(void *s)
 {
@@ -326,24 +319,19 @@ static PyMethodDef Sbf_methods[] = {
      "contains_many(keys, *, hashes=False, out=None)\n--\n\nA NumPy bool array (or out, "
      "filled in place); GIL released."},
     {"hash", (PyCFunction)Sbf_hash, METH_O, "hash(key)\n--\n\nThe chain's 64-bit hash of key."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
-     "clear()\n--\n\nBack to the chain as created (first sub-filter, empty)."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe chain in the filterlab file format."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Sbf_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA chain from filterlab-format bytes (FormatError if "
-     "bad; a plain filter's bytes are FormatError too: wrong kind)."},
-    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the chain atomically."},
-    {"load", (PyCFunction)(void (*)(void))Sbf_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them)."},
+    FLPY_CLEAR_METHOD("clear()\n--\n\nBack to the chain as created (first sub-filter, empty)."),
+    FLPY_FILE_METHODS(Sbf,
+      "to_bytes()\n--\n\nThe chain in the filterlab file format.",
+      "from_bytes(data, max_bytes=0)\n--\n\nA chain from filterlab-format bytes (FormatError if "
+      "bad; a plain filter's bytes are FormatError too: wrong kind).",
+      "save(path)\n--\n\nWrites the chain atomically.",
+      "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them)."),
     {"info", (PyCFunction)Sbf_info, METH_NOARGS,
      "info()\n--\n\nA ScalableBloomInfo dataclass, with one SubFilterInfo per sub-filter."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nBinds every sub-filter (and later ones) to a kernel; None or "
-     "'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nBinds every sub-filter (and later ones) to a kernel; None or "
+      "'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Sbf_getset[] = {
@@ -358,22 +346,15 @@ static PySequenceMethods Sbf_as_sequence = {
 };
 
 static PyTypeObject Sbf_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.ScalableBloom",
-    .tp_basicsize = sizeof(SbfObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Sbf_repr,
+    FLPY_TYPE_FIELDS(Sbf, SbfObject, "ScalableBloom"),
     .tp_as_sequence = &Sbf_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "ScalableBloom(capacity, error_rate, *, growth=2.0, tightening=0.5, "
               "variant='block512', hash=None, seed=0, scaling=True, max_filters=0, "
               "max_bytes=0)\n--\n\n"
               "A scalable Bloom filter (Almeida et al. 2007) with RedisBloom's semantics: "
               "the FPR stays below error_rate however many keys arrive. len() is the number "
               "of keys added (each counted once).",
-    .tp_methods = Sbf_methods,
     .tp_getset = Sbf_getset,
-    .tp_new = Sbf_new,
 };
 
 int flpy_add_sbf(PyObject *m)
