@@ -242,12 +242,8 @@ static PyObject *Bloomier_get_many(BloomierObject *self, PyObject *args, PyObjec
 
 static PyObject *Bloomier_contains_many(BloomierObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:contains_many", kwlist, &obj, &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, 0, out_obj, NPY_BOOL, 0, &b) < 0)
+    if (flpy_batch_from_args(args, kw, "O|$O:contains_many", NPY_BOOL, 0, &b, NULL) < 0)
         return NULL;
     uint16_t *values = PyMem_RawMalloc((size_t)(b.keys.n > 0 ? b.keys.n : 1) * sizeof *values);
     if (values == NULL) {
@@ -353,7 +349,4 @@ static PyTypeObject Bloomier_Type = {
     .tp_getset = Bloomier_getset,
 };
 
-int flpy_add_bloomier(PyObject *m)
-{
-    return flpy_add_type(m, &Bloomier_Type, "Bloomier");
-}
+FLPY_DEFINE_ADD(bloomier, Bloomier)

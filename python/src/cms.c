@@ -223,14 +223,9 @@ static uint64_t cms_hash_int(const void *ctx, uint64_t key) { return fl_cms_hash
 
 static PyObject *Cms_query_many(CmsObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:query_many", kwlist, &obj, &as_hashes,
-                                     &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_UINT32, 0, &b) < 0)
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, "O|$pO:query_many", NPY_UINT32, 0, &b, &as_hashes) < 0)
         return NULL;
     const flpy_keys *k = &b.keys;
     uint32_t *res = b.out.data;
@@ -430,7 +425,4 @@ static PyTypeObject Cms_Type = {
     .tp_getset = Cms_getset,
 };
 
-int flpy_add_cms(PyObject *m)
-{
-    return flpy_add_type(m, &Cms_Type, "CountMin");
-}
+FLPY_DEFINE_ADD(cms, Cms)

@@ -4,9 +4,9 @@
  * calls return: keys.h.
  *
  * Adding a class (a structure): write python/src/<structure>.c with its flpy_ops table and
- * type object (object.h: the base and the methods every class shares) and an
- * `int flpy_add_<structure>(PyObject *module)` that readies and adds it, declare it below
- * and list it in flpy_classes[] (module.c). Nothing else in the extension changes.
+ * type object (object.h: the base and the methods every class shares) and its
+ * FLPY_DEFINE_ADD(<structure>, Class) line, and list it in FLPY_CLASSES below. Nothing else
+ * in the extension changes.
  */
 #ifndef FLPY_COMMON_H
 #define FLPY_COMMON_H
@@ -71,15 +71,22 @@ int flpy_parse_hash(PyObject *obj, fl_hash_id *out);
 /* Kernel name argument: None or str ("auto" unbinds). Returns 0 and *name (NULL for None). */
 int flpy_kernel_name(PyObject *obj, const char **name);
 
-/* ---- the classes ---------------------------------------------------------------------- */
-int flpy_add_filter(PyObject *m);
-int flpy_add_sbf(PyObject *m);
-int flpy_add_cms(PyObject *m);
-int flpy_add_hll(PyObject *m);
-int flpy_add_fuse(PyObject *m);
-int flpy_add_bloomier(PyObject *m);
-int flpy_add_layered(PyObject *m);
-int flpy_add_compressed(PyObject *m);
+/* ---- the classes ----------------------------------------------------------------------
+ * One line per class, in the order module.c adds them: X(name) for the
+ * `int flpy_add_<name>(PyObject *m)` of python/src/<structure>.c (FLPY_DEFINE_ADD, object.h),
+ * which readies the class's type and adds it to the module. */
+#define FLPY_CLASSES(X) \
+    X(filter)           \
+    X(sbf)              \
+    X(cms)              \
+    X(hll)              \
+    X(fuse)             \
+    X(bloomier)         \
+    X(layered)          \
+    X(compressed)
+#define FLPY_DECLARE_ADD(name) int flpy_add_##name(PyObject *m);
+FLPY_CLASSES(FLPY_DECLARE_ADD)
+#undef FLPY_DECLARE_ADD
 
 /* filterlab.Filter for classes that take or return one (filter.c): its type, and a new
  * Filter owning f (freed on failure). */

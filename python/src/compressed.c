@@ -238,14 +238,9 @@ static PyObject *Compressed_hash(CompressedObject *self, PyObject *key)
 
 static PyObject *Compressed_contains_many(CompressedObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj,
-                                     &as_hashes, &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 1, &b) < 0)
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, "O|$pO:contains_many", NPY_BOOL, 1, &b, &as_hashes) < 0)
         return NULL;
     const flpy_keys *k = &b.keys;
     uint8_t *res = b.out.data;
@@ -410,7 +405,4 @@ static PyTypeObject Compressed_Type = {
     .tp_getset = Compressed_getset,
 };
 
-int flpy_add_compressed(PyObject *m)
-{
-    return flpy_add_type(m, &Compressed_Type, "CompressedBloom");
-}
+FLPY_DEFINE_ADD(compressed, Compressed)

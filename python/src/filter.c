@@ -236,14 +236,9 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
 
 static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj, &as_hashes,
-                                     &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 0, &b) < 0)
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, "O|$pO:contains_many", NPY_BOOL, 0, &b, &as_hashes) < 0)
         return NULL;
     const flpy_keys *k = &b.keys;
     uint8_t *res = b.out.data;
@@ -499,10 +494,7 @@ static PyTypeObject Filter_Type = {
     .tp_getset = Filter_getset,
 };
 
-int flpy_add_filter(PyObject *m)
-{
-    return flpy_add_type(m, &Filter_Type, "Filter");
-}
+FLPY_DEFINE_ADD(filter, Filter)
 
 /* ---- for classes that take or return a Filter (common.h) ------------------------------ */
 

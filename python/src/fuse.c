@@ -71,12 +71,8 @@ static int Fuse_sq_contains(FuseObject *self, PyObject *key)
 
 static PyObject *Fuse_contains_many(FuseObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:contains_many", kwlist, &obj, &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, 0, out_obj, NPY_BOOL, 0, &b) < 0)
+    if (flpy_batch_from_args(args, kw, "O|$O:contains_many", NPY_BOOL, 0, &b, NULL) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     const uint64_t *keys = flpy_static_keys(&b.keys, b.tmp);
@@ -153,7 +149,4 @@ static PyTypeObject Fuse_Type = {
     .tp_getset = Fuse_getset,
 };
 
-int flpy_add_fuse(PyObject *m)
-{
-    return flpy_add_type(m, &Fuse_Type, "FuseFilter");
-}
+FLPY_DEFINE_ADD(fuse, Fuse)

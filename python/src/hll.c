@@ -292,7 +292,4 @@ static PyTypeObject Hll_Type = {
     .tp_getset = Hll_getset,
 };
 
-int flpy_add_hll(PyObject *m)
-{
-    return flpy_add_type(m, &Hll_Type, "HyperLogLog");
-}
+FLPY_DEFINE_ADD(hll, Hll)

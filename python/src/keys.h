@@ -120,5 +120,11 @@ int flpy_batch_get(PyObject *keys_obj, int as_hashes, PyObject *out_obj, int npy
 /* Releases the batch; returns its output (a new reference) when s is FL_OK, else raises
  * `what: ...` for s and returns NULL. */
 PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what);
+/* flpy_batch_get for the arguments (keys, *, hashes=False, out=None) of a batch lookup,
+ * parsed with `format` ("O|$pO:<name>"), *as_hashes set to the hashes flag; or, with
+ * as_hashes NULL, for (keys, *, out=None) ("O|$O:<name>": the static classes, whose keys
+ * are never hashes). */
+int flpy_batch_from_args(PyObject *args, PyObject *kw, const char *format, int npy,
+                         int hash_ints, flpy_batch *b, int *as_hashes);
 
 #endif

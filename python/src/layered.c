@@ -423,7 +423,4 @@ static PyTypeObject Layered_Type = {
     .tp_getset = Layered_getset,
 };
 
-int flpy_add_layered(PyObject *m)
-{
-    return flpy_add_type(m, &Layered_Type, "LayeredBloom");
-}
+FLPY_DEFINE_ADD(layered, Layered)

@@ -1,24 +1,16 @@
 /*
  * filterlab._filterlab: the module (exceptions, process-wide kernel choice, hashing helpers)
- * and the list of classes. Each class lives in its own file (filter.c, sbf.c, cms.c, hll.c,
- * fuse.c, bloomier.c).
+ * and the classes of FLPY_CLASSES (common.h), each in its own file python/src/<structure>.c.
  */
 #define FLPY_MODULE_C
 #include "keys.h"
 
 #include <string.h>
 
-/* One line per class: adding a structure is its file plus a line here (common.h). */
-static int (*const flpy_classes[])(PyObject *) = {
-    flpy_add_filter,
-    flpy_add_sbf,
-    flpy_add_cms,
-    flpy_add_hll,
-    flpy_add_fuse,
-    flpy_add_bloomier,
-    flpy_add_layered,
-    flpy_add_compressed,
-};
+/* The classes of FLPY_CLASSES (common.h), added in that order. */
+#define FLPY_ADD_ENTRY(name) flpy_add_##name,
+static int (*const flpy_classes[])(PyObject *) = {FLPY_CLASSES(FLPY_ADD_ENTRY)};
+#undef FLPY_ADD_ENTRY
 
 /* Appends CLS(**kw) (filterlab._info) to list; built is 0 when filling kw failed. Takes kw
  * over; returns -1 with an exception set on failure. */

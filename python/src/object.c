@@ -303,9 +303,10 @@ PyObject *flpy_get_bound(flpy_object *self, void *Py_UNUSED(closure))
     return Py_NewRef(self->bound);
 }
 
-int flpy_add_type(PyObject *m, PyTypeObject *type, const char *name)
+int flpy_add_type(PyObject *m, PyTypeObject *type)
 {
     if (PyType_Ready(type) < 0)
         return -1;
-    return PyModule_AddObjectRef(m, name, (PyObject *)type);
+    const char *dot = strrchr(type->tp_name, '.');
+    return PyModule_AddObjectRef(m, dot ? dot + 1 : type->tp_name, (PyObject *)type);
 }

@@ -76,8 +76,11 @@ struct flpy_ops {
 PyObject *flpy_wrap(PyTypeObject *type, const flpy_ops *ops, void *handle);
 void flpy_dealloc(flpy_object *self);
 
-/* Readies `type` and adds it to module m as `name` (a class's flpy_add_<structure>). */
-int flpy_add_type(PyObject *m, PyTypeObject *type, const char *name);
+/* Readies `type` and adds it to module m under its name (tp_name after "filterlab."). */
+int flpy_add_type(PyObject *m, PyTypeObject *type);
+/* A class's `int flpy_add_<name>(PyObject *m)` (FLPY_CLASSES, common.h): adds Class_Type. */
+#define FLPY_DEFINE_ADD(name, Class)                                                      \
+    int flpy_add_##name(PyObject *m) { return flpy_add_type(m, &Class##_Type); }
 
 /* max_bytes argument: None/absent is 0 (no cap); larger than size_t is SIZE_MAX. */
 int flpy_parse_max_bytes(PyObject *obj, size_t *out);

@@ -169,13 +169,9 @@ static PyObject *Sbf_hash(SbfObject *self, PyObject *key)
 static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
                        const char *what)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO", kwlist, &obj, &as_hashes, &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 1, &b) < 0)
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, "O|$pO", NPY_BOOL, 1, &b, &as_hashes) < 0)
         return NULL;
     const flpy_keys *k = &b.keys;
     uint8_t *res = b.out.data;
@@ -357,7 +353,4 @@ static PyTypeObject Sbf_Type = {
     .tp_getset = Sbf_getset,
 };
 
-int flpy_add_sbf(PyObject *m)
-{
-    return flpy_add_type(m, &Sbf_Type, "ScalableBloom");
-}
+FLPY_DEFINE_ADD(sbf, Sbf)
