@@ -173,6 +173,18 @@ int flpy_set(PyObject *d, const char *key, PyObject *v)
     return r;
 }
 
+int flpy_set_geometry(PyObject *d, const fl_geometry *g)
+{
+    char geom[160];
+    fl_geometry_describe(g, geom, sizeof geom);
+    if (flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(g->variant))) < 0 ||
+        flpy_set(d, "units", PyLong_FromUnsignedLongLong(g->units)) < 0 ||
+        flpy_set(d, "k", PyLong_FromUnsignedLong(g->k)) < 0 ||
+        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0)
+        return -1;
+    return 0;
+}
+
 int flpy_kernel_name(PyObject *obj, const char **name)
 {
     if (obj == NULL || obj == Py_None) {

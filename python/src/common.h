@@ -65,6 +65,10 @@ PyObject *flpy_make_info(const char *cls, PyObject *kwargs);
 /* Sets key in dict d to the new reference v (steals v); -1 on error. */
 int flpy_set(PyObject *d, const char *key, PyObject *v);
 
+/* Sets d's "variant", "units", "k" and "geometry" (fl_geometry_describe's text) from g: the
+ * geometry fields of every info dataclass. -1 on error. */
+int flpy_set_geometry(PyObject *d, const fl_geometry *g);
+
 /* hash= argument: None (the variant default), "xxh3" or "xxh64". */
 int flpy_parse_hash(PyObject *obj, fl_hash_id *out);
 

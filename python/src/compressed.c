@@ -88,14 +88,8 @@ static PyObject *Compressed_new(PyTypeObject *type, PyObject *args, PyObject *kw
 
 static PyObject *plan_object(const fl_cbf_plan *p)
 {
-    char geom[160];
-    fl_geometry_describe(&p->geometry, geom, sizeof geom);
     PyObject *d = PyDict_New();
-    if (d == NULL ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(p->geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(p->geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(p->geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+    if (d == NULL || flpy_set_geometry(d, &p->geometry) < 0 ||
         flpy_set(d, "bits", PyLong_FromUnsignedLongLong(p->bits)) < 0 ||
         flpy_set(d, "zero_fraction", PyFloat_FromDouble(p->zero_fraction)) < 0 ||
         flpy_set(d, "entropy_bits", PyFloat_FromDouble(p->entropy_bits)) < 0 ||
@@ -294,15 +288,9 @@ static PyObject *Compressed_info(CompressedObject *self, PyObject *Py_UNUSED(ign
     flpy_unlock(&self->base.lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
-    char geom[160];
-    fl_geometry_describe(&in.geometry, geom, sizeof geom);
     const char *coder = fl_coder_name(in.coder);
     PyObject *d = PyDict_New();
-    if (d == NULL ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+    if (d == NULL || flpy_set_geometry(d, &in.geometry) < 0 ||
         flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
         flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
         flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||

@@ -338,15 +338,10 @@ static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->base.lock);
     if (s != FL_OK)
         return flpy_raise(s, "info", NULL);
-    char geom[160];
-    fl_geometry_describe(&in.geometry, geom, sizeof geom);
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
-    if (flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+    if (flpy_set_geometry(d, &in.geometry) < 0 ||
         flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
         flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
         flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||

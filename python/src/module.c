@@ -136,13 +136,8 @@ static PyObject *params(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     fl_status s = fl_params_for(v, n, fpr, &p);
     if (s != FL_OK)
         return flpy_raise(s, "params", NULL);
-    char geom[160];
-    fl_geometry_describe(&p.geometry, geom, sizeof geom);
     PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "variant", PyUnicode_FromString(name)) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(p.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(p.geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
+    if (d == NULL || flpy_set_geometry(d, &p.geometry) < 0 ||
         flpy_set(d, "bits", PyLong_FromUnsignedLongLong(p.bits)) < 0 ||
         flpy_set(d, "bytes", PyLong_FromUnsignedLongLong(p.bytes)) < 0 ||
         flpy_set(d, "bits_per_key", PyFloat_FromDouble(p.bits_per_key)) < 0 ||

@@ -211,13 +211,8 @@ static Py_ssize_t Sbf_len(SbfObject *self)
 
 static PyObject *subfilter_info(const fl_sbf_filter_info *fi)
 {
-    char geom[160];
-    fl_geometry_describe(&fi->geometry, geom, sizeof geom);
     PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(fi->geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(fi->geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(fi->geometry.k)) < 0 ||
+    if (d == NULL || flpy_set_geometry(d, &fi->geometry) < 0 ||
         flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(fi->capacity)) < 0 ||
         flpy_set(d, "items", PyLong_FromUnsignedLongLong(fi->items)) < 0 ||
         flpy_set(d, "target_fpr", PyFloat_FromDouble(fi->target_fpr)) < 0 ||
