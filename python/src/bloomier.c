@@ -316,7 +316,7 @@ static PyMethodDef Bloomier_methods[] = {
 
 static PyGetSetDef Bloomier_getset[] = {
     {"kernel", (getter)Bloomier_get_kernel, NULL, "The kernel this map's lookups use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"value_bits", (getter)Bloomier_get_value_bits, NULL, "Values are below 2**value_bits.",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},

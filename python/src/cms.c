@@ -404,7 +404,7 @@ static PyMethodDef Cms_methods[] = {
 
 static PyGetSetDef Cms_getset[] = {
     {"kernel", (getter)Cms_get_kernel, NULL, "The kernel this sketch's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"total", (getter)Cms_get_total, NULL, "N, the sum of all increments.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

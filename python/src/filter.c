@@ -459,8 +459,7 @@ static PyMethodDef Filter_methods[] = {
 
 static PyGetSetDef Filter_getset[] = {
     {"kernel", (getter)Filter_get_kernel, NULL, "The kernel this filter's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL,
-     "The kernel bound with bind_kernel, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound with bind_kernel, or None."),
     {"variant", (getter)Filter_get_variant, NULL, "The variant's name.", NULL},
     {"nbytes", (getter)Filter_get_nbytes, NULL, "Payload bytes.", NULL},
     {"seed", (getter)Filter_get_seed, NULL, "The hash seed.", NULL},

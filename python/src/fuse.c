@@ -125,7 +125,7 @@ static PyMethodDef Fuse_methods[] = {
 
 static PyGetSetDef Fuse_getset[] = {
     {"kernel", (getter)Fuse_get_kernel, NULL, "The kernel this filter's lookups use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -278,7 +278,7 @@ static PyMethodDef Hll_methods[] = {
 
 static PyGetSetDef Hll_getset[] = {
     {"kernel", (getter)Hll_get_kernel, NULL, "The kernel this sketch's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"precision", (getter)Hll_get_precision, NULL, "p: the sketch has 2**p registers.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

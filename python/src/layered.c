@@ -399,7 +399,7 @@ static PyMethodDef Layered_methods[] = {
 
 static PyGetSetDef Layered_getset[] = {
     {"kernel", (getter)Layered_get_kernel, NULL, "The kernel the layers' calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"layers", (getter)Layered_get_layers, NULL, "R: the number of layers (largest count).",
      NULL},
     {"seed", (getter)Layered_get_seed, NULL, "The hash seed.", NULL},

@@ -193,6 +193,8 @@ PyObject *flpy_ior(const flpy_ops *ops, PyObject *a, PyObject *b);
 #define FLPY_COPY_METHOD(doc) {"copy", (PyCFunction)flpy_copy, METH_NOARGS, doc}
 #define FLPY_CLEAR_METHOD(doc) {"clear", (PyCFunction)flpy_clear, METH_NOARGS, doc}
 #define FLPY_BIND_KERNEL_METHOD(doc) {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O, doc}
+/* The getter row of bound_kernel (for the class's PyGetSetDef table). */
+#define FLPY_BOUND_KERNEL_GETTER(doc) {"bound_kernel", (getter)flpy_get_bound, NULL, doc, NULL}
 /* Pickling, and the end of the table. */
 #define FLPY_REDUCE_METHOD_AND_END                                                        \
     {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}

@@ -327,7 +327,7 @@ static PyMethodDef Sbf_methods[] = {
 
 static PyGetSetDef Sbf_getset[] = {
     {"kernel", (getter)Sbf_get_kernel, NULL, "The kernel the chain's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
