@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -25,6 +26,19 @@ def lines(keys):
 
 def keyset(prefix, n):
     return [f"{prefix}-{i}".encode() for i in range(n)]
+
+
+def refuses_bad_keys(one_key_calls, batch_calls):
+    """TypeError from every one-key call for a key of no key type (None, a float, a list),
+    and from every batch call for a batch of none (int64, mixed, a lone string)."""
+    for bad in (None, 1.5, [1]):
+        for call in one_key_calls:
+            with pytest.raises(TypeError):
+                call(bad)
+    for bad in (np.arange(3, dtype=np.int64), [1, b"x"], "one string"):
+        for call in batch_calls:
+            with pytest.raises(TypeError):
+                call(bad)
 
 
 def read_back_refusing_other_kinds(cls, obj, filter_bytes, cap, missing):
