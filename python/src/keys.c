@@ -172,17 +172,6 @@ fail:
     return -1;
 }
 
-int flpy_keys_from_args(PyObject *args, PyObject *kw, const char *format, flpy_keys *k,
-                        int *as_hashes)
-{
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
-    *as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &obj, as_hashes))
-        return -1;
-    return flpy_keys_get(obj, *as_hashes, k);
-}
-
 void flpy_keys_release(flpy_keys *k)
 {
     if (k->have_view)
@@ -434,21 +423,4 @@ PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what)
         return flpy_raise(s, what, NULL);
     }
     return b->out.result;
-}
-
-int flpy_batch_from_args(PyObject *args, PyObject *kw, const char *format, int npy,
-                         int hash_ints, flpy_batch *b, int *as_hashes)
-{
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    static char *kwlist_no_hashes[] = {"keys", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int hashes = 0;
-    if (!(as_hashes != NULL ? PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &obj,
-                                                          &hashes, &out_obj)
-                            : PyArg_ParseTupleAndKeywords(args, kw, format, kwlist_no_hashes,
-                                                          &obj, &out_obj)))
-        return -1;
-    if (as_hashes != NULL)
-        *as_hashes = hashes;
-    return flpy_batch_get(obj, hashes, out_obj, npy, hash_ints, b);
 }

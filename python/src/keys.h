@@ -37,9 +37,18 @@ int flpy_keys_get(PyObject *obj, int as_hashes, flpy_keys *k);
 void flpy_keys_release(flpy_keys *k);
 /* The arguments (keys, *, hashes=False) of a batch call, parsed with `format` ("O|$p:<name>")
  * and read by flpy_keys_get into *k; *as_hashes is the hashes flag. 0, or -1 with an
- * exception set and nothing held. */
-int flpy_keys_from_args(PyObject *args, PyObject *kw, const char *format, flpy_keys *k,
-                        int *as_hashes);
+ * exception set and nothing held. Inline, as are flpy_batch_from_args's: a batch call costs
+ * what its own argument parsing did. */
+static inline int flpy_keys_from_args(PyObject *args, PyObject *kw, const char *format,
+                                      flpy_keys *k, int *as_hashes)
+{
+    static char *kwlist[] = {"keys", "hashes", NULL};
+    PyObject *obj;
+    *as_hashes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &obj, as_hashes))
+        return -1;
+    return flpy_keys_get(obj, *as_hashes, k);
+}
 
 /* A uint32 batch (Count-Min increments) of exactly n items, in place or copied when strided
  * or not uint32 (then converted: values must fit). */
@@ -124,7 +133,22 @@ PyObject *flpy_batch_finish(flpy_batch *b, fl_status s, const char *what);
  * parsed with `format` ("O|$pO:<name>"), *as_hashes set to the hashes flag; or, with
  * as_hashes NULL, for (keys, *, out=None) ("O|$O:<name>": the static classes, whose keys
  * are never hashes). */
-int flpy_batch_from_args(PyObject *args, PyObject *kw, const char *format, int npy,
-                         int hash_ints, flpy_batch *b, int *as_hashes);
+static inline int flpy_batch_from_args(PyObject *args, PyObject *kw, const char *format,
+                                       int npy, int hash_ints, flpy_batch *b,
+                                       int *as_hashes)
+{
+    static char *kwlist[] = {"keys", "hashes", "out", NULL};
+    static char *kwlist_no_hashes[] = {"keys", "out", NULL};
+    PyObject *obj, *out_obj = Py_None;
+    int hashes = 0;
+    if (!(as_hashes != NULL ? PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &obj,
+                                                          &hashes, &out_obj)
+                            : PyArg_ParseTupleAndKeywords(args, kw, format, kwlist_no_hashes,
+                                                          &obj, &out_obj)))
+        return -1;
+    if (as_hashes != NULL)
+        *as_hashes = hashes;
+    return flpy_batch_get(obj, hashes, out_obj, npy, hash_ints, b);
+}
 
 #endif
