@@ -319,23 +319,20 @@ static PyObject *Cms_info(CmsObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "width", PyLong_FromUnsignedLong(in.width)) < 0 ||
-        flpy_set(d, "depth", PyLong_FromUnsignedLong(in.depth)) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "conservative", PyBool_FromLong(in.conservative)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "total", PyLong_FromUnsignedLongLong(in.total)) < 0 ||
-        flpy_set(d, "total_saturated", PyBool_FromLong(in.total_saturated)) < 0 ||
-        flpy_set(d, "saturated", PyLong_FromUnsignedLongLong(in.saturated)) < 0 ||
-        flpy_set(d, "epsilon", PyFloat_FromDouble(in.epsilon)) < 0 ||
-        flpy_set(d, "delta", PyFloat_FromDouble(in.delta)) < 0 ||
-        flpy_set(d, "topk", PyLong_FromUnsignedLong(in.topk)) < 0 ||
-        flpy_set(d, "candidates", PyLong_FromUnsignedLong(in.candidates)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_cms_kernel(self->handle))) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:k,s:K,s:N,s:K,s:K,s:N,s:K,s:d,s:d,s:k,s:k,s:s}",
+                                "width", (unsigned long)in.width,
+                                "depth", (unsigned long)in.depth,
+                                "seed", (unsigned long long)in.seed,
+                                "conservative", PyBool_FromLong(in.conservative),
+                                "bytes", (unsigned long long)in.bytes,
+                                "total", (unsigned long long)in.total,
+                                "total_saturated", PyBool_FromLong(in.total_saturated),
+                                "saturated", (unsigned long long)in.saturated,
+                                "epsilon", (double)in.epsilon,
+                                "delta", (double)in.delta,
+                                "topk", (unsigned long)in.topk,
+                                "candidates", (unsigned long)in.candidates,
+                                "kernel", fl_cms_kernel(self->handle));
     return flpy_make_info("CountMinInfo", d);
 }
 

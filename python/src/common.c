@@ -164,7 +164,8 @@ PyObject *flpy_make_info(const char *cls, PyObject *kwargs)
     return r;
 }
 
-int flpy_set(PyObject *d, const char *key, PyObject *v)
+/* Sets key in dict d to the new reference v (steals v); -1 on error. */
+static int flpy_set(PyObject *d, const char *key, PyObject *v)
 {
     if (v == NULL)
         return -1;
@@ -173,16 +174,18 @@ int flpy_set(PyObject *d, const char *key, PyObject *v)
     return r;
 }
 
-int flpy_set_geometry(PyObject *d, const fl_geometry *g)
+PyObject *flpy_with_geometry(PyObject *d, const fl_geometry *g)
 {
+    if (d == NULL)
+        return NULL;
     char geom[160];
     fl_geometry_describe(g, geom, sizeof geom);
     if (flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(g->variant))) < 0 ||
         flpy_set(d, "units", PyLong_FromUnsignedLongLong(g->units)) < 0 ||
         flpy_set(d, "k", PyLong_FromUnsignedLong(g->k)) < 0 ||
         flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0)
-        return -1;
-    return 0;
+        Py_CLEAR(d);
+    return d;
 }
 
 int flpy_kernel_name(PyObject *obj, const char **name)

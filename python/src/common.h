@@ -60,14 +60,14 @@ void flpy_unlock(flpy_lock *l);
 
 /* ---- arguments and info ----------------------------------------------------------------- */
 
-/* Calls filterlab._info.<cls>(**kwargs) (the dataclasses live in Python). Steals kwargs. */
+/* Calls filterlab._info.<cls>(**kwargs) (the dataclasses live in Python). Steals kwargs, a
+ * dict (Py_BuildValue("{s:...}", ...)) or NULL with an exception set. */
 PyObject *flpy_make_info(const char *cls, PyObject *kwargs);
-/* Sets key in dict d to the new reference v (steals v); -1 on error. */
-int flpy_set(PyObject *d, const char *key, PyObject *v);
 
-/* Sets d's "variant", "units", "k" and "geometry" (fl_geometry_describe's text) from g: the
- * geometry fields of every info dataclass. -1 on error. */
-int flpy_set_geometry(PyObject *d, const fl_geometry *g);
+/* d (a new dict, or NULL with an exception set) with "variant", "units", "k" and
+ * "geometry" (fl_geometry_describe's text) from g added: the geometry fields of the info
+ * dataclasses. NULL, d released, on failure. */
+PyObject *flpy_with_geometry(PyObject *d, const fl_geometry *g);
 
 /* hash= argument: None (the variant default), "xxh3" or "xxh64". */
 int flpy_parse_hash(PyObject *obj, fl_hash_id *out);

@@ -88,16 +88,12 @@ static PyObject *Compressed_new(PyTypeObject *type, PyObject *args, PyObject *kw
 
 static PyObject *plan_object(const fl_cbf_plan *p)
 {
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set_geometry(d, &p->geometry) < 0 ||
-        flpy_set(d, "bits", PyLong_FromUnsignedLongLong(p->bits)) < 0 ||
-        flpy_set(d, "zero_fraction", PyFloat_FromDouble(p->zero_fraction)) < 0 ||
-        flpy_set(d, "entropy_bits", PyFloat_FromDouble(p->entropy_bits)) < 0 ||
-        flpy_set(d, "fpr", PyFloat_FromDouble(p->fpr)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("CompressedPlan", d);
+    PyObject *d = Py_BuildValue("{s:K,s:d,s:d,s:d}",
+                                "bits", (unsigned long long)p->bits,
+                                "zero_fraction", (double)p->zero_fraction,
+                                "entropy_bits", (double)p->entropy_bits,
+                                "fpr", (double)p->fpr);
+    return flpy_make_info("CompressedPlan", flpy_with_geometry(d, &p->geometry));
 }
 
 /* plan_for_bits and plan_for_fpr: the same arguments but the third (z_bits, an int, or
@@ -289,23 +285,19 @@ static PyObject *Compressed_info(CompressedObject *self, PyObject *Py_UNUSED(ign
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
     const char *coder = fl_coder_name(in.coder);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set_geometry(d, &in.geometry) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||
-        flpy_set(d, "coder", PyUnicode_FromString(coder ? coder : "unknown")) < 0 ||
-        flpy_set(d, "chunk_bytes", PyLong_FromUnsignedLong(in.chunk_bytes)) < 0 ||
-        flpy_set(d, "chunks", PyLong_FromUnsignedLongLong(in.chunks)) < 0 ||
-        flpy_set(d, "payload_bytes", PyLong_FromSize_t(in.payload_bytes)) < 0 ||
-        flpy_set(d, "compressed_bytes", PyLong_FromSize_t(in.compressed_bytes)) < 0 ||
-        flpy_set(d, "index_bytes", PyLong_FromSize_t(in.index_bytes)) < 0 ||
-        flpy_set(d, "ones", PyLong_FromUnsignedLongLong(in.ones)) < 0 ||
-        flpy_set(d, "entropy_bits", PyFloat_FromDouble(in.entropy_bits)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("CompressedBloomInfo", d);
+    PyObject *d = Py_BuildValue("{s:s,s:K,s:K,s:s,s:k,s:K,s:K,s:K,s:K,s:K,s:d}",
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "keys", (unsigned long long)in.keys,
+                                "coder", coder ? coder : "unknown",
+                                "chunk_bytes", (unsigned long)in.chunk_bytes,
+                                "chunks", (unsigned long long)in.chunks,
+                                "payload_bytes", (unsigned long long)in.payload_bytes,
+                                "compressed_bytes", (unsigned long long)in.compressed_bytes,
+                                "index_bytes", (unsigned long long)in.index_bytes,
+                                "ones", (unsigned long long)in.ones,
+                                "entropy_bits", (double)in.entropy_bits);
+    return flpy_make_info("CompressedBloomInfo", flpy_with_geometry(d, &in.geometry));
 }
 
 static PyObject *Compressed_get_seed(CompressedObject *self, void *Py_UNUSED(c))

@@ -338,27 +338,21 @@ static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->base.lock);
     if (s != FL_OK)
         return flpy_raise(s, "info", NULL);
-    PyObject *d = PyDict_New();
-    if (d == NULL)
-        return NULL;
-    if (flpy_set_geometry(d, &in.geometry) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||
-        flpy_set(d, "keys_estimated", PyBool_FromLong(in.keys_estimated)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "bits_set", PyLong_FromUnsignedLongLong(in.bits_set)) < 0 ||
-        flpy_set(d, "fill", PyFloat_FromDouble(in.fill)) < 0 ||
-        flpy_set(d, "keys_from_fill", PyFloat_FromDouble(in.keys_from_fill)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(in.predicted_fpr)) < 0 ||
-        flpy_set(d, "stash_used", PyLong_FromUnsignedLong(in.stash_used)) < 0 ||
-        flpy_set(d, "huge_pages", PyBool_FromLong(in.huge_pages)) < 0 ||
-        flpy_set(d, "saturated", PyLong_FromUnsignedLongLong(in.saturated)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_filter_kernel(self->base.handle))) < 0) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("FilterInfo", d);
+    PyObject *d = Py_BuildValue("{s:s,s:K,s:K,s:N,s:K,s:K,s:d,s:d,s:d,s:k,s:N,s:K,s:s}",
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "keys", (unsigned long long)in.keys,
+                                "keys_estimated", PyBool_FromLong(in.keys_estimated),
+                                "bytes", (unsigned long long)in.bytes,
+                                "bits_set", (unsigned long long)in.bits_set,
+                                "fill", (double)in.fill,
+                                "keys_from_fill", (double)in.keys_from_fill,
+                                "predicted_fpr", (double)in.predicted_fpr,
+                                "stash_used", (unsigned long)in.stash_used,
+                                "huge_pages", PyBool_FromLong(in.huge_pages),
+                                "saturated", (unsigned long long)in.saturated,
+                                "kernel", fl_filter_kernel(self->base.handle));
+    return flpy_make_info("FilterInfo", flpy_with_geometry(d, &in.geometry));
 }
 
 static PyObject *Filter_get_kernel(FilterObject *self, void *Py_UNUSED(c))

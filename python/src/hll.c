@@ -197,22 +197,19 @@ static PyObject *Hll_info(HllObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "precision", PyLong_FromUnsignedLong(in.precision)) < 0 ||
-        flpy_set(d, "registers", PyLong_FromUnsignedLong(in.registers)) < 0 ||
-        flpy_set(d, "encoding", PyUnicode_FromString(in.encoding == FL_HLL_SPARSE ? "sparse" : "dense")) < 0 ||
-        flpy_set(d, "registers_set", PyLong_FromUnsignedLong(in.registers_set)) < 0 ||
-        flpy_set(d, "max_register", PyLong_FromUnsignedLong(in.max_register)) < 0 ||
-        flpy_set(d, "redis_bytes", PyLong_FromSize_t(in.redis_bytes)) < 0 ||
-        flpy_set(d, "memory_bytes", PyLong_FromSize_t(in.memory_bytes)) < 0 ||
-        flpy_set(d, "std_error", PyFloat_FromDouble(in.std_error)) < 0 ||
-        flpy_set(d, "cache_valid", PyBool_FromLong(in.cache_valid)) < 0 ||
-        flpy_set(d, "cached_count", PyLong_FromUnsignedLongLong(in.cached_count)) < 0 ||
-        flpy_set(d, "sparse_max_bytes", PyLong_FromSize_t(in.sparse_max_bytes)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_hll_kernel(self->handle))) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:k,s:s,s:k,s:k,s:K,s:K,s:d,s:N,s:K,s:K,s:s}",
+                                "precision", (unsigned long)in.precision,
+                                "registers", (unsigned long)in.registers,
+                                "encoding", in.encoding == FL_HLL_SPARSE ? "sparse" : "dense",
+                                "registers_set", (unsigned long)in.registers_set,
+                                "max_register", (unsigned long)in.max_register,
+                                "redis_bytes", (unsigned long long)in.redis_bytes,
+                                "memory_bytes", (unsigned long long)in.memory_bytes,
+                                "std_error", (double)in.std_error,
+                                "cache_valid", PyBool_FromLong(in.cache_valid),
+                                "cached_count", (unsigned long long)in.cached_count,
+                                "sparse_max_bytes", (unsigned long long)in.sparse_max_bytes,
+                                "kernel", fl_hll_kernel(self->handle));
     return flpy_make_info("HyperLogLogInfo", d);
 }
 

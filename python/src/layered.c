@@ -293,27 +293,22 @@ static PyObject *Layered_info(LayeredObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     char geom[160];
     fl_geometry_describe(&in.geometry, geom, sizeof geom);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "layers", PyLong_FromUnsignedLong(in.layers)) < 0 ||
-        flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(in.capacity)) < 0 ||
-        flpy_set(d, "fpr", PyFloat_FromDouble(in.fpr)) < 0 ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.variant))) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
-        flpy_set(d, "adds", PyLong_FromUnsignedLongLong(in.adds)) < 0 ||
-        flpy_set(d, "deletes", PyLong_FromUnsignedLongLong(in.deletes)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "can_delete", PyBool_FromLong(in.can_delete)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(kernel)) < 0 ||
-        flpy_set(d, "layer_keys", per_layer) < 0) {
-        if (d == NULL)
-            Py_DECREF(per_layer);
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:K,s:d,s:s,s:s,s:K,s:s,s:K,s:k,s:K,s:K,s:K,s:N,s:s,s:N}",
+                                "layers", (unsigned long)in.layers,
+                                "capacity", (unsigned long long)in.capacity,
+                                "fpr", (double)in.fpr,
+                                "variant", fl_variant_name(in.variant),
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "geometry", geom,
+                                "units", (unsigned long long)in.geometry.units,
+                                "k", (unsigned long)in.geometry.k,
+                                "adds", (unsigned long long)in.adds,
+                                "deletes", (unsigned long long)in.deletes,
+                                "bytes", (unsigned long long)in.bytes,
+                                "can_delete", PyBool_FromLong(in.can_delete),
+                                "kernel", kernel,
+                                "layer_keys", per_layer);
     return flpy_make_info("LayeredBloomInfo", d);
 }
 

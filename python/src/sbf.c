@@ -211,17 +211,13 @@ static Py_ssize_t Sbf_len(SbfObject *self)
 
 static PyObject *subfilter_info(const fl_sbf_filter_info *fi)
 {
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set_geometry(d, &fi->geometry) < 0 ||
-        flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(fi->capacity)) < 0 ||
-        flpy_set(d, "items", PyLong_FromUnsignedLongLong(fi->items)) < 0 ||
-        flpy_set(d, "target_fpr", PyFloat_FromDouble(fi->target_fpr)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(fi->predicted_fpr)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(fi->bytes)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("SubFilterInfo", d);
+    PyObject *d = Py_BuildValue("{s:K,s:K,s:d,s:d,s:K}",
+                                "capacity", (unsigned long long)fi->capacity,
+                                "items", (unsigned long long)fi->items,
+                                "target_fpr", (double)fi->target_fpr,
+                                "predicted_fpr", (double)fi->predicted_fpr,
+                                "bytes", (unsigned long long)fi->bytes);
+    return flpy_make_info("SubFilterInfo", flpy_with_geometry(d, &fi->geometry));
 }
 
 static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
@@ -246,28 +242,23 @@ static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
         return flpy_raise(st, "info", NULL);
     if (subs == NULL)
         return NULL;
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(in.capacity)) < 0 ||
-        flpy_set(d, "total_capacity", PyLong_FromUnsignedLongLong(in.total_capacity)) < 0 ||
-        flpy_set(d, "items", PyLong_FromUnsignedLongLong(in.items)) < 0 ||
-        flpy_set(d, "error_rate", PyFloat_FromDouble(in.error_rate)) < 0 ||
-        flpy_set(d, "growth", PyFloat_FromDouble(in.growth)) < 0 ||
-        flpy_set(d, "tightening", PyFloat_FromDouble(in.tightening)) < 0 ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.variant))) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "scaling", PyBool_FromLong(!(in.flags & FL_SBF_NONSCALING))) < 0 ||
-        flpy_set(d, "max_filters", PyLong_FromUnsignedLong(in.max_filters)) < 0 ||
-        flpy_set(d, "max_bytes", PyLong_FromUnsignedLongLong(in.max_bytes)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(in.predicted_fpr)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(kernel)) < 0 ||
-        flpy_set(d, "filters", subs) < 0) {
-        if (d == NULL)
-            Py_DECREF(subs);
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:K,s:K,s:K,s:d,s:d,s:d,s:s,s:s,s:K,s:N,s:k,s:K,s:K,s:d,s:s,s:N}",
+                                "capacity", (unsigned long long)in.capacity,
+                                "total_capacity", (unsigned long long)in.total_capacity,
+                                "items", (unsigned long long)in.items,
+                                "error_rate", (double)in.error_rate,
+                                "growth", (double)in.growth,
+                                "tightening", (double)in.tightening,
+                                "variant", fl_variant_name(in.variant),
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "scaling", PyBool_FromLong(!(in.flags & FL_SBF_NONSCALING)),
+                                "max_filters", (unsigned long)in.max_filters,
+                                "max_bytes", (unsigned long long)in.max_bytes,
+                                "bytes", (unsigned long long)in.bytes,
+                                "predicted_fpr", (double)in.predicted_fpr,
+                                "kernel", kernel,
+                                "filters", subs);
     return flpy_make_info("ScalableBloomInfo", d);
 }
 
