@@ -226,25 +226,15 @@ static PyObject *Compressed_hash(CompressedObject *self, PyObject *key)
     return PyLong_FromUnsignedLongLong(h);
 }
 
+static fl_status contains_hashes(void *c, const uint64_t *h, size_t n, uint8_t *out)
+{
+    return fl_cbf_contains_hashes(c, h, n, out, NULL, NULL);
+}
+
 static PyObject *Compressed_contains_many(CompressedObject *self, PyObject *args, PyObject *kw)
 {
-    flpy_batch b;
-    int as_hashes;
-    if (flpy_batch_from_args(args, kw, "O|$pO:contains_many", NPY_BOOL, 1, &b, &as_hashes) < 0)
-        return NULL;
-    const flpy_keys *k = &b.keys;
-    uint8_t *res = b.out.data;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
-                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
-    flpy_read_lock(&self->base.lock);
-    st = fl_cbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL, NULL);
-    flpy_unlock(&self->base.lock);
-    Py_END_ALLOW_THREADS
-    return flpy_batch_finish(&b, st,
-                             st == FL_ERR_UNSUPPORTED ? "contains_many" CLASSIC_HINT
-                                                      : "contains_many");
+    return flpy_seeded_batch(self, args, kw, "O|$pO:contains_many", 0, hash_bytes,
+                             contains_hashes, "contains_many", "contains_many" CLASSIC_HINT);
 }
 
 /* ---- whole filter --------------------------------------------------------------------- */

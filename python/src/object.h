@@ -44,6 +44,19 @@ typedef struct flpy_seeded_object {
         ((flpy_seeded_object *)self)->seed = in.seed;                                     \
     }
 
+/* A library batch call on 64-bit hashes into a bool array (out: n bytes). */
+typedef fl_status (*flpy_hashes_call)(void *handle, const uint64_t *hashes, size_t n,
+                                      uint8_t *out);
+/* A seeded class's batch (ScalableBloom, CompressedBloom): (keys, *, hashes, out) parsed
+ * with `format`, the keys hashed as the library hashes them (strings with hash_bytes, ints
+ * fl_hash_u64 with the seed), then `call` under the object's lock (exclusive when write),
+ * all without the GIL. Returns the bool array, or raises `what` (what_unsupported instead
+ * for FL_ERR_UNSUPPORTED when given). */
+PyObject *flpy_seeded_batch(flpy_seeded_object *self, PyObject *args, PyObject *kw,
+                            const char *format, int write, flpy_hash_bytes_fn hash_bytes,
+                            flpy_hashes_call call, const char *what,
+                            const char *what_unsupported);
+
 typedef fl_status (*flpy_load_mem_fn)(const void *buf, size_t len, size_t max_bytes,
                                       void **out);
 

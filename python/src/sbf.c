@@ -164,41 +164,25 @@ static PyObject *Sbf_hash(SbfObject *self, PyObject *key)
     return PyLong_FromUnsignedLongLong(h);
 }
 
-/* Runs a batch as hashes, without the GIL and under the lock (exclusive for adds); the
- * answers go to a new bool array or the caller's out=. */
-static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
-                       const char *what)
+static fl_status add_hashes(void *s, const uint64_t *h, size_t n, uint8_t *out)
 {
-    flpy_batch b;
-    int as_hashes;
-    if (flpy_batch_from_args(args, kw, "O|$pO", NPY_BOOL, 1, &b, &as_hashes) < 0)
-        return NULL;
-    const flpy_keys *k = &b.keys;
-    uint8_t *res = b.out.data;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
-                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
-    if (write) {
-        flpy_write_lock(&self->base.lock);
-        st = fl_sbf_add_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
-    } else {
-        flpy_read_lock(&self->base.lock);
-        st = fl_sbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
-    }
-    flpy_unlock(&self->base.lock);
-    Py_END_ALLOW_THREADS
-    return flpy_batch_finish(&b, st, what);
+    return fl_sbf_add_hashes(s, h, n, out, NULL);
+}
+
+static fl_status contains_hashes(void *s, const uint64_t *h, size_t n, uint8_t *out)
+{
+    return fl_sbf_contains_hashes(s, h, n, out, NULL);
 }
 
 static PyObject *Sbf_add_many(SbfObject *self, PyObject *args, PyObject *kw)
 {
-    return batch(self, args, kw, 1, "add_many");
+    return flpy_seeded_batch(self, args, kw, "O|$pO", 1, hash_bytes, add_hashes, "add_many", NULL);
 }
 
 static PyObject *Sbf_contains_many(SbfObject *self, PyObject *args, PyObject *kw)
 {
-    return batch(self, args, kw, 0, "contains_many");
+    return flpy_seeded_batch(self, args, kw, "O|$pO", 0, hash_bytes, contains_hashes,
+                             "contains_many", NULL);
 }
 
 static Py_ssize_t Sbf_len(SbfObject *self)
