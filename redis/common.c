@@ -17,23 +17,16 @@ int flr_arg_is(RedisModuleString *arg, const char *word) {
     return flr_word_is(s, len, word);
 }
 
-int flr_arg_u64(RedisModuleString *arg, uint64_t *out) {
-    size_t len;
-    const char *s = RedisModule_StringPtrLen(arg, &len);
-    return flr_parse_u64(s, len, out);
-}
-
-int flr_arg_i64(RedisModuleString *arg, int64_t *out) {
-    size_t len;
-    const char *s = RedisModule_StringPtrLen(arg, &len);
-    return flr_parse_i64(s, len, out);
-}
-
-int flr_arg_double(RedisModuleString *arg, double *out) {
-    size_t len;
-    const char *s = RedisModule_StringPtrLen(arg, &len);
-    return flr_parse_double(s, len, out);
-}
+/* flr_arg_<name>: the argument's bytes read by flr_parse_<name> (parse.c). */
+#define FLR_DEFINE_ARG_PARSER(name, type)                                                  \
+    int flr_arg_##name(RedisModuleString *arg, type *out) {                                \
+        size_t len;                                                                        \
+        const char *s = RedisModule_StringPtrLen(arg, &len);                               \
+        return flr_parse_##name(s, len, out);                                              \
+    }
+FLR_DEFINE_ARG_PARSER(u64, uint64_t)
+FLR_DEFINE_ARG_PARSER(i64, int64_t)
+FLR_DEFINE_ARG_PARSER(double, double)
 
 int flr_open(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleType *type,
              RedisModuleKey **key, void **value) {
@@ -100,6 +93,10 @@ RedisModuleKey *flr_open_or_create(RedisModuleCtx *ctx, RedisModuleString *name,
     }
     return key;
 }
+
+static uint64_t generations;
+
+uint64_t flr_next_generation(void) { return ++generations; }
 
 void *flr_value_new(size_t size) {
     flr_value_header *h = calloc(1, size);

@@ -112,7 +112,7 @@ int flr_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
 
 /* Every value struct starts with this header. generation changes at every write (and is
  * new for every value), so SCANDUMP can reuse one serialization across the calls of a dump
- * of an unchanged value (dump.c). */
+ * of an unchanged value (dump.c). The counter lives in common.c, beside flr_value_new. */
 typedef struct flr_value_header {
     uint64_t generation;
 } flr_value_header;

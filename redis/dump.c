@@ -35,10 +35,6 @@ typedef struct pending_load {
 static pending_load pending[PENDING_MAX];
 static uint64_t pending_clock;
 
-static uint64_t generations;
-
-uint64_t flr_next_generation(void) { return ++generations; }
-
 /* The serialization SCANDUMP made last (see above). */
 static struct {
     uint64_t generation; /* 0: empty */

@@ -12,26 +12,7 @@
 /* handle: the fl_bloomier. */
 typedef flpy_object BloomierObject;
 
-static PyTypeObject Bloomier_Type;
-
-/* ---- the library calls the shared methods use (object.h) ------------------------------ */
-
-FLPY_DEFINE_FORMAT_CALLS(bloomier, fl_bloomier, fl_bloomier)
-
-static fl_status bloomier_bind_kernel(void *h, const char *name)
-{
-    return fl_bloomier_bind_kernel(h, name);
-}
-
-/* Static: no merge, no clear; copies go through the file format (exact). */
-static const flpy_ops bloomier_ops = {
-    .class_name = "Bloomier",
-    .type = &Bloomier_Type,
-    FLPY_FORMAT_OPS(bloomier),
-    .bind_kernel = bloomier_bind_kernel,
-};
-
-FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Bloomier, bloomier_ops)
+FLPY_DEFINE_STATIC_CLASS(Bloomier, bloomier, fl_bloomier, "Bloomier")
 
 /* ---- values ----------------------------------------------------------------------------
  * The values of a build: n integers below 2^value_bits. A C-contiguous native uint16 array
@@ -261,12 +242,8 @@ static PyObject *Bloomier_get_many(BloomierObject *self, PyObject *args, PyObjec
 
 static PyObject *Bloomier_contains_many(BloomierObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:contains_many", kwlist, &obj, &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, 0, out_obj, NPY_BOOL, 0, &b) < 0)
+    if (flpy_batch_from_args(args, kw, "O|$O:contains_many", NPY_BOOL, 0, &b, NULL) < 0)
         return NULL;
     uint16_t *values = PyMem_RawMalloc((size_t)(b.keys.n > 0 ? b.keys.n : 1) * sizeof *values);
     if (values == NULL) {
@@ -278,35 +255,12 @@ static PyObject *Bloomier_contains_many(BloomierObject *self, PyObject *args, Py
     return flpy_batch_finish(&b, FL_OK, "contains_many");
 }
 
-static fl_status bloomier_info(const void *handle, fl_static_info *out)
-{
-    return fl_bloomier_info(handle, out);
-}
-
-static PyObject *Bloomier_info(BloomierObject *self, PyObject *Py_UNUSED(ignored))
-{
-    fl_static_info in;
-    if (flpy_static_read_info(self, bloomier_info, &in) < 0)
-        return NULL;
-    return flpy_static_info(&in, fl_bloomier_kernel(self->handle));
-}
-
-static Py_ssize_t Bloomier_len(BloomierObject *self)
-{
-    return flpy_static_len(self, bloomier_info);
-}
-
 static PyObject *Bloomier_get_value_bits(BloomierObject *self, void *Py_UNUSED(c))
 {
     fl_static_info in;
     if (flpy_static_read_info(self, bloomier_info, &in) < 0)
         return NULL;
     return PyLong_FromUnsignedLong(in.value_bits);
-}
-
-static PyObject *Bloomier_get_kernel(BloomierObject *self, void *Py_UNUSED(c))
-{
-    return PyUnicode_FromString(fl_bloomier_kernel(self->handle));
 }
 
 static PyObject *Bloomier_repr(BloomierObject *self)
@@ -346,29 +300,23 @@ static PyMethodDef Bloomier_methods[] = {
      "info() -> StaticInfo\n--\n\nGeometry, keys, value and cell bits, bytes, bits per key, "
      "the chance a non-key is found (fpr), and the build's tries, seconds and peak memory "
      "(0 after a load)."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes() -> bytes\n--\n\nThe filterlab file (kind Bloomier), as save() writes it."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Bloomier_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA map from to_bytes() output, validated "
-     "(FormatError if bad); max_bytes caps the cell array allocated."},
-    {"save", (PyCFunction)flpy_save, METH_O,
-     "save(path)\n--\n\nWrites the file (readable by `filterlab query` and `info`)."},
-    {"load", (PyCFunction)(void (*)(void))Bloomier_load,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a file (e.g. from `filterlab build-static --type "
-     "bloomier`)."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this map's lookups on kernel name; None or 'auto' "
-     "unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_FILE_METHODS(Bloomier,
+      "to_bytes() -> bytes\n--\n\nThe filterlab file (kind Bloomier), as save() writes it.",
+      "from_bytes(data, max_bytes=0)\n--\n\nA map from to_bytes() output, validated "
+      "(FormatError if bad); max_bytes caps the cell array allocated.",
+      "save(path)\n--\n\nWrites the file (readable by `filterlab query` and `info`).",
+      "load(path, max_bytes=0)\n--\n\nReads a file (e.g. from `filterlab build-static --type "
+      "bloomier`)."),
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this map's lookups on kernel name; None or 'auto' "
+      "unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Bloomier_getset[] = {
     {"kernel", (getter)Bloomier_get_kernel, NULL, "The kernel this map's lookups use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"value_bits", (getter)Bloomier_get_value_bits, NULL, "Values are below 2**value_bits.",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -385,14 +333,9 @@ static PyMappingMethods Bloomier_as_mapping = {
 };
 
 static PyTypeObject Bloomier_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.Bloomier",
-    .tp_basicsize = sizeof(BloomierObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Bloomier_repr,
+    FLPY_TYPE_FIELDS(Bloomier, BloomierObject, "Bloomier"),
     .tp_as_sequence = &Bloomier_as_sequence,
     .tp_as_mapping = &Bloomier_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Bloomier(keys, values, *, value_bits, arity=3, cell_bits=None, seed=0, "
               "max_tries=100, max_bytes=None)\n--\n\n"
               "A static map keys[i] -> values[i] (Chazelle et al. 2004, on the binary fuse "
@@ -403,12 +346,7 @@ static PyTypeObject Bloomier_Type = {
               "with probability 2**-(cell_bits - value_bits). A key given twice must carry "
               "the same value (ValueError otherwise). Construction runs with the GIL released; "
               "BuildError if max_tries seeds all fail.",
-    .tp_methods = Bloomier_methods,
     .tp_getset = Bloomier_getset,
-    .tp_new = Bloomier_new,
 };
 
-int flpy_add_bloomier(PyObject *m)
-{
-    return flpy_add_type(m, &Bloomier_Type, "Bloomier");
-}
+FLPY_DEFINE_ADD(bloomier, Bloomier)

@@ -30,8 +30,7 @@ static const flpy_ops cms_ops = {
 
 FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Cms, cms_ops)
 
-static PyObject *Cms_or(PyObject *a, PyObject *b) { return flpy_or(&cms_ops, a, b); }
-static PyObject *Cms_ior(PyObject *a, PyObject *b) { return flpy_ior(&cms_ops, a, b); }
+FLPY_DEFINE_MERGE_OPERATORS(Cms, cms_ops)
 
 static int u32_arg(PyObject *obj, uint32_t *out, const char *what)
 {
@@ -224,14 +223,9 @@ static uint64_t cms_hash_int(const void *ctx, uint64_t key) { return fl_cms_hash
 
 static PyObject *Cms_query_many(CmsObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:query_many", kwlist, &obj, &as_hashes,
-                                     &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_UINT32, 0, &b) < 0)
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, "O|$pO:query_many", NPY_UINT32, 0, &b, &as_hashes) < 0)
         return NULL;
     const flpy_keys *k = &b.keys;
     uint32_t *res = b.out.data;
@@ -325,23 +319,20 @@ static PyObject *Cms_info(CmsObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "width", PyLong_FromUnsignedLong(in.width)) < 0 ||
-        flpy_set(d, "depth", PyLong_FromUnsignedLong(in.depth)) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "conservative", PyBool_FromLong(in.conservative)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "total", PyLong_FromUnsignedLongLong(in.total)) < 0 ||
-        flpy_set(d, "total_saturated", PyBool_FromLong(in.total_saturated)) < 0 ||
-        flpy_set(d, "saturated", PyLong_FromUnsignedLongLong(in.saturated)) < 0 ||
-        flpy_set(d, "epsilon", PyFloat_FromDouble(in.epsilon)) < 0 ||
-        flpy_set(d, "delta", PyFloat_FromDouble(in.delta)) < 0 ||
-        flpy_set(d, "topk", PyLong_FromUnsignedLong(in.topk)) < 0 ||
-        flpy_set(d, "candidates", PyLong_FromUnsignedLong(in.candidates)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_cms_kernel(self->handle))) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:k,s:K,s:N,s:K,s:K,s:N,s:K,s:d,s:d,s:k,s:k,s:s}",
+                                "width", (unsigned long)in.width,
+                                "depth", (unsigned long)in.depth,
+                                "seed", (unsigned long long)in.seed,
+                                "conservative", PyBool_FromLong(in.conservative),
+                                "bytes", (unsigned long long)in.bytes,
+                                "total", (unsigned long long)in.total,
+                                "total_saturated", PyBool_FromLong(in.total_saturated),
+                                "saturated", (unsigned long long)in.saturated,
+                                "epsilon", (double)in.epsilon,
+                                "delta", (double)in.delta,
+                                "topk", (unsigned long)in.topk,
+                                "candidates", (unsigned long)in.candidates,
+                                "kernel", fl_cms_kernel(self->handle));
     return flpy_make_info("CountMinInfo", d);
 }
 
@@ -387,34 +378,30 @@ static PyMethodDef Cms_methods[] = {
      "query_many(keys, *, hashes=False, out=None)\n--\n\nEstimates as a NumPy uint32 array (or "
      "out, a uint32 array filled in place); GIL released."},
     {"hash", (PyCFunction)Cms_hash, METH_O, "hash(key)\n--\n\nThe sketch's 64-bit hash of key."},
-    {"merge", (PyCFunction)flpy_merge, METH_O,
-     "merge(other)\n--\n\nAdds other's counters (same width, depth, seed; ValueError "
-     "otherwise). other's candidates are not carried over."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS, "clear()\n--\n\nZeroes every counter."},
+    FLPY_MERGE_METHOD(
+      "merge(other)\n--\n\nAdds other's counters (same width, depth, seed; ValueError "
+      "otherwise). other's candidates are not carried over."),
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_CLEAR_METHOD("clear()\n--\n\nZeroes every counter."),
     {"top", (PyCFunction)(void (*)(void))Cms_top, METH_VARARGS | METH_KEYWORDS,
      "top(n=None)\n--\n\nThe candidates as (key bytes, estimate), largest first (needs topk > 0 "
      "at creation; int keys come back as their 8 little-endian bytes)."},
     {"heavy_hitters", (PyCFunction)Cms_heavy_hitters, METH_O,
      "heavy_hitters(phi)\n--\n\nThe candidates whose estimate exceeds phi * total."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe sketch in the filterlab file format."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Cms_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA sketch from filterlab-format bytes."},
-    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the sketch atomically."},
-    {"load", (PyCFunction)(void (*)(void))Cms_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a sketch file (as `filterlab freq` writes)."},
+    FLPY_FILE_METHODS(Cms,
+      "to_bytes()\n--\n\nThe sketch in the filterlab file format.",
+      "from_bytes(data, max_bytes=0)\n--\n\nA sketch from filterlab-format bytes.",
+      "save(path)\n--\n\nWrites the sketch atomically.",
+      "load(path, max_bytes=0)\n--\n\nReads a sketch file (as `filterlab freq` writes)."),
     {"info", (PyCFunction)Cms_info, METH_NOARGS, "info()\n--\n\nA CountMinInfo dataclass."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Cms_getset[] = {
     {"kernel", (getter)Cms_get_kernel, NULL, "The kernel this sketch's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"total", (getter)Cms_get_total, NULL, "N, the sum of all increments.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -423,31 +410,16 @@ static PyMappingMethods Cms_as_mapping = {
     .mp_subscript = (binaryfunc)Cms_getitem,
 };
 
-static PyNumberMethods Cms_as_number = {
-    .nb_or = Cms_or,
-    .nb_inplace_or = Cms_ior,
-};
-
 static PyTypeObject Cms_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.CountMin",
-    .tp_basicsize = sizeof(CmsObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Cms_repr,
+    FLPY_TYPE_FIELDS(Cms, CmsObject, "CountMin"),
     .tp_as_number = &Cms_as_number,
     .tp_as_mapping = &Cms_as_mapping,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "CountMin(width=None, depth=None, *, epsilon=None, delta=None, seed=0, "
               "conservative=False, topk=0)\n--\n\n"
               "A Count-Min sketch (Cormode and Muthukrishnan 2005): width x depth 32-bit "
               "counters, or sized from epsilon and delta (w = ceil(e/epsilon), d = "
               "ceil(ln(1/delta))). sketch[key] is the estimate; `a | b` a merged copy.",
-    .tp_methods = Cms_methods,
     .tp_getset = Cms_getset,
-    .tp_new = Cms_new,
 };
 
-int flpy_add_cms(PyObject *m)
-{
-    return flpy_add_type(m, &Cms_Type, "CountMin");
-}
+FLPY_DEFINE_ADD(cms, Cms)

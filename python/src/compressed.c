@@ -9,10 +9,8 @@
 
 #include <string.h>
 
-typedef struct {
-    flpy_object base; /* handle: the fl_cbf */
-    uint64_t seed;    /* for int keys hashed here */
-} CompressedObject;
+/* handle: the fl_cbf. */
+typedef flpy_seeded_object CompressedObject;
 
 static PyTypeObject Compressed_Type;
 
@@ -20,12 +18,7 @@ static PyTypeObject Compressed_Type;
 
 FLPY_DEFINE_FORMAT_CALLS(cbf, fl_cbf, fl_cbf)
 
-static void cbf_init(flpy_object *self)
-{
-    fl_cbf_info in;
-    fl_cbf_get_info(self->handle, &in);
-    ((CompressedObject *)self)->seed = in.seed;
-}
+FLPY_DEFINE_SEED_INIT(cbf, fl_cbf_info, fl_cbf_get_info)
 
 /* Read-only: no clear, merge or kernel binding (a lookup runs the one-unit probe on the
  * chunk it decodes). Copies go through the file format, which is exact. */
@@ -95,82 +88,58 @@ static PyObject *Compressed_new(PyTypeObject *type, PyObject *args, PyObject *kw
 
 static PyObject *plan_object(const fl_cbf_plan *p)
 {
-    char geom[160];
-    fl_geometry_describe(&p->geometry, geom, sizeof geom);
-    PyObject *d = PyDict_New();
-    if (d == NULL ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(p->geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(p->geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(p->geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "bits", PyLong_FromUnsignedLongLong(p->bits)) < 0 ||
-        flpy_set(d, "zero_fraction", PyFloat_FromDouble(p->zero_fraction)) < 0 ||
-        flpy_set(d, "entropy_bits", PyFloat_FromDouble(p->entropy_bits)) < 0 ||
-        flpy_set(d, "fpr", PyFloat_FromDouble(p->fpr)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("CompressedPlan", d);
+    PyObject *d = Py_BuildValue("{s:K,s:d,s:d,s:d}",
+                                "bits", (unsigned long long)p->bits,
+                                "zero_fraction", (double)p->zero_fraction,
+                                "entropy_bits", (double)p->entropy_bits,
+                                "fpr", (double)p->fpr);
+    return flpy_make_info("CompressedPlan", flpy_with_geometry(d, &p->geometry));
 }
 
-static int parse_plan_common(const char *variant, PyObject *n_obj, PyObject *m_max_obj,
-                             fl_variant *v, uint64_t *n, uint64_t *m_max)
+/* plan_for_bits and plan_for_fpr: the same arguments but the third (z_bits, an int, or
+ * fpr, a float) and the library call. */
+static PyObject *plan(PyObject *args, PyObject *kw, int by_fpr)
 {
-    if (fl_variant_parse(variant, v) != FL_OK) {
+    static char *bits_kwlist[] = {"variant", "n", "z_bits", "m_max_bits", NULL};
+    static char *fpr_kwlist[] = {"variant", "n", "fpr", "m_max_bits", NULL};
+    const char *variant;
+    PyObject *n_obj, *z_obj = NULL, *m_obj;
+    double fpr = 0.0;
+    if (!(by_fpr ? PyArg_ParseTupleAndKeywords(args, kw, "sOdO:plan_for_fpr", fpr_kwlist,
+                                               &variant, &n_obj, &fpr, &m_obj)
+                 : PyArg_ParseTupleAndKeywords(args, kw, "sOOO:plan_for_bits", bits_kwlist,
+                                               &variant, &n_obj, &z_obj, &m_obj)))
+        return NULL;
+    fl_variant v;
+    if (fl_variant_parse(variant, &v) != FL_OK) {
         PyErr_Format(PyExc_ValueError, "unknown variant '%s'", variant);
-        return -1;
+        return NULL;
     }
-    if (flpy_u64_arg(n_obj, n, "n") < 0 || flpy_u64_arg(m_max_obj, m_max, "m_max_bits") < 0)
-        return -1;
-    return 0;
+    uint64_t n, z = 0, m_max;
+    if (flpy_u64_arg(n_obj, &n, "n") < 0 || flpy_u64_arg(m_obj, &m_max, "m_max_bits") < 0 ||
+        (!by_fpr && flpy_u64_arg(z_obj, &z, "z_bits") < 0))
+        return NULL;
+    fl_cbf_plan p;
+    fl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = by_fpr ? fl_cbf_plan_for_fpr(v, n, fpr, m_max, &p)
+                : fl_cbf_plan_for_bits(v, n, z, m_max, &p);
+    Py_END_ALLOW_THREADS
+    if (st != FL_OK)
+        return flpy_raise(st, by_fpr ? "plan_for_fpr" : "plan_for_bits", NULL);
+    return plan_object(&p);
 }
 
 static PyObject *Compressed_plan_for_bits(PyObject *Py_UNUSED(cls), PyObject *args,
                                           PyObject *kw)
 {
-    static char *kwlist[] = {"variant", "n", "z_bits", "m_max_bits", NULL};
-    const char *variant;
-    PyObject *n_obj, *z_obj, *m_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sOOO:plan_for_bits", kwlist, &variant, &n_obj,
-                                     &z_obj, &m_obj))
-        return NULL;
-    fl_variant v;
-    uint64_t n, z, m_max;
-    if (parse_plan_common(variant, n_obj, m_obj, &v, &n, &m_max) < 0 ||
-        flpy_u64_arg(z_obj, &z, "z_bits") < 0)
-        return NULL;
-    fl_cbf_plan p;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fl_cbf_plan_for_bits(v, n, z, m_max, &p);
-    Py_END_ALLOW_THREADS
-    if (st != FL_OK)
-        return flpy_raise(st, "plan_for_bits", NULL);
-    return plan_object(&p);
+    return plan(args, kw, 0);
 }
 
 static PyObject *Compressed_plan_for_fpr(PyObject *Py_UNUSED(cls), PyObject *args,
                                          PyObject *kw)
 {
-    static char *kwlist[] = {"variant", "n", "fpr", "m_max_bits", NULL};
-    const char *variant;
-    PyObject *n_obj, *m_obj;
-    double fpr;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sOdO:plan_for_fpr", kwlist, &variant, &n_obj,
-                                     &fpr, &m_obj))
-        return NULL;
-    fl_variant v;
-    uint64_t n, m_max;
-    if (parse_plan_common(variant, n_obj, m_obj, &v, &n, &m_max) < 0)
-        return NULL;
-    fl_cbf_plan p;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fl_cbf_plan_for_fpr(v, n, fpr, m_max, &p);
-    Py_END_ALLOW_THREADS
-    if (st != FL_OK)
-        return flpy_raise(st, "plan_for_fpr", NULL);
-    return plan_object(&p);
+    return plan(args, kw, 1);
 }
 
 static PyObject *Compressed_entropy(PyObject *Py_UNUSED(cls), PyObject *arg)
@@ -257,30 +226,15 @@ static PyObject *Compressed_hash(CompressedObject *self, PyObject *key)
     return PyLong_FromUnsignedLongLong(h);
 }
 
+static fl_status contains_hashes(void *c, const uint64_t *h, size_t n, uint8_t *out)
+{
+    return fl_cbf_contains_hashes(c, h, n, out, NULL, NULL);
+}
+
 static PyObject *Compressed_contains_many(CompressedObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj,
-                                     &as_hashes, &out_obj))
-        return NULL;
-    flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 1, &b) < 0)
-        return NULL;
-    const flpy_keys *k = &b.keys;
-    uint8_t *res = b.out.data;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
-                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
-    flpy_read_lock(&self->base.lock);
-    st = fl_cbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL, NULL);
-    flpy_unlock(&self->base.lock);
-    Py_END_ALLOW_THREADS
-    return flpy_batch_finish(&b, st,
-                             st == FL_ERR_UNSUPPORTED ? "contains_many" CLASSIC_HINT
-                                                      : "contains_many");
+    return flpy_seeded_batch(self, args, kw, "O|$pO:contains_many", 0, hash_bytes,
+                             contains_hashes, "contains_many", "contains_many" CLASSIC_HINT);
 }
 
 /* ---- whole filter --------------------------------------------------------------------- */
@@ -320,30 +274,20 @@ static PyObject *Compressed_info(CompressedObject *self, PyObject *Py_UNUSED(ign
     flpy_unlock(&self->base.lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
-    char geom[160];
-    fl_geometry_describe(&in.geometry, geom, sizeof geom);
     const char *coder = fl_coder_name(in.coder);
-    PyObject *d = PyDict_New();
-    if (d == NULL ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||
-        flpy_set(d, "coder", PyUnicode_FromString(coder ? coder : "unknown")) < 0 ||
-        flpy_set(d, "chunk_bytes", PyLong_FromUnsignedLong(in.chunk_bytes)) < 0 ||
-        flpy_set(d, "chunks", PyLong_FromUnsignedLongLong(in.chunks)) < 0 ||
-        flpy_set(d, "payload_bytes", PyLong_FromSize_t(in.payload_bytes)) < 0 ||
-        flpy_set(d, "compressed_bytes", PyLong_FromSize_t(in.compressed_bytes)) < 0 ||
-        flpy_set(d, "index_bytes", PyLong_FromSize_t(in.index_bytes)) < 0 ||
-        flpy_set(d, "ones", PyLong_FromUnsignedLongLong(in.ones)) < 0 ||
-        flpy_set(d, "entropy_bits", PyFloat_FromDouble(in.entropy_bits)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("CompressedBloomInfo", d);
+    PyObject *d = Py_BuildValue("{s:s,s:K,s:K,s:s,s:k,s:K,s:K,s:K,s:K,s:K,s:d}",
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "keys", (unsigned long long)in.keys,
+                                "coder", coder ? coder : "unknown",
+                                "chunk_bytes", (unsigned long)in.chunk_bytes,
+                                "chunks", (unsigned long long)in.chunks,
+                                "payload_bytes", (unsigned long long)in.payload_bytes,
+                                "compressed_bytes", (unsigned long long)in.compressed_bytes,
+                                "index_bytes", (unsigned long long)in.index_bytes,
+                                "ones", (unsigned long long)in.ones,
+                                "entropy_bits", (double)in.entropy_bits);
+    return flpy_make_info("CompressedBloomInfo", flpy_with_geometry(d, &in.geometry));
 }
 
 static PyObject *Compressed_get_seed(CompressedObject *self, void *Py_UNUSED(c))
@@ -395,24 +339,19 @@ static PyMethodDef Compressed_methods[] = {
      "uncompressed."},
     {"entropy", (PyCFunction)Compressed_entropy, METH_O | METH_STATIC,
      "entropy(p) -> float\n--\n\nBinary entropy H(p) in bits."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe compressed filter in the filterlab file format (container kind "
-     "8)."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Compressed_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA compressed filter from filterlab-format bytes "
-     "(FormatError if bad or of another kind; max_bytes caps the uncompressed payload)."},
-    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the file atomically."},
-    {"load", (PyCFunction)(void (*)(void))Compressed_load,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a compressed filter file (CLI `compress` writes "
-     "them)."},
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_FILE_METHODS(Compressed,
+      "to_bytes()\n--\n\nThe compressed filter in the filterlab file format (container kind "
+      "8).",
+      "from_bytes(data, max_bytes=0)\n--\n\nA compressed filter from filterlab-format bytes "
+      "(FormatError if bad or of another kind; max_bytes caps the uncompressed payload).",
+      "save(path)\n--\n\nWrites the file atomically.",
+      "load(path, max_bytes=0)\n--\n\nReads a compressed filter file (CLI `compress` writes "
+      "them)."),
     {"info", (PyCFunction)Compressed_info, METH_NOARGS,
      "info()\n--\n\nA CompressedBloomInfo dataclass: sizes, coder, chunks, set bits and the "
      "entropy bound."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Compressed_getset[] = {
@@ -425,25 +364,15 @@ static PySequenceMethods Compressed_as_sequence = {
 };
 
 static PyTypeObject Compressed_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.CompressedBloom",
-    .tp_basicsize = sizeof(CompressedObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Compressed_repr,
+    FLPY_TYPE_FIELDS(Compressed, CompressedObject, "CompressedBloom"),
     .tp_as_sequence = &Compressed_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "CompressedBloom(filter, coder='golomb', chunk_bytes=0)\n--\n\n"
               "A Bloom Filter (classic, block512, split256, reg64) compressed in chunks of "
               "chunk_bytes (a multiple of 64; 0: 4096) with the 'golomb' (Golomb-Rice codes "
               "of the gaps between set bits) or 'zstd' coder (Mitzenmacher 2002). Lookups "
               "decode only the chunks they need and answer exactly as the Filter did; it "
               "takes no adds (add to a Filter and compress it again).",
-    .tp_methods = Compressed_methods,
     .tp_getset = Compressed_getset,
-    .tp_new = Compressed_new,
 };
 
-int flpy_add_compressed(PyObject *m)
-{
-    return flpy_add_type(m, &Compressed_Type, "CompressedBloom");
-}
+FLPY_DEFINE_ADD(compressed, Compressed)

@@ -5,12 +5,8 @@
  */
 #include "object.h"
 
-#include <string.h>
-
-typedef struct {
-    flpy_object base; /* handle: the fl_filter */
-    uint64_t seed;    /* for int keys hashed here (sequences of mixed keys) */
-} FilterObject;
+/* handle: the fl_filter. */
+typedef flpy_seeded_object FilterObject;
 
 static PyTypeObject Filter_Type;
 
@@ -18,12 +14,7 @@ static PyTypeObject Filter_Type;
 
 FLPY_DEFINE_FORMAT_CALLS(filter, fl, fl_filter)
 
-static void filter_init(flpy_object *self)
-{
-    fl_info info;
-    fl_get_info(self->handle, &info);
-    ((FilterObject *)self)->seed = info.seed;
-}
+FLPY_DEFINE_SEED_INIT(filter, fl_info, fl_get_info)
 
 static fl_status filter_parquet_import(const void *buf, size_t len, size_t max_bytes,
                                        void **out)
@@ -63,91 +54,13 @@ static PyObject *Filter_from_parquet(PyObject *cls, PyObject *args, PyObject *kw
                                  "from_parquet", filter_parquet_import);
 }
 
-static PyObject *Filter_or(PyObject *a, PyObject *b) { return flpy_or(&filter_ops, a, b); }
-static PyObject *Filter_ior(PyObject *a, PyObject *b) { return flpy_ior(&filter_ops, a, b); }
-
-static int parse_variant(const char *name, fl_variant *v)
-{
-    if (fl_variant_parse(name, v) == FL_OK)
-        return 0;
-    PyObject *names = PyUnicode_FromString("");
-    for (int i = FL_VARIANT_MIN; names && i <= FL_VARIANT_MAX; i++) {
-        PyObject *s = PyUnicode_FromFormat("%U%s%s", names, i > FL_VARIANT_MIN ? ", " : "",
-                                           fl_variant_name((fl_variant)i));
-        Py_SETREF(names, s);
-    }
-    if (names != NULL) {
-        PyErr_Format(PyExc_ValueError, "unknown variant '%s' (variants: %U)", name, names);
-        Py_DECREF(names);
-    }
-    return -1;
-}
+FLPY_DEFINE_MERGE_OPERATORS(Filter, filter_ops)
 
 static PyObject *Filter_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"n", "fpr", "variant", "units", "k", "hash", "seed",
-                             "huge_pages", NULL};
-    PyObject *n_obj = Py_None, *fpr_obj = Py_None, *units_obj = Py_None, *k_obj = Py_None;
-    PyObject *hash_obj = Py_None, *seed_obj = NULL;
-    const char *variant_name = "block512";
-    int huge_pages = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOs$OOOOp:Filter", kwlist, &n_obj, &fpr_obj,
-                                     &variant_name, &units_obj, &k_obj, &hash_obj, &seed_obj,
-                                     &huge_pages))
-        return NULL;
     fl_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    if (parse_variant(variant_name, &cfg.variant) < 0 || flpy_parse_hash(hash_obj, &cfg.hash) < 0)
+    if (flpy_filter_config(args, kw, &cfg) < 0)
         return NULL;
-    if (seed_obj != NULL && flpy_u64_arg(seed_obj, &cfg.seed, "seed") < 0)
-        return NULL;
-    cfg.flags = huge_pages ? 0 : FL_FLAG_NO_HUGE_PAGES;
-    if (units_obj != Py_None) {
-        if (fpr_obj != Py_None) {
-            PyErr_SetString(PyExc_ValueError,
-                            "give either n and fpr (sizing) or units and k (geometry)");
-            return NULL;
-        }
-        fl_variant_info vi;
-        fl_variant_describe(cfg.variant, &vi);
-        uint64_t k = vi.k_default;
-        if (flpy_u64_arg(units_obj, &cfg.geometry.units, "units") < 0 ||
-            (k_obj != Py_None && flpy_u64_arg(k_obj, &k, "k") < 0))
-            return NULL;
-        if (cfg.geometry.units == 0) {
-            PyErr_SetString(PyExc_ValueError, "units must be at least 1");
-            return NULL;
-        }
-        if (k > UINT32_MAX) {
-            PyErr_SetString(PyExc_ValueError, "k is out of range");
-            return NULL;
-        }
-        if (!fl_variant_unit_bytes(cfg.variant, (uint32_t)k)) {
-            /* Name the valid values: a cuckoo width is one of a few, not a range. */
-            char valid[64];
-            fl_variant_k_text(cfg.variant, valid, sizeof valid);
-            PyErr_Format(PyExc_ValueError, "k=%llu is not valid for %s: %s must be %s",
-                         (unsigned long long)k, fl_variant_name(cfg.variant), vi.k_name, valid);
-            return NULL;
-        }
-        cfg.geometry.variant = cfg.variant;
-        cfg.geometry.k = (uint32_t)k;
-    } else {
-        if (n_obj == Py_None || fpr_obj == Py_None) {
-            PyErr_SetString(PyExc_ValueError,
-                            "Filter needs n and fpr, or units (and k) for an explicit geometry");
-            return NULL;
-        }
-        if (k_obj != Py_None) {
-            PyErr_SetString(PyExc_ValueError, "k goes with units, not with n and fpr");
-            return NULL;
-        }
-        if (flpy_u64_arg(n_obj, &cfg.n, "n") < 0)
-            return NULL;
-        cfg.fpr = PyFloat_AsDouble(fpr_obj);
-        if (cfg.fpr == -1.0 && PyErr_Occurred())
-            return NULL;
-    }
     fl_filter *f = NULL;
     fl_status s;
     Py_BEGIN_ALLOW_THREADS
@@ -284,13 +197,9 @@ static void hash_strings(const fl_filter *f, const flpy_keys *k, uint64_t *out)
 
 static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:add_many", kwlist, &obj, &as_hashes))
-        return NULL;
     flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    int as_hashes;
+    if (flpy_keys_from_args(args, kw, "O|$p:add_many", &k, &as_hashes) < 0)
         return NULL;
     uint64_t *tmp = NULL;
     if (k.kind == FLPY_STRINGS && (tmp = flpy_alloc_u64(k.n)) == NULL) {
@@ -327,14 +236,9 @@ static PyObject *Filter_add_many(FilterObject *self, PyObject *args, PyObject *k
 
 static PyObject *Filter_contains_many(FilterObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO:contains_many", kwlist, &obj, &as_hashes,
-                                     &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 0, &b) < 0)
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, "O|$pO:contains_many", NPY_BOOL, 0, &b, &as_hashes) < 0)
         return NULL;
     const flpy_keys *k = &b.keys;
     uint8_t *res = b.out.data;
@@ -434,32 +338,21 @@ static PyObject *Filter_info(FilterObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->base.lock);
     if (s != FL_OK)
         return flpy_raise(s, "info", NULL);
-    char geom[160];
-    fl_geometry_describe(&in.geometry, geom, sizeof geom);
-    PyObject *d = PyDict_New();
-    if (d == NULL)
-        return NULL;
-    if (flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in.keys)) < 0 ||
-        flpy_set(d, "keys_estimated", PyBool_FromLong(in.keys_estimated)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "bits_set", PyLong_FromUnsignedLongLong(in.bits_set)) < 0 ||
-        flpy_set(d, "fill", PyFloat_FromDouble(in.fill)) < 0 ||
-        flpy_set(d, "keys_from_fill", PyFloat_FromDouble(in.keys_from_fill)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(in.predicted_fpr)) < 0 ||
-        flpy_set(d, "stash_used", PyLong_FromUnsignedLong(in.stash_used)) < 0 ||
-        flpy_set(d, "huge_pages", PyBool_FromLong(in.huge_pages)) < 0 ||
-        flpy_set(d, "saturated", PyLong_FromUnsignedLongLong(in.saturated)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_filter_kernel(self->base.handle))) < 0) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("FilterInfo", d);
+    PyObject *d = Py_BuildValue("{s:s,s:K,s:K,s:N,s:K,s:K,s:d,s:d,s:d,s:k,s:N,s:K,s:s}",
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "keys", (unsigned long long)in.keys,
+                                "keys_estimated", PyBool_FromLong(in.keys_estimated),
+                                "bytes", (unsigned long long)in.bytes,
+                                "bits_set", (unsigned long long)in.bits_set,
+                                "fill", (double)in.fill,
+                                "keys_from_fill", (double)in.keys_from_fill,
+                                "predicted_fpr", (double)in.predicted_fpr,
+                                "stash_used", (unsigned long)in.stash_used,
+                                "huge_pages", PyBool_FromLong(in.huge_pages),
+                                "saturated", (unsigned long long)in.saturated,
+                                "kernel", fl_filter_kernel(self->base.handle));
+    return flpy_make_info("FilterInfo", flpy_with_geometry(d, &in.geometry));
 }
 
 static PyObject *Filter_get_kernel(FilterObject *self, void *Py_UNUSED(c))
@@ -530,24 +423,19 @@ static PyMethodDef Filter_methods[] = {
      "delete_hash(h)\n--\n\ndelete() for a precomputed 64-bit hash."},
     {"hash", (PyCFunction)Filter_hash, METH_O,
      "hash(key)\n--\n\nThe 64-bit hash this filter uses for key (what the *_hash calls take)."},
-    {"merge", (PyCFunction)flpy_merge, METH_O,
-     "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
-     "and seed (ValueError otherwise). Counting filters add counters (saturating). When both "
-     "held keys, len() and info().keys become the distinct keys estimated from the fill "
-     "(info().keys_estimated is True), so info().predicted_fpr describes the bit array."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
-     "clear()\n--\n\nRemoves every key; the geometry stays."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe filter in the filterlab file format (what save() writes)."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Filter_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA filter from filterlab-format bytes, every field "
-     "validated (FormatError if bad). max_bytes caps the payload (0: no cap)."},
-    {"save", (PyCFunction)flpy_save, METH_O,
-     "save(path)\n--\n\nWrites the filter to path atomically (OSError on I/O failure)."},
-    {"load", (PyCFunction)(void (*)(void))Filter_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a filter file (as written by save() or the CLI)."},
+    FLPY_MERGE_METHOD(
+      "merge(other)\n--\n\nself |= other: union with a filter of equal variant, geometry, hash "
+      "and seed (ValueError otherwise). Counting filters add counters (saturating). When both "
+      "held keys, len() and info().keys become the distinct keys estimated from the fill "
+      "(info().keys_estimated is True), so info().predicted_fpr describes the bit array."),
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_CLEAR_METHOD("clear()\n--\n\nRemoves every key; the geometry stays."),
+    FLPY_FILE_METHODS(Filter,
+      "to_bytes()\n--\n\nThe filter in the filterlab file format (what save() writes).",
+      "from_bytes(data, max_bytes=0)\n--\n\nA filter from filterlab-format bytes, every field "
+      "validated (FormatError if bad). max_bytes caps the payload (0: no cap).",
+      "save(path)\n--\n\nWrites the filter to path atomically (OSError on I/O failure).",
+      "load(path, max_bytes=0)\n--\n\nReads a filter file (as written by save() or the CLI)."),
     {"to_parquet", (PyCFunction)(void (*)(void))Filter_to_parquet, METH_VARARGS | METH_KEYWORDS,
      "to_parquet(header=True)\n--\n\nA split256 filter as an Apache Parquet split block Bloom "
      "filter bitset, preceded by its Thrift BloomFilterHeader unless header=False."},
@@ -557,17 +445,15 @@ static PyMethodDef Filter_methods[] = {
      "bitset with or without its header (FormatError if malformed)."},
     {"info", (PyCFunction)Filter_info, METH_NOARGS,
      "info()\n--\n\nA FilterInfo dataclass: geometry, keys, fill, predicted FPR, ..."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this filter's calls on kernel name ('scalar', 'avx2', ...), "
-     "whatever the process uses; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this filter's calls on kernel name ('scalar', 'avx2', ...), "
+      "whatever the process uses; None or 'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Filter_getset[] = {
     {"kernel", (getter)Filter_get_kernel, NULL, "The kernel this filter's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL,
-     "The kernel bound with bind_kernel, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound with bind_kernel, or None."),
     {"variant", (getter)Filter_get_variant, NULL, "The variant's name.", NULL},
     {"nbytes", (getter)Filter_get_nbytes, NULL, "Payload bytes.", NULL},
     {"seed", (getter)Filter_get_seed, NULL, "The hash seed.", NULL},
@@ -581,20 +467,10 @@ static PySequenceMethods Filter_as_sequence = {
     .sq_contains = (objobjproc)Filter_sq_contains,
 };
 
-static PyNumberMethods Filter_as_number = {
-    .nb_or = Filter_or,
-    .nb_inplace_or = Filter_ior,
-};
-
 static PyTypeObject Filter_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.Filter",
-    .tp_basicsize = sizeof(FilterObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Filter_repr,
+    FLPY_TYPE_FIELDS(Filter, FilterObject, "Filter"),
     .tp_as_number = &Filter_as_number,
     .tp_as_sequence = &Filter_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Filter(n=None, fpr=None, variant='block512', *, units=None, k=None, hash=None, "
               "seed=0, huge_pages=True)\n--\n\n"
               "An approximate-membership filter of any variant: classic, block512, split256, "
@@ -603,15 +479,10 @@ static PyTypeObject Filter_Type = {
               "(units of the variant and k). len() is the number of inserts (after a union "
               "of two filters that both held keys: the distinct keys estimated from the fill); "
               "`key in f` tests one key; `a | b` is a new union, `a |= b` merges in place.",
-    .tp_methods = Filter_methods,
     .tp_getset = Filter_getset,
-    .tp_new = Filter_new,
 };
 
-int flpy_add_filter(PyObject *m)
-{
-    return flpy_add_type(m, &Filter_Type, "Filter");
-}
+FLPY_DEFINE_ADD(filter, Filter)
 
 /* ---- for classes that take or return a Filter (common.h) ------------------------------ */
 

@@ -9,26 +9,7 @@
 /* handle: the fl_fuse. */
 typedef flpy_object FuseObject;
 
-static PyTypeObject Fuse_Type;
-
-/* ---- the library calls the shared methods use (object.h) ------------------------------ */
-
-FLPY_DEFINE_FORMAT_CALLS(fuse, fl_fuse, fl_fuse)
-
-static fl_status fuse_bind_kernel(void *h, const char *name)
-{
-    return fl_fuse_bind_kernel(h, name);
-}
-
-/* Static: no merge, no clear; copies go through the file format (exact). */
-static const flpy_ops fuse_ops = {
-    .class_name = "FuseFilter",
-    .type = &Fuse_Type,
-    FLPY_FORMAT_OPS(fuse),
-    .bind_kernel = fuse_bind_kernel,
-};
-
-FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Fuse, fuse_ops)
+FLPY_DEFINE_STATIC_CLASS(Fuse, fuse, fl_fuse, "FuseFilter")
 
 static PyObject *Fuse_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -90,12 +71,8 @@ static int Fuse_sq_contains(FuseObject *self, PyObject *key)
 
 static PyObject *Fuse_contains_many(FuseObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:contains_many", kwlist, &obj, &out_obj))
-        return NULL;
     flpy_batch b;
-    if (flpy_batch_get(obj, 0, out_obj, NPY_BOOL, 0, &b) < 0)
+    if (flpy_batch_from_args(args, kw, "O|$O:contains_many", NPY_BOOL, 0, &b, NULL) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     const uint64_t *keys = flpy_static_keys(&b.keys, b.tmp);
@@ -104,26 +81,6 @@ static PyObject *Fuse_contains_many(FuseObject *self, PyObject *args, PyObject *
     flpy_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     return flpy_batch_finish(&b, FL_OK, "contains_many");
-}
-
-static fl_status fuse_info(const void *handle, fl_static_info *out)
-{
-    return fl_fuse_info(handle, out);
-}
-
-static PyObject *Fuse_info(FuseObject *self, PyObject *Py_UNUSED(ignored))
-{
-    fl_static_info in;
-    if (flpy_static_read_info(self, fuse_info, &in) < 0)
-        return NULL;
-    return flpy_static_info(&in, fl_fuse_kernel(self->handle));
-}
-
-static Py_ssize_t Fuse_len(FuseObject *self) { return flpy_static_len(self, fuse_info); }
-
-static PyObject *Fuse_get_kernel(FuseObject *self, void *Py_UNUSED(c))
-{
-    return PyUnicode_FromString(fl_fuse_kernel(self->handle));
 }
 
 static PyObject *Fuse_repr(FuseObject *self)
@@ -152,28 +109,23 @@ static PyMethodDef Fuse_methods[] = {
     {"info", (PyCFunction)Fuse_info, METH_NOARGS,
      "info() -> StaticInfo\n--\n\nGeometry, keys, bytes, bits per key, FPR, and the build's "
      "tries, seconds and peak memory (0 after a load)."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes() -> bytes\n--\n\nThe filterlab file (kind binary fuse), as save() writes it."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Fuse_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA filter from to_bytes() output, validated "
-     "(FormatError if bad); max_bytes caps the cell array allocated."},
-    {"save", (PyCFunction)flpy_save, METH_O,
-     "save(path)\n--\n\nWrites the filter file (readable by `filterlab query` and `info`)."},
-    {"load", (PyCFunction)(void (*)(void))Fuse_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a filter file (e.g. from `filterlab build-static "
-     "--type fuse`)."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this filter's lookups on kernel name; None or 'auto' "
-     "unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_FILE_METHODS(Fuse,
+      "to_bytes() -> bytes\n--\n\nThe filterlab file (kind binary fuse), as save() writes it.",
+      "from_bytes(data, max_bytes=0)\n--\n\nA filter from to_bytes() output, validated "
+      "(FormatError if bad); max_bytes caps the cell array allocated.",
+      "save(path)\n--\n\nWrites the filter file (readable by `filterlab query` and `info`).",
+      "load(path, max_bytes=0)\n--\n\nReads a filter file (e.g. from `filterlab build-static "
+      "--type fuse`)."),
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this filter's lookups on kernel name; None or 'auto' "
+      "unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Fuse_getset[] = {
     {"kernel", (getter)Fuse_get_kernel, NULL, "The kernel this filter's lookups use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -183,13 +135,8 @@ static PySequenceMethods Fuse_as_sequence = {
 };
 
 static PyTypeObject Fuse_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.FuseFilter",
-    .tp_basicsize = sizeof(FuseObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Fuse_repr,
+    FLPY_TYPE_FIELDS(Fuse, FuseObject, "FuseFilter"),
     .tp_as_sequence = &Fuse_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "FuseFilter(keys, *, arity=3, fingerprint_bits=8, seed=0, max_tries=100, "
               "max_bytes=None)\n--\n\n"
               "A binary fuse filter (Graf and Lemire 2022) of a whole key set: a uint64 array "
@@ -199,12 +146,7 @@ static PyTypeObject Fuse_Type = {
               "once. Construction runs with the GIL released, from `seed`, trying the next "
               "seed up to max_tries times; BuildError if all fail. len() is the number of "
               "distinct keys.",
-    .tp_methods = Fuse_methods,
     .tp_getset = Fuse_getset,
-    .tp_new = Fuse_new,
 };
 
-int flpy_add_fuse(PyObject *m)
-{
-    return flpy_add_type(m, &Fuse_Type, "FuseFilter");
-}
+FLPY_DEFINE_ADD(fuse, Fuse)

@@ -33,8 +33,7 @@ static const flpy_ops hll_ops = {
     .pickle_ctor = "from_redis",
 };
 
-static PyObject *Hll_or(PyObject *a, PyObject *b) { return flpy_or(&hll_ops, a, b); }
-static PyObject *Hll_ior(PyObject *a, PyObject *b) { return flpy_ior(&hll_ops, a, b); }
+FLPY_DEFINE_MERGE_OPERATORS(Hll, hll_ops)
 
 static PyObject *Hll_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -86,13 +85,9 @@ static PyObject *Hll_add_hash(HllObject *self, PyObject *arg)
 
 static PyObject *Hll_add_many(HllObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:add_many", kwlist, &obj, &as_hashes))
-        return NULL;
     flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    int as_hashes;
+    if (flpy_keys_from_args(args, kw, "O|$p:add_many", &k, &as_hashes) < 0)
         return NULL;
     int changed = 0;
     fl_status st;
@@ -202,22 +197,19 @@ static PyObject *Hll_info(HllObject *self, PyObject *Py_UNUSED(ignored))
     flpy_unlock(&self->lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "precision", PyLong_FromUnsignedLong(in.precision)) < 0 ||
-        flpy_set(d, "registers", PyLong_FromUnsignedLong(in.registers)) < 0 ||
-        flpy_set(d, "encoding", PyUnicode_FromString(in.encoding == FL_HLL_SPARSE ? "sparse" : "dense")) < 0 ||
-        flpy_set(d, "registers_set", PyLong_FromUnsignedLong(in.registers_set)) < 0 ||
-        flpy_set(d, "max_register", PyLong_FromUnsignedLong(in.max_register)) < 0 ||
-        flpy_set(d, "redis_bytes", PyLong_FromSize_t(in.redis_bytes)) < 0 ||
-        flpy_set(d, "memory_bytes", PyLong_FromSize_t(in.memory_bytes)) < 0 ||
-        flpy_set(d, "std_error", PyFloat_FromDouble(in.std_error)) < 0 ||
-        flpy_set(d, "cache_valid", PyBool_FromLong(in.cache_valid)) < 0 ||
-        flpy_set(d, "cached_count", PyLong_FromUnsignedLongLong(in.cached_count)) < 0 ||
-        flpy_set(d, "sparse_max_bytes", PyLong_FromSize_t(in.sparse_max_bytes)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(fl_hll_kernel(self->handle))) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:k,s:s,s:k,s:k,s:K,s:K,s:d,s:N,s:K,s:K,s:s}",
+                                "precision", (unsigned long)in.precision,
+                                "registers", (unsigned long)in.registers,
+                                "encoding", in.encoding == FL_HLL_SPARSE ? "sparse" : "dense",
+                                "registers_set", (unsigned long)in.registers_set,
+                                "max_register", (unsigned long)in.max_register,
+                                "redis_bytes", (unsigned long long)in.redis_bytes,
+                                "memory_bytes", (unsigned long long)in.memory_bytes,
+                                "std_error", (double)in.std_error,
+                                "cache_valid", PyBool_FromLong(in.cache_valid),
+                                "cached_count", (unsigned long long)in.cached_count,
+                                "sparse_max_bytes", (unsigned long long)in.sparse_max_bytes,
+                                "kernel", fl_hll_kernel(self->handle));
     return flpy_make_info("HyperLogLogInfo", d);
 }
 
@@ -262,10 +254,10 @@ static PyMethodDef Hll_methods[] = {
      "count() -> int\n--\n\nThe distinct-count estimate (PFCOUNT; cached in the sketch)."},
     {"estimate", (PyCFunction)Hll_estimate, METH_NOARGS,
      "estimate() -> int\n--\n\nThe estimate from the registers, ignoring the cache."},
-    {"merge", (PyCFunction)flpy_merge, METH_O,
-     "merge(other)\n--\n\nRegister-wise max with a sketch of equal precision (PFMERGE)."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS, "copy()\n--\n\nAn independent copy."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS, "clear()\n--\n\nEmpties the sketch."},
+    FLPY_MERGE_METHOD(
+      "merge(other)\n--\n\nRegister-wise max with a sketch of equal precision (PFMERGE)."),
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy."),
+    FLPY_CLEAR_METHOD("clear()\n--\n\nEmpties the sketch."),
     {"to_dense", (PyCFunction)Hll_to_dense, METH_NOARGS,
      "to_dense()\n--\n\nConverts a sparse sketch to the dense encoding now."},
     {"set_sparse_max", (PyCFunction)Hll_set_sparse_max, METH_O,
@@ -276,41 +268,25 @@ static PyMethodDef Hll_methods[] = {
      "from_redis(data)\n--\n\nA sketch from a Redis HyperLogLog string, validated "
      "(FormatError if bad)."},
     {"info", (PyCFunction)Hll_info, METH_NOARGS, "info()\n--\n\nA HyperLogLogInfo dataclass."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nRuns this sketch on kernel name; None or 'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Hll_getset[] = {
     {"kernel", (getter)Hll_get_kernel, NULL, "The kernel this sketch's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"precision", (getter)Hll_get_precision, NULL, "p: the sketch has 2**p registers.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyNumberMethods Hll_as_number = {
-    .nb_or = Hll_or,
-    .nb_inplace_or = Hll_ior,
-};
-
 static PyTypeObject Hll_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.HyperLogLog",
-    .tp_basicsize = sizeof(HllObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Hll_repr,
+    FLPY_TYPE_FIELDS(Hll, HllObject, "HyperLogLog"),
     .tp_as_number = &Hll_as_number,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "HyperLogLog(p=14)\n--\n\n"
               "A HyperLogLog sketch of 2**p registers in Redis's layout: p = 14 gives "
               "exactly Redis's strings and PFCOUNT; 4 <= p <= 16 otherwise (dense only).",
-    .tp_methods = Hll_methods,
     .tp_getset = Hll_getset,
-    .tp_new = Hll_new,
 };
 
-int flpy_add_hll(PyObject *m)
-{
-    return flpy_add_type(m, &Hll_Type, "HyperLogLog");
-}
+FLPY_DEFINE_ADD(hll, Hll)

@@ -240,13 +240,9 @@ static PyObject *Layered_count_many(LayeredObject *self, PyObject *args, PyObjec
 
 static PyObject *Layered_add_many(LayeredObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"keys", "hashes", NULL};
-    PyObject *obj;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:add_many", kwlist, &obj, &as_hashes))
-        return NULL;
     flpy_keys k;
-    if (flpy_keys_get(obj, as_hashes, &k) < 0)
+    int as_hashes;
+    if (flpy_keys_from_args(args, kw, "O|$p:add_many", &k, &as_hashes) < 0)
         return NULL;
     uint64_t *tmp = NULL;
     if (flpy_keys_need_tmp(&k, as_hashes) && (tmp = flpy_alloc_u64(k.n)) == NULL) {
@@ -297,27 +293,22 @@ static PyObject *Layered_info(LayeredObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     char geom[160];
     fl_geometry_describe(&in.geometry, geom, sizeof geom);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "layers", PyLong_FromUnsignedLong(in.layers)) < 0 ||
-        flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(in.capacity)) < 0 ||
-        flpy_set(d, "fpr", PyFloat_FromDouble(in.fpr)) < 0 ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.variant))) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(in.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(in.geometry.k)) < 0 ||
-        flpy_set(d, "adds", PyLong_FromUnsignedLongLong(in.adds)) < 0 ||
-        flpy_set(d, "deletes", PyLong_FromUnsignedLongLong(in.deletes)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "can_delete", PyBool_FromLong(in.can_delete)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(kernel)) < 0 ||
-        flpy_set(d, "layer_keys", per_layer) < 0) {
-        if (d == NULL)
-            Py_DECREF(per_layer);
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:K,s:d,s:s,s:s,s:K,s:s,s:K,s:k,s:K,s:K,s:K,s:N,s:s,s:N}",
+                                "layers", (unsigned long)in.layers,
+                                "capacity", (unsigned long long)in.capacity,
+                                "fpr", (double)in.fpr,
+                                "variant", fl_variant_name(in.variant),
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "geometry", geom,
+                                "units", (unsigned long long)in.geometry.units,
+                                "k", (unsigned long)in.geometry.k,
+                                "adds", (unsigned long long)in.adds,
+                                "deletes", (unsigned long long)in.deletes,
+                                "bytes", (unsigned long long)in.bytes,
+                                "can_delete", PyBool_FromLong(in.can_delete),
+                                "kernel", kernel,
+                                "layer_keys", per_layer);
     return flpy_make_info("LayeredBloomInfo", d);
 }
 
@@ -385,31 +376,25 @@ static PyMethodDef Layered_methods[] = {
      "delete_hash(h) -> int\n--\n\ndelete() for a precomputed 64-bit hash."},
     {"hash", (PyCFunction)Layered_hash, METH_O,
      "hash(key)\n--\n\nThe filter's 64-bit hash of key (the layers remix it)."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS, "clear()\n--\n\nEmpties every layer."},
-    {"copy", (PyCFunction)flpy_copy, METH_NOARGS,
-     "copy()\n--\n\nAn independent copy (same layers, seed and kernel binding)."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe filter in the filterlab file format (container kind 7)."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Layered_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA layered filter from filterlab-format bytes "
-     "(FormatError if bad or of another kind; max_bytes caps the layers' payload)."},
-    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the filter atomically."},
-    {"load", (PyCFunction)(void (*)(void))Layered_load,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a layered filter file (CLI `layered-build` writes "
-     "them)."},
+    FLPY_CLEAR_METHOD("clear()\n--\n\nEmpties every layer."),
+    FLPY_COPY_METHOD("copy()\n--\n\nAn independent copy (same layers, seed and kernel binding)."),
+    FLPY_FILE_METHODS(Layered,
+      "to_bytes()\n--\n\nThe filter in the filterlab file format (container kind 7).",
+      "from_bytes(data, max_bytes=0)\n--\n\nA layered filter from filterlab-format bytes "
+      "(FormatError if bad or of another kind; max_bytes caps the layers' payload).",
+      "save(path)\n--\n\nWrites the filter atomically.",
+      "load(path, max_bytes=0)\n--\n\nReads a layered filter file (CLI `layered-build` writes "
+      "them)."),
     {"info", (PyCFunction)Layered_info, METH_NOARGS,
      "info()\n--\n\nA LayeredBloomInfo dataclass (layer_keys: the keys each layer holds)."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nBinds every layer to a kernel; None or 'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nBinds every layer to a kernel; None or 'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Layered_getset[] = {
     {"kernel", (getter)Layered_get_kernel, NULL, "The kernel the layers' calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {"layers", (getter)Layered_get_layers, NULL, "R: the number of layers (largest count).",
      NULL},
     {"seed", (getter)Layered_get_seed, NULL, "The hash seed.", NULL},
@@ -423,24 +408,14 @@ static PySequenceMethods Layered_as_sequence = {
 };
 
 static PyTypeObject Layered_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.LayeredBloom",
-    .tp_basicsize = sizeof(LayeredObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Layered_repr,
+    FLPY_TYPE_FIELDS(Layered, LayeredObject, "LayeredBloom"),
     .tp_as_sequence = &Layered_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "LayeredBloom(layers, n, fpr, variant='block512', *, hash=None, seed=0)\n--\n\n"
               "A layered Bloom filter (Zhiwang, Jungang and Jian 2010): `layers` Bloom "
               "filters, each sized for n keys at fpr, that count a key's insertions up to "
               "`layers`. `key in f` is count(key) > 0. Variants: block512 (default), "
               "classic, split256, reg64, and counting / counting512, which allow delete().",
-    .tp_methods = Layered_methods,
     .tp_getset = Layered_getset,
-    .tp_new = Layered_new,
 };
 
-int flpy_add_layered(PyObject *m)
-{
-    return flpy_add_type(m, &Layered_Type, "LayeredBloom");
-}
+FLPY_DEFINE_ADD(layered, Layered)

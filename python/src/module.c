@@ -1,33 +1,21 @@
 /*
  * filterlab._filterlab: the module (exceptions, process-wide kernel choice, hashing helpers)
- * and the list of classes. Each class lives in its own file (filter.c, sbf.c, cms.c, hll.c,
- * fuse.c, bloomier.c).
+ * and the classes of FLPY_CLASSES (common.h), each in its own file python/src/<structure>.c.
  */
 #define FLPY_MODULE_C
-#include "common.h"
+#include "keys.h"
 
 #include <string.h>
 
-/* One line per class: adding a structure is its file plus a line here (common.h). */
-static int (*const flpy_classes[])(PyObject *) = {
-    flpy_add_filter,
-    flpy_add_sbf,
-    flpy_add_cms,
-    flpy_add_hll,
-    flpy_add_fuse,
-    flpy_add_bloomier,
-    flpy_add_layered,
-    flpy_add_compressed,
-};
+/* The classes of FLPY_CLASSES (common.h), added in that order. */
+#define FLPY_ADD_ENTRY(name) flpy_add_##name,
+static int (*const flpy_classes[])(PyObject *) = {FLPY_CLASSES(FLPY_ADD_ENTRY)};
+#undef FLPY_ADD_ENTRY
 
-/* Appends CLS(**kw) (filterlab._info) to list; built is 0 when filling kw failed. Takes kw
+/* Appends CLS(**kw) (filterlab._info) to list; kw is NULL when building it failed. Takes kw
  * over; returns -1 with an exception set on failure. */
-static int append_info(PyObject *list, const char *cls, PyObject *kw, int built)
+static int append_info(PyObject *list, const char *cls, PyObject *kw)
 {
-    if (!built) {
-        Py_XDECREF(kw);
-        return -1;
-    }
     PyObject *info = flpy_make_info(cls, kw);
     int r = info == NULL ? -1 : PyList_Append(list, info);
     Py_XDECREF(info);
@@ -42,14 +30,12 @@ static PyObject *kernels(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(ignored))
         fl_kernel_desc d;
         if (fl_kernel_describe(i, &d) != FL_OK)
             continue;
-        PyObject *kw = PyDict_New();
-        int built = kw != NULL && flpy_set(kw, "name", PyUnicode_FromString(d.name)) == 0 &&
-                    flpy_set(kw, "compiled", PyBool_FromLong(d.compiled)) == 0 &&
-                    flpy_set(kw, "supported", PyBool_FromLong(d.supported)) == 0 &&
-                    flpy_set(kw, "emulated", PyBool_FromLong(d.emulated)) == 0 &&
-                    flpy_set(kw, "requires",
-                             PyUnicode_FromString(d.requires ? d.requires : "")) == 0;
-        if (append_info(list, "KernelInfo", kw, built) < 0) {
+        PyObject *kw = Py_BuildValue("{s:s,s:N,s:N,s:N,s:s}", "name", d.name,
+                                     "compiled", PyBool_FromLong(d.compiled),
+                                     "supported", PyBool_FromLong(d.supported),
+                                     "emulated", PyBool_FromLong(d.emulated),
+                                     "requires", d.requires ? d.requires : "");
+        if (append_info(list, "KernelInfo", kw) < 0) {
             Py_CLEAR(list);
             break;
         }
@@ -92,13 +78,10 @@ static PyObject *kernel_choices(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(igno
             const char *kernel, *reason;
             if (fl_kernel_choice(entry, c, &kernel, &reason) != FL_OK)
                 continue;
-            PyObject *kw = PyDict_New();
-            int built =
-                kw != NULL && flpy_set(kw, "entry", PyUnicode_FromString(entry)) == 0 &&
-                flpy_set(kw, "size_class", PyUnicode_FromString(fl_size_class_name(c))) == 0 &&
-                flpy_set(kw, "kernel", PyUnicode_FromString(kernel)) == 0 &&
-                flpy_set(kw, "reason", PyUnicode_FromString(reason)) == 0;
-            if (append_info(list, "KernelChoice", kw, built) < 0) {
+            PyObject *kw = Py_BuildValue("{s:s,s:s,s:s,s:s}", "entry", entry,
+                                         "size_class", fl_size_class_name(c),
+                                         "kernel", kernel, "reason", reason);
+            if (append_info(list, "KernelChoice", kw) < 0) {
                 Py_CLEAR(list);
                 break;
             }
@@ -144,21 +127,12 @@ static PyObject *params(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     fl_status s = fl_params_for(v, n, fpr, &p);
     if (s != FL_OK)
         return flpy_raise(s, "params", NULL);
-    char geom[160];
-    fl_geometry_describe(&p.geometry, geom, sizeof geom);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "variant", PyUnicode_FromString(name)) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(p.geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(p.geometry.k)) < 0 ||
-        flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "bits", PyLong_FromUnsignedLongLong(p.bits)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromUnsignedLongLong(p.bytes)) < 0 ||
-        flpy_set(d, "bits_per_key", PyFloat_FromDouble(p.bits_per_key)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(p.predicted_fpr)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("Params", d);
+    PyObject *d = Py_BuildValue("{s:K,s:K,s:d,s:d}",
+                                "bits", (unsigned long long)p.bits,
+                                "bytes", (unsigned long long)p.bytes,
+                                "bits_per_key", (double)p.bits_per_key,
+                                "predicted_fpr", (double)p.predicted_fpr);
+    return flpy_make_info("Params", flpy_with_geometry(d, &p.geometry));
 }
 
 static PyMethodDef module_methods[] = {

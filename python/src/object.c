@@ -44,6 +44,31 @@ int flpy_parse_max_bytes(PyObject *obj, size_t *out)
     return 0;
 }
 
+PyObject *flpy_seeded_batch(flpy_seeded_object *self, PyObject *args, PyObject *kw,
+                            const char *format, int write, flpy_hash_bytes_fn hash_bytes,
+                            flpy_hashes_call call, const char *what,
+                            const char *what_unsupported)
+{
+    flpy_batch b;
+    int as_hashes;
+    if (flpy_batch_from_args(args, kw, format, NPY_BOOL, 1, &b, &as_hashes) < 0)
+        return NULL;
+    fl_status st;
+    Py_BEGIN_ALLOW_THREADS
+    const uint64_t *h = flpy_hashes(&b.keys, as_hashes, hash_bytes, self->base.handle,
+                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
+    if (write)
+        flpy_write_lock(&self->base.lock);
+    else
+        flpy_read_lock(&self->base.lock);
+    st = call(self->base.handle, h, (size_t)b.keys.n, b.out.data);
+    flpy_unlock(&self->base.lock);
+    Py_END_ALLOW_THREADS
+    return flpy_batch_finish(&b, st,
+                             st == FL_ERR_UNSUPPORTED && what_unsupported ? what_unsupported
+                                                                          : what);
+}
+
 /* ---- bytes and files ------------------------------------------------------------------ */
 
 PyObject *flpy_to_bytes(flpy_object *self, PyObject *Py_UNUSED(ignored))
@@ -303,9 +328,10 @@ PyObject *flpy_get_bound(flpy_object *self, void *Py_UNUSED(closure))
     return Py_NewRef(self->bound);
 }
 
-int flpy_add_type(PyObject *m, PyTypeObject *type, const char *name)
+int flpy_add_type(PyObject *m, PyTypeObject *type)
 {
     if (PyType_Ready(type) < 0)
         return -1;
-    return PyModule_AddObjectRef(m, name, (PyObject *)type);
+    const char *dot = strrchr(type->tp_name, '.');
+    return PyModule_AddObjectRef(m, dot ? dot + 1 : type->tp_name, (PyObject *)type);
 }

@@ -15,7 +15,7 @@
 #ifndef FLPY_OBJECT_H
 #define FLPY_OBJECT_H
 
-#include "common.h"
+#include "keys.h"
 
 typedef struct flpy_ops flpy_ops;
 
@@ -26,6 +26,36 @@ typedef struct flpy_object {
     flpy_lock lock;
     PyObject *bound;     /* the kernel name bound with bind_kernel, or None */
 } flpy_object;
+
+/* The object of a class that keeps its structure's hash seed, read once at creation (to
+ * hash int keys as the library does, without a lock): Filter, ScalableBloom and
+ * CompressedBloom. FLPY_DEFINE_SEED_INIT(prefix, info_type, get_info) writes its flpy_ops
+ * init, prefix_init, reading the seed from get_info(handle, &info_type). */
+typedef struct flpy_seeded_object {
+    flpy_object base;
+    uint64_t seed;
+} flpy_seeded_object;
+
+#define FLPY_DEFINE_SEED_INIT(prefix, info_type, get_info)                                \
+    static void prefix##_init(flpy_object *self)                                          \
+    {                                                                                     \
+        info_type in;                                                                     \
+        get_info(self->handle, &in);                                                      \
+        ((flpy_seeded_object *)self)->seed = in.seed;                                     \
+    }
+
+/* A library batch call on 64-bit hashes into a bool array (out: n bytes). */
+typedef fl_status (*flpy_hashes_call)(void *handle, const uint64_t *hashes, size_t n,
+                                      uint8_t *out);
+/* A seeded class's batch (ScalableBloom, CompressedBloom): (keys, *, hashes, out) parsed
+ * with `format`, the keys hashed as the library hashes them (strings with hash_bytes, ints
+ * fl_hash_u64 with the seed), then `call` under the object's lock (exclusive when write),
+ * all without the GIL. Returns the bool array, or raises `what` (what_unsupported instead
+ * for FL_ERR_UNSUPPORTED when given). */
+PyObject *flpy_seeded_batch(flpy_seeded_object *self, PyObject *args, PyObject *kw,
+                            const char *format, int write, flpy_hash_bytes_fn hash_bytes,
+                            flpy_hashes_call call, const char *what,
+                            const char *what_unsupported);
 
 typedef fl_status (*flpy_load_mem_fn)(const void *buf, size_t len, size_t max_bytes,
                                       void **out);
@@ -59,8 +89,11 @@ struct flpy_ops {
 PyObject *flpy_wrap(PyTypeObject *type, const flpy_ops *ops, void *handle);
 void flpy_dealloc(flpy_object *self);
 
-/* Readies `type` and adds it to module m as `name` (a class's flpy_add_<structure>). */
-int flpy_add_type(PyObject *m, PyTypeObject *type, const char *name);
+/* Readies `type` and adds it to module m under its name (tp_name after "filterlab."). */
+int flpy_add_type(PyObject *m, PyTypeObject *type);
+/* A class's `int flpy_add_<name>(PyObject *m)` (FLPY_CLASSES, common.h): adds Class_Type. */
+#define FLPY_DEFINE_ADD(name, Class)                                                      \
+    int flpy_add_##name(PyObject *m) { return flpy_add_type(m, &Class##_Type); }
 
 /* max_bytes argument: None/absent is 0 (no cap); larger than size_t is SIZE_MAX. */
 int flpy_parse_max_bytes(PyObject *obj, size_t *out);
@@ -137,5 +170,55 @@ PyObject *flpy_ior(const flpy_ops *ops, PyObject *a, PyObject *b);
     {                                                                                     \
         return flpy_load(&(ops), cls, args, kw);                                          \
     }
+
+/* ---- a class's type object and method table -------------------------------------------
+ * What every class's type object and method table spell alike, written once here; each
+ * class passes only its names and docstrings (which differ per class and stay its own). */
+
+/* The merge operators `|` and `|=` of a class with a merge call: Class_or, Class_ior and
+ * the number slots Class_as_number that hold them. */
+#define FLPY_DEFINE_MERGE_OPERATORS(Class, ops)                                           \
+    static PyObject *Class##_or(PyObject *a, PyObject *b) { return flpy_or(&(ops), a, b); } \
+    static PyObject *Class##_ior(PyObject *a, PyObject *b)                                \
+    {                                                                                     \
+        return flpy_ior(&(ops), a, b);                                                    \
+    }                                                                                     \
+    static PyNumberMethods Class##_as_number = {                                          \
+        .nb_or = Class##_or,                                                              \
+        .nb_inplace_or = Class##_ior,                                                     \
+    };
+
+/* The type-object fields every class sets alike: "filterlab.<pyname>", an object of
+ * Object, the shared dealloc, Class_repr, subclassable, the methods Class_methods and the
+ * constructor Class_new. The class adds its tp_doc, slots and getters. */
+#define FLPY_TYPE_FIELDS(Class, Object, pyname)                                           \
+    PyVarObject_HEAD_INIT(NULL, 0)                                                        \
+    .tp_name = "filterlab." pyname,                                                       \
+    .tp_basicsize = sizeof(Object),                                                       \
+    .tp_dealloc = (destructor)flpy_dealloc,                                               \
+    .tp_repr = (reprfunc)Class##_repr,                                                    \
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,                                 \
+    .tp_methods = Class##_methods,                                                        \
+    .tp_new = Class##_new
+
+/* Method-table rows of the shared methods, each with the class's docstring. */
+#define FLPY_MERGE_METHOD(doc) {"merge", (PyCFunction)flpy_merge, METH_O, doc}
+#define FLPY_COPY_METHOD(doc) {"copy", (PyCFunction)flpy_copy, METH_NOARGS, doc}
+#define FLPY_CLEAR_METHOD(doc) {"clear", (PyCFunction)flpy_clear, METH_NOARGS, doc}
+#define FLPY_BIND_KERNEL_METHOD(doc) {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O, doc}
+/* The getter row of bound_kernel (for the class's PyGetSetDef table). */
+#define FLPY_BOUND_KERNEL_GETTER(doc) {"bound_kernel", (getter)flpy_get_bound, NULL, doc, NULL}
+/* Pickling, and the end of the table. */
+#define FLPY_REDUCE_METHOD_AND_END                                                        \
+    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}
+/* to_bytes, from_bytes, save and load, in that order: the file-format methods of a class
+ * whose class methods FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Class, ...) wrote. */
+#define FLPY_FILE_METHODS(Class, to_bytes_doc, from_bytes_doc, save_doc, load_doc)        \
+    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS, to_bytes_doc},                  \
+    {"from_bytes", (PyCFunction)(void (*)(void))Class##_from_bytes,                       \
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, from_bytes_doc},                          \
+    {"save", (PyCFunction)flpy_save, METH_O, save_doc},                                   \
+    {"load", (PyCFunction)(void (*)(void))Class##_load,                                   \
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, load_doc}
 
 #endif

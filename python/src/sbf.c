@@ -8,10 +8,8 @@
 
 #include <string.h>
 
-typedef struct {
-    flpy_object base; /* handle: the fl_sbf */
-    uint64_t seed;
-} SbfObject;
+/* handle: the fl_sbf. */
+typedef flpy_seeded_object SbfObject;
 
 static PyTypeObject Sbf_Type;
 
@@ -19,12 +17,7 @@ static PyTypeObject Sbf_Type;
 
 FLPY_DEFINE_FORMAT_CALLS(sbf, fl_sbf, fl_sbf)
 
-static void sbf_init(flpy_object *self)
-{
-    fl_sbf_info in;
-    fl_sbf_get_info(self->handle, &in);
-    ((SbfObject *)self)->seed = in.seed;
-}
+FLPY_DEFINE_SEED_INIT(sbf, fl_sbf_info, fl_sbf_get_info)
 
 static fl_status sbf_clear(void *s)
 {
@@ -171,45 +164,25 @@ static PyObject *Sbf_hash(SbfObject *self, PyObject *key)
     return PyLong_FromUnsignedLongLong(h);
 }
 
-/* Runs a batch as hashes, without the GIL and under the lock (exclusive for adds); the
- * answers go to a new bool array or the caller's out=. */
-static PyObject *batch(SbfObject *self, PyObject *args, PyObject *kw, int write,
-                       const char *what)
+static fl_status add_hashes(void *s, const uint64_t *h, size_t n, uint8_t *out)
 {
-    static char *kwlist[] = {"keys", "hashes", "out", NULL};
-    PyObject *obj, *out_obj = Py_None;
-    int as_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pO", kwlist, &obj, &as_hashes, &out_obj))
-        return NULL;
-    flpy_batch b;
-    if (flpy_batch_get(obj, as_hashes, out_obj, NPY_BOOL, 1, &b) < 0)
-        return NULL;
-    const flpy_keys *k = &b.keys;
-    uint8_t *res = b.out.data;
-    fl_status st;
-    Py_BEGIN_ALLOW_THREADS
-    const uint64_t *h = flpy_hashes(k, as_hashes, hash_bytes, self->base.handle,
-                                    flpy_hash_u64_with_seed, &self->seed, b.tmp);
-    if (write) {
-        flpy_write_lock(&self->base.lock);
-        st = fl_sbf_add_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
-    } else {
-        flpy_read_lock(&self->base.lock);
-        st = fl_sbf_contains_hashes(self->base.handle, h, (size_t)k->n, res, NULL);
-    }
-    flpy_unlock(&self->base.lock);
-    Py_END_ALLOW_THREADS
-    return flpy_batch_finish(&b, st, what);
+    return fl_sbf_add_hashes(s, h, n, out, NULL);
+}
+
+static fl_status contains_hashes(void *s, const uint64_t *h, size_t n, uint8_t *out)
+{
+    return fl_sbf_contains_hashes(s, h, n, out, NULL);
 }
 
 static PyObject *Sbf_add_many(SbfObject *self, PyObject *args, PyObject *kw)
 {
-    return batch(self, args, kw, 1, "add_many");
+    return flpy_seeded_batch(self, args, kw, "O|$pO", 1, hash_bytes, add_hashes, "add_many", NULL);
 }
 
 static PyObject *Sbf_contains_many(SbfObject *self, PyObject *args, PyObject *kw)
 {
-    return batch(self, args, kw, 0, "contains_many");
+    return flpy_seeded_batch(self, args, kw, "O|$pO", 0, hash_bytes, contains_hashes,
+                             "contains_many", NULL);
 }
 
 static Py_ssize_t Sbf_len(SbfObject *self)
@@ -222,22 +195,13 @@ static Py_ssize_t Sbf_len(SbfObject *self)
 
 static PyObject *subfilter_info(const fl_sbf_filter_info *fi)
 {
-    char geom[160];
-    fl_geometry_describe(&fi->geometry, geom, sizeof geom);
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "geometry", PyUnicode_FromString(geom)) < 0 ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(fi->geometry.variant))) < 0 ||
-        flpy_set(d, "units", PyLong_FromUnsignedLongLong(fi->geometry.units)) < 0 ||
-        flpy_set(d, "k", PyLong_FromUnsignedLong(fi->geometry.k)) < 0 ||
-        flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(fi->capacity)) < 0 ||
-        flpy_set(d, "items", PyLong_FromUnsignedLongLong(fi->items)) < 0 ||
-        flpy_set(d, "target_fpr", PyFloat_FromDouble(fi->target_fpr)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(fi->predicted_fpr)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(fi->bytes)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
-    return flpy_make_info("SubFilterInfo", d);
+    PyObject *d = Py_BuildValue("{s:K,s:K,s:d,s:d,s:K}",
+                                "capacity", (unsigned long long)fi->capacity,
+                                "items", (unsigned long long)fi->items,
+                                "target_fpr", (double)fi->target_fpr,
+                                "predicted_fpr", (double)fi->predicted_fpr,
+                                "bytes", (unsigned long long)fi->bytes);
+    return flpy_make_info("SubFilterInfo", flpy_with_geometry(d, &fi->geometry));
 }
 
 static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
@@ -262,28 +226,23 @@ static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
         return flpy_raise(st, "info", NULL);
     if (subs == NULL)
         return NULL;
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "capacity", PyLong_FromUnsignedLongLong(in.capacity)) < 0 ||
-        flpy_set(d, "total_capacity", PyLong_FromUnsignedLongLong(in.total_capacity)) < 0 ||
-        flpy_set(d, "items", PyLong_FromUnsignedLongLong(in.items)) < 0 ||
-        flpy_set(d, "error_rate", PyFloat_FromDouble(in.error_rate)) < 0 ||
-        flpy_set(d, "growth", PyFloat_FromDouble(in.growth)) < 0 ||
-        flpy_set(d, "tightening", PyFloat_FromDouble(in.tightening)) < 0 ||
-        flpy_set(d, "variant", PyUnicode_FromString(fl_variant_name(in.variant))) < 0 ||
-        flpy_set(d, "hash", PyUnicode_FromString(in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3")) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in.seed)) < 0 ||
-        flpy_set(d, "scaling", PyBool_FromLong(!(in.flags & FL_SBF_NONSCALING))) < 0 ||
-        flpy_set(d, "max_filters", PyLong_FromUnsignedLong(in.max_filters)) < 0 ||
-        flpy_set(d, "max_bytes", PyLong_FromUnsignedLongLong(in.max_bytes)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in.bytes)) < 0 ||
-        flpy_set(d, "predicted_fpr", PyFloat_FromDouble(in.predicted_fpr)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(kernel)) < 0 ||
-        flpy_set(d, "filters", subs) < 0) {
-        if (d == NULL)
-            Py_DECREF(subs);
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:K,s:K,s:K,s:d,s:d,s:d,s:s,s:s,s:K,s:N,s:k,s:K,s:K,s:d,s:s,s:N}",
+                                "capacity", (unsigned long long)in.capacity,
+                                "total_capacity", (unsigned long long)in.total_capacity,
+                                "items", (unsigned long long)in.items,
+                                "error_rate", (double)in.error_rate,
+                                "growth", (double)in.growth,
+                                "tightening", (double)in.tightening,
+                                "variant", fl_variant_name(in.variant),
+                                "hash", in.hash == FL_HASH_XXH64 ? "xxh64" : "xxh3",
+                                "seed", (unsigned long long)in.seed,
+                                "scaling", PyBool_FromLong(!(in.flags & FL_SBF_NONSCALING)),
+                                "max_filters", (unsigned long)in.max_filters,
+                                "max_bytes", (unsigned long long)in.max_bytes,
+                                "bytes", (unsigned long long)in.bytes,
+                                "predicted_fpr", (double)in.predicted_fpr,
+                                "kernel", kernel,
+                                "filters", subs);
     return flpy_make_info("ScalableBloomInfo", d);
 }
 
@@ -326,29 +285,24 @@ static PyMethodDef Sbf_methods[] = {
      "contains_many(keys, *, hashes=False, out=None)\n--\n\nA NumPy bool array (or out, "
      "filled in place); GIL released."},
     {"hash", (PyCFunction)Sbf_hash, METH_O, "hash(key)\n--\n\nThe chain's 64-bit hash of key."},
-    {"clear", (PyCFunction)flpy_clear, METH_NOARGS,
-     "clear()\n--\n\nBack to the chain as created (first sub-filter, empty)."},
-    {"to_bytes", (PyCFunction)flpy_to_bytes, METH_NOARGS,
-     "to_bytes()\n--\n\nThe chain in the filterlab file format."},
-    {"from_bytes", (PyCFunction)(void (*)(void))Sbf_from_bytes,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_bytes(data, max_bytes=0)\n--\n\nA chain from filterlab-format bytes (FormatError if "
-     "bad; a plain filter's bytes are FormatError too: wrong kind)."},
-    {"save", (PyCFunction)flpy_save, METH_O, "save(path)\n--\n\nWrites the chain atomically."},
-    {"load", (PyCFunction)(void (*)(void))Sbf_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them)."},
+    FLPY_CLEAR_METHOD("clear()\n--\n\nBack to the chain as created (first sub-filter, empty)."),
+    FLPY_FILE_METHODS(Sbf,
+      "to_bytes()\n--\n\nThe chain in the filterlab file format.",
+      "from_bytes(data, max_bytes=0)\n--\n\nA chain from filterlab-format bytes (FormatError if "
+      "bad; a plain filter's bytes are FormatError too: wrong kind).",
+      "save(path)\n--\n\nWrites the chain atomically.",
+      "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them)."),
     {"info", (PyCFunction)Sbf_info, METH_NOARGS,
      "info()\n--\n\nA ScalableBloomInfo dataclass, with one SubFilterInfo per sub-filter."},
-    {"bind_kernel", (PyCFunction)flpy_bind_kernel, METH_O,
-     "bind_kernel(name)\n--\n\nBinds every sub-filter (and later ones) to a kernel; None or "
-     "'auto' unbinds."},
-    {"__reduce__", (PyCFunction)flpy_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    FLPY_BIND_KERNEL_METHOD(
+      "bind_kernel(name)\n--\n\nBinds every sub-filter (and later ones) to a kernel; None or "
+      "'auto' unbinds."),
+    FLPY_REDUCE_METHOD_AND_END,
 };
 
 static PyGetSetDef Sbf_getset[] = {
     {"kernel", (getter)Sbf_get_kernel, NULL, "The kernel the chain's calls use.", NULL},
-    {"bound_kernel", (getter)flpy_get_bound, NULL, "The kernel bound, or None.", NULL},
+    FLPY_BOUND_KERNEL_GETTER("The kernel bound, or None."),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -358,25 +312,15 @@ static PySequenceMethods Sbf_as_sequence = {
 };
 
 static PyTypeObject Sbf_Type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "filterlab.ScalableBloom",
-    .tp_basicsize = sizeof(SbfObject),
-    .tp_dealloc = (destructor)flpy_dealloc,
-    .tp_repr = (reprfunc)Sbf_repr,
+    FLPY_TYPE_FIELDS(Sbf, SbfObject, "ScalableBloom"),
     .tp_as_sequence = &Sbf_as_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "ScalableBloom(capacity, error_rate, *, growth=2.0, tightening=0.5, "
               "variant='block512', hash=None, seed=0, scaling=True, max_filters=0, "
               "max_bytes=0)\n--\n\n"
               "A scalable Bloom filter (Almeida et al. 2007) with RedisBloom's semantics: "
               "the FPR stays below error_rate however many keys arrive. len() is the number "
               "of keys added (each counted once).",
-    .tp_methods = Sbf_methods,
     .tp_getset = Sbf_getset,
-    .tp_new = Sbf_new,
 };
 
-int flpy_add_sbf(PyObject *m)
-{
-    return flpy_add_type(m, &Sbf_Type, "ScalableBloom");
-}
+FLPY_DEFINE_ADD(sbf, Sbf)

@@ -112,25 +112,22 @@ int flpy_static_args_parse(PyObject *arity, PyObject *seed, PyObject *max_tries,
 
 PyObject *flpy_static_info(const fl_static_info *in, const char *kernel)
 {
-    PyObject *d = PyDict_New();
-    if (d == NULL || flpy_set(d, "arity", PyLong_FromUnsignedLong(in->arity)) < 0 ||
-        flpy_set(d, "cell_bits", PyLong_FromUnsignedLong(in->cell_bits)) < 0 ||
-        flpy_set(d, "value_bits", PyLong_FromUnsignedLong(in->value_bits)) < 0 ||
-        flpy_set(d, "segment_length", PyLong_FromUnsignedLong(in->segment_length)) < 0 ||
-        flpy_set(d, "segment_count", PyLong_FromUnsignedLong(in->segment_count)) < 0 ||
-        flpy_set(d, "cells", PyLong_FromUnsignedLong(in->cells)) < 0 ||
-        flpy_set(d, "keys", PyLong_FromUnsignedLongLong(in->keys)) < 0 ||
-        flpy_set(d, "duplicates", PyLong_FromUnsignedLongLong(in->duplicates)) < 0 ||
-        flpy_set(d, "seed", PyLong_FromUnsignedLongLong(in->seed)) < 0 ||
-        flpy_set(d, "tries", PyLong_FromUnsignedLong(in->tries)) < 0 ||
-        flpy_set(d, "bytes", PyLong_FromSize_t(in->bytes)) < 0 ||
-        flpy_set(d, "build_bytes", PyLong_FromSize_t(in->build_bytes)) < 0 ||
-        flpy_set(d, "build_seconds", PyFloat_FromDouble(in->build_seconds)) < 0 ||
-        flpy_set(d, "bits_per_key", PyFloat_FromDouble(in->bits_per_key)) < 0 ||
-        flpy_set(d, "fpr", PyFloat_FromDouble(in->fpr)) < 0 ||
-        flpy_set(d, "kernel", PyUnicode_FromString(kernel)) < 0) {
-        Py_XDECREF(d);
-        return NULL;
-    }
+    PyObject *d = Py_BuildValue("{s:k,s:k,s:k,s:k,s:k,s:k,s:K,s:K,s:K,s:k,s:K,s:K,s:d,s:d,s:d,s:s}",
+                                "arity", (unsigned long)in->arity,
+                                "cell_bits", (unsigned long)in->cell_bits,
+                                "value_bits", (unsigned long)in->value_bits,
+                                "segment_length", (unsigned long)in->segment_length,
+                                "segment_count", (unsigned long)in->segment_count,
+                                "cells", (unsigned long)in->cells,
+                                "keys", (unsigned long long)in->keys,
+                                "duplicates", (unsigned long long)in->duplicates,
+                                "seed", (unsigned long long)in->seed,
+                                "tries", (unsigned long)in->tries,
+                                "bytes", (unsigned long long)in->bytes,
+                                "build_bytes", (unsigned long long)in->build_bytes,
+                                "build_seconds", (double)in->build_seconds,
+                                "bits_per_key", (double)in->bits_per_key,
+                                "fpr", (double)in->fpr,
+                                "kernel", kernel);
     return flpy_make_info("StaticInfo", d);
 }

@@ -59,4 +59,48 @@ Py_ssize_t flpy_static_len(flpy_object *self, flpy_static_info_fn info);
 /* filterlab._info.StaticInfo for in, with the kernel's name. */
 PyObject *flpy_static_info(const fl_static_info *in, const char *kernel);
 
+/* The start of a static class's file: its type object Class_Type (declared), the file-format
+ * adapters and prefix_bind_kernel (<lib>_bind_kernel), the table prefix_ops (no merge, no
+ * clear: a static structure is built once; copies go through the file format, exact) and
+ * the class methods Class_from_bytes and Class_load; then FLPY_DEFINE_STATIC_INFO_CALLS. */
+#define FLPY_DEFINE_STATIC_CLASS(Class, prefix, lib, pyname)                              \
+    static PyTypeObject Class##_Type;                                                     \
+    FLPY_DEFINE_FORMAT_CALLS(prefix, lib, lib)                                            \
+    static fl_status prefix##_bind_kernel(void *h, const char *name)                      \
+    {                                                                                     \
+        return lib##_bind_kernel(h, name);                                                \
+    }                                                                                     \
+    static const flpy_ops prefix##_ops = {                                                \
+        .class_name = pyname,                                                             \
+        .type = &Class##_Type,                                                            \
+        FLPY_FORMAT_OPS(prefix),                                                          \
+        .bind_kernel = prefix##_bind_kernel,                                              \
+    };                                                                                    \
+    FLPY_DEFINE_BYTES_AND_FILE_CLASSMETHODS(Class, prefix##_ops)                        \
+    FLPY_DEFINE_STATIC_INFO_CALLS(Class, prefix, lib)
+
+/* What a static class reads from <lib>_info and <lib>_kernel: prefix_info (the library call
+ * on a void * handle), the info() method Class_info, len() Class_len and the kernel getter
+ * Class_get_kernel. */
+#define FLPY_DEFINE_STATIC_INFO_CALLS(Class, prefix, lib)                                 \
+    static fl_status prefix##_info(const void *handle, fl_static_info *out)               \
+    {                                                                                     \
+        return lib##_info(handle, out);                                                   \
+    }                                                                                     \
+    static PyObject *Class##_info(flpy_object *self, PyObject *Py_UNUSED(ignored))        \
+    {                                                                                     \
+        fl_static_info in;                                                                \
+        if (flpy_static_read_info(self, prefix##_info, &in) < 0)                          \
+            return NULL;                                                                  \
+        return flpy_static_info(&in, lib##_kernel(self->handle));                         \
+    }                                                                                     \
+    static Py_ssize_t Class##_len(flpy_object *self)                                      \
+    {                                                                                     \
+        return flpy_static_len(self, prefix##_info);                                      \
+    }                                                                                     \
+    static PyObject *Class##_get_kernel(flpy_object *self, void *Py_UNUSED(c))            \
+    {                                                                                     \
+        return PyUnicode_FromString(lib##_kernel(self->handle));                          \
+    }
+
 #endif

@@ -1,10 +1,14 @@
-"""Shared fixtures for the Python binding's tests (run by `meson test --suite python`)."""
+"""Shared fixtures and helpers for the Python binding's tests (run by `meson test --suite
+python`)."""
 import os
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+
+import filterlab as fl
 
 # No example database in the build tree, no deadlines (the machine is shared and ASan is slow).
 settings.register_profile(
@@ -13,6 +17,44 @@ settings.register_profile(
 settings.load_profile("filterlab")
 
 SANITIZED = os.environ.get("FILTERLAB_TEST_SANITIZED") == "1"
+
+
+def lines(keys):
+    """The keys as the CLI reads them: one per line."""
+    return b"".join(k + b"\n" for k in keys)
+
+
+def keyset(prefix, n):
+    return [f"{prefix}-{i}".encode() for i in range(n)]
+
+
+def refuses_bad_keys(one_key_calls, batch_calls):
+    """TypeError from every one-key call for a key of no key type (None, a float, a list),
+    and from every batch call for a batch of none (int64, mixed, a lone string)."""
+    for bad in (None, 1.5, [1]):
+        for call in one_key_calls:
+            with pytest.raises(TypeError):
+                call(bad)
+    for bad in (np.arange(3, dtype=np.int64), [1, b"x"], "one string"):
+        for call in batch_calls:
+            with pytest.raises(TypeError):
+                call(bad)
+
+
+def read_back_refusing_other_kinds(cls, obj, filter_bytes, cap, missing):
+    """What every class of its own container kind refuses: cls.from_bytes a Filter's bytes
+    (FormatError naming from_bytes), Filter.from_bytes obj's bytes, max_bytes below the
+    payload (ValueError), a missing file (OSError). Returns obj's bytes read back with
+    max_bytes=cap, the payload's size."""
+    with pytest.raises(fl.FormatError, match="from_bytes"):
+        cls.from_bytes(filter_bytes)
+    with pytest.raises(fl.FormatError):
+        fl.Filter.from_bytes(obj.to_bytes())
+    with pytest.raises(ValueError):
+        cls.from_bytes(obj.to_bytes(), max_bytes=64)
+    with pytest.raises(OSError):
+        cls.load(missing)
+    return cls.from_bytes(obj.to_bytes(), max_bytes=cap)
 
 
 def cli_path():

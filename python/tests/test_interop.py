@@ -4,16 +4,9 @@ import numpy as np
 import pytest
 
 import filterlab as fl
+from conftest import keyset, lines
 
 BLOOM = ["classic", "block512", "split256", "reg64", "cuckoo"]
-
-
-def lines(keys):
-    return b"".join(k + b"\n" for k in keys)
-
-
-def keyset(prefix, n):
-    return [f"{prefix}-{i}".encode() for i in range(n)]
 
 
 @pytest.mark.parametrize("variant", BLOOM)

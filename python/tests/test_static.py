@@ -9,17 +9,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 import filterlab as fl
+from conftest import keyset, lines
 
 U64 = st.integers(min_value=0, max_value=2**64 - 1)
 BUILD_FAILED, DUPLICATE_KEY = 29, 30  # fl_status values (include/filterlab.h)
-
-
-def lines(keys):
-    return b"".join(k + b"\n" for k in keys)
-
-
-def keyset(prefix, n):
-    return [f"{prefix}-{i}".encode() for i in range(n)]
 
 
 # ---- FuseFilter -------------------------------------------------------------------------

@@ -224,36 +224,29 @@ def test_single_equals_batch(r):
     r = RAW
     keys = items("sb", 900)
     probe = keys[::3] + items("sb-absent", 300)
-    for name in ("sb1", "sb2"):
-        r.execute_command("BF.RESERVE", name, 0.01, 50)
-    one = [r.execute_command("BF.ADD", "sb1", k) for k in keys + keys[:20]]
-    many = []
-    for part in chunked(keys + keys[:20], 200):
-        many += r.execute_command("BF.MADD", "sb2", *part)
-    check(one == many and sum(one) >= 890, "BF.ADD one by one = BF.MADD")
-    filters = info_dict("BF.INFO", "sb1", r)["Number of filters"]
-    check(filters >= 3, f"BF chain grew to {filters} filters")
-    single = [r.execute_command("BF.EXISTS", "sb1", k) for k in probe]
-    check(single == r.execute_command("BF.MEXISTS", "sb1", *probe) and
-          single == sum((r.execute_command("BF.MEXISTS", "sb1", *part)
-                         for part in chunked(probe, 100)), []) and
-          all(single[:300]), "BF.EXISTS = BF.MEXISTS (600 and 100 at a time), no false negative")
-    check(r.execute_command("BF.EXISTS", "sb-missing", "x") == 0, "BF.EXISTS on a missing key")
-    for name in ("sc1", "sc2"):
-        r.execute_command("CF.RESERVE", name, 64, "EXPANSION", 2)
-    one = [r.execute_command("CF.ADDNX", "sc1", k) for k in keys + keys[:20]]
-    many = []
-    for part in chunked(keys + keys[:20], 200):
-        many += r.execute_command("CF.INSERTNX", "sc2", "ITEMS", *part)
-    check(one == many and sum(one) >= 880, "CF.ADDNX one by one = CF.INSERTNX")
-    filters = info_dict("CF.INFO", "sc1", r)["Number of filters"]
-    check(filters >= 3, f"CF chain grew to {filters} filters")
-    single = [r.execute_command("CF.EXISTS", "sc1", k) for k in probe]
-    check(single == r.execute_command("CF.MEXISTS", "sc1", *probe) and
-          single == sum((r.execute_command("CF.MEXISTS", "sc1", *part)
-                         for part in chunked(probe, 100)), []) and
-          all(single[:300]), "CF.EXISTS = CF.MEXISTS (600 and 100 at a time), no false negative")
-    check(r.execute_command("CF.EXISTS", "sc-missing", "x") == 0, "CF.EXISTS on a missing key")
+    # Per type: its keys' stem, reserve arguments, the one-key add, the batch add and the
+    # words before its items, and how many of the 920 adds must be new.
+    for kind, stem, reserve, add, batch, words, least in (
+            ("BF", "sb", (0.01, 50), "BF.ADD", "BF.MADD", (), 890),
+            ("CF", "sc", (64, "EXPANSION", 2), "CF.ADDNX", "CF.INSERTNX", ("ITEMS",), 880)):
+        first, second = f"{stem}1", f"{stem}2"
+        for name in (first, second):
+            r.execute_command(f"{kind}.RESERVE", name, *reserve)
+        one = [r.execute_command(add, first, k) for k in keys + keys[:20]]
+        many = []
+        for part in chunked(keys + keys[:20], 200):
+            many += r.execute_command(batch, second, *words, *part)
+        check(one == many and sum(one) >= least, f"{add} one by one = {batch}")
+        filters = info_dict(f"{kind}.INFO", first, r)["Number of filters"]
+        check(filters >= 3, f"{kind} chain grew to {filters} filters")
+        single = [r.execute_command(f"{kind}.EXISTS", first, k) for k in probe]
+        check(single == r.execute_command(f"{kind}.MEXISTS", first, *probe) and
+              single == sum((r.execute_command(f"{kind}.MEXISTS", first, *part)
+                             for part in chunked(probe, 100)), []) and
+              all(single[:300]),
+              f"{kind}.EXISTS = {kind}.MEXISTS (600 and 100 at a time), no false negative")
+        check(r.execute_command(f"{kind}.EXISTS", f"{stem}-missing", "x") == 0,
+              f"{kind}.EXISTS on a missing key")
 
 
 def test_cms(r):
