@@ -277,10 +277,7 @@ static void test_cache_clear_clone(void **state) {
     assert_int_equal(fl_hll_clone(h, &cl), FL_OK);
     size_t l1, l2;
     uint8_t *e1 = export_of(h, &l1), *e2 = export_of(cl, &l2);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(e1, e2, l1);
-    free(e1);
-    free(e2);
+    assert_same_image_and_free(e1, l1, e2, l2);
     assert_int_equal(fl_hll_clear(h), FL_OK);
     assert_int_equal(count_of(h), 0);
     fl_hll_info_get(h, &in);

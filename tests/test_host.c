@@ -133,19 +133,27 @@ static void naming_believes_features_over_model(void **state) {
 static void naming_tables(void **state) {
     (void)state;
     char n[32], src[256];
-    assert_int_equal(name("GenuineIntel", 6, 0x55, 4, AVX512, n, src), 1);
-    assert_string_equal(n, "skylakex");
-    assert_int_equal(name("GenuineIntel", 6, 0x55, 7, AVX512, n, src), 1);
-    assert_string_equal(n, "cascadelake");
-    assert_int_equal(name("GenuineIntel", 6, 0x55, 11, AVX512, n, src), 1);
-    assert_string_equal(n, "cooperlake");
-    assert_int_equal(name("AuthenticAMD", 0x17, 0x31, 0, FL_CPU_AVX2, n, src), 1);
-    assert_string_equal(n, "zen2");
-    assert_int_equal(name("AuthenticAMD", 0x19, 0x11, 1, AVX512, n, src), 1);
-    assert_string_equal(n, "zen4");
-    assert_int_equal(name("AuthenticAMD", 0x1A, 0x02, 1, AVX512, n, src), 1);
-    assert_string_equal(n, "zen5");
-    assert_string_equal(src, "cpuid family/model");
+    /* Models the table names outright: the stepping tells the Skylake-SP generations apart. */
+    static const struct {
+        const char *vendor;
+        int family, model, stepping;
+        uint32_t features;
+        const char *want;
+    } table[] = {
+        {"GenuineIntel", 6, 0x55, 4, AVX512, "skylakex"},
+        {"GenuineIntel", 6, 0x55, 7, AVX512, "cascadelake"},
+        {"GenuineIntel", 6, 0x55, 11, AVX512, "cooperlake"},
+        {"AuthenticAMD", 0x17, 0x31, 0, FL_CPU_AVX2, "zen2"},
+        {"AuthenticAMD", 0x19, 0x11, 1, AVX512, "zen4"},
+        {"AuthenticAMD", 0x1A, 0x02, 1, AVX512, "zen5"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        assert_int_equal(name(table[i].vendor, table[i].family, table[i].model, table[i].stepping,
+                              table[i].features, n, src),
+                         1);
+        assert_string_equal(n, table[i].want);
+        assert_string_equal(src, "cpuid family/model");
+    }
     /* A model the table does not know: on bare metal the caller falls back to the brand;
      * under a hypervisor the features name it. */
     assert_int_equal(name("GenuineIntel", 6, 0x0F, 1, AVX512 | FL_CPU_AVX512_VNNI, n, src), 0);

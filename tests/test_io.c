@@ -261,10 +261,7 @@ static void assert_same_filter(const fl_filter *a, const fl_filter *b) {
     }
     size_t la, lb;
     uint8_t *sa = save(a, &la), *sb = save(b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(sa, sb, la);
-    free(sa);
-    free(sb);
+    assert_same_image_and_free(sa, la, sb, lb);
 }
 
 /* ---- temporary directory (tests/testfiles.h) ----------------------------------------- */

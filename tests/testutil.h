@@ -23,6 +23,15 @@ static inline uint64_t *test_hashes(size_t n, uint64_t stream) {
     return h;
 }
 
+/* Asserts that two heap buffers (saved or exported images) hold the same bytes, then frees
+ * both. */
+static inline void assert_same_image_and_free(uint8_t *a, size_t la, uint8_t *b, size_t lb) {
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    free(a);
+    free(b);
+}
+
 static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
     fl_config cfg = {.variant = v, .geometry = {v, units, k}};
     fl_filter *f = NULL;
