@@ -6,6 +6,7 @@ import math
 
 from fmt import g
 from models import LN2, counters_at_least, fan_overflow_bound
+from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 9, "t9", "t9_counting.json"
 # "4 bits are enough" judged for a large filter: 1e9 counters at the optimal k for 1%
@@ -89,3 +90,90 @@ EXPLAIN = {
     "t9.four_bits": why_bits,
     "t9.overflow_rare": why_rare,
 }
+
+
+# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
+
+EXPERIMENT = ("t9", "table 9: counting Bloom memory, FPR against fill, counter overflow (flaccuracy)")
+# flaccuracy's options per mode
+SETTINGS = {
+    "quick": dict(t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5", "--overflow-trials", "5"]),
+    "full": dict(t9=["--counting-n", "1e7", "--counting-queries", "1e7", "--overflow-n", "1e6", "--overflow-trials", "20"]),
+    "tiny": dict(t9=["--counting-n", "1e5", "--counting-queries", "1e5", "--overflow-n", "1e4", "--overflow-trials", "3"]),
+}
+
+
+def experiment(r):
+    r.accuracy("t9_counting", "counting", r.cfg["t9"])
+
+
+# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
+
+SECTION = dict(heading="counting Bloom filters: memory, FPR against fill, counter overflow",
+               sources="Source: `data/t9_counting.json`.", figure="FPR against fill; counters at 15 against fill")
+
+
+def report(page, t):
+    w = page.w
+    w("`flaccuracy --sections counting`: payload bytes at equal n and 1% FPR, FPR against fill (never-inserted "
+      "queries), and 4-bit counters that reached 15 (where filterlab stops counting and never decrements) "
+      "against the expected count from the binomial load and Fan et al.'s bound on any counter reaching 16.")
+    w()
+    page.table(["variant", "n", "k", "bytes", "bits per key"],
+               [[m["variant"], "{:,}".format(m["n"]), m["k"], "{:,}".format(m["bytes"]), g(m["bits_per_key"])]
+                for m in t["memory"]])
+    fills = sorted({f["fill"] for f in t["fill"]})
+    variants = []
+    for f in t["fill"]:
+        if f["variant"] not in variants:
+            variants.append(f["variant"])
+    rows = []
+    for fi in fills:
+        row = ["%d%%" % round(fi * 100)]
+        for v in variants:
+            x = next((f for f in t["fill"] if f["variant"] == v and f["fill"] == fi), None)
+            row.append("%s (model %s)" % (g(x["measured_fpr"]), g(x["predicted_fpr"])) if x else "-")
+        rows.append(row)
+    page.table(["fill"] + variants, rows)
+    page.table(["variant", "fill", "keys", "counters", "k", "filters", "with a counter at 15",
+                "mean at 15", "expected (binomial)", "Fan et al. bound (16)"],
+               [[o["variant"], g(o["fill"]), "{:,}".format(o["keys"]), "{:,}".format(o["counters"]), o["k"],
+                 o["trials"], o["trials_with_saturation"], g(o["mean_saturated"]), g(o["expected_saturated"]),
+                 g(o["fan_bound"])] for o in t["overflow"]])
+
+
+FIGURES = ("t9_counting",)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for v in SKETCH_COLORS:
+        pts = sorted((r["fill"], r["measured_fpr"], r["predicted_fpr"]) for r in t["fill"] if r["variant"] == v)
+        if pts:
+            a.plot([p[0] for p in pts], [max(p[1], 1e-7) for p in pts], "o-", color=SKETCH_COLORS[v], label=v, ms=3)
+            a.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=SKETCH_COLORS[v], lw=1)
+    a.set_yscale("log")
+    axis_labels(a, "fill (keys / design n)", "FPR (dotted: model)", "Counting Bloom FPR against fill, 1% design",
+                legend=7)
+    for v in ("counting", "counting512"):
+        pts = sorted((r["fill"], r["mean_saturated"], r["expected_saturated"]) for r in t["overflow"]
+                     if r["variant"] == v)
+        if pts:
+            b.plot([p[0] for p in pts], [max(p[1], 0.01) for p in pts], "o-", color=SKETCH_COLORS[v], label=v + " measured",
+                   ms=3)
+    pts = sorted((r["fill"], r["expected_saturated"]) for r in t["overflow"] if r["variant"] == "counting")
+    b.plot([p[0] for p in pts], [max(p[1], 1e-6) for p in pts], "k:", label="binomial expectation (classic)")
+    b.set_yscale("log")
+    axis_labels(b, "fill (keys / design n)", "counters at 15 per filter (0 drawn as 0.01)",
+                "4-bit counters that saturate", legend=7)
+    return save_figure(fig, out, "t9_counting", "Counting Bloom: FPR and counter overflow against fill", stamp)
+
+
+CSVS = (
+    ("t9_counting_fill.csv", lambda t: (t["fill"], [
+        "variant", "fill", "keys", "bytes", "k", "predicted_fpr", "measured_fpr", "false_positives", "queries",
+        "saturated"])),
+    ("t9_counting_overflow.csv", lambda t: (t["overflow"], [
+        "variant", "fill", "keys", "counters", "k", "trials", "trials_with_saturation", "mean_saturated",
+        "max_saturated", "expected_saturated", "fan_bound"])),
+)
