@@ -2,12 +2,11 @@
 one, command by command, with the top-k recall check and the key creation rows
 (redis-against.json and .md)."""
 import os
-import shutil
 import statistics
 import sys
 
 from redis_server import RedisServer
-from redisbench.output import caveat, ratio, run_record, write_results
+from redisbench.output import caveat, ratio, run_record, two_modules_record, write_results
 from redisbench.runs import (BF_ERROR, CLIENTS, DISTINCT_SPACE, PER_CMD, PIPELINE, Bench, module_list,
                              rand_args, summarise)
 
@@ -221,10 +220,7 @@ def against_main(a, module, host, out):
                      (f" --other-label '{a.other_label}'" if a.other_label else ""),
                      host)
     doc.update({
-        "redis_version": version, "redis_server": shutil.which("redis-server"),
-        "other_label": a.other_label,
-        "modules": {"filterlab": {"path": module, "loaded": modules["filterlab"]},
-                    "other": {"path": other, "loaded": modules["other"]}},
+        **two_modules_record(version, a.other_label, module, other, modules),
         "load_average_before": load_before, "load_average_after": load_after,
         "caveat": caveat(load_before,
                          "redis-benchmark and both redis-servers share the machine's vCPUs."),

@@ -1,11 +1,10 @@
 """scripts/bench-redis --against OTHER.so --memory: MEMORY USAGE of BF keys on both modules,
 no timing (redis-memory.json and .md)."""
 import os
-import shutil
 import sys
 
 from redis_server import RedisServer
-from redisbench.output import ratio, run_record, write_results
+from redisbench.output import ratio, run_record, two_modules_record, write_results
 from redisbench.runs import module_list
 
 MEMORY_ERRORS = (0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
@@ -59,10 +58,7 @@ def memory_main(a, module, host, out):
                      (f" --other-label '{a.other_label}'" if a.other_label else ""),
                      host)
     doc.update({
-        "redis_version": version, "redis_server": shutil.which("redis-server"),
-        "other_label": a.other_label,
-        "modules": {"filterlab": {"path": module, "loaded": modules["filterlab"]},
-                    "other": {"path": other, "loaded": modules["other"]}},
+        **two_modules_record(version, a.other_label, module, other, modules),
         "goal": {"reserve": 1.1, "expansion_1_chain": 2.0},
         "reserve": grid, "expansion_1": chains,
         "worst_reserve_ratio": max(r["ratio"] for r in grid),

@@ -3,6 +3,7 @@ host, date, commit) and the JSON and Markdown files, the Markdown also printed."
 import datetime
 import json
 import os
+import shutil
 import subprocess
 
 from redisbench import ROOT
@@ -43,3 +44,12 @@ def caveat(load_before, sharing):
     return ("Measured while other work was running (1-minute load average 1.5 or more "
             "before the run); rerun on a quiet machine for publishable figures. "
             if load_before[0] >= 1.5 else "No other work was running before the run. ") + sharing
+
+
+def two_modules_record(version, other_label, module, other, loaded):
+    """The part of an --against record that says what ran: the Redis version and server, and
+    both modules, each with its path and what MODULE LIST said it loaded."""
+    return {"redis_version": version, "redis_server": shutil.which("redis-server"),
+            "other_label": other_label,
+            "modules": {"filterlab": {"path": module, "loaded": loaded["filterlab"]},
+                        "other": {"path": other, "loaded": loaded["other"]}}}
