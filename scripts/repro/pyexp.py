@@ -105,10 +105,10 @@ def main():
 
 
 
-# ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
-
 EXPERIMENT = ("py", "tables 2 and 4: a Python set of 1M URLs, offset vs double hashing (pyexp.py, seconds)")
+WRITES = ("py_claims.json",)
 
+# ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
 
 def experiment(r):
     out = r.path("py_claims.json")

@@ -81,9 +81,8 @@ class Report:
                     "<br><sub>%s</sub>" % c["source"] if c["source"] else ""),
                 c.get("tolerance") or "",
                 VERDICT_MARK.get(c["verdict"], c["verdict"]), c["reason"]])
-        self.w(md_table(["seed claim (file, section)", "seed", "here", "test and tolerance", "verdict",
-                         "why (computed from the data)"], rows, ["l", "r", "r", "l", "l", "l"]))
-        self.w()
+        self.table(["seed claim (file, section)", "seed", "here", "test and tolerance", "verdict",
+                    "why (computed from the data)"], rows, ["l", "r", "r", "l", "l", "l"])
 
     def figure(self, key, caption):
         for p in self.plots.get(key, []):
@@ -132,8 +131,7 @@ class Report:
             ["durations", ", ".join("%s %ss" % (k, g(v)) for k, v in self.run.get("durations", {}).items())
              + "; total %ss" % g(self.run.get("total_seconds"))],
         ]
-        self.w(md_table(["", ""], rows, ["l", "l"]))
-        self.w()
+        self.table(["", ""], rows, ["l", "l"])
 
     def summary(self):
         cs = self.T["claims"]
@@ -166,10 +164,9 @@ class Report:
         self.w("Every other quantitative claim of the five seeds, with why this report does not judge it "
                "(`scripts/repro/unchecked.json`):")
         self.w()
-        self.w(md_table(["seed claim", "seed, section", "why not checked"],
-                        [[quote_md(u["quote"]), "`%s`, %s" % (u["seed"], u["section"]), u["reason"]] for u in un],
-                        ["l", "l", "l"]))
-        self.w()
+        self.table(["seed claim", "seed, section", "why not checked"],
+                   [[quote_md(u["quote"]), "`%s`, %s" % (u["seed"], u["section"]), u["reason"]] for u in un],
+                   ["l", "l", "l"])
 
     def show(self, c, v):
         return show(v, c["unit"])
@@ -194,8 +191,7 @@ class Report:
             rows.append([human_bytes(b["target"]), b["class"], "%s + %s" % (b["first"]["variant"], b["first"]["kernel"]),
                          g(b["first"]["ns"]),
                          "%s + %s" % (s["variant"], s["kernel"]) if s else "-", g(s["ns"]) if s else "-"])
-        self.w(md_table(["filter size", "fits in", "fastest", "ns/lookup", "runner-up", "ns/lookup"], rows))
-        self.w()
+        self.table(["filter size", "fits in", "fastest", "ns/lookup", "runner-up", "ns/lookup"], rows)
         for ex in self.T.get("advice", {}).get("examples", []):
             self.w("```")
             self.w("$ " + ex["command"])

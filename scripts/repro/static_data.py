@@ -8,6 +8,12 @@ import json
 from rundata import load_json
 
 DATA = "static_flbench.json"
+EXPERIMENT = ("static", "tables 6 and 8: binary fuse filters, space, FPR, build and lookups")
+SETTINGS = {
+    "quick": dict(static_keys="100000,1000000,10000000", static_lookups=1_000_000, static_reps=3, static_builds=1),
+    "full": dict(static_keys="100000,1000000,10000000", static_lookups=4_000_000, static_reps=9, static_builds=3),
+    "tiny": dict(static_keys="10000,100000", static_lookups=100_000, static_reps=2, static_builds=1),
+}
 SOURCE = "data/" + DATA
 HIT_RATE = 0.5  # the experiment's --hit-rate: half the looked-up keys were built
 
@@ -54,12 +60,6 @@ def records(out):
 
 
 # ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
-
-EXPERIMENT = ("static", "tables 6 and 8: binary fuse filters, space, FPR, build and lookups")
-SETTINGS = {"quick": dict(static_keys="100000,1000000,10000000", static_lookups=1_000_000, static_reps=3, static_builds=1),
-            "full": dict(static_keys="100000,1000000,10000000", static_lookups=4_000_000, static_reps=9, static_builds=3),
-            "tiny": dict(static_keys="10000,100000", static_lookups=100_000, static_reps=2, static_builds=1)}
-
 
 def experiment(r):
     """Binary fuse filters: flbench --structure static at the mode's key counts, the one

@@ -213,13 +213,11 @@ def generate(outdir, n, seed=1, distinct_share=0.75, progress=None):
 
 
 
-# ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
-
 EXPERIMENT = ("urls", "URL files for the crawler and dedup experiments")
-SETTINGS = {"quick": dict(urls=1_000_000),
-            "full": dict(urls=1_000_000),
-            "tiny": dict(urls=20_000)}
+WRITES = ("urls_manifest.json",)
+SETTINGS = {"quick": dict(urls=1_000_000), "full": dict(urls=1_000_000), "tiny": dict(urls=20_000)}
 
+# ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
 
 def experiment(r):
     d = os.path.join(r.raw, "urls")

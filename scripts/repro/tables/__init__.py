@@ -7,22 +7,24 @@ them. A table module declares, once, everything about its table:
            DATA's JSON (a table whose DATA file the run did not write is left out),
   EXPLAIN  claim id -> the explanation of that claim's verdict (see verdicts.judge);
 and, where it has them:
-  EXPERIMENT, SETTINGS, experiment(runner)
+  EXPERIMENT, WRITES, SETTINGS, experiment(runner)
            its experiment's name and description (scripts/reproduce's progress, run.py
-           --only), its settings per mode (quick, full, tiny; experiments.MODES merges them)
-           and what it runs (experiments.Runner runs them in PARTS order);
+           --only), the data/ files it writes besides DATA (tests/repro/test_reproduce.sh
+           checks them all), its settings per mode (quick, full, tiny; experiments.MODES
+           merges them) and what it runs (experiments.Runner runs them in PARTS order);
   SECTION, report(page, t)[, report_after_figure(page, t)]
            REPORT.md's "Table NUMBER" section (report.py): heading, sources, figure caption,
            and its body; seed tables only;
   FIGURES, figure(t, out, stamp, caches, claims)
            the plots/ files its figure writes (plots.py), PNG and SVG;
-  CSVS     its tables/*.csv files: (file, the table -> (rows, columns)) (csvout.py).
+  CSVS     its tables/*.csv files: (file, the table -> (rows, columns); rows None: the run
+           has no such part) (csvout.py).
 
 PARTS is the run order of the experiments: the table modules, and the modules of the
-experiments several tables read (the URL files, the binary fuse filters, the Python claims),
-which declare only an experiment. ALL, the table modules in PARTS order, is the order the
-tables are built in, which is also the order of tables.json's keys and of REPORT.md's
-sections. Explanations run after every table is built, so they may read any table's facts."""
+experiments several tables read (urlgen: the URL files; static_data: the binary fuse
+filters; pyexp: the Python claims), which declare only an experiment. ALL, the table modules
+in PARTS order, is the order the tables are built in, which is also the order of
+tables.json's keys and of REPORT.md's sections. Explanations run after every table is built, so they may read any table's facts."""
 
 import pyexp
 import static_data

@@ -9,6 +9,8 @@ import subprocess
 from rundata import load_json
 
 NUMBER, KEY, DATA = None, "advice", None  # reads its own files
+EXPERIMENT = ("advise", "advise.csv and `filterlab advise` examples")
+WRITES = ("advise_examples.json",)
 EXPLAIN = {}
 
 
@@ -18,9 +20,6 @@ def build(ctx, d=None):
 
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-EXPERIMENT = ("advise", "advise.csv and `filterlab advise` examples")
-
 
 def experiment(r):
     import advise_data

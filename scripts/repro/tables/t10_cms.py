@@ -7,6 +7,13 @@ from fmt import g, human_bytes, pct
 from plotting import axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 10, "t10", "t10_cms.json"
+EXPERIMENT = ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)")
+# flaccuracy's options per mode
+SETTINGS = {
+    "quick": dict(t10=["--cms-updates", "1e6", "--cms-keys", "1e5", "--cms-runs", "4", "--cms-example-runs", "200"]),
+    "full": dict(t10=["--cms-updates", "1e7", "--cms-keys", "1e6", "--cms-runs", "8", "--cms-example-runs", "1000"]),
+    "tiny": dict(t10=["--cms-updates", "1e5", "--cms-keys", "1e4", "--cms-runs", "2", "--cms-example-runs", "20"]),
+}
 
 
 def build(ctx, d):
@@ -105,15 +112,6 @@ EXPLAIN = {
 
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-EXPERIMENT = ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)")
-# flaccuracy's options per mode
-SETTINGS = {
-    "quick": dict(t10=["--cms-updates", "1e6", "--cms-keys", "1e5", "--cms-runs", "4", "--cms-example-runs", "200"]),
-    "full": dict(t10=["--cms-updates", "1e7", "--cms-keys", "1e6", "--cms-runs", "8", "--cms-example-runs", "1000"]),
-    "tiny": dict(t10=["--cms-updates", "1e5", "--cms-keys", "1e4", "--cms-runs", "2", "--cms-example-runs", "20"]),
-}
-
 
 def experiment(r):
     r.accuracy("t10_cms", "cms", r.cfg["t10"])

@@ -14,6 +14,18 @@ from plotting import axis_labels, plt, save_figure
 from rundata import load_json
 
 NUMBER, KEY, DATA = 11, "t11", "t11_hll.json"
+EXPERIMENT = ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT")
+# flaccuracy's options per mode (the 1e9-key points only in --full), and the largest
+# cardinality of the redis-server comparison
+WRITES = ("t11_redis.json",)
+SETTINGS = {
+    "quick": dict(t11=["--hll-max-card", "1e8", "--hll-runs", "8", "--hll-std-card", "1e5", "--hll-std-runs", "200",
+                       "--hll-demo-runs", "20"], t11_redis_max=1_000_000),
+    "full": dict(t11=["--hll-max-card", "1e9", "--hll-runs", "8", "--hll-std-card", "1e6", "--hll-std-runs", "400",
+                      "--hll-demo-runs", "50"], t11_redis_max=10_000_000),
+    "tiny": dict(t11=["--hll-max-card", "1e6", "--hll-runs", "2", "--hll-std-card", "1e4", "--hll-std-runs", "30",
+                      "--hll-demo-runs", "2"], t11_redis_max=100_000),
+}
 EXACT_BYTES = 10e9  # the seeds' exact-count figure (000: "10 GB for 1B unique IPs")
 
 
@@ -206,16 +218,6 @@ EXPLAIN = {
 
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-EXPERIMENT = ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT")
-# flaccuracy's options per mode (the 1e9-key points only in --full), and the largest
-# cardinality of the redis-server comparison
-SETTINGS = {
-    "quick": dict(t11=["--hll-max-card", "1e8", "--hll-runs", "8", "--hll-std-card", "1e5", "--hll-std-runs", "200", "--hll-demo-runs", "20"], t11_redis_max=1_000_000),
-    "full": dict(t11=["--hll-max-card", "1e9", "--hll-runs", "8", "--hll-std-card", "1e6", "--hll-std-runs", "400", "--hll-demo-runs", "50"], t11_redis_max=10_000_000),
-    "tiny": dict(t11=["--hll-max-card", "1e6", "--hll-runs", "2", "--hll-std-card", "1e4", "--hll-std-runs", "30", "--hll-demo-runs", "2"], t11_redis_max=100_000),
-}
-
 
 def experiment(r):
     r.accuracy("t11_hll", "hll", r.cfg["t11"])

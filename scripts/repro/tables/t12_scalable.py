@@ -9,6 +9,13 @@ from fmt import g, human_bytes, pct
 from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 12, "t12", "t12_sbf.json"
+EXPERIMENT = ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)")
+# flaccuracy's options per mode
+SETTINGS = {
+    "quick": dict(t12=["--sbf-capacity", "1e5", "--sbf-queries", "1e6"]),
+    "full": dict(t12=["--sbf-capacity", "1e6", "--sbf-queries", "1e7"]),
+    "tiny": dict(t12=["--sbf-capacity", "1e4", "--sbf-queries", "1e5"]),
+}
 REDIS_LAYOUT = "classic"  # RedisBloom's sub-filters are classic Bloom filters
 
 
@@ -95,15 +102,6 @@ EXPLAIN = {
 
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-EXPERIMENT = ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)")
-# flaccuracy's options per mode
-SETTINGS = {
-    "quick": dict(t12=["--sbf-capacity", "1e5", "--sbf-queries", "1e6"]),
-    "full": dict(t12=["--sbf-capacity", "1e6", "--sbf-queries", "1e7"]),
-    "tiny": dict(t12=["--sbf-capacity", "1e4", "--sbf-queries", "1e5"]),
-}
-
 
 def experiment(r):
     r.accuracy("t12_sbf", "sbf", r.cfg["t12"])

@@ -8,9 +8,13 @@ number; table 12 covers scalable filters."""
 
 import math
 
-from fmt import g, human_bytes, md_table, thousands
+from fmt import g, human_bytes, thousands
 
 NUMBER, KEY, DATA = 13, "t13", "t13_variants004.json"
+EXPERIMENT = ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters")
+SETTINGS = {"quick": dict(t13_n=1_000_000, t13_compressed_n=100_000, t13_queries=4_000_000, t13_reps=5),
+            "full": dict(t13_n=1_000_000, t13_compressed_n=1_000_000, t13_queries=20_000_000, t13_reps=9),
+            "tiny": dict(t13_n=20_000, t13_compressed_n=5_000, t13_queries=200_000, t13_reps=2)}
 
 PF_CLAIMS = 0.05  # the layered rows the claims read: PF = 5%, enough events for PF^3
 
@@ -213,12 +217,6 @@ EXPLAIN = {
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-EXPERIMENT = ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters")
-SETTINGS = {"quick": dict(t13_n=1_000_000, t13_compressed_n=100_000, t13_queries=4_000_000, t13_reps=5),
-            "full": dict(t13_n=1_000_000, t13_compressed_n=1_000_000, t13_queries=20_000_000, t13_reps=9),
-            "tiny": dict(t13_n=20_000, t13_compressed_n=5_000, t13_queries=200_000, t13_reps=2)}
-
-
 def experiment(r):
     c = r.cfg
     out = r.path("t13_variants004.json")
@@ -241,9 +239,8 @@ def report(page, t13):
     rows = [[r["experiment"], g(r["pf"]), r["c"], "c + %d" % r["d"], "{:,}".format(r["events"]),
              "{:,}".format(r["trials"]), g(r["rate"]), g(r["pf_d"]), g(r["ratio"]), g(r["layer_fpr"])]
             for r in t13["layered"]]
-    page.w(md_table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
-                     "that layer's measured FPR"], rows))
-    page.w()
+    page.table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
+                "that layer's measured FPR"], rows)
     sp = t13.get("layered_speed")
     if sp:
         page.w("Counts of %s keys (half of them added) on %s layers of %s in all: %s ns per key in batches "
@@ -264,9 +261,8 @@ def report(page, t13):
              "one" if r["chunks"] == 1 else human_bytes(r["chunk_bytes"]), g(r["bpk"]), g(r["over_entropy"]),
              g(r["lookup_one_ns"])]
             for r in t13["compressed"]]
-    page.w(md_table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
-                     "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows))
-    page.w()
+    page.table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
+                "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows)
     means = t13.get("coder_means") or {}
     if len(means) == 2:
         page.w("Mean code size over the 4 KiB-chunk rows: Golomb %s, zstd %s bits per key; the default coder "
@@ -277,8 +273,7 @@ def report(page, t13):
     page.w()
     rows = [[r["filters"], r["k_each"], "{:,}".format(r["false_positives"]), g(r["measured_fpr"]), g(r["ratio"])]
             for r in t13["combining"]]
-    page.w(md_table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows))
-    page.w()
+    page.table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows)
 
 
 CSVS = (

@@ -6,12 +6,17 @@ the machine has no PMU)."""
 import os
 import shutil
 
-from fmt import bigger, g, human_bytes, md_table, pow2_floor, show
+from fmt import bigger, g, human_bytes, pow2_floor, show
 from plotting import COLORS, plt, save_figure
 from rundata import fb_find, load_csv, load_json, num
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 1, "t1", None  # reads its own files
+EXPERIMENT = ("t1", "table 1: naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits")
+WRITES = ("t1_time.csv", "t1_time_context.json", "t1_callgrind.csv")
+SETTINGS = {"quick": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=5, cg_lookups=65536),
+            "full": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=9, cg_lookups=262144),
+            "tiny": dict(t1_keys=100_000, t1_lookups=100_000, t1_reps=2, cg_lookups=8192)}
 N_LOOKUPS = 1_000_000  # the seed's unit: per 1M lookups
 
 
@@ -190,12 +195,6 @@ EXPLAIN = {
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-EXPERIMENT = ("t1", "table 1: naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits")
-SETTINGS = {"quick": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=5, cg_lookups=65536),
-            "full": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=9, cg_lookups=262144),
-            "tiny": dict(t1_keys=100_000, t1_lookups=100_000, t1_reps=2, cg_lookups=8192)}
-
-
 def experiment(r):
     c = r.cfg
     kernels = r.kernels()
@@ -263,10 +262,9 @@ def report(page, t1):
                      g(r["sim_d1"]), g(r["sim_l2"]), g(r["sim_llc"]),
                      g(r["pmu_l1d"]) if t1["pmu"] else "-", g(r["pmu_llc"]) if t1["pmu"] else "-",
                      (g(r["speedup"]) + "x") if r["speedup"] else "", g(r["cv_pct"], 2)])
-    page.w(md_table(["variant", "kernel", "hit rate", "k", "ms per 1M lookups", "cycles per 1M",
-                     "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
-                     "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11))
-    page.w()
+    page.table(["variant", "kernel", "hit rate", "k", "ms per 1M lookups", "cycles per 1M",
+                "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
+                "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11)
 
 
 FIGURES = ("t1_naive_vs_blocked",)

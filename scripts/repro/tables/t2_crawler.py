@@ -2,13 +2,15 @@
 against classic, blocked and cuckoo filters, memory and ns per lookup, from hashset_baseline
 (data/t2_crawler.json)."""
 
-from fmt import g, human_bytes, md_table, pct
+from fmt import g, human_bytes, pct
 from models import ideal_cuckoo_bpk
 from plotting import COLORS, axis_labels, cache_lines, plt, save_figure
 from rundata import load_json
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 2, "t2", "t2_crawler.json"
+EXPERIMENT = ("t2", "table 2: the crawler, exact hash sets vs filters on 1M URLs")
+SETTINGS = {"quick": dict(t2_reps=3), "full": dict(t2_reps=9), "tiny": dict(t2_reps=1)}
 
 
 def build(ctx, d):
@@ -160,12 +162,6 @@ EXPLAIN = {
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-EXPERIMENT = ("t2", "table 2: the crawler, exact hash sets vs filters on 1M URLs")
-SETTINGS = {"quick": dict(t2_reps=3),
-            "full": dict(t2_reps=9),
-            "tiny": dict(t2_reps=1)}
-
-
 def experiment(r):
     out = r.path("t2_crawler.json")
     r.run([r.bins["hashset_baseline"], "--insert", r.url_file("insert"),
@@ -195,10 +191,9 @@ def report(page, t2):
         rows.append([r["structure"], r["describe"], "%s MB" % g((r["memory_bytes"] or 0) / 1e6),
                      g(r["bits_per_url"]), g(r["insert_ns"]), g(r["miss_ns"]), g(r["hit_ns"]),
                      g(r["miss_ns_batch"]), g(r["hit_ns_batch"]), pct(r["fpr"]), r["false_negatives"]])
-    page.w(md_table(["structure", "what", "memory", "bits/URL", "insert ns", "miss ns", "hit ns",
-                     "miss ns (batch)", "hit ns (batch)", "FPR", "false neg."], rows,
-                    ["l", "l"] + ["r"] * 9))
-    page.w()
+    page.table(["structure", "what", "memory", "bits/URL", "insert ns", "miss ns", "hit ns",
+                "miss ns (batch)", "hit ns (batch)", "FPR", "false neg."], rows,
+               ["l", "l"] + ["r"] * 9)
     page.w("Memory: hash sets as heap growth while building (`mallinfo2`: table, URL copies and "
            "malloc's overhead); filters as their payload. Cache misses per lookup for the cuckoo row of "
            "the claims come from table 1's callgrind run (cuckoo at 10 bits per key, hit rate 0).")

@@ -5,11 +5,17 @@ fpr_sweep sizing (data/t3_sizing.json)."""
 import math
 
 from context import VARIANTS
-from fmt import g, md_table, mib, thousands
+from fmt import g, mib, thousands
 from models import LN2, seed_sizing
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 3, "t3", "t3_sizing.json"
+EXPERIMENT = ("t3", "table 3: sizing for n keys at 1%, 0.1%, 0.01%")
+SETTINGS = {"quick": dict(t3_n=10_000_000, t3_queries=4_000_000),
+            "full": dict(t3_n=10_000_000, t3_queries=50_000_000),
+            "tiny": dict(t3_n=200_000, t3_queries=200_000)}
+SIZING_TARGETS = [0.01, 0.001, 0.0001]
+
 
 
 def build(ctx, d):
@@ -168,14 +174,6 @@ EXPLAIN = {
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-SIZING_TARGETS = [0.01, 0.001, 0.0001]
-
-EXPERIMENT = ("t3", "table 3: sizing for n keys at 1%, 0.1%, 0.01%")
-SETTINGS = {"quick": dict(t3_n=10_000_000, t3_queries=4_000_000),
-            "full": dict(t3_n=10_000_000, t3_queries=50_000_000),
-            "tiny": dict(t3_n=200_000, t3_queries=200_000)}
-
-
 def experiment(r):
     c = r.cfg
     r.fpr_sweep("t3_sizing", ["sizing", "--n", str(c["t3_n"]), "--targets",
@@ -205,9 +203,8 @@ def report(page, t3):
         rows.append([g(r["target_fpr"]), r["variant"], label, r["k"], g(r["bytes"] / 1048576, 4),
                      g(r["bits_per_key"], 4), g(r["predicted_fpr"]), g(r["measured_fpr"]),
                      "{:,}".format(r["false_positives"])])
-    page.w(md_table(["target", "variant", "sizing", "k", "MiB", "bits/key", "predicted FPR",
-                     "measured FPR", "false positives"], rows, ["r", "l", "l"] + ["r"] * 6))
-    page.w()
+    page.table(["target", "variant", "sizing", "k", "MiB", "bits/key", "predicted FPR",
+                "measured FPR", "false positives"], rows, ["r", "l", "l"] + ["r"] * 6)
     page.w("The seed's formula evaluated here: " + "; ".join(
         "%s: m = %s bits = %s MiB, k = %d (round) / %d (ceil)" % (
             g(f["target"]), "{:,}".format(f["m_bits"]), g(f["mib"], 4), f["k_round"], f["k_ceil"])

@@ -5,12 +5,18 @@ fill (data/t4_fill.json)."""
 import math
 
 from context import VARIANTS
-from fmt import g, md_table
+from fmt import g
 from models import seed_sizing
 from plotting import COLORS, axis_labels, plt, save_figure
 from rundata import load_json
 
 NUMBER, KEY, DATA = 4, "t4", "t4_fill.json"
+EXPERIMENT = ("t4", "table 4: FPR against fill ratio")
+SETTINGS = {"quick": dict(t4_n=1_000_000, t4_queries=2_000_000),
+            "full": dict(t4_n=1_000_000, t4_queries=20_000_000),
+            "tiny": dict(t4_n=20_000, t4_queries=100_000)}
+FILL_RATIOS = [0.5, 1.0, 1.5, 2.0, 3.0]
+
 
 
 def build(ctx, d):
@@ -108,14 +114,6 @@ def seed_by_fill(claims):
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-FILL_RATIOS = [0.5, 1.0, 1.5, 2.0, 3.0]
-
-EXPERIMENT = ("t4", "table 4: FPR against fill ratio")
-SETTINGS = {"quick": dict(t4_n=1_000_000, t4_queries=2_000_000),
-            "full": dict(t4_n=1_000_000, t4_queries=20_000_000),
-            "tiny": dict(t4_n=20_000, t4_queries=100_000)}
-
-
 def experiment(r):
     c = r.cfg
     r.fpr_sweep("t4_fill", ["fill", "--n", str(c["t4_n"]), "--fpr", "0.01", "--fills",
@@ -146,8 +144,7 @@ def report(page, t4):
             row.append(("%s%s" % (g(r["measured_fpr"]), " (full at %s)" % "{:,}".format(r["inserted"]) if r["full"] else ""))
                        if r else "-")
         rows.append(row)
-    page.w(md_table(["fill", "seed", "seed formula"] + list(VARIANTS), rows))
-    page.w()
+    page.table(["fill", "seed", "seed formula"] + list(VARIANTS), rows)
 
 
 FIGURES = ("t4_fpr_vs_fill",)

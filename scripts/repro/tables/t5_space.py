@@ -8,13 +8,26 @@ log2(1/measured FPR); and the cuckoo filter's FPR at each load and width
 import math
 
 from context import VARIANTS
-from fmt import g, human_bytes, md_table, pct
+from fmt import g, human_bytes, pct
 from models import cuckoo_crossover, ideal_cuckoo_bpk
 from plotting import COLORS, axis_labels, plt, save_figure, variant_lines
 from rundata import load_csv, load_json
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 5, "t5", "t5_space.json"
+# Targets of the space experiment (tables 5 and 6): both sides of the seed's 3% crossover,
+# down to where the library's cuckoo sizing gives up (~6e-5).
+SPACE_TARGETS = [0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001, 5e-4, 2e-4, 1e-4, 5e-5, 1e-5]
+CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
+EXPERIMENT = ("t5", "tables 5-6: space at equal FPR, cuckoo FPR, information-theoretic bound")
+WRITES = ("t5_cuckoo.json",)
+SETTINGS = {"quick": dict(t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE_TARGETS,
+                           cuckoo_buckets=10_000, cuckoo_queries=10_000_000),
+            "full": dict(t5_n=1_000_000, t5_queries=50_000_000, t5_targets=SPACE_TARGETS,
+                          cuckoo_buckets=10_000, cuckoo_queries=100_000_000),
+            "tiny": dict(t5_n=20_000, t5_queries=200_000, t5_targets=[0.1, 0.03, 0.01, 0.001, 2e-4],
+                          cuckoo_buckets=2_000, cuckoo_queries=200_000)}
+
 
 # the filters that delete, as the deletes table's columns: (column, variant, fingerprint bits)
 DELETES = (("cuckoo8", "cuckoo", 8), ("cuckoo12", "cuckoo", 12), ("cuckoo16", "cuckoo", 16),
@@ -237,20 +250,6 @@ EXPLAIN = {
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-# Targets of the space experiment (tables 5 and 6): both sides of the seed's 3% crossover,
-# down to where the library's cuckoo sizing gives up (~6e-5).
-SPACE_TARGETS = [0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001, 5e-4, 2e-4, 1e-4, 5e-5, 1e-5]
-CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
-
-EXPERIMENT = ("t5", "tables 5-6: space at equal FPR, cuckoo FPR, information-theoretic bound")
-SETTINGS = {"quick": dict(t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE_TARGETS,
-                           cuckoo_buckets=10_000, cuckoo_queries=10_000_000),
-            "full": dict(t5_n=1_000_000, t5_queries=50_000_000, t5_targets=SPACE_TARGETS,
-                          cuckoo_buckets=10_000, cuckoo_queries=100_000_000),
-            "tiny": dict(t5_n=20_000, t5_queries=200_000, t5_targets=[0.1, 0.03, 0.01, 0.001, 2e-4],
-                          cuckoo_buckets=2_000, cuckoo_queries=200_000)}
-
-
 def experiment(r):
     c = r.cfg
     r.fpr_sweep("t5_space", ["space", "--n", str(c["t5_n"]), "--targets",
@@ -288,8 +287,7 @@ def report(page, t5):
             row.append(cell)
         row += [g(p["ideal_cuckoo"]), "cuckoo" if p.get("cuckoo_wins") else "Bloom"]
         rows.append(row)
-    page.w(md_table(["target", "log2(1/e)"] + list(VARIANTS) + ["ideal cuckoo", "fewer bits"], rows))
-    page.w()
+    page.table(["target", "log2(1/e)"] + list(VARIANTS) + ["ideal cuckoo", "fewer bits"], rows)
     if any(len(p) > 2 for p in t5.get("deletes") or []):
         page.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (the "
                "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
@@ -314,9 +312,8 @@ def report(page, t5):
                 else:
                     row.append("-")
             rows.append(row)
-        page.w(md_table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
-                         "counting512"], rows))
-        page.w()
+        page.table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
+                    "counting512"], rows)
     if t5.get("delete_speed"):
         page.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
                "inserted key at a time, each deleted key put back untimed; the same code runs under every "
@@ -332,8 +329,7 @@ def report(page, t5):
                 c = at.get(f)
                 row.append("%s (%s bits/key)" % (g(c["ns_per_delete"]), g(c["bits_per_key"], 4)) if c else "-")
             rows.append(row)
-        page.w(md_table(["size", "fits in"] + filters, rows))
-        page.w()
+        page.table(["size", "fits in"] + filters, rows)
     if t5.get("cuckoo"):
         page.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12- and "
                "16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
@@ -341,8 +337,7 @@ def report(page, t5):
         rows = [[r["fingerprint_bits"], g(r["load"]), "{:,}".format(r["inserted"]), g(r["measured_fpr"]),
                  g(r["formula_2b_over_2f"]), g(r["formula_at_load"]), g(r["ratio_to_2b_2f"])]
                 for r in t5["cuckoo"]]
-        page.w(md_table(["f", "load", "keys", "measured FPR", "2b/2^f", "2b*load/(2^f-1)", "measured / (2b/2^f)"], rows))
-        page.w()
+        page.table(["f", "load", "keys", "measured FPR", "2b/2^f", "2b*load/(2^f-1)", "measured / (2b/2^f)"], rows)
 
 
 FIGURES = ("t5_space_and_cuckoo", "t5_deletes_space")

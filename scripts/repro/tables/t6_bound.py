@@ -8,7 +8,7 @@ import static_data
 from tables.t5_space import library_rows
 
 from context import VARIANTS
-from fmt import g, md_table, thousands
+from fmt import g, thousands
 from plotting import axis_labels, plt, save_figure, variant_lines
 from verdicts import numbers_only
 
@@ -103,8 +103,7 @@ def report(page, t6):
             row.append((g(r["factor"]) + ("" if r["precise"] else "*")) if r else "-")
         rows.append(row)
     rows.append(["**mean**"] + [g(t6["mean_factor"].get(v)) for v in VARIANTS])
-    page.w(md_table(["target"] + list(VARIANTS), rows))
-    page.w()
+    page.table(["target"] + list(VARIANTS), rows)
     page.w("\\* fewer than 100 false positives measured.")
     page.w()
     if t6.get("static"):
@@ -116,9 +115,8 @@ def report(page, t6):
         page.w()
         rows = [[r["variant"], thousands(r["keys"]), g(r["bpk"]), g(r["measured"]), g(r["factor"]),
                  g(r["factor_target"])] for r in t6["static"]]
-        page.w(md_table(["structure", "keys", "bits/key", "measured FPR", "/ log2(1/measured)",
-                         "/ fingerprint bits"], rows))
-        page.w()
+        page.table(["structure", "keys", "bits/key", "measured FPR", "/ log2(1/measured)",
+                    "/ fingerprint bits"], rows)
         page.w("Source: `data/static_flbench.json` (median aggregates of `raw/static_flbench.json`).")
         page.w()
 

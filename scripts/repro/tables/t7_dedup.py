@@ -8,11 +8,15 @@ import re
 import shlex
 import shutil
 
-from fmt import bigger, g, md_table
+from fmt import bigger, g
 from plotting import plt, save_figure
 import urlgen
 
 NUMBER, KEY, DATA = 7, "t7", "t7_dedup.json"
+EXPERIMENT = ("t7", "table 7: filterlab dedup vs awk and sort -u (hyperfine)")
+WRITES = ("hyperfine/t7_dedup.json",)
+SETTINGS = {"quick": dict(t7_runs=3, t7_warmup=1), "full": dict(t7_runs=10, t7_warmup=2),
+            "tiny": dict(t7_runs=2, t7_warmup=0)}
 FILTER = "filterlab dedup (block512)"
 AWK = "awk '!seen[$0]++'"
 
@@ -72,12 +76,6 @@ EXPLAIN = {
 
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-EXPERIMENT = ("t7", "table 7: filterlab dedup vs awk and sort -u (hyperfine)")
-SETTINGS = {"quick": dict(t7_runs=3, t7_warmup=1),
-            "full": dict(t7_runs=10, t7_warmup=2),
-            "tiny": dict(t7_runs=2, t7_warmup=0)}
-
 
 def experiment(r):
     c = r.cfg
@@ -161,8 +159,7 @@ def report(page, t7):
              "{:,}".format(r["output_lines"]) if r["output_lines"] is not None else "-",
              "{:,}".format(r["dropped"]) if r["dropped"] is not None else "-"]
             for r in t7["rows"]]
-    page.w(md_table(["command", "mean s", "stddev s", "min s", "peak RSS MB", "output lines", "dropped"], rows))
-    page.w()
+    page.table(["command", "mean s", "stddev s", "min s", "peak RSS MB", "output lines", "dropped"], rows)
 
 
 FIGURES = ("t7_dedup",)

@@ -9,11 +9,19 @@ import os
 import advise_data
 import static_data
 from context import VARIANTS
-from fmt import bigger, g, human_bytes, md_table, pow2_floor, size_text, thousands
+from fmt import bigger, g, human_bytes, pow2_floor, size_text, thousands
 from plotting import cache_lines, plt, save_figure, variant_lines
 from rundata import load_json
 
 NUMBER, KEY, DATA = 8, "t8", None  # reads its own files
+EXPERIMENT = ("t8", "table 8: the kernel sweep, L1 to DRAM, with the physical bound")
+WRITES = ("t8_sweep.csv",)
+SETTINGS = {"quick": dict(t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
+                           t8_insert_budget=8 << 20, t8_fprs=[0.01]),
+            "full": dict(t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
+                          t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001]),
+            "tiny": dict(t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
+                          t8_insert_budget=1 << 20, t8_fprs=[0.01])}
 
 
 def build(ctx, d=None):
@@ -157,14 +165,6 @@ EXPLAIN = {
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
 
-EXPERIMENT = ("t8", "table 8: the kernel sweep, L1 to DRAM, with the physical bound")
-SETTINGS = {"quick": dict(t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups=262144,
-                           t8_insert_budget=8 << 20, t8_fprs=[0.01]),
-            "full": dict(t8_sizes="full", t8_hits="0,0.5,1", t8_reps=9, t8_lookups=1048576,
-                          t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001]),
-            "tiny": dict(t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
-                          t8_insert_budget=1 << 20, t8_fprs=[0.01])}
-
 # A footprint's dependent-load latency is "DRAM-like" when it is at least halfway from the
 # in-cache latency (the fastest probed footprint) to the latency at the largest one (1 GiB,
 # or a quarter of memory), and at least 4x the in-cache latency (an LLC hit costs tens of
@@ -297,10 +297,9 @@ def report(page, t8):
         rows.append([human_bytes(p["filter_bytes"]), p["class"], p["variant"], p["k"]] +
                     [g(p["ns"].get(k)) for k in t8["kernels"]] + [p["best_kernel"], g(p["bound"]),
                                                                   g(p["latency"]), g(p["fpr_measured"])])
-    page.w(md_table(["size", "fits in (sysfs)", "variant", "k"] + ["ns %s" % k for k in t8["kernels"]] +
-                    ["fastest", "bound ns", "latency ns", "FPR"], rows,
-                    ["r", "l", "l"] + ["r"] * (len(t8["kernels"]) + 5)))
-    page.w()
+    page.table(["size", "fits in (sysfs)", "variant", "k"] + ["ns %s" % k for k in t8["kernels"]] +
+               ["fastest", "bound ns", "latency ns", "FPR"], rows,
+               ["r", "l", "l"] + ["r"] * (len(t8["kernels"]) + 5))
     lat = t8.get("latency") or {}
     if lat:
         c = page.host["caches"]
@@ -336,9 +335,8 @@ def _report_static(page, t8):
     page.w()
     rows = [[c["variant"], thousands(c["keys"]), human_bytes(c["bytes"]), c["class"], g(c["build_ns_per_key"])] +
             [g(c["ns"].get(m)) for m in modes] for c in t8["static"]]
-    page.w(md_table(["structure", "keys", "size", "fits in", "build ns/key"] + ["ns %s" % m for m in modes],
-                    rows, ["l", "r", "r", "l"] + ["r"] * (len(modes) + 1)))
-    page.w()
+    page.table(["structure", "keys", "size", "fits in", "build ns/key"] + ["ns %s" % m for m in modes],
+               rows, ["l", "r", "r", "l"] + ["r"] * (len(modes) + 1))
     page.w("Source: `data/static_flbench.json` (median aggregates of `raw/static_flbench.json`).")
     page.w()
 

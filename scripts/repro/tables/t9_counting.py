@@ -2,13 +2,21 @@
 the same n and FPR, FPR against fill, and how often a 4-bit counter saturates against Fan et
 al.'s bound (flaccuracy --sections counting: data/t9_counting.json)."""
 
-import math
-
 from fmt import g
 from models import LN2, counters_at_least, fan_overflow_bound
 from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 9, "t9", "t9_counting.json"
+EXPERIMENT = ("t9", "table 9: counting Bloom memory, FPR against fill, counter overflow (flaccuracy)")
+# flaccuracy's options per mode
+SETTINGS = {
+    "quick": dict(t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5",
+                      "--overflow-trials", "5"]),
+    "full": dict(t9=["--counting-n", "1e7", "--counting-queries", "1e7", "--overflow-n", "1e6",
+                     "--overflow-trials", "20"]),
+    "tiny": dict(t9=["--counting-n", "1e5", "--counting-queries", "1e5", "--overflow-n", "1e4",
+                     "--overflow-trials", "3"]),
+}
 # "4 bits are enough" judged for a large filter: 1e9 counters at the optimal k for 1%
 BITS_M, BITS_K, BITS_RISK = 1e9, 7, 0.01
 
@@ -93,15 +101,6 @@ EXPLAIN = {
 
 
 # ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-EXPERIMENT = ("t9", "table 9: counting Bloom memory, FPR against fill, counter overflow (flaccuracy)")
-# flaccuracy's options per mode
-SETTINGS = {
-    "quick": dict(t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5", "--overflow-trials", "5"]),
-    "full": dict(t9=["--counting-n", "1e7", "--counting-queries", "1e7", "--overflow-n", "1e6", "--overflow-trials", "20"]),
-    "tiny": dict(t9=["--counting-n", "1e5", "--counting-queries", "1e5", "--overflow-n", "1e4", "--overflow-trials", "3"]),
-}
-
 
 def experiment(r):
     r.accuracy("t9_counting", "counting", r.cfg["t9"])
