@@ -43,7 +43,11 @@ def variant_lines(ax, points):
             ax.plot([a for a, _ in pts], [b for _, b in pts], "o-", color=COLORS[v], label=v, ms=3)
 
 
-def axis_labels(ax, xlabel, ylabel, title, legend=None):
+def axis_labels(ax, xlabel, ylabel, title, legend=None, log=""):
+    """The axes' labels and title, the legend in that font size if legend, and a log scale on
+    the axes log names ("x", "y", "xy")."""
+    for axis in log:
+        getattr(ax, "set_%sscale" % axis)("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)

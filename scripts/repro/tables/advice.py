@@ -14,13 +14,7 @@ WRITES = ("advise_examples.json",)
 EXPLAIN = {}
 
 
-def build(ctx, d=None):
-    ex = load_json(ctx.out, "advise_examples.json")
-    ctx.tables["advice"] = {"examples": (ex or {}).get("examples", [])}
-
-
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     import advise_data
     path = advise_data.write_advise_csv(r.out, r.host, r.stamp)
@@ -39,3 +33,8 @@ def experiment(r):
     with open(r.path("advise_examples.json"), "w") as f:
         json.dump({"examples": examples}, f, indent=1)
     r.stamp_json(r.path("advise_examples.json"))
+
+
+def build(ctx, d=None):
+    ex = load_json(ctx.out, "advise_examples.json")
+    ctx.tables["advice"] = {"examples": (ex or {}).get("examples", [])}

@@ -3,17 +3,19 @@ sketch (epsilon 0.001, delta 0.01), overestimates on uniform and Zipf streams ag
 epsilon N and delta, seed 003's Zipf example and its heavy hitter detector (flaccuracy
 --sections cms: data/t10_cms.json)."""
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g, human_bytes, pct
 from plotting import axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 10, "t10", "t10_cms.json"
 EXPERIMENT = ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)")
-# flaccuracy's options per mode
-SETTINGS = {
-    "quick": dict(t10=["--cms-updates", "1e6", "--cms-keys", "1e5", "--cms-runs", "4", "--cms-example-runs", "200"]),
-    "full": dict(t10=["--cms-updates", "1e7", "--cms-keys", "1e6", "--cms-runs", "8", "--cms-example-runs", "1000"]),
-    "tiny": dict(t10=["--cms-updates", "1e5", "--cms-keys", "1e4", "--cms-runs", "2", "--cms-example-runs", "20"]),
-}
+SETTINGS, experiment = flaccuracy_section(
+    "t10", "cms", DATA, quick="--cms-updates 1e6 --cms-keys 1e5 --cms-runs 4 --cms-example-runs 200",
+    full="--cms-updates 1e7 --cms-keys 1e6 --cms-runs 8 --cms-example-runs 1000",
+    tiny="--cms-updates 1e5 --cms-keys 1e4 --cms-runs 2 --cms-example-runs 20")
+SECTION = dict(heading="Count-Min sketch and heavy hitters", sources="Source: `data/t10_cms.json`.",
+               figure="distribution of the overestimate")
+FIGURES = ("t10_cms",)
 
 
 def build(ctx, d):
@@ -111,18 +113,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    r.accuracy("t10_cms", "cms", r.cfg["t10"])
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="Count-Min sketch and heavy hitters", sources="Source: `data/t10_cms.json`.",
-               figure="distribution of the overestimate")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t):
     w = page.w
     sh = t["shape"]
@@ -144,7 +135,11 @@ def report(page, t):
     w()
 
 
-FIGURES = ("t10_cms",)
+CSVS = (
+    ("t10_cms.csv", lambda t: (t["streams"], [
+        "stream", "conservative", "total", "eps_n", "sketches", "keys", "exact", "above", "fraction_above",
+        "p99", "max", "under"])),
+)
 
 
 def figure(t, out, stamp, caches, claims):
@@ -161,10 +156,3 @@ def figure(t, out, stamp, caches, claims):
     axis_labels(ax, "overestimate / (epsilon N)", "fraction of keys at or below",
                 "Count-Min (epsilon 0.001, delta 0.01): error distribution", legend=7)
     return save_figure(fig, out, "t10_cms", "Count-Min overestimate distribution", stamp)
-
-
-CSVS = (
-    ("t10_cms.csv", lambda t: (t["streams"], [
-        "stream", "conservative", "total", "eps_n", "sketches", "keys", "exact", "above", "fraction_above",
-        "p99", "max", "under"])),
-)

@@ -8,6 +8,7 @@ import math
 import os
 import sys
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g, pct
 from models import hll_alpha
 from plotting import axis_labels, plt, save_figure
@@ -15,18 +16,30 @@ from rundata import load_json
 
 NUMBER, KEY, DATA = 11, "t11", "t11_hll.json"
 EXPERIMENT = ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT")
-# flaccuracy's options per mode (the 1e9-key points only in --full), and the largest
-# cardinality of the redis-server comparison
 WRITES = ("t11_redis.json",)
-SETTINGS = {
-    "quick": dict(t11=["--hll-max-card", "1e8", "--hll-runs", "8", "--hll-std-card", "1e5", "--hll-std-runs", "200",
-                       "--hll-demo-runs", "20"], t11_redis_max=1_000_000),
-    "full": dict(t11=["--hll-max-card", "1e9", "--hll-runs", "8", "--hll-std-card", "1e6", "--hll-std-runs", "400",
-                      "--hll-demo-runs", "50"], t11_redis_max=10_000_000),
-    "tiny": dict(t11=["--hll-max-card", "1e6", "--hll-runs", "2", "--hll-std-card", "1e4", "--hll-std-runs", "30",
-                      "--hll-demo-runs", "2"], t11_redis_max=100_000),
-}
+# flaccuracy's options per mode (the 1e9-key points only in --full)
+SETTINGS, _flaccuracy = flaccuracy_section(
+    "t11", "hll", DATA,
+    quick="--hll-max-card 1e8 --hll-runs 8 --hll-std-card 1e5 --hll-std-runs 200 --hll-demo-runs 20",
+    full="--hll-max-card 1e9 --hll-runs 8 --hll-std-card 1e6 --hll-std-runs 400 --hll-demo-runs 50",
+    tiny="--hll-max-card 1e6 --hll-runs 2 --hll-std-card 1e4 --hll-std-runs 30 --hll-demo-runs 2")
+# and the largest cardinality of the redis-server comparison
+for _mode, _cards in (("quick", 1_000_000), ("full", 10_000_000), ("tiny", 100_000)):
+    SETTINGS[_mode]["t11_redis_max"] = _cards
 EXACT_BYTES = 10e9  # the seeds' exact-count figure (000: "10 GB for 1B unique IPs")
+SECTION = dict(heading="HyperLogLog: error against cardinality, Redis's format and PFCOUNT",
+               sources="Sources: `data/t11_hll.json`, `data/t11_redis.json`.",
+               figure="relative error against cardinality")
+FIGURES = ("t11_hll",)
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    _flaccuracy(r)
+    out = r.path("t11_redis.json")
+    r.run([sys.executable, os.path.join(r.repro_dir, "redis_pfcount.py"), r.bins["filterlab"], out,
+           "--max-card", str(r.cfg["t11_redis_max"]), "--seconds", "150"], "t11_redis")
+    r.stamp_json(out)
 
 
 def rms(xs):
@@ -217,23 +230,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    r.accuracy("t11_hll", "hll", r.cfg["t11"])
-    out = r.path("t11_redis.json")
-    r.run([sys.executable, os.path.join(r.repro_dir, "redis_pfcount.py"), r.bins["filterlab"], out,
-           "--max-card", str(r.cfg["t11_redis_max"]), "--seconds", "150"], "t11_redis")
-    r.stamp_json(out)
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="HyperLogLog: error against cardinality, Redis's format and PFCOUNT",
-               sources="Sources: `data/t11_hll.json`, `data/t11_redis.json`.",
-               figure="relative error against cardinality")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t):
     w = page.w
     w("`flaccuracy --sections hll`: distinct u64 keys added in batches, the estimate read at each "
@@ -263,7 +260,13 @@ def report(page, t):
         w()
 
 
-FIGURES = ("t11_hll",)
+CSVS = (
+    ("t11_hll.csv", lambda t: (t["rows"], [
+        "p", "bytes", "card", "runs", "rms_estimate", "rms_paper2007", "rms_raw", "rms_seed003", "std_error",
+        "max_abs_estimate"])),
+    ("t11_redis_pfcount.csv", lambda t: (t["redis"]["points"] or None, [
+        "card", "encoding", "pfcount", "filterlab", "paper2007", "raw"])),
+)
 
 
 def figure(t, out, stamp, caches, claims):
@@ -277,17 +280,6 @@ def figure(t, out, stamp, caches, claims):
         ax.plot([r["card"] for r in rows], [r["rms_seed003"] for r in rows], "x--", color=c, ms=4, lw=1,
                 label="p = %d, seed 003's estimator" % p)
         ax.axhline(rows[0]["std_error"], color=c, lw=1, ls=":")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
     axis_labels(ax, "distinct keys", "RMS relative error (dotted: 1.04/sqrt(m))",
-                "HyperLogLog error against cardinality", legend=7)
+                "HyperLogLog error against cardinality", legend=7, log="xy")
     return save_figure(fig, out, "t11_hll", "HyperLogLog relative error against cardinality", stamp)
-
-
-CSVS = (
-    ("t11_hll.csv", lambda t: (t["rows"], [
-        "p", "bytes", "card", "runs", "rms_estimate", "rms_paper2007", "rms_raw", "rms_seed003", "std_error",
-        "max_abs_estimate"])),
-    ("t11_redis_pfcount.csv", lambda t: (t["redis"]["points"] or None, [
-        "card", "encoding", "pfcount", "filterlab", "paper2007", "raw"])),
-)

@@ -5,18 +5,19 @@ data/t12_sbf.json)."""
 
 import math
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g, human_bytes, pct
 from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 12, "t12", "t12_sbf.json"
 EXPERIMENT = ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)")
-# flaccuracy's options per mode
-SETTINGS = {
-    "quick": dict(t12=["--sbf-capacity", "1e5", "--sbf-queries", "1e6"]),
-    "full": dict(t12=["--sbf-capacity", "1e6", "--sbf-queries", "1e7"]),
-    "tiny": dict(t12=["--sbf-capacity", "1e4", "--sbf-queries", "1e5"]),
-}
+SETTINGS, experiment = flaccuracy_section(
+    "t12", "sbf", DATA, quick="--sbf-capacity 1e5 --sbf-queries 1e6", full="--sbf-capacity 1e6 --sbf-queries 1e7",
+    tiny="--sbf-capacity 1e4 --sbf-queries 1e5")
 REDIS_LAYOUT = "classic"  # RedisBloom's sub-filters are classic Bloom filters
+SECTION = dict(heading="scalable Bloom filters (RedisBloom's defaults)", sources="Source: `data/t12_sbf.json`.",
+               figure="FPR against keys / first capacity")
+FIGURES = ("t12_scalable",)
 
 
 def build(ctx, d):
@@ -101,18 +102,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    r.accuracy("t12_sbf", "sbf", r.cfg["t12"])
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="scalable Bloom filters (RedisBloom's defaults)", sources="Source: `data/t12_sbf.json`.",
-               figure="FPR against keys / first capacity")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t):
     w = page.w
     w("`flaccuracy --sections sbf`: a chain with RedisBloom's defaults (expansion %s, tightening %s, error rate "
@@ -131,7 +121,11 @@ def report(page, t):
                 for p in t["planning"]])
 
 
-FIGURES = ("t12_scalable",)
+CSVS = (
+    ("t12_scalable.csv", lambda t: (t["chain"], [
+        "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
+        "false_positives", "queries"])),
+)
 
 
 def figure(t, out, stamp, caches, claims):
@@ -146,15 +140,6 @@ def figure(t, out, stamp, caches, claims):
     ax.plot([r["keys_over_estimate"] for r in plan], [max(r["measured_fpr"], 1e-7) for r in plan], "s--",
             color="0.4", ms=3, label="fixed classic sized for 2x")
     ax.axhline(t["error_rate"], color="k", lw=1, ls=":")
-    ax.set_yscale("log")
-    ax.set_xscale("log")
     axis_labels(ax, "keys / first capacity (the estimate)", "FPR (dotted: model; black: error rate)",
-                "Scalable Bloom (expansion 2, tightening 0.5)", legend=7)
+                "Scalable Bloom (expansion 2, tightening 0.5)", legend=7, log="xy")
     return save_figure(fig, out, "t12_scalable", "Scalable Bloom FPR against keys", stamp)
-
-
-CSVS = (
-    ("t12_scalable.csv", lambda t: (t["chain"], [
-        "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
-        "false_positives", "queries"])),
-)

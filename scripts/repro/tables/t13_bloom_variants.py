@@ -17,6 +17,18 @@ SETTINGS = {"quick": dict(t13_n=1_000_000, t13_compressed_n=100_000, t13_queries
             "tiny": dict(t13_n=20_000, t13_compressed_n=5_000, t13_queries=200_000, t13_reps=2)}
 
 PF_CLAIMS = 0.05  # the layered rows the claims read: PF = 5%, enough events for PF^3
+SECTION = dict(heading="seed 004's variants: layered, compressed and combining Bloom filters",
+               sources="Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    c = r.cfg
+    out = r.path("t13_variants004.json")
+    r.run([r.bins["bloom_variants"], "--n", str(c["t13_n"]), "--compressed-n",
+           str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
+           str(c["t13_reps"]), "--json", out], "t13_bloom_variants")
+    r.stamp_json(out)
 
 
 def _layered(ctx, d, src):
@@ -215,23 +227,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    c = r.cfg
-    out = r.path("t13_variants004.json")
-    r.run([r.bins["bloom_variants"], "--n", str(c["t13_n"]), "--compressed-n",
-           str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
-           str(c["t13_reps"]), "--json", out], "t13_bloom_variants")
-    r.stamp_json(out)
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="seed 004's variants: layered, compressed and combining Bloom filters",
-               sources="Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t13):
     page.w("Seed 004, section 4.11. **Layered Bloom filter** (R = 4 layers of block512, each probing with its own "
            "remix of the key's hash): the rate at which a key added c times reads c + d or more, against PF^d.")

@@ -18,6 +18,52 @@ SETTINGS = {"quick": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=5, cg
             "full": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=9, cg_lookups=262144),
             "tiny": dict(t1_keys=100_000, t1_lookups=100_000, t1_reps=2, cg_lookups=8192)}
 N_LOOKUPS = 1_000_000  # the seed's unit: per 1M lookups
+SECTION = dict(
+    heading="naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits",
+    sources="Sources: `data/t1_time.csv`, `data/t1_callgrind.csv`, `data/t1_callgrind_l2.csv`, and "
+            "`data/t1_*_context.json` (the harness's context; its full JSON stays in `raw/`).",
+    figure="ns per lookup, classic vs block512, per kernel", measured=lambda t: t["rows"])
+FIGURES = ("t1_naive_vs_blocked",)
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    c = r.cfg
+    kernels = r.kernels()
+    fb = r.bins["flbench"]
+    common = ["--filter", "classic,block512,cuckoo", "--bits-per-key", "10",
+              "--sizes", str(c["t1_keys"]), "--sizes-in", "keys", "--hit-rate", "1,0",
+              "--probe", "none", "--seed", "1"]
+    r.say("timing on kernels %s (hardware counters if this machine has a PMU)" % ",".join(kernels))
+    r.run([fb] + common + ["--kernel", ",".join(kernels), "--lookups", str(c["t1_lookups"]),
+                           "--reps", str(c["t1_reps"]), "--counters", "auto",
+                           "--json", r.rawpath("t1_time.json"), "--csv", r.path("t1_time.csv")],
+          "t1_time", quiet_re=r"^(lookup|insert)/")
+    # valgrind has no AVX-512: simulate the kernels it can run (misses are the layout's)
+    cg_kernels = [k for k in kernels if not k.startswith("avx512")] or ["scalar"]
+    base_cg = [fb] + common + ["--kernel", ",".join(cg_kernels), "--reps", "1",
+                               "--lookups", str(min(c["t1_lookups"], c["cg_lookups"])),
+                               "--counters", "callgrind",
+                               "--callgrind-lookups", str(c["cg_lookups"])]
+    if shutil.which("valgrind"):
+        r.say("simulated misses: callgrind with this machine's L1d and last-level cache")
+        r.run(base_cg + ["--json", r.rawpath("t1_callgrind.json"),
+                         "--csv", r.path("t1_callgrind.csv")],
+              "t1_callgrind", check=False, quiet_re=r"^(lookup|insert)/")
+        l2 = next((x for x in r.host["caches"]["list"] if x["level"] == 2), None)
+        if l2 and l2["ways"]:
+            sets = pow2_floor(l2["bytes"] // (l2["ways"] * l2["line"]))
+            ll = "%d,%d,%d" % (sets * l2["ways"] * l2["line"], l2["ways"], l2["line"])
+            r.say("simulated misses: callgrind with the L2 (%s) as the last level" % ll)
+            r.run(base_cg + ["--LL", ll, "--json", r.rawpath("t1_callgrind_l2.json"),
+                             "--csv", r.path("t1_callgrind_l2.csv")],
+                  "t1_callgrind_l2", check=False, quiet_re=r"^(lookup|insert)/")
+    else:
+        r.say("valgrind not found: no simulated misses")
+    for n in ("t1_time", "t1_callgrind", "t1_callgrind_l2"):
+        if os.path.exists(r.rawpath(n + ".json")):
+            r.keep_context(n)
+            r.stamp_csv(r.path(n + ".csv"))
 
 
 def _cg_geometry(ctx):
@@ -193,56 +239,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    c = r.cfg
-    kernels = r.kernels()
-    fb = r.bins["flbench"]
-    common = ["--filter", "classic,block512,cuckoo", "--bits-per-key", "10",
-              "--sizes", str(c["t1_keys"]), "--sizes-in", "keys", "--hit-rate", "1,0",
-              "--probe", "none", "--seed", "1"]
-    r.say("timing on kernels %s (hardware counters if this machine has a PMU)" % ",".join(kernels))
-    r.run([fb] + common + ["--kernel", ",".join(kernels), "--lookups", str(c["t1_lookups"]),
-                           "--reps", str(c["t1_reps"]), "--counters", "auto",
-                           "--json", r.rawpath("t1_time.json"), "--csv", r.path("t1_time.csv")],
-          "t1_time", quiet_re=r"^(lookup|insert)/")
-    # valgrind has no AVX-512: simulate the kernels it can run (misses are the layout's)
-    cg_kernels = [k for k in kernels if not k.startswith("avx512")] or ["scalar"]
-    base_cg = [fb] + common + ["--kernel", ",".join(cg_kernels), "--reps", "1",
-                               "--lookups", str(min(c["t1_lookups"], c["cg_lookups"])),
-                               "--counters", "callgrind",
-                               "--callgrind-lookups", str(c["cg_lookups"])]
-    if shutil.which("valgrind"):
-        r.say("simulated misses: callgrind with this machine's L1d and last-level cache")
-        r.run(base_cg + ["--json", r.rawpath("t1_callgrind.json"),
-                         "--csv", r.path("t1_callgrind.csv")],
-              "t1_callgrind", check=False, quiet_re=r"^(lookup|insert)/")
-        l2 = next((x for x in r.host["caches"]["list"] if x["level"] == 2), None)
-        if l2 and l2["ways"]:
-            sets = pow2_floor(l2["bytes"] // (l2["ways"] * l2["line"]))
-            ll = "%d,%d,%d" % (sets * l2["ways"] * l2["line"], l2["ways"], l2["line"])
-            r.say("simulated misses: callgrind with the L2 (%s) as the last level" % ll)
-            r.run(base_cg + ["--LL", ll, "--json", r.rawpath("t1_callgrind_l2.json"),
-                             "--csv", r.path("t1_callgrind_l2.csv")],
-                  "t1_callgrind_l2", check=False, quiet_re=r"^(lookup|insert)/")
-    else:
-        r.say("valgrind not found: no simulated misses")
-    for n in ("t1_time", "t1_callgrind", "t1_callgrind_l2"):
-        if os.path.exists(r.rawpath(n + ".json")):
-            r.keep_context(n)
-            r.stamp_csv(r.path(n + ".csv"))
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(
-    heading="naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits",
-    sources="Sources: `data/t1_time.csv`, `data/t1_callgrind.csv`, `data/t1_callgrind_l2.csv`, and "
-            "`data/t1_*_context.json` (the harness's context; its full JSON stays in `raw/`).",
-    figure="ns per lookup, classic vs block512, per kernel", measured=lambda t: t["rows"])
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t1):
     r0 = t1["rows"][0]
     geo = t1.get("sim_geometry", {})
@@ -267,7 +264,12 @@ def report(page, t1):
                 "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11)
 
 
-FIGURES = ("t1_naive_vs_blocked",)
+CSVS = (
+    ("t1_naive_vs_blocked.csv", lambda t: (t["rows"], [
+        "variant", "kernel", "hit_rate", "k", "filter_bytes", "ns_per_lookup", "ms_per_1M",
+        "cycles_per_1M", "cycles_kind", "sim_d1", "sim_l2", "sim_llc", "pmu_l1d", "pmu_llc",
+        "speedup", "fpr_measured", "cv_pct"])),
+)
 
 
 def figure(t1, out, stamp, caches, claims):
@@ -289,11 +291,3 @@ def figure(t1, out, stamp, caches, claims):
     fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % human_bytes(
         t1["rows"][0]["filter_bytes"], lambda x: "%.3g" % x), fontsize=9)
     return save_figure(fig, out, "t1_naive_vs_blocked", "naive vs blocked Bloom", stamp)
-
-
-CSVS = (
-    ("t1_naive_vs_blocked.csv", lambda t: (t["rows"], [
-        "variant", "kernel", "hit_rate", "k", "filter_bytes", "ns_per_lookup", "ms_per_1M",
-        "cycles_per_1M", "cycles_kind", "sim_d1", "sim_l2", "sim_llc", "pmu_l1d", "pmu_llc",
-        "speedup", "fpr_measured", "cv_pct"])),
-)

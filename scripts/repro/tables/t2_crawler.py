@@ -11,6 +11,18 @@ from verdicts import numbers_only
 NUMBER, KEY, DATA = 2, "t2", "t2_crawler.json"
 EXPERIMENT = ("t2", "table 2: the crawler, exact hash sets vs filters on 1M URLs")
 SETTINGS = {"quick": dict(t2_reps=3), "full": dict(t2_reps=9), "tiny": dict(t2_reps=1)}
+SECTION = dict(heading="the crawler, 1M URLs", sources="Source: `data/t2_crawler.json`.",
+               figure="memory against ns per lookup")
+FIGURES = ("t2_crawler",)
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    out = r.path("t2_crawler.json")
+    r.run([r.bins["hashset_baseline"], "--insert", r.url_file("insert"),
+           "--miss", r.url_file("miss"), "--reps", str(r.cfg["t2_reps"]),
+           "--bpk", "10", "--json", out], "t2_crawler")
+    r.stamp_json(out)
 
 
 def build(ctx, d):
@@ -160,22 +172,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    out = r.path("t2_crawler.json")
-    r.run([r.bins["hashset_baseline"], "--insert", r.url_file("insert"),
-           "--miss", r.url_file("miss"), "--reps", str(r.cfg["t2_reps"]),
-           "--bpk", "10", "--json", out], "t2_crawler")
-    r.stamp_json(out)
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="the crawler, 1M URLs", sources="Source: `data/t2_crawler.json`.",
-               figure="memory against ns per lookup")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t2):
     page.w("`hashset_baseline` on %s distinct URLs (%s bytes on average, `scripts/repro/urlgen.py`): "
            "each structure is built from them, then answers %s lookups of never-inserted URLs (the "
@@ -200,7 +197,12 @@ def report(page, t2):
     page.w()
 
 
-FIGURES = ("t2_crawler",)
+CSVS = (
+    ("t2_crawler.csv", lambda t: (t["rows"], [
+        "structure", "exact", "describe", "memory_bytes", "heap_bytes", "payload_bytes",
+        "bits_per_url", "insert_ns", "miss_ns", "hit_ns", "miss_ns_batch", "hit_ns_batch",
+        "fpr", "false_positives", "false_negatives", "lookups"])),
+)
 
 
 def figure(t2, out, stamp, caches, claims):
@@ -212,16 +214,7 @@ def figure(t2, out, stamp, caches, claims):
         ax.scatter(r["memory_bytes"], r["miss_ns"], color=c, s=30, marker="o" if r["exact"] else "s")
         ax.annotate(r["structure"], (r["memory_bytes"], r["miss_ns"]), fontsize=7, xytext=(4, 3),
                     textcoords="offset points")
-    ax.set_xscale("log")
     axis_labels(ax, "memory, bytes (hash sets: heap growth; filters: payload)", "ns per lookup, never-inserted URL",
-                "Table 2: %d URLs, %.1f bytes on average" % (t2["n"], t2["mean_key_bytes"]))
+                "Table 2: %d URLs, %.1f bytes on average" % (t2["n"], t2["mean_key_bytes"]), log="x")
     cache_lines(ax, caches)
     return save_figure(fig, out, "t2_crawler", "crawler: hash sets vs filters", stamp)
-
-
-CSVS = (
-    ("t2_crawler.csv", lambda t: (t["rows"], [
-        "structure", "exact", "describe", "memory_bytes", "heap_bytes", "payload_bytes",
-        "bits_per_url", "insert_ns", "miss_ns", "hit_ns", "miss_ns_batch", "hit_ns_batch",
-        "fpr", "false_positives", "false_negatives", "lookups"])),
-)

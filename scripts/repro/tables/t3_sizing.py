@@ -16,6 +16,17 @@ SETTINGS = {"quick": dict(t3_n=10_000_000, t3_queries=4_000_000),
             "tiny": dict(t3_n=200_000, t3_queries=200_000)}
 SIZING_TARGETS = [0.01, 0.001, 0.0001]
 
+SECTION = dict(
+    heading=lambda t: "sizing for n = %s at 1%%, 0.1%%, 0.01%%" % (thousands(t["n"]) if t else "10M"),
+    sources="Source: `data/t3_sizing.json`.")
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    c = r.cfg
+    r.fpr_sweep("t3_sizing", ["sizing", "--n", str(c["t3_n"]), "--targets",
+                               ",".join(map(repr, SIZING_TARGETS)),
+                               "--queries", str(c["t3_queries"])])
 
 
 def build(ctx, d):
@@ -172,22 +183,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    c = r.cfg
-    r.fpr_sweep("t3_sizing", ["sizing", "--n", str(c["t3_n"]), "--targets",
-                               ",".join(map(repr, SIZING_TARGETS)),
-                               "--queries", str(c["t3_queries"])])
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(
-    heading=lambda t: "sizing for n = %s at 1%%, 0.1%%, 0.01%%" % (thousands(t["n"]) if t else "10M"),
-    sources="Source: `data/t3_sizing.json`.")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t3):
     page.w("`fpr_sweep sizing`: every variant sized by `fl_params_for`, built with n integer keys and "
            "measured on %s never-inserted keys. `seed k` is classic with the seed's k = ceil((m/n) ln 2); "

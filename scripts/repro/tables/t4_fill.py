@@ -17,6 +17,16 @@ SETTINGS = {"quick": dict(t4_n=1_000_000, t4_queries=2_000_000),
             "tiny": dict(t4_n=20_000, t4_queries=100_000)}
 FILL_RATIOS = [0.5, 1.0, 1.5, 2.0, 3.0]
 
+SECTION = dict(heading="FPR against fill ratio", sources="Source: `data/t4_fill.json`.",
+               figure="FPR against fill ratio")
+FIGURES = ("t4_fpr_vs_fill",)
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    c = r.cfg
+    r.fpr_sweep("t4_fill", ["fill", "--n", str(c["t4_n"]), "--fpr", "0.01", "--fills",
+                             ",".join(map(repr, FILL_RATIOS)), "--queries", str(c["t4_queries"])])
 
 
 def build(ctx, d):
@@ -112,20 +122,7 @@ def seed_by_fill(claims):
     return {FILLS[c["id"]]: c["seed_value"] for c in claims if c["id"] in FILLS}
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    c = r.cfg
-    r.fpr_sweep("t4_fill", ["fill", "--n", str(c["t4_n"]), "--fpr", "0.01", "--fills",
-                             ",".join(map(repr, FILL_RATIOS)), "--queries", str(c["t4_queries"])])
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="FPR against fill ratio", sources="Source: `data/t4_fill.json`.",
-               figure="FPR against fill ratio")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t4):
     page.w("`fpr_sweep fill`: each variant sized for n = %s at 1%%, filled to 50%%-300%% of n, %s "
            "never-inserted queries per point. The seed column is 003's output (10,000 tests, n = 10,000); "
@@ -147,7 +144,11 @@ def report(page, t4):
     page.table(["fill", "seed", "seed formula"] + list(VARIANTS), rows)
 
 
-FIGURES = ("t4_fpr_vs_fill",)
+CSVS = (
+    ("t4_fill.csv", lambda t: (t["rows"], [
+        "variant", "fill", "inserted", "full", "k", "bytes", "predicted_fpr", "measured_fpr",
+        "seed_formula", "false_positives", "queries"])),
+)
 
 
 def figure(t4, out, stamp, caches, claims):
@@ -160,14 +161,6 @@ def figure(t4, out, stamp, caches, claims):
         ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=COLORS[v], lw=1)
     seed = seed_by_fill(claims)
     ax.plot(list(seed), list(seed.values()), "kx", label="seed 003, 9.17", ms=7)
-    ax.set_yscale("log")
     axis_labels(ax, "fill ratio (keys inserted / design n)", "false positive rate (dotted: model)",
-                "Table 4: FPR against fill, sized for n = %d at 1%%" % t4["n"], legend=7)
+                "Table 4: FPR against fill, sized for n = %d at 1%%" % t4["n"], legend=7, log="y")
     return save_figure(fig, out, "t4_fpr_vs_fill", "FPR against fill ratio", stamp)
-
-
-CSVS = (
-    ("t4_fill.csv", lambda t: (t["rows"], [
-        "variant", "fill", "inserted", "full", "k", "bytes", "predicted_fpr", "measured_fpr",
-        "seed_formula", "false_positives", "queries"])),
-)

@@ -35,6 +35,23 @@ DELETES = (("cuckoo8", "cuckoo", 8), ("cuckoo12", "cuckoo", 12), ("cuckoo16", "c
 # the fingerprint width of seed 003's example (fingerprint_bits=12): its cuckoo claims are
 # judged on the 12-bit filter where the seed names that configuration
 SEED_WIDTH = 12
+SECTION = dict(
+    heading="Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f",
+    sources="Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
+    figure="bits per key against target FPR; cuckoo FPR against load; the filters that delete, bits per "
+           "key against log2(1/FPR)")
+FIGURES = ("t5_space_and_cuckoo", "t5_deletes_space")
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+def experiment(r):
+    c = r.cfg
+    r.fpr_sweep("t5_space", ["space", "--n", str(c["t5_n"]), "--targets",
+                              ",".join(map(repr, c["t5_targets"])),
+                              "--queries", str(c["t5_queries"])])
+    r.fpr_sweep("t5_cuckoo", ["cuckoo", "--buckets", str(c["cuckoo_buckets"]), "--loads",
+                               ",".join(map(repr, CUCKOO_LOADS)),
+                               "--queries", str(c["cuckoo_queries"])])
 
 
 def library_rows(d):
@@ -248,27 +265,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    c = r.cfg
-    r.fpr_sweep("t5_space", ["space", "--n", str(c["t5_n"]), "--targets",
-                              ",".join(map(repr, c["t5_targets"])),
-                              "--queries", str(c["t5_queries"])])
-    r.fpr_sweep("t5_cuckoo", ["cuckoo", "--buckets", str(c["cuckoo_buckets"]), "--loads",
-                               ",".join(map(repr, CUCKOO_LOADS)),
-                               "--queries", str(c["cuckoo_queries"])])
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(
-    heading="Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f",
-    sources="Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
-    figure="bits per key against target FPR; cuckoo FPR against load; the filters that delete, bits per "
-           "key against log2(1/FPR)")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t5):
     page.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
            "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
@@ -340,69 +337,6 @@ def report(page, t5):
         page.table(["f", "load", "keys", "measured FPR", "2b/2^f", "2b*load/(2^f-1)", "measured / (2b/2^f)"], rows)
 
 
-FIGURES = ("t5_space_and_cuckoo", "t5_deletes_space")
-
-
-def figure(t5, out, stamp, caches, claims):
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    ax = axes[0]
-    xs = [p["target"] for p in t5["pivot"]]
-    variant_lines(ax, lambda v: [(p["target"], p[v]["bpk"]) for p in t5["pivot"] if "bpk" in p.get(v, {})])
-    ax.plot(xs, [p["ideal_cuckoo"] for p in t5["pivot"]], "--", color=COLORS["cuckoo"], lw=1,
-            label="cuckoo, any f (model)")
-    ax.plot(xs, [p["bound"] for p in t5["pivot"]], "k-", lw=1, label="log2(1/FPR) bound")
-    seed = next(c["seed_value"] for c in claims if c["id"] == "t5.crossover")
-    ax.axvline(seed, color="0.5", ls=":", lw=1)
-    ax.text(seed, ax.get_ylim()[1], " seed: %g%%" % (100 * seed), fontsize=7, va="top", color="0.4")
-    ax.set_xscale("log")
-    ax.invert_xaxis()
-    top = max((p["classic"]["bpk"] for p in t5["pivot"] if "bpk" in p.get("classic", {})), default=None)
-    if top:
-        ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
-    axis_labels(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
-    ax = axes[1]
-    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (16, "#8c564b")):
-        pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
-                     for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
-        if not pts:
-            continue
-        ax.plot([p[0] for p in pts], [max(p[1], 1e-8) for p in pts], "o", color=col, label="f = %d measured" % f)
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=col, label="2b*load/(2^f-1)")
-        ax.axhline(pts[0][3], color=col, lw=0.8, ls="--")
-    ax.set_yscale("log")
-    axis_labels(ax, "cuckoo load (occupied slots / slots)", "FPR (dashed: 2b/2^f)", "cuckoo FPR against 2b/2^f", legend=6)
-    made = save_figure(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
-    return made + _figure_deletes(t5, out, stamp)
-
-
-# the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
-DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
-                 "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "counting": ("counting", "#d62728", "s"),
-                 "counting512": ("counting512", "#1f77b4", "s")}
-
-
-def _figure_deletes(t5, out, stamp):
-    """Bits per key against log2(1/measured FPR) for every filter that deletes, with the
-    information-theoretic line y = x (Carter et al. 1978)."""
-    rows = t5.get("deletes") or []
-    if not any(len(p) > 2 for p in rows):
-        return []
-    fig, ax = plt.subplots(figsize=(6, 3.8))
-    top = 0
-    for col, (label, colour, marker) in DELETES_STYLE.items():
-        pts = sorted((p[col]["bound_measured"], p[col]["bpk"]) for p in rows
-                     if p.get(col, {}).get("bound_measured") is not None)
-        if pts:
-            ax.plot([x for x, _ in pts], [y for _, y in pts], marker + "-", color=colour, label=label, ms=3)
-            top = max(top, max(x for x, _ in pts))
-    if top:
-        ax.plot([0, top], [0, top], "k-", lw=1, label="log2(1/FPR) (lower bound)")
-    ax.set_ylim(bottom=0)
-    axis_labels(ax, "log2(1/measured FPR)", "bits per key",
-                "Table 5: filters that delete, space against FPR (n = %d)" % t5["n"], legend=6)
-    return save_figure(fig, out, "t5_deletes_space", "filters that delete: bits per key against log2(1/FPR)", stamp)
-
-
 def _csv_space(t5):
     rows = []
     for p in t5["pivot"]:
@@ -443,3 +377,63 @@ CSVS = (
         "fingerprint_bits", "units", "load_wanted", "load", "inserted", "measured_fpr",
         "formula_2b_over_2f", "formula_at_load", "ratio_to_2b_2f", "predicted_fpr", "queries"])),
 )
+
+
+def figure(t5, out, stamp, caches, claims):
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    ax = axes[0]
+    xs = [p["target"] for p in t5["pivot"]]
+    variant_lines(ax, lambda v: [(p["target"], p[v]["bpk"]) for p in t5["pivot"] if "bpk" in p.get(v, {})])
+    ax.plot(xs, [p["ideal_cuckoo"] for p in t5["pivot"]], "--", color=COLORS["cuckoo"], lw=1,
+            label="cuckoo, any f (model)")
+    ax.plot(xs, [p["bound"] for p in t5["pivot"]], "k-", lw=1, label="log2(1/FPR) bound")
+    seed = next(c["seed_value"] for c in claims if c["id"] == "t5.crossover")
+    ax.axvline(seed, color="0.5", ls=":", lw=1)
+    ax.text(seed, ax.get_ylim()[1], " seed: %g%%" % (100 * seed), fontsize=7, va="top", color="0.4")
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    top = max((p["classic"]["bpk"] for p in t5["pivot"] if "bpk" in p.get("classic", {})), default=None)
+    if top:
+        ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
+    axis_labels(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
+    ax = axes[1]
+    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (16, "#8c564b")):
+        pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
+                     for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-8) for p in pts], "o", color=col, label="f = %d measured" % f)
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=col, label="2b*load/(2^f-1)")
+        ax.axhline(pts[0][3], color=col, lw=0.8, ls="--")
+    axis_labels(ax, "cuckoo load (occupied slots / slots)", "FPR (dashed: 2b/2^f)", "cuckoo FPR against 2b/2^f",
+                legend=6, log="y")
+    made = save_figure(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
+    return made + _figure_deletes(t5, out, stamp)
+
+
+# the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
+DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
+                 "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "counting": ("counting", "#d62728", "s"),
+                 "counting512": ("counting512", "#1f77b4", "s")}
+
+
+def _figure_deletes(t5, out, stamp):
+    """Bits per key against log2(1/measured FPR) for every filter that deletes, with the
+    information-theoretic line y = x (Carter et al. 1978)."""
+    rows = t5.get("deletes") or []
+    if not any(len(p) > 2 for p in rows):
+        return []
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    top = 0
+    for col, (label, colour, marker) in DELETES_STYLE.items():
+        pts = sorted((p[col]["bound_measured"], p[col]["bpk"]) for p in rows
+                     if p.get(col, {}).get("bound_measured") is not None)
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker + "-", color=colour, label=label, ms=3)
+            top = max(top, max(x for x, _ in pts))
+    if top:
+        ax.plot([0, top], [0, top], "k-", lw=1, label="log2(1/FPR) (lower bound)")
+    ax.set_ylim(bottom=0)
+    axis_labels(ax, "log2(1/measured FPR)", "bits per key",
+                "Table 5: filters that delete, space against FPR (n = %d)" % t5["n"], legend=6)
+    return save_figure(fig, out, "t5_deletes_space", "filters that delete: bits per key against log2(1/FPR)", stamp)

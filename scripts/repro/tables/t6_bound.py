@@ -13,6 +13,9 @@ from plotting import axis_labels, plt, save_figure, variant_lines
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 6, "t6", "t5_space.json"
+SECTION = dict(heading="space against the information-theoretic bound n log2(1/e)",
+               sources="Source: `data/t5_space.json`.", figure="bits per key over log2(1/FPR)")
+FIGURES = ("t6_bound",)
 
 
 def build(ctx, d):
@@ -84,12 +87,7 @@ EXPLAIN = {
 }
 
 
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="space against the information-theoretic bound n log2(1/e)",
-               sources="Source: `data/t5_space.json`.", figure="bits per key over log2(1/FPR)")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t6):
     page.w("From table 5's filters: bits per key divided by log2(1/measured FPR) (the lower bound of Carter "
            "et al. 1978 is 1). Rows with fewer than 100 false positives are imprecise and left out of the means.")
@@ -121,7 +119,10 @@ def report(page, t6):
         page.w()
 
 
-FIGURES = ("t6_bound",)
+CSVS = (
+    ("t6_bound.csv", lambda t: (t["rows"], [
+        "variant", "target", "bpk", "measured", "fp", "bound_measured", "factor", "factor_target", "precise"])),
+)
 
 
 def figure(t6, out, stamp, caches, claims):
@@ -136,9 +137,3 @@ def figure(t6, out, stamp, caches, claims):
     ax.invert_xaxis()
     axis_labels(ax, "measured FPR", "bits per key / log2(1/FPR)", "Table 6: space over the bound n log2(1/FPR)", legend=6)
     return save_figure(fig, out, "t6_bound", "space against the information-theoretic bound", stamp)
-
-
-CSVS = (
-    ("t6_bound.csv", lambda t: (t["rows"], [
-        "variant", "target", "bpk", "measured", "fp", "bound_measured", "factor", "factor_target", "precise"])),
-)

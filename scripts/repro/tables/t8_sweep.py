@@ -22,6 +22,125 @@ SETTINGS = {"quick": dict(t8_sizes="quick", t8_hits="0.5", t8_reps=3, t8_lookups
                           t8_insert_budget=64 << 20, t8_fprs=[0.01, 0.0001]),
             "tiny": dict(t8_sizes="16K,1M", t8_hits="0.5", t8_reps=2, t8_lookups=16384,
                           t8_insert_budget=1 << 20, t8_fprs=[0.01])}
+SECTION = dict(heading="the kernel sweep, L1 to DRAM, with the physical bound",
+               sources="Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).",
+               figure="ns per lookup against filter size, per kernel")
+FIGURES = ("t8_sweep",)
+
+
+# ---- experiment: what scripts/reproduce runs ------------------------------------------
+# A footprint's dependent-load latency is "DRAM-like" when it is at least halfway from the
+# in-cache latency (the fastest probed footprint) to the latency at the largest one (1 GiB,
+# or a quarter of memory), and at least 4x the in-cache latency (an LLC hit costs tens of
+# cycles, a DRAM access hundreds). Past the last-level cache, latency climbs towards the
+# DRAM latency as the share of loads the cache still serves (about LLC / footprint) falls,
+# so halfway means most loads miss. Latencies are the fastest repetition (noise only adds),
+# and the point must hold for every larger footprint too, so one disturbed small footprint
+# cannot pick it. The largest footprint's latency alone is not the threshold: TLB misses
+# and a busy host make it keep rising, which put a 0.8x-of-1-GiB rule at 512 MiB on a
+# machine whose latency was DRAM-like from 8 MiB on.
+DRAM_HALFWAY = 0.5
+DRAM_OVER_CACHE = 4.0
+
+
+def dram_point(r):
+    """The sweep's DRAM point: the smallest probed footprint whose measured pointer-chasing
+    latency is DRAM-like (flbench --probe-only; see DRAM_HALFWAY). sysfs alone is not
+    trusted: a VM may report any last-level cache size (a 480 MiB one on a 2-vCPU VM put the
+    old 1.5x-LLC point at 704 MiB, and its three builds per kernel dominated the run). Falls
+    back to the sysfs rule when the probe cannot run. Written to data/t8_dram_point.json."""
+    if getattr(r, "_dram", None):
+        return r._dram["bytes"]
+    c = r.host["caches"]
+    l2, llc = c["l2"] or (1 << 20), c["llc"] or (32 << 20)
+    memcap = (r.host.get("mem_total") or (8 << 30)) // 4
+    ref = min(1 << 30, pow2_floor(memcap))
+    # from twice the L2 (a footprint no private cache holds) up, every 2x: the small ones
+    # cost little, and a busy or oddly reported LLC can make even them DRAM-like
+    cands, s = [], max(1 << 20, pow2_floor(2 * l2))
+    while s < ref:
+        cands.append(s)
+        s *= 2
+    cands.append(ref)
+    mib64 = 64 << 20
+    sysfs_rule = max((3 * llc // 2) // mib64 * mib64, pow2_floor(2 * llc) if llc < mib64 else 0)
+    doc = {"candidates": cands, "halfway": DRAM_HALFWAY,
+           "over_cache": DRAM_OVER_CACHE, "sysfs_llc": llc,
+           "sysfs_rule_bytes": min(sysfs_rule, pow2_floor(memcap))}
+    raw = r.rawpath("t8_probe.json")
+    rc = r.run([r.bins["flbench"], "--probe-only",
+                "--sizes", ",".join(size_text(x) for x in cands), "--reps", "3", "--lookups", "262144", "--counters", "none", "--seed", "1",
+                "--json", raw], "t8_probe", check=False, quiet_re=r"^probe/")
+    lat = {}
+    if rc == 0:
+        with open(raw) as f:
+            for b in json.load(f).get("benchmarks", []):
+                if b.get("aggregate_name") == "min" and b.get("op") == "probe_latency":
+                    lat[int(b["footprint_bytes"])] = b["real_time"]
+    doc["latency_ns"] = {str(k): v for k, v in sorted(lat.items())}
+    if lat and min(lat.values()) > 0:
+        fast, top = min(lat.values()), lat[max(lat)]
+        thr = max(DRAM_OVER_CACHE * fast, fast + DRAM_HALFWAY * (top - fast))
+        ok = [x for x in sorted(lat) if all(lat[y] >= thr for y in lat if y >= x)]
+        if top < DRAM_OVER_CACHE * fast:
+            # no probed footprint was served by a cache: the smallest is already DRAM-like
+            ok, thr = [min(lat)], fast
+        pick = ok[0] if ok else max(lat)
+        doc.update(bytes=pick, source="probe", latency_at_pick_ns=lat[pick], threshold_ns=thr,
+                   in_cache_ns=fast, reference_ns=top)
+    else:
+        doc.update(bytes=doc["sysfs_rule_bytes"], source="sysfs (the memory probe did not run)")
+    r._dram = doc
+    with open(r.path("t8_dram_point.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    r.stamp_json(r.path("t8_dram_point.json"))
+    r.say("DRAM point %s (%s)" % (size_text(doc["bytes"]), doc["source"]))
+    return doc["bytes"]
+
+
+def sweep_sizes(r):
+    if getattr(r, "_t8_sizes", None):
+        return r._t8_sizes
+    spec = r.cfg["t8_sizes"]
+    c = r.host["caches"]
+    if spec not in ("quick", "full"):
+        return spec
+    l1d, l2, llc = c["l1d"] or 32768, c["l2"] or (1 << 20), c["llc"] or (32 << 20)
+    memcap = (r.host.get("mem_total") or (8 << 30)) // 4
+    dram = dram_point(r)
+    if spec == "quick":
+        # one size per level: L1d/2, L2/2, inside the LLC, LLC/4 (the cache levels from
+        # sysfs, kept only below the DRAM point), and the measured DRAM point
+        sizes = [pow2_floor(l1d // 2), pow2_floor(l2 // 2), pow2_floor(max(llc // 32, 2 * l2)),
+                 pow2_floor(llc // 4)]
+        sizes = [x for x in sizes if x < dram] + [dram]
+    else:
+        # every 4x from L1d/2 below the DRAM point, the DRAM point, and 4x deeper
+        sizes, s = [], pow2_floor(l1d // 2)
+        while s < dram:
+            sizes.append(s)
+            s *= 4
+        sizes += [dram, 4 * dram]
+    sizes = sorted(set(min(x, pow2_floor(memcap)) for x in sizes))
+    r._t8_sizes = ",".join(size_text(x) for x in sizes)
+    return r._t8_sizes
+
+
+def experiment(r):
+    c = r.cfg
+    kernels = r.kernels()
+    for fpr in c["t8_fprs"]:
+        tag = "t8_sweep" if fpr == 0.01 else "t8_sweep_fpr%g" % fpr
+        r.say("sweep at FPR %g: sizes %s, kernels %s" % (fpr, sweep_sizes(r), ",".join(kernels)))
+        r.run([r.bins["flbench"], "--filter", "all", "--kernel", ",".join(kernels),
+               "--fpr", repr(fpr), "--sizes", sweep_sizes(r), "--hit-rate", c["t8_hits"],
+               "--reps", str(c["t8_reps"]), "--lookups", str(c["t8_lookups"]),
+               "--insert-budget", str(c["t8_insert_budget"]), "--counters", "auto",
+               "--probe", "memory", "--seed", "1",
+               "--json", os.path.join(r.raw, tag + ".json"), "--csv", r.path(tag + ".csv")],
+              tag, quiet_re=r"^(lookup|insert|probe)/")
+        r.stamp_csv(r.path(tag + ".csv"))
+        r.keep_context(tag)
 
 
 def build(ctx, d=None):
@@ -163,129 +282,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-# A footprint's dependent-load latency is "DRAM-like" when it is at least halfway from the
-# in-cache latency (the fastest probed footprint) to the latency at the largest one (1 GiB,
-# or a quarter of memory), and at least 4x the in-cache latency (an LLC hit costs tens of
-# cycles, a DRAM access hundreds). Past the last-level cache, latency climbs towards the
-# DRAM latency as the share of loads the cache still serves (about LLC / footprint) falls,
-# so halfway means most loads miss. Latencies are the fastest repetition (noise only adds),
-# and the point must hold for every larger footprint too, so one disturbed small footprint
-# cannot pick it. The largest footprint's latency alone is not the threshold: TLB misses
-# and a busy host make it keep rising, which put a 0.8x-of-1-GiB rule at 512 MiB on a
-# machine whose latency was DRAM-like from 8 MiB on.
-DRAM_HALFWAY = 0.5
-DRAM_OVER_CACHE = 4.0
-
-
-def dram_point(r):
-    """The sweep's DRAM point: the smallest probed footprint whose measured pointer-chasing
-    latency is DRAM-like (flbench --probe-only; see DRAM_HALFWAY). sysfs alone is not
-    trusted: a VM may report any last-level cache size (a 480 MiB one on a 2-vCPU VM put the
-    old 1.5x-LLC point at 704 MiB, and its three builds per kernel dominated the run). Falls
-    back to the sysfs rule when the probe cannot run. Written to data/t8_dram_point.json."""
-    if getattr(r, "_dram", None):
-        return r._dram["bytes"]
-    c = r.host["caches"]
-    l2, llc = c["l2"] or (1 << 20), c["llc"] or (32 << 20)
-    memcap = (r.host.get("mem_total") or (8 << 30)) // 4
-    ref = min(1 << 30, pow2_floor(memcap))
-    # from twice the L2 (a footprint no private cache holds) up, every 2x: the small ones
-    # cost little, and a busy or oddly reported LLC can make even them DRAM-like
-    cands, s = [], max(1 << 20, pow2_floor(2 * l2))
-    while s < ref:
-        cands.append(s)
-        s *= 2
-    cands.append(ref)
-    mib64 = 64 << 20
-    sysfs_rule = max((3 * llc // 2) // mib64 * mib64, pow2_floor(2 * llc) if llc < mib64 else 0)
-    doc = {"candidates": cands, "halfway": DRAM_HALFWAY,
-           "over_cache": DRAM_OVER_CACHE, "sysfs_llc": llc,
-           "sysfs_rule_bytes": min(sysfs_rule, pow2_floor(memcap))}
-    raw = r.rawpath("t8_probe.json")
-    rc = r.run([r.bins["flbench"], "--probe-only",
-                "--sizes", ",".join(size_text(x) for x in cands), "--reps", "3", "--lookups", "262144", "--counters", "none", "--seed", "1",
-                "--json", raw], "t8_probe", check=False, quiet_re=r"^probe/")
-    lat = {}
-    if rc == 0:
-        with open(raw) as f:
-            for b in json.load(f).get("benchmarks", []):
-                if b.get("aggregate_name") == "min" and b.get("op") == "probe_latency":
-                    lat[int(b["footprint_bytes"])] = b["real_time"]
-    doc["latency_ns"] = {str(k): v for k, v in sorted(lat.items())}
-    if lat and min(lat.values()) > 0:
-        fast, top = min(lat.values()), lat[max(lat)]
-        thr = max(DRAM_OVER_CACHE * fast, fast + DRAM_HALFWAY * (top - fast))
-        ok = [x for x in sorted(lat) if all(lat[y] >= thr for y in lat if y >= x)]
-        if top < DRAM_OVER_CACHE * fast:
-            # no probed footprint was served by a cache: the smallest is already DRAM-like
-            ok, thr = [min(lat)], fast
-        pick = ok[0] if ok else max(lat)
-        doc.update(bytes=pick, source="probe", latency_at_pick_ns=lat[pick], threshold_ns=thr,
-                   in_cache_ns=fast, reference_ns=top)
-    else:
-        doc.update(bytes=doc["sysfs_rule_bytes"], source="sysfs (the memory probe did not run)")
-    r._dram = doc
-    with open(r.path("t8_dram_point.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-    r.stamp_json(r.path("t8_dram_point.json"))
-    r.say("DRAM point %s (%s)" % (size_text(doc["bytes"]), doc["source"]))
-    return doc["bytes"]
-
-
-def sweep_sizes(r):
-    if getattr(r, "_t8_sizes", None):
-        return r._t8_sizes
-    spec = r.cfg["t8_sizes"]
-    c = r.host["caches"]
-    if spec not in ("quick", "full"):
-        return spec
-    l1d, l2, llc = c["l1d"] or 32768, c["l2"] or (1 << 20), c["llc"] or (32 << 20)
-    memcap = (r.host.get("mem_total") or (8 << 30)) // 4
-    dram = dram_point(r)
-    if spec == "quick":
-        # one size per level: L1d/2, L2/2, inside the LLC, LLC/4 (the cache levels from
-        # sysfs, kept only below the DRAM point), and the measured DRAM point
-        sizes = [pow2_floor(l1d // 2), pow2_floor(l2 // 2), pow2_floor(max(llc // 32, 2 * l2)),
-                 pow2_floor(llc // 4)]
-        sizes = [x for x in sizes if x < dram] + [dram]
-    else:
-        # every 4x from L1d/2 below the DRAM point, the DRAM point, and 4x deeper
-        sizes, s = [], pow2_floor(l1d // 2)
-        while s < dram:
-            sizes.append(s)
-            s *= 4
-        sizes += [dram, 4 * dram]
-    sizes = sorted(set(min(x, pow2_floor(memcap)) for x in sizes))
-    r._t8_sizes = ",".join(size_text(x) for x in sizes)
-    return r._t8_sizes
-
-
-def experiment(r):
-    c = r.cfg
-    kernels = r.kernels()
-    for fpr in c["t8_fprs"]:
-        tag = "t8_sweep" if fpr == 0.01 else "t8_sweep_fpr%g" % fpr
-        r.say("sweep at FPR %g: sizes %s, kernels %s" % (fpr, sweep_sizes(r), ",".join(kernels)))
-        r.run([r.bins["flbench"], "--filter", "all", "--kernel", ",".join(kernels),
-               "--fpr", repr(fpr), "--sizes", sweep_sizes(r), "--hit-rate", c["t8_hits"],
-               "--reps", str(c["t8_reps"]), "--lookups", str(c["t8_lookups"]),
-               "--insert-budget", str(c["t8_insert_budget"]), "--counters", "auto",
-               "--probe", "memory", "--seed", "1",
-               "--json", os.path.join(r.raw, tag + ".json"), "--csv", r.path(tag + ".csv")],
-              tag, quiet_re=r"^(lookup|insert|probe)/")
-        r.stamp_csv(r.path(tag + ".csv"))
-        r.keep_context(tag)
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="the kernel sweep, L1 to DRAM, with the physical bound",
-               sources="Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).",
-               figure="ns per lookup against filter size, per kernel")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t8):
     page.w("flbench: every variant sized for FPR %g at each filter size, ns per lookup (median) for every "
            "kernel this CPU runs natively, hit rate %g. `bound` is the harness's memory probe at the same "
@@ -351,7 +348,22 @@ def report_after_figure(page, t8):
         page.w()
 
 
-FIGURES = ("t8_sweep",)
+def _csv_sweep(t8):
+    rows = []
+    for p in t8["pivot"]:
+        r = {k: p[k] for k in ("target", "variant", "filter_bytes", "class", "k", "bpk", "fpr_measured",
+                               "best_kernel", "bound")}
+        for k in t8["kernels"]:
+            r["ns_" + k] = p["ns"].get(k)
+        rows.append(r)
+    cols = ["target", "variant", "filter_bytes", "class", "k", "bpk", "fpr_measured"] + \
+        ["ns_" + k for k in t8["kernels"]] + ["best_kernel", "bound"]
+    return rows, cols
+
+
+CSVS = (
+    ("t8_sweep.csv", _csv_sweep),
+)
 
 
 def figure(t8, out, stamp, caches, claims):
@@ -372,21 +384,3 @@ def figure(t8, out, stamp, caches, claims):
     axes[0][-1].legend(fontsize=6, loc="upper left")
     fig.suptitle("Table 8: kernel sweep at FPR %g" % t8["fpr"], fontsize=9)
     return save_figure(fig, out, "t8_sweep", "kernel sweep", stamp)
-
-
-def _csv_sweep(t8):
-    rows = []
-    for p in t8["pivot"]:
-        r = {k: p[k] for k in ("target", "variant", "filter_bytes", "class", "k", "bpk", "fpr_measured",
-                               "best_kernel", "bound")}
-        for k in t8["kernels"]:
-            r["ns_" + k] = p["ns"].get(k)
-        rows.append(r)
-    cols = ["target", "variant", "filter_bytes", "class", "k", "bpk", "fpr_measured"] + \
-        ["ns_" + k for k in t8["kernels"]] + ["best_kernel", "bound"]
-    return rows, cols
-
-
-CSVS = (
-    ("t8_sweep.csv", _csv_sweep),
-)

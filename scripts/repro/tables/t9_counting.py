@@ -2,23 +2,22 @@
 the same n and FPR, FPR against fill, and how often a 4-bit counter saturates against Fan et
 al.'s bound (flaccuracy --sections counting: data/t9_counting.json)."""
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g
 from models import LN2, counters_at_least, fan_overflow_bound
 from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 9, "t9", "t9_counting.json"
 EXPERIMENT = ("t9", "table 9: counting Bloom memory, FPR against fill, counter overflow (flaccuracy)")
-# flaccuracy's options per mode
-SETTINGS = {
-    "quick": dict(t9=["--counting-n", "1e6", "--counting-queries", "1e6", "--overflow-n", "1e5",
-                      "--overflow-trials", "5"]),
-    "full": dict(t9=["--counting-n", "1e7", "--counting-queries", "1e7", "--overflow-n", "1e6",
-                     "--overflow-trials", "20"]),
-    "tiny": dict(t9=["--counting-n", "1e5", "--counting-queries", "1e5", "--overflow-n", "1e4",
-                     "--overflow-trials", "3"]),
-}
+SETTINGS, experiment = flaccuracy_section(
+    "t9", "counting", DATA, quick="--counting-n 1e6 --counting-queries 1e6 --overflow-n 1e5 --overflow-trials 5",
+    full="--counting-n 1e7 --counting-queries 1e7 --overflow-n 1e6 --overflow-trials 20",
+    tiny="--counting-n 1e5 --counting-queries 1e5 --overflow-n 1e4 --overflow-trials 3")
 # "4 bits are enough" judged for a large filter: 1e9 counters at the optimal k for 1%
 BITS_M, BITS_K, BITS_RISK = 1e9, 7, 0.01
+SECTION = dict(heading="counting Bloom filters: memory, FPR against fill, counter overflow",
+               sources="Source: `data/t9_counting.json`.", figure="FPR against fill; counters at 15 against fill")
+FIGURES = ("t9_counting",)
 
 
 def bits_needed(m=BITS_M, k=BITS_K, risk=BITS_RISK):
@@ -100,18 +99,7 @@ EXPLAIN = {
 }
 
 
-# ---- the experiment: what scripts/reproduce runs for this table (experiments.Runner) ----
-
-def experiment(r):
-    r.accuracy("t9_counting", "counting", r.cfg["t9"])
-
-
-# ---- REPORT.md's section (report.py), its figure (plots.py) and its CSV files (csvout.py) ----
-
-SECTION = dict(heading="counting Bloom filters: memory, FPR against fill, counter overflow",
-               sources="Source: `data/t9_counting.json`.", figure="FPR against fill; counters at 15 against fill")
-
-
+# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t):
     w = page.w
     w("`flaccuracy --sections counting`: payload bytes at equal n and 1% FPR, FPR against fill (never-inserted "
@@ -141,7 +129,14 @@ def report(page, t):
                  g(o["fan_bound"])] for o in t["overflow"]])
 
 
-FIGURES = ("t9_counting",)
+CSVS = (
+    ("t9_counting_fill.csv", lambda t: (t["fill"], [
+        "variant", "fill", "keys", "bytes", "k", "predicted_fpr", "measured_fpr", "false_positives", "queries",
+        "saturated"])),
+    ("t9_counting_overflow.csv", lambda t: (t["overflow"], [
+        "variant", "fill", "keys", "counters", "k", "trials", "trials_with_saturation", "mean_saturated",
+        "max_saturated", "expected_saturated", "fan_bound"])),
+)
 
 
 def figure(t, out, stamp, caches, claims):
@@ -151,9 +146,8 @@ def figure(t, out, stamp, caches, claims):
         if pts:
             a.plot([p[0] for p in pts], [max(p[1], 1e-7) for p in pts], "o-", color=SKETCH_COLORS[v], label=v, ms=3)
             a.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=SKETCH_COLORS[v], lw=1)
-    a.set_yscale("log")
     axis_labels(a, "fill (keys / design n)", "FPR (dotted: model)", "Counting Bloom FPR against fill, 1% design",
-                legend=7)
+                legend=7, log="y")
     for v in ("counting", "counting512"):
         pts = sorted((r["fill"], r["mean_saturated"], r["expected_saturated"]) for r in t["overflow"]
                      if r["variant"] == v)
@@ -162,17 +156,6 @@ def figure(t, out, stamp, caches, claims):
                    ms=3)
     pts = sorted((r["fill"], r["expected_saturated"]) for r in t["overflow"] if r["variant"] == "counting")
     b.plot([p[0] for p in pts], [max(p[1], 1e-6) for p in pts], "k:", label="binomial expectation (classic)")
-    b.set_yscale("log")
     axis_labels(b, "fill (keys / design n)", "counters at 15 per filter (0 drawn as 0.01)",
-                "4-bit counters that saturate", legend=7)
+                "4-bit counters that saturate", legend=7, log="y")
     return save_figure(fig, out, "t9_counting", "Counting Bloom: FPR and counter overflow against fill", stamp)
-
-
-CSVS = (
-    ("t9_counting_fill.csv", lambda t: (t["fill"], [
-        "variant", "fill", "keys", "bytes", "k", "predicted_fpr", "measured_fpr", "false_positives", "queries",
-        "saturated"])),
-    ("t9_counting_overflow.csv", lambda t: (t["overflow"], [
-        "variant", "fill", "keys", "counters", "k", "trials", "trials_with_saturation", "mean_saturated",
-        "max_saturated", "expected_saturated", "fan_bound"])),
-)
