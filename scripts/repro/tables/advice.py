@@ -14,7 +14,6 @@ WRITES = ("advise_examples.json",)
 EXPLAIN = {}
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     import advise_data
     path = advise_data.write_advise_csv(r.out, r.host, r.stamp)

@@ -58,6 +58,49 @@ def build(ctx, d):
                          "underestimates": sum(r["under"] for r in rows)}
 
 
+def report(page, t):
+    sh = t["shape"]
+    page.w("`flaccuracy --sections cms`: the seeds' sketch (epsilon %s, delta %s: %d x %d, %s) on uniform and Zipf "
+           "(s = %s) streams, plain and conservative update; error = estimate - true count, in units of epsilon N."
+           % (g(sh["epsilon"]), g(sh["delta"]), sh["depth"], sh["width"], human_bytes(sh["bytes"]), g(t["zipf_s"])))
+    page.w()
+    page.table(["stream", "update", "N", "sketches", "keys", "error 0", "above epsilon N",
+                "99th pct / eps N", "max / eps N", "underestimates"],
+               [[s["stream"], "conservative" if s["conservative"] else "plain", "{:,}".format(s["total"]),
+                 s["sketches"], "{:,}".format(s["keys"]), pct(s["fraction_exact"]), pct(s["fraction_above"]),
+                 g(s["p99"]), g(s["max"]), s["under"]] for s in t["streams"]])
+    ex = t["example"]
+    page.w("Seed 003's example (%d runs, N = %s): mean error of 192.168.1.0 / .9 / .99 = %s, largest %s; heavy "
+           "hitters (phi %s): %d per run, %d missed, %d false positives in all runs." % (
+               ex["runs"], "{:,}".format(ex["total"]), " / ".join(g(x) for x in ex["printed_mean_error"]),
+               " / ".join(str(x) for x in ex["printed_max_error"]), g(ex["phi"]), ex["true_heavy"],
+               ex["heavy_missed"], ex["heavy_false_positives"]))
+    page.w()
+
+
+CSVS = (
+    ("t10_cms.csv", lambda t: (t["streams"], [
+        "stream", "conservative", "total", "eps_n", "sketches", "keys", "exact", "above", "fraction_above",
+        "p99", "max", "under"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for s in t["streams"]:
+        cdf = s["cdf"]
+        if not cdf:
+            continue
+        qs = [(i + 1) / len(cdf) for i in range(len(cdf))]
+        ax.plot(cdf, qs, "-" if not s["conservative"] else "--",
+                label="%s, %s" % (s["stream"], "conservative" if s["conservative"] else "plain"))
+    ax.axvline(1.0, color="k", lw=1, ls=":")
+    ax.text(1.0, 0.05, " epsilon N", fontsize=7)
+    axis_labels(ax, "overestimate / (epsilon N)", "fraction of keys at or below",
+                "Count-Min (epsilon 0.001, delta 0.01): error distribution", legend=7)
+    return save_figure(fig, out, "t10_cms", "Count-Min overestimate distribution", stamp)
+
+
 # ---- explanations ---------------------------------------------------------------------
 def why_shape(ctx, c, m, holds):
     sh = ctx.table("t10")["shape"]
@@ -111,48 +154,3 @@ EXPLAIN = {
     "t10.delta_bound": why_delta,
     "t10.heavy_hitters": why_hh,
 }
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
-def report(page, t):
-    w = page.w
-    sh = t["shape"]
-    w("`flaccuracy --sections cms`: the seeds' sketch (epsilon %s, delta %s: %d x %d, %s) on uniform and Zipf "
-      "(s = %s) streams, plain and conservative update; error = estimate - true count, in units of epsilon N."
-      % (g(sh["epsilon"]), g(sh["delta"]), sh["depth"], sh["width"], human_bytes(sh["bytes"]), g(t["zipf_s"])))
-    w()
-    page.table(["stream", "update", "N", "sketches", "keys", "error 0", "above epsilon N",
-                "99th pct / eps N", "max / eps N", "underestimates"],
-               [[s["stream"], "conservative" if s["conservative"] else "plain", "{:,}".format(s["total"]),
-                 s["sketches"], "{:,}".format(s["keys"]), pct(s["fraction_exact"]), pct(s["fraction_above"]),
-                 g(s["p99"]), g(s["max"]), s["under"]] for s in t["streams"]])
-    ex = t["example"]
-    w("Seed 003's example (%d runs, N = %s): mean error of 192.168.1.0 / .9 / .99 = %s, largest %s; heavy "
-      "hitters (phi %s): %d per run, %d missed, %d false positives in all runs." % (
-          ex["runs"], "{:,}".format(ex["total"]), " / ".join(g(x) for x in ex["printed_mean_error"]),
-          " / ".join(str(x) for x in ex["printed_max_error"]), g(ex["phi"]), ex["true_heavy"],
-          ex["heavy_missed"], ex["heavy_false_positives"]))
-    w()
-
-
-CSVS = (
-    ("t10_cms.csv", lambda t: (t["streams"], [
-        "stream", "conservative", "total", "eps_n", "sketches", "keys", "exact", "above", "fraction_above",
-        "p99", "max", "under"])),
-)
-
-
-def figure(t, out, stamp, caches, claims):
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for s in t["streams"]:
-        cdf = s["cdf"]
-        if not cdf:
-            continue
-        qs = [(i + 1) / len(cdf) for i in range(len(cdf))]
-        ax.plot(cdf, qs, "-" if not s["conservative"] else "--",
-                label="%s, %s" % (s["stream"], "conservative" if s["conservative"] else "plain"))
-    ax.axvline(1.0, color="k", lw=1, ls=":")
-    ax.text(1.0, 0.05, " epsilon N", fontsize=7)
-    axis_labels(ax, "overestimate / (epsilon N)", "fraction of keys at or below",
-                "Count-Min (epsilon 0.001, delta 0.01): error distribution", legend=7)
-    return save_figure(fig, out, "t10_cms", "Count-Min overestimate distribution", stamp)

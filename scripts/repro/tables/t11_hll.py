@@ -33,7 +33,6 @@ SECTION = dict(heading="HyperLogLog: error against cardinality, Redis's format a
 FIGURES = ("t11_hll",)
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     _flaccuracy(r)
     out = r.path("t11_redis.json")
@@ -122,6 +121,59 @@ def build(ctx, d):
                                               for cd in sorted({pt["card"] for pt in h["demo"]})},
                          "redis": {"version": red.get("redis_version"), "points": pts,
                                    "promotion": red.get("promotion"), "skipped": red.get("skipped")}}
+
+
+def report(page, t):
+    page.w("`flaccuracy --sections hll`: distinct u64 keys added in batches, the estimate read at each "
+           "cardinality; RMS relative error over the streams of filterlab's (Redis's) estimator and, from the same "
+           "registers, the 2007 paper's (linear counting below 2.5 m), 000's raw harmonic mean and 003's (the "
+           "paper's with the 2^32 correction meant for 32-bit hashes).")
+    page.w()
+    page.table(["p", "bytes", "cardinality", "streams", "filterlab (Redis)", "2007 paper", "000 raw",
+                "003", "1.04/sqrt(m)"],
+               [[x["p"], "{:,}".format(x["bytes"]), "{:,}".format(x["card"]), x["runs"], pct(x["rms_estimate"]),
+                 pct(x["rms_paper2007"]), pct(x["rms_raw"]), pct(x["rms_seed003"]), pct(x["std_error"])]
+                for x in t["rows"]])
+    page.table(["p", "cardinality", "sketches", "RMS error", "mean error", "within 3 SE",
+                "2007 paper RMS", "1.04/sqrt(m)"],
+               [[s["p"], "{:,}".format(s["card"]), s["runs"], pct(s["rms"]), pct(s["mean"]), s["within_3se"],
+                 pct(s["rms_paper2007"]), pct(s["std_error"])] for s in t["std"]])
+    red = t["redis"]
+    if red["points"]:
+        page.w("redis-server %s, PFCOUNT against the estimators on the same string (GET before PFCOUNT):" % red["version"])
+        page.w()
+        page.table(["keys", "encoding", "PFCOUNT", "filterlab", "2007 paper", "raw"],
+                   [["{:,}".format(p["card"]), p["encoding"], "{:,}".format(p["pfcount"]),
+                     "{:,}".format(p["filterlab"]) if p["filterlab"] is not None else "n/a",
+                     "{:,}".format(p["paper2007"]), "{:,}".format(p["raw"])] for p in red["points"]])
+    else:
+        page.w("No redis-server comparison in this run (%s)." % red.get("skipped"))
+        page.w()
+
+
+CSVS = (
+    ("t11_hll.csv", lambda t: (t["rows"], [
+        "p", "bytes", "card", "runs", "rms_estimate", "rms_paper2007", "rms_raw", "rms_seed003", "std_error",
+        "max_abs_estimate"])),
+    ("t11_redis_pfcount.csv", lambda t: (t["redis"]["points"] or None, [
+        "card", "encoding", "pfcount", "filterlab", "paper2007", "raw"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    colors = {11: "#d62728", 14: "#1f77b4"}
+    for p in sorted({r["p"] for r in t["rows"]}):
+        rows = sorted((r for r in t["rows"] if r["p"] == p), key=lambda r: r["card"])
+        c = colors.get(p, "0.3")
+        ax.plot([r["card"] for r in rows], [r["rms_estimate"] for r in rows], "o-", color=c, ms=3,
+                label="p = %d, filterlab (Redis)" % p)
+        ax.plot([r["card"] for r in rows], [r["rms_seed003"] for r in rows], "x--", color=c, ms=4, lw=1,
+                label="p = %d, seed 003's estimator" % p)
+        ax.axhline(rows[0]["std_error"], color=c, lw=1, ls=":")
+    axis_labels(ax, "distinct keys", "RMS relative error (dotted: 1.04/sqrt(m))",
+                "HyperLogLog error against cardinality", legend=7, log="xy")
+    return save_figure(fig, out, "t11_hll", "HyperLogLog relative error against cardinality", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------
@@ -228,58 +280,3 @@ EXPLAIN = {
     "t11.sparse_value": why_value,
     "t11.redis_bias": why_bias,
 }
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
-def report(page, t):
-    w = page.w
-    w("`flaccuracy --sections hll`: distinct u64 keys added in batches, the estimate read at each "
-      "cardinality; RMS relative error over the streams of filterlab's (Redis's) estimator and, from the same "
-      "registers, the 2007 paper's (linear counting below 2.5 m), 000's raw harmonic mean and 003's (the "
-      "paper's with the 2^32 correction meant for 32-bit hashes).")
-    w()
-    page.table(["p", "bytes", "cardinality", "streams", "filterlab (Redis)", "2007 paper", "000 raw",
-                "003", "1.04/sqrt(m)"],
-               [[x["p"], "{:,}".format(x["bytes"]), "{:,}".format(x["card"]), x["runs"], pct(x["rms_estimate"]),
-                 pct(x["rms_paper2007"]), pct(x["rms_raw"]), pct(x["rms_seed003"]), pct(x["std_error"])]
-                for x in t["rows"]])
-    page.table(["p", "cardinality", "sketches", "RMS error", "mean error", "within 3 SE",
-                "2007 paper RMS", "1.04/sqrt(m)"],
-               [[s["p"], "{:,}".format(s["card"]), s["runs"], pct(s["rms"]), pct(s["mean"]), s["within_3se"],
-                 pct(s["rms_paper2007"]), pct(s["std_error"])] for s in t["std"]])
-    red = t["redis"]
-    if red["points"]:
-        w("redis-server %s, PFCOUNT against the estimators on the same string (GET before PFCOUNT):" % red["version"])
-        w()
-        page.table(["keys", "encoding", "PFCOUNT", "filterlab", "2007 paper", "raw"],
-                   [["{:,}".format(p["card"]), p["encoding"], "{:,}".format(p["pfcount"]),
-                     "{:,}".format(p["filterlab"]) if p["filterlab"] is not None else "n/a",
-                     "{:,}".format(p["paper2007"]), "{:,}".format(p["raw"])] for p in red["points"]])
-    else:
-        w("No redis-server comparison in this run (%s)." % red.get("skipped"))
-        w()
-
-
-CSVS = (
-    ("t11_hll.csv", lambda t: (t["rows"], [
-        "p", "bytes", "card", "runs", "rms_estimate", "rms_paper2007", "rms_raw", "rms_seed003", "std_error",
-        "max_abs_estimate"])),
-    ("t11_redis_pfcount.csv", lambda t: (t["redis"]["points"] or None, [
-        "card", "encoding", "pfcount", "filterlab", "paper2007", "raw"])),
-)
-
-
-def figure(t, out, stamp, caches, claims):
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    colors = {11: "#d62728", 14: "#1f77b4"}
-    for p in sorted({r["p"] for r in t["rows"]}):
-        rows = sorted((r for r in t["rows"] if r["p"] == p), key=lambda r: r["card"])
-        c = colors.get(p, "0.3")
-        ax.plot([r["card"] for r in rows], [r["rms_estimate"] for r in rows], "o-", color=c, ms=3,
-                label="p = %d, filterlab (Redis)" % p)
-        ax.plot([r["card"] for r in rows], [r["rms_seed003"] for r in rows], "x--", color=c, ms=4, lw=1,
-                label="p = %d, seed 003's estimator" % p)
-        ax.axhline(rows[0]["std_error"], color=c, lw=1, ls=":")
-    axis_labels(ax, "distinct keys", "RMS relative error (dotted: 1.04/sqrt(m))",
-                "HyperLogLog error against cardinality", legend=7, log="xy")
-    return save_figure(fig, out, "t11_hll", "HyperLogLog relative error against cardinality", stamp)

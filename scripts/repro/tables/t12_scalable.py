@@ -44,6 +44,47 @@ def build(ctx, d):
                          "ratios": ratios}
 
 
+def report(page, t):
+    page.w("`flaccuracy --sections sbf`: a chain with RedisBloom's defaults (expansion %s, tightening %s, error rate "
+           "%s, first capacity %s) filled past its first capacity; FPR from never-inserted queries." % (
+               g(t["defaults"]["growth"]), g(t["defaults"]["tightening"]), pct(t["error_rate"]),
+               "{:,}".format(t["estimate"])))
+    page.w()
+    page.table(["variant", "keys / capacity", "sub-filters", "bytes", "measured FPR", "model"],
+               [[c["variant"], g(c["fill"]), c["filters"], human_bytes(c["bytes"]), pct(c["measured_fpr"]),
+                 pct(c["predicted_fpr"])] for c in t["chain"]])
+    page.table(["variant", "sub-filter", "capacity", "keys", "k", "target", "measured FPR"],
+               [[s["variant"], s["index"], "{:,}".format(s["capacity"]), "{:,}".format(s["items"]), s["k"],
+                 pct(s["target_fpr"]), pct(s["measured_fpr"])] for s in t["subfilters"]])
+    page.table(["keys / estimate", "bytes", "measured FPR", "model"],
+               [[g(p["keys_over_estimate"]), human_bytes(p["bytes"]), pct(p["measured_fpr"]), pct(p["predicted_fpr"])]
+                for p in t["planning"]])
+
+
+CSVS = (
+    ("t12_scalable.csv", lambda t: (t["chain"], [
+        "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
+        "false_positives", "queries"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for v in ("classic", "block512"):
+        rows = sorted((r for r in t["chain"] if r["variant"] == v), key=lambda r: r["fill"])
+        if rows:
+            ax.plot([r["fill"] for r in rows], [max(r["measured_fpr"], 1e-7) for r in rows], "o-",
+                    color=SKETCH_COLORS[v], ms=3, label="chain, %s" % v)
+            ax.plot([r["fill"] for r in rows], [r["predicted_fpr"] for r in rows], ":", color=SKETCH_COLORS[v], lw=1)
+    plan = sorted(t["planning"], key=lambda r: r["keys_over_estimate"])
+    ax.plot([r["keys_over_estimate"] for r in plan], [max(r["measured_fpr"], 1e-7) for r in plan], "s--",
+            color="0.4", ms=3, label="fixed classic sized for 2x")
+    ax.axhline(t["error_rate"], color="k", lw=1, ls=":")
+    axis_labels(ax, "keys / first capacity (the estimate)", "FPR (dotted: model; black: error rate)",
+                "Scalable Bloom (expansion 2, tightening 0.5)", legend=7, log="xy")
+    return save_figure(fig, out, "t12_scalable", "Scalable Bloom FPR against keys", stamp)
+
+
 # ---- explanations ---------------------------------------------------------------------
 def why_expansion(ctx, c, m, holds):
     t = ctx.table("t12")
@@ -100,46 +141,3 @@ EXPLAIN = {
     "t12.capacity_2x": why_headroom,
     "t12.tightening": why_tightening,
 }
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
-def report(page, t):
-    w = page.w
-    w("`flaccuracy --sections sbf`: a chain with RedisBloom's defaults (expansion %s, tightening %s, error rate "
-      "%s, first capacity %s) filled past its first capacity; FPR from never-inserted queries." % (
-          g(t["defaults"]["growth"]), g(t["defaults"]["tightening"]), pct(t["error_rate"]),
-          "{:,}".format(t["estimate"])))
-    w()
-    page.table(["variant", "keys / capacity", "sub-filters", "bytes", "measured FPR", "model"],
-               [[c["variant"], g(c["fill"]), c["filters"], human_bytes(c["bytes"]), pct(c["measured_fpr"]),
-                 pct(c["predicted_fpr"])] for c in t["chain"]])
-    page.table(["variant", "sub-filter", "capacity", "keys", "k", "target", "measured FPR"],
-               [[s["variant"], s["index"], "{:,}".format(s["capacity"]), "{:,}".format(s["items"]), s["k"],
-                 pct(s["target_fpr"]), pct(s["measured_fpr"])] for s in t["subfilters"]])
-    page.table(["keys / estimate", "bytes", "measured FPR", "model"],
-               [[g(p["keys_over_estimate"]), human_bytes(p["bytes"]), pct(p["measured_fpr"]), pct(p["predicted_fpr"])]
-                for p in t["planning"]])
-
-
-CSVS = (
-    ("t12_scalable.csv", lambda t: (t["chain"], [
-        "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
-        "false_positives", "queries"])),
-)
-
-
-def figure(t, out, stamp, caches, claims):
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for v in ("classic", "block512"):
-        rows = sorted((r for r in t["chain"] if r["variant"] == v), key=lambda r: r["fill"])
-        if rows:
-            ax.plot([r["fill"] for r in rows], [max(r["measured_fpr"], 1e-7) for r in rows], "o-",
-                    color=SKETCH_COLORS[v], ms=3, label="chain, %s" % v)
-            ax.plot([r["fill"] for r in rows], [r["predicted_fpr"] for r in rows], ":", color=SKETCH_COLORS[v], lw=1)
-    plan = sorted(t["planning"], key=lambda r: r["keys_over_estimate"])
-    ax.plot([r["keys_over_estimate"] for r in plan], [max(r["measured_fpr"], 1e-7) for r in plan], "s--",
-            color="0.4", ms=3, label="fixed classic sized for 2x")
-    ax.axhline(t["error_rate"], color="k", lw=1, ls=":")
-    axis_labels(ax, "keys / first capacity (the estimate)", "FPR (dotted: model; black: error rate)",
-                "Scalable Bloom (expansion 2, tightening 0.5)", legend=7, log="xy")
-    return save_figure(fig, out, "t12_scalable", "Scalable Bloom FPR against keys", stamp)

@@ -21,7 +21,6 @@ SECTION = dict(heading="seed 004's variants: layered, compressed and combining B
                sources="Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     c = r.cfg
     out = r.path("t13_variants004.json")
@@ -151,6 +150,62 @@ def build(ctx, d):
                        "compressed": comp, "coder_means": means, "z_bits_per_key": z, "combining": comb}
 
 
+def report(page, t13):
+    page.w("Seed 004, section 4.11. **Layered Bloom filter** (R = 4 layers of block512, each probing with its own "
+           "remix of the key's hash): the rate at which a key added c times reads c + d or more, against PF^d.")
+    page.w()
+    rows = [[r["experiment"], g(r["pf"]), r["c"], "c + %d" % r["d"], "{:,}".format(r["events"]),
+             "{:,}".format(r["trials"]), g(r["rate"]), g(r["pf_d"]), g(r["ratio"]), g(r["layer_fpr"])]
+            for r in t13["layered"]]
+    page.table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
+                "that layer's measured FPR"], rows)
+    sp = t13.get("layered_speed")
+    if sp:
+        page.w("Counts of %s keys (half of them added) on %s layers of %s in all: %s ns per key in batches "
+               "(each layer's kernel over the keys still counting), %s ns per key one at a time (medians of %d "
+               "interleaved reps)." % (thousands(sp["queries"]), sp["layers"], human_bytes(sp["bytes"]),
+                                       g(sp["batch_ns_per_key"]), g(sp["single_ns_per_key"]), sp["reps"]))
+        load = [x for x in t13.get("loadavg") or [] if x is not None and x >= 0]
+        if load:
+            page.w("The machine's 1-minute load average was %s at the start of the measurement and %s at its "
+                   "end: timings from a busy machine are upper bounds." % tuple(g(x) for x in (load + load)[:2]))
+        page.w()
+    page.w("**Compressed Bloom filter** (Mitzenmacher 2002), z = %s bits per key sent: the plain filter of m = z "
+           "bits at its best k, and the least-FPR plans with m H(p) <= z and m up to the factor shown; each "
+           "built, measured and coded in 4 KiB chunks and as one chunk." % g(t13["z_bits_per_key"]))
+    page.w()
+    rows = [[r["variant"], r["plan"] if r["plan"] == "plain" else "m <= %sz" % g(r["m_max_factor"]), r["k"],
+             g(r["m_bpk"]), g(r["zero_fraction"]), g(r["measured_fpr"]), g(r["entropy_bpk"]), r["coder"],
+             "one" if r["chunks"] == 1 else human_bytes(r["chunk_bytes"]), g(r["bpk"]), g(r["over_entropy"]),
+             g(r["lookup_one_ns"])]
+            for r in t13["compressed"]]
+    page.table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
+                "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows)
+    means = t13.get("coder_means") or {}
+    if len(means) == 2:
+        page.w("Mean code size over the 4 KiB-chunk rows: Golomb %s, zstd %s bits per key; the default coder "
+               "is the smaller one (Golomb)." % (g(means["golomb"]), g(means["zstd"])))
+        page.w()
+    page.w("**Combining filters**: one classic filter of m bits (k = 8, m/n = 11.54) against j filters of m/j "
+           "bits with independent hashes.")
+    page.w()
+    rows = [[r["filters"], r["k_each"], "{:,}".format(r["false_positives"]), g(r["measured_fpr"]), g(r["ratio"])]
+            for r in t13["combining"]]
+    page.table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows)
+
+
+CSVS = (
+    ("t13_layered.csv", lambda t: (t["layered"], [
+        "experiment", "pf", "c", "d", "events", "trials", "rate", "pf_d", "ratio", "layer_fpr"])),
+    ("t13_compressed.csv", lambda t: (t["compressed"], [
+        "variant", "plan", "m_max_factor", "k", "m_bpk", "zero_fraction", "measured_fpr", "predicted_fpr",
+        "false_positives", "entropy_bpk", "coder", "chunk_bytes", "chunks", "bpk", "bpk_index", "over_entropy",
+        "decompress_ns_per_byte", "lookup_one_ns", "lookup_batch_ns_per_key"])),
+    ("t13_combining.csv", lambda t: (t["combining"], [
+        "filters", "k_each", "m_bits", "n", "queries", "false_positives", "measured_fpr", "ratio"])),
+)
+
+
 # ---- explanations ---------------------------------------------------------------------
 def why_layered(ctx, c, m, holds):
     t = ctx.table(KEY)
@@ -225,60 +280,3 @@ EXPLAIN = {
     "t13.compressed_larger_m": why_fpr_gain,
     "t13.compressed_chunks": why_chunks,
 }
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
-def report(page, t13):
-    page.w("Seed 004, section 4.11. **Layered Bloom filter** (R = 4 layers of block512, each probing with its own "
-           "remix of the key's hash): the rate at which a key added c times reads c + d or more, against PF^d.")
-    page.w()
-    rows = [[r["experiment"], g(r["pf"]), r["c"], "c + %d" % r["d"], "{:,}".format(r["events"]),
-             "{:,}".format(r["trials"]), g(r["rate"]), g(r["pf_d"]), g(r["ratio"]), g(r["layer_fpr"])]
-            for r in t13["layered"]]
-    page.table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
-                "that layer's measured FPR"], rows)
-    sp = t13.get("layered_speed")
-    if sp:
-        page.w("Counts of %s keys (half of them added) on %s layers of %s in all: %s ns per key in batches "
-               "(each layer's kernel over the keys still counting), %s ns per key one at a time (medians of %d "
-               "interleaved reps)." % (thousands(sp["queries"]), sp["layers"], human_bytes(sp["bytes"]),
-                                       g(sp["batch_ns_per_key"]), g(sp["single_ns_per_key"]), sp["reps"]))
-        load = [x for x in t13.get("loadavg") or [] if x is not None and x >= 0]
-        if load:
-            page.w("The machine's 1-minute load average was %s at the start of the measurement and %s at its "
-                   "end: timings from a busy machine are upper bounds." % tuple(g(x) for x in (load + load)[:2]))
-        page.w()
-    page.w("**Compressed Bloom filter** (Mitzenmacher 2002), z = %s bits per key sent: the plain filter of m = z "
-           "bits at its best k, and the least-FPR plans with m H(p) <= z and m up to the factor shown; each "
-           "built, measured and coded in 4 KiB chunks and as one chunk." % g(t13["z_bits_per_key"]))
-    page.w()
-    rows = [[r["variant"], r["plan"] if r["plan"] == "plain" else "m <= %sz" % g(r["m_max_factor"]), r["k"],
-             g(r["m_bpk"]), g(r["zero_fraction"]), g(r["measured_fpr"]), g(r["entropy_bpk"]), r["coder"],
-             "one" if r["chunks"] == 1 else human_bytes(r["chunk_bytes"]), g(r["bpk"]), g(r["over_entropy"]),
-             g(r["lookup_one_ns"])]
-            for r in t13["compressed"]]
-    page.table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
-                "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows)
-    means = t13.get("coder_means") or {}
-    if len(means) == 2:
-        page.w("Mean code size over the 4 KiB-chunk rows: Golomb %s, zstd %s bits per key; the default coder "
-               "is the smaller one (Golomb)." % (g(means["golomb"]), g(means["zstd"])))
-        page.w()
-    page.w("**Combining filters**: one classic filter of m bits (k = 8, m/n = 11.54) against j filters of m/j "
-           "bits with independent hashes.")
-    page.w()
-    rows = [[r["filters"], r["k_each"], "{:,}".format(r["false_positives"]), g(r["measured_fpr"]), g(r["ratio"])]
-            for r in t13["combining"]]
-    page.table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows)
-
-
-CSVS = (
-    ("t13_layered.csv", lambda t: (t["layered"], [
-        "experiment", "pf", "c", "d", "events", "trials", "rate", "pf_d", "ratio", "layer_fpr"])),
-    ("t13_compressed.csv", lambda t: (t["compressed"], [
-        "variant", "plan", "m_max_factor", "k", "m_bpk", "zero_fraction", "measured_fpr", "predicted_fpr",
-        "false_positives", "entropy_bpk", "coder", "chunk_bytes", "chunks", "bpk", "bpk_index", "over_entropy",
-        "decompress_ns_per_byte", "lookup_one_ns", "lookup_batch_ns_per_key"])),
-    ("t13_combining.csv", lambda t: (t["combining"], [
-        "filters", "k_each", "m_bits", "n", "queries", "false_positives", "measured_fpr", "ratio"])),
-)

@@ -26,7 +26,6 @@ SECTION = dict(
 FIGURES = ("t1_naive_vs_blocked",)
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     c = r.cfg
     kernels = r.kernels()
@@ -170,6 +169,59 @@ def build(ctx, d=None):
                     "ns_per_lookup": num(ct.get("ns_per_op_median"))}
 
 
+def report(page, t1):
+    r0 = t1["rows"][0]
+    geo = t1.get("sim_geometry", {})
+    page.w("flbench, %s keys at 10 bits per key (%s), lookups in batches of 1024 through "
+           "`fl_contains_hashes`, hit rate 1 (every probe is made, as in the seed's 7 misses) and 0. "
+           "Misses: %s. Simulated geometry: %s; second run with the L2 as the last level: %s. "
+           "valgrind cannot execute AVX-512, so those rows have no simulated misses (the misses are a "
+           "property of the memory layout, the same for every kernel)." % (
+               "{:,}".format(round(r0["filter_bytes"] * 8 / 10)), human_bytes(r0["filter_bytes"]),
+               t1["misses_source"], (geo.get("llc") or {}).get("note") or "this machine's L1d and LLC",
+               (geo.get("l2") or {}).get("note") or "L2 from sysfs"))
+    page.w()
+    rows = []
+    for r in t1["rows"]:
+        rows.append([r["variant"], r["kernel"], g(r["hit_rate"]), r["k"], g(r["ms_per_1M"]),
+                     "%sM (%s)" % (g(r["cycles_per_1M"] / 1e6) if r["cycles_per_1M"] else "n/a", r["cycles_kind"]),
+                     g(r["sim_d1"]), g(r["sim_l2"]), g(r["sim_llc"]),
+                     g(r["pmu_l1d"]) if t1["pmu"] else "-", g(r["pmu_llc"]) if t1["pmu"] else "-",
+                     (g(r["speedup"]) + "x") if r["speedup"] else "", g(r["cv_pct"], 2)])
+    page.table(["variant", "kernel", "hit rate", "k", "ms per 1M lookups", "cycles per 1M",
+                "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
+                "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11)
+
+
+CSVS = (
+    ("t1_naive_vs_blocked.csv", lambda t: (t["rows"], [
+        "variant", "kernel", "hit_rate", "k", "filter_bytes", "ns_per_lookup", "ms_per_1M",
+        "cycles_per_1M", "cycles_kind", "sim_d1", "sim_l2", "sim_llc", "pmu_l1d", "pmu_llc",
+        "speedup", "fpr_measured", "cv_pct"])),
+)
+
+
+def figure(t1, out, stamp, caches, claims):
+    if not t1["rows"]:
+        return []
+    kernels = t1["kernels"]
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, hit in zip(axes, (1.0, 0.0)):
+        for i, var in enumerate(("classic", "block512")):
+            ys = [next((r["ns_per_lookup"] for r in t1["rows"] if r["variant"] == var and r["kernel"] == k
+                        and r["hit_rate"] == hit), float("nan")) for k in kernels]
+            xs = [j + (i - 0.5) * 0.38 for j in range(len(kernels))]
+            ax.bar(xs, ys, width=0.36, color=COLORS[var], label=var)
+        ax.set_xticks(range(len(kernels)))
+        ax.set_xticklabels(kernels)
+        ax.set_ylabel("ns per lookup (= ms per 1M lookups)")
+        ax.set_title("hit rate %g" % hit)
+        ax.legend(fontsize=7)
+    fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % human_bytes(
+        t1["rows"][0]["filter_bytes"], lambda x: "%.3g" % x), fontsize=9)
+    return save_figure(fig, out, "t1_naive_vs_blocked", "naive vs blocked Bloom", stamp)
+
+
 # ---- explanations ---------------------------------------------------------------------
 def _machine(ctx, c, m, what):
     """A time or cycle count of the seed's machine against this one's, with where the filter fits."""
@@ -237,57 +289,3 @@ EXPLAIN = {
     "t1.speedup": why_speedup,
     "t1.miss_ratio": numbers_only,
 }
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
-def report(page, t1):
-    r0 = t1["rows"][0]
-    geo = t1.get("sim_geometry", {})
-    page.w("flbench, %s keys at 10 bits per key (%s), lookups in batches of 1024 through "
-           "`fl_contains_hashes`, hit rate 1 (every probe is made, as in the seed's 7 misses) and 0. "
-           "Misses: %s. Simulated geometry: %s; second run with the L2 as the last level: %s. "
-           "valgrind cannot execute AVX-512, so those rows have no simulated misses (the misses are a "
-           "property of the memory layout, the same for every kernel)." % (
-               "{:,}".format(round(r0["filter_bytes"] * 8 / 10)), human_bytes(r0["filter_bytes"]),
-               t1["misses_source"], (geo.get("llc") or {}).get("note") or "this machine's L1d and LLC",
-               (geo.get("l2") or {}).get("note") or "L2 from sysfs"))
-    page.w()
-    rows = []
-    for r in t1["rows"]:
-        rows.append([r["variant"], r["kernel"], g(r["hit_rate"]), r["k"], g(r["ms_per_1M"]),
-                     "%sM (%s)" % (g(r["cycles_per_1M"] / 1e6) if r["cycles_per_1M"] else "n/a", r["cycles_kind"]),
-                     g(r["sim_d1"]), g(r["sim_l2"]), g(r["sim_llc"]),
-                     g(r["pmu_l1d"]) if t1["pmu"] else "-", g(r["pmu_llc"]) if t1["pmu"] else "-",
-                     (g(r["speedup"]) + "x") if r["speedup"] else "", g(r["cv_pct"], 2)])
-    page.table(["variant", "kernel", "hit rate", "k", "ms per 1M lookups", "cycles per 1M",
-                "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
-                "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11)
-
-
-CSVS = (
-    ("t1_naive_vs_blocked.csv", lambda t: (t["rows"], [
-        "variant", "kernel", "hit_rate", "k", "filter_bytes", "ns_per_lookup", "ms_per_1M",
-        "cycles_per_1M", "cycles_kind", "sim_d1", "sim_l2", "sim_llc", "pmu_l1d", "pmu_llc",
-        "speedup", "fpr_measured", "cv_pct"])),
-)
-
-
-def figure(t1, out, stamp, caches, claims):
-    if not t1["rows"]:
-        return []
-    kernels = t1["kernels"]
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
-    for ax, hit in zip(axes, (1.0, 0.0)):
-        for i, var in enumerate(("classic", "block512")):
-            ys = [next((r["ns_per_lookup"] for r in t1["rows"] if r["variant"] == var and r["kernel"] == k
-                        and r["hit_rate"] == hit), float("nan")) for k in kernels]
-            xs = [j + (i - 0.5) * 0.38 for j in range(len(kernels))]
-            ax.bar(xs, ys, width=0.36, color=COLORS[var], label=var)
-        ax.set_xticks(range(len(kernels)))
-        ax.set_xticklabels(kernels)
-        ax.set_ylabel("ns per lookup (= ms per 1M lookups)")
-        ax.set_title("hit rate %g" % hit)
-        ax.legend(fontsize=7)
-    fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % human_bytes(
-        t1["rows"][0]["filter_bytes"], lambda x: "%.3g" % x), fontsize=9)
-    return save_figure(fig, out, "t1_naive_vs_blocked", "naive vs blocked Bloom", stamp)

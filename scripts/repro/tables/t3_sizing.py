@@ -21,7 +21,6 @@ SECTION = dict(
     sources="Source: `data/t3_sizing.json`.")
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     c = r.cfg
     r.fpr_sweep("t3_sizing", ["sizing", "--n", str(c["t3_n"]), "--targets",
@@ -97,6 +96,38 @@ def _other_sizes(ctx, n, classic_bpk, src):
 
 def _formula_at(ctx, p):
     return next((r for r in ctx.table("t3").get("formula", []) if abs(r["target"] - p) < 1e-12), None)
+
+
+def report(page, t3):
+    page.w("`fpr_sweep sizing`: every variant sized by `fl_params_for`, built with n integer keys and "
+           "measured on %s never-inserted keys. `seed k` is classic with the seed's k = ceil((m/n) ln 2); "
+           "`same FPR as classic` is each blocked variant sized for the FPR the classic filter really "
+           "measured: the bits per key it needs for the same measured FPR." % "{:,}".format(t3["queries"]))
+    page.w()
+    rows = []
+    for r in t3["rows"]:
+        label = {"library": "fl_params_for", "seed_k_ceil": "seed k", "match_classic": "same FPR as classic"}[r["label"]]
+        if r.get("error"):
+            rows.append([g(r["target_fpr"]), r["variant"], label, "-", "-", "-", "-", "-", r["error"]])
+            continue
+        rows.append([g(r["target_fpr"]), r["variant"], label, r["k"], g(r["bytes"] / 1048576, 4),
+                     g(r["bits_per_key"], 4), g(r["predicted_fpr"]), g(r["measured_fpr"]),
+                     "{:,}".format(r["false_positives"])])
+    page.table(["target", "variant", "sizing", "k", "MiB", "bits/key", "predicted FPR",
+                "measured FPR", "false positives"], rows, ["r", "l", "l"] + ["r"] * 6)
+    page.w("The seed's formula evaluated here: " + "; ".join(
+        "%s: m = %s bits = %s MiB, k = %d (round) / %d (ceil)" % (
+            g(f["target"]), "{:,}".format(f["m_bits"]), g(f["mib"], 4), f["k_round"], f["k_ceil"])
+        for f in t3["formula"]) + ". Bits per key per 10x lower FPR: " + ", ".join(
+        "%s %s" % (v, g(b)) for v, b in t3["bits_per_decade"].items()) + ".")
+    page.w()
+
+
+CSVS = (
+    ("t3_sizing.csv", lambda t: (t["rows"], [
+        "label", "variant", "target_fpr", "n", "k", "units", "bytes", "bits_per_key",
+        "predicted_fpr", "measured_fpr", "false_positives", "queries", "error"])),
+)
 
 
 # ---- explanations ---------------------------------------------------------------------
@@ -181,36 +212,3 @@ EXPLAIN = {
     "t3.interview_1pct": _interview(0.01),
     "t3.listing49": why_listing49,
 }
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
-def report(page, t3):
-    page.w("`fpr_sweep sizing`: every variant sized by `fl_params_for`, built with n integer keys and "
-           "measured on %s never-inserted keys. `seed k` is classic with the seed's k = ceil((m/n) ln 2); "
-           "`same FPR as classic` is each blocked variant sized for the FPR the classic filter really "
-           "measured: the bits per key it needs for the same measured FPR." % "{:,}".format(t3["queries"]))
-    page.w()
-    rows = []
-    for r in t3["rows"]:
-        label = {"library": "fl_params_for", "seed_k_ceil": "seed k", "match_classic": "same FPR as classic"}[r["label"]]
-        if r.get("error"):
-            rows.append([g(r["target_fpr"]), r["variant"], label, "-", "-", "-", "-", "-", r["error"]])
-            continue
-        rows.append([g(r["target_fpr"]), r["variant"], label, r["k"], g(r["bytes"] / 1048576, 4),
-                     g(r["bits_per_key"], 4), g(r["predicted_fpr"]), g(r["measured_fpr"]),
-                     "{:,}".format(r["false_positives"])])
-    page.table(["target", "variant", "sizing", "k", "MiB", "bits/key", "predicted FPR",
-                "measured FPR", "false positives"], rows, ["r", "l", "l"] + ["r"] * 6)
-    page.w("The seed's formula evaluated here: " + "; ".join(
-        "%s: m = %s bits = %s MiB, k = %d (round) / %d (ceil)" % (
-            g(f["target"]), "{:,}".format(f["m_bits"]), g(f["mib"], 4), f["k_round"], f["k_ceil"])
-        for f in t3["formula"]) + ". Bits per key per 10x lower FPR: " + ", ".join(
-        "%s %s" % (v, g(b)) for v, b in t3["bits_per_decade"].items()) + ".")
-    page.w()
-
-
-CSVS = (
-    ("t3_sizing.csv", lambda t: (t["rows"], [
-        "label", "variant", "target_fpr", "n", "k", "units", "bytes", "bits_per_key",
-        "predicted_fpr", "measured_fpr", "false_positives", "queries", "error"])),
-)

@@ -43,7 +43,6 @@ SECTION = dict(
 FIGURES = ("t5_space_and_cuckoo", "t5_deletes_space")
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     c = r.cfg
     r.fpr_sweep("t5_space", ["space", "--n", str(c["t5_n"]), "--targets",
@@ -194,78 +193,6 @@ def build(ctx, d):
                 ctx.fact("t5.cuckoo_full_load", hi["load"], srcc)
 
 
-# ---- explanations ---------------------------------------------------------------------
-def _widths_at_full_load(ctx):
-    """"8-bit 8.51 bits/key at 2.9%, ..." from the deletes rows (each width's cheapest point)."""
-    parts = []
-    for col, _, f in DELETES[:3]:
-        b, m = ctx.facts.get("t5.%s.full.bpk" % col), ctx.facts.get("t5.%s.full.measured" % col)
-        if b is not None:
-            parts.append("%d bits %s bits/key at %s" % (f, g(b), pct(m)))
-    return ", ".join(parts)
-
-
-def why_crossover(ctx, c, m, holds):
-    t5 = ctx.table("t5")
-    ideal, ideal2 = t5.get("ideal_crossover"), t5.get("ideal_crossover_semisort")
-    wins = t5.get("wins") or []
-    if m is None:
-        txt = "cuckoo never needs fewer bits than classic at the measured targets"
-    else:
-        txt = "here cuckoo (the width fl_params_for picks: 8, 12 or 16 bits) needs fewer bits than classic only at " \
-              "FPR <= %s (targets %s)" % (g(m), ", ".join(g(w) for w in sorted(wins, reverse=True)))
-    full = _widths_at_full_load(ctx)
-    if full:
-        txt += "; at the library's sizing load the widths measure %s" % full
-    txt += ("; with any width the model (log2(1/e)+3)/0.955 crosses classic at %s, and %s with semi-sorted "
-            "buckets (Fan et al. 2014)") % (pct(ideal), pct(ideal2))
-    return txt
-
-
-def why_cuckoo_formula(ctx, c, m, holds):
-    ratio = ctx.facts.get("t5.cuckoo_seed_example.ratio")
-    load = ctx.facts.get("t5.cuckoo_seed_example.load")
-    return (
-        "the seed's example fills 5000 of 40000 slots; measured with its configuration (12-bit fingerprints, "
-        "buckets of 4, load %s), the FPR is %s, %s of 2b/2^f = 8/4096: 2b/2^f is the full-table rate, the FPR "
-        "is about load x 2b/2^f" % (g(load), g(m), g(ratio)))
-
-
-def why_cuckoo_bound(ctx, c, m, holds):
-    others = ", ".join("f = %d: %s" % (f, g(ctx.facts["t5.cuckoo_full_ratio.f%d" % f]))
-                       for f in (8, 16) if "t5.cuckoo_full_ratio.f%d" % f in ctx.facts)
-    return ("measured FPR / (2b/2^f) = %s with 12-bit fingerprints (the seed's width) at load %s%s: the formula "
-            "holds for a full table, scaled by the load") % (
-        g(m), g(ctx.facts.get("t5.cuckoo_full_load")), (" (%s)" % others) if others else "")
-
-
-def why_summary_cuckoo(ctx, c, m, holds):
-    f = ctx.facts.get("t5.cuckoo.0.001.width")
-    txt = "%s bits/key: at 0.1%% the fewest bytes take %s-bit fingerprints (measured %s)" % (
-        g(m), "?" if f is None else "%d" % f, pct(ctx.facts.get("t5.cuckoo.0.001.measured")))
-    b12, m12 = ctx.facts.get("t5.cuckoo12.full.bpk"), ctx.facts.get("t5.cuckoo12.full.measured")
-    if b12 is not None:
-        txt += "; 12-bit fingerprints (the seed's width) measure %s at %s bits/key (load %s)" % (
-            pct(m12), g(b12), g(ctx.facts.get("t5.cuckoo12.full.load")))
-        b = ctx.facts.get("t5.cuckoo12.0.001.bpk")
-        if b is not None:
-            txt += " and meet 0.1%% only at load %s, %s bits/key (measured %s)" % (
-                g(ctx.facts.get("t5.cuckoo12.0.001.load")), g(b), pct(ctx.facts.get("t5.cuckoo12.0.001.measured")))
-    if "t5.cuckoo8.0.001.bpk" not in ctx.facts:
-        txt += "; 8-bit ones cannot reach 0.1% above load 0.5"
-    return txt + "; 12-bit fingerprints at 95.5%% load would need %s bits/key (Fan et al. 2014)" % g(12 / 0.955)
-
-
-EXPLAIN = {
-    "t5.crossover": why_crossover,
-    "t5.cuckoo_formula": why_cuckoo_formula,
-    "t5.cuckoo_bound": why_cuckoo_bound,
-    "t5.summary_cuckoo": why_summary_cuckoo,
-    "t5.summary_bloom": numbers_only,
-}
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t5):
     page.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
            "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
@@ -437,3 +364,74 @@ def _figure_deletes(t5, out, stamp):
     axis_labels(ax, "log2(1/measured FPR)", "bits per key",
                 "Table 5: filters that delete, space against FPR (n = %d)" % t5["n"], legend=6)
     return save_figure(fig, out, "t5_deletes_space", "filters that delete: bits per key against log2(1/FPR)", stamp)
+
+
+# ---- explanations ---------------------------------------------------------------------
+def _widths_at_full_load(ctx):
+    """"8-bit 8.51 bits/key at 2.9%, ..." from the deletes rows (each width's cheapest point)."""
+    parts = []
+    for col, _, f in DELETES[:3]:
+        b, m = ctx.facts.get("t5.%s.full.bpk" % col), ctx.facts.get("t5.%s.full.measured" % col)
+        if b is not None:
+            parts.append("%d bits %s bits/key at %s" % (f, g(b), pct(m)))
+    return ", ".join(parts)
+
+
+def why_crossover(ctx, c, m, holds):
+    t5 = ctx.table("t5")
+    ideal, ideal2 = t5.get("ideal_crossover"), t5.get("ideal_crossover_semisort")
+    wins = t5.get("wins") or []
+    if m is None:
+        txt = "cuckoo never needs fewer bits than classic at the measured targets"
+    else:
+        txt = "here cuckoo (the width fl_params_for picks: 8, 12 or 16 bits) needs fewer bits than classic only at " \
+              "FPR <= %s (targets %s)" % (g(m), ", ".join(g(w) for w in sorted(wins, reverse=True)))
+    full = _widths_at_full_load(ctx)
+    if full:
+        txt += "; at the library's sizing load the widths measure %s" % full
+    txt += ("; with any width the model (log2(1/e)+3)/0.955 crosses classic at %s, and %s with semi-sorted "
+            "buckets (Fan et al. 2014)") % (pct(ideal), pct(ideal2))
+    return txt
+
+
+def why_cuckoo_formula(ctx, c, m, holds):
+    ratio = ctx.facts.get("t5.cuckoo_seed_example.ratio")
+    load = ctx.facts.get("t5.cuckoo_seed_example.load")
+    return (
+        "the seed's example fills 5000 of 40000 slots; measured with its configuration (12-bit fingerprints, "
+        "buckets of 4, load %s), the FPR is %s, %s of 2b/2^f = 8/4096: 2b/2^f is the full-table rate, the FPR "
+        "is about load x 2b/2^f" % (g(load), g(m), g(ratio)))
+
+
+def why_cuckoo_bound(ctx, c, m, holds):
+    others = ", ".join("f = %d: %s" % (f, g(ctx.facts["t5.cuckoo_full_ratio.f%d" % f]))
+                       for f in (8, 16) if "t5.cuckoo_full_ratio.f%d" % f in ctx.facts)
+    return ("measured FPR / (2b/2^f) = %s with 12-bit fingerprints (the seed's width) at load %s%s: the formula "
+            "holds for a full table, scaled by the load") % (
+        g(m), g(ctx.facts.get("t5.cuckoo_full_load")), (" (%s)" % others) if others else "")
+
+
+def why_summary_cuckoo(ctx, c, m, holds):
+    f = ctx.facts.get("t5.cuckoo.0.001.width")
+    txt = "%s bits/key: at 0.1%% the fewest bytes take %s-bit fingerprints (measured %s)" % (
+        g(m), "?" if f is None else "%d" % f, pct(ctx.facts.get("t5.cuckoo.0.001.measured")))
+    b12, m12 = ctx.facts.get("t5.cuckoo12.full.bpk"), ctx.facts.get("t5.cuckoo12.full.measured")
+    if b12 is not None:
+        txt += "; 12-bit fingerprints (the seed's width) measure %s at %s bits/key (load %s)" % (
+            pct(m12), g(b12), g(ctx.facts.get("t5.cuckoo12.full.load")))
+        b = ctx.facts.get("t5.cuckoo12.0.001.bpk")
+        if b is not None:
+            txt += " and meet 0.1%% only at load %s, %s bits/key (measured %s)" % (
+                g(ctx.facts.get("t5.cuckoo12.0.001.load")), g(b), pct(ctx.facts.get("t5.cuckoo12.0.001.measured")))
+    if "t5.cuckoo8.0.001.bpk" not in ctx.facts:
+        txt += "; 8-bit ones cannot reach 0.1% above load 0.5"
+    return txt + "; 12-bit fingerprints at 95.5%% load would need %s bits/key (Fan et al. 2014)" % g(12 / 0.955)
+
+
+EXPLAIN = {
+    "t5.crossover": why_crossover,
+    "t5.cuckoo_formula": why_cuckoo_formula,
+    "t5.cuckoo_bound": why_cuckoo_bound,
+    "t5.summary_cuckoo": why_summary_cuckoo,
+    "t5.summary_bloom": numbers_only,
+}

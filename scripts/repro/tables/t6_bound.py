@@ -73,21 +73,6 @@ def static_rows(ctx):
             ctx.fact("t6.%s.factor" % r["variant"], r["factor_target"], static_data.SOURCE)
 
 
-# ---- explanations ---------------------------------------------------------------------
-def why_bloom_factor(ctx, c, m, holds):
-    means = ctx.table("t6").get("mean_factor", {})
-    return ("classic uses %sx log2(1/FPR) bits per key (measured FPR, mean over targets with >= 100 false "
-            "positives); block512 %sx, split256 %sx, cuckoo %sx") % (
-        g(m), g(means.get("block512")), g(means.get("split256")), g(means.get("cuckoo")))
-
-
-EXPLAIN = {
-    "t6.bloom_factor": why_bloom_factor,
-    "t6.efficiency": numbers_only,
-}
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t6):
     page.w("From table 5's filters: bits per key divided by log2(1/measured FPR) (the lower bound of Carter "
            "et al. 1978 is 1). Rows with fewer than 100 false positives are imprecise and left out of the means.")
@@ -137,3 +122,17 @@ def figure(t6, out, stamp, caches, claims):
     ax.invert_xaxis()
     axis_labels(ax, "measured FPR", "bits per key / log2(1/FPR)", "Table 6: space over the bound n log2(1/FPR)", legend=6)
     return save_figure(fig, out, "t6_bound", "space against the information-theoretic bound", stamp)
+
+
+# ---- explanations ---------------------------------------------------------------------
+def why_bloom_factor(ctx, c, m, holds):
+    means = ctx.table("t6").get("mean_factor", {})
+    return ("classic uses %sx log2(1/FPR) bits per key (measured FPR, mean over targets with >= 100 false "
+            "positives); block512 %sx, split256 %sx, cuckoo %sx") % (
+        g(m), g(means.get("block512")), g(means.get("split256")), g(means.get("cuckoo")))
+
+
+EXPLAIN = {
+    "t6.bloom_factor": why_bloom_factor,
+    "t6.efficiency": numbers_only,
+}

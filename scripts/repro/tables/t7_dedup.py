@@ -25,7 +25,6 @@ SECTION = dict(heading="end to end, `filterlab dedup` against `awk '!seen[$0]++'
 FIGURES = ("t7_dedup",)
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 def experiment(r):
     c = r.cfg
     stream = r.url_file("stream")
@@ -125,24 +124,6 @@ def build(ctx, d):
                         "hyperfine_export": d.get("hyperfine_export")}
 
 
-# ---- explanations ---------------------------------------------------------------------
-def why_memory_reduction(ctx, c, m, holds):
-    t7 = ctx.table("t7")
-    rows = {r["name"]: r for r in t7.get("rows", [])}
-    dd, awk = rows.get(FILTER), rows.get(AWK)
-    txt = bigger(c.value, m) + ("peak RSS: awk %s MB, filterlab dedup %s MB for %d lines (%d distinct); the "
-                                "seed's own lines say 128 MB -> 18 MB (7.1x) and 128 MB -> 12 MB (10.7x)") % (
-        g(awk["max_rss_kb"] / 1000) if awk else "n/a", g(dd["max_rss_kb"] / 1000) if dd else "n/a",
-        t7.get("lines", 0), t7.get("distinct", 0))
-    return txt
-
-
-EXPLAIN = {
-    "t7.memory_reduction": why_memory_reduction,
-}
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t7):
     page.w("A stream of %s URL lines (%s distinct, %s MB), output to /dev/null. Times: hyperfine "
            "(export `data/%s`); peak memory: `/usr/bin/time -v` (maximum resident set size); "
@@ -179,3 +160,20 @@ def figure(t7, out, stamp, caches, claims):
     axes[0].invert_yaxis()
     fig.suptitle("Table 7: %d lines, %d distinct" % (t7["lines"], t7["distinct"]), fontsize=9)
     return save_figure(fig, out, "t7_dedup", "end to end dedup", stamp)
+
+
+# ---- explanations ---------------------------------------------------------------------
+def why_memory_reduction(ctx, c, m, holds):
+    t7 = ctx.table("t7")
+    rows = {r["name"]: r for r in t7.get("rows", [])}
+    dd, awk = rows.get(FILTER), rows.get(AWK)
+    txt = bigger(c.value, m) + ("peak RSS: awk %s MB, filterlab dedup %s MB for %d lines (%d distinct); the "
+                                "seed's own lines say 128 MB -> 18 MB (7.1x) and 128 MB -> 12 MB (10.7x)") % (
+        g(awk["max_rss_kb"] / 1000) if awk else "n/a", g(dd["max_rss_kb"] / 1000) if dd else "n/a",
+        t7.get("lines", 0), t7.get("distinct", 0))
+    return txt
+
+
+EXPLAIN = {
+    "t7.memory_reduction": why_memory_reduction,
+}

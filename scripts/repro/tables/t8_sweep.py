@@ -28,7 +28,6 @@ SECTION = dict(heading="the kernel sweep, L1 to DRAM, with the physical bound",
 FIGURES = ("t8_sweep",)
 
 
-# ---- experiment: what scripts/reproduce runs ------------------------------------------
 # A footprint's dependent-load latency is "DRAM-like" when it is at least halfway from the
 # in-cache latency (the fastest probed footprint) to the latency at the largest one (1 GiB,
 # or a quarter of memory), and at least 4x the in-cache latency (an LLC hit costs tens of
@@ -263,26 +262,6 @@ def _build_sweep(ctx):
                         "pmu": bool(((sj or {}).get("context") or {}).get("pmu_available"))}
 
 
-# ---- explanations ---------------------------------------------------------------------
-def _speedup_over_classic(variant):
-    """classic/variant at every swept size; where it fails, whether the largest size reached DRAM."""
-    def why(ctx, c, m, holds):
-        t8 = ctx.table("t8")
-        big = ctx.facts.get("t8.largest_bytes")
-        return ("%sscalar classic/scalar %s at %s (%s-resident): %sx; the best kernel against the best "
-                "(%s) at each size: %s") % (
-            bigger(c.value, m), variant, human_bytes(big), ctx.size_class(big), g(m), t8.get("kernel"), ", ".join(
-                "%s %sx" % (human_bytes(s["target"]), g(s[variant])) for s in t8.get("speedups", []) if s[variant]))
-    return why
-
-
-EXPLAIN = {
-    "t8.blocked_speedup": _speedup_over_classic("block512"),
-    "t8.cuckoo_speedup": _speedup_over_classic("cuckoo"),
-}
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t8):
     page.w("flbench: every variant sized for FPR %g at each filter size, ns per lookup (median) for every "
            "kernel this CPU runs natively, hit rate %g. `bound` is the harness's memory probe at the same "
@@ -384,3 +363,22 @@ def figure(t8, out, stamp, caches, claims):
     axes[0][-1].legend(fontsize=6, loc="upper left")
     fig.suptitle("Table 8: kernel sweep at FPR %g" % t8["fpr"], fontsize=9)
     return save_figure(fig, out, "t8_sweep", "kernel sweep", stamp)
+
+
+# ---- explanations ---------------------------------------------------------------------
+def _speedup_over_classic(variant):
+    """classic/variant at every swept size; where it fails, whether the largest size reached DRAM."""
+    def why(ctx, c, m, holds):
+        t8 = ctx.table("t8")
+        big = ctx.facts.get("t8.largest_bytes")
+        return ("%sscalar classic/scalar %s at %s (%s-resident): %sx; the best kernel against the best "
+                "(%s) at each size: %s") % (
+            bigger(c.value, m), variant, human_bytes(big), ctx.size_class(big), g(m), t8.get("kernel"), ", ".join(
+                "%s %sx" % (human_bytes(s["target"]), g(s[variant])) for s in t8.get("speedups", []) if s[variant]))
+    return why
+
+
+EXPLAIN = {
+    "t8.blocked_speedup": _speedup_over_classic("block512"),
+    "t8.cuckoo_speedup": _speedup_over_classic("cuckoo"),
+}

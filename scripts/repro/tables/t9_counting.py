@@ -57,55 +57,11 @@ def build(ctx, d):
                                           for b in (2, 3, 4, 5)}}
 
 
-# ---- explanations ---------------------------------------------------------------------
-def why_memory(ctx, c, m, holds):
-    t = ctx.table("t9")
-    mem = {r["variant"]: r for r in t["memory"]}
-    return ("counting uses %s bytes against classic's %s for n = %s at 1%% (same m and k = %d: each bit "
-            "becomes a 4-bit counter, exactly 4x); the blocked layout counting512 needs %sx block512 "
-            "(128 counters per line instead of 512 bits: more lines for the same FPR)" % (
-                "{:,}".format(mem["counting"]["bytes"]), "{:,}".format(mem["classic"]["bytes"]),
-                "{:,}".format(mem["classic"]["n"]), mem["classic"]["k"], g(t["ratio_blocked"])))
-
-
-def why_bits(ctx, c, m, holds):
-    t = ctx.table("t9")
-    b = t["bound_by_bits"]
-    at1 = [r for r in t["overflow"] if r["fill"] == 1]
-    first = next((r for r in t["overflow"] if r["variant"] == "counting" and r["trials_with_saturation"]), None)
-    return ("Fan et al.'s bound on any counter overflowing, %s counters at k = %d and the optimal load: "
-            "3 bits %s, 4 bits %s, 5 bits %s; measured: %d of %d filters at fill 1 had a counter reach 15%s" % (
-                g(t["bits_m"]), t["bits_k"], g(b[3]), g(b[4]), g(b[5]),
-                sum(r["trials_with_saturation"] for r in at1), t["trials_fill1"],
-                "; the classic layout first saturates at %gx its design load (%s counters at 15 on average, "
-                "%s expected from the binomial load)" % (first["fill"], g(first["mean_saturated"]),
-                                                          g(first["expected_saturated"])) if first else ""))
-
-
-def why_rare(ctx, c, m, holds):
-    t = ctx.table("t9")
-    verdict = "holds" if m == 0 else "does not hold"
-    return verdict, ("%d filters at their design load: %s had a saturated counter; a saturated counter "
-                     "is never decremented here, so it costs permanent positives, never a false negative "
-                     "(the seed's 'could cause false negatives' is what a decrement of a saturated counter "
-                     "would do)" % (t["trials_fill1"], g(m)))
-
-
-EXPLAIN = {
-    "t9.memory_4x": why_memory,
-    "t9.memory_4x_003": why_memory,
-    "t9.four_bits": why_bits,
-    "t9.overflow_rare": why_rare,
-}
-
-
-# ---- REPORT.md: its section, figure and CSV files -------------------------------------
 def report(page, t):
-    w = page.w
-    w("`flaccuracy --sections counting`: payload bytes at equal n and 1% FPR, FPR against fill (never-inserted "
-      "queries), and 4-bit counters that reached 15 (where filterlab stops counting and never decrements) "
-      "against the expected count from the binomial load and Fan et al.'s bound on any counter reaching 16.")
-    w()
+    page.w("`flaccuracy --sections counting`: payload bytes at equal n and 1% FPR, FPR against fill (never-inserted "
+           "queries), and 4-bit counters that reached 15 (where filterlab stops counting and never decrements) "
+           "against the expected count from the binomial load and Fan et al.'s bound on any counter reaching 16.")
+    page.w()
     page.table(["variant", "n", "k", "bytes", "bits per key"],
                [[m["variant"], "{:,}".format(m["n"]), m["k"], "{:,}".format(m["bytes"]), g(m["bits_per_key"])]
                 for m in t["memory"]])
@@ -159,3 +115,45 @@ def figure(t, out, stamp, caches, claims):
     axis_labels(b, "fill (keys / design n)", "counters at 15 per filter (0 drawn as 0.01)",
                 "4-bit counters that saturate", legend=7, log="y")
     return save_figure(fig, out, "t9_counting", "Counting Bloom: FPR and counter overflow against fill", stamp)
+
+
+# ---- explanations ---------------------------------------------------------------------
+def why_memory(ctx, c, m, holds):
+    t = ctx.table("t9")
+    mem = {r["variant"]: r for r in t["memory"]}
+    return ("counting uses %s bytes against classic's %s for n = %s at 1%% (same m and k = %d: each bit "
+            "becomes a 4-bit counter, exactly 4x); the blocked layout counting512 needs %sx block512 "
+            "(128 counters per line instead of 512 bits: more lines for the same FPR)" % (
+                "{:,}".format(mem["counting"]["bytes"]), "{:,}".format(mem["classic"]["bytes"]),
+                "{:,}".format(mem["classic"]["n"]), mem["classic"]["k"], g(t["ratio_blocked"])))
+
+
+def why_bits(ctx, c, m, holds):
+    t = ctx.table("t9")
+    b = t["bound_by_bits"]
+    at1 = [r for r in t["overflow"] if r["fill"] == 1]
+    first = next((r for r in t["overflow"] if r["variant"] == "counting" and r["trials_with_saturation"]), None)
+    return ("Fan et al.'s bound on any counter overflowing, %s counters at k = %d and the optimal load: "
+            "3 bits %s, 4 bits %s, 5 bits %s; measured: %d of %d filters at fill 1 had a counter reach 15%s" % (
+                g(t["bits_m"]), t["bits_k"], g(b[3]), g(b[4]), g(b[5]),
+                sum(r["trials_with_saturation"] for r in at1), t["trials_fill1"],
+                "; the classic layout first saturates at %gx its design load (%s counters at 15 on average, "
+                "%s expected from the binomial load)" % (first["fill"], g(first["mean_saturated"]),
+                                                          g(first["expected_saturated"])) if first else ""))
+
+
+def why_rare(ctx, c, m, holds):
+    t = ctx.table("t9")
+    verdict = "holds" if m == 0 else "does not hold"
+    return verdict, ("%d filters at their design load: %s had a saturated counter; a saturated counter "
+                     "is never decremented here, so it costs permanent positives, never a false negative "
+                     "(the seed's 'could cause false negatives' is what a decrement of a saturated counter "
+                     "would do)" % (t["trials_fill1"], g(m)))
+
+
+EXPLAIN = {
+    "t9.memory_4x": why_memory,
+    "t9.memory_4x_003": why_memory,
+    "t9.four_bits": why_bits,
+    "t9.overflow_rare": why_rare,
+}
