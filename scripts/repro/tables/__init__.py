@@ -24,7 +24,8 @@ PARTS is the run order of the experiments: the table modules, and the modules of
 experiments several tables read (urlgen: the URL files; static_data: the binary fuse
 filters; pyexp: the Python claims), which declare only an experiment. ALL, the table modules
 in PARTS order, is the order the tables are built in, which is also the order of
-tables.json's keys and of REPORT.md's sections. Explanations run after every table is built, so they may read any table's facts."""
+tables.json's keys and of REPORT.md's sections. Explanations run after every table is built,
+so they may read any table's facts."""
 
 import pyexp
 import static_data

@@ -108,8 +108,8 @@ def figure(t, out, stamp, caches, claims):
         pts = sorted((r["fill"], r["mean_saturated"], r["expected_saturated"]) for r in t["overflow"]
                      if r["variant"] == v)
         if pts:
-            b.plot([p[0] for p in pts], [max(p[1], 0.01) for p in pts], "o-", color=SKETCH_COLORS[v], label=v + " measured",
-                   ms=3)
+            b.plot([p[0] for p in pts], [max(p[1], 0.01) for p in pts], "o-", color=SKETCH_COLORS[v],
+                   label=v + " measured", ms=3)
     pts = sorted((r["fill"], r["expected_saturated"]) for r in t["overflow"] if r["variant"] == "counting")
     b.plot([p[0] for p in pts], [max(p[1], 1e-6) for p in pts], "k:", label="binomial expectation (classic)")
     axis_labels(b, "fill (keys / design n)", "counters at 15 per filter (0 drawn as 0.01)",
