@@ -5,6 +5,9 @@ so an explanation may read any table (table 1's reasons quote table 8's DRAM poi
 
 from fmt import human_bytes
 
+# The five filter variants the seed tables compare, in their columns' order.
+VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
+
 
 def size_class(b, caches):
     """Where a structure of b bytes fits by the sizes sysfs reports: L1, L2, LLC or DRAM."""

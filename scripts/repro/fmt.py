@@ -68,3 +68,28 @@ def bigger(seed_value, m):
 
 def thousands(n):
     return "{:,}".format(n)
+
+
+def size_text(b):
+    """b bytes as flbench's --sizes reads them: 32K, 1M, 2G, or the plain number."""
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if b >= div and b % div == 0:
+            return "%d%s" % (b // div, unit)
+    return str(b)
+
+
+def pow2_floor(x):
+    p = 1
+    while p * 2 <= x:
+        p *= 2
+    return p
+
+
+def md_table(head, rows, align=None):
+    """A Markdown table; align: "l" or "r" per column (default: the first left, the rest right)."""
+    align = align or ["l"] + ["r"] * (len(head) - 1)
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in r) + " |")
+    return "\n".join(out)

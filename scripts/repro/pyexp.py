@@ -13,8 +13,8 @@
 
   pyexp.py OUT_JSON [--quick|--tiny]
 
-experiments.Runner.exp_py runs it; it can also add its file to an existing run's data/
-(then run.py --report-only). The file records where and with what it ran."""
+Its `experiment` below (scripts/reproduce's experiment `py`) runs it; it can also add its
+file to an existing run's data/ (then run.py --report-only). The file records where and with what it ran."""
 
 import hashlib
 import json
@@ -102,6 +102,19 @@ def main():
         json.dump(d, f, indent=1)
         f.write("\n")
     os.replace(out + ".tmp", out)
+
+
+
+EXPERIMENT = ("py", "tables 2 and 4: a Python set of 1M URLs, offset vs double hashing (pyexp.py, seconds)")
+WRITES = ("py_claims.json",)
+
+# ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
+
+def experiment(r):
+    out = r.path("py_claims.json")
+    r.run([sys.executable, os.path.join(r.repro_dir, "pyexp.py"), out] + (["--tiny"] if r.mode == "tiny" else []),
+          "py")
+    r.stamp_json(out)
 
 
 if __name__ == "__main__":

@@ -3,21 +3,9 @@ analyze.py from the files the run wrote."""
 
 import os
 
-from fmt import g, human_bytes, pct, show, thousands
-from tables import t4_fill, t5_space
-import report_accuracy  # tables 9-12
+from fmt import g, human_bytes, md_table, show
+import tables
 import verdicts
-
-VARIANTS = ("classic", "block512", "split256", "reg64", "cuckoo")
-
-
-def md_table(head, rows, align=None):
-    align = align or ["l"] + ["r"] * (len(head) - 1)
-    out = ["| " + " | ".join(head) + " |",
-           "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"]
-    for r in rows:
-        out.append("| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in r) + " |")
-    return "\n".join(out)
 
 
 def quote_md(q):
@@ -72,6 +60,11 @@ class Report:
     def w(self, s=""):
         self.lines.append(s)
 
+    def table(self, head, rows, align=None):
+        """A Markdown table and the blank line after it."""
+        self.w(md_table(head, rows, align))
+        self.w()
+
     def claims_for(self, table):
         return [c for c in self.T["claims"] if c["table"] == table]
 
@@ -88,9 +81,8 @@ class Report:
                     "<br><sub>%s</sub>" % c["source"] if c["source"] else ""),
                 c.get("tolerance") or "",
                 VERDICT_MARK.get(c["verdict"], c["verdict"]), c["reason"]])
-        self.w(md_table(["seed claim (file, section)", "seed", "here", "test and tolerance", "verdict",
-                         "why (computed from the data)"], rows, ["l", "r", "r", "l", "l", "l"]))
-        self.w()
+        self.table(["seed claim (file, section)", "seed", "here", "test and tolerance", "verdict",
+                    "why (computed from the data)"], rows, ["l", "r", "r", "l", "l", "l"])
 
     def figure(self, key, caption):
         for p in self.plots.get(key, []):
@@ -139,8 +131,7 @@ class Report:
             ["durations", ", ".join("%s %ss" % (k, g(v)) for k, v in self.run.get("durations", {}).items())
              + "; total %ss" % g(self.run.get("total_seconds"))],
         ]
-        self.w(md_table(["", ""], rows, ["l", "l"]))
-        self.w()
+        self.table(["", ""], rows, ["l", "l"])
 
     def summary(self):
         cs = self.T["claims"]
@@ -173,10 +164,9 @@ class Report:
         self.w("Every other quantitative claim of the five seeds, with why this report does not judge it "
                "(`scripts/repro/unchecked.json`):")
         self.w()
-        self.w(md_table(["seed claim", "seed, section", "why not checked"],
-                        [[quote_md(u["quote"]), "`%s`, %s" % (u["seed"], u["section"]), u["reason"]] for u in un],
-                        ["l", "l", "l"]))
-        self.w()
+        self.table(["seed claim", "seed, section", "why not checked"],
+                   [[quote_md(u["quote"]), "`%s`, %s" % (u["seed"], u["section"]), u["reason"]] for u in un],
+                   ["l", "l", "l"])
 
     def show(self, c, v):
         return show(v, c["unit"])
@@ -201,8 +191,7 @@ class Report:
             rows.append([human_bytes(b["target"]), b["class"], "%s + %s" % (b["first"]["variant"], b["first"]["kernel"]),
                          g(b["first"]["ns"]),
                          "%s + %s" % (s["variant"], s["kernel"]) if s else "-", g(s["ns"]) if s else "-"])
-        self.w(md_table(["filter size", "fits in", "fastest", "ns/lookup", "runner-up", "ns/lookup"], rows))
-        self.w()
+        self.table(["filter size", "fits in", "fastest", "ns/lookup", "runner-up", "ns/lookup"], rows)
         for ex in self.T.get("advice", {}).get("examples", []):
             self.w("```")
             self.w("$ " + ex["command"])
@@ -211,385 +200,25 @@ class Report:
             self.w("```")
             self.w()
 
-    def _t1(self, t1):
-        r0 = t1["rows"][0]
-        geo = t1.get("sim_geometry", {})
-        self.w("flbench, %s keys at 10 bits per key (%s), lookups in batches of 1024 through "
-               "`fl_contains_hashes`, hit rate 1 (every probe is made, as in the seed's 7 misses) and 0. "
-               "Misses: %s. Simulated geometry: %s; second run with the L2 as the last level: %s. "
-               "valgrind cannot execute AVX-512, so those rows have no simulated misses (the misses are a "
-               "property of the memory layout, the same for every kernel)." % (
-                   "{:,}".format(round(r0["filter_bytes"] * 8 / 10)), human_bytes(r0["filter_bytes"]),
-                   t1["misses_source"], (geo.get("llc") or {}).get("note") or "this machine's L1d and LLC",
-                   (geo.get("l2") or {}).get("note") or "L2 from sysfs"))
+    def section(self, t):
+        """Table module t's section (its SECTION, its report()): heading, then (when the run
+        measured it) its body, its claims, its figure and the files it was computed from."""
+        sec = t.SECTION
+        data = self.T.get(t.KEY)
+        heading = sec["heading"]
+        self.w("## Table %d: %s" % (t.NUMBER, heading(data) if callable(heading) else heading))
         self.w()
-        rows = []
-        for r in t1["rows"]:
-            rows.append([r["variant"], r["kernel"], g(r["hit_rate"]), r["k"], g(r["ms_per_1M"]),
-                         "%sM (%s)" % (g(r["cycles_per_1M"] / 1e6) if r["cycles_per_1M"] else "n/a", r["cycles_kind"]),
-                         g(r["sim_d1"]), g(r["sim_l2"]), g(r["sim_llc"]),
-                         g(r["pmu_l1d"]) if t1["pmu"] else "-", g(r["pmu_llc"]) if t1["pmu"] else "-",
-                         (g(r["speedup"]) + "x") if r["speedup"] else "", g(r["cv_pct"], 2)])
-        self.w(md_table(["variant", "kernel", "hit rate", "k", "ms per 1M lookups", "cycles per 1M",
-                         "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
-                         "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11))
-        self.w()
-
-    def _t2(self, t2):
-        self.w("`hashset_baseline` on %s distinct URLs (%s bytes on average, `scripts/repro/urlgen.py`): "
-               "each structure is built from them, then answers %s lookups of never-inserted URLs (the "
-               "crawler's common case; the false positives) and %s of inserted ones in a shuffled order, "
-               "median of %d passes. Filters: 10 bits per URL (the seed's BITS_PER_URL), k = 7; cuckoo8 is "
-               "the smallest cuckoo filter (8-bit fingerprints, load 0.94); cuckoo16 has 16-bit "
-               "fingerprints at the same load. Single: `fl_contains_bytes` per URL; batch: hash 1024, "
-               "then `fl_contains_hashes`." % ("{:,}".format(t2["n"]), g(t2["mean_key_bytes"]),
-                                               "{:,}".format(t2["lookups"]), "{:,}".format(t2["lookups"]), t2["reps"]))
-        self.w()
-        rows = []
-        for r in t2["rows"]:
-            rows.append([r["structure"], r["describe"], "%s MB" % g((r["memory_bytes"] or 0) / 1e6),
-                         g(r["bits_per_url"]), g(r["insert_ns"]), g(r["miss_ns"]), g(r["hit_ns"]),
-                         g(r["miss_ns_batch"]), g(r["hit_ns_batch"]), pct(r["fpr"]), r["false_negatives"]])
-        self.w(md_table(["structure", "what", "memory", "bits/URL", "insert ns", "miss ns", "hit ns",
-                         "miss ns (batch)", "hit ns (batch)", "FPR", "false neg."], rows,
-                        ["l", "l"] + ["r"] * 9))
-        self.w()
-        self.w("Memory: hash sets as heap growth while building (`mallinfo2`: table, URL copies and "
-               "malloc's overhead); filters as their payload. Cache misses per lookup for the cuckoo row of "
-               "the claims come from table 1's callgrind run (cuckoo at 10 bits per key, hit rate 0).")
-        self.w()
-
-    def _t3(self, t3):
-        self.w("`fpr_sweep sizing`: every variant sized by `fl_params_for`, built with n integer keys and "
-               "measured on %s never-inserted keys. `seed k` is classic with the seed's k = ceil((m/n) ln 2); "
-               "`same FPR as classic` is each blocked variant sized for the FPR the classic filter really "
-               "measured: the bits per key it needs for the same measured FPR." % "{:,}".format(t3["queries"]))
-        self.w()
-        rows = []
-        for r in t3["rows"]:
-            label = {"library": "fl_params_for", "seed_k_ceil": "seed k", "match_classic": "same FPR as classic"}[r["label"]]
-            if r.get("error"):
-                rows.append([g(r["target_fpr"]), r["variant"], label, "-", "-", "-", "-", "-", r["error"]])
-                continue
-            rows.append([g(r["target_fpr"]), r["variant"], label, r["k"], g(r["bytes"] / 1048576, 4),
-                         g(r["bits_per_key"], 4), g(r["predicted_fpr"]), g(r["measured_fpr"]),
-                         "{:,}".format(r["false_positives"])])
-        self.w(md_table(["target", "variant", "sizing", "k", "MiB", "bits/key", "predicted FPR",
-                         "measured FPR", "false positives"], rows, ["r", "l", "l"] + ["r"] * 6))
-        self.w()
-        self.w("The seed's formula evaluated here: " + "; ".join(
-            "%s: m = %s bits = %s MiB, k = %d (round) / %d (ceil)" % (
-                g(f["target"]), "{:,}".format(f["m_bits"]), g(f["mib"], 4), f["k_round"], f["k_ceil"])
-            for f in t3["formula"]) + ". Bits per key per 10x lower FPR: " + ", ".join(
-            "%s %s" % (v, g(b)) for v, b in t3["bits_per_decade"].items()) + ".")
-        self.w()
-
-    def _t4(self, t4):
-        self.w("`fpr_sweep fill`: each variant sized for n = %s at 1%%, filled to 50%%-300%% of n, %s "
-               "never-inserted queries per point. The seed column is 003's output (10,000 tests, n = 10,000); "
-               "its formula column is (1-e^(-kn/m))^k with the seed's own m and k = %d." % (
-                   "{:,}".format(t4["n"]), "{:,}".format(t4["queries"]), t4["seed_k"]))
-        self.w()
-        fills = sorted({r["fill"] for r in t4["rows"]})
-        seed = t4_fill.seed_by_fill(self.T["claims"])
-        rows = []
-        for f in fills:
-            row = ["%d%%" % round(f * 100), g(seed.get(f))]
-            cl = next((r for r in t4["rows"] if r["variant"] == "classic" and r["fill"] == f), None)
-            row.append(g(cl["seed_formula"]) if cl else "-")
-            for v in VARIANTS:
-                r = next((r for r in t4["rows"] if r["variant"] == v and r["fill"] == f), None)
-                row.append(("%s%s" % (g(r["measured_fpr"]), " (full at %s)" % "{:,}".format(r["inserted"]) if r["full"] else ""))
-                           if r else "-")
-            rows.append(row)
-        self.w(md_table(["fill", "seed", "seed formula"] + list(VARIANTS), rows))
-        self.w()
-
-    def _t5(self, t5):
-        self.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
-               "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
-               "sizing picked, 8, 12 or 16 bits). `ideal cuckoo` is the model (log2(1/e) + 3)/0.955 of Fan et "
-               "al. 2014 with any fingerprint width (not measured: filterlab's widths are 8, 12 and 16 bits)."
-               % ("{:,}".format(t5["n"]), "{:,}".format(t5["queries"])))
-        self.w()
-        rows = []
-        for p in t5["pivot"]:
-            row = [g(p["target"]), g(p["bound"])]
-            for v in VARIANTS:
-                c = p.get(v, {})
-                cell = "%s (%s)" % (g(c["bpk"], 4), g(c["measured"])) if "bpk" in c else "n/a"
-                if v == "cuckoo" and "bpk" in c:
-                    cell += ", f = %d" % c["k"]
-                row.append(cell)
-            row += [g(p["ideal_cuckoo"]), "cuckoo" if p.get("cuckoo_wins") else "Bloom"]
-            rows.append(row)
-        self.w(md_table(["target", "log2(1/e)"] + list(VARIANTS) + ["ideal cuckoo", "fewer bits"], rows))
-        self.w()
-        if any(len(p) > 2 for p in t5.get("deletes") or []):
-            self.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (the "
-                   "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
-                   "sizing load 0.94; \"below 0.5\" where the width needs an emptier table) and the counting "
-                   "Bloom variants (4-bit counters) sized by `fl_params_for`. Each cell: bits per key, measured "
-                   "FPR, and log2(1/measured FPR), the information-theoretic bits per key at that FPR (Carter et "
-                   "al. 1978); for cuckoo also the load.")
-            self.w()
-            cols = [c for c, _, _ in t5_space.DELETES]
-            rows = []
-            for p in t5["deletes"]:
-                row = [g(p["target"]), g(p["bound"])]
-                for col in cols:
-                    c = p.get(col, {})
-                    if "bpk" in c:
-                        row.append("%s (%s; %s)%s" % (
-                            g(c["bpk"], 4), g(c["measured"]),
-                            g(c["bound_measured"]) if c["bound_measured"] is not None else "no false positive",
-                            ", load %s" % g(c["load"], 3) if c.get("load") is not None else ""))
-                    elif "error" in c:
-                        row.append("below 0.5" if "below 0.5" in c["error"] else c["error"])
-                    else:
-                        row.append("-")
-                rows.append(row)
-            self.w(md_table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
-                             "counting512"], rows))
-            self.w()
-        if t5.get("delete_speed"):
-            self.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
-                   "inserted key at a time, each deleted key put back untimed; the same code runs under every "
-                   "kernel, so each cell is the median of the kernels' medians.")
-            self.w()
-            filters = [f for f in ("cuckoo", "counting", "counting512")
-                       if any(c["filter"] == f for c in t5["delete_speed"])]
-            rows = []
-            for b in sorted({c["target_bytes"] for c in t5["delete_speed"]}):
-                at = {c["filter"]: c for c in t5["delete_speed"] if c["target_bytes"] == b}
-                row = [human_bytes(b), next(iter(at.values()))["class"]]
-                for f in filters:
-                    c = at.get(f)
-                    row.append("%s (%s bits/key)" % (g(c["ns_per_delete"]), g(c["bits_per_key"], 4)) if c else "-")
-                rows.append(row)
-            self.w(md_table(["size", "fits in"] + filters, rows))
-            self.w()
-        if t5.get("cuckoo"):
-            self.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12- and "
-                   "16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
-            self.w()
-            rows = [[r["fingerprint_bits"], g(r["load"]), "{:,}".format(r["inserted"]), g(r["measured_fpr"]),
-                     g(r["formula_2b_over_2f"]), g(r["formula_at_load"]), g(r["ratio_to_2b_2f"])]
-                    for r in t5["cuckoo"]]
-            self.w(md_table(["f", "load", "keys", "measured FPR", "2b/2^f", "2b*load/(2^f-1)", "measured / (2b/2^f)"], rows))
-            self.w()
-
-    def _t6(self, t6):
-        self.w("From table 5's filters: bits per key divided by log2(1/measured FPR) (the lower bound of Carter "
-               "et al. 1978 is 1). Rows with fewer than 100 false positives are imprecise and left out of the means.")
-        self.w()
-        targets = sorted({r["target"] for r in t6["rows"]}, reverse=True)
-        rows = []
-        for t in targets:
-            row = [g(t)]
-            for v in VARIANTS:
-                r = next((x for x in t6["rows"] if x["variant"] == v and x["target"] == t), None)
-                row.append((g(r["factor"]) + ("" if r["precise"] else "*")) if r else "-")
-            rows.append(row)
-        rows.append(["**mean**"] + [g(t6["mean_factor"].get(v)) for v in VARIANTS])
-        self.w(md_table(["target"] + list(VARIANTS), rows))
-        self.w()
-        self.w("\\* fewer than 100 false positives measured.")
-        self.w()
-        if t6.get("static"):
-            self.w("Binary fuse filters (Graf and Lemire 2022), built from n keys by `flbench --structure "
-                   "static` (fuse<arity>_<bits>: flbench's fuse8, fuse16, fuse4w8, fuse4w16): bits per key over "
-                   "log2(1/measured FPR), and over log2(1/2^-bits), the fingerprint's bound. The FPR is measured "
-                   "over 2^20 to 2^24 never-stored keys (about 1000 expected positives; fewer for 16-bit "
-                   "fingerprints, whose FPR figure is the least precise).")
-            self.w()
-            rows = [[r["variant"], thousands(r["keys"]), g(r["bpk"]), g(r["measured"]), g(r["factor"]),
-                     g(r["factor_target"])] for r in t6["static"]]
-            self.w(md_table(["structure", "keys", "bits/key", "measured FPR", "/ log2(1/measured)",
-                             "/ fingerprint bits"], rows))
-            self.w()
-            self.w("Source: `data/static_flbench.json` (median aggregates of `raw/static_flbench.json`).")
-            self.w()
-
-    def _t7(self, t7):
-        self.w("A stream of %s URL lines (%s distinct, %s MB), output to /dev/null. Times: hyperfine "
-               "(export `data/%s`); peak memory: `/usr/bin/time -v` (maximum resident set size); "
-               "`dropped`: distinct lines missing from the output (a filter's false positives; `sort -u` and "
-               "awk are exact). awk is `%s` (%s)." % (
-                   "{:,}".format(t7["lines"]), "{:,}".format(t7["distinct"]), g(t7["input_bytes"] / 1e6),
-                   t7["hyperfine_export"], t7["awk"], "; ".join(t7.get("awk_version") or [])))
-        self.w()
-        rows = [[r["name"], g(r["mean_s"]), g(r["stddev_s"]), g(r["min_s"]),
-                 g(r["max_rss_kb"] / 1000) if r["max_rss_kb"] else "-",
-                 "{:,}".format(r["output_lines"]) if r["output_lines"] is not None else "-",
-                 "{:,}".format(r["dropped"]) if r["dropped"] is not None else "-"]
-                for r in t7["rows"]]
-        self.w(md_table(["command", "mean s", "stddev s", "min s", "peak RSS MB", "output lines", "dropped"], rows))
-        self.w()
-
-    def _t8(self, t8):
-        self.w("flbench: every variant sized for FPR %g at each filter size, ns per lookup (median) for every "
-               "kernel this CPU runs natively, hit rate %g. `bound` is the harness's memory probe at the same "
-               "footprint: ns per independent random 64-byte line with software prefetch, the physical floor "
-               "for a filter that reads one line per key." % (t8["fpr"], t8["hit_rate"]))
-        self.w()
-        rows = []
-        for p in t8["pivot"]:
-            rows.append([human_bytes(p["filter_bytes"]), p["class"], p["variant"], p["k"]] +
-                        [g(p["ns"].get(k)) for k in t8["kernels"]] + [p["best_kernel"], g(p["bound"]),
-                                                                      g(p["latency"]), g(p["fpr_measured"])])
-        self.w(md_table(["size", "fits in (sysfs)", "variant", "k"] + ["ns %s" % k for k in t8["kernels"]] +
-                        ["fastest", "bound ns", "latency ns", "FPR"], rows,
-                        ["r", "l", "l"] + ["r"] * (len(t8["kernels"]) + 5)))
-        self.w()
-        lat = t8.get("latency") or {}
-        if lat:
-            c = self.host["caches"]
-            ml = t8.get("memory_like_from")
-            txt = ("Memory latency measured here (dependent loads over the footprint, `latency ns`): " +
-                   ", ".join("%s %s ns" % (human_bytes(int(b)), g(v)) for b, v in lat.items()) + ".")
-            if ml and c.get("llc") and ml <= c["llc"]:
-                txt += (" From %s on, the latency is within 20%% of the largest footprint's: memory-like, although "
-                        "sysfs reports a %s last-level cache. %s" % (
-                            human_bytes(ml), human_bytes(c["llc"]),
-                            "This is a %s guest: sysfs shows the host CPU's L3, and the latency shows the guest "
-                            "does not get all of it, so a filter of that size behaves as if in DRAM here."
-                            % self.host["hypervisor"].upper()
-                            if self.host.get("hypervisor") else "The last level cache is not available in full."))
-            self.w(txt)
-            self.w()
-        self.w("Speedup of block512 and cuckoo over classic with `%s`: " % t8["kernel"] + "; ".join(
-            "%s (%s): %sx, %sx" % (human_bytes(s["target"]), s["class"], g(s["block512"]), g(s["cuckoo"]))
-            for s in t8["speedups"]) + ".")
-        self.w()
-
-    def _t8_static(self, t8):
-        if not t8.get("static"):
-            return
-        modes = t8["static_modes"]
-        self.w("Binary fuse filters, `flbench --structure static`: n keys built, then lookups of which "
-               "half were built, hashing included, a fresh pool of keys per repetition; `inline` is the header's "
-               "`fl_fuse_lookup` one key at a time, `batch K` `fl_fuse_contains_u64s` in calls of flbench's "
-               "`--batch` keys with kernel K; ns per lookup (median). Construction ns per key of the same keys "
-               "(median of the timed builds). `scripts/bench-static` runs the same suite at the key "
-               "counts of the project's speed targets against them.")
-        self.w()
-        rows = [[c["variant"], thousands(c["keys"]), human_bytes(c["bytes"]), c["class"], g(c["build_ns_per_key"])] +
-                [g(c["ns"].get(m)) for m in modes] for c in t8["static"]]
-        self.w(md_table(["structure", "keys", "size", "fits in", "build ns/key"] + ["ns %s" % m for m in modes],
-                        rows, ["l", "r", "r", "l"] + ["r"] * (len(modes) + 1)))
-        self.w()
-        self.w("Source: `data/static_flbench.json` (median aggregates of `raw/static_flbench.json`).")
-        self.w()
-
-    def _t8_after_figure(self, t8):
-        self._t8_static(t8)
-        if len(t8.get("fprs", [])) > 1 or len(t8.get("hit_rates", [])) > 1:
-            self.w("The tables show FPR %g at hit rate %g; the run also swept FPR %s and hit rates %s, all in "
-                   "`advise.csv` (which `filterlab advise` reads)." % (
-                       t8["fpr"], t8["hit_rate"], ", ".join(g(f) for f in t8["fprs"]),
-                       ", ".join(g(h) for h in t8["hit_rates"])))
-            self.w()
-
-    def _t13(self, t13):
-        self.w("Seed 004, section 4.11. **Layered Bloom filter** (R = 4 layers of block512, each probing with its own "
-               "remix of the key's hash): the rate at which a key added c times reads c + d or more, against PF^d.")
-        self.w()
-        rows = [[r["experiment"], g(r["pf"]), r["c"], "c + %d" % r["d"], "{:,}".format(r["events"]),
-                 "{:,}".format(r["trials"]), g(r["rate"]), g(r["pf_d"]), g(r["ratio"]), g(r["layer_fpr"])]
-                for r in t13["layered"]]
-        self.w(md_table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
-                         "that layer's measured FPR"], rows))
-        self.w()
-        sp = t13.get("layered_speed")
-        if sp:
-            self.w("Counts of %s keys (half of them added) on %s layers of %s in all: %s ns per key in batches "
-                   "(each layer's kernel over the keys still counting), %s ns per key one at a time (medians of %d "
-                   "interleaved reps)." % (thousands(sp["queries"]), sp["layers"], human_bytes(sp["bytes"]),
-                                           g(sp["batch_ns_per_key"]), g(sp["single_ns_per_key"]), sp["reps"]))
-            load = [x for x in t13.get("loadavg") or [] if x is not None and x >= 0]
-            if load:
-                self.w("The machine's 1-minute load average was %s at the start of the measurement and %s at its "
-                       "end: timings from a busy machine are upper bounds." % tuple(g(x) for x in (load + load)[:2]))
-            self.w()
-        self.w("**Compressed Bloom filter** (Mitzenmacher 2002), z = %s bits per key sent: the plain filter of m = z "
-               "bits at its best k, and the least-FPR plans with m H(p) <= z and m up to the factor shown; each "
-               "built, measured and coded in 4 KiB chunks and as one chunk." % g(t13["z_bits_per_key"]))
-        self.w()
-        rows = [[r["variant"], r["plan"] if r["plan"] == "plain" else "m <= %sz" % g(r["m_max_factor"]), r["k"],
-                 g(r["m_bpk"]), g(r["zero_fraction"]), g(r["measured_fpr"]), g(r["entropy_bpk"]), r["coder"],
-                 "one" if r["chunks"] == 1 else human_bytes(r["chunk_bytes"]), g(r["bpk"]), g(r["over_entropy"]),
-                 g(r["lookup_one_ns"])]
-                for r in t13["compressed"]]
-        self.w(md_table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
-                         "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows))
-        self.w()
-        means = t13.get("coder_means") or {}
-        if len(means) == 2:
-            self.w("Mean code size over the 4 KiB-chunk rows: Golomb %s, zstd %s bits per key; the default coder "
-                   "is the smaller one (Golomb)." % (g(means["golomb"]), g(means["zstd"])))
-            self.w()
-        self.w("**Combining filters**: one classic filter of m bits (k = 8, m/n = 11.54) against j filters of m/j "
-               "bits with independent hashes.")
-        self.w()
-        rows = [[r["filters"], r["k_each"], "{:,}".format(r["false_positives"]), g(r["measured_fpr"]), g(r["ratio"])]
-                for r in t13["combining"]]
-        self.w(md_table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows))
-        self.w()
-
-    def section(self, n, heading, body, sources, figure=None, after_figure=None, measured=bool):
-        """A table's section: heading, then (when the run measured it) its body, its claims,
-        its figure and the files it was computed from."""
-        t = self.T.get("t%d" % n)
-        self.w("## Table %d: %s" % (n, heading(t) if callable(heading) else heading))
-        self.w()
-        if not t or not measured(t):
+        if not data or not sec.get("measured", bool)(data):
             self.w("Not measured in this run.")
             return
-        body(t)
-        self.claims_table(n)
-        if figure:
-            self.figure("t%d" % n, "Table %d: %s" % (n, figure))
-        if after_figure:
-            after_figure(t)
-        self.w(sources)
+        t.report(self, data)
+        self.claims_table(t.NUMBER)
+        if sec.get("figure"):
+            self.figure(t.KEY, "Table %d: %s" % (t.NUMBER, sec["figure"]))
+        if hasattr(t, "report_after_figure"):
+            t.report_after_figure(self, data)
+        self.w(sec["sources"])
         self.w()
-
-    def tables(self):
-        S = self.section
-        S(1, "naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits", self._t1,
-          "Sources: `data/t1_time.csv`, `data/t1_callgrind.csv`, `data/t1_callgrind_l2.csv`, and "
-          "`data/t1_*_context.json` (the harness's context; its full JSON stays in `raw/`).",
-          figure="ns per lookup, classic vs block512, per kernel", measured=lambda t: t["rows"])
-        S(2, "the crawler, 1M URLs", self._t2, "Source: `data/t2_crawler.json`.",
-          figure="memory against ns per lookup")
-        S(3, lambda t: "sizing for n = %s at 1%%, 0.1%%, 0.01%%" % (thousands(t["n"]) if t else "10M"), self._t3,
-          "Source: `data/t3_sizing.json`.")
-        S(4, "FPR against fill ratio", self._t4, "Source: `data/t4_fill.json`.", figure="FPR against fill ratio")
-        S(5, "Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f", self._t5,
-          "Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
-          figure="bits per key against target FPR; cuckoo FPR against load; the filters that delete, bits per "
-                 "key against log2(1/FPR)")
-        S(6, "space against the information-theoretic bound n log2(1/e)", self._t6, "Source: `data/t5_space.json`.",
-          figure="bits per key over log2(1/FPR)")
-        S(7, "end to end, `filterlab dedup` against `awk '!seen[$0]++'` and `sort -u`", self._t7,
-          "Sources: `data/t7_dedup.json`, `data/hyperfine/t7_dedup.json`.", figure="time and peak memory")
-        S(8, "the kernel sweep, L1 to DRAM, with the physical bound", self._t8,
-          "Source: `data/t8_sweep*.csv` (every configuration: `advise.csv`).",
-          figure="ns per lookup against filter size, per kernel", after_figure=self._t8_after_figure)
-        # counting Bloom, Count-Min, HyperLogLog, scalable Bloom (scripts/repro/report_accuracy.py)
-        S(9, "counting Bloom filters: memory, FPR against fill, counter overflow",
-          lambda t: report_accuracy.t9(self, t, md_table), "Source: `data/t9_counting.json`.",
-          figure="FPR against fill; counters at 15 against fill")
-        S(10, "Count-Min sketch and heavy hitters", lambda t: report_accuracy.t10(self, t, md_table),
-          "Source: `data/t10_cms.json`.", figure="distribution of the overestimate")
-        S(11, "HyperLogLog: error against cardinality, Redis's format and PFCOUNT",
-          lambda t: report_accuracy.t11(self, t, md_table),
-          "Sources: `data/t11_hll.json`, `data/t11_redis.json`.", figure="relative error against cardinality")
-        S(12, "scalable Bloom filters (RedisBloom's defaults)", lambda t: report_accuracy.t12(self, t, md_table),
-          "Source: `data/t12_sbf.json`.", figure="FPR against keys / first capacity")
-        S(13, "seed 004's variants: layered, compressed and combining Bloom filters", self._t13,
-          "Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
 
     def method(self):
         self.w("## How this report was made")
@@ -615,7 +244,9 @@ class Report:
         self.header()
         self.summary()
         self.advice()
-        self.tables()
+        for t in tables.ALL:
+            if t.NUMBER is not None:
+                self.section(t)
         self.unchecked()
         self.method()
         return "\n".join(self.lines) + "\n"

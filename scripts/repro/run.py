@@ -70,7 +70,7 @@ def main():
             run = {"host": host, "stamp": r.stamp, "mode": a.mode, "durations": durations,
                    "commands": commands, "partial": sorted(only) if only else None,
                    "setup_seconds": a.setup_seconds,
-                   # how the kernel sweep's DRAM point was chosen (experiments.dram_point)
+                   # how the kernel sweep's DRAM point was chosen (tables/t8_sweep.py, dram_point)
                    "t8_dram_point": getattr(r, "_dram", None) or (prev or {}).get("t8_dram_point"),
                    "total_seconds": round(time.time() - t0 + (a.setup_seconds or 0), 1)}
             with open(run_path, "w") as f:

@@ -212,6 +212,21 @@ def generate(outdir, n, seed=1, distinct_share=0.75, progress=None):
     return m
 
 
+
+EXPERIMENT = ("urls", "URL files for the crawler and dedup experiments")
+WRITES = ("urls_manifest.json",)
+SETTINGS = {"quick": dict(urls=1_000_000), "full": dict(urls=1_000_000), "tiny": dict(urls=20_000)}
+
+# ---- the experiment: what scripts/reproduce runs for the tables that read it (experiments.Runner) ----
+
+def experiment(r):
+    d = os.path.join(r.raw, "urls")
+    m = generate(d, r.cfg["urls"], seed=1, progress=r.say)
+    with open(r.path("urls_manifest.json"), "w") as f:
+        json.dump(m, f, indent=1)
+    r.stamp_json(r.path("urls_manifest.json"))
+
+
 if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

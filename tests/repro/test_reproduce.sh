@@ -5,10 +5,11 @@
 #
 # Runs `scripts/reproduce --tiny --no-setup --no-build --build-dir BUILD_DIR --out TMP/out`
 # (every experiment and table of --quick, on small inputs), then checks that it finished in
-# under 3 minutes, that REPORT.md, run.json, tables.json, the data files (JSON, CSV, the
-# hyperfine export), the per-table CSVs, advise.csv and every plot (PNG and SVG) exist, that
-# every table row of REPORT.md has a measured value, that every seed claim got a measured value
-# and a verdict, and that `filterlab advise` reads the run (and explains itself without one).
+# under 3 minutes, that REPORT.md, run.json, tables.json, advise.csv and, as the report's
+# registry (scripts/repro/tables) declares them, the data files (JSON, CSV, the hyperfine
+# export), the per-table CSVs and every plot (PNG and SVG) exist, that every seed table has its
+# section, that every table row of REPORT.md has a measured value, that every seed claim got a
+# measured value and a verdict, and that `filterlab advise` reads the run (and explains itself without one).
 # Prints `ok - NAME` / `not ok - NAME`, then `N passed, M failed`; exits non-zero on failure.
 set -u
 SRC=${1:?usage: test_reproduce.sh SOURCE_ROOT BUILD_DIR}
@@ -48,24 +49,39 @@ else
   bad "progress names the experiment and how far"
 fi
 
-for f in REPORT.md run.json tables.json advise.csv \
-         data/t1_time.csv data/t1_time_context.json data/t1_callgrind.csv \
-         data/t2_crawler.json data/t3_sizing.json data/t4_fill.json data/t5_space.json \
-         data/t5_cuckoo.json data/t7_dedup.json data/hyperfine/t7_dedup.json data/t8_sweep.csv \
-         data/urls_manifest.json data/advise_examples.json \
-         tables/claims.csv tables/t1_naive_vs_blocked.csv tables/t2_crawler.csv tables/t3_sizing.csv \
-         tables/t4_fill.csv tables/t5_space.csv tables/t5_deletes.csv tables/t5_delete_speed.csv tables/t6_bound.csv tables/t7_dedup.csv tables/t8_sweep.csv \
-         data/t9_counting.json data/t10_cms.json data/t11_hll.json data/t11_redis.json data/t12_sbf.json \
-         tables/t9_counting_fill.csv tables/t9_counting_overflow.csv tables/t10_cms.csv tables/t11_hll.csv \
-         tables/t12_scalable.csv; do
-  if [ -s "$OUT/$f" ]; then ok "exists: $f"; else bad "exists: $f"; fi
-done
-for p in t1_naive_vs_blocked t2_crawler t4_fpr_vs_fill t5_space_and_cuckoo t5_deletes_space t6_bound t7_dedup t8_sweep \
-         t9_counting t10_cms t11_hll t12_scalable; do
-  for ext in png svg; do
-    if [ -s "$OUT/plots/$p.$ext" ]; then ok "plot: $p.$ext"; else bad "plot: $p.$ext"; fi
+# The files to find: the run's own, and those the report's registry (scripts/repro/tables)
+# declares: every experiment's data files (DATA and WRITES), every table's CSV files (those
+# whose part the run's tables.json has) and every figure, PNG and SVG.
+expected_files() {
+  "$PY" - "$SRC/scripts/repro" "$OUT" <<'PYEOF'
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import tables as registry
+try:
+    T = json.load(open(os.path.join(sys.argv[2], "tables.json")))["tables"]
+except (OSError, ValueError, KeyError):
+    T = None
+print("\n".join(["REPORT.md", "run.json", "tables.json", "advise.csv", "tables/claims.csv"]))
+for p in registry.PARTS:
+    for f in ([p.DATA] if getattr(p, "DATA", None) else []) + list(getattr(p, "WRITES", ())):
+        print("data/" + f)
+for t in registry.ALL:
+    for name, rows_cols in getattr(t, "CSVS", ()):
+        if T is None or (t.KEY in T and rows_cols(T[t.KEY])[0] is not None):
+            print("tables/" + name)
+    for fig in getattr(t, "FIGURES", ()):
+        print("plots/%s.png\nplots/%s.svg" % (fig, fig))
+PYEOF
+}
+if [ -z "$PY" ]; then
+  bad "a python3 to read the report's registry"
+elif ! files=$(expected_files 2>"$T/registry.log"); then
+  bad "the report's registry lists the files to find"; cat "$T/registry.log" >&2
+else
+  for f in $(echo "$files" | awk '!seen[$0]++'); do
+    if [ -s "$OUT/$f" ]; then ok "exists: $f"; else bad "exists: $f"; fi
   done
-done
+fi
 if [ -s "$T/results/README.md" ] && grep -q 'out/REPORT.md' "$T/results/README.md"; then
   ok "results index lists the run"
 else
@@ -76,12 +92,15 @@ if [ -z "$PY" ]; then
   bad "a python3 for the content checks"
 else
   # Every section and table of REPORT.md, every row with a measured value, every claim measured.
-  if "$PY" - "$OUT" >"$T/check.log" 2>&1 <<'PYEOF'
+  if "$PY" - "$OUT" "$SRC/scripts/repro" >"$T/check.log" 2>&1 <<'PYEOF'
 import json, os, re, sys
 out = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+import tables as registry
+numbers = sorted(registry.by_number())  # every seed table of the registry
 report = open(os.path.join(out, "REPORT.md")).read()
 problems = []
-for h in ["## Summary", "## Picking a kernel for production"] + ["## Table %d:" % i for i in range(1, 13)]:
+for h in ["## Summary", "## Picking a kernel for production"] + ["## Table %d:" % i for i in numbers]:
     if h not in report:
         problems.append("missing section %r" % h)
 tables, cur = [], None
@@ -136,7 +155,7 @@ for cid in ("t5.cuckoo_formula", "t5.cuckoo_bound", "t5.summary_cuckoo"):
     c = next((c for c in claims if c["id"] == cid), None)
     if c is None or "12-bit" not in c["reason"]:
         problems.append("claim %s does not say it is judged with 12-bit fingerprints" % cid)
-for t in range(1, 13):
+for t in numbers:
     if not any(c["table"] == t for c in claims):
         problems.append("no claim for table %d" % t)
 st = doc["run"]["stamp"]

@@ -3,9 +3,19 @@ sketch (epsilon 0.001, delta 0.01), overestimates on uniform and Zipf streams ag
 epsilon N and delta, seed 003's Zipf example and its heavy hitter detector (flaccuracy
 --sections cms: data/t10_cms.json)."""
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g, human_bytes, pct
+from plotting import axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 10, "t10", "t10_cms.json"
+EXPERIMENT = ("t10", "table 10: Count-Min overestimates and heavy hitters (flaccuracy)")
+SETTINGS, experiment = flaccuracy_section(
+    "t10", "cms", DATA, quick="--cms-updates 1e6 --cms-keys 1e5 --cms-runs 4 --cms-example-runs 200",
+    full="--cms-updates 1e7 --cms-keys 1e6 --cms-runs 8 --cms-example-runs 1000",
+    tiny="--cms-updates 1e5 --cms-keys 1e4 --cms-runs 2 --cms-example-runs 20")
+SECTION = dict(heading="Count-Min sketch and heavy hitters", sources="Source: `data/t10_cms.json`.",
+               figure="distribution of the overestimate")
+FIGURES = ("t10_cms",)
 
 
 def build(ctx, d):
@@ -46,6 +56,49 @@ def build(ctx, d):
     ctx.fact("t10.hh_recall", recall, src)
     ctx.tables["t10"] = {"shape": sh, "streams": rows, "zipf_s": c["zipf_s"], "example": ex,
                          "underestimates": sum(r["under"] for r in rows)}
+
+
+def report(page, t):
+    sh = t["shape"]
+    page.w("`flaccuracy --sections cms`: the seeds' sketch (epsilon %s, delta %s: %d x %d, %s) on uniform and Zipf "
+           "(s = %s) streams, plain and conservative update; error = estimate - true count, in units of epsilon N."
+           % (g(sh["epsilon"]), g(sh["delta"]), sh["depth"], sh["width"], human_bytes(sh["bytes"]), g(t["zipf_s"])))
+    page.w()
+    page.table(["stream", "update", "N", "sketches", "keys", "error 0", "above epsilon N",
+                "99th pct / eps N", "max / eps N", "underestimates"],
+               [[s["stream"], "conservative" if s["conservative"] else "plain", "{:,}".format(s["total"]),
+                 s["sketches"], "{:,}".format(s["keys"]), pct(s["fraction_exact"]), pct(s["fraction_above"]),
+                 g(s["p99"]), g(s["max"]), s["under"]] for s in t["streams"]])
+    ex = t["example"]
+    page.w("Seed 003's example (%d runs, N = %s): mean error of 192.168.1.0 / .9 / .99 = %s, largest %s; heavy "
+           "hitters (phi %s): %d per run, %d missed, %d false positives in all runs." % (
+               ex["runs"], "{:,}".format(ex["total"]), " / ".join(g(x) for x in ex["printed_mean_error"]),
+               " / ".join(str(x) for x in ex["printed_max_error"]), g(ex["phi"]), ex["true_heavy"],
+               ex["heavy_missed"], ex["heavy_false_positives"]))
+    page.w()
+
+
+CSVS = (
+    ("t10_cms.csv", lambda t: (t["streams"], [
+        "stream", "conservative", "total", "eps_n", "sketches", "keys", "exact", "above", "fraction_above",
+        "p99", "max", "under"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for s in t["streams"]:
+        cdf = s["cdf"]
+        if not cdf:
+            continue
+        qs = [(i + 1) / len(cdf) for i in range(len(cdf))]
+        ax.plot(cdf, qs, "-" if not s["conservative"] else "--",
+                label="%s, %s" % (s["stream"], "conservative" if s["conservative"] else "plain"))
+    ax.axvline(1.0, color="k", lw=1, ls=":")
+    ax.text(1.0, 0.05, " epsilon N", fontsize=7)
+    axis_labels(ax, "overestimate / (epsilon N)", "fraction of keys at or below",
+                "Count-Min (epsilon 0.001, delta 0.01): error distribution", legend=7)
+    return save_figure(fig, out, "t10_cms", "Count-Min overestimate distribution", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------

@@ -5,13 +5,40 @@ estimator a real redis-server's PFCOUNT computes (data/t11_hll.json from flaccur
 --sections hll, data/t11_redis.json from redis_pfcount.py)."""
 
 import math
+import os
+import sys
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g, pct
 from models import hll_alpha
+from plotting import axis_labels, plt, save_figure
 from rundata import load_json
 
 NUMBER, KEY, DATA = 11, "t11", "t11_hll.json"
+EXPERIMENT = ("t11", "table 11: HyperLogLog error 1e3 and up, and a real redis-server's PFCOUNT")
+WRITES = ("t11_redis.json",)
+# flaccuracy's options per mode (the 1e9-key points only in --full)
+SETTINGS, _flaccuracy = flaccuracy_section(
+    "t11", "hll", DATA,
+    quick="--hll-max-card 1e8 --hll-runs 8 --hll-std-card 1e5 --hll-std-runs 200 --hll-demo-runs 20",
+    full="--hll-max-card 1e9 --hll-runs 8 --hll-std-card 1e6 --hll-std-runs 400 --hll-demo-runs 50",
+    tiny="--hll-max-card 1e6 --hll-runs 2 --hll-std-card 1e4 --hll-std-runs 30 --hll-demo-runs 2")
+# and the largest cardinality of the redis-server comparison
+for _mode, _cards in (("quick", 1_000_000), ("full", 10_000_000), ("tiny", 100_000)):
+    SETTINGS[_mode]["t11_redis_max"] = _cards
 EXACT_BYTES = 10e9  # the seeds' exact-count figure (000: "10 GB for 1B unique IPs")
+SECTION = dict(heading="HyperLogLog: error against cardinality, Redis's format and PFCOUNT",
+               sources="Sources: `data/t11_hll.json`, `data/t11_redis.json`.",
+               figure="relative error against cardinality")
+FIGURES = ("t11_hll",)
+
+
+def experiment(r):
+    _flaccuracy(r)
+    out = r.path("t11_redis.json")
+    r.run([sys.executable, os.path.join(r.repro_dir, "redis_pfcount.py"), r.bins["filterlab"], out,
+           "--max-card", str(r.cfg["t11_redis_max"]), "--seconds", "150"], "t11_redis")
+    r.stamp_json(out)
 
 
 def rms(xs):
@@ -94,6 +121,59 @@ def build(ctx, d):
                                               for cd in sorted({pt["card"] for pt in h["demo"]})},
                          "redis": {"version": red.get("redis_version"), "points": pts,
                                    "promotion": red.get("promotion"), "skipped": red.get("skipped")}}
+
+
+def report(page, t):
+    page.w("`flaccuracy --sections hll`: distinct u64 keys added in batches, the estimate read at each "
+           "cardinality; RMS relative error over the streams of filterlab's (Redis's) estimator and, from the same "
+           "registers, the 2007 paper's (linear counting below 2.5 m), 000's raw harmonic mean and 003's (the "
+           "paper's with the 2^32 correction meant for 32-bit hashes).")
+    page.w()
+    page.table(["p", "bytes", "cardinality", "streams", "filterlab (Redis)", "2007 paper", "000 raw",
+                "003", "1.04/sqrt(m)"],
+               [[x["p"], "{:,}".format(x["bytes"]), "{:,}".format(x["card"]), x["runs"], pct(x["rms_estimate"]),
+                 pct(x["rms_paper2007"]), pct(x["rms_raw"]), pct(x["rms_seed003"]), pct(x["std_error"])]
+                for x in t["rows"]])
+    page.table(["p", "cardinality", "sketches", "RMS error", "mean error", "within 3 SE",
+                "2007 paper RMS", "1.04/sqrt(m)"],
+               [[s["p"], "{:,}".format(s["card"]), s["runs"], pct(s["rms"]), pct(s["mean"]), s["within_3se"],
+                 pct(s["rms_paper2007"]), pct(s["std_error"])] for s in t["std"]])
+    red = t["redis"]
+    if red["points"]:
+        page.w("redis-server %s, PFCOUNT against the estimators on the same string (GET before PFCOUNT):" % red["version"])
+        page.w()
+        page.table(["keys", "encoding", "PFCOUNT", "filterlab", "2007 paper", "raw"],
+                   [["{:,}".format(p["card"]), p["encoding"], "{:,}".format(p["pfcount"]),
+                     "{:,}".format(p["filterlab"]) if p["filterlab"] is not None else "n/a",
+                     "{:,}".format(p["paper2007"]), "{:,}".format(p["raw"])] for p in red["points"]])
+    else:
+        page.w("No redis-server comparison in this run (%s)." % red.get("skipped"))
+        page.w()
+
+
+CSVS = (
+    ("t11_hll.csv", lambda t: (t["rows"], [
+        "p", "bytes", "card", "runs", "rms_estimate", "rms_paper2007", "rms_raw", "rms_seed003", "std_error",
+        "max_abs_estimate"])),
+    ("t11_redis_pfcount.csv", lambda t: (t["redis"]["points"] or None, [
+        "card", "encoding", "pfcount", "filterlab", "paper2007", "raw"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    colors = {11: "#d62728", 14: "#1f77b4"}
+    for p in sorted({r["p"] for r in t["rows"]}):
+        rows = sorted((r for r in t["rows"] if r["p"] == p), key=lambda r: r["card"])
+        c = colors.get(p, "0.3")
+        ax.plot([r["card"] for r in rows], [r["rms_estimate"] for r in rows], "o-", color=c, ms=3,
+                label="p = %d, filterlab (Redis)" % p)
+        ax.plot([r["card"] for r in rows], [r["rms_seed003"] for r in rows], "x--", color=c, ms=4, lw=1,
+                label="p = %d, seed 003's estimator" % p)
+        ax.axhline(rows[0]["std_error"], color=c, lw=1, ls=":")
+    axis_labels(ax, "distinct keys", "RMS relative error (dotted: 1.04/sqrt(m))",
+                "HyperLogLog error against cardinality", legend=7, log="xy")
+    return save_figure(fig, out, "t11_hll", "HyperLogLog relative error against cardinality", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------

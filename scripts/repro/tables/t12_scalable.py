@@ -5,10 +5,19 @@ data/t12_sbf.json)."""
 
 import math
 
+from accuracy_experiment import flaccuracy_section
 from fmt import g, human_bytes, pct
+from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 12, "t12", "t12_sbf.json"
+EXPERIMENT = ("t12", "table 12: scalable Bloom FPR against fill, RedisBloom's defaults (flaccuracy)")
+SETTINGS, experiment = flaccuracy_section(
+    "t12", "sbf", DATA, quick="--sbf-capacity 1e5 --sbf-queries 1e6", full="--sbf-capacity 1e6 --sbf-queries 1e7",
+    tiny="--sbf-capacity 1e4 --sbf-queries 1e5")
 REDIS_LAYOUT = "classic"  # RedisBloom's sub-filters are classic Bloom filters
+SECTION = dict(heading="scalable Bloom filters (RedisBloom's defaults)", sources="Source: `data/t12_sbf.json`.",
+               figure="FPR against keys / first capacity")
+FIGURES = ("t12_scalable",)
 
 
 def build(ctx, d):
@@ -33,6 +42,47 @@ def build(ctx, d):
     ctx.tables["t12"] = {"defaults": s["defaults"], "error_rate": p, "estimate": s["estimate"],
                          "chain": s["chain"], "subfilters": s["subfilters"], "planning": plan,
                          "ratios": ratios}
+
+
+def report(page, t):
+    page.w("`flaccuracy --sections sbf`: a chain with RedisBloom's defaults (expansion %s, tightening %s, error rate "
+           "%s, first capacity %s) filled past its first capacity; FPR from never-inserted queries." % (
+               g(t["defaults"]["growth"]), g(t["defaults"]["tightening"]), pct(t["error_rate"]),
+               "{:,}".format(t["estimate"])))
+    page.w()
+    page.table(["variant", "keys / capacity", "sub-filters", "bytes", "measured FPR", "model"],
+               [[c["variant"], g(c["fill"]), c["filters"], human_bytes(c["bytes"]), pct(c["measured_fpr"]),
+                 pct(c["predicted_fpr"])] for c in t["chain"]])
+    page.table(["variant", "sub-filter", "capacity", "keys", "k", "target", "measured FPR"],
+               [[s["variant"], s["index"], "{:,}".format(s["capacity"]), "{:,}".format(s["items"]), s["k"],
+                 pct(s["target_fpr"]), pct(s["measured_fpr"])] for s in t["subfilters"]])
+    page.table(["keys / estimate", "bytes", "measured FPR", "model"],
+               [[g(p["keys_over_estimate"]), human_bytes(p["bytes"]), pct(p["measured_fpr"]), pct(p["predicted_fpr"])]
+                for p in t["planning"]])
+
+
+CSVS = (
+    ("t12_scalable.csv", lambda t: (t["chain"], [
+        "variant", "fill", "keys", "filters", "bytes", "total_capacity", "predicted_fpr", "measured_fpr",
+        "false_positives", "queries"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for v in ("classic", "block512"):
+        rows = sorted((r for r in t["chain"] if r["variant"] == v), key=lambda r: r["fill"])
+        if rows:
+            ax.plot([r["fill"] for r in rows], [max(r["measured_fpr"], 1e-7) for r in rows], "o-",
+                    color=SKETCH_COLORS[v], ms=3, label="chain, %s" % v)
+            ax.plot([r["fill"] for r in rows], [r["predicted_fpr"] for r in rows], ":", color=SKETCH_COLORS[v], lw=1)
+    plan = sorted(t["planning"], key=lambda r: r["keys_over_estimate"])
+    ax.plot([r["keys_over_estimate"] for r in plan], [max(r["measured_fpr"], 1e-7) for r in plan], "s--",
+            color="0.4", ms=3, label="fixed classic sized for 2x")
+    ax.axhline(t["error_rate"], color="k", lw=1, ls=":")
+    axis_labels(ax, "keys / first capacity (the estimate)", "FPR (dotted: model; black: error rate)",
+                "Scalable Bloom (expansion 2, tightening 0.5)", legend=7, log="xy")
+    return save_figure(fig, out, "t12_scalable", "Scalable Bloom FPR against keys", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------

@@ -8,11 +8,26 @@ number; table 12 covers scalable filters."""
 
 import math
 
-from fmt import g
+from fmt import g, human_bytes, thousands
 
 NUMBER, KEY, DATA = 13, "t13", "t13_variants004.json"
+EXPERIMENT = ("t13", "table 13: seed 004's layered, compressed and combining Bloom filters")
+SETTINGS = {"quick": dict(t13_n=1_000_000, t13_compressed_n=100_000, t13_queries=4_000_000, t13_reps=5),
+            "full": dict(t13_n=1_000_000, t13_compressed_n=1_000_000, t13_queries=20_000_000, t13_reps=9),
+            "tiny": dict(t13_n=20_000, t13_compressed_n=5_000, t13_queries=200_000, t13_reps=2)}
 
 PF_CLAIMS = 0.05  # the layered rows the claims read: PF = 5%, enough events for PF^3
+SECTION = dict(heading="seed 004's variants: layered, compressed and combining Bloom filters",
+               sources="Source: `data/t13_variants004.json` (bench/baselines/bloom_variants).")
+
+
+def experiment(r):
+    c = r.cfg
+    out = r.path("t13_variants004.json")
+    r.run([r.bins["bloom_variants"], "--n", str(c["t13_n"]), "--compressed-n",
+           str(c["t13_compressed_n"]), "--queries", str(c["t13_queries"]), "--reps",
+           str(c["t13_reps"]), "--json", out], "t13_bloom_variants")
+    r.stamp_json(out)
 
 
 def _layered(ctx, d, src):
@@ -133,6 +148,62 @@ def build(ctx, d):
     load = [d.get("loadavg_1min_start"), d.get("loadavg_1min_end")]
     ctx.tables[KEY] = {"n": d["n"], "queries": d["queries"], "layered": lay, "layered_speed": speed, "loadavg": load,
                        "compressed": comp, "coder_means": means, "z_bits_per_key": z, "combining": comb}
+
+
+def report(page, t13):
+    page.w("Seed 004, section 4.11. **Layered Bloom filter** (R = 4 layers of block512, each probing with its own "
+           "remix of the key's hash): the rate at which a key added c times reads c + d or more, against PF^d.")
+    page.w()
+    rows = [[r["experiment"], g(r["pf"]), r["c"], "c + %d" % r["d"], "{:,}".format(r["events"]),
+             "{:,}".format(r["trials"]), g(r["rate"]), g(r["pf_d"]), g(r["ratio"]), g(r["layer_fpr"])]
+            for r in t13["layered"]]
+    page.table(["keys", "PF", "c", "read", "events", "keys tried", "rate", "PF^d", "rate / PF^d",
+                "that layer's measured FPR"], rows)
+    sp = t13.get("layered_speed")
+    if sp:
+        page.w("Counts of %s keys (half of them added) on %s layers of %s in all: %s ns per key in batches "
+               "(each layer's kernel over the keys still counting), %s ns per key one at a time (medians of %d "
+               "interleaved reps)." % (thousands(sp["queries"]), sp["layers"], human_bytes(sp["bytes"]),
+                                       g(sp["batch_ns_per_key"]), g(sp["single_ns_per_key"]), sp["reps"]))
+        load = [x for x in t13.get("loadavg") or [] if x is not None and x >= 0]
+        if load:
+            page.w("The machine's 1-minute load average was %s at the start of the measurement and %s at its "
+                   "end: timings from a busy machine are upper bounds." % tuple(g(x) for x in (load + load)[:2]))
+        page.w()
+    page.w("**Compressed Bloom filter** (Mitzenmacher 2002), z = %s bits per key sent: the plain filter of m = z "
+           "bits at its best k, and the least-FPR plans with m H(p) <= z and m up to the factor shown; each "
+           "built, measured and coded in 4 KiB chunks and as one chunk." % g(t13["z_bits_per_key"]))
+    page.w()
+    rows = [[r["variant"], r["plan"] if r["plan"] == "plain" else "m <= %sz" % g(r["m_max_factor"]), r["k"],
+             g(r["m_bpk"]), g(r["zero_fraction"]), g(r["measured_fpr"]), g(r["entropy_bpk"]), r["coder"],
+             "one" if r["chunks"] == 1 else human_bytes(r["chunk_bytes"]), g(r["bpk"]), g(r["over_entropy"]),
+             g(r["lookup_one_ns"])]
+            for r in t13["compressed"]]
+    page.table(["variant", "plan", "k", "m bits/key", "0 bits", "measured FPR", "m H(p)/n",
+                "coder", "chunk", "code bits/key", "code / m H(p)", "one-key lookup ns"], rows)
+    means = t13.get("coder_means") or {}
+    if len(means) == 2:
+        page.w("Mean code size over the 4 KiB-chunk rows: Golomb %s, zstd %s bits per key; the default coder "
+               "is the smaller one (Golomb)." % (g(means["golomb"]), g(means["zstd"])))
+        page.w()
+    page.w("**Combining filters**: one classic filter of m bits (k = 8, m/n = 11.54) against j filters of m/j "
+           "bits with independent hashes.")
+    page.w()
+    rows = [[r["filters"], r["k_each"], "{:,}".format(r["false_positives"]), g(r["measured_fpr"]), g(r["ratio"])]
+            for r in t13["combining"]]
+    page.table(["filters j", "k each", "false positives", "measured FPR", "/ one filter"], rows)
+
+
+CSVS = (
+    ("t13_layered.csv", lambda t: (t["layered"], [
+        "experiment", "pf", "c", "d", "events", "trials", "rate", "pf_d", "ratio", "layer_fpr"])),
+    ("t13_compressed.csv", lambda t: (t["compressed"], [
+        "variant", "plan", "m_max_factor", "k", "m_bpk", "zero_fraction", "measured_fpr", "predicted_fpr",
+        "false_positives", "entropy_bpk", "coder", "chunk_bytes", "chunks", "bpk", "bpk_index", "over_entropy",
+        "decompress_ns_per_byte", "lookup_one_ns", "lookup_batch_ns_per_key"])),
+    ("t13_combining.csv", lambda t: (t["combining"], [
+        "filters", "k_each", "m_bits", "n", "queries", "false_positives", "measured_fpr", "ratio"])),
+)
 
 
 # ---- explanations ---------------------------------------------------------------------

@@ -3,12 +3,66 @@
 (data/t1_time.csv) and its callgrind runs (data/t1_callgrind*.csv; simulated misses where
 the machine has no PMU)."""
 
-from fmt import bigger, g, human_bytes, show
+import os
+import shutil
+
+from fmt import bigger, g, human_bytes, pow2_floor, show
+from plotting import COLORS, plt, save_figure
 from rundata import fb_find, load_csv, load_json, num
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 1, "t1", None  # reads its own files
+EXPERIMENT = ("t1", "table 1: naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits")
+WRITES = ("t1_time.csv", "t1_time_context.json", "t1_callgrind.csv")
+SETTINGS = {"quick": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=5, cg_lookups=65536),
+            "full": dict(t1_keys=1_000_000, t1_lookups=1_000_000, t1_reps=9, cg_lookups=262144),
+            "tiny": dict(t1_keys=100_000, t1_lookups=100_000, t1_reps=2, cg_lookups=8192)}
 N_LOOKUPS = 1_000_000  # the seed's unit: per 1M lookups
+SECTION = dict(
+    heading="naive vs blocked Bloom, 1M lookups, k = 7, m = 10M bits",
+    sources="Sources: `data/t1_time.csv`, `data/t1_callgrind.csv`, `data/t1_callgrind_l2.csv`, and "
+            "`data/t1_*_context.json` (the harness's context; its full JSON stays in `raw/`).",
+    figure="ns per lookup, classic vs block512, per kernel", measured=lambda t: t["rows"])
+FIGURES = ("t1_naive_vs_blocked",)
+
+
+def experiment(r):
+    c = r.cfg
+    kernels = r.kernels()
+    fb = r.bins["flbench"]
+    common = ["--filter", "classic,block512,cuckoo", "--bits-per-key", "10",
+              "--sizes", str(c["t1_keys"]), "--sizes-in", "keys", "--hit-rate", "1,0",
+              "--probe", "none", "--seed", "1"]
+    r.say("timing on kernels %s (hardware counters if this machine has a PMU)" % ",".join(kernels))
+    r.run([fb] + common + ["--kernel", ",".join(kernels), "--lookups", str(c["t1_lookups"]),
+                           "--reps", str(c["t1_reps"]), "--counters", "auto",
+                           "--json", r.rawpath("t1_time.json"), "--csv", r.path("t1_time.csv")],
+          "t1_time", quiet_re=r"^(lookup|insert)/")
+    # valgrind has no AVX-512: simulate the kernels it can run (misses are the layout's)
+    cg_kernels = [k for k in kernels if not k.startswith("avx512")] or ["scalar"]
+    base_cg = [fb] + common + ["--kernel", ",".join(cg_kernels), "--reps", "1",
+                               "--lookups", str(min(c["t1_lookups"], c["cg_lookups"])),
+                               "--counters", "callgrind",
+                               "--callgrind-lookups", str(c["cg_lookups"])]
+    if shutil.which("valgrind"):
+        r.say("simulated misses: callgrind with this machine's L1d and last-level cache")
+        r.run(base_cg + ["--json", r.rawpath("t1_callgrind.json"),
+                         "--csv", r.path("t1_callgrind.csv")],
+              "t1_callgrind", check=False, quiet_re=r"^(lookup|insert)/")
+        l2 = next((x for x in r.host["caches"]["list"] if x["level"] == 2), None)
+        if l2 and l2["ways"]:
+            sets = pow2_floor(l2["bytes"] // (l2["ways"] * l2["line"]))
+            ll = "%d,%d,%d" % (sets * l2["ways"] * l2["line"], l2["ways"], l2["line"])
+            r.say("simulated misses: callgrind with the L2 (%s) as the last level" % ll)
+            r.run(base_cg + ["--LL", ll, "--json", r.rawpath("t1_callgrind_l2.json"),
+                             "--csv", r.path("t1_callgrind_l2.csv")],
+                  "t1_callgrind_l2", check=False, quiet_re=r"^(lookup|insert)/")
+    else:
+        r.say("valgrind not found: no simulated misses")
+    for n in ("t1_time", "t1_callgrind", "t1_callgrind_l2"):
+        if os.path.exists(r.rawpath(n + ".json")):
+            r.keep_context(n)
+            r.stamp_csv(r.path(n + ".csv"))
 
 
 def _cg_geometry(ctx):
@@ -113,6 +167,59 @@ def build(ctx, d=None):
     t1["cuckoo"] = {"k": num(ct.get("k")), "filter_bytes": num(ct.get("filter_bytes")),
                     "sim_d1": num(cc.get("sim_d1_misses_per_lookup")),
                     "ns_per_lookup": num(ct.get("ns_per_op_median"))}
+
+
+def report(page, t1):
+    r0 = t1["rows"][0]
+    geo = t1.get("sim_geometry", {})
+    page.w("flbench, %s keys at 10 bits per key (%s), lookups in batches of 1024 through "
+           "`fl_contains_hashes`, hit rate 1 (every probe is made, as in the seed's 7 misses) and 0. "
+           "Misses: %s. Simulated geometry: %s; second run with the L2 as the last level: %s. "
+           "valgrind cannot execute AVX-512, so those rows have no simulated misses (the misses are a "
+           "property of the memory layout, the same for every kernel)." % (
+               "{:,}".format(round(r0["filter_bytes"] * 8 / 10)), human_bytes(r0["filter_bytes"]),
+               t1["misses_source"], (geo.get("llc") or {}).get("note") or "this machine's L1d and LLC",
+               (geo.get("l2") or {}).get("note") or "L2 from sysfs"))
+    page.w()
+    rows = []
+    for r in t1["rows"]:
+        rows.append([r["variant"], r["kernel"], g(r["hit_rate"]), r["k"], g(r["ms_per_1M"]),
+                     "%sM (%s)" % (g(r["cycles_per_1M"] / 1e6) if r["cycles_per_1M"] else "n/a", r["cycles_kind"]),
+                     g(r["sim_d1"]), g(r["sim_l2"]), g(r["sim_llc"]),
+                     g(r["pmu_l1d"]) if t1["pmu"] else "-", g(r["pmu_llc"]) if t1["pmu"] else "-",
+                     (g(r["speedup"]) + "x") if r["speedup"] else "", g(r["cv_pct"], 2)])
+    page.table(["variant", "kernel", "hit rate", "k", "ms per 1M lookups", "cycles per 1M",
+                "L1D miss/lookup (sim)", "L2 miss (sim)", "LLC miss (sim)", "L1D miss (PMU)",
+                "LLC miss (PMU)", "speedup", "cv %"], rows, ["l", "l"] + ["r"] * 11)
+
+
+CSVS = (
+    ("t1_naive_vs_blocked.csv", lambda t: (t["rows"], [
+        "variant", "kernel", "hit_rate", "k", "filter_bytes", "ns_per_lookup", "ms_per_1M",
+        "cycles_per_1M", "cycles_kind", "sim_d1", "sim_l2", "sim_llc", "pmu_l1d", "pmu_llc",
+        "speedup", "fpr_measured", "cv_pct"])),
+)
+
+
+def figure(t1, out, stamp, caches, claims):
+    if not t1["rows"]:
+        return []
+    kernels = t1["kernels"]
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, hit in zip(axes, (1.0, 0.0)):
+        for i, var in enumerate(("classic", "block512")):
+            ys = [next((r["ns_per_lookup"] for r in t1["rows"] if r["variant"] == var and r["kernel"] == k
+                        and r["hit_rate"] == hit), float("nan")) for k in kernels]
+            xs = [j + (i - 0.5) * 0.38 for j in range(len(kernels))]
+            ax.bar(xs, ys, width=0.36, color=COLORS[var], label=var)
+        ax.set_xticks(range(len(kernels)))
+        ax.set_xticklabels(kernels)
+        ax.set_ylabel("ns per lookup (= ms per 1M lookups)")
+        ax.set_title("hit rate %g" % hit)
+        ax.legend(fontsize=7)
+    fig.suptitle("Table 1: 1M keys, 10 bits/key, k = 7 (filter %s)" % human_bytes(
+        t1["rows"][0]["filter_bytes"], lambda x: "%.3g" % x), fontsize=9)
+    return save_figure(fig, out, "t1_naive_vs_blocked", "naive vs blocked Bloom", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------

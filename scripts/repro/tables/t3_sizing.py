@@ -4,11 +4,28 @@ fpr_sweep sizing (data/t3_sizing.json)."""
 
 import math
 
+from context import VARIANTS
 from fmt import g, mib, thousands
 from models import LN2, seed_sizing
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 3, "t3", "t3_sizing.json"
+EXPERIMENT = ("t3", "table 3: sizing for n keys at 1%, 0.1%, 0.01%")
+SETTINGS = {"quick": dict(t3_n=10_000_000, t3_queries=4_000_000),
+            "full": dict(t3_n=10_000_000, t3_queries=50_000_000),
+            "tiny": dict(t3_n=200_000, t3_queries=200_000)}
+SIZING_TARGETS = [0.01, 0.001, 0.0001]
+
+SECTION = dict(
+    heading=lambda t: "sizing for n = %s at 1%%, 0.1%%, 0.01%%" % (thousands(t["n"]) if t else "10M"),
+    sources="Source: `data/t3_sizing.json`.")
+
+
+def experiment(r):
+    c = r.cfg
+    r.fpr_sweep("t3_sizing", ["sizing", "--n", str(c["t3_n"]), "--targets",
+                               ",".join(map(repr, SIZING_TARGETS)),
+                               "--queries", str(c["t3_queries"])])
 
 
 def build(ctx, d):
@@ -39,7 +56,7 @@ def build(ctx, d):
         ctx.fact("t3.classic.bits_per_decade",
                  (classic_bpk[ps[0]] - classic_bpk[ps[-1]]) / decades if decades else None, src)
     per_var_decade = {}
-    for v in ("classic", "block512", "split256", "reg64", "cuckoo"):
+    for v in VARIANTS:
         pts = {r["target_fpr"]: r["bits_per_key"] for r in rows if r["label"] == "library"
                and r["variant"] == v and not r.get("error")}
         if len(pts) >= 2:
@@ -79,6 +96,38 @@ def _other_sizes(ctx, n, classic_bpk, src):
 
 def _formula_at(ctx, p):
     return next((r for r in ctx.table("t3").get("formula", []) if abs(r["target"] - p) < 1e-12), None)
+
+
+def report(page, t3):
+    page.w("`fpr_sweep sizing`: every variant sized by `fl_params_for`, built with n integer keys and "
+           "measured on %s never-inserted keys. `seed k` is classic with the seed's k = ceil((m/n) ln 2); "
+           "`same FPR as classic` is each blocked variant sized for the FPR the classic filter really "
+           "measured: the bits per key it needs for the same measured FPR." % "{:,}".format(t3["queries"]))
+    page.w()
+    rows = []
+    for r in t3["rows"]:
+        label = {"library": "fl_params_for", "seed_k_ceil": "seed k", "match_classic": "same FPR as classic"}[r["label"]]
+        if r.get("error"):
+            rows.append([g(r["target_fpr"]), r["variant"], label, "-", "-", "-", "-", "-", r["error"]])
+            continue
+        rows.append([g(r["target_fpr"]), r["variant"], label, r["k"], g(r["bytes"] / 1048576, 4),
+                     g(r["bits_per_key"], 4), g(r["predicted_fpr"]), g(r["measured_fpr"]),
+                     "{:,}".format(r["false_positives"])])
+    page.table(["target", "variant", "sizing", "k", "MiB", "bits/key", "predicted FPR",
+                "measured FPR", "false positives"], rows, ["r", "l", "l"] + ["r"] * 6)
+    page.w("The seed's formula evaluated here: " + "; ".join(
+        "%s: m = %s bits = %s MiB, k = %d (round) / %d (ceil)" % (
+            g(f["target"]), "{:,}".format(f["m_bits"]), g(f["mib"], 4), f["k_round"], f["k_ceil"])
+        for f in t3["formula"]) + ". Bits per key per 10x lower FPR: " + ", ".join(
+        "%s %s" % (v, g(b)) for v, b in t3["bits_per_decade"].items()) + ".")
+    page.w()
+
+
+CSVS = (
+    ("t3_sizing.csv", lambda t: (t["rows"], [
+        "label", "variant", "target_fpr", "n", "k", "units", "bytes", "bits_per_key",
+        "predicted_fpr", "measured_fpr", "false_positives", "queries", "error"])),
+)
 
 
 # ---- explanations ---------------------------------------------------------------------

@@ -4,11 +4,28 @@ fill (data/t4_fill.json)."""
 
 import math
 
+from context import VARIANTS
 from fmt import g
 from models import seed_sizing
+from plotting import COLORS, axis_labels, plt, save_figure
 from rundata import load_json
 
 NUMBER, KEY, DATA = 4, "t4", "t4_fill.json"
+EXPERIMENT = ("t4", "table 4: FPR against fill ratio")
+SETTINGS = {"quick": dict(t4_n=1_000_000, t4_queries=2_000_000),
+            "full": dict(t4_n=1_000_000, t4_queries=20_000_000),
+            "tiny": dict(t4_n=20_000, t4_queries=100_000)}
+FILL_RATIOS = [0.5, 1.0, 1.5, 2.0, 3.0]
+
+SECTION = dict(heading="FPR against fill ratio", sources="Source: `data/t4_fill.json`.",
+               figure="FPR against fill ratio")
+FIGURES = ("t4_fpr_vs_fill",)
+
+
+def experiment(r):
+    c = r.cfg
+    r.fpr_sweep("t4_fill", ["fill", "--n", str(c["t4_n"]), "--fpr", "0.01", "--fills",
+                             ",".join(map(repr, FILL_RATIOS)), "--queries", str(c["t4_queries"])])
 
 
 def build(ctx, d):
@@ -48,6 +65,49 @@ def _hashing(ctx):
             ctx.fact("t4.hashing.%s_ratio.se" % scheme, r * math.sqrt(
                 1 / x["false_positives"] + 1 / max(ind["false_positives"], 1)), src)
     return h
+
+
+def report(page, t4):
+    page.w("`fpr_sweep fill`: each variant sized for n = %s at 1%%, filled to 50%%-300%% of n, %s "
+           "never-inserted queries per point. The seed column is 003's output (10,000 tests, n = 10,000); "
+           "its formula column is (1-e^(-kn/m))^k with the seed's own m and k = %d." % (
+               "{:,}".format(t4["n"]), "{:,}".format(t4["queries"]), t4["seed_k"]))
+    page.w()
+    fills = sorted({r["fill"] for r in t4["rows"]})
+    seed = seed_by_fill(page.T["claims"])
+    rows = []
+    for f in fills:
+        row = ["%d%%" % round(f * 100), g(seed.get(f))]
+        cl = next((r for r in t4["rows"] if r["variant"] == "classic" and r["fill"] == f), None)
+        row.append(g(cl["seed_formula"]) if cl else "-")
+        for v in VARIANTS:
+            r = next((r for r in t4["rows"] if r["variant"] == v and r["fill"] == f), None)
+            row.append(("%s%s" % (g(r["measured_fpr"]), " (full at %s)" % "{:,}".format(r["inserted"]) if r["full"] else ""))
+                       if r else "-")
+        rows.append(row)
+    page.table(["fill", "seed", "seed formula"] + list(VARIANTS), rows)
+
+
+CSVS = (
+    ("t4_fill.csv", lambda t: (t["rows"], [
+        "variant", "fill", "inserted", "full", "k", "bytes", "predicted_fpr", "measured_fpr",
+        "seed_formula", "false_positives", "queries"])),
+)
+
+
+def figure(t4, out, stamp, caches, claims):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for v in VARIANTS:
+        pts = sorted((r["fill"], r["measured_fpr"], r["predicted_fpr"]) for r in t4["rows"] if r["variant"] == v)
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-7) for p in pts], "o-", color=COLORS[v], label=v, ms=3)
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=COLORS[v], lw=1)
+    seed = seed_by_fill(claims)
+    ax.plot(list(seed), list(seed.values()), "kx", label="seed 003, 9.17", ms=7)
+    axis_labels(ax, "fill ratio (keys inserted / design n)", "false positive rate (dotted: model)",
+                "Table 4: FPR against fill, sized for n = %d at 1%%" % t4["n"], legend=7, log="y")
+    return save_figure(fig, out, "t4_fpr_vs_fill", "FPR against fill ratio", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------

@@ -7,12 +7,27 @@ log2(1/measured FPR); and the cuckoo filter's FPR at each load and width
 
 import math
 
-from fmt import g, pct
+from context import VARIANTS
+from fmt import g, human_bytes, pct
 from models import cuckoo_crossover, ideal_cuckoo_bpk
+from plotting import COLORS, axis_labels, plt, save_figure, variant_lines
 from rundata import load_csv, load_json
 from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 5, "t5", "t5_space.json"
+# Targets of the space experiment (tables 5 and 6): both sides of the seed's 3% crossover,
+# down to where the library's cuckoo sizing gives up (~6e-5).
+SPACE_TARGETS = [0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001, 5e-4, 2e-4, 1e-4, 5e-5, 1e-5]
+CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
+EXPERIMENT = ("t5", "tables 5-6: space at equal FPR, cuckoo FPR, information-theoretic bound")
+WRITES = ("t5_cuckoo.json",)
+SETTINGS = {"quick": dict(t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE_TARGETS,
+                           cuckoo_buckets=10_000, cuckoo_queries=10_000_000),
+            "full": dict(t5_n=1_000_000, t5_queries=50_000_000, t5_targets=SPACE_TARGETS,
+                          cuckoo_buckets=10_000, cuckoo_queries=100_000_000),
+            "tiny": dict(t5_n=20_000, t5_queries=200_000, t5_targets=[0.1, 0.03, 0.01, 0.001, 2e-4],
+                          cuckoo_buckets=2_000, cuckoo_queries=200_000)}
+
 
 # the filters that delete, as the deletes table's columns: (column, variant, fingerprint bits)
 DELETES = (("cuckoo8", "cuckoo", 8), ("cuckoo12", "cuckoo", 12), ("cuckoo16", "cuckoo", 16),
@@ -20,6 +35,22 @@ DELETES = (("cuckoo8", "cuckoo", 8), ("cuckoo12", "cuckoo", 12), ("cuckoo16", "c
 # the fingerprint width of seed 003's example (fingerprint_bits=12): its cuckoo claims are
 # judged on the 12-bit filter where the seed names that configuration
 SEED_WIDTH = 12
+SECTION = dict(
+    heading="Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f",
+    sources="Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
+    figure="bits per key against target FPR; cuckoo FPR against load; the filters that delete, bits per "
+           "key against log2(1/FPR)")
+FIGURES = ("t5_space_and_cuckoo", "t5_deletes_space")
+
+
+def experiment(r):
+    c = r.cfg
+    r.fpr_sweep("t5_space", ["space", "--n", str(c["t5_n"]), "--targets",
+                              ",".join(map(repr, c["t5_targets"])),
+                              "--queries", str(c["t5_queries"])])
+    r.fpr_sweep("t5_cuckoo", ["cuckoo", "--buckets", str(c["cuckoo_buckets"]), "--loads",
+                               ",".join(map(repr, CUCKOO_LOADS)),
+                               "--queries", str(c["cuckoo_queries"])])
 
 
 def library_rows(d):
@@ -160,6 +191,179 @@ def build(ctx, d):
             ctx.fact(key + ".se", hi["ratio_to_2b_2f"] / math.sqrt(max(hi["false_positives"], 1)), srcc)
             if f == SEED_WIDTH:
                 ctx.fact("t5.cuckoo_full_load", hi["load"], srcc)
+
+
+def report(page, t5):
+    page.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
+           "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
+           "sizing picked, 8, 12 or 16 bits). `ideal cuckoo` is the model (log2(1/e) + 3)/0.955 of Fan et "
+           "al. 2014 with any fingerprint width (not measured: filterlab's widths are 8, 12 and 16 bits)."
+           % ("{:,}".format(t5["n"]), "{:,}".format(t5["queries"])))
+    page.w()
+    rows = []
+    for p in t5["pivot"]:
+        row = [g(p["target"]), g(p["bound"])]
+        for v in VARIANTS:
+            c = p.get(v, {})
+            cell = "%s (%s)" % (g(c["bpk"], 4), g(c["measured"])) if "bpk" in c else "n/a"
+            if v == "cuckoo" and "bpk" in c:
+                cell += ", f = %d" % c["k"]
+            row.append(cell)
+        row += [g(p["ideal_cuckoo"]), "cuckoo" if p.get("cuckoo_wins") else "Bloom"]
+        rows.append(row)
+    page.table(["target", "log2(1/e)"] + list(VARIANTS) + ["ideal cuckoo", "fewer bits"], rows)
+    if any(len(p) > 2 for p in t5.get("deletes") or []):
+        page.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (the "
+               "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
+               "sizing load 0.94; \"below 0.5\" where the width needs an emptier table) and the counting "
+               "Bloom variants (4-bit counters) sized by `fl_params_for`. Each cell: bits per key, measured "
+               "FPR, and log2(1/measured FPR), the information-theoretic bits per key at that FPR (Carter et "
+               "al. 1978); for cuckoo also the load.")
+        page.w()
+        cols = [c for c, _, _ in DELETES]
+        rows = []
+        for p in t5["deletes"]:
+            row = [g(p["target"]), g(p["bound"])]
+            for col in cols:
+                c = p.get(col, {})
+                if "bpk" in c:
+                    row.append("%s (%s; %s)%s" % (
+                        g(c["bpk"], 4), g(c["measured"]),
+                        g(c["bound_measured"]) if c["bound_measured"] is not None else "no false positive",
+                        ", load %s" % g(c["load"], 3) if c.get("load") is not None else ""))
+                elif "error" in c:
+                    row.append("below 0.5" if "below 0.5" in c["error"] else c["error"])
+                else:
+                    row.append("-")
+            rows.append(row)
+        page.table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
+                    "counting512"], rows)
+    if t5.get("delete_speed"):
+        page.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
+               "inserted key at a time, each deleted key put back untimed; the same code runs under every "
+               "kernel, so each cell is the median of the kernels' medians.")
+        page.w()
+        filters = [f for f in ("cuckoo", "counting", "counting512")
+                   if any(c["filter"] == f for c in t5["delete_speed"])]
+        rows = []
+        for b in sorted({c["target_bytes"] for c in t5["delete_speed"]}):
+            at = {c["filter"]: c for c in t5["delete_speed"] if c["target_bytes"] == b}
+            row = [human_bytes(b), next(iter(at.values()))["class"]]
+            for f in filters:
+                c = at.get(f)
+                row.append("%s (%s bits/key)" % (g(c["ns_per_delete"]), g(c["bits_per_key"], 4)) if c else "-")
+            rows.append(row)
+        page.table(["size", "fits in"] + filters, rows)
+    if t5.get("cuckoo"):
+        page.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12- and "
+               "16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
+        page.w()
+        rows = [[r["fingerprint_bits"], g(r["load"]), "{:,}".format(r["inserted"]), g(r["measured_fpr"]),
+                 g(r["formula_2b_over_2f"]), g(r["formula_at_load"]), g(r["ratio_to_2b_2f"])]
+                for r in t5["cuckoo"]]
+        page.table(["f", "load", "keys", "measured FPR", "2b/2^f", "2b*load/(2^f-1)", "measured / (2b/2^f)"], rows)
+
+
+def _csv_space(t5):
+    rows = []
+    for p in t5["pivot"]:
+        r = {"target": p["target"], "bound_bits": p["bound"], "ideal_cuckoo_bits": p["ideal_cuckoo"],
+             "ideal_cuckoo_semisort_bits": p["ideal_cuckoo_semisort"]}
+        for v in VARIANTS:
+            c = p.get(v, {})
+            r[v + "_bits"] = c.get("bpk")
+            r[v + "_measured_fpr"] = c.get("measured")
+        rows.append(r)
+    cols = ["target", "bound_bits"] + [v + s for v in VARIANTS for s in ("_bits", "_measured_fpr")] + \
+        ["ideal_cuckoo_bits", "ideal_cuckoo_semisort_bits"]
+    return rows, cols
+
+
+def _csv_deletes(t5):
+    rows = []
+    for p in t5.get("deletes") or []:
+        for col in ("cuckoo8", "cuckoo12", "cuckoo16", "counting", "counting512"):
+            c = p.get(col)
+            if c is None:
+                continue
+            rows.append({"target": p["target"], "bound_bits": p["bound"], "filter": col,
+                         "bits_per_key": c.get("bpk"), "measured_fpr": c.get("measured"),
+                         "false_positives": c.get("fp"), "log2_1_over_measured": c.get("bound_measured"),
+                         "load": c.get("load"), "k": c.get("k"), "bytes": c.get("bytes"),
+                         "error": c.get("error")})
+    return rows or None, ["target", "bound_bits", "filter", "k", "bytes", "load", "bits_per_key",
+                          "measured_fpr", "false_positives", "log2_1_over_measured", "error"]
+
+
+CSVS = (
+    ("t5_space.csv", _csv_space),
+    ("t5_deletes.csv", _csv_deletes),
+    ("t5_delete_speed.csv", lambda t: (t.get("delete_speed") or None, [
+        "filter", "target_bytes", "filter_bytes", "class", "bits_per_key", "ns_per_delete", "kernels"])),
+    ("t5_cuckoo_fpr.csv", lambda t: (t.get("cuckoo") or None, [
+        "fingerprint_bits", "units", "load_wanted", "load", "inserted", "measured_fpr",
+        "formula_2b_over_2f", "formula_at_load", "ratio_to_2b_2f", "predicted_fpr", "queries"])),
+)
+
+
+def figure(t5, out, stamp, caches, claims):
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    ax = axes[0]
+    xs = [p["target"] for p in t5["pivot"]]
+    variant_lines(ax, lambda v: [(p["target"], p[v]["bpk"]) for p in t5["pivot"] if "bpk" in p.get(v, {})])
+    ax.plot(xs, [p["ideal_cuckoo"] for p in t5["pivot"]], "--", color=COLORS["cuckoo"], lw=1,
+            label="cuckoo, any f (model)")
+    ax.plot(xs, [p["bound"] for p in t5["pivot"]], "k-", lw=1, label="log2(1/FPR) bound")
+    seed = next(c["seed_value"] for c in claims if c["id"] == "t5.crossover")
+    ax.axvline(seed, color="0.5", ls=":", lw=1)
+    ax.text(seed, ax.get_ylim()[1], " seed: %g%%" % (100 * seed), fontsize=7, va="top", color="0.4")
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    top = max((p["classic"]["bpk"] for p in t5["pivot"] if "bpk" in p.get("classic", {})), default=None)
+    if top:
+        ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
+    axis_labels(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
+    ax = axes[1]
+    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (16, "#8c564b")):
+        pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
+                     for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-8) for p in pts], "o", color=col, label="f = %d measured" % f)
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=col, label="2b*load/(2^f-1)")
+        ax.axhline(pts[0][3], color=col, lw=0.8, ls="--")
+    axis_labels(ax, "cuckoo load (occupied slots / slots)", "FPR (dashed: 2b/2^f)", "cuckoo FPR against 2b/2^f",
+                legend=6, log="y")
+    made = save_figure(fig, out, "t5_space_and_cuckoo", "space at equal FPR; cuckoo FPR", stamp)
+    return made + _figure_deletes(t5, out, stamp)
+
+
+# the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
+DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
+                 "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "counting": ("counting", "#d62728", "s"),
+                 "counting512": ("counting512", "#1f77b4", "s")}
+
+
+def _figure_deletes(t5, out, stamp):
+    """Bits per key against log2(1/measured FPR) for every filter that deletes, with the
+    information-theoretic line y = x (Carter et al. 1978)."""
+    rows = t5.get("deletes") or []
+    if not any(len(p) > 2 for p in rows):
+        return []
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    top = 0
+    for col, (label, colour, marker) in DELETES_STYLE.items():
+        pts = sorted((p[col]["bound_measured"], p[col]["bpk"]) for p in rows
+                     if p.get(col, {}).get("bound_measured") is not None)
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker + "-", color=colour, label=label, ms=3)
+            top = max(top, max(x for x, _ in pts))
+    if top:
+        ax.plot([0, top], [0, top], "k-", lw=1, label="log2(1/FPR) (lower bound)")
+    ax.set_ylim(bottom=0)
+    axis_labels(ax, "log2(1/measured FPR)", "bits per key",
+                "Table 5: filters that delete, space against FPR (n = %d)" % t5["n"], legend=6)
+    return save_figure(fig, out, "t5_deletes_space", "filters that delete: bits per key against log2(1/FPR)", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------

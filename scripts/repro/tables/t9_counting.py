@@ -2,14 +2,22 @@
 the same n and FPR, FPR against fill, and how often a 4-bit counter saturates against Fan et
 al.'s bound (flaccuracy --sections counting: data/t9_counting.json)."""
 
-import math
-
+from accuracy_experiment import flaccuracy_section
 from fmt import g
 from models import LN2, counters_at_least, fan_overflow_bound
+from plotting import SKETCH_COLORS, axis_labels, plt, save_figure
 
 NUMBER, KEY, DATA = 9, "t9", "t9_counting.json"
+EXPERIMENT = ("t9", "table 9: counting Bloom memory, FPR against fill, counter overflow (flaccuracy)")
+SETTINGS, experiment = flaccuracy_section(
+    "t9", "counting", DATA, quick="--counting-n 1e6 --counting-queries 1e6 --overflow-n 1e5 --overflow-trials 5",
+    full="--counting-n 1e7 --counting-queries 1e7 --overflow-n 1e6 --overflow-trials 20",
+    tiny="--counting-n 1e5 --counting-queries 1e5 --overflow-n 1e4 --overflow-trials 3")
 # "4 bits are enough" judged for a large filter: 1e9 counters at the optimal k for 1%
 BITS_M, BITS_K, BITS_RISK = 1e9, 7, 0.01
+SECTION = dict(heading="counting Bloom filters: memory, FPR against fill, counter overflow",
+               sources="Source: `data/t9_counting.json`.", figure="FPR against fill; counters at 15 against fill")
+FIGURES = ("t9_counting",)
 
 
 def bits_needed(m=BITS_M, k=BITS_K, risk=BITS_RISK):
@@ -47,6 +55,66 @@ def build(ctx, d):
                         "bits_m": BITS_M, "bits_k": BITS_K, "bits_risk": BITS_RISK,
                         "bound_by_bits": {b: fan_overflow_bound(BITS_M, BITS_M * LN2 / BITS_K, BITS_K, 2 ** b)
                                           for b in (2, 3, 4, 5)}}
+
+
+def report(page, t):
+    page.w("`flaccuracy --sections counting`: payload bytes at equal n and 1% FPR, FPR against fill (never-inserted "
+           "queries), and 4-bit counters that reached 15 (where filterlab stops counting and never decrements) "
+           "against the expected count from the binomial load and Fan et al.'s bound on any counter reaching 16.")
+    page.w()
+    page.table(["variant", "n", "k", "bytes", "bits per key"],
+               [[m["variant"], "{:,}".format(m["n"]), m["k"], "{:,}".format(m["bytes"]), g(m["bits_per_key"])]
+                for m in t["memory"]])
+    fills = sorted({f["fill"] for f in t["fill"]})
+    variants = []
+    for f in t["fill"]:
+        if f["variant"] not in variants:
+            variants.append(f["variant"])
+    rows = []
+    for fi in fills:
+        row = ["%d%%" % round(fi * 100)]
+        for v in variants:
+            x = next((f for f in t["fill"] if f["variant"] == v and f["fill"] == fi), None)
+            row.append("%s (model %s)" % (g(x["measured_fpr"]), g(x["predicted_fpr"])) if x else "-")
+        rows.append(row)
+    page.table(["fill"] + variants, rows)
+    page.table(["variant", "fill", "keys", "counters", "k", "filters", "with a counter at 15",
+                "mean at 15", "expected (binomial)", "Fan et al. bound (16)"],
+               [[o["variant"], g(o["fill"]), "{:,}".format(o["keys"]), "{:,}".format(o["counters"]), o["k"],
+                 o["trials"], o["trials_with_saturation"], g(o["mean_saturated"]), g(o["expected_saturated"]),
+                 g(o["fan_bound"])] for o in t["overflow"]])
+
+
+CSVS = (
+    ("t9_counting_fill.csv", lambda t: (t["fill"], [
+        "variant", "fill", "keys", "bytes", "k", "predicted_fpr", "measured_fpr", "false_positives", "queries",
+        "saturated"])),
+    ("t9_counting_overflow.csv", lambda t: (t["overflow"], [
+        "variant", "fill", "keys", "counters", "k", "trials", "trials_with_saturation", "mean_saturated",
+        "max_saturated", "expected_saturated", "fan_bound"])),
+)
+
+
+def figure(t, out, stamp, caches, claims):
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for v in SKETCH_COLORS:
+        pts = sorted((r["fill"], r["measured_fpr"], r["predicted_fpr"]) for r in t["fill"] if r["variant"] == v)
+        if pts:
+            a.plot([p[0] for p in pts], [max(p[1], 1e-7) for p in pts], "o-", color=SKETCH_COLORS[v], label=v, ms=3)
+            a.plot([p[0] for p in pts], [p[2] for p in pts], ":", color=SKETCH_COLORS[v], lw=1)
+    axis_labels(a, "fill (keys / design n)", "FPR (dotted: model)", "Counting Bloom FPR against fill, 1% design",
+                legend=7, log="y")
+    for v in ("counting", "counting512"):
+        pts = sorted((r["fill"], r["mean_saturated"], r["expected_saturated"]) for r in t["overflow"]
+                     if r["variant"] == v)
+        if pts:
+            b.plot([p[0] for p in pts], [max(p[1], 0.01) for p in pts], "o-", color=SKETCH_COLORS[v],
+                   label=v + " measured", ms=3)
+    pts = sorted((r["fill"], r["expected_saturated"]) for r in t["overflow"] if r["variant"] == "counting")
+    b.plot([p[0] for p in pts], [max(p[1], 1e-6) for p in pts], "k:", label="binomial expectation (classic)")
+    axis_labels(b, "fill (keys / design n)", "counters at 15 per filter (0 drawn as 0.01)",
+                "4-bit counters that saturate", legend=7, log="y")
+    return save_figure(fig, out, "t9_counting", "Counting Bloom: FPR and counter overflow against fill", stamp)
 
 
 # ---- explanations ---------------------------------------------------------------------
