@@ -1,6 +1,6 @@
 /*
- * Vector helpers every AVX2 kernel file shares (avx2.c, counting_avx2.c, cms_avx2.c), built
- * with -mavx2 -mbmi2 -mfma. Scalar-side helpers both x86 ISAs use are in x86_common.h.
+ * Vector helpers every AVX2 kernel file shares (<module>_avx2.c), built with
+ * -mavx2 -mbmi2 -mfma. Scalar-side helpers both x86 ISAs use are in x86_common.h.
  */
 #ifndef FL_AVX2_COMMON_H
 #define FL_AVX2_COMMON_H

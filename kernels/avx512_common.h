@@ -1,6 +1,6 @@
 /*
- * Vector helpers every AVX-512 kernel file shares (avx512.c, counting_avx512.c,
- * hll_avx512.c, cms_avx512.c), built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2.
+ * Vector helpers every AVX-512 kernel file shares (<module>_avx512.c), built with
+ * -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2.
  * Scalar-side helpers both x86 ISAs use are in x86_common.h.
  */
 #ifndef FL_AVX512_COMMON_H

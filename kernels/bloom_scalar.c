@@ -1,28 +1,9 @@
 /*
- * Scalar kernels: the reference every SIMD kernel must match byte for byte, and the first
- * entry of every kernel table. Plain C at baseline flags; the per-key math is in probe.h.
- *
- * Lookups prefetch the unit of the key FL_PREFETCH_AHEAD positions ahead, so even the
- * reference keeps several cache misses in flight on DRAM-sized filters (memory-level
- * parallelism); the answers do not depend on it.
+ * Scalar kernels of the bloom module: the reference every SIMD bloom kernel must match byte
+ * for byte, and the first entry of every kernel table. Plain C at baseline flags; the per-key
+ * math is in probe.h, the loops in scalar_common.h.
  */
-/* The reference runs before and without dispatch: an ISA flag leaking in here would let the
- * compiler emit AVX2 in code every CPU runs (same guard as src/internal.h). */
-#if defined(__AVX2__) || defined(__AVX512F__)
-#error "kernels/scalar.c must be compiled at baseline flags"
-#endif
-
-#include <string.h>
-
-#include "filterlab.h"
-#include "kernels.h"
-#include "probe.h"
-
-#define FL_PREFETCH_AHEAD 16
-
-static inline void prefetch(const void *p) {
-    __builtin_prefetch(p, 0, 3);
-}
+#include "scalar_common.h"
 
 size_t fl_contains_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t n,
                                   uint8_t *out) {
@@ -41,34 +22,13 @@ size_t fl_contains_classic_scalar(const fl_kview *f, const uint64_t *hashes, siz
     return pos;
 }
 
-/* One lookup loop per unit-addressed family: prefetch the unit ahead, probe this key. */
-#define FL_SCALAR_CONTAINS(name, at, probe)                                                  \
-    size_t fl_contains_##name##_scalar(const fl_kview *f, const uint64_t *hashes, size_t n,  \
-                                       uint8_t *out) {                                       \
-        size_t pos = 0;                                                                      \
-        for (size_t i = 0; i < n; i++) {                                                     \
-            if (i + FL_PREFETCH_AHEAD < n)                                                   \
-                prefetch(at(f, fl_hash_at(hashes, i + FL_PREFETCH_AHEAD)));                  \
-            int r = probe(f, fl_hash_at(hashes, i));                                         \
-            out[i] = (uint8_t)r;                                                             \
-            pos += (size_t)r;                                                                \
-        }                                                                                    \
-        return pos;                                                                          \
-    }
-
 static inline const void *reg64_at(const fl_kview *f, uint64_t h) {
     return (const uint64_t *)f->data + fl_reduce32((uint32_t)(h >> 32), f->units);
-}
-static inline const void *cuckoo_at(const fl_kview *f, uint64_t h) {
-    return (const uint8_t *)f->data + fl_cuckoo_bucket_bytes(f->k) * fl_cuckoo_bucket(h, f->units);
 }
 
 FL_SCALAR_CONTAINS(block512, fl_block512_at, fl_block512_probe)
 FL_SCALAR_CONTAINS(split256, fl_split256_at, fl_split256_probe)
 FL_SCALAR_CONTAINS(reg64, reg64_at, fl_reg64_probe)
-FL_SCALAR_CONTAINS(cuckoo8, cuckoo_at, fl_cuckoo_probe)
-FL_SCALAR_CONTAINS(cuckoo12, cuckoo_at, fl_cuckoo_probe)
-FL_SCALAR_CONTAINS(cuckoo16, cuckoo_at, fl_cuckoo_probe)
 
 void fl_insert_classic_scalar(const fl_kview *f, const uint64_t *hashes, size_t n) {
     uint64_t *w = (uint64_t *)f->data;
@@ -106,35 +66,17 @@ void fl_insert_reg64_scalar(const fl_kview *f, const uint64_t *hashes, size_t n)
     }
 }
 
-/* filterlab.h's fl_hash_u64_inline over an array. */
-static void fl_hash_u64_scalar(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t h = fl_hash_u64_inline(fl_hash_at(keys, i), seed);
-        memcpy((unsigned char *)out + 8 * i, &h, 8);
-    }
-}
-
-/* One-key entries: the probe of probe.h on the payload's view. */
-#define FL_SCALAR_PROBE1(name, probe)                                                        \
-    static int fl_probe1_##name##_scalar(const void *data, uint32_t units, uint32_t k,       \
-                                         uint64_t h) {                                       \
-        fl_kview v = fl_bloom_view(data, units, k);                                          \
-        return probe(&v, h);                                                                 \
-    }
-
+/* One-key entries. */
 FL_SCALAR_PROBE1(classic, fl_classic_probe)
 FL_SCALAR_PROBE1(block512, fl_block512_probe)
 FL_SCALAR_PROBE1(split256, fl_split256_probe)
 FL_SCALAR_PROBE1(reg64, fl_reg64_probe)
 
-void fl_kernels_init_scalar(fl_kernel_table *t) {
+void fl_bloom_kernels_init_scalar(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_scalar;
     t->bloom.contains[FL_BLOOM_BLOCK512] = fl_contains_block512_scalar;
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_scalar;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_scalar;
-    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_scalar;
-    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_scalar;
-    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_scalar;
     t->bloom.insert[FL_BLOOM_CLASSIC] = fl_insert_classic_scalar;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_scalar;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_scalar;
@@ -143,9 +85,4 @@ void fl_kernels_init_scalar(fl_kernel_table *t) {
     t->bloom.contains1[FL_BLOOM_BLOCK512] = fl_probe1_block512_scalar;
     t->bloom.contains1[FL_BLOOM_SPLIT256] = fl_probe1_split256_scalar;
     t->bloom.contains1[FL_BLOOM_REG64] = fl_probe1_reg64_scalar;
-    t->hash.u64 = fl_hash_u64_scalar;
-    fl_hll_kernels_init_scalar(t);
-    fl_cms_kernels_init_scalar(t);
-    fl_counting_kernels_init_scalar(t);
-    fl_fuse_kernels_init_scalar(t);
 }

@@ -1,6 +1,6 @@
 /*
  * Counting Bloom lookups, AVX2 (+ BMI2): the counting module's entries of the avx2 table.
- * Same shapes as avx2.c's block512 and classic lookups with a 4-bit counter test where those
+ * Same shapes as bloom_avx2.c's block512 and classic lookups with a 4-bit counter test where those
  * test a bit (the positions are probe.h's; kernels/counting_avx512.c explains the counter
  * mask). Inserts keep the scalar kernel for the reason given there.
  */
@@ -20,7 +20,7 @@
 
 /* Lanes whose counter is zero, for 8 salt products t: counter p = t >> 25 is in dword t >> 28,
  * nibble (t >> 25) & 7. vpermd picks a dword within one 256-bit half (index & 7); the sign
- * bit of t is bit 3 of the dword index, so blendvps on t chooses the half (avx2.c's
+ * bit of t is bit 3 of the dword index, so blendvps on t chooses the half (bloom_avx2.c's
  * block512_missing). */
 FL_INLINE __m256i counting512_zero(__m256i t, __m256i a0, __m256i a1) {
     __m256i idx = _mm256_srli_epi32(t, 28);
