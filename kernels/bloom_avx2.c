@@ -115,15 +115,9 @@ FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, si
     return pos;
 }
 
-static size_t fl_contains_block512_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out) {
-    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
-    if (f->k <= 8)
-        return prefetch ? block512_contains(f, hashes, n, out, 1, 0)
-                        : block512_contains(f, hashes, n, out, 0, 0);
-    return prefetch ? block512_contains(f, hashes, n, out, 1, 1)
-                    : block512_contains(f, hashes, n, out, 0, 1);
-}
+#define block512_narrow(...) block512_contains(__VA_ARGS__, 0)
+#define block512_wide(...) block512_contains(__VA_ARGS__, 1)
+FL_LOOKUP_BY_SIZE_AND_K(fl_contains_block512_avx2, block512_narrow, block512_wide)
 
 /* Insert: positions from two vector multiplies, each bit ORed straight into its block word
  * (a mask assembled in memory and reloaded as vectors cannot be store-forwarded). Inserts

@@ -166,15 +166,7 @@ FL_INLINE size_t block512_contains_one(const fl_kview *f, const uint64_t *hashes
     return pos;
 }
 
-static size_t fl_contains_block512_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                          uint8_t *out) {
-    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
-    if (f->k <= 8)
-        return prefetch ? block512_contains_pair(f, hashes, n, out, 1)
-                        : block512_contains_pair(f, hashes, n, out, 0);
-    return prefetch ? block512_contains_one(f, hashes, n, out, 1)
-                    : block512_contains_one(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE_AND_K(fl_contains_block512_avx512, block512_contains_pair, block512_contains_one)
 
 /* Insert: the k positions come from one vector multiply and each bit is ORed straight into
  * its block word. Assembling the 512-bit mask first is slower both ways it can be done here:

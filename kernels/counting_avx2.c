@@ -62,15 +62,9 @@ FL_INLINE size_t counting512_contains(const fl_kview *f, const uint64_t *hashes,
     return pos;
 }
 
-static size_t fl_contains_counting512_avx2(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                           uint8_t *out) {
-    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
-    if (f->k <= 8)
-        return prefetch ? counting512_contains(f, hashes, n, out, 1, 0)
-                        : counting512_contains(f, hashes, n, out, 0, 0);
-    return prefetch ? counting512_contains(f, hashes, n, out, 1, 1)
-                    : counting512_contains(f, hashes, n, out, 0, 1);
-}
+#define counting512_narrow(...) counting512_contains(__VA_ARGS__, 0)
+#define counting512_wide(...) counting512_contains(__VA_ARGS__, 1)
+FL_LOOKUP_BY_SIZE_AND_K(fl_contains_counting512_avx2, counting512_narrow, counting512_wide)
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 

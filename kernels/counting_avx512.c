@@ -90,15 +90,7 @@ FL_INLINE size_t counting512_wide(const fl_kview *f, const uint64_t *hashes, siz
     return pos;
 }
 
-static size_t fl_contains_counting512_avx512(const fl_kview *f, const uint64_t *hashes,
-                                             size_t n, uint8_t *out) {
-    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
-    if (f->k <= 8)
-        return prefetch ? counting512_pair(f, hashes, n, out, 1)
-                        : counting512_pair(f, hashes, n, out, 0);
-    return prefetch ? counting512_wide(f, hashes, n, out, 1)
-                    : counting512_wide(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE_AND_K(fl_contains_counting512_avx512, counting512_pair, counting512_wide)
 
 static int fl_contains1_counting512_avx512(const void *data, uint32_t units, uint32_t k,
                                            uint64_t h) {

@@ -23,6 +23,17 @@
         return impl(f, hashes, n, out, 0, ##__VA_ARGS__);                                    \
     }
 
+/* FL_LOOKUP_BY_SIZE for the 64-byte blocked layouts, whose loops also specialize on k: `narrow`
+ * for k <= 8 (the first 8 salts), `wide` above, each called as impl(f, hashes, n, out,
+ * prefetch) and instantiated twice like FL_LOOKUP_BY_SIZE's. */
+#define FL_LOOKUP_BY_SIZE_AND_K(name, narrow, wide)                                          \
+    static size_t name(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out) {  \
+        int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;                                \
+        if (f->k <= 8)                                                                       \
+            return prefetch ? narrow(f, hashes, n, out, 1) : narrow(f, hashes, n, out, 0);   \
+        return prefetch ? wide(f, hashes, n, out, 1) : wide(f, hashes, n, out, 0);           \
+    }
+
 /* Same definition as x86_common.h's and neon_common.h's. */
 #define FL_INLINE static inline __attribute__((always_inline))
 
