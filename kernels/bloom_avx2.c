@@ -210,13 +210,9 @@ static void fl_insert_reg64_avx2(const fl_kview *f, const uint64_t *hashes, size
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* The classic layout's loop is avx2_common.h's, with a bit test. */
-FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                  uint8_t *out, const int prefetch) {
-    return classic_layout_contains(f, hashes, n, out, prefetch, 0, fl_contains_classic_scalar);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_classic_avx2, 8, classic_contains)
+/* The classic layout's loop of avx2_common.h, with a bit test (counters = 0). */
+FL_LOOKUP_BY_SIZE(fl_contains_classic_avx2, 8, classic_layout_contains, 0,
+                  fl_contains_classic_scalar)
 
 /* No classic insert kernel: the scalar one is kept (the reason is in bloom_avx512.c). */
 

@@ -244,13 +244,9 @@ static void fl_insert_reg64_avx512(const fl_kview *f, const uint64_t *hashes, si
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* The classic layout's loop is avx512_common.h's, with a bit test. */
-FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                  uint8_t *out, const int prefetch) {
-    return classic_layout_contains(f, hashes, n, out, prefetch, 0, fl_contains_classic_scalar);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_classic_avx512, 8, classic_contains)
+/* The classic layout's loop of avx512_common.h, with a bit test (counters = 0). */
+FL_LOOKUP_BY_SIZE(fl_contains_classic_avx512, 8, classic_layout_contains, 0,
+                  fl_contains_classic_scalar)
 
 /* No classic insert kernel: a batch insert that prefetches all k words of keys ahead for
  * write measured 0.9x scalar at 1 MiB and 1.1-1.2x at 64 MiB. With k random lines per key,

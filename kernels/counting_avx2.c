@@ -68,13 +68,9 @@ FL_LOOKUP_BY_SIZE_AND_K(fl_contains_counting512_avx2, counting512_narrow, counti
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-/* avx2_common.h's classic-layout loop, with a counter test. */
-FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                   uint8_t *out, const int prefetch) {
-    return classic_layout_contains(f, hashes, n, out, prefetch, 1, fl_contains_counting_scalar);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_counting_avx2, 8, counting_contains)
+/* The classic layout's loop of avx2_common.h, with a counter test (counters = 1). */
+FL_LOOKUP_BY_SIZE(fl_contains_counting_avx2, 8, classic_layout_contains, 1,
+                  fl_contains_counting_scalar)
 
 void fl_counting_kernels_init_avx2(fl_kernel_table *t) {
     t->counting.contains[FL_COUNTING_CLASSIC] = fl_contains_counting_avx2;
