@@ -118,7 +118,8 @@ FL_INLINE size_t block512_pair_layout_contains(const fl_kview *f, const uint64_t
             const uint8_t *b1 = base + 64 * unit_at(hashes, i + 2 * (size_t)p + 1, f->units);
             __m512i t = _mm512_mullo_epi32(_mm512_permutexvar_epi32(sel[p], h), salts);
             __m512i widx = _mm512_or_si512(_mm512_srli_epi32(t, 28), second);
-            __m512i bit = _mm512_rolv_epi32(ones, _mm512_srli_epi32(t, 23)); /* unused if counters */
+            /* the bit test's mask (unused when testing counters) */
+            __m512i bit = _mm512_rolv_epi32(ones, _mm512_srli_epi32(t, 23));
             __m512i a = _mm512_load_si512((const void *)b0);
             __m512i b = _mm512_load_si512((const void *)b1);
             __m512i w = _mm512_permutex2var_epi32(a, widx, b);

@@ -1,8 +1,7 @@
 /*
  * AVX2 kernels of the bloom module (plus BMI2 for pdep, FMA only because every AVX2 CPU we
- * dispatch to has it).
- * Built only with this file's flags (kernels/meson.build) and reached only through the
- * kernel table once dispatch has seen the CPU and OS support them.
+ * dispatch to has it). Built only with this file's flags (kernels/meson.build) and reached
+ * only through the kernel table once dispatch has seen the CPU and OS support them.
  *
  * Every kernel computes exactly the positions of probe.h; the tails (n not a multiple of the
  * group) run the scalar kernels of kernels/bloom_scalar.c.
@@ -11,9 +10,9 @@
  * products in one vpmulld) with the unit index computed in scalar code on the otherwise idle
  * ports; reg64 and classic keep a key per qword lane and gather (as cuckoo_avx2.c does).
  * Filters larger than L2 also get software prefetching PF_DIST keys ahead so many cache
- * misses are in flight at once (memory-level parallelism); on L2-sized filters that work only costs issue slots, so
- * each lookup is instantiated twice and picks by payload size. Measured with
- * checkkernels --bench.
+ * misses are in flight at once (memory-level parallelism); on L2-sized filters that work
+ * only costs issue slots, so each lookup is instantiated twice and picks by payload size.
+ * Measured with checkkernels --bench.
  */
 #if !defined(__AVX2__) || !defined(__BMI2__) || !defined(__FMA__)
 #error "kernels/bloom_avx2.c needs -mavx2 -mbmi2 -mfma"
@@ -76,47 +75,11 @@ static void fl_insert_split256_avx2(const fl_kview *f, const uint64_t *hashes, s
 
 /* ---- block512 --------------------------------------------------------------------------- */
 
-/* Bits of the block missing for 8 salt products t: bit p = t >> 23 is in dword t >> 28 at bit
- * p & 31. vpermd picks a dword within one 256-bit half (index & 7); the sign bit of t is
- * bit 3 of the dword index, so blendvps on t chooses the half. */
-FL_INLINE __m256i block512_missing(__m256i t, __m256i a0, __m256i a1) {
-    __m256i idx = _mm256_srli_epi32(t, 28);
-    __m256 w0 = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(a0, idx));
-    __m256 w1 = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(a1, idx));
-    __m256i w = _mm256_castps_si256(_mm256_blendv_ps(w0, w1, _mm256_castsi256_ps(t)));
-    __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1),
-                                    _mm256_and_si256(_mm256_srli_epi32(t, 23), _mm256_set1_epi32(31)));
-    return _mm256_andnot_si256(w, bit);
-}
-
-FL_INLINE size_t block512_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                   uint8_t *out, const int prefetch, const int wide) {
-    const uint8_t *base = (const uint8_t *)f->data;
-    const __m256i s0 = _mm256_loadu_si256((const __m256i *)FL_SALT);
-    const __m256i s1 = _mm256_loadu_si256((const __m256i *)(FL_SALT + 8));
-    const __m256i m0 = lanes_below((int)f->k), m1 = lanes_below((int)f->k - 8);
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
-        unsigned hits = 0;
-        for (size_t j = 0; j < 8; j++) {
-            const __m256i *b = (const __m256i *)(base + 64 * unit_at(hashes, i + j, f->units));
-            __m256i a0 = _mm256_load_si256(b), a1 = _mm256_load_si256(b + 1);
-            __m256i x = _mm256_set1_epi32((int)low_at(hashes, i + j));
-            int ok = _mm256_testz_si256(block512_missing(_mm256_mullo_epi32(x, s0), a0, a1), m0);
-            if (wide)
-                ok &= _mm256_testz_si256(block512_missing(_mm256_mullo_epi32(x, s1), a0, a1), m1);
-            hits |= (unsigned)ok << j;
-        }
-        pos += emit8(out + i, hits);
-    }
-    pos += fl_contains_block512_scalar(f, hashes + i, n - i, out + i);
-    return pos;
-}
-
-#define block512_narrow(...) block512_contains(__VA_ARGS__, 0)
-#define block512_wide(...) block512_contains(__VA_ARGS__, 1)
+/* avx2_common.h's blocked-layout loop testing bits. */
+#define block512_narrow(...) \
+    block512_layout_contains(__VA_ARGS__, 0, 0, fl_contains_block512_scalar)
+#define block512_wide(...) \
+    block512_layout_contains(__VA_ARGS__, 1, 0, fl_contains_block512_scalar)
 FL_LOOKUP_BY_SIZE_AND_K(fl_contains_block512_avx2, block512_narrow, block512_wide)
 
 /* Insert: positions from two vector multiplies, each bit ORed straight into its block word

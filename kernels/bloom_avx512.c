@@ -1,16 +1,16 @@
 /*
  * AVX-512 kernels of the bloom module (F, BW, VL, DQ, plus BMI2 for pdep/pext). Built only
- * with this file's flags (kernels/meson.build) and reached only through the kernel table once dispatch has
- * seen the CPU and OS support them.
+ * with this file's flags (kernels/meson.build) and reached only through the kernel table
+ * once dispatch has seen the CPU and OS support them.
  *
  * Every kernel computes exactly the positions of probe.h; the tails (n not a multiple of the
  * group) run the scalar kernels of kernels/bloom_scalar.c.
  *
  * Shape shared by the lookups: 8 keys per iteration (one zmm of hashes). split256 and
  * block512 (k <= 8) probe two keys per zmm; reg64 and classic keep a key per qword lane and
- * gather (as cuckoo_avx512.c does). Their limit on L2-sized filters is ports 0 and 5 (vpmulld
- * is two port-0 uops), so whatever can run as scalar code on the other ports does: unit indices of the
- * bit-test kernels, mask-to-byte conversion. Filters larger than L2 also get software
+ * gather (as cuckoo_avx512.c does). Their limit on L2-sized filters is ports 0 and 5
+ * (vpmulld is two port-0 uops), so whatever can run as scalar code on the other ports does:
+ * unit indices of the bit-test kernels, mask-to-byte conversion. Filters larger than L2 also get software
  * prefetching PF_DIST keys ahead so tens of cache misses are in flight at once (memory-level
  * parallelism); on L2-sized filters that work only costs issue slots, so each lookup is
  * instantiated twice and picks by payload size. Measured with checkkernels --bench.

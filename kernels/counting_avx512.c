@@ -1,7 +1,8 @@
 /*
  * Counting Bloom lookups, AVX-512 (F, BW, VL, DQ, plus BMI2): the counting module's entries
- * of the avx512 table. Same shapes as bloom_avx512.c's block512 and classic lookups, with a 4-bit
- * counter test where those test a bit: counter p of a 128-counter line (p = t >> 25, t the
+ * of the avx512 table. The k <= 8 blocked lookup and the classic one are avx512_common.h's
+ * loops, shared with bloom_avx512.c's block512 and classic lookups, with a 4-bit counter test
+ * where those test a bit: counter p of a 128-counter line (p = t >> 25, t the
  * salt product) is bits 4 (p & 7) .. +3 of dword p >> 3 = t >> 28, so one vprold of 0xf by
  * (t >> 23) & 0x1c gives its mask, and "counter is zero" is a vptestnmd on that mask.
  * Inserts keep the scalar kernel: their increments must apply key by key in batch order
