@@ -178,14 +178,9 @@ static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* neon_common.h's pair loop testing bits; the odd key scalar. */
-FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out,
-                                  const int prefetch) {
-    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, 0, &i);
-    return pos + fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_classic_neon, 8, classic_contains)
+/* neon_common.h's classic-layout loop testing bits (counters = 0). */
+FL_LOOKUP_BY_SIZE(fl_contains_classic_neon, 8, classic_layout_contains, 0,
+                  fl_contains_classic_scalar)
 
 void fl_bloom_kernels_init_neon(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_neon;

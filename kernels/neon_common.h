@@ -116,4 +116,12 @@ FL_INLINE size_t classic_pairs(const fl_kview *f, const uint64_t *hashes, size_t
     return pos;
 }
 
+/* The classic layout's lookup: the pair loop, then the odd key with the scalar `tail`. */
+FL_INLINE size_t classic_layout_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                         uint8_t *out, const int prefetch, const int counters,
+                                         fl_contains_fn tail) {
+    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, counters, &i);
+    return pos + tail(f, hashes + i, n - i, out + i);
+}
+
 #endif /* FL_NEON_COMMON_H */
