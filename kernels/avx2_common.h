@@ -1,6 +1,6 @@
 /*
- * Vector helpers every AVX2 kernel file shares (avx2.c, counting_avx2.c, cms_avx2.c), built
- * with -mavx2 -mbmi2 -mfma. Scalar-side helpers both x86 ISAs use are in x86_common.h.
+ * Vector helpers every AVX2 kernel file shares (<module>_avx2.c), built with
+ * -mavx2 -mbmi2 -mfma. Scalar-side helpers both x86 ISAs use are in x86_common.h.
  */
 #ifndef FL_AVX2_COMMON_H
 #define FL_AVX2_COMMON_H
@@ -80,6 +80,61 @@ FL_INLINE size_t classic_layout_contains(const fl_kview *f, const uint64_t *hash
         }
         unsigned hits = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a0)) |
                         (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(a1)) << 4;
+        pos += emit8(out + i, hits);
+    }
+    pos += tail(f, hashes + i, n - i, out + i);
+    return pos;
+}
+
+/* ---- the 64-byte blocked layouts (block512: bits, counting512: 4-bit counters) ---------- */
+
+/* Whether the block (a0, a1) lacks what each of 8 salt products t names (nonzero lanes: it
+ * does). Bits (counters = 0): bit p = t >> 23 is in dword t >> 28 at bit p & 31. Counters
+ * (counters = 1): counter p = t >> 25 is in dword t >> 28, nibble (t >> 25) & 7. vpermd picks
+ * a dword within one 256-bit half (index & 7); the sign bit of t is bit 3 of the dword index,
+ * so blendvps on t chooses the half. */
+FL_INLINE __m256i block512_missing(__m256i t, __m256i a0, __m256i a1, const int counters) {
+    __m256i idx = _mm256_srli_epi32(t, 28);
+    __m256 w0 = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(a0, idx));
+    __m256 w1 = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(a1, idx));
+    __m256i w = _mm256_castps_si256(_mm256_blendv_ps(w0, w1, _mm256_castsi256_ps(t)));
+    if (counters) {
+        __m256i nib = _mm256_sllv_epi32(
+            _mm256_set1_epi32(0xf), _mm256_and_si256(_mm256_srli_epi32(t, 23), _mm256_set1_epi32(0x1c)));
+        return _mm256_cmpeq_epi32(_mm256_and_si256(w, nib), _mm256_setzero_si256());
+    }
+    __m256i bit = _mm256_sllv_epi32(
+        _mm256_set1_epi32(1), _mm256_and_si256(_mm256_srli_epi32(t, 23), _mm256_set1_epi32(31)));
+    return _mm256_andnot_si256(w, bit);
+}
+
+/* The blocked layouts' lookup: one key per ymm pair, its block loaded once, the first 8 salts
+ * tested, and with `wide` (k > 8) the other 8. `wide`, `counters` and `tail` are constants at
+ * every call. */
+FL_INLINE size_t block512_layout_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                          uint8_t *out, const int prefetch, const int wide,
+                                          const int counters, fl_contains_fn tail) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const __m256i s0 = _mm256_loadu_si256((const __m256i *)FL_SALT);
+    const __m256i s1 = _mm256_loadu_si256((const __m256i *)(FL_SALT + 8));
+    const __m256i m0 = lanes_below((int)f->k), m1 = lanes_below((int)f->k - 8);
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
+        unsigned hits = 0;
+        for (size_t j = 0; j < 8; j++) {
+            const __m256i *b = (const __m256i *)(base + 64 * unit_at(hashes, i + j, f->units));
+            __m256i a0 = _mm256_load_si256(b), a1 = _mm256_load_si256(b + 1);
+            __m256i x = _mm256_set1_epi32((int)low_at(hashes, i + j));
+            __m256i t0 = _mm256_mullo_epi32(x, s0);
+            int ok = _mm256_testz_si256(block512_missing(t0, a0, a1, counters), m0);
+            if (wide) {
+                __m256i t1 = _mm256_mullo_epi32(x, s1);
+                ok &= _mm256_testz_si256(block512_missing(t1, a0, a1, counters), m1);
+            }
+            hits |= (unsigned)ok << j;
+        }
         pos += emit8(out + i, hits);
     }
     pos += tail(f, hashes + i, n - i, out + i);

@@ -1,6 +1,6 @@
 /*
- * Vector helpers every AVX-512 kernel file shares (avx512.c, counting_avx512.c,
- * hll_avx512.c, cms_avx512.c), built with -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2.
+ * Vector helpers every AVX-512 kernel file shares (<module>_avx512.c), built with
+ * -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2.
  * Scalar-side helpers both x86 ISAs use are in x86_common.h.
  */
 #ifndef FL_AVX512_COMMON_H
@@ -80,6 +80,54 @@ FL_INLINE size_t classic_layout_contains(const fl_kview *f, const uint64_t *hash
             g = _mm512_add_epi64(g, step);
         }
         pos += emit8(out + i, alive);
+    }
+    pos += tail(f, hashes + i, n - i, out + i);
+    return pos;
+}
+
+/* The counter mask of each lane's salt product t: 0xf rotated to bit 4 ((t >> 25) & 7). */
+FL_INLINE __m512i nibble_mask(__m512i t) {
+    return _mm512_rolv_epi32(_mm512_set1_epi32(0xf),
+                             _mm512_and_si512(_mm512_srli_epi32(t, 23), _mm512_set1_epi32(0x1c)));
+}
+
+/* The 64-byte blocked layouts' lookup for k <= 8, two keys per zmm, shared by block512 (bits,
+ * counters = 0) and counting512 (4-bit counters, counters = 1). Lanes 0..7 hold the first
+ * key's salt products t, 8..15 the second's; bit p = t >> 23 lives in dword p >> 5 = t >> 28
+ * of the block at bit p & 31 (vprold rotates by the count mod 32, so no mask is needed), its
+ * counter in the same dword at bits 4 ((t >> 25) & 7) (nibble_mask). vpermt2d picks each
+ * lane's dword from the first key's block (index 0..15) or the second's (16..31). `counters`
+ * and `tail` are constants at every call. */
+FL_INLINE size_t block512_pair_layout_contains(const fl_kview *f, const uint64_t *hashes,
+                                               size_t n, uint8_t *out, const int prefetch,
+                                               const int counters, fl_contains_fn tail) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const __m512i salts = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)FL_SALT));
+    const __m512i second = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
+    const __m512i ones = _mm512_set1_epi32(1);
+    const __m512i sel[4] = {PAIR_SEL(0), PAIR_SEL(1), PAIR_SEL(2), PAIR_SEL(3)};
+    const __mmask16 kk = (__mmask16)(((1u << f->k) - 1) * 0x101u);
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n)
+            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
+        __m512i h = load8(hashes, i);
+        __mmask16 miss[4];
+        for (int p = 0; p < 4; p++) {
+            const uint8_t *b0 = base + 64 * unit_at(hashes, i + 2 * (size_t)p, f->units);
+            const uint8_t *b1 = base + 64 * unit_at(hashes, i + 2 * (size_t)p + 1, f->units);
+            __m512i t = _mm512_mullo_epi32(_mm512_permutexvar_epi32(sel[p], h), salts);
+            __m512i widx = _mm512_or_si512(_mm512_srli_epi32(t, 28), second);
+            /* the bit test's mask (unused when testing counters) */
+            __m512i bit = _mm512_rolv_epi32(ones, _mm512_srli_epi32(t, 23));
+            __m512i a = _mm512_load_si512((const void *)b0);
+            __m512i b = _mm512_load_si512((const void *)b1);
+            __m512i w = _mm512_permutex2var_epi32(a, widx, b);
+            miss[p] = _mm512_mask_testn_epi32_mask(kk, w, counters ? nibble_mask(t) : bit);
+        }
+        uint64_t hit = zero_bytes(join4(miss));
+        memcpy(out + i, &hit, 8);
+        pos += (size_t)__builtin_popcountll(hit);
     }
     pos += tail(f, hashes + i, n - i, out + i);
     return pos;

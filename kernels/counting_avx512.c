@@ -1,7 +1,8 @@
 /*
  * Counting Bloom lookups, AVX-512 (F, BW, VL, DQ, plus BMI2): the counting module's entries
- * of the avx512 table. Same shapes as avx512.c's block512 and classic lookups, with a 4-bit
- * counter test where those test a bit: counter p of a 128-counter line (p = t >> 25, t the
+ * of the avx512 table. The k <= 8 blocked lookup and the classic one are avx512_common.h's
+ * loops, shared with bloom_avx512.c's block512 and classic lookups, with a 4-bit counter test
+ * where those test a bit: counter p of a 128-counter line (p = t >> 25, t the
  * salt product) is bits 4 (p & 7) .. +3 of dword p >> 3 = t >> 28, so one vprold of 0xf by
  * (t >> 23) & 0x1c gives its mask, and "counter is zero" is a vptestnmd on that mask.
  * Inserts keep the scalar kernel: their increments must apply key by key in batch order
@@ -22,46 +23,11 @@
 #include "simd_common.h"
 #include "avx512_common.h"
 
-/* The counter mask of each lane's salt product t: 0xf rotated to bit 4 ((t >> 25) & 7). */
-FL_INLINE __m512i nibble_mask(__m512i t) {
-    return _mm512_rolv_epi32(_mm512_set1_epi32(0xf),
-                             _mm512_and_si512(_mm512_srli_epi32(t, 23), _mm512_set1_epi32(0x1c)));
-}
-
 /* ---- counting512 ----------------------------------------------------------------------- */
 
-/* k <= 8: two keys per zmm, lanes 0..7 the first key's counters and 8..15 the second's;
- * vpermt2d picks each lane's dword from the first key's line (0..15) or the second's. */
-FL_INLINE size_t counting512_pair(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                  uint8_t *out, const int prefetch) {
-    const uint8_t *base = (const uint8_t *)f->data;
-    const __m512i salts = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)FL_SALT));
-    const __m512i second = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
-    const __m512i sel[4] = {PAIR_SEL(0), PAIR_SEL(1), PAIR_SEL(2), PAIR_SEL(3)};
-    const __mmask16 kk = (__mmask16)(((1u << f->k) - 1) * 0x101u);
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
-        __m512i h = load8(hashes, i);
-        __mmask16 miss[4];
-        for (int p = 0; p < 4; p++) {
-            const uint8_t *b0 = base + 64 * unit_at(hashes, i + 2 * (size_t)p, f->units);
-            const uint8_t *b1 = base + 64 * unit_at(hashes, i + 2 * (size_t)p + 1, f->units);
-            __m512i t = _mm512_mullo_epi32(_mm512_permutexvar_epi32(sel[p], h), salts);
-            __m512i widx = _mm512_or_si512(_mm512_srli_epi32(t, 28), second);
-            __m512i a = _mm512_load_si512((const void *)b0);
-            __m512i b = _mm512_load_si512((const void *)b1);
-            __m512i w = _mm512_permutex2var_epi32(a, widx, b);
-            miss[p] = _mm512_mask_testn_epi32_mask(kk, w, nibble_mask(t));
-        }
-        uint64_t hit = zero_bytes(join4(miss));
-        memcpy(out + i, &hit, 8);
-        pos += (size_t)__builtin_popcountll(hit);
-    }
-    pos += fl_contains_counting512_scalar(f, hashes + i, n - i, out + i);
-    return pos;
-}
+/* k <= 8: two keys per zmm, avx512_common.h's loop testing counters. */
+#define counting512_pair(...) \
+    block512_pair_layout_contains(__VA_ARGS__, 1, fl_contains_counting512_scalar)
 
 /* k > 8: one key per zmm, all 16 salts. */
 FL_INLINE int counting512_one(const uint8_t *line, uint32_t lo, __m512i salts, __mmask16 kk) {
@@ -90,15 +56,7 @@ FL_INLINE size_t counting512_wide(const fl_kview *f, const uint64_t *hashes, siz
     return pos;
 }
 
-static size_t fl_contains_counting512_avx512(const fl_kview *f, const uint64_t *hashes,
-                                             size_t n, uint8_t *out) {
-    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
-    if (f->k <= 8)
-        return prefetch ? counting512_pair(f, hashes, n, out, 1)
-                        : counting512_pair(f, hashes, n, out, 0);
-    return prefetch ? counting512_wide(f, hashes, n, out, 1)
-                    : counting512_wide(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE_AND_K(fl_contains_counting512_avx512, counting512_pair, counting512_wide)
 
 static int fl_contains1_counting512_avx512(const void *data, uint32_t units, uint32_t k,
                                            uint64_t h) {
@@ -110,13 +68,9 @@ static int fl_contains1_counting512_avx512(const void *data, uint32_t units, uin
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-/* avx512_common.h's classic-layout loop, with a counter test. */
-FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                   uint8_t *out, const int prefetch) {
-    return classic_layout_contains(f, hashes, n, out, prefetch, 1, fl_contains_counting_scalar);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_counting_avx512, 8, counting_contains)
+/* The classic layout's loop of avx512_common.h, with a counter test (counters = 1). */
+FL_LOOKUP_BY_SIZE(fl_contains_counting_avx512, 8, classic_layout_contains, 1,
+                  fl_contains_counting_scalar)
 
 void fl_counting_kernels_init_avx512(fl_kernel_table *t) {
     t->counting.contains[FL_COUNTING_CLASSIC] = fl_contains_counting_avx512;

@@ -1,7 +1,7 @@
 /*
  * Counting Bloom lookups, NEON: the counting module's entries of the neon table. Same shapes
- * as neon.c's block512 and classic lookups with a 4-bit counter test where those test a bit
- * (the positions are probe.h's). Counter p of a 128-counter line (p = t >> 25, t the salt
+ * as bloom_neon.c's block512 and classic lookups with a 4-bit counter test where those test a
+ * bit (the positions are probe.h's). Counter p of a 128-counter line (p = t >> 25, t the salt
  * product) is bits 4 (p & 7) .. +3 of dword p >> 3 = t >> 28: vqtbl4q_u8 fetches each lane's
  * dword from the 64-byte line, 0xf shifted left by (t >> 23) & 0x1c is its counter's mask,
  * and "counter is zero" is a compare of the masked dword with 0.
@@ -72,15 +72,10 @@ static int fl_contains1_counting512_neon(const void *data, uint32_t units, uint3
 
 /* ---- counting (classic layout) ---------------------------------------------------------- */
 
-/* neon.c's classic lookup with a counter test (neon_common.h's pair loop, the counter's mask
- * 0xf << 4 (g & 15)); the odd key scalar. */
-FL_INLINE size_t counting_contains(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out,
-                                   const int prefetch) {
-    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, 1, &i);
-    return pos + fl_contains_counting_scalar(f, hashes + i, n - i, out + i);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_counting_neon, 8, counting_contains)
+/* neon_common.h's classic-layout loop testing counters (counters = 1: the counter's mask
+ * 0xf << 4 (g & 15)), as bloom_neon.c's classic lookup tests bits. */
+FL_LOOKUP_BY_SIZE(fl_contains_counting_neon, 8, classic_layout_contains, 1,
+                  fl_contains_counting_scalar)
 
 void fl_counting_kernels_init_neon(fl_kernel_table *t) {
     t->counting.contains[FL_COUNTING_CLASSIC] = fl_contains_counting_neon;

@@ -3,25 +3,15 @@
  * lookups and saturating inserts of both layouts, on probe.h's positions. Every other ISA's
  * counting kernel must give exactly these results (tests/checkkernels/check_counting.c).
  */
-#if defined(__AVX2__) || defined(__AVX512F__)
-#error "kernels/counting_scalar.c must be compiled at baseline flags"
-#endif
-
-#include <stdint.h>
-#include <string.h>
-
-#include "kernels.h"
-#include "probe.h"
-
-#define PREFETCH_AHEAD 16 /* as kernels/scalar.c: keep misses in flight on DRAM-sized arrays */
+#include "scalar_common.h"
 
 size_t fl_contains_counting_scalar(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out) {
     const uint64_t *w = (const uint64_t *)f->data;
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_AHEAD < n) /* the first counter's word: the rest depend on it */
-            __builtin_prefetch(&w[fl_counting_cell(fl_hash_at(hashes, i + PREFETCH_AHEAD), f->units) >> 4], 0, 3);
+        if (i + FL_PREFETCH_AHEAD < n) /* the first counter's word: the rest depend on it */
+            __builtin_prefetch(&w[fl_counting_cell(fl_hash_at(hashes, i + FL_PREFETCH_AHEAD), f->units) >> 4], 0, 3);
         int r = fl_counting_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
@@ -33,8 +23,8 @@ size_t fl_contains_counting512_scalar(const fl_kview *f, const uint64_t *hashes,
                                       uint8_t *out) {
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_AHEAD < n)
-            __builtin_prefetch(fl_block512_at(f, fl_hash_at(hashes, i + PREFETCH_AHEAD)), 0, 3);
+        if (i + FL_PREFETCH_AHEAD < n)
+            __builtin_prefetch(fl_block512_at(f, fl_hash_at(hashes, i + FL_PREFETCH_AHEAD)), 0, 3);
         int r = fl_counting512_probe(f, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
         pos += (size_t)r;
@@ -60,16 +50,8 @@ static void fl_insert_counting512_scalar(const fl_kview *f, const uint64_t *hash
     }
 }
 
-static int fl_probe1_counting_scalar(const void *data, uint32_t units, uint32_t k, uint64_t h) {
-    fl_kview v = fl_bloom_view(data, units, k);
-    return fl_counting_probe(&v, h);
-}
-
-static int fl_probe1_counting512_scalar(const void *data, uint32_t units, uint32_t k,
-                                        uint64_t h) {
-    fl_kview v = fl_bloom_view(data, units, k);
-    return fl_counting512_probe(&v, h);
-}
+FL_SCALAR_PROBE1(counting, fl_counting_probe)
+FL_SCALAR_PROBE1(counting512, fl_counting512_probe)
 
 void fl_counting_kernels_init_scalar(fl_kernel_table *t) {
     t->counting.contains[FL_COUNTING_CLASSIC] = fl_contains_counting_scalar;

@@ -6,8 +6,13 @@
  * read the payload; insert kernels only OR bits into it (the Bloom variants). Cuckoo inserts
  * relocate fingerprints and stay in src/cuckoo.c; their lookups are kernels.
  *
- * Adding an ISA touches three places: kernels/<isa>.c with fl_kernels_init_<isa>(), the
- * table list in src/dispatch.c, and kernels/meson.build.
+ * The kernels are organised module-major (dav1d's DSP init): a module is the kernels of one
+ * kind of structure (its struct below), with one file per ISA, kernels/<module>_<isa>.c,
+ * whose fl_<module>_kernels_init_<isa>() fills the entries that ISA implements. The module
+ * list FL_KERNEL_MODULES below is the one place that names them all: it makes the table, the
+ * init declarations, each ISA's fl_kernels_init_<isa>() (kernels/init.c) and checkkernels'
+ * list of module checks. HACKING.md ("Adding a kernel module", "Adding a kernel (a new ISA)")
+ * lists every file and line either needs.
  */
 #ifndef FL_KERNELS_H
 #define FL_KERNELS_H
@@ -188,15 +193,30 @@ typedef struct fl_fuse_kernels {
     fl_bloomier_get_fn get[FL_BLOOMIER_SHAPES];
 } fl_fuse_kernels;
 
+/* ---- The module list ---------------------------------------------------------------------
+ * Every kernel module once, in table order: X(module, scalar, avx2, avx512, neon). The name
+ * gives the struct fl_<module>_kernels above, the table member <module>, the files
+ * kernels/<module>_<isa>.c with their fl_<module>_kernels_init_<isa>(), and checkkernels'
+ * tests/checkkernels/check_<module>.c (check_<module>, bench_<module>). Each ISA column says
+ * whether that ISA has a file for the module: 1, its init sets the entries it implements
+ * (all of them, or only part: the others keep the lower ISA's); 0, it implements none and
+ * has no file (the table keeps the lower ISA's entries). scalar is 1 for every module: its
+ * init fills every entry. kernels/meson.build's kernel_modules names the same modules and
+ * takes a module's file for an ISA when it exists. */
+#define FL_KERNEL_MODULES(X)                                                                  \
+    /* module   scalar avx2 avx512 neon */                                                    \
+    X(bloom,    1,     1,   1,     1)                                                         \
+    X(cuckoo,   1,     1,   1,     1)                                                         \
+    X(hash,     1,     0,   1,     0) /* AVX2 and NEON keep the scalar hash */                \
+    X(hll,      1,     1,   1,     1)                                                         \
+    X(cms,      1,     1,   1,     1)                                                         \
+    X(counting, 1,     1,   1,     1)                                                         \
+    X(fuse,     1,     1,   1,     1)
+
 /* One table per ISA: every module's struct. */
+#define FL_KERNEL_TABLE_MEMBER(module, ...) fl_##module##_kernels module;
 typedef struct fl_kernel_table {
-    fl_bloom_kernels bloom;
-    fl_cuckoo_kernels cuckoo;
-    fl_hash_kernels hash;
-    fl_hll_kernels hll;
-    fl_cms_kernels cms;
-    fl_counting_kernels counting;
-    fl_fuse_kernels fuse;
+    FL_KERNEL_MODULES(FL_KERNEL_TABLE_MEMBER)
 } fl_kernel_table;
 
 /* Where a structure's kernels sit in a table: byte offsets of its entries, so a filter
@@ -214,44 +234,46 @@ typedef struct fl_kernel_slots {
 
 /* Each ISA's init fills the entries it implements, in every module, on a table already
  * filled by the ISA below it (dav1d's pattern), so a family an ISA leaves alone keeps the best
- * lower one; src/dispatch.c chains them (avx512 on avx2 on scalar; neon on scalar). */
+ * lower one; src/dispatch.c chains them (avx512 on avx2 on scalar; neon on scalar).
+ * kernels/init.c defines each as the calls of its modules' inits, in list order. */
 void fl_kernels_init_scalar(fl_kernel_table *t);
 void fl_kernels_init_avx2(fl_kernel_table *t);
 void fl_kernels_init_avx512(fl_kernel_table *t);
 void fl_kernels_init_neon(fl_kernel_table *t);
-/* The hll module's part of each init (kernels/hll_<isa>.c), called from the ISA's init. */
-void fl_hll_kernels_init_scalar(fl_kernel_table *t);
-void fl_hll_kernels_init_avx512(fl_kernel_table *t);
-void fl_hll_kernels_init_avx2(fl_kernel_table *t);
-void fl_hll_kernels_init_neon(fl_kernel_table *t);
-/* The cms module's part of each init (kernels/cms_<isa>.c). */
-void fl_cms_kernels_init_scalar(fl_kernel_table *t);
-void fl_cms_kernels_init_avx2(fl_kernel_table *t);
-void fl_cms_kernels_init_avx512(fl_kernel_table *t);
-void fl_cms_kernels_init_neon(fl_kernel_table *t);
 
-/* The counting module's part of each init (kernels/counting_<isa>.c), called from the ISA's
- * init, and the scalar lookups the SIMD ones run on their tails. */
-void fl_counting_kernels_init_scalar(fl_kernel_table *t);
-void fl_counting_kernels_init_avx2(fl_kernel_table *t);
-void fl_counting_kernels_init_avx512(fl_kernel_table *t);
-void fl_counting_kernels_init_neon(fl_kernel_table *t);
+/* FL_WHEN(flag, code): code if flag is 1, nothing if 0 (flag may be a macro call). */
+#define FL_WHEN_0(...)
+#define FL_WHEN_1(...) __VA_ARGS__
+#define FL_KCAT_(a, b) a##b
+#define FL_KCAT(a, b) FL_KCAT_(a, b)
+#define FL_WHEN(flag, ...) FL_KCAT(FL_WHEN_, flag)(__VA_ARGS__)
+/* A list line's column of one ISA: FL_KERNEL_ISA_COLUMN_<isa>(scalar, avx2, avx512, neon). */
+#define FL_KERNEL_ISA_COLUMN_scalar(scalar, avx2, avx512, neon) scalar
+#define FL_KERNEL_ISA_COLUMN_avx2(scalar, avx2, avx512, neon) avx2
+#define FL_KERNEL_ISA_COLUMN_avx512(scalar, avx2, avx512, neon) avx512
+#define FL_KERNEL_ISA_COLUMN_neon(scalar, avx2, avx512, neon) neon
+
+/* Every module's per-ISA inits (kernels/<module>_<isa>.c), for the ISAs that have its file. */
+#define FL_DECLARE_MODULE_INITS(module, on_scalar, on_avx2, on_avx512, on_neon)               \
+    FL_WHEN(on_scalar, void fl_##module##_kernels_init_scalar(fl_kernel_table *t);)            \
+    FL_WHEN(on_avx2, void fl_##module##_kernels_init_avx2(fl_kernel_table *t);)                \
+    FL_WHEN(on_avx512, void fl_##module##_kernels_init_avx512(fl_kernel_table *t);)            \
+    FL_WHEN(on_neon, void fl_##module##_kernels_init_neon(fl_kernel_table *t);)
+FL_KERNEL_MODULES(FL_DECLARE_MODULE_INITS)
+
+/* The scalar counting lookups the SIMD ones run on their tails. */
 size_t fl_contains_counting_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 size_t fl_contains_counting512_scalar(const fl_kview *, const uint64_t *, size_t, uint8_t *);
 
-/* The fuse module's part of each init (kernels/fuse_<isa>.c), called from the ISA's init,
- * and the scalar kernels the SIMD ones run on their tails. */
-void fl_fuse_kernels_init_scalar(fl_kernel_table *t);
-void fl_fuse_kernels_init_avx2(fl_kernel_table *t);
-void fl_fuse_kernels_init_avx512(fl_kernel_table *t);
-void fl_fuse_kernels_init_neon(fl_kernel_table *t);
+/* The scalar fuse kernels the SIMD ones run on their tails. */
 extern const fl_fuse_kernels fl_fuse_kernels_scalar;
 /* The x86 kernels' other way to read cells (scalar loads from vector-computed positions
  * instead of gathers), kept so checkkernels checks and times both (kernels/fuse_avx2.c). */
 extern const fl_fuse_kernels fl_fuse_kernels_loads_avx2;
 extern const fl_fuse_kernels fl_fuse_kernels_loads_avx512;
 
-/* Declares the lookup and insert kernels of one ISA with the shared signatures. */
+/* Declares the bloom and cuckoo lookup and insert kernels of one ISA with the shared
+ * signatures (the scalar ones: the SIMD kernels' tails). */
 #define FL_DECLARE_KERNELS(isa)                                                                 \
     size_t fl_contains_classic_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);    \
     size_t fl_contains_block512_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \

@@ -1,8 +1,7 @@
 /*
- * What every NEON kernel file shares (neon.c, hll_neon.c, cms_neon.c, counting_neon.c,
- * fuse_neon.c): the intrinsics (native on aarch64; on x86 SIMDe's emulation at baseline flags, so the
- * kernels run, correct but not fast, and are checked on any x86 machine), the prefetch
- * policy, and the lane helpers.
+ * What every NEON kernel file shares (<module>_neon.c): the intrinsics (native on
+ * aarch64; on x86 SIMDe's emulation at baseline flags, so the kernels run, correct but not
+ * fast, and are checked on any x86 machine), the prefetch policy, and the lane helpers.
  */
 #ifndef FL_NEON_COMMON_H
 #define FL_NEON_COMMON_H
@@ -74,7 +73,7 @@ FL_INLINE uint8x16x4_t load_block(const uint8_t *b) {
 }
 
 
-/* The classic layout's pair loop, shared by neon.c's Bloom lookup (counters = 0: the bit
+/* The classic layout's pair loop, shared by bloom_neon.c's Bloom lookup (counters = 0: the bit
  * 1 << (g & 63)) and counting_neon.c's (counters = 1: the 4-bit counter's mask
  * 0xf << 4 (g & 15)). Two keys per uint64x2: positions g = h + r * step (step = rotl(h, 32)
  * | 1) advance in one vector add, the word index (reduce32 of g >> 32) comes from one
@@ -115,6 +114,14 @@ FL_INLINE size_t classic_pairs(const fl_kview *f, const uint64_t *hashes, size_t
     }
     *done = i;
     return pos;
+}
+
+/* The classic layout's lookup: the pair loop, then the odd key with the scalar `tail`. */
+FL_INLINE size_t classic_layout_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                         uint8_t *out, const int prefetch, const int counters,
+                                         fl_contains_fn tail) {
+    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, counters, &i);
+    return pos + tail(f, hashes + i, n - i, out + i);
 }
 
 #endif /* FL_NEON_COMMON_H */

@@ -19,23 +19,22 @@
 #include "filterlab_inline.h"
 #include "kernels.h"
 
-/* Little-endian loads/stores of payload words: the payload is little-endian on every host,
- * as the Parquet format and our file format require. */
+/* Little-endian loads of payload words: the payload is little-endian on every host, as the
+ * Parquet format and our file format require. FL_FROM_LE turns such a word into the host's. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FL_FROM_LE(bits, v) __builtin_bswap##bits(v)
+#else
+#define FL_FROM_LE(bits, v) (v)
+#endif
 static inline uint32_t fl_load_le32(const void *p) {
     uint32_t v;
     memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
+    return FL_FROM_LE(32, v);
 }
 static inline uint64_t fl_load_le64(const void *p) {
     uint64_t v;
     memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
+    return FL_FROM_LE(64, v);
 }
 
 /* Reads of Bloom payload words in the probes below. fl_insert_hashes_atomic may OR bits
@@ -46,11 +45,7 @@ static inline uint64_t fl_peek64(const uint64_t *p) {
     return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 static inline uint32_t fl_peek_le32(const uint32_t *p) {
-    uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
+    return FL_FROM_LE(32, __atomic_load_n(p, __ATOMIC_RELAXED));
 }
 
 /* The kernel view of a Bloom payload, for the one-key entries (fl_contains1_fn), which get

@@ -1,5 +1,6 @@
 /*
- * Helpers shared by the x86 kernel files (avx2.c, avx512.c), which both build with -mbmi2.
+ * Helpers shared by the x86 kernel files (<module>_avx2.c, <module>_avx512.c), which
+ * all build with -mbmi2.
  * Scalar-side pieces only: the vector code of each ISA stays in its own file.
  */
 #ifndef FL_X86_COMMON_H

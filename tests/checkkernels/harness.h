@@ -142,19 +142,13 @@ extern volatile size_t g_sink;
 void print_bench_row(const kernel *ks, size_t nk, const char *family, uint32_t k, size_t mib,
                      const char *op, uint32_t slot, double r[][BENCH_REPS]);
 
-/* ---- the modules (check_<module>.c) ------------------------------------------------------ */
-void check_bloom(const kernel *ks, size_t nk);
-void check_cuckoo(const kernel *ks, size_t nk);
-void check_hash(const kernel *ks, size_t nk);
-void check_hll(const kernel *ks, size_t nk);
-void check_cms(const kernel *ks, size_t nk);
-void check_counting(const kernel *ks, size_t nk);
-void check_fuse(const kernel *ks, size_t nk);
-void bench_bloom(const kernel *ks, size_t nk);
-void bench_cuckoo(const kernel *ks, size_t nk);
-void bench_hll(const kernel *ks, size_t nk);
-void bench_cms(const kernel *ks, size_t nk);
-void bench_counting(const kernel *ks, size_t nk);
-void bench_fuse(const kernel *ks, size_t nk);
+/* ---- the modules (check_<module>.c) ------------------------------------------------------
+ * check_<module>() and bench_<module>() for every module of kernels.h's FL_KERNEL_MODULES:
+ * main.c runs them in that order, tests/meson.build compiles check_<module>.c from
+ * kernels/meson.build's kernel_modules. */
+#define CHECKKERNELS_MODULE(module, ...)                                                      \
+    void check_##module(const kernel *ks, size_t nk);                                         \
+    void bench_##module(const kernel *ks, size_t nk);
+FL_KERNEL_MODULES(CHECKKERNELS_MODULE)
 
 #endif

@@ -18,7 +18,8 @@
  * than the fastest. A report, not a failure: timings on a shared machine are noisy.
  *
  * Layout: harness.c (randomness, guards, canaries, payloads, the shared batch-lookup check),
- * one check_<module>.c per kernel module of kernels/kernels.h, and this file.
+ * one check_<module>.c per kernel module of kernels/kernels.h (FL_KERNEL_MODULES, which also
+ * says which checks and benches this file runs), and this file.
  *
  * Last line: "checkkernels: N passed, M failed". Exit status 1 if anything failed.
  */
@@ -140,13 +141,8 @@ int main(int argc, char **argv) {
     init_sizes();
     gbuf_setup();
     if (checks) {
-        check_bloom(ks, nk);
-        check_cuckoo(ks, nk);
-        check_hash(ks, nk);
-        check_hll(ks, nk);
-        check_cms(ks, nk);
-        check_counting(ks, nk);
-        check_fuse(ks, nk);
+#define CHECK_MODULE(module, ...) check_##module(ks, nk);
+        FL_KERNEL_MODULES(CHECK_MODULE)
     }
     if (bench) {
         printf("\nbench: ns per key (ratio to scalar), pre-hashed keys, batch %d, 50%% positive, "
@@ -156,12 +152,8 @@ int main(int argc, char **argv) {
         for (size_t ki = 0; ki < nk; ki++)
             printf(" %17s", ks[ki].emulated ? "neon(emulated)" : ks[ki].name);
         printf("\n");
-        bench_bloom(ks, nk);
-        bench_cuckoo(ks, nk);
-        bench_hll(ks, nk);
-        bench_cms(ks, nk);
-        bench_counting(ks, nk);
-        bench_fuse(ks, nk);
+#define BENCH_MODULE(module, ...) bench_##module(ks, nk);
+        FL_KERNEL_MODULES(BENCH_MODULE)
         printf("('=' marks a table entry that is the scalar function itself)\n");
         if (!only && !g_family) bench_choice();
     }

@@ -1,23 +1,23 @@
 /*
- * AVX-512 kernels (F, BW, VL, DQ, plus BMI2 for pdep/pext). Built only with this file's
- * flags (kernels/meson.build) and reached only through the kernel table once dispatch has
- * seen the CPU and OS support them.
+ * AVX-512 kernels of the bloom module (F, BW, VL, DQ, plus BMI2 for pdep/pext). Built only
+ * with this file's flags (kernels/meson.build) and reached only through the kernel table
+ * once dispatch has seen the CPU and OS support them.
  *
  * Every kernel computes exactly the positions of probe.h; the tails (n not a multiple of the
- * group) run the scalar kernels of kernels/scalar.c.
+ * group) run the scalar kernels of kernels/bloom_scalar.c.
  *
  * Shape shared by the lookups: 8 keys per iteration (one zmm of hashes). split256 and
- * block512 (k <= 8) probe two keys per zmm; reg64, classic and cuckoo keep a key per qword
- * lane and gather. Their limit on L2-sized filters is ports 0 and 5 (vpmulld is two port-0
- * uops), so whatever can run as scalar code on the other ports does: unit indices of the
- * bit-test kernels, mask-to-byte conversion. Filters larger than L2 also get software
+ * block512 (k <= 8) probe two keys per zmm; reg64 and classic keep a key per qword lane and
+ * gather (as cuckoo_avx512.c does). Their limit on L2-sized filters is ports 0 and 5
+ * (vpmulld is two port-0 uops), so whatever can run as scalar code on the other ports does:
+ * unit indices of the bit-test kernels, mask-to-byte conversion. Filters larger than L2 also get software
  * prefetching PF_DIST keys ahead so tens of cache misses are in flight at once (memory-level
  * parallelism); on L2-sized filters that work only costs issue slots, so each lookup is
  * instantiated twice and picks by payload size. Measured with checkkernels --bench.
  */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) ||               \
     !defined(__AVX512DQ__) || !defined(__BMI2__)
-#error "kernels/avx512.c needs -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2"
+#error "kernels/bloom_avx512.c needs -mavx512f -mavx512bw -mavx512vl -mavx512dq -mbmi2"
 #endif
 
 #include <immintrin.h>
@@ -105,41 +105,9 @@ static void fl_insert_split256_avx512(const fl_kview *f, const uint64_t *hashes,
 
 /* ---- block512 --------------------------------------------------------------------------- */
 
-/* k <= 8: two keys per zmm. Bit p = (h32 * salt) >> 23 lives in dword p >> 5 = t >> 28 of the
- * block, at bit p & 31 (vprold rotates by the count mod 32, so no mask is needed). vpermt2d
- * picks each lane's dword from the first key's block (index 0..15) or the second's (16..31). */
-FL_INLINE size_t block512_contains_pair(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                        uint8_t *out, const int prefetch) {
-    const uint8_t *base = (const uint8_t *)f->data;
-    const __m512i salts = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)FL_SALT));
-    const __m512i second = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 16, 16, 16);
-    const __m512i ones = _mm512_set1_epi32(1);
-    const __m512i sel[4] = {PAIR_SEL(0), PAIR_SEL(1), PAIR_SEL(2), PAIR_SEL(3)};
-    const __mmask16 kk = (__mmask16)(((1u << f->k) - 1) * 0x101u);
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n)
-            prefetch8(base, 64, hashes, i + PF_DIST, f->units, 0);
-        __m512i h = load8(hashes, i);
-        __mmask16 miss[4];
-        for (int p = 0; p < 4; p++) {
-            const uint8_t *b0 = base + 64 * unit_at(hashes, i + 2 * (size_t)p, f->units);
-            const uint8_t *b1 = base + 64 * unit_at(hashes, i + 2 * (size_t)p + 1, f->units);
-            __m512i t = _mm512_mullo_epi32(_mm512_permutexvar_epi32(sel[p], h), salts);
-            __m512i widx = _mm512_or_si512(_mm512_srli_epi32(t, 28), second);
-            __m512i bit = _mm512_rolv_epi32(ones, _mm512_srli_epi32(t, 23));
-            __m512i a = _mm512_load_si512((const void *)b0);
-            __m512i b = _mm512_load_si512((const void *)b1);
-            __m512i w = _mm512_permutex2var_epi32(a, widx, b);
-            miss[p] = _mm512_mask_testn_epi32_mask(kk, w, bit);
-        }
-        uint64_t hit = zero_bytes(join4(miss));
-        memcpy(out + i, &hit, 8);
-        pos += (size_t)__builtin_popcountll(hit);
-    }
-    pos += fl_contains_block512_scalar(f, hashes + i, n - i, out + i);
-    return pos;
-}
+/* k <= 8: two keys per zmm, avx512_common.h's loop testing bits. */
+#define block512_contains_pair(...) \
+    block512_pair_layout_contains(__VA_ARGS__, 0, fl_contains_block512_scalar)
 
 /* k > 8: one key per zmm, all 16 salts. */
 FL_INLINE size_t block512_contains_one(const fl_kview *f, const uint64_t *hashes, size_t n,
@@ -166,15 +134,7 @@ FL_INLINE size_t block512_contains_one(const fl_kview *f, const uint64_t *hashes
     return pos;
 }
 
-static size_t fl_contains_block512_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                          uint8_t *out) {
-    int prefetch = (size_t)f->units * 64 >= PF_MIN_BYTES;
-    if (f->k <= 8)
-        return prefetch ? block512_contains_pair(f, hashes, n, out, 1)
-                        : block512_contains_pair(f, hashes, n, out, 0);
-    return prefetch ? block512_contains_one(f, hashes, n, out, 1)
-                    : block512_contains_one(f, hashes, n, out, 0);
-}
+FL_LOOKUP_BY_SIZE_AND_K(fl_contains_block512_avx512, block512_contains_pair, block512_contains_one)
 
 /* Insert: the k positions come from one vector multiply and each bit is ORed straight into
  * its block word. Assembling the 512-bit mask first is slower both ways it can be done here:
@@ -252,133 +212,14 @@ static void fl_insert_reg64_avx512(const fl_kview *f, const uint64_t *hashes, si
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* The classic layout's loop is avx512_common.h's, with a bit test. */
-FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                  uint8_t *out, const int prefetch) {
-    return classic_layout_contains(f, hashes, n, out, prefetch, 0, fl_contains_classic_scalar);
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_classic_avx512, 8, classic_contains)
+/* The classic layout's loop of avx512_common.h, with a bit test (counters = 0). */
+FL_LOOKUP_BY_SIZE(fl_contains_classic_avx512, 8, classic_layout_contains, 0,
+                  fl_contains_classic_scalar)
 
 /* No classic insert kernel: a batch insert that prefetches all k words of keys ahead for
  * write measured 0.9x scalar at 1 MiB and 1.1-1.2x at 64 MiB. With k random lines per key,
  * each read for ownership and later written back, inserts are bound by memory traffic, not
  * by the few instructions a vector unit could save. The table keeps the scalar insert. */
-
-/* ---- cuckoo ------------------------------------------------------------------------------ */
-
-/* fp, i1, i2 of probe.h for 8 keys in qword lanes (all values < 2^32). */
-FL_INLINE void cuckoo_index(__m512i h, __m512i units, __m512i fpmax, __m512i *fp, __m512i *i1,
-                            __m512i *i2) {
-    *i1 = unit_index(h, units);
-    *fp = _mm512_add_epi64(reduce_lo(h, fpmax), _mm512_set1_epi64(1));
-    /* fp * 0x5bd1e995 mod 2^32 in the low dword; vpmuludq ignores the high one. */
-    __m512i hf = reduce_lo(_mm512_mullo_epi32(*fp, _mm512_set1_epi64(0x5bd1e995)), units);
-    __m512i d = _mm512_sub_epi64(hf, *i1);
-    *i2 = _mm512_mask_add_epi64(d, _mm512_cmplt_epu64_mask(hf, *i1), d, units);
-}
-
-/* 32 compare bits (4 per key) -> one bit per key: set if any of its 4 slots matched. */
-FL_INLINE unsigned nibbles_any(uint32_t m) {
-    m |= m >> 1;
-    m |= m >> 2;
-    return _pext_u32(m, 0x11111111u);
-}
-
-/* Per key, whether a 12-bit slot of bucket word w equals the key's fingerprint copied into
- * all 4 slots (r): filterlab_inline.h's fl_cuckoo12_has, 8 keys at a time (the gathered 8
- * bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
-FL_INLINE __mmask8 cuckoo12_has(__m512i w, __m512i r) {
-    __m512i x = _mm512_xor_si512(w, r);
-    __m512i z = _mm512_andnot_si512(x, _mm512_sub_epi64(x, _mm512_set1_epi64((long long)FL_CUCKOO12_LO)));
-    return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO12_HI));
-}
-
-/* The scalar lookup of each width, for the keys after the last group of 8. */
-FL_INLINE fl_contains_fn cuckoo_scalar(const int bits) {
-    return bits == 8 ? fl_contains_cuckoo8_scalar
-                     : bits == 12 ? fl_contains_cuckoo12_scalar : fl_contains_cuckoo16_scalar;
-}
-
-FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                 uint8_t *out, const int prefetch, const int bits) {
-    const uint8_t *base = (const uint8_t *)f->data;
-    const __m512i units = _mm512_set1_epi64(f->units);
-    const __m512i fpmax = _mm512_set1_epi64((1u << f->k) - 1u);
-    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
-    /* Byte shuffles copying a lane's fingerprint into all 4 slots of a bucket. */
-    const __m512i rep16 = _mm512_broadcast_i32x4(
-        _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9));
-    const __m256i rep8 = _mm256_broadcastsi128_si256(
-        _mm_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
-    size_t i = 0, pos = 0;
-    for (; i + 8 <= n; i += 8) {
-        if (prefetch && i + PF_DIST + 8 <= n) {
-            __m512i fa, a1, a2;
-            uint64_t ia[16];
-            cuckoo_index(load8(hashes, i + PF_DIST), units, fpmax, &fa, &a1, &a2);
-            _mm512_storeu_si512(ia, a1);
-            _mm512_storeu_si512(ia + 8, a2);
-            /* Make GCC really store and reload: left alone it extracts the 16 indices with
-             * a chain of port-5 shuffles, which makes 64 MiB lookups 1.5x slower. (Here the
-             * 64-byte stores measured faster than spill8's halves: 7.3 vs 10.3 ns/key.) */
-            __asm__ volatile("" ::: "memory");
-            for (int j = 0; j < 16; j++) pf_read(base + bb * ia[j]);
-        }
-        __m512i fp, i1, i2;
-        cuckoo_index(load8(hashes, i), units, fpmax, &fp, &i1, &i2);
-        unsigned hits;
-        if (bits == 12) {
-            /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
-            __m512i b1 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(i1, i1), i1),
-                                                (const void *)base, 2);
-            __m512i b2 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(i2, i2), i2),
-                                                (const void *)base, 2);
-            __m512i r = _mm512_or_si512(fp, _mm512_slli_epi64(fp, 12));
-            r = _mm512_or_si512(r, _mm512_slli_epi64(r, 24));
-            hits = (unsigned)(cuckoo12_has(b1, r) | cuckoo12_has(b2, r));
-        } else if (bits == 16) {
-            __m512i b1 = _mm512_i64gather_epi64(i1, (const void *)base, 8);
-            __m512i b2 = _mm512_i64gather_epi64(i2, (const void *)base, 8);
-            __m512i r = _mm512_shuffle_epi8(fp, rep16);
-            hits = nibbles_any((uint32_t)(_mm512_cmpeq_epi16_mask(b1, r) | _mm512_cmpeq_epi16_mask(b2, r)));
-        } else {
-            __m256i b1 = _mm512_i64gather_epi32(i1, (const void *)base, 4);
-            __m256i b2 = _mm512_i64gather_epi32(i2, (const void *)base, 4);
-            __m256i r = _mm256_shuffle_epi8(_mm512_cvtepi64_epi32(fp), rep8);
-            hits = nibbles_any((uint32_t)(_mm256_cmpeq_epi8_mask(b1, r) | _mm256_cmpeq_epi8_mask(b2, r)));
-        }
-        if (f->stash_count && hits != 0xff) hits |= fl_cuckoo_stash_lanes(f, hashes, i, ~hits & 0xffu);
-        pos += emit8(out + i, hits);
-    }
-    pos += cuckoo_scalar(bits)(f, hashes + i, n - i, out + i);
-    return pos;
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx512, 4, cuckoo_contains, 8)
-
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx512, 6, cuckoo_contains, 12)
-
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx512, 8, cuckoo_contains, 16)
-
-/* The SplitMix64 finalizer of filterlab.h, 8 keys per zmm (vpmullq is AVX-512 DQ). */
-static void fl_hash_u64_avx512(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {
-    const __m512i add = _mm512_set1_epi64((long long)(seed * FL_SEED_MIX));
-    const __m512i c1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull);
-    const __m512i c2 = _mm512_set1_epi64((long long)0x94d049bb133111ebull);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m512i z = _mm512_add_epi64(load8(keys, i), add);
-        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
-        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
-        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
-        _mm512_storeu_si512((void *)((unsigned char *)out + 8 * i), z);
-    }
-    for (; i < n; i++) {
-        uint64_t h = fl_hash_u64_inline(fl_hash_at(keys, i), seed);
-        memcpy((unsigned char *)out + 8 * i, &h, 8);
-    }
-}
 
 /* One key (the single-key API calls): the per-key step of block512_contains_one. */
 static int fl_contains1_block512_avx512(const void *data, uint32_t units, uint32_t k,
@@ -392,21 +233,13 @@ static int fl_contains1_block512_avx512(const void *data, uint32_t units, uint32
     return _mm512_mask_testn_epi32_mask((__mmask16)((1u << k) - 1), w, bit) == 0;
 }
 
-void fl_kernels_init_avx512(fl_kernel_table *t) {
+void fl_bloom_kernels_init_avx512(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_avx512;
     t->bloom.contains[FL_BLOOM_BLOCK512] = fl_contains_block512_avx512;
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_avx512;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_avx512;
-    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx512;
-    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx512;
-    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx512;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_avx512;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_avx512;
     t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_avx512;
     t->bloom.contains1[FL_BLOOM_BLOCK512] = fl_contains1_block512_avx512;
-    t->hash.u64 = fl_hash_u64_avx512;
-    fl_hll_kernels_init_avx512(t);
-    fl_cms_kernels_init_avx512(t);
-    fl_counting_kernels_init_avx512(t);
-    fl_fuse_kernels_init_avx512(t);
 }

@@ -1,10 +1,10 @@
 /*
- * NEON kernels (AArch64 Advanced SIMD). Native on aarch64; on x86 the same source builds
- * through SIMDe's NEON emulation at baseline flags, so the kernel runs (correct, not fast)
- * on any x86 and is checked there too (dispatch marks it emulated).
+ * NEON kernels of the bloom module (AArch64 Advanced SIMD). Native on aarch64; on x86 the
+ * same source builds through SIMDe's NEON emulation at baseline flags, so the kernel runs
+ * (correct, not fast) on any x86 and is checked there too (dispatch marks it emulated).
  *
- * Every kernel computes exactly the positions of probe.h; the tails run the scalar kernels
- * of kernels/scalar.c. NEON has no gather, so unit loads are scalar and the vectors do the
+ * Every kernel computes exactly the positions of probe.h; the tails run the scalar kernels of
+ * kernels/bloom_scalar.c. NEON has no gather, so unit loads are scalar and the vectors do the
  * per-key bit math (8 or 16 salt products at once) and the compares. Filters larger than L2
  * get software prefetching PF_DIST keys ahead (memory-level parallelism).
  */
@@ -178,143 +178,16 @@ static void fl_insert_reg64_neon(const fl_kview *f, const uint64_t *hashes, size
 
 /* ---- classic ----------------------------------------------------------------------------- */
 
-/* neon_common.h's pair loop testing bits; the odd key scalar. */
-FL_INLINE size_t classic_contains(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out,
-                                  const int prefetch) {
-    size_t i, pos = classic_pairs(f, hashes, n, out, prefetch, 0, &i);
-    return pos + fl_contains_classic_scalar(f, hashes + i, n - i, out + i);
-}
+/* neon_common.h's classic-layout loop testing bits (counters = 0). */
+FL_LOOKUP_BY_SIZE(fl_contains_classic_neon, 8, classic_layout_contains, 0,
+                  fl_contains_classic_scalar)
 
-FL_LOOKUP_BY_SIZE(fl_contains_classic_neon, 8, classic_contains)
-
-/* ---- cuckoo ------------------------------------------------------------------------------ */
-
-/* fp, i1, i2 of probe.h for 4 keys. */
-FL_INLINE void cuckoo_index4(const uint64_t *hashes, size_t i, const fl_kview *f, uint32_t fp[4],
-                             uint32_t i1[4], uint32_t i2[4]) {
-    uint64_t h[4];
-    memcpy(h, (const unsigned char *)hashes + 8 * i, 32);
-    uint64x2_t h0 = vld1q_u64(h), h1 = vld1q_u64(h + 2);
-    uint32x4_t lo = vcombine_u32(vmovn_u64(h0), vmovn_u64(h1));
-    uint32x4_t hi = vcombine_u32(vshrn_n_u64(h0, 32), vshrn_n_u64(h1, 32));
-    uint32x4_t b1 = reduce4(hi, f->units);
-    uint32x4_t x = vaddq_u32(reduce4(lo, (1u << f->k) - 1u), vdupq_n_u32(1));
-    uint32x4_t hf = reduce4(vmulq_n_u32(x, 0x5bd1e995u), f->units);
-    /* (hf - i1) mod units: add units back where hf < i1. */
-    uint32x4_t b2 = vaddq_u32(vsubq_u32(hf, b1), vandq_u32(vcltq_u32(hf, b1), vdupq_n_u32(f->units)));
-    vst1q_u32(fp, x);
-    vst1q_u32(i1, b1);
-    vst1q_u32(i2, b2);
-}
-
-FL_INLINE uint32_t load_u32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-FL_INLINE uint64_t load_u64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* Per 64-bit lane, all ones iff a 12-bit slot of bucket word w equals the lane's fingerprint
- * copied into all 4 slots (r): filterlab_inline.h's fl_cuckoo12_has, 2 keys at a time (the
- * loaded 8 bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
-FL_INLINE uint64x2_t cuckoo12_has(uint64x2_t w, uint64x2_t r) {
-    uint64x2_t x = veorq_u64(w, r);
-    uint64x2_t z = vbicq_u64(vsubq_u64(x, vdupq_n_u64(FL_CUCKOO12_LO)), x);
-    return vtstq_u64(z, vdupq_n_u64(FL_CUCKOO12_HI));
-}
-
-/* The scalar lookup of each width, for the keys after the last group of 4. */
-FL_INLINE fl_contains_fn cuckoo_scalar(const int bits) {
-    return bits == 8 ? fl_contains_cuckoo8_scalar
-                     : bits == 12 ? fl_contains_cuckoo12_scalar : fl_contains_cuckoo16_scalar;
-}
-
-FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
-                                 uint8_t *out, const int prefetch, const int bits) {
-    const uint8_t *base = (const uint8_t *)f->data;
-    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
-    size_t i = 0, pos = 0;
-    for (; i + 4 <= n; i += 4) {
-        uint32_t fp[4], i1[4], i2[4];
-        if (prefetch && i + PF_DIST + 4 <= n) {
-            cuckoo_index4(hashes, i + PF_DIST, f, fp, i1, i2);
-            for (int j = 0; j < 4; j++) {
-                pf_read(base + bb * i1[j]);
-                pf_read(base + bb * i2[j]);
-            }
-        }
-        cuckoo_index4(hashes, i, f, fp, i1, i2);
-        uint32_t hit[4];
-        if (bits == 12) {
-            for (int j = 0; j < 4; j += 2) {
-                /* Two keys: bucket b's 8-byte load at byte 6b, fingerprint in all 4 slots. */
-                uint64_t w1[2] = {load_u64(base + 6 * (size_t)i1[j]), load_u64(base + 6 * (size_t)i1[j + 1])};
-                uint64_t w2[2] = {load_u64(base + 6 * (size_t)i2[j]), load_u64(base + 6 * (size_t)i2[j + 1])};
-                uint64_t r[2] = {fp[j] * FL_CUCKOO12_LO, fp[j + 1] * FL_CUCKOO12_LO};
-                uint64x2_t rv = vld1q_u64(r);
-                uint64x2_t any = vorrq_u64(cuckoo12_has(vld1q_u64(w1), rv), cuckoo12_has(vld1q_u64(w2), rv));
-                hit[j] = (uint32_t)(vgetq_lane_u64(any, 0) & 1);
-                hit[j + 1] = (uint32_t)(vgetq_lane_u64(any, 1) & 1);
-            }
-        } else if (bits == 16) {
-            for (int j = 0; j < 4; j += 2) {
-                /* Two keys: each fingerprint copied into its 4 16-bit slots. */
-                uint64_t w1[2] = {load_u64(base + 8 * (size_t)i1[j]), load_u64(base + 8 * (size_t)i1[j + 1])};
-                uint64_t w2[2] = {load_u64(base + 8 * (size_t)i2[j]), load_u64(base + 8 * (size_t)i2[j + 1])};
-                uint16x8_t r = vcombine_u16(vdup_n_u16((uint16_t)fp[j]), vdup_n_u16((uint16_t)fp[j + 1]));
-                uint16x8_t eq = vorrq_u16(vceqq_u16(vreinterpretq_u16_u64(vld1q_u64(w1)), r),
-                                          vceqq_u16(vreinterpretq_u16_u64(vld1q_u64(w2)), r));
-                uint64x2_t any = vtstq_u64(vreinterpretq_u64_u16(eq), vreinterpretq_u64_u16(eq));
-                hit[j] = (uint32_t)(vgetq_lane_u64(any, 0) & 1);
-                hit[j + 1] = (uint32_t)(vgetq_lane_u64(any, 1) & 1);
-            }
-        } else {
-            uint32_t w1[4], w2[4];
-            for (int j = 0; j < 4; j++) {
-                w1[j] = load_u32(base + 4 * (size_t)i1[j]);
-                w2[j] = load_u32(base + 4 * (size_t)i2[j]);
-            }
-            /* Each fingerprint copied into its 4 byte slots. */
-            uint8x16_t r = vreinterpretq_u8_u32(vmulq_n_u32(vld1q_u32(fp), 0x01010101u));
-            uint8x16_t eq = vorrq_u8(vceqq_u8(vreinterpretq_u8_u32(vld1q_u32(w1)), r),
-                                     vceqq_u8(vreinterpretq_u8_u32(vld1q_u32(w2)), r));
-            uint32x4_t any = vtstq_u32(vreinterpretq_u32_u8(eq), vreinterpretq_u32_u8(eq));
-            vst1q_u32(hit, vandq_u32(any, vdupq_n_u32(1)));
-        }
-        for (int j = 0; j < 4; j++) {
-            uint32_t r = hit[j];
-            if (!r && f->stash_count) r = (uint32_t)fl_cuckoo_stash_has(f, i1[j], i2[j], fp[j]);
-            out[i + (size_t)j] = (uint8_t)r;
-            pos += r;
-        }
-    }
-    pos += cuckoo_scalar(bits)(f, hashes + i, n - i, out + i);
-    return pos;
-}
-
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_neon, 4, cuckoo_contains, 8)
-
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_neon, 6, cuckoo_contains, 12)
-
-FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_neon, 8, cuckoo_contains, 16)
-
-void fl_kernels_init_neon(fl_kernel_table *t) {
+void fl_bloom_kernels_init_neon(fl_kernel_table *t) {
     t->bloom.contains[FL_BLOOM_CLASSIC] = fl_contains_classic_neon;
     t->bloom.contains[FL_BLOOM_BLOCK512] = fl_contains_block512_neon;
     t->bloom.contains[FL_BLOOM_SPLIT256] = fl_contains_split256_neon;
     t->bloom.contains[FL_BLOOM_REG64] = fl_contains_reg64_neon;
-    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_neon;
-    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_neon;
-    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_neon;
     t->bloom.insert[FL_BLOOM_BLOCK512] = fl_insert_block512_neon;
     t->bloom.insert[FL_BLOOM_SPLIT256] = fl_insert_split256_neon;
     t->bloom.insert[FL_BLOOM_REG64] = fl_insert_reg64_neon;
-    fl_hll_kernels_init_neon(t);
-    fl_cms_kernels_init_neon(t);
-    fl_counting_kernels_init_neon(t);
-    fl_fuse_kernels_init_neon(t);
 }

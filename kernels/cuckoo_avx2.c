@@ -1,0 +1,124 @@
+/*
+ * AVX2 kernels of the cuckoo module: batch lookups of every fingerprint width, 8 keys per
+ * iteration, a key per qword lane, buckets gathered. Built only with the AVX2 library's flags
+ * (kernels/meson.build) and reached only through the kernel table once dispatch has seen the
+ * CPU and OS support them. Every kernel computes exactly the buckets of probe.h; the tails
+ * run the scalar lookups (kernels/cuckoo_scalar.c). Filters larger than L2 also get software
+ * prefetching PF_DIST keys ahead; each lookup is instantiated twice and picks by payload
+ * size (simd_common.h). Measured with checkkernels --bench.
+ */
+#if !defined(__AVX2__) || !defined(__BMI2__) || !defined(__FMA__)
+#error "kernels/cuckoo_avx2.c needs -mavx2 -mbmi2 -mfma"
+#endif
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "probe.h"
+#include "simd_common.h"
+#include "avx2_common.h"
+
+/* ---- cuckoo ------------------------------------------------------------------------------ */
+
+/* fp, i1, i2 of probe.h for 4 keys in qword lanes (all values < 2^32, so signed 64-bit
+ * compares are exact). */
+FL_INLINE void cuckoo_index(__m256i h, __m256i units, __m256i fpmax, __m256i *fp, __m256i *i1,
+                            __m256i *i2) {
+    *i1 = unit_index(h, units);
+    *fp = _mm256_add_epi64(reduce_lo(h, fpmax), _mm256_set1_epi64x(1));
+    /* fp * 0x5bd1e995 mod 2^32 in the low dword; vpmuludq ignores the high one. */
+    __m256i hf = reduce_lo(_mm256_mullo_epi32(*fp, _mm256_set1_epi64x(0x5bd1e995)), units);
+    __m256i wrap = _mm256_and_si256(_mm256_cmpgt_epi64(*i1, hf), units);
+    *i2 = _mm256_add_epi64(_mm256_sub_epi64(hf, *i1), wrap);
+}
+
+/* Per 64-bit lane, nonzero iff a 12-bit slot of bucket word w equals the lane's fingerprint
+ * copied into all 4 slots (r): filterlab_inline.h's fl_cuckoo12_has, 4 keys at a time (the
+ * gathered 8 bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
+FL_INLINE __m256i cuckoo12_has(__m256i w, __m256i r) {
+    const __m256i lo = _mm256_set1_epi64x((long long)FL_CUCKOO12_LO);
+    const __m256i hi = _mm256_set1_epi64x((long long)FL_CUCKOO12_HI);
+    __m256i x = _mm256_xor_si256(w, r);
+    return _mm256_and_si256(_mm256_andnot_si256(x, _mm256_sub_epi64(x, lo)), hi);
+}
+
+/* 4 hit bits for 4 keys. */
+FL_INLINE unsigned cuckoo_probe4(const uint8_t *base, __m256i h, __m256i units, __m256i fpmax,
+                                 const int bits) {
+    __m256i fp, i1, i2;
+    cuckoo_index(h, units, fpmax, &fp, &i1, &i2);
+    if (bits == 12) {
+        /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
+        __m256i b1 = _mm256_i64gather_epi64((const long long *)base,
+                                            _mm256_add_epi64(_mm256_add_epi64(i1, i1), i1), 2);
+        __m256i b2 = _mm256_i64gather_epi64((const long long *)base,
+                                            _mm256_add_epi64(_mm256_add_epi64(i2, i2), i2), 2);
+        __m256i r = _mm256_or_si256(fp, _mm256_slli_epi64(fp, 12));
+        r = _mm256_or_si256(r, _mm256_slli_epi64(r, 24));
+        __m256i any = _mm256_or_si256(cuckoo12_has(b1, r), cuckoo12_has(b2, r));
+        return ~(unsigned)_mm256_movemask_pd(
+                   _mm256_castsi256_pd(_mm256_cmpeq_epi64(any, _mm256_setzero_si256()))) & 0xfu;
+    }
+    if (bits == 16) {
+        /* Copy each lane's fingerprint into its 4 16-bit slots. */
+        const __m256i rep = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9,
+                                             0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
+        __m256i b1 = _mm256_i64gather_epi64((const long long *)base, i1, 8);
+        __m256i b2 = _mm256_i64gather_epi64((const long long *)base, i2, 8);
+        __m256i r = _mm256_shuffle_epi8(fp, rep);
+        __m256i eq = _mm256_or_si256(_mm256_cmpeq_epi16(b1, r), _mm256_cmpeq_epi16(b2, r));
+        return ~(unsigned)_mm256_movemask_pd(
+                   _mm256_castsi256_pd(_mm256_cmpeq_epi64(eq, _mm256_setzero_si256()))) & 0xfu;
+    }
+    const __m128i rep = _mm_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
+    __m128i b1 = _mm256_i64gather_epi32((const int *)base, i1, 4);
+    __m128i b2 = _mm256_i64gather_epi32((const int *)base, i2, 4);
+    __m128i fp32 = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(fp, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    __m128i r = _mm_shuffle_epi8(fp32, rep);
+    __m128i eq = _mm_or_si128(_mm_cmpeq_epi8(b1, r), _mm_cmpeq_epi8(b2, r));
+    return ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(eq, _mm_setzero_si128()))) &
+           0xfu;
+}
+
+FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                 uint8_t *out, const int prefetch, const int bits) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const __m256i units = _mm256_set1_epi64x(f->units);
+    const __m256i fpmax = _mm256_set1_epi64x((1u << f->k) - 1u);
+    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
+    size_t i = 0, pos = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (prefetch && i + PF_DIST + 8 <= n) {
+            for (int g = 0; g < 2; g++) {
+                __m256i fa, a1, a2;
+                uint64_t ia[8];
+                cuckoo_index(load4(hashes, i + PF_DIST + 4 * (size_t)g), units, fpmax, &fa, &a1, &a2);
+                _mm256_storeu_si256((__m256i *)ia, a1);
+                _mm256_storeu_si256((__m256i *)(ia + 4), a2);
+                /* Make GCC really store and reload instead of extracting lane by lane. */
+                __asm__ volatile("" ::: "memory");
+                for (int j = 0; j < 8; j++) pf_read(base + bb * ia[j]);
+            }
+        }
+        unsigned hits = cuckoo_probe4(base, load4(hashes, i), units, fpmax, bits) |
+                        cuckoo_probe4(base, load4(hashes, i + 4), units, fpmax, bits) << 4;
+        if (f->stash_count && hits != 0xff) hits |= fl_cuckoo_stash_lanes(f, hashes, i, ~hits & 0xffu);
+        pos += emit8(out + i, hits);
+    }
+    pos += cuckoo_scalar(bits)(f, hashes + i, n - i, out + i);
+    return pos;
+}
+
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx2, 4, cuckoo_contains, 8)
+
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx2, 6, cuckoo_contains, 12)
+
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx2, 8, cuckoo_contains, 16)
+
+void fl_cuckoo_kernels_init_avx2(fl_kernel_table *t) {
+    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx2;
+    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx2;
+    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx2;
+}

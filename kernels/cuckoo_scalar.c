@@ -1,0 +1,20 @@
+/*
+ * Scalar kernels of the cuckoo module: the batch lookups of every fingerprint width, the
+ * reference every SIMD cuckoo lookup must match, on probe.h's buckets (fl_cuckoo_probe
+ * checks both buckets and the stash). Plain C at baseline flags.
+ */
+#include "scalar_common.h"
+
+static inline const void *cuckoo_at(const fl_kview *f, uint64_t h) {
+    return (const uint8_t *)f->data + fl_cuckoo_bucket_bytes(f->k) * fl_cuckoo_bucket(h, f->units);
+}
+
+FL_SCALAR_CONTAINS(cuckoo8, cuckoo_at, fl_cuckoo_probe)
+FL_SCALAR_CONTAINS(cuckoo12, cuckoo_at, fl_cuckoo_probe)
+FL_SCALAR_CONTAINS(cuckoo16, cuckoo_at, fl_cuckoo_probe)
+
+void fl_cuckoo_kernels_init_scalar(fl_kernel_table *t) {
+    t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_scalar;
+    t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_scalar;
+    t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_scalar;
+}
