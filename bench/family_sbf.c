@@ -254,7 +254,8 @@ static void run_group(fb_env *e, sbf_chain *chains, size_t nch, fb_keys_buf *chu
 
 /* Results of the suite (progress line): per size and chain length, an insert per kernel and
  * a lookup per kernel and hit rate. */
-size_t fb_family_sbf_planned(const fb_options *o) {
+size_t fb_family_sbf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
+    (void)probed, (void)nprobed;
     return o->nsizes * o->nsbf_filters * o->nkernels * (1 + o->nhits);
 }
 
