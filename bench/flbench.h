@@ -81,6 +81,7 @@ typedef struct fb_options {
     double fpr;          /* target FPR (sizing) unless use_bpk */
     double bits_per_key; /* used when use_bpk */
     int use_bpk;
+    int fpr_given;       /* --fpr was given (it excludes --bits-per-key) */
     uint64_t *sizes; /* bytes or keys (sizes_in_keys) */
     size_t nsizes;
     int sizes_in_keys;
@@ -403,8 +404,11 @@ int fb_cg_child_main(const fb_options *o);
  * options.c
  * -------------------------------------------------------------------------------------- */
 typedef struct fb_cli {
-    const char *sizes; /* --sizes as given, NULL = the default sweep */
-    int list;          /* --list */
+    const char *sizes;   /* --sizes as given, NULL = the default sweep */
+    int list;            /* --list */
+    const char *filters; /* --filter as given ["all"] */
+    const char *kernels; /* --kernel as given ["auto"] */
+    uint64_t lookups;    /* --lookups as given, 0 = by --quick and --keys */
 } fb_cli;
 /* Parses argv into o (defaults first); exits 1 with a one-line message on bad input, 0 after
  * --help or --version. */
