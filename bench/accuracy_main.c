@@ -37,6 +37,19 @@ void acc_progress(const char *fmt, ...) {
     va_end(ap);
 }
 
+json_t *acc_section(json_t *doc, const char *name, size_t batch, uint64_t **buf, uint8_t **out) {
+    json_t *sec = json_object();
+    json_object_set_new(doc, name, sec);
+    *buf = malloc(batch * sizeof **buf);
+    *out = malloc(batch);
+    if (!*buf || !*out) {
+        free(*buf);
+        free(*out);
+        return NULL;
+    }
+    return sec;
+}
+
 void acc_query_hashes(uint64_t *out, size_t n, uint64_t stream) {
     fb_rng r = {stream * 0x51ed270b27a1f3d1ull + 12345};
     for (size_t i = 0; i < n; i++) out[i] = fb_rng_next(&r);

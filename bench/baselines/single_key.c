@@ -79,12 +79,7 @@ static void usage(FILE *to) {
 }
 
 static double time_single(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos) {
-    double t0 = bl_now_ns();
-    size_t p = 0;
-    for (size_t i = 0; i < m; i++) p += (size_t)fl_contains_u64(f, keys[i]);
-    double t1 = bl_now_ns();
-    *pos = p;
-    return (t1 - t0) / (double)m;
+    BL_TIME_ONE_KEY(m, pos, fl_contains_u64(f, keys[i]));
 }
 
 /* fl_contains_u64s: the library hashes (SIMD where it can) and probes, 1024 keys a call. */
@@ -103,12 +98,7 @@ static double time_batch_u64s(const fl_filter *f, const uint64_t *keys, size_t m
 }
 
 static double time_fuse_single(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos) {
-    double t0 = bl_now_ns();
-    size_t p = 0;
-    for (size_t i = 0; i < m; i++) p += (size_t)fl_fuse_contains_u64(f, keys[i]);
-    double t1 = bl_now_ns();
-    *pos = p;
-    return (t1 - t0) / (double)m;
+    BL_TIME_ONE_KEY(m, pos, fl_fuse_contains_u64(f, keys[i]));
 }
 
 static double time_fuse_batch(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos) {
