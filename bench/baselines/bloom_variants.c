@@ -68,6 +68,15 @@ static double layer_fpr(const fl_lbf *l, uint32_t i, const uint64_t *fresh, size
     return (double)pos / (double)q;
 }
 
+/* A layered filter of R layers for n keys at per-layer FPR pf. */
+static fl_lbf *layered_create(uint32_t R, uint64_t n, double pf, uint64_t seed) {
+    fl_lbf_config c = {.layers = R, .capacity = n, .fpr = pf, .seed = seed};
+    fl_lbf *l = NULL;
+    fl_status st = fl_lbf_create(&c, &l);
+    if (st != FL_OK) die("fl_lbf_create", st);
+    return l;
+}
+
 /* The fields both layered rows start with. */
 static void layered_row(bl_json *j, const char *experiment, double pf, uint32_t R, uint64_t n) {
     bl_json_open(j, NULL, '{');
@@ -87,10 +96,8 @@ static void layer_fprs(bl_json *j, const fl_lbf *l, uint32_t R, const uint64_t *
 
 static void layered_full(bl_json *j, uint64_t n, double pf) {
     const uint32_t R = 4;
-    fl_lbf_config c = {.layers = R, .capacity = n, .fpr = pf, .seed = 1};
-    fl_lbf *l = NULL;
-    fl_status st = fl_lbf_create(&c, &l);
-    if (st != FL_OK) die("fl_lbf_create", st);
+    fl_lbf *l = layered_create(R, n, pf, 1);
+    fl_status st;
     uint64_t *keys = hashes(n, 1);
     for (uint32_t r = 0; r < R; r++)
         if ((st = fl_lbf_add_hashes(l, keys, n, NULL)) != FL_OK) die("add", st);
@@ -124,10 +131,8 @@ static void layered_full(bl_json *j, uint64_t n, double pf) {
 
 static void layered_once(bl_json *j, uint64_t n, double pf) {
     const uint32_t R = 4;
-    fl_lbf_config c = {.layers = R, .capacity = n, .fpr = pf, .seed = 2};
-    fl_lbf *l = NULL;
-    fl_status st = fl_lbf_create(&c, &l);
-    if (st != FL_OK) die("fl_lbf_create", st);
+    fl_lbf *l = layered_create(R, n, pf, 2);
+    fl_status st;
     uint64_t *twice = hashes(n, 4);
     size_t s = n / 100 ? n / 100 : 1;
     uint64_t *once = hashes(s, 5);

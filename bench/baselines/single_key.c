@@ -38,22 +38,13 @@
 #include <string.h>
 
 #include "bl_common.h"
+#include "single_key_inline.h"
 
 #define BATCH 1024
 
 /* single_key_inline.c, built once per flag set: ns per lookup, or -1 if not applicable. */
 typedef double (*time_fn)(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos);
-double single_key_time_lookup_base(const fl_filter *, const uint64_t *, size_t, size_t *);
-double single_key_time_typed_base(const fl_filter *, const uint64_t *, size_t, size_t *);
 typedef double (*fuse_time_fn)(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos);
-double single_key_time_fuse_lookup_base(const fl_fuse *, const uint64_t *, size_t, size_t *);
-double single_key_time_fuse_typed_base(const fl_fuse *, const uint64_t *, size_t, size_t *);
-#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-double single_key_time_lookup_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
-double single_key_time_typed_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
-double single_key_time_fuse_lookup_avx2(const fl_fuse *, const uint64_t *, size_t, size_t *);
-double single_key_time_fuse_typed_avx2(const fl_fuse *, const uint64_t *, size_t, size_t *);
-#endif
 
 /* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
 static int cpu_runs(const char *kernel) {

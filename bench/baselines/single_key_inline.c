@@ -9,14 +9,10 @@
  */
 #include "bl_common.h"
 #include "filterlab_inline.h"
+#include "single_key_inline.h"
 
 #define NAME(s, what) NAME2(s, what)
 #define NAME2(s, what) single_key_time_##what##_##s
-
-double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
-                                       size_t *pos);
-double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, size_t m,
-                                      size_t *pos);
 
 /* ns per lookup over keys[0..m): the generic handle, one fl_lookup_u64 per key. */
 double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
@@ -47,11 +43,6 @@ double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, 
 
 /* Binary fuse filters (include/filterlab_static.h): fl_fuse_lookup on the filter's view, one
  * key per call, the way fastfilter_cpp's benchmark calls its filters' Contain. */
-double NAME(SINGLE_KEY_SUFFIX, fuse_lookup)(const fl_fuse *f, const uint64_t *keys, size_t m,
-                                            size_t *pos);
-double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *keys, size_t m,
-                                           size_t *pos);
-
 double NAME(SINGLE_KEY_SUFFIX, fuse_lookup)(const fl_fuse *f, const uint64_t *keys, size_t m,
                                             size_t *pos) {
     const fl_fuse_view v = fl_fuse_view_of(f);
