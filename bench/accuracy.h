@@ -2,7 +2,8 @@
  * flaccuracy: how accurate the sketches and counting/scalable filters are, measured through
  * the public API only, written as JSON for scripts/reproduce (tables 9-12) and the plots.
  * One section per structure (accuracy_hll.c, accuracy_cms.c, accuracy_counting.c,
- * accuracy_sbf.c); accuracy_main.c parses the options and writes the document.
+ * accuracy_sbf.c); accuracy_main.c parses the options and writes the document;
+ * accuracy_common.c holds what the sections share.
  * Accuracy only: speed is flbench's job.
  */
 #ifndef FB_ACCURACY_H
@@ -46,7 +47,7 @@ int acc_cms(const acc_opts *o, json_t *doc);
 int acc_counting(const acc_opts *o, json_t *doc);
 int acc_sbf(const acc_opts *o, json_t *doc);
 
-/* Shared helpers (accuracy_main.c). */
+/* Shared helpers (accuracy_common.c). */
 int acc_check(fl_status st, const char *what);   /* 0 for FL_OK, else prints and returns 1 */
 void acc_progress(const char *fmt, ...);         /* one line on stderr */
 /* The section `name` of the document (added to doc) and its batch buffers, batch hashes in
