@@ -67,14 +67,15 @@ static void version(void) {
 enum opt_kind {
     K_FLAG,    /* no value: the int is set to 1 */
     K_STR,     /* the argument itself (const char *) */
-    K_INT,     /* a number into an int, uint32_t, uint64_t or size_t, checked against lo..hi */
-    K_U32,
+    K_INT,     /* K_INT, K_U32, K_U64, K_SIZE: a number into an int, uint32_t, uint64_t or */
+    K_U32,     /* size_t, checked against lo..hi as the field holds it */
     K_U64,
     K_SIZE,
     K_DOUBLE,  /* checked against lo, hi (open ends: lo_open, hi_open) */
     K_CHOICE,  /* one of names[] into an int: values[] */
     K_U32LIST, /* integers in lo..hi into a uint32_t array, the count into a size_t at count */
     K_CALL,    /* call(o, arg) */
+    K_ACTION,  /* no value: call(o, NULL) (--help, --version) */
 };
 /* --help's sections, in their order. */
 enum { S_WHAT, S_STRUCT, S_ENV, S_COUNTERS, S_OUTPUT, NSECTIONS };
@@ -91,7 +92,7 @@ typedef struct fb_opt {
     char lo_open, hi_open;
     enum opt_kind kind;
     size_t off, count;  /* where the value goes; a list's count */
-    double lo, hi;      /* accepted values; lo = hi = 0: any */
+    double lo, hi;      /* accepted values (hi = 0: no upper bound); lo = hi = 0, no range: any */
     const char *range;  /* the range as an error message says it, when not "in lo..hi" */
     size_t set;         /* in the same struct, an int set to 1 when given (0: none) */
     const char *names[4];
@@ -287,9 +288,9 @@ static const fb_opt opts[] = {
      .help = "no progress and no status lines on stderr (warnings and\n"
              "errors still appear); progress is shown only when stderr is\n"
              "a terminal"},
-    {"help", 'h', .kind = K_CALL, .call = help_and_exit, .section = S_OUTPUT,
+    {"help", 'h', .kind = K_ACTION, .call = help_and_exit, .section = S_OUTPUT,
      .help = "this text"},
-    {"version", 'V', .kind = K_CALL, .call = version_and_exit, .section = S_OUTPUT,
+    {"version", 'V', .kind = K_ACTION, .call = version_and_exit, .section = S_OUTPUT,
      .help = "one line: program, library version, git commit"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
@@ -474,7 +475,8 @@ static void store(const fb_opt *p, fb_options *o, fb_cli *cli, const char *arg) 
     switch (p->kind) {
     case K_FLAG: *(int *)v = 1; return;
     case K_STR: *(const char **)v = arg; return;
-    case K_CALL: p->call(o, arg); return;
+    case K_CALL:
+    case K_ACTION: p->call(o, arg); return;
     case K_U32LIST:
         *(size_t *)field(p, o, cli, p->count) =
             fb_parse_u32_list(arg, what, (uint32_t)p->lo, (uint32_t)p->hi, v);
@@ -529,10 +531,8 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
     static struct option longopts[NOPTS + 1];
     char shortopts[2 * NOPTS + 2] = ":";
     for (size_t i = 0; i < NOPTS; i++) {
-        int has_arg = opts[i].kind == K_FLAG || opts[i].call == help_and_exit ||
-                              opts[i].call == version_and_exit
-                          ? no_argument
-                          : required_argument;
+        int has_arg =
+            opts[i].kind == K_FLAG || opts[i].kind == K_ACTION ? no_argument : required_argument;
         longopts[i] = (struct option){opts[i].name, has_arg, 0,
                                       opts[i].shortopt ? opts[i].shortopt : 256 + (int)i};
         if (opts[i].shortopt)
