@@ -71,7 +71,11 @@ static void cms_rep(fb_env *e, fl_cms *c, fb_result *r, int rep, int query, uint
 static void cms_shape_run(fb_env *e, const cms_shape *sh, uint64_t *keys, uint32_t *est) {
     const fb_options *o = e->o;
     size_t nk = o->nkernels;
-    fl_cms_config cfg = {.width = sh->w, .depth = sh->d, .seed = o->seed};
+    fl_cms_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.width = sh->w;
+    cfg.depth = sh->d;
+    cfg.seed = o->seed;
     fl_cms *c = NULL;
     fl_status st = fl_cms_create(&cfg, &c);
     if (st != FL_OK) {
@@ -111,7 +115,11 @@ static void cms_shape_run(fb_env *e, const cms_shape *sh, uint64_t *keys, uint32
 /* Top-k updates at the seeds' point. */
 static void cms_topk_run(fb_env *e, const cms_shape *sh, uint64_t *keys) {
     const fb_options *o = e->o;
-    fl_cms_config cfg = {.width = sh->w, .depth = sh->d, .seed = o->seed};
+    fl_cms_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.width = sh->w;
+    cfg.depth = sh->d;
+    cfg.seed = o->seed;
     cfg.topk = o->cms_topk;
     fl_cms *c = NULL;
     if (fl_cms_create(&cfg, &c) != FL_OK)
