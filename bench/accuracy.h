@@ -2,7 +2,8 @@
  * flaccuracy: how accurate the sketches and counting/scalable filters are, measured through
  * the public API only, written as JSON for scripts/reproduce (tables 9-12) and the plots.
  * One section per structure (accuracy_hll.c, accuracy_cms.c, accuracy_counting.c,
- * accuracy_sbf.c); accuracy_main.c parses the options and writes the document.
+ * accuracy_sbf.c); accuracy_main.c parses the options and writes the document;
+ * accuracy_common.c holds what the sections share.
  * Accuracy only: speed is flbench's job.
  */
 #ifndef FB_ACCURACY_H
@@ -46,9 +47,12 @@ int acc_cms(const acc_opts *o, json_t *doc);
 int acc_counting(const acc_opts *o, json_t *doc);
 int acc_sbf(const acc_opts *o, json_t *doc);
 
-/* Shared helpers (accuracy_main.c). */
+/* Shared helpers (accuracy_common.c). */
 int acc_check(fl_status st, const char *what);   /* 0 for FL_OK, else prints and returns 1 */
 void acc_progress(const char *fmt, ...);         /* one line on stderr */
+/* The section `name` of the document (added to doc) and its batch buffers, batch hashes in
+ * *buf and batch answers in *out; NULL, with nothing allocated, when memory runs out. */
+json_t *acc_section(json_t *doc, const char *name, size_t batch, uint64_t **buf, uint8_t **out);
 /* n random hashes for non-member lookups. Inserted keys are fl_mix64 of other integers, so
  * a query equals an inserted hash with probability about inserts * queries / 2^64 (below
  * 1e-6 here); no bit is reserved, which would bias layouts that pick a block from the top

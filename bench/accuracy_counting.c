@@ -44,11 +44,11 @@ static int measure_fpr(const fl_filter *f, uint64_t queries, uint64_t stream, ui
 }
 
 int acc_counting(const acc_opts *o, json_t *doc) {
-    json_t *sec = json_object();
-    json_object_set_new(doc, "counting", sec);
-    uint64_t *buf = malloc(BATCH * sizeof *buf);
-    uint8_t *out = malloc(BATCH);
-    if (!buf || !out) return 1;
+    uint64_t *buf;
+    uint8_t *out;
+    json_t *sec = acc_section(doc, "counting", BATCH, &buf, &out);
+    if (!sec)
+        return 1;
     int rc = 1;
     fl_filter *f = NULL;
 

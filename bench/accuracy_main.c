@@ -12,35 +12,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "accuracy.h"
-#include "fb_rng.h"
 #include "flbench.h"
-
-int acc_check(fl_status st, const char *what) {
-    if (st == FL_OK) return 0;
-    fprintf(stderr, "flaccuracy: %s: %s\n", what, fl_strerror(st));
-    return 1;
-}
-
-void acc_progress(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("flaccuracy: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-void acc_query_hashes(uint64_t *out, size_t n, uint64_t stream) {
-    fb_rng r = {stream * 0x51ed270b27a1f3d1ull + 12345};
-    for (size_t i = 0; i < n; i++) out[i] = fb_rng_next(&r);
-}
 
 static void usage(FILE *f) {
     fprintf(f,

@@ -36,6 +36,24 @@ static void key_batch(uint64_t *buf, size_t n, uint64_t base, uint64_t from) {
     for (size_t i = 0; i < n; i++) buf[i] = fl_mix64(base + from + i);
 }
 
+/* Fills the chain s, or else the filter f, to `times` the capacity estimate with the keys of
+ * the stream at base (*have of them are in already), then counts its false positives over
+ * o->sbf_queries fresh hashes of query stream `stream` into *fp; 1 on a failure. */
+static int fill_and_measure(const acc_opts *o, fl_sbf *s, fl_filter *f, double times,
+                            uint64_t base, uint64_t *have, uint64_t stream, uint64_t *buf,
+                            uint8_t *out, uint64_t *fp) {
+    uint64_t want = (uint64_t)(times * (double)o->sbf_capacity);
+    while (*have < want) {
+        size_t n = (size_t)(want - *have < BATCH ? want - *have : BATCH);
+        key_batch(buf, n, base, *have);
+        if (s ? acc_check(fl_sbf_add_hashes(s, buf, n, NULL, NULL), "fl_sbf_add_hashes")
+              : acc_check(fl_insert_hashes(f, buf, n, NULL), "fl_insert_hashes"))
+            return 1;
+        *have += n;
+    }
+    return chain_fpr(s, f, o->sbf_queries, stream, buf, out, fp);
+}
+
 static int run_chain(const acc_opts *o, fl_variant variant, json_t *arr, json_t *subs,
                      uint64_t *buf, uint8_t *out) {
     fl_sbf_config cfg = {.capacity = o->sbf_capacity, .error_rate = P, .variant = variant,
@@ -45,17 +63,8 @@ static int run_chain(const acc_opts *o, fl_variant variant, json_t *arr, json_t 
     static const double fills[] = {0.5, 1, 2, 3, 5, 7, 10, 15};
     uint64_t have = 0, base = (o->seed + 77) << 40;
     for (size_t i = 0; i < sizeof fills / sizeof *fills; i++) {
-        uint64_t want = (uint64_t)(fills[i] * (double)o->sbf_capacity), fp;
-        while (have < want) {
-            size_t n = (size_t)(want - have < BATCH ? want - have : BATCH);
-            key_batch(buf, n, base, have);
-            if (acc_check(fl_sbf_add_hashes(s, buf, n, NULL, NULL), "fl_sbf_add_hashes")) {
-                fl_sbf_free(s);
-                return 1;
-            }
-            have += n;
-        }
-        if (chain_fpr(s, NULL, o->sbf_queries, 500 + i, buf, out, &fp)) {
+        uint64_t fp;
+        if (fill_and_measure(o, s, NULL, fills[i], base, &have, 500 + i, buf, out, &fp)) {
             fl_sbf_free(s);
             return 1;
         }
@@ -92,15 +101,11 @@ static int run_chain(const acc_opts *o, fl_variant variant, json_t *arr, json_t 
 }
 
 int acc_sbf(const acc_opts *o, json_t *doc) {
-    json_t *sec = json_object();
-    json_object_set_new(doc, "sbf", sec);
-    uint64_t *buf = malloc(BATCH * sizeof *buf);
-    uint8_t *out = malloc(BATCH);
-    if (!buf || !out) {
-        free(buf);
-        free(out);
+    uint64_t *buf;
+    uint8_t *out;
+    json_t *sec = acc_section(doc, "sbf", BATCH, &buf, &out);
+    if (!sec)
         return 1;
-    }
     int rc = 1;
     /* RedisBloom's defaults as the library applies them to a zeroed config */
     fl_sbf_config dcfg = {.capacity = o->sbf_capacity, .error_rate = P};
@@ -130,17 +135,8 @@ int acc_sbf(const acc_opts *o, json_t *doc) {
     static const double peaks[] = {0.5, 1, 1.5, 2, 2.5, 3, 4};
     uint64_t have = 0, base = (o->seed + 99) << 40;
     for (size_t i = 0; i < sizeof peaks / sizeof *peaks; i++) {
-        uint64_t want = (uint64_t)(peaks[i] * (double)o->sbf_capacity), fp;
-        while (have < want) {
-            size_t n = (size_t)(want - have < BATCH ? want - have : BATCH);
-            key_batch(buf, n, base, have);
-            if (acc_check(fl_insert_hashes(f, buf, n, NULL), "fl_insert_hashes")) {
-                fl_free(f);
-                goto done;
-            }
-            have += n;
-        }
-        if (chain_fpr(NULL, f, o->sbf_queries, 700 + i, buf, out, &fp)) {
+        uint64_t fp;
+        if (fill_and_measure(o, NULL, f, peaks[i], base, &have, 700 + i, buf, out, &fp)) {
             fl_free(f);
             goto done;
         }

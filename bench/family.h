@@ -1,6 +1,6 @@
 /*
- * The family suites' shared pieces (family.c) and one entry per structure (family_*.c).
- * Included only by those files and run.c.
+ * The family suites' shared pieces (family_common.c), their dispatch (family.c) and one entry
+ * per structure (family_*.c, listed in structures.h). Included only by those files and run.c.
  */
 #ifndef FB_FAMILY_H
 #define FB_FAMILY_H
@@ -22,12 +22,13 @@ uint64_t fb_fam_budget(const fb_env *e);
  * progress line's count); one function per suite, beside its loops. probed: the footprints
  * the filter sweep's probe measures (the static suite probes only the others). */
 size_t fb_family_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
-size_t fb_family_sbf_planned(const fb_options *o);
-size_t fb_family_cms_planned(const fb_options *o);
-size_t fb_family_hll_planned(const fb_options *o);
+size_t fb_family_sbf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
+size_t fb_family_cms_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
+size_t fb_family_hll_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
 size_t fb_family_static_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
 
-/* Runs the suites --structure asks for, after the filter sweep. */
+/* Runs the suites --structure asks for, after the filter sweep, in the order of
+ * FB_STRUCTURES. */
 void fb_family_run(fb_env *e);
 void fb_family_sbf(fb_env *e);
 void fb_family_cms(fb_env *e);

@@ -151,7 +151,8 @@ static void cms_topk_run(fb_env *e, const cms_shape *sh, uint64_t *keys) {
 /* Results of the suite (progress line): update and query per shape and kernel (the sizes,
  * and the seeds' point unless a size has its shape), and the top-k update at the seeds'
  * point. */
-size_t fb_family_cms_planned(const fb_options *o) {
+size_t fb_family_cms_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
+    (void)probed, (void)nprobed;
     uint32_t seed_w = 0, seed_d = 0;
     if (fl_cms_dims(0.001, 0.01, &seed_w, &seed_d) != FL_OK)
         return 2 * o->nkernels * o->nsizes;

@@ -207,7 +207,8 @@ static void hll_precision(fb_env *e, uint32_t p, uint64_t *keys, double dram_gbp
 
 /* Results of the suite (progress line): the DRAM bandwidth probe, and per precision its
  * footprint's bandwidth probe and add, estimate and merge per kernel. */
-size_t fb_family_hll_planned(const fb_options *o) {
+size_t fb_family_hll_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
+    (void)probed, (void)nprobed;
     return 1 + o->nhll_precisions * (1 + 3 * o->nkernels);
 }
 

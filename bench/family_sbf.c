@@ -99,14 +99,8 @@ static void kernel_used(fb_result *r, const sbf_chain *ch) {
 static int chain_build(fb_env *e, sbf_chain *ch, fb_keys_buf *chunk) {
     const fb_options *o = e->o;
     size_t nk = o->nkernels;
-    fl_sbf_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = ch->capacity;
-    cfg.error_rate = o->fpr;
-    cfg.growth = o->sbf_growth;
-    cfg.tightening = SBF_TIGHTENING;
-    cfg.variant = SBF_VARIANT;
-    cfg.seed = o->seed;
+    fl_sbf_config cfg = {.capacity = ch->capacity, .error_rate = o->fpr, .growth = o->sbf_growth,
+                         .tightening = SBF_TIGHTENING, .variant = SBF_VARIANT, .seed = o->seed};
     fl_status st = fl_sbf_create(&cfg, &ch->s);
     if (st != FL_OK) {
         fb_warn(e->ctx, "sbf %s %s: fl_sbf_create: %s; skipped", ch->size, ch->params,
@@ -254,7 +248,8 @@ static void run_group(fb_env *e, sbf_chain *chains, size_t nch, fb_keys_buf *chu
 
 /* Results of the suite (progress line): per size and chain length, an insert per kernel and
  * a lookup per kernel and hit rate. */
-size_t fb_family_sbf_planned(const fb_options *o) {
+size_t fb_family_sbf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
+    (void)probed, (void)nprobed;
     return o->nsizes * o->nsbf_filters * o->nkernels * (1 + o->nhits);
 }
 

@@ -47,6 +47,7 @@
 
 #include "filterlab.h"
 #include "fb_rng.h"
+#include "structures.h"
 
 #define FB_JSON_SCHEMA_VERSION 1
 #define FB_MAX_VARIANTS 8
@@ -63,14 +64,14 @@
 enum fb_keys { FB_KEYS_U64 = 0, FB_KEYS_URL = 1 };
 enum fb_counters { FB_CNT_AUTO = 0, FB_CNT_PERF, FB_CNT_CALLGRIND, FB_CNT_NONE };
 /* --structure: the filter sweep (Bloom, cuckoo and counting variants of --filter) and the
- * family suites of family_*.c, as bits. */
-enum fb_structure {
-    FB_ST_FILTER = 1u << 0,
-    FB_ST_SBF = 1u << 1,
-    FB_ST_CMS = 1u << 2,
-    FB_ST_HLL = 1u << 3,
-    FB_ST_STATIC = 1u << 4, /* binary fuse filters and the Bloomier filter */
-};
+ * family suites of family_*.c, as bits, one per line of FB_STRUCTURES (structures.h). */
+#define FB_ST_INDEX_(id, ...) FB_ST_INDEX_##id,
+enum { FB_STRUCTURES(FB_ST_INDEX_) FB_NSTRUCTURES };
+#undef FB_ST_INDEX_
+#define FB_ST_BIT_(id, ...) FB_ST_##id = 1u << FB_ST_INDEX_##id,
+enum fb_structure { FB_STRUCTURES(FB_ST_BIT_) };
+#undef FB_ST_BIT_
+#define FB_ST_ALL ((1u << FB_NSTRUCTURES) - 1)
 
 typedef struct fb_options {
     fl_variant variants[FB_MAX_VARIANTS];
@@ -80,6 +81,7 @@ typedef struct fb_options {
     double fpr;          /* target FPR (sizing) unless use_bpk */
     double bits_per_key; /* used when use_bpk */
     int use_bpk;
+    int fpr_given;       /* --fpr was given (it excludes --bits-per-key) */
     uint64_t *sizes; /* bytes or keys (sizes_in_keys) */
     size_t nsizes;
     int sizes_in_keys;
@@ -402,8 +404,11 @@ int fb_cg_child_main(const fb_options *o);
  * options.c
  * -------------------------------------------------------------------------------------- */
 typedef struct fb_cli {
-    const char *sizes; /* --sizes as given, NULL = the default sweep */
-    int list;          /* --list */
+    const char *sizes;   /* --sizes as given, NULL = the default sweep */
+    int list;            /* --list */
+    const char *filters; /* --filter as given ["all"] */
+    const char *kernels; /* --kernel as given ["auto"] */
+    uint64_t lookups;    /* --lookups as given, 0 = by --quick and --keys */
 } fb_cli;
 /* Parses argv into o (defaults first); exits 1 with a one-line message on bad input, 0 after
  * --help or --version. */

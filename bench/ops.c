@@ -309,9 +309,11 @@ void fb_spec_fields(fb_env *e, fb_result *r, const fb_spec *s, size_t ki) {
     fb_result_str(r, "op", r->op == FB_OP_LOOKUP   ? "lookup"
                            : r->op == FB_OP_DELETE ? "delete"
                                                    : "insert");
-    /* The family member: counting Bloom filters are variants of the filter API. */
-    fb_result_str(r, "structure",
-                  s->v == FL_COUNTING || s->v == FL_COUNTING512 ? "counting" : "filter");
+    /* The family member: counting Bloom filters (arrays of counters, by their descriptor) are
+     * variants of the filter API. */
+    fl_variant_info vi;
+    int counting = fl_variant_describe(s->v, &vi) == FL_OK && vi.counter_bits;
+    fb_result_str(r, "structure", counting ? "counting" : "filter");
     fb_result_str(r, "filter", fl_variant_name(s->v));
     fb_result_str(r, "kernel", fb_kname(e, ki));
     fb_result_str(r, "keys_type", fb_keys_name(o));

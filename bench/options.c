@@ -1,18 +1,17 @@
 /*
- * flbench's options: getopt_long, --help, --version, validation (a bad option or value exits
- * 1 with one "flbench: ..." line, as filterlab does), and the default size sweep derived
- * from the caches.
+ * flbench's options: one table (name, value kind, where it is stored, accepted range, --help
+ * text) that getopt_long, the one parser and --help all read; --version; the checks between
+ * options. A bad option or value exits 1 with one "flbench: ..." line, as filterlab does.
+ * The values themselves (sizes, lists, filters, kernels, structures) are option_values.c's.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "fb_git.h"
-#include "flbench.h"
+#include "option_values.h"
 
 /* Defaults: the parser and --help both read these, so the help cannot drift from them. */
 enum { FB_REPS_DEFAULT = 9, FB_REPS_QUICK = 3 };
@@ -22,15 +21,13 @@ enum { FB_REPS_DEFAULT = 9, FB_REPS_QUICK = 3 };
 static const double default_hits[] = {0, 0.5, 1};
 #define NDEFAULT_HITS (sizeof default_hits / sizeof default_hits[0])
 
-static void parse_filters(fb_options *o, const char *spec);
-
 /* The "Time" paragraph of --help: the default sweep's counts come from the tables the sweep
  * is built from (every variant of "--filter all", this machine's default sizes, the default
  * hit rates and repetitions), so they are this machine's and cannot go stale. */
 static void help_time(FILE *f) {
     fb_options d;
     memset(&d, 0, sizeof d);
-    parse_filters(&d, "all");
+    fb_parse_filters(&d, "all");
     fb_machine m;
     fb_machine_read(&m);
     fb_default_sizes(&d, &m);
@@ -66,425 +63,237 @@ static void version(void) {
     printf("\n");
 }
 
-static void set_defaults(fb_options *o);
-
-/* A list of defaults as --help shows it: "1,2,4,8". */
-static void u32_list(char *buf, size_t cap, const uint32_t *v, size_t n) {
-    buf[0] = 0;
-    for (size_t i = 0; i < n; i++)
-        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%u", i ? "," : "", v[i]);
-}
-
-/* --help: every default in brackets is read from set_defaults, not written twice. */
-static void usage(void) {
-    fb_options d;
-    set_defaults(&d);
-    char hits[128] = "", sbf[128], hll[128];
-    for (size_t i = 0; i < d.nhits; i++)
-        snprintf(hits + strlen(hits), sizeof hits - strlen(hits), "%s%g", i ? "," : "", d.hits[i]);
-    u32_list(sbf, sizeof sbf, d.sbf_filters, d.nsbf_filters);
-    u32_list(hll, sizeof hll, d.hll_precisions, d.nhll_precisions);
-    FILE *f = stdout;
-    fprintf(f,
-"usage: flbench [options]\n"
-"       flbench --help | --version\n"
-"\n"
-"Measures filterlab through its public API: lookup time per key (batched\n"
-"fl_contains_hashes), insert (build) throughput, bits per key and measured FPR, with\n"
-"hardware counters when the machine has a PMU, simulated misses under callgrind, and the\n"
-"physical bound of random memory access at the same footprints.\n"
-"\n"
-"What is measured\n"
-"  -f, --filter LIST        variants: classic,block512,split256,reg64,cuckoo,counting,\n"
-"                           counting512 or all [all] (see --list)\n"
-"  -k, --kernel LIST        scalar,avx2,avx512,neon, auto (the one dispatch picks) or all\n"
-"                           (every kernel this CPU runs natively; an emulated one, e.g.\n"
-"                           neon through SIMDe on x86, only when named) [auto]\n"
-"      --fpr P              target false-positive rate for sizing [%g]\n"
-"      --bits-per-key B     size by bits per key instead of --fpr\n"
-"  -s, --sizes SPEC         filter sizes: a list (16K,1M,256M) or a log2 range: 14..30 (2^14\n"
-"                           to 2^30), 16K..1G, with :STEP in powers of two (14..30:2)\n"
-"                           [default: L1d/2 to ~3x the last-level cache every 4x, capped at\n"
-"                           a quarter of free memory; on a 48K/2M/260M-cache VM: 16K..1G]\n"
-"      --sizes-in bytes|keys  unit of --sizes [bytes]\n"
-"      --hit-rate LIST      fractions of looked-up keys that were inserted [%s]\n"
-"      --batch N            keys per fl_contains_hashes call [%zu]\n"
-"      --keys u64|url       u64: random 64-bit keys, hashed with fl_hash_u64 before timing;\n"
-"                           url: synthetic URLs (~80 bytes) hashed with fl_hash_bytes (XXH3)\n"
-"                           inside the timed region [u64]\n"
-"      --lookups N          timed lookups per repetition [%llu; url %llu]\n"
-"  -r, --reps N             timed repetitions per configuration [%d]\n"
-"      --warmup N           untimed repetitions before them [%d]\n"
-"      --interleave         run the configurations in a new random order in every\n"
-"                           repetition (all filters stay resident if memory allows)\n"
-"      --insert-budget N    keys inserted per (filter, kernel) over the insert repetitions;\n"
-"                           big filters get fewer repetitions [%llu]. A filter that\n"
-"                           gets one build is built once for all kernels, each timed on\n"
-"                           its share of the insert chunks (insert_method in the results)\n"
-"      --quick              fewer sizes (every 16x, at most 256 MiB), %d repetitions,\n"
-"                           %llu lookups\n"
-"      --seed N             key and hash seed [%llu]\n"
-"\n"
-"Structures (the family beyond filters; bench/README.md describes each suite)\n"
-"      --structure LIST     filter,sbf,cms,hll,static, family (= sbf,cms,hll) or all\n"
-"                           [filter].\n"
-"                           filter: the sweep above over --filter (the counting variants\n"
-"                           counting,counting512 included, with a timed delete for every\n"
-"                           variant that deletes: counting, counting512, cuckoo); sbf:\n"
-"                           scalable Bloom insert and batch\n"
-"                           lookup at equal total size per chain length; cms: Count-Min\n"
-"                           update and query (d from --cms-depth, w from the size, plus the\n"
-"                           seeds' d=5 w=2719) and a top-k update; hll: HyperLogLog add,\n"
-"                           estimate, merge per precision, and the sequential read bandwidth;\n"
-"                           static: binary fuse fuse8, fuse16, fuse4w8, fuse4w16 and the\n"
-"                           Bloomier map (8-bit values): build ns/key, batch lookup per\n"
-"                           kernel and the one-key inline lookup, FPR, bits/key against\n"
-"                           the bound (takes --sizes in bytes or, with --sizes-in keys, key\n"
-"                           counts)\n"
-"      --sbf-filters LIST   sub-filters of the measured chains, each sized so the whole\n"
-"                           chain takes the --sizes bytes [%s]\n"
-"      --sbf-growth G       the chains' growth factor (EXPANSION), >= 1 [%g]\n"
-"      --cms-depth D        rows of the Count-Min sizes (width = size / (4 D)) [%u]\n"
-"      --cms-topk K         candidates of the top-k update run (0: none) [%u]\n"
-"      --hll-precisions LIST  HyperLogLog precisions p (2^p registers), %u..%u [%s]\n"
-"      --bandwidth-bytes SIZE  buffer of the sequential-read bandwidth probe (hll) [4x the\n"
-"                           last-level cache, at least 256M, at most 1/4 of free memory]\n"
-"      --plan               print the filter sweep's sizing (variant, bytes, keys, k) and\n"
-"                           exit without measuring\n"
-"\n"
-"Environment\n"
-"      --pin CPU            pin the process to one CPU\n"
-"      --huge-pages on|off  MADV_HUGEPAGE for filters and probe buffers >= 2 MiB [on]\n"
-"\n"
-"Counters\n"
-"      --counters auto|perf|callgrind|none\n"
-"                           auto/perf: perf_event_open group (user space only); without a\n"
-"                           PMU every hardware counter is null in JSON, its column is left\n"
-"                           out of the table, one warning says why, and the run continues.\n"
-"                           callgrind: re-run each lookup configuration under\n"
-"                           valgrind's cache simulator (slow; use small sizes) [auto]\n"
-"      --events LIST        libpfm4 event names for the group [perf::PERF_COUNT_HW_CPU_CYCLES,\n"
-"                           INSTRUCTIONS, CACHE_L1D:READ:MISS, CACHE_LL:READ:MISS,\n"
-"                           CACHE_DTLB:READ:MISS, BRANCH_MISSES]\n"
-"      --D1 S,A,L --LL S,A,L  simulated cache geometry (bytes,ways,line) passed to callgrind\n"
-"                           [from /sys/devices/system/cpu/cpu0/cache]\n"
-"      --callgrind-lookups N  lookups simulated per configuration [%llu]\n"
-"      --probe memory|none  measure the physical bound (pointer chasing and prefetched\n"
-"                           random lines) at every filter footprint [memory]\n"
-"      --probe-distance N   prefetch distance of the random-line probe, in lines [%d]\n"
-"      --probe-only         only the memory probe, at --sizes (bytes); no filters\n"
-"\n"
-"Output\n"
-"      --json FILE          Google-Benchmark-shaped JSON (repetitions and aggregates);\n"
-"                           - writes it to stdout and the table to stderr\n"
-"      --csv FILE           one row per configuration, units in the column names\n"
-"      --list               print variants, kernels, caches and the default sweep; exit\n"
-"  -q, --quiet              no progress and no status lines on stderr (warnings and\n"
-"                           errors still appear); progress is shown only when stderr is\n"
-"                           a terminal\n"
-"  -h, --help               this text\n"
-"  -V, --version            one line: program, library version, git commit\n",
-            /* in the order of the text above */
-            d.fpr, hits, d.batch, (unsigned long long)FB_LOOKUPS_DEFAULT,
-            (unsigned long long)FB_LOOKUPS_URL, FB_REPS_DEFAULT, d.warmup,
-            (unsigned long long)d.insert_budget, FB_REPS_QUICK,
-            (unsigned long long)FB_LOOKUPS_QUICK, (unsigned long long)d.seed, sbf, d.sbf_growth,
-            d.cms_depth, d.cms_topk, (unsigned)FL_HLL_P_MIN, (unsigned)FL_HLL_P_MAX, hll,
-            (unsigned long long)d.cg_lookups, d.probe_distance);
-    help_time(f);
-    fprintf(f,
-"\n"
-"Exit status: 0 success, 1 usage error (a bad option or value; one line on stderr),\n"
-"2 data or I/O error (an output path that cannot be written, a size that cannot be\n"
-"sized, valgrind missing for --counters callgrind, out of memory), as for filterlab.\n"
-"\n"
-"Examples\n"
-"  flbench --quick --json out.json\n"
-"  flbench --filter split256,block512 --kernel all --sizes 14..26:2 --json r.json --csv r.csv\n"
-"  flbench --counters callgrind --filter split256 --sizes 16K,4M --LL 131072,8,64\n");
-}
-
-enum {
-    OPT_FPR = 256, OPT_BPK, OPT_SIZES_IN, OPT_HIT, OPT_BATCH, OPT_KEYS, OPT_LOOKUPS, OPT_WARMUP,
-    OPT_INTERLEAVE, OPT_PIN, OPT_HUGE, OPT_COUNTERS, OPT_EVENTS, OPT_JSON, OPT_CSV, OPT_PROBE,
-    OPT_PROBE_DIST, OPT_QUICK, OPT_SEED, OPT_D1, OPT_LL, OPT_CG_LOOKUPS, OPT_CG_CHILD,
-    OPT_INSERT_BUDGET, OPT_LIST, OPT_PROBE_ONLY, OPT_STRUCTURE, OPT_SBF_FILTERS, OPT_SBF_GROWTH,
-    OPT_CMS_DEPTH, OPT_CMS_TOPK, OPT_HLL_P, OPT_BANDWIDTH_BYTES, OPT_PLAN
+/* How an option's value is read and stored. */
+enum opt_kind {
+    K_FLAG,    /* no value: the int is set to 1 */
+    K_STR,     /* the argument itself (const char *) */
+    K_INT,     /* K_INT, K_U32, K_U64, K_SIZE: a number into an int, uint32_t, uint64_t or */
+    K_U32,     /* size_t, checked against lo..hi as the field holds it */
+    K_U64,
+    K_SIZE,
+    K_DOUBLE,  /* checked against lo, hi (open ends: lo_open, hi_open) */
+    K_CHOICE,  /* one of names[] into an int: values[] */
+    K_U32LIST, /* integers in lo..hi into a uint32_t array, the count into a size_t at count */
+    K_CALL,    /* call(o, arg) */
+    K_ACTION,  /* no value: call(o, NULL) (--help, --version) */
 };
+/* --help's sections, in their order. */
+enum { S_WHAT, S_STRUCT, S_ENV, S_COUNTERS, S_OUTPUT, NSECTIONS };
+static const char *const section_titles[NSECTIONS] = {
+    "What is measured",
+    "Structures (the family beyond filters; bench/README.md describes each suite)",
+    "Environment", "Counters", "Output"};
 
-/* A usage error: one line, exit 1. */
-static _Noreturn void die(const char *fmt, const char *arg) {
-    fprintf(stderr, "flbench: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see 'flbench --help')\n");
-    exit(1);
+typedef struct fb_opt {
+    const char *name;   /* --name */
+    char shortopt;      /* -c, or 0 */
+    char in_cli;        /* stored in fb_cli (resolved after parsing), not fb_options */
+    char section;       /* --help's section (the table's order inside it) */
+    char lo_open, hi_open;
+    enum opt_kind kind;
+    size_t off, count;  /* where the value goes; a list's count */
+    double lo, hi;      /* accepted values (hi = 0: no upper bound); lo = hi = 0, no range: any */
+    const char *range;  /* the range as an error message says it, when not "in lo..hi" */
+    size_t set;         /* in the same struct, an int set to 1 when given (0: none) */
+    const char *names[4];
+    int values[4];
+    void (*call)(fb_options *o, const char *arg);
+    const char *metavar; /* --help: "--name METAVAR" */
+    /* --help: the text beside the option, lines after the first indented under it, and a
+     * leading newline for a text that starts on the next line. Its %s is the default, from
+     * dflt or else from the value set_defaults stores. NULL: not listed. */
+    const char *help;
+    void (*dflt)(char *buf, size_t cap, const fb_options *d);
+} fb_opt;
+
+static void usage(void);
+static void help_and_exit(fb_options *o, const char *arg) {
+    (void)o, (void)arg;
+    usage();
+    exit(0);
+}
+static void version_and_exit(fb_options *o, const char *arg) {
+    (void)o, (void)arg;
+    version();
+    exit(0);
+}
+static void bandwidth_bytes(fb_options *o, const char *arg) {
+    if (fb_parse_size(arg, &o->bandwidth_bytes) || o->bandwidth_bytes < 4096)
+        fb_usage_error("bad --bandwidth-bytes '%s' (at least 4K)", arg);
 }
 
-static uint64_t parse_u64(const char *s, const char *what) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        die("bad number for %s", what);
-    return v;
+/* Defaults --help shows that are not one stored value. */
+static void hits_default(char *buf, size_t cap, const fb_options *d) {
+    buf[0] = 0;
+    for (size_t i = 0; i < d->nhits; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%g", i ? "," : "", d->hits[i]);
+}
+static void lookups_default(char *buf, size_t cap, const fb_options *d) {
+    (void)d;
+    snprintf(buf, cap, "%llu; url %llu", (unsigned long long)FB_LOOKUPS_DEFAULT,
+             (unsigned long long)FB_LOOKUPS_URL);
+}
+static void reps_default(char *buf, size_t cap, const fb_options *d) {
+    (void)d;
+    snprintf(buf, cap, "%d", FB_REPS_DEFAULT);
+}
+static void quick_default(char *buf, size_t cap, const fb_options *d) {
+    (void)d;
+    snprintf(buf, cap, "%d repetitions,\n%llu lookups", FB_REPS_QUICK,
+             (unsigned long long)FB_LOOKUPS_QUICK);
+}
+static void hll_default(char *buf, size_t cap, const fb_options *d) {
+    int n = snprintf(buf, cap, "%u..%u [", (unsigned)FL_HLL_P_MIN, (unsigned)FL_HLL_P_MAX);
+    for (size_t i = 0; i < d->nhll_precisions && n > 0 && (size_t)n < cap; i++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%u", i ? "," : "", d->hll_precisions[i]);
+    snprintf(buf + strlen(buf), cap - strlen(buf), "]");
+}
+static void structures_default(char *buf, size_t cap, const fb_options *d) {
+    fb_structures_help(buf, cap, d->structures);
 }
 
-static double parse_double(const char *s, const char *what) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v))
-        die("bad number for %s", what);
-    return v;
-}
-
-/* "64K", "1MiB", "2G", "4096", "2^20". */
-static int parse_size(const char *s, uint64_t *out) {
-    char *end;
-    if (!strncmp(s, "2^", 2)) {
-        unsigned long e = strtoul(s + 2, &end, 10);
-        if (*end || e > 62)
-            return -1;
-        *out = UINT64_C(1) << e;
-        return 0;
-    }
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return -1;
-    uint64_t mul = 1;
-    if (*end) {
-        char u = (char)(*end | 0x20);
-        mul = u == 'k' ? UINT64_C(1) << 10 : u == 'm' ? UINT64_C(1) << 20
-            : u == 'g' ? UINT64_C(1) << 30 : u == 't' ? UINT64_C(1) << 40 : 0;
-        if (!mul)
-            return -1;
-        end++;
-        if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
-            end += strlen(end);
-        if (*end)
-            return -1;
-    }
-    *out = (uint64_t)(v * (double)mul + 0.5);
-    return *out ? 0 : -1;
-}
-
-static void add_size(fb_options *o, uint64_t v) {
-    uint64_t *n = realloc(o->sizes, (o->nsizes + 1) * sizeof *n);
-    if (!n) {
-        fprintf(stderr, "flbench: out of memory\n");
-        exit(2);
-    }
-    o->sizes = n;
-    o->sizes[o->nsizes++] = v;
-}
-
-static void parse_sizes(fb_options *o, const char *spec) {
-    o->nsizes = 0;
-    const char *dots = strstr(spec, "..");
-    if (dots) {
-        char a[64], b[64];
-        size_t la = (size_t)(dots - spec);
-        if (la >= sizeof a)
-            die("bad --sizes range '%s'", spec);
-        memcpy(a, spec, la);
-        a[la] = 0;
-        snprintf(b, sizeof b, "%s", dots + 2);
-        unsigned step = 1;
-        char *colon = strchr(b, ':');
-        if (colon) {
-            *colon = 0;
-            step = (unsigned)parse_u64(colon + 1, "--sizes step");
-            if (step == 0 || step > 16)
-                die("bad --sizes step in '%s'", spec);
-        }
-        uint64_t lo = 0, hi = 0;
-        char *end;
-        unsigned long ea = strtoul(a, &end, 10);
-        int exps = *end == 0 && ea < 63;
-        unsigned long eb = strtoul(b, &end, 10);
-        exps = exps && *end == 0 && eb < 63;
-        if (exps) {
-            lo = UINT64_C(1) << ea;
-            hi = UINT64_C(1) << eb;
-        } else if (parse_size(a, &lo) || parse_size(b, &hi)) {
-            die("bad --sizes range '%s'", spec);
-        }
-        if (lo > hi)
-            die("empty --sizes range '%s'", spec);
-        for (uint64_t v = lo; v <= hi; v <<= step) {
-            add_size(o, v);
-            if (v > (UINT64_MAX >> step))
-                break;
-        }
-        return;
-    }
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        uint64_t v;
-        if (parse_size(t, &v))
-            die("bad size '%s' in --sizes", t);
-        add_size(o, v);
-    }
-    free(copy);
-    if (!o->nsizes)
-        die("empty --sizes '%s'", spec);
-}
-
-static void parse_filters(fb_options *o, const char *spec) {
-    o->nvariants = 0;
-    if (!strcmp(spec, "all")) {
-        for (int v = FL_VARIANT_MIN; v <= FL_VARIANT_MAX; v++)
-            o->variants[o->nvariants++] = (fl_variant)v;
-        return;
-    }
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        fl_variant v;
-        if (fl_variant_parse(t, &v) != FL_OK)
-            die("unknown filter '%s' (see --list; or all)", t);
-        if (o->nvariants == FB_MAX_VARIANTS)
-            die("too many filters in '%s'", spec);
-        o->variants[o->nvariants++] = v;
-    }
-    free(copy);
-}
-
-static void parse_kernels(fb_options *o, const char *spec) {
-    o->nkernels = 0;
-    size_t nk = fl_kernel_count();
-    if (!strcmp(spec, "all")) {
-        for (size_t i = 0; i < nk && o->nkernels < FB_MAX_KERNELS; i++) {
-            fl_kernel_desc d;
-            /* Emulated kernels (NEON through SIMDe on x86) are correct but not fast: only
-             * benchmarked when named. */
-            if (fl_kernel_describe(i, &d) == FL_OK && d.supported && !d.emulated)
-                snprintf(o->kernels[o->nkernels++], sizeof o->kernels[0], "%s", d.name);
-        }
-        if (!o->nkernels)
-            die("no supported kernel (%s)", spec);
-        return;
-    }
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        const char *name = t;
-        /* "auto": the library's choice per module entry and payload size (binding "auto"
-         * leaves an object on it), not one ISA. */
-        int found = !strcmp(t, "auto");
-        for (size_t i = 0; i < nk; i++) {
-            fl_kernel_desc d;
-            if (fl_kernel_describe(i, &d) != FL_OK || strcmp(d.name, name))
-                continue;
-            found = 1;
-            /* Under valgrind (the callgrind child) the synthetic CPU may lack the kernel's
-             * ISA: the child reports that itself instead of failing here. */
-            if (!d.supported && !o->cg_child)
-                die("kernel '%s' is compiled in but this CPU cannot run it", name);
-        }
-        if (!found)
-            die("unknown kernel '%s' (see --list)", name);
-        if (o->nkernels == FB_MAX_KERNELS)
-            die("too many kernels in '%s'", spec);
-        snprintf(o->kernels[o->nkernels++], sizeof o->kernels[0], "%s", name);
-    }
-    free(copy);
-}
-
-static void parse_hits(fb_options *o, const char *spec) {
-    o->nhits = 0;
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        double h = parse_double(t, "--hit-rate");
-        if (h < 0 || h > 1)
-            die("--hit-rate values must be in [0, 1], not %s", t);
-        if (o->nhits == FB_MAX_HITS)
-            die("too many hit rates in '%s'", spec);
-        o->hits[o->nhits++] = h;
-    }
-    free(copy);
-    if (!o->nhits)
-        die("empty --hit-rate '%s'", spec);
-}
-
-static void parse_structures(fb_options *o, const char *spec) {
-    o->structures = 0;
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "filter")) o->structures |= FB_ST_FILTER;
-        else if (!strcmp(t, "sbf")) o->structures |= FB_ST_SBF;
-        else if (!strcmp(t, "cms")) o->structures |= FB_ST_CMS;
-        else if (!strcmp(t, "hll")) o->structures |= FB_ST_HLL;
-        else if (!strcmp(t, "static")) o->structures |= FB_ST_STATIC;
-        else if (!strcmp(t, "family")) o->structures |= FB_ST_SBF | FB_ST_CMS | FB_ST_HLL;
-        else if (!strcmp(t, "all"))
-            o->structures |= FB_ST_FILTER | FB_ST_SBF | FB_ST_CMS | FB_ST_HLL | FB_ST_STATIC;
-        else
-            die("unknown structure '%s' (filter, sbf, cms, hll, static, family, all)", t);
-    }
-    free(copy);
-    if (!o->structures)
-        die("empty --structure '%s'", spec);
-}
-
-/* A comma-separated list of integers in [lo, hi] into v (at most FB_MAX_PARAMS). */
-static size_t parse_u32_list(const char *spec, const char *what, uint32_t lo, uint32_t hi,
-                             uint32_t *v) {
-    size_t n = 0;
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        uint64_t x = parse_u64(t, what);
-        if (x < lo || x > hi) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "%s values must be in %u..%u, not %%s", what, lo, hi);
-            die(msg, t);
-        }
-        if (n == FB_MAX_PARAMS)
-            die("too many values in %s", what);
-        v[n++] = (uint32_t)x;
-    }
-    free(copy);
-    if (!n)
-        die("empty %s", what);
-    return n;
-}
-
-static uint64_t pow2_floor(uint64_t x) {
-    uint64_t p = 1;
-    while (p <= x / 2)
-        p *= 2;
-    return p;
-}
-
-static uint64_t pow2_ceil(uint64_t x) {
-    uint64_t p = 1;
-    while (p < x)
-        p *= 2;
-    return p;
-}
-
-/* L1d/2 up to ~3x the last-level cache (rounded up to a power of two), every 4x, never above
- * a quarter of the available memory. --quick: every 16x and at most 256 MiB, because
- * building GiB-sized filters dominates the run time (about a minute each for classic and
- * cuckoo on a 2-vCPU VM). */
-void fb_default_sizes(fb_options *o, const fb_machine *m) {
-    uint64_t lo = m->l1d ? pow2_floor(m->l1d / 2) : (UINT64_C(1) << 14);
-    uint64_t hi = m->llc ? pow2_ceil(3 * m->llc) : (UINT64_C(1) << 28);
-    if (o->quick && hi > (UINT64_C(1) << 28))
-        hi = UINT64_C(1) << 28;
-    if (m->mem_available && hi > pow2_floor(m->mem_available / 4))
-        hi = pow2_floor(m->mem_available / 4);
-    if (hi < lo)
-        hi = lo;
-    unsigned step = o->quick ? 4 : 2;
-    o->nsizes = 0;
-    uint64_t v = lo;
-    for (; v <= hi; v <<= step)
-        add_size(o, v);
-    if (o->sizes[o->nsizes - 1] != hi)
-        add_size(o, hi);
-    o->sizes_default = 1;
-}
-
+#define O(field) .off = offsetof(fb_options, field)
+#define C(field) .in_cli = 1, .off = offsetof(fb_cli, field)
+#define CHOICE(...) .kind = K_CHOICE, .names = {__VA_ARGS__}
+/* getopt_long's order (an ambiguous abbreviation lists its matches in it). */
+static const fb_opt opts[] = {
+    {"filter", 'f', C(filters), .kind = K_STR, .metavar = "LIST",
+     .help = "variants: classic,block512,split256,reg64,cuckoo,counting,\n"
+             "counting512 or all [%s] (see --list)"},
+    {"kernel", 'k', C(kernels), .kind = K_STR, .metavar = "LIST",
+     .help = "scalar,avx2,avx512,neon, auto (the one dispatch picks) or all\n"
+             "(every kernel this CPU runs natively; an emulated one, e.g.\n"
+             "neon through SIMDe on x86, only when named) [%s]"},
+    {"fpr", O(fpr), .kind = K_DOUBLE, .lo = 0, .hi = 1, .lo_open = 1, .hi_open = 1,
+     .set = offsetof(fb_options, fpr_given), .metavar = "P",
+     .help = "target false-positive rate for sizing [%s]"},
+    {"bits-per-key", O(bits_per_key), .kind = K_DOUBLE, .lo = 0, .hi = 64, .lo_open = 1,
+     .set = offsetof(fb_options, use_bpk), .metavar = "B",
+     .help = "size by bits per key instead of --fpr"},
+    {"sizes", 's', C(sizes), .kind = K_STR, .metavar = "SPEC",
+     .help = "filter sizes: a list (16K,1M,256M) or a log2 range: 14..30 (2^14\n"
+             "to 2^30), 16K..1G, with :STEP in powers of two (14..30:2)\n"
+             "[default: L1d/2 to ~3x the last-level cache every 4x, capped at\n"
+             "a quarter of free memory; on a 48K/2M/260M-cache VM: 16K..1G]"},
+    {"sizes-in", O(sizes_in_keys), CHOICE("bytes", "keys"), .values = {0, 1},
+     .metavar = "bytes|keys", .help = "unit of --sizes [%s]"},
+    {"hit-rate", .kind = K_CALL, .call = fb_parse_hits, .metavar = "LIST",
+     .help = "fractions of looked-up keys that were inserted [%s]", .dflt = hits_default},
+    {"batch", O(batch), .kind = K_SIZE, .lo = 1, .hi = 1 << 20, .metavar = "N",
+     .help = "keys per fl_contains_hashes call [%s]"},
+    {"keys", O(keys), CHOICE("u64", "url"), .values = {FB_KEYS_U64, FB_KEYS_URL},
+     .metavar = "u64|url",
+     .help = "u64: random 64-bit keys, hashed with fl_hash_u64 before timing;\n"
+             "url: synthetic URLs (~80 bytes) hashed with fl_hash_bytes (XXH3)\n"
+             "inside the timed region [%s]"},
+    {"lookups", C(lookups), .kind = K_U64, .lo = 1, .hi = 1 << 28, .range = "in 1..2^28",
+     .metavar = "N", .help = "timed lookups per repetition [%s]", .dflt = lookups_default},
+    {"reps", 'r', O(reps), .kind = K_INT, .lo = 1, .hi = 1000, .metavar = "N",
+     .help = "timed repetitions per configuration [%s]", .dflt = reps_default},
+    {"warmup", O(warmup), .kind = K_INT, .lo = 0, .hi = 100, .metavar = "N",
+     .help = "untimed repetitions before them [%s]"},
+    {"interleave", O(interleave), .kind = K_FLAG,
+     .help = "run the configurations in a new random order in every\n"
+             "repetition (all filters stay resident if memory allows)"},
+    {"insert-budget", O(insert_budget), .kind = K_U64, .metavar = "N",
+     .help = "keys inserted per (filter, kernel) over the insert repetitions;\n"
+             "big filters get fewer repetitions [%s]. A filter that\n"
+             "gets one build is built once for all kernels, each timed on\n"
+             "its share of the insert chunks (insert_method in the results)"},
+    {"pin", O(pin_cpu), .kind = K_INT, .section = S_ENV, .metavar = "CPU",
+     .help = "pin the process to one CPU"},
+    {"huge-pages", O(huge_pages), CHOICE("on", "off"), .values = {1, 0}, .section = S_ENV,
+     .metavar = "on|off", .help = "MADV_HUGEPAGE for filters and probe buffers >= 2 MiB [%s]"},
+    {"counters", O(counters), CHOICE("auto", "perf", "callgrind", "none"),
+     .values = {FB_CNT_AUTO, FB_CNT_PERF, FB_CNT_CALLGRIND, FB_CNT_NONE},
+     .section = S_COUNTERS, .metavar = "auto|perf|callgrind|none",
+     .help = "\nauto/perf: perf_event_open group (user space only); without a\n"
+             "PMU every hardware counter is null in JSON, its column is left\n"
+             "out of the table, one warning says why, and the run continues.\n"
+             "callgrind: re-run each lookup configuration under\n"
+             "valgrind's cache simulator (slow; use small sizes) [%s]"},
+    {"events", O(events), .kind = K_STR, .section = S_COUNTERS, .metavar = "LIST",
+     .help = "libpfm4 event names for the group [perf::PERF_COUNT_HW_CPU_CYCLES,\n"
+             "INSTRUCTIONS, CACHE_L1D:READ:MISS, CACHE_LL:READ:MISS,\n"
+             "CACHE_DTLB:READ:MISS, BRANCH_MISSES]"},
+    {"json", O(json_path), .kind = K_STR, .section = S_OUTPUT, .metavar = "FILE",
+     .help = "Google-Benchmark-shaped JSON (repetitions and aggregates);\n"
+             "- writes it to stdout and the table to stderr"},
+    {"csv", O(csv_path), .kind = K_STR, .section = S_OUTPUT, .metavar = "FILE",
+     .help = "one row per configuration, units in the column names"},
+    /* --help lists --D1 and --LL on one line */
+    {"D1", O(cg_d1), .kind = K_STR, .section = S_COUNTERS, .metavar = "S,A,L --LL S,A,L",
+     .help = "simulated cache geometry (bytes,ways,line) passed to callgrind\n"
+             "[from /sys/devices/system/cpu/cpu0/cache]"},
+    {"LL", O(cg_ll), .kind = K_STR},
+    {"callgrind-lookups", O(cg_lookups), .kind = K_U64, .lo = 1, .range = "positive",
+     .section = S_COUNTERS, .metavar = "N",
+     .help = "lookups simulated per configuration [%s]"},
+    {"probe", O(probe_memory), CHOICE("memory", "none"), .values = {1, 0},
+     .section = S_COUNTERS, .metavar = "memory|none",
+     .help = "measure the physical bound (pointer chasing and prefetched\n"
+             "random lines) at every filter footprint [%s]"},
+    {"probe-distance", O(probe_distance), .kind = K_INT, .lo = 0, .hi = 4096,
+     .section = S_COUNTERS, .metavar = "N",
+     .help = "prefetch distance of the random-line probe, in lines [%s]"},
+    {"quick", O(quick), .kind = K_FLAG,
+     .help = "fewer sizes (every 16x, at most 256 MiB), %s", .dflt = quick_default},
+    {"probe-only", O(probe_only), .kind = K_FLAG, .section = S_COUNTERS,
+     .help = "only the memory probe, at --sizes (bytes); no filters"},
+    {"seed", O(seed), .kind = K_U64, .metavar = "N", .help = "key and hash seed [%s]"},
+    {"cg-child", O(cg_child), .kind = K_FLAG}, /* internal: the callgrind child */
+    {"list", C(list), .kind = K_FLAG, .section = S_OUTPUT,
+     .help = "print variants, kernels, caches and the default sweep; exit"},
+    {"structure", .kind = K_CALL, .call = fb_parse_structures, .section = S_STRUCT,
+     .metavar = "LIST", .dflt = structures_default,
+     .help = "%s.\n"
+             "filter: the sweep above over --filter (the counting variants\n"
+             "counting,counting512 included, with a timed delete for every\n"
+             "variant that deletes: counting, counting512, cuckoo); sbf:\n"
+             "scalable Bloom insert and batch\n"
+             "lookup at equal total size per chain length; cms: Count-Min\n"
+             "update and query (d from --cms-depth, w from the size, plus the\n"
+             "seeds' d=5 w=2719) and a top-k update; hll: HyperLogLog add,\n"
+             "estimate, merge per precision, and the sequential read bandwidth;\n"
+             "static: binary fuse fuse8, fuse16, fuse4w8, fuse4w16 and the\n"
+             "Bloomier map (8-bit values): build ns/key, batch lookup per\n"
+             "kernel and the one-key inline lookup, FPR, bits/key against\n"
+             "the bound (takes --sizes in bytes or, with --sizes-in keys, key\n"
+             "counts)"},
+    {"sbf-filters", O(sbf_filters), .count = offsetof(fb_options, nsbf_filters),
+     .kind = K_U32LIST, .lo = 1, .hi = FL_SBF_FILTERS_MAX, .section = S_STRUCT,
+     .metavar = "LIST",
+     .help = "sub-filters of the measured chains, each sized so the whole\n"
+             "chain takes the --sizes bytes [%s]"},
+    {"sbf-growth", O(sbf_growth), .kind = K_DOUBLE, .lo = 1, .hi = 64, .section = S_STRUCT,
+     .metavar = "G", .help = "the chains' growth factor (EXPANSION), >= 1 [%s]"},
+    {"cms-depth", O(cms_depth), .kind = K_U32, .lo = 1, .hi = FL_CMS_DEPTH_MAX,
+     .section = S_STRUCT, .metavar = "D",
+     .help = "rows of the Count-Min sizes (width = size / (4 D)) [%s]"},
+    {"cms-topk", O(cms_topk), .kind = K_U32, .lo = 0, .hi = FL_CMS_TOPK_MAX,
+     .range = "at most 65536", .section = S_STRUCT, .metavar = "K",
+     .help = "candidates of the top-k update run (0: none) [%s]"},
+    {"hll-precisions", O(hll_precisions), .count = offsetof(fb_options, nhll_precisions),
+     .kind = K_U32LIST, .lo = FL_HLL_P_MIN, .hi = FL_HLL_P_MAX, .section = S_STRUCT,
+     .metavar = "LIST", .help = "HyperLogLog precisions p (2^p registers), %s",
+     .dflt = hll_default},
+    {"bandwidth-bytes", .kind = K_CALL, .call = bandwidth_bytes, .section = S_STRUCT,
+     .metavar = "SIZE",
+     .help = "buffer of the sequential-read bandwidth probe (hll) [4x the\n"
+             "last-level cache, at least 256M, at most 1/4 of free memory]"},
+    {"plan", O(plan_only), .kind = K_FLAG, .section = S_STRUCT,
+     .help = "print the filter sweep's sizing (variant, bytes, keys, k) and\n"
+             "exit without measuring"},
+    {"quiet", 'q', O(quiet), .kind = K_FLAG, .section = S_OUTPUT,
+     .help = "no progress and no status lines on stderr (warnings and\n"
+             "errors still appear); progress is shown only when stderr is\n"
+             "a terminal"},
+    {"help", 'h', .kind = K_ACTION, .call = help_and_exit, .section = S_OUTPUT,
+     .help = "this text"},
+    {"version", 'V', .kind = K_ACTION, .call = version_and_exit, .section = S_OUTPUT,
+     .help = "one line: program, library version, git commit"},
+};
+#define NOPTS (sizeof opts / sizeof opts[0])
 /* getopt_long's '?' or ':' as one line: which option, and what is wrong with it. With
  * opterr = 0 getopt prints nothing; a long option is then argv[optind - 1] (getopt has moved
  * past it), a short one is optopt. */
@@ -501,7 +310,7 @@ static _Noreturn void option_error(int c, char **argv, const struct option *long
         for (const struct option *lo = longopts; is_long && lo->name; lo++)
             if (lo->val == optopt) /* an abbreviation: name the option in full */
                 snprintf(name, sizeof name, "--%s", lo->name);
-        die("option '%s' needs a value", name);
+        fb_usage_error("option '%s' needs a value", name);
     }
     if (is_long && strncmp(name, "--", 2) == 0) {
         const char *n = name + 2;
@@ -509,7 +318,7 @@ static _Noreturn void option_error(int c, char **argv, const struct option *long
         char list[512] = "";
         for (const struct option *lo = longopts; lo->name; lo++) {
             if (!strcmp(lo->name, n) && lo->has_arg == no_argument)
-                die("option '%s' takes no value", name);
+                fb_usage_error("option '%s' takes no value", name);
             if (!strncmp(lo->name, n, len) && strcmp(lo->name, "cg-child")) {
                 matches++;
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s",
@@ -519,16 +328,18 @@ static _Noreturn void option_error(int c, char **argv, const struct option *long
         if (matches > 1) {
             char msg[700];
             snprintf(msg, sizeof msg, "ambiguous option '%%s' (%s)", list);
-            die(msg, name);
+            fb_usage_error(msg, name);
         }
     }
-    die("unknown option '%s'", name);
+    fb_usage_error("unknown option '%s'", name);
 }
-
 /* Every default of the options (--help prints them from here). reps and lookups stay unset
  * (-1, 0): they depend on --quick and --keys, resolved after parsing. */
-static void set_defaults(fb_options *o) {
+static void set_defaults(fb_options *o, fb_cli *cli) {
     memset(o, 0, sizeof *o);
+    memset(cli, 0, sizeof *cli);
+    cli->filters = "all";
+    cli->kernels = "auto";
     o->fpr = 0.01;
     o->batch = 1024;
     o->reps = -1;
@@ -554,198 +365,205 @@ static void set_defaults(fb_options *o) {
     o->nhll_precisions = sizeof hll_default / sizeof hll_default[0];
 }
 
+static void *field(const fb_opt *p, fb_options *o, fb_cli *cli, size_t off) {
+    return (char *)(p->in_cli ? (void *)cli : (void *)o) + off;
+}
+
+/* The default --help shows in an option's %s: dflt's, or the value set_defaults stores. */
+static void default_text(const fb_opt *p, char *buf, size_t cap) {
+    fb_options d;
+    fb_cli dc;
+    set_defaults(&d, &dc);
+    const void *v = field(p, &d, &dc, p->off);
+    buf[0] = 0;
+    if (p->dflt)
+        p->dflt(buf, cap, &d);
+    else if (p->kind == K_STR && *(const char *const *)v)
+        snprintf(buf, cap, "%s", *(const char *const *)v);
+    else if (p->kind == K_INT)
+        snprintf(buf, cap, "%d", *(const int *)v);
+    else if (p->kind == K_U32)
+        snprintf(buf, cap, "%u", *(const uint32_t *)v);
+    else if (p->kind == K_U64)
+        snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)v);
+    else if (p->kind == K_SIZE)
+        snprintf(buf, cap, "%zu", *(const size_t *)v);
+    else if (p->kind == K_DOUBLE)
+        snprintf(buf, cap, "%g", *(const double *)v);
+    else if (p->kind == K_CHOICE) {
+        for (size_t i = 0; i < 4 && p->names[i]; i++)
+            if (p->values[i] == *(const int *)v)
+                snprintf(buf, cap, "%s", p->names[i]);
+    } else if (p->kind == K_U32LIST) {
+        for (size_t i = 0; i < *(const size_t *)field(p, &d, &dc, p->count); i++)
+            snprintf(buf + strlen(buf), cap - strlen(buf), "%s%u", i ? "," : "",
+                     ((const uint32_t *)v)[i]);
+    }
+}
+
+/* One option of --help: "  -f, --filter LIST" in a column of 27, then its text. */
+static void help_option(FILE *f, const fb_opt *p) {
+    char left[64], dflt[256], text[2048];
+    snprintf(left, sizeof left, "%s%c%s--%s%s%s", p->shortopt ? "  -" : "    ",
+             p->shortopt ? p->shortopt : ' ', p->shortopt ? ", " : " ", p->name,
+             p->metavar ? " " : "", p->metavar ? p->metavar : "");
+    default_text(p, dflt, sizeof dflt);
+    snprintf(text, sizeof text, p->help, dflt);
+    int pad = text[0] == '\n' ? 0 : strlen(left) < 25 ? 27 - (int)strlen(left) : 2;
+    fprintf(f, "%s%*s", left, pad, "");
+    for (const char *t = text; *t;) {
+        size_t n = strcspn(t, "\n");
+        if (t != text)
+            fprintf(f, "%27s", "");
+        fprintf(f, "%.*s\n", (int)n, t);
+        t += n + (t[n] == '\n');
+    }
+}
+
+/* --help: the options in their sections from the table, every default read from
+ * set_defaults or the constants above, not written twice. */
+static void usage(void) {
+    FILE *f = stdout;
+    fprintf(f,
+"usage: flbench [options]\n"
+"       flbench --help | --version\n"
+"\n"
+"Measures filterlab through its public API: lookup time per key (batched\n"
+"fl_contains_hashes), insert (build) throughput, bits per key and measured FPR, with\n"
+"hardware counters when the machine has a PMU, simulated misses under callgrind, and the\n"
+"physical bound of random memory access at the same footprints.\n");
+    for (int s = 0; s < NSECTIONS; s++) {
+        fprintf(f, "\n%s\n", section_titles[s]);
+        for (size_t i = 0; i < NOPTS; i++)
+            if (opts[i].section == s && opts[i].help)
+                help_option(f, &opts[i]);
+    }
+    help_time(f);
+    fprintf(f,
+"\n"
+"Exit status: 0 success, 1 usage error (a bad option or value; one line on stderr),\n"
+"2 data or I/O error (an output path that cannot be written, a size that cannot be\n"
+"sized, valgrind missing for --counters callgrind, out of memory), as for filterlab.\n"
+"\n"
+"Examples\n"
+"  flbench --quick --json out.json\n"
+"  flbench --filter split256,block512 --kernel all --sizes 14..26:2 --json r.json --csv r.csv\n"
+"  flbench --counters callgrind --filter split256 --sizes 16K,4M --LL 131072,8,64\n");
+}
+
+/* "--NAME must be RANGE, not ARG": the table's range, or "in lo..hi", "(lo, hi]", ... */
+static _Noreturn void out_of_range(const fb_opt *p, const char *arg) {
+    char range[64], msg[160];
+    if (p->range)
+        snprintf(range, sizeof range, "%s", p->range);
+    else if (p->kind == K_DOUBLE)
+        snprintf(range, sizeof range, "in %c%g, %g%c", p->lo_open ? '(' : '[', p->lo, p->hi,
+                 p->hi_open ? ')' : ']');
+    else
+        snprintf(range, sizeof range, "in %.0f..%.0f", p->lo, p->hi);
+    snprintf(msg, sizeof msg, "--%s must be %s, not %%s", p->name, range);
+    fb_usage_error(msg, arg);
+}
+
+/* One option's value into its field, by its kind. */
+static void store(const fb_opt *p, fb_options *o, fb_cli *cli, const char *arg) {
+    void *v = field(p, o, cli, p->off);
+    char what[64];
+    snprintf(what, sizeof what, "--%s", p->name);
+    int ranged = p->lo != 0 || p->hi != 0 || p->range;
+    double x = 0;
+    switch (p->kind) {
+    case K_FLAG: *(int *)v = 1; return;
+    case K_STR: *(const char **)v = arg; return;
+    case K_CALL:
+    case K_ACTION: p->call(o, arg); return;
+    case K_U32LIST:
+        *(size_t *)field(p, o, cli, p->count) =
+            fb_parse_u32_list(arg, what, (uint32_t)p->lo, (uint32_t)p->hi, v);
+        return;
+    case K_CHOICE: {
+        char msg[160];
+        int n = snprintf(msg, sizeof msg, "%s takes ", what);
+        for (size_t i = 0; i < 4 && p->names[i]; i++) {
+            if (!strcmp(arg, p->names[i])) {
+                *(int *)v = p->values[i];
+                return;
+            }
+            int last = i == 3 || !p->names[i + 1];
+            n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", !i ? "" : last ? " or " : ", ",
+                          p->names[i]);
+        }
+        snprintf(msg + n, sizeof msg - (size_t)n, ", not %%s");
+        fb_usage_error(msg, arg);
+    }
+    case K_DOUBLE:
+        x = *(double *)v = fb_parse_double(arg, what);
+        if (ranged && !((p->lo_open ? x > p->lo : x >= p->lo) &&
+                        (p->hi_open ? x < p->hi : x <= p->hi)))
+            out_of_range(p, arg);
+        break;
+    default: {
+        /* The range is checked on the stored value, as the field holds it. */
+        uint64_t u = fb_parse_u64(arg, what);
+        if (p->kind == K_INT)
+            x = *(int *)v = (int)u;
+        else if (p->kind == K_U32)
+            x = *(uint32_t *)v = (uint32_t)u;
+        else if (p->kind == K_SIZE)
+            x = (double)(*(size_t *)v = (size_t)u);
+        else
+            x = (double)(*(uint64_t *)v = u);
+        if (ranged && (x < p->lo || (p->hi && x > p->hi)))
+            out_of_range(p, arg);
+    }
+    }
+    if (p->set)
+        *(int *)field(p, o, cli, p->set) = 1;
+}
+
+
 void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
-    set_defaults(o);
-    memset(cli, 0, sizeof *cli);
+    set_defaults(o, cli);
     o->argc = argc;
     o->argv = argv;
-    const char *filters = "all", *kernels = "auto";
-    int have_fpr = 0;
-    uint64_t lookups = 0;
 
-    static const struct option longopts[] = {
-        {"filter", required_argument, 0, 'f'},
-        {"kernel", required_argument, 0, 'k'},
-        {"fpr", required_argument, 0, OPT_FPR},
-        {"bits-per-key", required_argument, 0, OPT_BPK},
-        {"sizes", required_argument, 0, 's'},
-        {"sizes-in", required_argument, 0, OPT_SIZES_IN},
-        {"hit-rate", required_argument, 0, OPT_HIT},
-        {"batch", required_argument, 0, OPT_BATCH},
-        {"keys", required_argument, 0, OPT_KEYS},
-        {"lookups", required_argument, 0, OPT_LOOKUPS},
-        {"reps", required_argument, 0, 'r'},
-        {"warmup", required_argument, 0, OPT_WARMUP},
-        {"interleave", no_argument, 0, OPT_INTERLEAVE},
-        {"insert-budget", required_argument, 0, OPT_INSERT_BUDGET},
-        {"pin", required_argument, 0, OPT_PIN},
-        {"huge-pages", required_argument, 0, OPT_HUGE},
-        {"counters", required_argument, 0, OPT_COUNTERS},
-        {"events", required_argument, 0, OPT_EVENTS},
-        {"json", required_argument, 0, OPT_JSON},
-        {"csv", required_argument, 0, OPT_CSV},
-        {"probe", required_argument, 0, OPT_PROBE},
-        {"probe-distance", required_argument, 0, OPT_PROBE_DIST},
-        {"quick", no_argument, 0, OPT_QUICK},
-        {"probe-only", no_argument, 0, OPT_PROBE_ONLY},
-        {"seed", required_argument, 0, OPT_SEED},
-        {"D1", required_argument, 0, OPT_D1},
-        {"LL", required_argument, 0, OPT_LL},
-        {"callgrind-lookups", required_argument, 0, OPT_CG_LOOKUPS},
-        {"cg-child", no_argument, 0, OPT_CG_CHILD},
-        {"list", no_argument, 0, OPT_LIST},
-        {"structure", required_argument, 0, OPT_STRUCTURE},
-        {"sbf-filters", required_argument, 0, OPT_SBF_FILTERS},
-        {"sbf-growth", required_argument, 0, OPT_SBF_GROWTH},
-        {"cms-depth", required_argument, 0, OPT_CMS_DEPTH},
-        {"cms-topk", required_argument, 0, OPT_CMS_TOPK},
-        {"hll-precisions", required_argument, 0, OPT_HLL_P},
-        {"bandwidth-bytes", required_argument, 0, OPT_BANDWIDTH_BYTES},
-        {"plan", no_argument, 0, OPT_PLAN},
-        {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+    /* getopt_long's view of the table: val is the entry's index + 256, or its short letter. */
+    static struct option longopts[NOPTS + 1];
+    char shortopts[2 * NOPTS + 2] = ":";
+    for (size_t i = 0; i < NOPTS; i++) {
+        int has_arg =
+            opts[i].kind == K_FLAG || opts[i].kind == K_ACTION ? no_argument : required_argument;
+        longopts[i] = (struct option){opts[i].name, has_arg, 0,
+                                      opts[i].shortopt ? opts[i].shortopt : 256 + (int)i};
+        if (opts[i].shortopt)
+            snprintf(shortopts + strlen(shortopts), 3, "%c%s", opts[i].shortopt,
+                     has_arg == required_argument ? ":" : "");
+    }
     int c;
     opterr = 0; /* bad options get one line from option_error, not getopt's two */
-    while ((c = getopt_long(argc, argv, ":f:k:s:r:qhV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': filters = optarg; break;
-        case 'k': kernels = optarg; break;
-        case 's': cli->sizes = optarg; break;
-        case 'r':
-            o->reps = (int)parse_u64(optarg, "--reps");
-            if (o->reps < 1 || o->reps > 1000)
-                die("--reps must be in 1..1000, not %s", optarg);
-            break;
-        case OPT_FPR:
-            o->fpr = parse_double(optarg, "--fpr");
-            if (!(o->fpr > 0 && o->fpr < 1))
-                die("--fpr must be in (0, 1), not %s", optarg);
-            have_fpr = 1;
-            break;
-        case OPT_BPK:
-            o->bits_per_key = parse_double(optarg, "--bits-per-key");
-            if (!(o->bits_per_key > 0 && o->bits_per_key <= 64))
-                die("--bits-per-key must be in (0, 64], not %s", optarg);
-            o->use_bpk = 1;
-            break;
-        case OPT_SIZES_IN:
-            if (!strcmp(optarg, "keys")) o->sizes_in_keys = 1;
-            else if (!strcmp(optarg, "bytes")) o->sizes_in_keys = 0;
-            else die("--sizes-in takes bytes or keys, not %s", optarg);
-            break;
-        case OPT_HIT: parse_hits(o, optarg); break;
-        case OPT_BATCH:
-            o->batch = (size_t)parse_u64(optarg, "--batch");
-            if (o->batch < 1 || o->batch > (1u << 20))
-                die("--batch must be in 1..1048576, not %s", optarg);
-            break;
-        case OPT_KEYS:
-            if (!strcmp(optarg, "u64")) o->keys = FB_KEYS_U64;
-            else if (!strcmp(optarg, "url")) o->keys = FB_KEYS_URL;
-            else die("--keys takes u64 or url, not %s", optarg);
-            break;
-        case OPT_LOOKUPS:
-            lookups = parse_u64(optarg, "--lookups");
-            if (lookups < 1 || lookups > (UINT64_C(1) << 28))
-                die("--lookups must be in 1..2^28, not %s", optarg);
-            break;
-        case OPT_WARMUP:
-            o->warmup = (int)parse_u64(optarg, "--warmup");
-            if (o->warmup > 100)
-                die("--warmup must be in 0..100, not %s", optarg);
-            break;
-        case OPT_INTERLEAVE: o->interleave = 1; break;
-        case OPT_INSERT_BUDGET: o->insert_budget = parse_u64(optarg, "--insert-budget"); break;
-        case OPT_PIN: o->pin_cpu = (int)parse_u64(optarg, "--pin"); break;
-        case OPT_HUGE:
-            if (!strcmp(optarg, "on")) o->huge_pages = 1;
-            else if (!strcmp(optarg, "off")) o->huge_pages = 0;
-            else die("--huge-pages takes on or off, not %s", optarg);
-            break;
-        case OPT_COUNTERS:
-            if (!strcmp(optarg, "auto")) o->counters = FB_CNT_AUTO;
-            else if (!strcmp(optarg, "perf")) o->counters = FB_CNT_PERF;
-            else if (!strcmp(optarg, "callgrind")) o->counters = FB_CNT_CALLGRIND;
-            else if (!strcmp(optarg, "none")) o->counters = FB_CNT_NONE;
-            else die("--counters takes auto, perf, callgrind or none, not %s", optarg);
-            break;
-        case OPT_EVENTS: o->events = optarg; break;
-        case OPT_JSON: o->json_path = optarg; break;
-        case OPT_CSV: o->csv_path = optarg; break;
-        case OPT_PROBE:
-            if (!strcmp(optarg, "memory")) o->probe_memory = 1;
-            else if (!strcmp(optarg, "none")) o->probe_memory = 0;
-            else die("--probe takes memory or none, not %s", optarg);
-            break;
-        case OPT_PROBE_DIST:
-            o->probe_distance = (int)parse_u64(optarg, "--probe-distance");
-            if (o->probe_distance > 4096)
-                die("--probe-distance must be in 0..4096, not %s", optarg);
-            break;
-        case OPT_QUICK: o->quick = 1; break;
-        case OPT_PROBE_ONLY: o->probe_only = 1; break;
-        case OPT_SEED: o->seed = parse_u64(optarg, "--seed"); break;
-        case OPT_D1: o->cg_d1 = optarg; break;
-        case OPT_LL: o->cg_ll = optarg; break;
-        case OPT_CG_LOOKUPS:
-            o->cg_lookups = parse_u64(optarg, "--callgrind-lookups");
-            if (o->cg_lookups < 1)
-                die("--callgrind-lookups must be positive, not %s", optarg);
-            break;
-        case OPT_CG_CHILD: o->cg_child = 1; break;
-        case OPT_LIST: cli->list = 1; break;
-        case OPT_STRUCTURE: parse_structures(o, optarg); break;
-        case OPT_SBF_FILTERS:
-            o->nsbf_filters = parse_u32_list(optarg, "--sbf-filters", 1, FL_SBF_FILTERS_MAX,
-                                             o->sbf_filters);
-            break;
-        case OPT_SBF_GROWTH:
-            o->sbf_growth = parse_double(optarg, "--sbf-growth");
-            if (!(o->sbf_growth >= 1 && o->sbf_growth <= 64))
-                die("--sbf-growth must be in [1, 64], not %s", optarg);
-            break;
-        case OPT_CMS_DEPTH:
-            o->cms_depth = (uint32_t)parse_u64(optarg, "--cms-depth");
-            if (o->cms_depth < 1 || o->cms_depth > FL_CMS_DEPTH_MAX)
-                die("--cms-depth must be in 1..32, not %s", optarg);
-            break;
-        case OPT_CMS_TOPK:
-            o->cms_topk = (uint32_t)parse_u64(optarg, "--cms-topk");
-            if (o->cms_topk > FL_CMS_TOPK_MAX)
-                die("--cms-topk must be at most 65536, not %s", optarg);
-            break;
-        case OPT_HLL_P:
-            o->nhll_precisions = parse_u32_list(optarg, "--hll-precisions", FL_HLL_P_MIN,
-                                                FL_HLL_P_MAX, o->hll_precisions);
-            break;
-        case OPT_BANDWIDTH_BYTES:
-            if (parse_size(optarg, &o->bandwidth_bytes) || o->bandwidth_bytes < 4096)
-                die("bad --bandwidth-bytes '%s' (at least 4K)", optarg);
-            break;
-        case OPT_PLAN: o->plan_only = 1; break;
-        case 'q': o->quiet = 1; break;
-        case 'h': usage(); exit(0);
-        case 'V': version(); exit(0);
-        default: option_error(c, argv, longopts);
-        }
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const fb_opt *p = NULL;
+        for (size_t i = 0; i < NOPTS && !p; i++)
+            if (longopts[i].val == c)
+                p = &opts[i];
+        if (!p)
+            option_error(c, argv, longopts);
+        store(p, o, cli, optarg);
     }
     if (optind < argc)
-        die("unexpected argument '%s'", argv[optind]);
-    if (have_fpr && o->use_bpk)
-        die("%s", "give --fpr or --bits-per-key, not both");
+        fb_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->fpr_given && o->use_bpk)
+        fb_usage_error("%s", "give --fpr or --bits-per-key, not both");
     if (o->events && o->counters != FB_CNT_AUTO && o->counters != FB_CNT_PERF)
-        die("%s", "--events needs --counters auto or perf");
-    for (const char *g = o->cg_d1; g; g = NULL) {
+        fb_usage_error("%s", "--events needs --counters auto or perf");
+    const char *geometry[][2] = {{"--D1", o->cg_d1}, {"--LL", o->cg_ll}};
+    for (size_t i = 0; i < 2; i++) {
         unsigned long a, b, cc;
-        if (sscanf(g, "%lu,%lu,%lu", &a, &b, &cc) != 3)
-            die("--D1 takes size,assoc,line, not %s", g);
-    }
-    for (const char *g = o->cg_ll; g; g = NULL) {
-        unsigned long a, b, cc;
-        if (sscanf(g, "%lu,%lu,%lu", &a, &b, &cc) != 3)
-            die("--LL takes size,assoc,line, not %s", g);
+        if (geometry[i][1] && sscanf(geometry[i][1], "%lu,%lu,%lu", &a, &b, &cc) != 3) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "%s takes size,assoc,line, not %%s", geometry[i][0]);
+            fb_usage_error(msg, geometry[i][1]);
+        }
     }
 
     fl_status env_st = fl_kernel_env_status();
@@ -754,25 +572,21 @@ void fb_options_parse(fb_options *o, fb_cli *cli, int argc, char **argv) {
                 fl_strerror(env_st));
         exit(1);
     }
-    parse_filters(o, filters);
-    parse_kernels(o, kernels);
+    fb_parse_filters(o, cli->filters);
+    fb_parse_kernels(o, cli->kernels);
     if (o->reps < 0)
         o->reps = o->quick ? FB_REPS_QUICK : FB_REPS_DEFAULT;
-    o->lookups = lookups ? lookups
-                        : o->quick ? FB_LOOKUPS_QUICK
-                                  : o->keys == FB_KEYS_URL ? FB_LOOKUPS_URL : FB_LOOKUPS_DEFAULT;
+    o->lookups = cli->lookups ? cli->lookups
+                 : o->quick   ? FB_LOOKUPS_QUICK
+                 : o->keys == FB_KEYS_URL ? FB_LOOKUPS_URL
+                                          : FB_LOOKUPS_DEFAULT;
     if (o->json_path && o->csv_path && !strcmp(o->json_path, o->csv_path))
-        die("%s", !strcmp(o->json_path, "-") ? "--json and --csv cannot both write to stdout"
-                                             : "--json and --csv name the same file");
+        fb_usage_error("%s", !strcmp(o->json_path, "-")
+                                 ? "--json and --csv cannot both write to stdout"
+                                 : "--json and --csv name the same file");
     if (o->sizes_in_keys && (o->structures & (FB_ST_SBF | FB_ST_CMS)))
-        die("%s", "--sizes-in keys applies to the filter sweep only (sbf and cms take bytes)");
+        fb_usage_error("%s",
+                       "--sizes-in keys applies to the filter sweep only (sbf and cms take bytes)");
     if (o->probe_only && (!o->probe_memory || o->sizes_in_keys))
-        die("%s", "--probe-only measures --sizes in bytes and needs --probe memory");
-}
-
-void fb_options_sizes(fb_options *o, const fb_cli *cli, const fb_machine *m) {
-    if (cli->sizes)
-        parse_sizes(o, cli->sizes);
-    else
-        fb_default_sizes(o, m);
+        fb_usage_error("%s", "--probe-only measures --sizes in bytes and needs --probe memory");
 }

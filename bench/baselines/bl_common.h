@@ -26,6 +26,25 @@ static inline double bl_now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The timed loop of a one-key lookup: t0 and t1 around hit (an expression of keys[i], 1 for a
+ * positive) for i in [0, m), the positives added to p. A macro so that the call stays written
+ * inline in the loop, as in a user's code. */
+#define BL_TIME_KEYS(t0, t1, p, m, hit)                                                      \
+    do {                                                                                     \
+        (t0) = bl_now_ns();                                                                  \
+        for (size_t i = 0; i < (m); i++) (p) += (size_t)(hit);                               \
+        (t1) = bl_now_ns();                                                                  \
+    } while (0)
+/* The whole body of a one-key timing function: returns ns per key, the positives in *pos. */
+#define BL_TIME_ONE_KEY(m, pos, hit)                                                         \
+    do {                                                                                     \
+        double t0_, t1_;                                                                     \
+        size_t p_ = 0;                                                                       \
+        BL_TIME_KEYS(t0_, t1_, p_, m, hit);                                                  \
+        *(pos) = p_;                                                                         \
+        return (t1_ - t0_) / (double)(m);                                                    \
+    } while (0)
+
 static inline int bl_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -187,6 +206,15 @@ static inline FILE *bl_open_out(const char *path)
         exit(2);
     }
     return f;
+}
+
+/* Starts an output document: path opened as bl_open_out does, the top-level object opened
+ * and the context of `tool` written into it. */
+static inline void bl_json_begin(bl_json *j, const char *path, const char *tool)
+{
+    bl_json_init(j, bl_open_out(path));
+    bl_json_open(j, NULL, '{');
+    bl_json_context(j, tool);
 }
 
 static inline void bl_close_out(FILE *f)

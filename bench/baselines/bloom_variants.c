@@ -68,12 +68,36 @@ static double layer_fpr(const fl_lbf *l, uint32_t i, const uint64_t *fresh, size
     return (double)pos / (double)q;
 }
 
-static void layered_full(bl_json *j, uint64_t n, double pf) {
-    const uint32_t R = 4;
-    fl_lbf_config c = {.layers = R, .capacity = n, .fpr = pf, .seed = 1};
+/* A layered filter of R layers for n keys at per-layer FPR pf. */
+static fl_lbf *layered_create(uint32_t R, uint64_t n, double pf, uint64_t seed) {
+    fl_lbf_config c = {.layers = R, .capacity = n, .fpr = pf, .seed = seed};
     fl_lbf *l = NULL;
     fl_status st = fl_lbf_create(&c, &l);
     if (st != FL_OK) die("fl_lbf_create", st);
+    return l;
+}
+
+/* The fields both layered rows start with. */
+static void layered_row(bl_json *j, const char *experiment, double pf, uint32_t R, uint64_t n) {
+    bl_json_open(j, NULL, '{');
+    bl_json_str(j, "experiment", experiment);
+    bl_json_num(j, "pf", pf);
+    bl_json_int(j, "layers", R);
+    bl_json_int(j, "n", (long long)n);
+}
+
+/* "layer_fpr": the measured FPR of each of the R layers on the q fresh hashes. */
+static void layer_fprs(bl_json *j, const fl_lbf *l, uint32_t R, const uint64_t *fresh, size_t q,
+                       uint8_t *buf) {
+    bl_json_open(j, "layer_fpr", '[');
+    for (uint32_t i = 0; i < R; i++) bl_json_num(j, NULL, layer_fpr(l, i, fresh, q, buf));
+    bl_json_close(j, ']');
+}
+
+static void layered_full(bl_json *j, uint64_t n, double pf) {
+    const uint32_t R = 4;
+    fl_lbf *l = layered_create(R, n, pf, 1);
+    fl_status st;
     uint64_t *keys = hashes(n, 1);
     for (uint32_t r = 0; r < R; r++)
         if ((st = fl_lbf_add_hashes(l, keys, n, NULL)) != FL_OK) die("add", st);
@@ -89,16 +113,10 @@ static void layered_full(bl_json *j, uint64_t n, double pf) {
     if ((st = fl_lbf_count_hashes(l, keys, n, kc)) != FL_OK) die("count", st);
     uint64_t under = 0;
     for (size_t i = 0; i < n; i++) under += kc[i] < R;
-    bl_json_open(j, NULL, '{');
-    bl_json_str(j, "experiment", "full");
-    bl_json_num(j, "pf", pf);
-    bl_json_int(j, "layers", R);
-    bl_json_int(j, "n", (long long)n);
+    layered_row(j, "full", pf, R, n);
     bl_json_int(j, "queries", (long long)q);
     bl_json_int(j, "undercounted", (long long)under);
-    bl_json_open(j, "layer_fpr", '[');
-    for (uint32_t i = 0; i < R; i++) bl_json_num(j, NULL, layer_fpr(l, i, fresh, q, counts));
-    bl_json_close(j, ']');
+    layer_fprs(j, l, R, fresh, q, counts);
     bl_json_open(j, "at_least", '[');
     for (uint32_t d = 1; d <= R; d++) bl_json_int(j, NULL, (long long)at_least[d]);
     bl_json_close(j, ']');
@@ -113,10 +131,8 @@ static void layered_full(bl_json *j, uint64_t n, double pf) {
 
 static void layered_once(bl_json *j, uint64_t n, double pf) {
     const uint32_t R = 4;
-    fl_lbf_config c = {.layers = R, .capacity = n, .fpr = pf, .seed = 2};
-    fl_lbf *l = NULL;
-    fl_status st = fl_lbf_create(&c, &l);
-    if (st != FL_OK) die("fl_lbf_create", st);
+    fl_lbf *l = layered_create(R, n, pf, 2);
+    fl_status st;
     uint64_t *twice = hashes(n, 4);
     size_t s = n / 100 ? n / 100 : 1;
     uint64_t *once = hashes(s, 5);
@@ -142,19 +158,13 @@ static void layered_once(bl_json *j, uint64_t n, double pf) {
     size_t q = g_queries;
     uint64_t *fresh = hashes(q, 6);
     uint8_t *buf = bl_xmalloc(q);
-    bl_json_open(j, NULL, '{');
-    bl_json_str(j, "experiment", "once");
-    bl_json_num(j, "pf", pf);
-    bl_json_int(j, "layers", R);
-    bl_json_int(j, "n", (long long)n);
+    layered_row(j, "once", pf, R, n);
     bl_json_int(j, "added_once", (long long)s);
     bl_json_int(j, "pushed", (long long)pushes);
     bl_json_int(j, "exact", (long long)exact);
     bl_json_int(j, "read_ge2", (long long)ge2);
     bl_json_int(j, "read_ge3", (long long)ge3);
-    bl_json_open(j, "layer_fpr", '[');
-    for (uint32_t i = 0; i < R; i++) bl_json_num(j, NULL, layer_fpr(l, i, fresh, q, buf));
-    bl_json_close(j, ']');
+    layer_fprs(j, l, R, fresh, q, buf);
     bl_json_close(j, '}');
     free(buf);
     free(fresh);
@@ -417,11 +427,8 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 1;
     }
-    FILE *out = bl_open_out(json_path);
     bl_json j;
-    bl_json_init(&j, out);
-    bl_json_open(&j, NULL, '{');
-    bl_json_context(&j, "bloom_variants");
+    bl_json_begin(&j, json_path, "bloom_variants");
     bl_json_num(&j, "loadavg_1min_start", loadavg());
     bl_json_int(&j, "n", (long long)n);
     bl_json_int(&j, "queries", (long long)g_queries);
@@ -449,6 +456,6 @@ int main(int argc, char **argv) {
     bl_json_close(&j, '}');
     bl_json_num(&j, "loadavg_1min_end", loadavg());
     bl_json_close(&j, '}');
-    bl_close_out(out);
+    bl_close_out(j.f);
     return 0;
 }

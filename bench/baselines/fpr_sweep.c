@@ -329,23 +329,31 @@ static fl_status cuckoo_width_geometry(uint32_t f, uint64_t n, double p, fl_geom
     return FL_OK;
 }
 
+/* One "space" row per variant of vs at target number t: the library's sizing, or why it has
+ * none. */
+static void space_variants(bl_json *j, const fl_variant *vs, size_t nv, const char *label,
+                           uint64_t n, double target, int t, int *step, int total, int *failures)
+{
+    for (size_t v = 0; v < nv; v++) {
+        char what[128];
+        snprintf(what, sizeof what, "%s at %g", fl_variant_name(vs[v]), target);
+        progress("space", what, ++*step, total);
+        fl_params pr;
+        fl_status s = fl_params_for(vs[v], n, target, &pr);
+        if (s != FL_OK) {
+            unreachable_row(j, "space", label, vs[v], target, s);
+            continue;
+        }
+        one(j, "space", label, &pr.geometry, n, target, (uint64_t)t, failures);
+    }
+}
+
 static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
 {
     int failures = 0, step = 0;
     int total = nt * (int)(NALL + NWIDTHS + NCOUNTING);
     for (int t = 0; t < nt; t++) {
-        for (size_t v = 0; v < NALL; v++) {
-            char what[128];
-            snprintf(what, sizeof what, "%s at %g", fl_variant_name(ALL[v]), targets[t]);
-            progress("space", what, ++step, total);
-            fl_params pr;
-            fl_status s = fl_params_for(ALL[v], n, targets[t], &pr);
-            if (s != FL_OK) {
-                unreachable_row(j, "space", "library", ALL[v], targets[t], s);
-                continue;
-            }
-            one(j, "space", "library", &pr.geometry, n, targets[t], (uint64_t)t, &failures);
-        }
+        space_variants(j, ALL, NALL, "library", n, targets[t], t, &step, total, &failures);
         /* the filters that delete: cuckoo width by width, then the counting variants */
         for (size_t w = 0; w < NWIDTHS; w++) {
             char what[128];
@@ -369,18 +377,8 @@ static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
             }
             one(j, "space", "deletes", &g, n, targets[t], (uint64_t)t, &failures);
         }
-        for (size_t v = 0; v < NCOUNTING; v++) {
-            char what[128];
-            snprintf(what, sizeof what, "%s at %g", fl_variant_name(COUNTING[v]), targets[t]);
-            progress("space", what, ++step, total);
-            fl_params pr;
-            fl_status s = fl_params_for(COUNTING[v], n, targets[t], &pr);
-            if (s != FL_OK) {
-                unreachable_row(j, "space", "deletes", COUNTING[v], targets[t], s);
-                continue;
-            }
-            one(j, "space", "deletes", &pr.geometry, n, targets[t], (uint64_t)t, &failures);
-        }
+        space_variants(j, COUNTING, NCOUNTING, "deletes", n, targets[t], t, &step, total,
+                       &failures);
     }
     return failures;
 }
@@ -487,11 +485,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 1;
     }
-    FILE *out = bl_open_out(json_path);
     bl_json j;
-    bl_json_init(&j, out);
-    bl_json_open(&j, NULL, '{');
-    bl_json_context(&j, "fpr_sweep");
+    bl_json_begin(&j, json_path, "fpr_sweep");
     bl_json_str(&j, "mode", mode);
     bl_json_int(&j, "n", (long long)n);
     bl_json_int(&j, "queries", (long long)g_queries);
@@ -512,6 +507,6 @@ int main(int argc, char **argv)
     }
     bl_json_close(&j, ']');
     bl_json_close(&j, '}');
-    bl_close_out(out);
+    bl_close_out(j.f);
     return failures ? 2 : 0;
 }

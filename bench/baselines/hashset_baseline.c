@@ -496,11 +496,8 @@ int main(int argc, char **argv)
     };
     const size_t nall = sizeof all / sizeof all[0];
 
-    FILE *out = bl_open_out(json_path);
     bl_json j;
-    bl_json_init(&j, out);
-    bl_json_open(&j, NULL, '{');
-    bl_json_context(&j, "hashset_baseline");
+    bl_json_begin(&j, json_path, "hashset_baseline");
     bl_json_int(&j, "n", (long long)ins.n);
     bl_json_num(&j, "mean_key_bytes", ins.mean_len);
     bl_json_num(&j, "mean_miss_key_bytes", miss.mean_len);
@@ -571,7 +568,7 @@ int main(int argc, char **argv)
     }
     bl_json_close(&j, ']');
     bl_json_close(&j, '}');
-    bl_close_out(out);
+    bl_close_out(j.f);
     free(hit_idx);
     free_lines(&hits);
     free_lines(&ins);

@@ -38,22 +38,13 @@
 #include <string.h>
 
 #include "bl_common.h"
+#include "single_key_inline.h"
 
 #define BATCH 1024
 
 /* single_key_inline.c, built once per flag set: ns per lookup, or -1 if not applicable. */
 typedef double (*time_fn)(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos);
-double single_key_time_lookup_base(const fl_filter *, const uint64_t *, size_t, size_t *);
-double single_key_time_typed_base(const fl_filter *, const uint64_t *, size_t, size_t *);
 typedef double (*fuse_time_fn)(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos);
-double single_key_time_fuse_lookup_base(const fl_fuse *, const uint64_t *, size_t, size_t *);
-double single_key_time_fuse_typed_base(const fl_fuse *, const uint64_t *, size_t, size_t *);
-#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-double single_key_time_lookup_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
-double single_key_time_typed_avx2(const fl_filter *, const uint64_t *, size_t, size_t *);
-double single_key_time_fuse_lookup_avx2(const fl_fuse *, const uint64_t *, size_t, size_t *);
-double single_key_time_fuse_typed_avx2(const fl_fuse *, const uint64_t *, size_t, size_t *);
-#endif
 
 /* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
 static int cpu_runs(const char *kernel) {
@@ -79,12 +70,7 @@ static void usage(FILE *to) {
 }
 
 static double time_single(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos) {
-    double t0 = bl_now_ns();
-    size_t p = 0;
-    for (size_t i = 0; i < m; i++) p += (size_t)fl_contains_u64(f, keys[i]);
-    double t1 = bl_now_ns();
-    *pos = p;
-    return (t1 - t0) / (double)m;
+    BL_TIME_ONE_KEY(m, pos, fl_contains_u64(f, keys[i]));
 }
 
 /* fl_contains_u64s: the library hashes (SIMD where it can) and probes, 1024 keys a call. */
@@ -103,12 +89,7 @@ static double time_batch_u64s(const fl_filter *f, const uint64_t *keys, size_t m
 }
 
 static double time_fuse_single(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos) {
-    double t0 = bl_now_ns();
-    size_t p = 0;
-    for (size_t i = 0; i < m; i++) p += (size_t)fl_fuse_contains_u64(f, keys[i]);
-    double t1 = bl_now_ns();
-    *pos = p;
-    return (t1 - t0) / (double)m;
+    BL_TIME_ONE_KEY(m, pos, fl_fuse_contains_u64(f, keys[i]));
 }
 
 static double time_fuse_batch(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos) {

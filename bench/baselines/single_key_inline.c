@@ -9,25 +9,16 @@
  */
 #include "bl_common.h"
 #include "filterlab_inline.h"
+#include "single_key_inline.h"
 
 #define NAME(s, what) NAME2(s, what)
 #define NAME2(s, what) single_key_time_##what##_##s
-
-double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
-                                       size_t *pos);
-double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, size_t m,
-                                      size_t *pos);
 
 /* ns per lookup over keys[0..m): the generic handle, one fl_lookup_u64 per key. */
 double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
                                        size_t *pos) {
     const fl_lookup l = fl_lookup_of(f);
-    double t0 = bl_now_ns();
-    size_t p = 0;
-    for (size_t i = 0; i < m; i++) p += (size_t)fl_lookup_u64(&l, keys[i]);
-    double t1 = bl_now_ns();
-    *pos = p;
-    return (t1 - t0) / (double)m;
+    BL_TIME_ONE_KEY(m, pos, fl_lookup_u64(&l, keys[i]));
 }
 
 /* The same with the filter's one-variant handle; -1 if its variant has none. */
@@ -38,14 +29,10 @@ double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, 
     double t0, t1;
     if (fl_get_variant(f) == FL_SPLIT256) {
         const fl_split256_lookup l = fl_split256_lookup_of(f, &s);
-        t0 = bl_now_ns();
-        for (size_t i = 0; i < m; i++) p += (size_t)fl_split256_lookup_u64(&l, keys[i]);
-        t1 = bl_now_ns();
+        BL_TIME_KEYS(t0, t1, p, m, fl_split256_lookup_u64(&l, keys[i]));
     } else if (fl_get_variant(f) == FL_CUCKOO) {
         const fl_cuckoo_lookup l = fl_cuckoo_lookup_of(f, &s);
-        t0 = bl_now_ns();
-        for (size_t i = 0; i < m; i++) p += (size_t)fl_cuckoo_lookup_u64(&l, keys[i]);
-        t1 = bl_now_ns();
+        BL_TIME_KEYS(t0, t1, p, m, fl_cuckoo_lookup_u64(&l, keys[i]));
     } else {
         return -1;
     }
@@ -57,28 +44,13 @@ double NAME(SINGLE_KEY_SUFFIX, typed)(const fl_filter *f, const uint64_t *keys, 
 /* Binary fuse filters (include/filterlab_static.h): fl_fuse_lookup on the filter's view, one
  * key per call, the way fastfilter_cpp's benchmark calls its filters' Contain. */
 double NAME(SINGLE_KEY_SUFFIX, fuse_lookup)(const fl_fuse *f, const uint64_t *keys, size_t m,
-                                            size_t *pos);
-double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *keys, size_t m,
-                                           size_t *pos);
-
-double NAME(SINGLE_KEY_SUFFIX, fuse_lookup)(const fl_fuse *f, const uint64_t *keys, size_t m,
                                             size_t *pos) {
     const fl_fuse_view v = fl_fuse_view_of(f);
-    double t0 = bl_now_ns();
-    size_t p = 0;
-    for (size_t i = 0; i < m; i++) p += (size_t)fl_fuse_lookup(&v, keys[i]);
-    double t1 = bl_now_ns();
-    *pos = p;
-    return (t1 - t0) / (double)m;
+    BL_TIME_ONE_KEY(m, pos, fl_fuse_lookup(&v, keys[i]));
 }
 
 /* The same with the typed lookup of the view's shape; -1 for a view of none. */
-#define FUSE_TYPED_LOOP(fn)                                                                  \
-    do {                                                                                     \
-        t0 = bl_now_ns();                                                                    \
-        for (size_t i = 0; i < m; i++) p += (size_t)fn(&v, keys[i]);                         \
-        t1 = bl_now_ns();                                                                    \
-    } while (0)
+#define FUSE_TYPED_LOOP(fn) BL_TIME_KEYS(t0, t1, p, m, fn(&v, keys[i]))
 double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *keys, size_t m,
                                            size_t *pos) {
     const fl_fuse_view v = fl_fuse_view_of(f);
