@@ -30,16 +30,11 @@
  * lookups (a batch already running finishes on the table it started with). The composed
  * tables are double-buffered: fl_kernel_tune() fills the idle set and then publishes it.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "fl_config.h"
 #include "core/internal.h"
@@ -134,67 +129,9 @@ static void build_table(size_t i, fl_kernel_table *t) {
     isas[i].init(t);
 }
 
-/* ---- Module entries ------------------------------------------------------------------ */
-#define E(nm, member, kind, sized, k, unit) \
-    {nm, FL_KERNEL_SLOT(member), kind, sized, k, 0, unit, 0}
-#define EF(nm, member, kind, arity, bits) \
-    {nm, FL_KERNEL_SLOT(member), kind, 1, 0, arity, 0, bits}
-/* k and unit sizes are the CLI defaults' (k = 7 classic, 8 blocked; 6 reg64): the timing
- * payload tune uses. */
-const fl_entry_desc fl_entries[] = {
-    E("bloom.contains.classic", bloom.contains[FL_BLOOM_CLASSIC], FL_EK_CONTAINS, 1, 7, 8),
-    E("bloom.contains.block512", bloom.contains[FL_BLOOM_BLOCK512], FL_EK_CONTAINS, 1, 8, 64),
-    E("bloom.contains.split256", bloom.contains[FL_BLOOM_SPLIT256], FL_EK_CONTAINS, 1, 8, 32),
-    E("bloom.contains.reg64", bloom.contains[FL_BLOOM_REG64], FL_EK_CONTAINS, 1, 6, 8),
-    E("bloom.insert.classic", bloom.insert[FL_BLOOM_CLASSIC], FL_EK_INSERT, 1, 7, 8),
-    E("bloom.insert.block512", bloom.insert[FL_BLOOM_BLOCK512], FL_EK_INSERT, 1, 8, 64),
-    E("bloom.insert.split256", bloom.insert[FL_BLOOM_SPLIT256], FL_EK_INSERT, 1, 8, 32),
-    E("bloom.insert.reg64", bloom.insert[FL_BLOOM_REG64], FL_EK_INSERT, 1, 6, 8),
-    E("bloom.contains1.classic", bloom.contains1[FL_BLOOM_CLASSIC], FL_EK_CONTAINS1, 1, 7, 8),
-    E("bloom.contains1.block512", bloom.contains1[FL_BLOOM_BLOCK512], FL_EK_CONTAINS1, 1, 8, 64),
-    E("bloom.contains1.split256", bloom.contains1[FL_BLOOM_SPLIT256], FL_EK_CONTAINS1, 1, 8, 32),
-    E("bloom.contains1.reg64", bloom.contains1[FL_BLOOM_REG64], FL_EK_CONTAINS1, 1, 6, 8),
-    E("cuckoo.contains.fp8", cuckoo.contains[FL_CUCKOO_FP8], FL_EK_CONTAINS, 1, 8, 4),
-    E("cuckoo.contains.fp12", cuckoo.contains[FL_CUCKOO_FP12], FL_EK_CONTAINS, 1, 12, 6),
-    E("cuckoo.contains.fp16", cuckoo.contains[FL_CUCKOO_FP16], FL_EK_CONTAINS, 1, 16, 8),
-    E("counting.contains.classic", counting.contains[FL_COUNTING_CLASSIC], FL_EK_CONTAINS, 1, 7, 8),
-    E("counting.contains.blocked", counting.contains[FL_COUNTING_BLOCKED], FL_EK_CONTAINS, 1, 8, 64),
-    E("counting.insert.classic", counting.insert[FL_COUNTING_CLASSIC], FL_EK_INSERT, 1, 7, 8),
-    E("counting.insert.blocked", counting.insert[FL_COUNTING_BLOCKED], FL_EK_INSERT, 1, 8, 64),
-    E("counting.contains1.classic", counting.contains1[FL_COUNTING_CLASSIC], FL_EK_CONTAINS1, 1, 7, 8),
-    E("counting.contains1.blocked", counting.contains1[FL_COUNTING_BLOCKED], FL_EK_CONTAINS1, 1, 8, 64),
-    E("hash.u64", hash.u64, FL_EK_HASH_U64, 0, 0, 0),
-    E("hll.add", hll.add, FL_EK_HLL_ADD, 0, 0, 0),
-    E("hll.histo", hll.histo, FL_EK_HLL_HISTO, 0, 0, 0),
-    E("hll.max", hll.max, FL_EK_HLL_MAX, 0, 0, 0),
-    E("hll.murmur8", hll.murmur8, FL_EK_HASH_U64, 0, 0, 0),
-    E("cms.update", cms.update, FL_EK_CMS_UPDATE, 1, 0, 0),
-    E("cms.update_nosat", cms.update_nosat, FL_EK_CMS_UPDATE, 1, 0, 0),
-    E("cms.update_cons", cms.update_cons, FL_EK_CMS_UPDATE, 1, 0, 0),
-    E("cms.query", cms.query, FL_EK_CMS_QUERY, 1, 0, 0),
-    EF("fuse.contains.3_8", fuse.contains[FL_FUSE3_8], FL_EK_FUSE_CONTAINS, 3, 8),
-    EF("fuse.contains.3_16", fuse.contains[FL_FUSE3_16], FL_EK_FUSE_CONTAINS, 3, 16),
-    EF("fuse.contains.4_8", fuse.contains[FL_FUSE4_8], FL_EK_FUSE_CONTAINS, 4, 8),
-    EF("fuse.contains.4_16", fuse.contains[FL_FUSE4_16], FL_EK_FUSE_CONTAINS, 4, 16),
-    EF("bloomier.get.3_16", fuse.get[FL_BLOOMIER3_16], FL_EK_BLOOMIER_GET, 3, 16),
-    EF("bloomier.get.3_32", fuse.get[FL_BLOOMIER3_32], FL_EK_BLOOMIER_GET, 3, 32),
-    EF("bloomier.get.4_16", fuse.get[FL_BLOOMIER4_16], FL_EK_BLOOMIER_GET, 4, 16),
-    EF("bloomier.get.4_32", fuse.get[FL_BLOOMIER4_32], FL_EK_BLOOMIER_GET, 4, 32),
-};
-#undef E
-#undef EF
-const size_t fl_nentries = sizeof fl_entries / sizeof fl_entries[0];
-#define NENT (sizeof fl_entries / sizeof fl_entries[0])
-/* Every function pointer of fl_kernel_table is an entry: a new one must be listed above
- * (and named in HACKING.md's "how to add a kernel module"). */
-_Static_assert(sizeof(fl_kernel_table) == NENT * sizeof(fl_any_fn),
-               "fl_kernel_table has an entry fl_entries[] does not list");
-
-int fl_entry_find(const char *name) {
-    for (size_t i = 0; name && i < NENT; i++)
-        if (strcmp(fl_entries[i].name, name) == 0) return (int)i;
-    return -1;
-}
+/* One module entry per function pointer of fl_kernel_table (src/cpu/kernel_entries.c
+ * lists them and checks the count). */
+#define NENT (sizeof(fl_kernel_table) / sizeof(fl_any_fn))
 
 /* ---- Candidates ------------------------------------------------------------------------ */
 const char *const fl_cand_names[FL_NCAND] = {"scalar", "neon", "avx2", "avx2-loads", "avx512",
@@ -279,127 +216,6 @@ static void setup_candidates(void) {
     (void)i;
 }
 
-/* ---- The rule table ---------------------------------------------------------------------
- * Used when no wisdom file measured this CPU. The first rule that covers the CPU (its
- * microarchitecture name from src/cpu_uarch.c; NULL: any CPU), the entry (a list of entry
- * names or prefixes ending in '.') and the size class, and whose kernel this CPU runs, wins;
- * with none, the widest kernel this CPU runs. Measured rules come first, each citing its
- * numbers; the conservative rules for CPUs nobody measured come last.
- *
- * Adding a rule (HACKING.md, "Kernel choice"): measure with `checkkernels --bench --min` on
- * the machine (or take `filterlab tune`'s numbers from its wisdom file), add a line before the
- * catch-alls naming the microarchitecture and quoting the figures, and extend
- * tests/test_dispatch.c's rule cases with a fake CPU of that kind. */
-#define ALL_CLASSES 0xfu
-#define SMALL ((1u << FL_SIZE_L1) | (1u << FL_SIZE_L2))
-typedef struct rule {
-    const char *uarchs;  /* space-separated fl_cpu_uarch names; NULL: any CPU */
-    const char *entries; /* space-separated names, or prefixes ending in '.' */
-    unsigned classes;    /* bit per fl_size_class */
-    int cand;
-    const char *why;
-} rule;
-
-#define ZEN4_SRC "AMD Zen 4 guest, filterlab advise and flbench"
-#define EMR_SRC "Emerald Rapids 2-vCPU KVM guest, checkkernels --bench --min, 2026-11-26"
-#define GATHERY "bloom.contains.classic counting.contains.classic"
-static const rule rules[] = {
-    /* AMD Zen 4, measured. */
-    {"zen4", "bloom.contains.classic", ALL_CLASSES, FL_CAND_SCALAR,
-     "AMD Zen 4: classic Bloom lookups 10.2 ms per 1M in scalar, 13.9 in avx2, 21.0 in avx512 "
-     "(1M keys, 10 bits/key; " ZEN4_SRC "): k gathers per key, 512-bit gathers microcoded"},
-    {"zen4", "counting.contains.classic counting.contains1.classic", ALL_CLASSES,
-     FL_CAND_SCALAR,
-     "AMD Zen 4: counting Bloom lookups 14.9 ns in scalar, 22.5 in avx512 (" ZEN4_SRC
-     "): gathers are microcoded"},
-    {"zen4", "bloom.contains.split256 bloom.insert.split256 bloom.contains1.split256",
-     ALL_CLASSES, FL_CAND_AVX2,
-     "AMD Zen 4: split256 lookups 1.63 ns in avx2, 1.72 in avx512 (" ZEN4_SRC
-     "): no gain from 512-bit width"},
-    {"zen4", "cuckoo.", ALL_CLASSES, FL_CAND_AVX2,
-     "AMD Zen 4: cuckoo lookups 2.22 ns in avx2, 2.38 in avx512 (" ZEN4_SRC
-     "): no gain from 512-bit width"},
-    {"zen4", "fuse.contains.", ALL_CLASSES, FL_CAND_AVX2,
-     "AMD Zen 4: binary fuse batch lookups 2.58 ns in avx2, 3.03 in avx512 (100K keys), 3.35 "
-     "and 4.54 (1M) (" ZEN4_SRC ")"},
-    {"zen4", "bloomier.", ALL_CLASSES, FL_CAND_AVX2_LOADS,
-     "AMD Zen 4 (Bloomier not measured): 512-bit gathers are microcoded; the avx2 loads form "
-     "reads cells without gathers"},
-    {"zen4", NULL, ALL_CLASSES, FL_CAND_AVX2,
-     "AMD Zen 4 (entry not measured): every measured entry ran as fast or faster in avx2 than "
-     "in avx512 (" ZEN4_SRC ")"},
-    /* AMD Zen 5, measured. */
-    {"zen5", GATHERY " counting.contains1.classic", ALL_CLASSES, FL_CAND_SCALAR,
-     "AMD Zen 5: classic Bloom lookups 6.70 ms per 1M in scalar, 9.02 in avx2, 17.3 in avx512 "
-     "(1M keys, 10 bits/key; results/zen5-kvm-2c-5bce): k gathers per key"},
-    /* Intel Sapphire / Emerald Rapids (the same core), measured here. */
-    {"emeraldrapids sapphirerapids", "cms.query", SMALL, FL_CAND_AVX2,
-     "Emerald Rapids: Count-Min queries 1.98 ns in avx2, 3.97 in avx512, 5.72 in scalar "
-     "(depth 5, 0.1 MiB; " EMR_SRC ")"},
-    {"emeraldrapids sapphirerapids", "cms.update_cons", SMALL, FL_CAND_SCALAR,
-     "Emerald Rapids: conservative Count-Min updates 11.3 ns in scalar, 12.6 in avx2, 16.0 in "
-     "avx512 (depth 5, 0.1 MiB; " EMR_SRC ")"},
-    {"emeraldrapids sapphirerapids", "cms.update_cons", ALL_CLASSES, FL_CAND_AVX2,
-     "Emerald Rapids: conservative Count-Min updates 52.0 ns in avx2, 56.5 in avx512, 96.2 in "
-     "scalar (depth 4, 64 MiB; " EMR_SRC ")"},
-    {"emeraldrapids sapphirerapids", "fuse.contains.3_8 fuse.contains.3_16", SMALL,
-     FL_CAND_AVX2,
-     "Emerald Rapids: 3-wise binary fuse lookups 2.27 ns (8-bit) and 2.18 (16-bit) in avx2, "
-     "3.19 and 3.13 in avx512 (100K keys; " EMR_SRC ")"},
-    {"emeraldrapids sapphirerapids", GATHERY, ALL_CLASSES, FL_CAND_AVX512,
-     "Emerald Rapids: classic Bloom lookups 5.60 ns in avx512, 7.45 in avx2, 18.4 in scalar "
-     "(1 MiB; " EMR_SRC "): gathers are fast here"},
-    {"emeraldrapids sapphirerapids", NULL, ALL_CLASSES, FL_CAND_AVX512,
-     "Emerald Rapids: the widest kernel (avx512 led most batch entries timed here: block512 "
-     "lookups 9.5x scalar, split256 6.0x, cuckoo 4.1x at 1 MiB; " EMR_SRC ")"},
-    /* Any other CPU: nobody measured it, so nothing that lost anywhere. */
-    {NULL, GATHERY " counting.contains1.classic", ALL_CLASSES, FL_CAND_SCALAR,
-     "CPU not measured: classic Bloom lookups (k gathers per key) lost to scalar on AMD Zen 4 "
-     "and Zen 5, and Gather Data Sampling microcode slows gathers on Intel Skylake to Tiger Lake"},
-    {NULL, "fuse. bloomier.", ALL_CLASSES, FL_CAND_AVX2_LOADS,
-     "CPU not measured: the loads form reads fuse cells with scalar loads instead of gathers, "
-     "which lost on AMD Zen 4 in 512-bit width"},
-    {NULL, "bloom.contains.split256 bloom.insert.split256 bloom.contains1.split256 cuckoo.",
-     ALL_CLASSES, FL_CAND_AVX2,
-     "CPU not measured: 512-bit width gained nothing for split256 and cuckoo on AMD Zen 4"},
-};
-#undef GATHERY
-
-/* `word` is one of the space-separated words of `list`; a word ending in '.' is a prefix. */
-static int in_list(const char *list, const char *word) {
-    size_t wl = strlen(word);
-    for (const char *p = list; *p;) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, " ");
-        if (n && p[n - 1] == '.' ? n <= wl && strncmp(p, word, n) == 0
-                                 : n == wl && strncmp(p, word, n) == 0)
-            return 1;
-        p += n;
-    }
-    return 0;
-}
-
-int fl_rule_choice(const fl_cpu_id *id, size_t e, int cls, unsigned avail, const char **why) {
-    char uarch[32] = "", source[256];
-    if (!fl_cpu_uarch(id, uarch, sizeof uarch, source, sizeof source)) uarch[0] = '\0';
-    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-        const rule *ru = &rules[r];
-        if (ru->uarchs && (!uarch[0] || !in_list(ru->uarchs, uarch))) continue;
-        if (ru->entries && !in_list(ru->entries, fl_entries[e].name)) continue;
-        if (!(ru->classes & (1u << cls)) || !(avail & (1u << ru->cand))) continue;
-        *why = ru->why;
-        return ru->cand;
-    }
-    static const int widest[] = {FL_CAND_AVX512, FL_CAND_AVX2, FL_CAND_NEON};
-    for (size_t i = 0; i < sizeof widest / sizeof widest[0]; i++)
-        if (avail & (1u << widest[i])) {
-            *why = "no rule names this entry for this CPU: the widest kernel it runs";
-            return widest[i];
-        }
-    *why = "no SIMD kernel runs on this CPU";
-    return FL_CAND_SCALAR;
-}
-
 /* ---- The composed tables and the reasons --------------------------------------------- */
 typedef struct choice_set {
     fl_kernel_table tables[FL_NSIZE_CLASSES];
@@ -409,13 +225,12 @@ typedef struct choice_set {
 } choice_set;
 static choice_set sets[2];
 static int _Atomic cur_set;
-static pthread_mutex_t tune_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static fl_host host;
 static fl_cpu_id host_id;
 static fl_wisdom *wisdom;
-static char wisdom_path[4096];
-static char wisdom_status[4096 + 640]; /* the path, a reason of up to 511 bytes and the words around them */
+static char wisdom_path[FL_WISDOM_PATH_MAX];
+static char wisdom_status[FL_WISDOM_STATUS_MAX];
 
 static void format_measured(char *out, size_t cap, const fl_wisdom_cell *c, int name_c) {
     double win = c->ns[c->cand], sc = c->ns[FL_CAND_SCALAR];
@@ -539,102 +354,6 @@ void fl_size_limits_here(uint64_t limits[FL_NSIZE_CLASSES - 1]) {
     fl_size_limits_of(&host, limits);
 }
 
-/* ---- The wisdom file ------------------------------------------------------------------ */
-static void wisdom_default_path(void) {
-    const char *env = getenv("FILTERLAB_WISDOM");
-    wisdom_path[0] = '\0';
-    if (env && strcmp(env, "off") == 0) {
-        snprintf(wisdom_status, sizeof wisdom_status, "off: FILTERLAB_WISDOM=off");
-        return;
-    }
-    if (env && *env) {
-        snprintf(wisdom_path, sizeof wisdom_path, "%s", env);
-        return;
-    }
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/') /* the XDG spec ignores relative paths */
-        snprintf(wisdom_path, sizeof wisdom_path, "%s/filterlab/wisdom", xdg);
-    else if (home && *home)
-        snprintf(wisdom_path, sizeof wisdom_path, "%s/.cache/filterlab/wisdom", home);
-    else
-        snprintf(wisdom_status, sizeof wisdom_status,
-                 "off: neither FILTERLAB_WISDOM, XDG_CACHE_HOME nor HOME is set");
-}
-
-#define WISDOM_MAX_BYTES (1u << 20)
-
-/* Reads and checks the file at wisdom_path; sets wisdom (or leaves it NULL) and the status. */
-static void wisdom_load(void) {
-    if (!wisdom_path[0]) return;
-    int fd = open(wisdom_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            snprintf(wisdom_status, sizeof wisdom_status,
-                     "none: no file at %s (filterlab tune writes one)", wisdom_path);
-        else
-            snprintf(wisdom_status, sizeof wisdom_status, "ignored: %s: %s", wisdom_path,
-                     strerror(errno));
-        return;
-    }
-    struct stat st;
-    char *buf = NULL;
-    const char *why = NULL;
-    size_t len = 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        why = "not a regular file";
-    else if (st.st_size > (off_t)WISDOM_MAX_BYTES)
-        why = "larger than 1 MiB, not a wisdom file";
-    else if (!(buf = malloc((size_t)st.st_size + 1)))
-        why = "out of memory reading it";
-    else {
-        for (;;) {
-            ssize_t r = read(fd, buf + len, (size_t)st.st_size + 1 - len);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) break;
-            len += (size_t)r;
-            if (len == (size_t)st.st_size + 1) break;
-        }
-        if (len > (size_t)st.st_size) why = "changed while being read";
-    }
-    close(fd);
-    if (!why) {
-        fl_wisdom_key key;
-        fl_wisdom_key_here(&key);
-        fl_wisdom *w = calloc(1, sizeof *w);
-        char reason[512];
-        if (!w) {
-            why = "out of memory reading it";
-        } else if (fl_wisdom_parse(buf, len, &key, avail_mask(), w, reason, sizeof reason)) {
-            uint64_t lim[FL_NSIZE_CLASSES - 1];
-            fl_size_limits_here(lim);
-            if (memcmp(lim, w->limits, sizeof lim) != 0) {
-                /* Same CPU, other caches (a VM resized): the classes measured are not
-                 * this machine's. */
-                snprintf(wisdom_status, sizeof wisdom_status,
-                         "ignored: %s: measured with cache sizes %llu/%llu/%llu bytes, these "
-                         "are %llu/%llu/%llu (run filterlab tune again)",
-                         wisdom_path, (unsigned long long)w->limits[0],
-                         (unsigned long long)w->limits[1], (unsigned long long)w->limits[2],
-                         (unsigned long long)lim[0], (unsigned long long)lim[1],
-                         (unsigned long long)lim[2]);
-                fl_wisdom_free(w);
-                free(w);
-                free(buf);
-                return;
-            }
-            wisdom = w;
-            snprintf(wisdom_status, sizeof wisdom_status, "used: %s, measured on %s",
-                     wisdom_path, w->date);
-        } else {
-            free(w);
-            snprintf(wisdom_status, sizeof wisdom_status, "ignored: %s: %s", wisdom_path,
-                     reason);
-        }
-    }
-    if (why) snprintf(wisdom_status, sizeof wisdom_status, "ignored: %s: %s", wisdom_path, why);
-    free(buf);
-}
-
 /* Decides everything and only then publishes it: the inline fast path of fl_kernels_sized()
  * skips pthread_once once the pointers are set, so another thread must never see an
  * intermediate choice. */
@@ -663,8 +382,8 @@ static void init_once(void) {
     uint64_t lim[FL_NSIZE_CLASSES - 1];
     fl_size_limits_here(lim);
     for (int i = 0; i < FL_NSIZE_CLASSES - 1; i++) fl_size_class_limit[i] = (size_t)lim[i];
-    wisdom_default_path();
-    wisdom_load();
+    wisdom = fl_wisdom_find(avail_mask(), lim, wisdom_path, sizeof wisdom_path, wisdom_status,
+                            sizeof wisdom_status);
     compute_choice(&sets[0]);
     cur_set = 0;
 
@@ -789,24 +508,6 @@ fl_status fl_kernel_env_status(void) {
     return env_status;
 }
 
-/* ---- Per-entry reporting ------------------------------------------------------------- */
-size_t fl_kernel_entry_count(void) {
-    return NENT;
-}
-
-const char *fl_kernel_entry_name(size_t i) {
-    return i < NENT ? fl_entries[i].name : NULL;
-}
-
-int fl_kernel_entry_sized(size_t i) {
-    return i < NENT && fl_entries[i].sized;
-}
-
-const char *fl_size_class_name(int c) {
-    static const char *const names[FL_SIZE_CLASSES] = {"L1", "L2", "LLC", "DRAM"};
-    return c >= 0 && c < FL_SIZE_CLASSES ? names[c] : NULL;
-}
-
 fl_status fl_size_class_limits(uint64_t limits[3]) {
     if (!limits) return FL_ERR_INVALID_ARG;
     ensure_init();
@@ -869,51 +570,4 @@ void fl_kernel_use_wisdom(fl_wisdom *w, const char *status) {
         fl_wisdom_free(old);
         free(old);
     }
-}
-
-fl_status fl_kernel_tune(const char *path, int quick, void (*report)(void *ctx, const char *line),
-                         void *ctx) {
-    ensure_init();
-    if (!path || !*path) path = wisdom_path;
-    if (!path[0]) return FL_ERR_INVALID_ARG;
-    char target[sizeof wisdom_path];
-    snprintf(target, sizeof target, "%s", path);
-    pthread_mutex_lock(&tune_lock);
-    fl_wisdom *w = calloc(1, sizeof *w);
-    fl_status st = w ? FL_OK : FL_ERR_NO_MEMORY;
-    if (st == FL_OK) {
-        fl_wisdom_key_here(&w->key);
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(w->date, sizeof w->date, "%Y-%m-%d", &tm);
-        st = fl_tune_measure(w, quick, report, ctx);
-    }
-    char *text = NULL;
-    size_t len = 0;
-    if (st == FL_OK && !(text = fl_wisdom_format(w, &len))) st = FL_ERR_NO_MEMORY;
-    if (st == FL_OK) {
-        /* The directory, as mkdir -p would (the cache directory may not exist yet). */
-        char dir[sizeof target];
-        snprintf(dir, sizeof dir, "%s", target);
-        for (char *p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
-            *p = '\0';
-            if (mkdir(dir, 0755) != 0 && errno != EEXIST) break;
-            *p = '/';
-        }
-        st = fl_write_file_atomic(target, text, len);
-    }
-    free(text);
-    if (st == FL_OK) {
-        char status[sizeof wisdom_status];
-        snprintf(status, sizeof status, "used: %s, measured on %s", target, w->date);
-        fl_kernel_use_wisdom(w, status);
-    } else if (w) {
-        int saved = errno;
-        fl_wisdom_free(w);
-        free(w);
-        errno = saved;
-    }
-    pthread_mutex_unlock(&tune_lock);
-    return st;
 }

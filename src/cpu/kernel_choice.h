@@ -1,6 +1,8 @@
 /*
- * The automatic kernel choice, shared by src/dispatch.c (tables, rules, the choice itself),
- * src/wisdom.c (the wisdom file `filterlab tune` writes) and src/tune.c (the measurement).
+ * The automatic kernel choice, shared by src/cpu/dispatch.c (tables, the choice itself),
+ * src/cpu/kernel_entries.c (the module entries), src/cpu/kernel_rules.c (the rule table),
+ * src/cpu/wisdom.c (the wisdom file `filterlab tune` writes) and src/cpu/tune.c (the
+ * measurement and `filterlab tune` itself).
  *
  * A module entry is one function pointer of fl_kernel_table (kernels/kernels.h), named
  * "<module>.<op>[.<shape>]". A candidate is a table the entry can be taken from: one per ISA,
@@ -106,6 +108,14 @@ void fl_wisdom_key_here(fl_wisdom_key *k);
 int fl_wisdom_parse(const char *buf, size_t len, const fl_wisdom_key *here, unsigned avail_mask,
                     fl_wisdom *out, char *why, size_t cap);
 void fl_wisdom_free(fl_wisdom *w);
+/* The wisdom file's path (FILTERLAB_WISDOM, else the XDG cache directory) in path, and the
+ * file read and checked for this CPU (candidates avail_mask) and cache limits: the wisdom,
+ * or NULL, with one sentence in status saying which ("used: ...", "none: ...", "ignored:
+ * ...", "off: ..."). */
+#define FL_WISDOM_PATH_MAX 4096
+#define FL_WISDOM_STATUS_MAX (4096 + 640) /* the path, a reason of up to 511 bytes, words */
+fl_wisdom *fl_wisdom_find(unsigned avail_mask, const uint64_t limits[FL_NSIZE_CLASSES - 1],
+                          char *path, size_t pcap, char *status, size_t scap);
 /* The file's text for w (malloc'ed, NUL-terminated; NULL when out of memory). */
 char *fl_wisdom_format(const fl_wisdom *w, size_t *len);
 

@@ -9,9 +9,12 @@
  * kernel only ORs or increments it, so no filter needs to be built; the answers are thrown
  * away (their count goes to a sink so the compiler keeps the calls).
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "static/fuse_internal.h"
@@ -235,5 +238,55 @@ fl_status fl_tune_measure(fl_wisdom *w, int quick, void (*report)(void *ctx, con
         free(w->cells);
         w->cells = NULL;
     }
+    return st;
+}
+
+/* `filterlab tune`: measure, write the wisdom file, and use it from now on. */
+static pthread_mutex_t tune_lock = PTHREAD_MUTEX_INITIALIZER;
+
+fl_status fl_kernel_tune(const char *path, int quick, void (*report)(void *ctx, const char *line),
+                         void *ctx) {
+    const char *wisdom_path = fl_kernel_wisdom_path(); /* initialises the kernel choice */
+    if (!path || !*path) path = wisdom_path;
+    if (!path[0]) return FL_ERR_INVALID_ARG;
+    char target[FL_WISDOM_PATH_MAX];
+    snprintf(target, sizeof target, "%s", path);
+    pthread_mutex_lock(&tune_lock);
+    fl_wisdom *w = calloc(1, sizeof *w);
+    fl_status st = w ? FL_OK : FL_ERR_NO_MEMORY;
+    if (st == FL_OK) {
+        fl_wisdom_key_here(&w->key);
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(w->date, sizeof w->date, "%Y-%m-%d", &tm);
+        st = fl_tune_measure(w, quick, report, ctx);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (st == FL_OK && !(text = fl_wisdom_format(w, &len))) st = FL_ERR_NO_MEMORY;
+    if (st == FL_OK) {
+        /* The directory, as mkdir -p would (the cache directory may not exist yet). */
+        char dir[sizeof target];
+        snprintf(dir, sizeof dir, "%s", target);
+        for (char *p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
+            *p = '\0';
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST) break;
+            *p = '/';
+        }
+        st = fl_write_file_atomic(target, text, len);
+    }
+    free(text);
+    if (st == FL_OK) {
+        char status[FL_WISDOM_STATUS_MAX];
+        snprintf(status, sizeof status, "used: %s, measured on %s", target, w->date);
+        fl_kernel_use_wisdom(w, status);
+    } else if (w) {
+        int saved = errno;
+        fl_wisdom_free(w);
+        free(w);
+        errno = saved;
+    }
+    pthread_mutex_unlock(&tune_lock);
     return st;
 }

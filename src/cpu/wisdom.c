@@ -18,11 +18,15 @@
  * edited or corrupted (the checksum), with one sentence saying why: a bad file costs the
  * measured choice, never a crash or a kernel this CPU does not run.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpu/kernel_choice.h"
 
@@ -333,4 +337,107 @@ fail:
     free(text);
     fl_wisdom_free(out);
     return 0;
+}
+
+/* ---- The file on disk: where it is, and reading it ------------------------------------ */
+static void default_path(char *path, size_t pcap, char *status, size_t scap) {
+    const char *env = getenv("FILTERLAB_WISDOM");
+    path[0] = '\0';
+    if (env && strcmp(env, "off") == 0) {
+        snprintf(status, scap, "off: FILTERLAB_WISDOM=off");
+        return;
+    }
+    if (env && *env) {
+        snprintf(path, pcap, "%s", env);
+        return;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/') /* the XDG spec ignores relative paths */
+        snprintf(path, pcap, "%s/filterlab/wisdom", xdg);
+    else if (home && *home)
+        snprintf(path, pcap, "%s/.cache/filterlab/wisdom", home);
+    else
+        snprintf(status, scap,
+                 "off: neither FILTERLAB_WISDOM, XDG_CACHE_HOME nor HOME is set");
+}
+
+#define WISDOM_MAX_BYTES (1u << 20)
+
+/* Reads and checks the file at path: the wisdom, or NULL; status says which. */
+static fl_wisdom *load(const char *path, unsigned avail, const uint64_t lim[FL_NSIZE_CLASSES - 1],
+                       char *status, size_t scap) {
+    if (!path[0]) return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            snprintf(status, scap,
+                     "none: no file at %s (filterlab tune writes one)", path);
+        else
+            snprintf(status, scap, "ignored: %s: %s", path,
+                     strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    char *buf = NULL;
+    const char *why = NULL;
+    size_t len = 0;
+    fl_wisdom *loaded = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_size > (off_t)WISDOM_MAX_BYTES)
+        why = "larger than 1 MiB, not a wisdom file";
+    else if (!(buf = malloc((size_t)st.st_size + 1)))
+        why = "out of memory reading it";
+    else {
+        for (;;) {
+            ssize_t r = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            len += (size_t)r;
+            if (len == (size_t)st.st_size + 1) break;
+        }
+        if (len > (size_t)st.st_size) why = "changed while being read";
+    }
+    close(fd);
+    if (!why) {
+        fl_wisdom_key key;
+        fl_wisdom_key_here(&key);
+        fl_wisdom *w = calloc(1, sizeof *w);
+        char reason[512];
+        if (!w) {
+            why = "out of memory reading it";
+        } else if (fl_wisdom_parse(buf, len, &key, avail, w, reason, sizeof reason)) {
+            if (memcmp(lim, w->limits, (FL_NSIZE_CLASSES - 1) * sizeof lim[0]) != 0) {
+                /* Same CPU, other caches (a VM resized): the classes measured are not
+                 * this machine's. */
+                snprintf(status, scap,
+                         "ignored: %s: measured with cache sizes %llu/%llu/%llu bytes, these "
+                         "are %llu/%llu/%llu (run filterlab tune again)",
+                         path, (unsigned long long)w->limits[0],
+                         (unsigned long long)w->limits[1], (unsigned long long)w->limits[2],
+                         (unsigned long long)lim[0], (unsigned long long)lim[1],
+                         (unsigned long long)lim[2]);
+                fl_wisdom_free(w);
+                free(w);
+                free(buf);
+                return NULL;
+            }
+            loaded = w;
+            snprintf(status, scap, "used: %s, measured on %s",
+                     path, w->date);
+        } else {
+            free(w);
+            snprintf(status, scap, "ignored: %s: %s", path,
+                     reason);
+        }
+    }
+    if (why) snprintf(status, scap, "ignored: %s: %s", path, why);
+    free(buf);
+    return loaded;
+}
+
+fl_wisdom *fl_wisdom_find(unsigned avail, const uint64_t limits[FL_NSIZE_CLASSES - 1], char *path,
+                          size_t pcap, char *status, size_t scap) {
+    default_path(path, pcap, status, scap);
+    return load(path, avail, limits, status, scap);
 }
