@@ -213,7 +213,7 @@ int fl_cpu_uarch(const fl_cpu_id *id, char *name, size_t ncap, char *source, siz
 /* A brand string as a slug ("AMD EPYC 9654 96-Core Processor" -> "amd-epyc-9654-96-core"). */
 void fl_cpu_slug(const char *s, char *out, size_t cap);
 
-/* host.c: SHA-256 (FIPS 180-4), for the host-name part of the host id. */
+/* sha256.c: SHA-256 (FIPS 180-4), for the host id and the wisdom file's checksum. */
 void fl_sha256(const void *data, size_t len, uint8_t out[32]);
 
 #pragma GCC visibility pop

@@ -125,3 +125,19 @@ int fl_cpu_hypervisor_vendor(char *out, size_t cap) {
     return 0;
 #endif
 }
+
+/* The FL_CPU_* bits' names, in bit order (fl_cpu_feature_name). */
+static const char *const feature_names[FL_CPU_FEATURE_COUNT] = {
+    "AVX2",          "BMI2",          "FMA",           "AVX512F",
+    "AVX512DQ",      "AVX512BW",      "AVX512VL",      "AVX512-VNNI",
+    "AVX512-VBMI2",  "AVX512-VP2INTERSECT", "AVX512-BF16", "AVX512-FP16",
+    "AVX-VNNI",      "AMX-TILE",      "AMX-INT8",      "AMX-BF16",
+    "AMX-FP16",      "OS-YMM",        "OS-ZMM",        "HYPERVISOR",
+    "ASIMD",         "AVX2-USABLE",   "AVX512-USABLE",
+};
+
+const char *fl_cpu_feature_name(uint32_t feature) {
+    for (int b = 0; b < FL_CPU_FEATURE_COUNT; b++)
+        if (feature == (uint32_t)1 << b) return feature_names[b];
+    return NULL;
+}
