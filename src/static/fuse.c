@@ -1,6 +1,7 @@
 /*
- * Binary fuse filters and Bloomier filters (include/filterlab_static.h): the array shape,
- * the construction (hash, place, peel, assign) and the lookups through the fuse kernels.
+ * What binary fuse filters and Bloomier filters share (include/filterlab_static.h): the array
+ * shape and the construction (hash, place, peel, assign). Each kind's calls are in its own
+ * file (binary_fuse.c, bloomier.c).
  *
  * Construction (Graf and Lemire 2022, after the xor filter's of Graf and Lemire
  * 2020, itself the peeling of Botelho, Pagh and Ziviani's hypergraph construction):
@@ -76,13 +77,6 @@ fl_status fl_fuse_bytes_for(uint32_t arity, uint32_t cell_bits, uint64_t n, size
     if (st != FL_OK) return st;
     *bytes = n ? (size_t)cells * (cell_bits / 8) : 0;
     return FL_OK;
-}
-
-static fl_fuse_shape fuse_shape(const fl_fuse_view *v) {
-    return (fl_fuse_shape)((v->arity == 4 ? 2 : 0) + (v->cell_bits == 16 ? 1 : 0));
-}
-static fl_bloomier_shape bloomier_shape(const fl_fuse_view *v) {
-    return (fl_bloomier_shape)((v->arity == 4 ? 2 : 0) + (v->cell_bits == 32 ? 1 : 0));
 }
 
 fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, uint64_t keys,
@@ -362,10 +356,9 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The whole build, shared by both kinds (vals NULL for a fuse filter). */
-static fl_status build(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, uint64_t seed,
-                       uint32_t max_tries, size_t max_bytes, const uint64_t *keys,
-                       const uint16_t *vals, size_t n, fl_static **out) {
+fl_status fl_static_build(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, uint64_t seed,
+                          uint32_t max_tries, size_t max_bytes, const uint64_t *keys,
+                          const uint16_t *vals, size_t n, fl_static **out) {
     double t0 = now_seconds();
     if (max_tries == 0) max_tries = FL_FUSE_TRIES_DEFAULT;
     fl_static *s = NULL;
@@ -456,56 +449,7 @@ static fl_status build(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, 
     return FL_OK;
 }
 
-/* ==== binary fuse filters ================================================================ */
-
-fl_status fl_fuse_build_u64(const fl_fuse_config *cfg, const uint64_t *keys, size_t n,
-                            fl_fuse **out) {
-    if (out) *out = NULL;
-    if (!cfg || !out || (!keys && n)) return FL_ERR_INVALID_ARG;
-    uint32_t arity = cfg->arity ? cfg->arity : 3;
-    uint32_t bits = cfg->fingerprint_bits ? cfg->fingerprint_bits : 8;
-    if ((arity != 3 && arity != 4) || (bits != 8 && bits != 16)) return FL_ERR_INVALID_ARG;
-    if (n > FL_FUSE_KEYS_MAX) return FL_ERR_TOO_LARGE;
-    fl_static *s = NULL;
-    fl_status st = build(arity, bits, 0, cfg->seed, cfg->max_tries, cfg->max_bytes, keys, NULL,
-                         n, &s);
-    *out = (fl_fuse *)s;
-    return st;
-}
-
-void fl_fuse_free(fl_fuse *f) {
-    fl_static_free(f ? &f->s : NULL);
-}
-
-fl_fuse_view fl_fuse_view_of(const fl_fuse *f) {
-    fl_fuse_view v;
-    memset(&v, 0, sizeof v);
-    return f ? f->s.view : v;
-}
-
-int fl_fuse_lookup_view(const fl_fuse_view *v, uint64_t key) {
-    if (!v || !v->cells) return 0;
-    return (fl_fuse_probe(v, key) >> v->value_bits) == 0;
-}
-
-int fl_fuse_contains_u64(const fl_fuse *f, uint64_t key) {
-    return f ? fl_fuse_lookup(&f->s.view, key) : 0;
-}
-
-size_t fl_fuse_contains_u64s(const fl_fuse *f, const uint64_t *keys, size_t n, uint8_t *out) {
-    if (!f || !n || !keys || !out) {
-        if (out && n) memset(out, 0, n);
-        return 0;
-    }
-    if (!f->s.view.cells) {
-        memset(out, 0, n);
-        return 0;
-    }
-    const fl_kernel_table *t = fl_kernels_bound(&f->s.bound, f->s.bytes);
-    return t->fuse.contains[fuse_shape(&f->s.view)](&f->s.view, keys, n, out);
-}
-
-static void info_of(const fl_static *s, fl_static_info *o) {
+void fl_static_info_of(const fl_static *s, fl_static_info *o) {
     memset(o, 0, sizeof *o);
     o->arity = s->view.arity;
     o->cell_bits = s->view.cell_bits;
@@ -522,90 +466,4 @@ static void info_of(const fl_static *s, fl_static_info *o) {
     o->build_seconds = s->build_seconds;
     o->bits_per_key = s->keys ? (double)s->bytes * 8 / (double)s->keys : 0;
     o->fpr = s->keys ? ldexp(1.0, -(int)(s->view.cell_bits - s->view.value_bits)) : 0;
-}
-
-fl_status fl_fuse_info(const fl_fuse *f, fl_static_info *out) {
-    if (!f || !out) return FL_ERR_INVALID_ARG;
-    info_of(&f->s, out);
-    return FL_OK;
-}
-
-fl_status fl_fuse_bind_kernel(fl_fuse *f, const char *name) {
-    if (!f) return FL_ERR_INVALID_ARG;
-    return fl_kernel_bind(&f->s.bound, name);
-}
-
-const char *fl_fuse_kernel(const fl_fuse *f) {
-    if (!f) return NULL;
-    return fl_kernel_table_name(fl_kernels_bound(&f->s.bound, f->s.bytes));
-}
-
-/* ==== Bloomier filters =================================================================== */
-
-fl_status fl_bloomier_build_u64(const fl_bloomier_config *cfg, const uint64_t *keys,
-                                const uint16_t *values, size_t n, fl_bloomier **out) {
-    if (out) *out = NULL;
-    if (!cfg || !out || (n && (!keys || !values))) return FL_ERR_INVALID_ARG;
-    uint32_t arity = cfg->arity ? cfg->arity : 3;
-    uint32_t vbits = cfg->value_bits;
-    uint32_t cbits = cfg->cell_bits ? cfg->cell_bits : (vbits <= 8 ? 16 : 32);
-    if ((arity != 3 && arity != 4) || vbits < 1 || vbits > 16 || (cbits != 16 && cbits != 32) ||
-        vbits > cbits)
-        return FL_ERR_INVALID_ARG;
-    if (n > FL_FUSE_KEYS_MAX) return FL_ERR_TOO_LARGE;
-    for (size_t i = 0; i < n; i++)
-        if (values[i] >> vbits) return FL_ERR_INVALID_ARG;
-    fl_static *s = NULL;
-    fl_status st = build(arity, cbits, vbits, cfg->seed, cfg->max_tries, cfg->max_bytes, keys,
-                         values, n, &s);
-    *out = (fl_bloomier *)s;
-    return st;
-}
-
-void fl_bloomier_free(fl_bloomier *b) {
-    fl_static_free(b ? &b->s : NULL);
-}
-
-fl_fuse_view fl_bloomier_view_of(const fl_bloomier *b) {
-    fl_fuse_view v;
-    memset(&v, 0, sizeof v);
-    return b ? b->s.view : v;
-}
-
-int fl_bloomier_get_u64(const fl_bloomier *b, uint64_t key, uint16_t *value) {
-    uint16_t dummy;
-    if (!value) value = &dummy;
-    if (!b) {
-        *value = 0;
-        return 0;
-    }
-    return fl_bloomier_lookup(&b->s.view, key, value);
-}
-
-size_t fl_bloomier_get_u64s(const fl_bloomier *b, const uint64_t *keys, size_t n,
-                            uint16_t *values, uint8_t *found) {
-    if (!n || !values || !found) return 0;
-    if (!b || !keys || !b->s.view.cells) {
-        memset(values, 0, n * 2);
-        memset(found, 0, n);
-        return 0;
-    }
-    const fl_kernel_table *t = fl_kernels_bound(&b->s.bound, b->s.bytes);
-    return t->fuse.get[bloomier_shape(&b->s.view)](&b->s.view, keys, n, values, found);
-}
-
-fl_status fl_bloomier_info(const fl_bloomier *b, fl_static_info *out) {
-    if (!b || !out) return FL_ERR_INVALID_ARG;
-    info_of(&b->s, out);
-    return FL_OK;
-}
-
-fl_status fl_bloomier_bind_kernel(fl_bloomier *b, const char *name) {
-    if (!b) return FL_ERR_INVALID_ARG;
-    return fl_kernel_bind(&b->s.bound, name);
-}
-
-const char *fl_bloomier_kernel(const fl_bloomier *b) {
-    if (!b) return NULL;
-    return fl_kernel_table_name(fl_kernels_bound(&b->s.bound, b->s.bytes));
 }

@@ -48,6 +48,13 @@ fl_status fl_fuse_geometry(uint32_t arity, uint64_t n, uint32_t *seg_len, uint32
 fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, uint64_t keys,
                         uint64_t seed, size_t max_bytes, fl_static **out);
 void fl_static_free(fl_static *s);
+/* The whole build (src/static/fuse.c), shared by both kinds (vals NULL for a fuse filter):
+ * dedup on the first stalled peel, retries up to max_tries (0: the default). */
+fl_status fl_static_build(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, uint64_t seed,
+                          uint32_t max_tries, size_t max_bytes, const uint64_t *keys,
+                          const uint16_t *vals, size_t n, fl_static **out);
+/* What fl_fuse_info and fl_bloomier_info report. */
+void fl_static_info_of(const fl_static *s, fl_static_info *o);
 
 /* Tests only (tests/test_fuse.c links the static library): the first this-many tries of
  * every build are treated as failed peels, so the retry and FL_ERR_BUILD_FAILED paths run
