@@ -24,23 +24,15 @@
 extern const uint8_t fl_file_magic[FL_MAGIC_LEN];
 
 /* ---- structure kinds ------------------------------------------------------------------ */
-/* What a v2 file holds. The number is stored in files: append, never renumber or reuse.
- * Adding a kind (a scalable Bloom chain, a counting Bloom, Count-Min, HyperLogLog, a static
- * filter...): a value here, its codec in src/codec_<kind>.c with its own section tags, and
- * the public load call that returns that structure (it refuses other kinds with
- * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER), and the same
- * number as a public fl_file_kind value (include/filterlab_sbf.h for now; src/io.c asserts
- * that the two agree) so programs can pick the loader with fl_file_kind_*. */
+/* What a v2 file holds: the public file kinds (FL_FILE_KINDS, include/filterlab_files.h),
+ * the one list of kinds and their numbers; FL_KIND_<ID> is FL_FILE_<ID>. Each kind has its
+ * codec in its structure's folder (src/<structure>/codec_<kind>.c) with its own section
+ * tags, and public load calls that return that structure and refuse other kinds with
+ * FL_ERR_WRONG_KIND, as fl_load_mem does for everything but FL_KIND_FILTER. */
 typedef enum fl_kind {
-    FL_KIND_FILTER = 1, /* an fl_filter: src/codec_filter.c */
-    FL_KIND_COUNT_MIN = 4, /* an fl_cms: src/codec_cms.c */
-    FL_KIND_SCALABLE_BLOOM = 2, /* an fl_sbf chain: src/codec_sbf.c */
-    FL_KIND_LAYERED_BLOOM = 7, /* an fl_lbf: src/codec_layered.c */
-    FL_KIND_COMPRESSED_BLOOM = 8, /* an fl_cbf: src/codec_compressed.c */
-    /* 3 is unused. A number saved in files keeps its meaning: a new kind takes one that no
-     * kind has had. */
-    FL_KIND_BINARY_FUSE = 5, /* an fl_fuse: src/codec_fuse.c */
-    FL_KIND_BLOOMIER = 6,    /* an fl_bloomier: src/codec_fuse.c */
+#define FL_KIND_FROM_FILE_(id, value, what) FL_KIND_##id = FL_FILE_##id,
+    FL_FILE_KINDS(FL_KIND_FROM_FILE_)
+#undef FL_KIND_FROM_FILE_
 } fl_kind;
 
 /* Section tags are four ASCII characters read as a little-endian u32, so a hex dump shows

@@ -151,15 +151,6 @@ fl_status fl_kind_load_file(const fl_kind_codec *c, const char *path, size_t max
 
 /* ---- what a file holds ------------------------------------------------------------------ */
 
-/* The public kinds are the container's (src/container.h); they must not drift apart. */
-_Static_assert((int)FL_FILE_FILTER == (int)FL_KIND_FILTER, "file kinds");
-_Static_assert((int)FL_FILE_SCALABLE_BLOOM == (int)FL_KIND_SCALABLE_BLOOM, "file kinds");
-_Static_assert((int)FL_FILE_COUNT_MIN == (int)FL_KIND_COUNT_MIN, "file kinds");
-_Static_assert((int)FL_FILE_BINARY_FUSE == (int)FL_KIND_BINARY_FUSE, "file kinds");
-_Static_assert((int)FL_FILE_BLOOMIER == (int)FL_KIND_BLOOMIER, "file kinds");
-_Static_assert((int)FL_FILE_LAYERED_BLOOM == (int)FL_KIND_LAYERED_BLOOM, "file kinds");
-_Static_assert((int)FL_FILE_COMPRESSED_BLOOM == (int)FL_KIND_COMPRESSED_BLOOM, "file kinds");
-
 fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind) {
     if (!buf || !kind) return FL_ERR_INVALID_ARG;
     fl_in in;
