@@ -38,18 +38,24 @@ static fl_status remove_cells(fl_filter *f, const size_t *cells, uint32_t k) {
     return FL_OK;
 }
 
-fl_status fl_counting_remove(fl_filter *f, uint64_t h) {
+/* Where a key's k counters are: fl_counting_cells or fl_counting512_cells (kernels/probe.h).
+ * The helpers below are always inlined, so each caller's cells function is a direct call. */
+typedef void (*cells_fn)(const fl_kview *f, uint64_t h, size_t *cells);
+#define FL_COUNTING_INLINE static inline __attribute__((always_inline))
+
+FL_COUNTING_INLINE fl_status remove_key(fl_filter *f, uint64_t h, cells_fn cells_of) {
     size_t cells[MAX_CELLS];
     fl_kview v = fl_view(f);
-    fl_counting_cells(&v, h, cells);
+    cells_of(&v, h, cells);
     return remove_cells(f, cells, f->g.k);
 }
 
+fl_status fl_counting_remove(fl_filter *f, uint64_t h) {
+    return remove_key(f, h, fl_counting_cells);
+}
+
 fl_status fl_counting512_remove(fl_filter *f, uint64_t h) {
-    size_t cells[MAX_CELLS];
-    fl_kview v = fl_view(f);
-    fl_counting512_cells(&v, h, cells);
-    return remove_cells(f, cells, f->g.k);
+    return remove_key(f, h, fl_counting512_cells);
 }
 
 /* ---- atomic inserts (fl_insert_hashes_atomic) --------------------------------------------
@@ -76,26 +82,24 @@ static void atomic_counter_inc(uint64_t *w, size_t c) {
 
 /* Each key's k counters in probe order (a counter the key hits twice gets +2), as the insert
  * kernels. */
-fl_status fl_counting_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
+FL_COUNTING_INLINE fl_status insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n,
+                                           cells_fn cells_of) {
     size_t cells[MAX_CELLS];
     fl_kview v = fl_view(f);
     for (size_t i = 0; i < n; i++) {
-        fl_counting_cells(&v, fl_hash_at(hashes, i), cells);
+        cells_of(&v, fl_hash_at(hashes, i), cells);
         for (uint32_t j = 0; j < v.k; j++) atomic_counter_inc((uint64_t *)f->data, cells[j]);
     }
     __atomic_fetch_add(&f->keys, (uint64_t)n, __ATOMIC_RELAXED);
     return FL_OK;
 }
 
+fl_status fl_counting_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
+    return insert_atomic(f, hashes, n, fl_counting_cells);
+}
+
 fl_status fl_counting512_insert_atomic(fl_filter *f, const uint64_t *hashes, size_t n) {
-    size_t cells[MAX_CELLS];
-    fl_kview v = fl_view(f);
-    for (size_t i = 0; i < n; i++) {
-        fl_counting512_cells(&v, fl_hash_at(hashes, i), cells);
-        for (uint32_t j = 0; j < v.k; j++) atomic_counter_inc((uint64_t *)f->data, cells[j]);
-    }
-    __atomic_fetch_add(&f->keys, (uint64_t)n, __ATOMIC_RELAXED);
-    return FL_OK;
+    return insert_atomic(f, hashes, n, fl_counting512_cells);
 }
 
 /* Nibbles of a word that are nonzero / equal to 15, as a count (SWAR on the 16 nibbles). */
