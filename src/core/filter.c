@@ -74,6 +74,12 @@ void fl_free(fl_filter *f) {
     free(f);
 }
 
+void fl_free_chain(fl_filter **chain, uint32_t n) {
+    if (!chain) return;
+    for (uint32_t i = 0; i < n; i++) fl_free(chain[i]);
+    free(chain);
+}
+
 uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len) {
     if (!f || (!key && len)) return 0;
     if (!key) key = ""; /* a NULL key of length 0 is the empty key */

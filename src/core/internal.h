@@ -104,6 +104,9 @@ void fl_payload_free(fl_filter *f);
 /* filter.c */
 fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
                         fl_filter **out);
+/* Frees a chain of filters (a layered filter's layers, a scalable one's sub-filters: the
+ * first n of them; NULL entries are skipped) and the array itself. */
+void fl_free_chain(fl_filter **chain, uint32_t n);
 static inline fl_kview fl_view(const fl_filter *f) {
     fl_kview v = {f->data, (uint32_t)f->g.units, f->g.k, f->stash, f->stash_count};
     return v;

@@ -30,11 +30,9 @@ static double now_ns(void) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static uint64_t next_rand(uint64_t *s) { /* SplitMix64 (Steele et al., OOPSLA 2014) */
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+/* SplitMix64 (Steele et al., OOPSLA 2014): its increment, then the finalizer fl_hash_u64 uses. */
+static uint64_t next_rand(uint64_t *s) {
+    return fl_mix64(*s += FL_SEED_MIX);
 }
 
 typedef struct bench {

@@ -51,21 +51,21 @@ static const fl_codec_chain lbf_sections = {TAG_LBFH, TAG_LAYH, TAG_DATA, LBFH_L
 
 size_t fl_lbf_serialized_size(const fl_lbf *l) {
     if (!l) return 0;
-    return fl_codec_chain_size(&lbf_sections, l->layer, l->layers);
+    return fl_codec_chain_size(&lbf_sections, l->layer, l->p.layers);
 }
 
 static fl_status write_lbf(const fl_lbf *l, fl_sink *sink) {
     uint8_t h[LBFH_LEN];
     memset(h, 0, sizeof h);
-    h[0] = (uint8_t)l->variant;
-    h[1] = (uint8_t)l->hash;
-    fl_put16(h + 2, (uint16_t)l->layers);
-    fl_put64(h + 8, l->capacity);
-    fl_put64(h + 16, fl_double_bits(l->fpr));
-    fl_put64(h + 24, l->seed);
-    fl_put64(h + 32, l->adds);
-    fl_put64(h + 40, l->deletes);
-    return fl_codec_chain_write(&lbf_sections, sink, FL_KIND_LAYERED_BLOOM, h, l->layer, l->layers,
+    h[0] = (uint8_t)l->p.variant;
+    h[1] = (uint8_t)l->p.hash;
+    fl_put16(h + 2, (uint16_t)l->p.layers);
+    fl_put64(h + 8, l->p.capacity);
+    fl_put64(h + 16, fl_double_bits(l->p.fpr));
+    fl_put64(h + 24, l->p.seed);
+    fl_put64(h + 32, l->p.adds);
+    fl_put64(h + 40, l->p.deletes);
+    return fl_codec_chain_write(&lbf_sections, sink, FL_KIND_LAYERED_BLOOM, h, l->layer, l->p.layers,
                                 NULL);
 }
 
@@ -123,8 +123,8 @@ static fl_status read_params(fl_ct_reader *r, fl_lbf *params) {
     st = fl_lbf_params_unsized(&c, params);
     if (st != FL_OK) return FL_ERR_CORRUPT;
     if (c.layers != (r->count - 1) / 2) return FL_ERR_CORRUPT;
-    params->adds = fl_get64(h + 32);
-    params->deletes = fl_get64(h + 40);
+    params->p.adds = fl_get64(h + 32);
+    params->p.deletes = fl_get64(h + 40);
     return FL_OK;
 }
 
@@ -143,8 +143,8 @@ static fl_status read_layer(fl_ct_reader *r, fl_lbf *l, uint32_t i) {
         if (st == FL_ERR_TOO_LARGE) return st;
         if (st != FL_OK) return FL_ERR_CORRUPT;
     }
-    if (f.g.variant != l->variant || f.hash != l->hash || f.seed != l->seed ||
-        f.g.units != l->geometry.units || f.g.k != l->geometry.k)
+    if (f.g.variant != l->p.variant || f.hash != l->p.hash || f.seed != l->p.seed ||
+        f.g.units != l->p.geometry.units || f.g.k != l->p.geometry.k)
         return FL_ERR_CORRUPT;
     return fl_codec_chain_sub_read(r, i, &f, &l->layer[i]);
 }
@@ -159,9 +159,9 @@ static fl_status read_lbf(fl_ct_reader *r, size_t max_bytes, fl_lbf **out) {
     fl_lbf *l = NULL;
     st = fl_lbf_alloc(&params, &l);
     if (st != FL_OK) return st;
-    l->adds = params.adds;
-    l->deletes = params.deletes;
-    for (uint32_t i = 0; i < l->layers && st == FL_OK; i++) st = read_layer(r, l, i);
+    l->p.adds = params.p.adds;
+    l->p.deletes = params.p.deletes;
+    for (uint32_t i = 0; i < l->p.layers && st == FL_OK; i++) st = read_layer(r, l, i);
     if (st == FL_OK) st = fl_in_end(r->in);
     if (st != FL_OK) {
         int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */

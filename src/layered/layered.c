@@ -16,7 +16,7 @@
 /* The per-layer remix (see the header): a bijection of the key's hash, different for every
  * layer, so the layers behave as Bloom filters with independent hash functions. */
 static inline uint64_t layer_hash(const fl_lbf *l, uint32_t i, uint64_t h) {
-    return fl_hash_u64_inline(h, l->seed + i + 1);
+    return fl_hash_u64_inline(h, l->p.seed + i + 1);
 }
 
 uint64_t fl_lbf_layer_hash(const fl_lbf *l, uint32_t i, uint64_t hash) {
@@ -36,22 +36,22 @@ fl_status fl_lbf_params_unsized(const fl_lbf_config *cfg, fl_lbf *l) {
     if (cfg->hash && cfg->hash != FL_HASH_XXH3 && cfg->hash != FL_HASH_XXH64)
         return FL_ERR_INVALID_ARG;
     memset(l, 0, sizeof *l);
-    l->layers = cfg->layers;
-    l->capacity = cfg->capacity;
-    l->fpr = cfg->fpr;
-    l->variant = v;
-    l->hash = cfg->hash ? cfg->hash : d->info.default_hash;
-    l->seed = cfg->seed;
+    l->p.layers = cfg->layers;
+    l->p.capacity = cfg->capacity;
+    l->p.fpr = cfg->fpr;
+    l->p.variant = v;
+    l->p.hash = cfg->hash ? cfg->hash : d->info.default_hash;
+    l->p.seed = cfg->seed;
     return FL_OK;
 }
 
 fl_status fl_lbf_set_geometry(fl_lbf *l, const fl_geometry *g) {
     size_t bytes = 0;
-    if (g->variant != l->variant) return FL_ERR_INVALID_ARG;
+    if (g->variant != l->p.variant) return FL_ERR_INVALID_ARG;
     fl_status st = fl_geometry_check(g, &bytes);
     if (st != FL_OK) return st;
-    if (bytes > SIZE_MAX / l->layers) return FL_ERR_TOO_LARGE;
-    l->geometry = *g;
+    if (bytes > SIZE_MAX / l->p.layers) return FL_ERR_TOO_LARGE;
+    l->p.geometry = *g;
     return FL_OK;
 }
 
@@ -59,7 +59,7 @@ fl_status fl_lbf_params(const fl_lbf_config *cfg, fl_lbf *l) {
     fl_status st = fl_lbf_params_unsized(cfg, l);
     if (st != FL_OK) return st;
     fl_params pr;
-    st = fl_params_for(l->variant, l->capacity, l->fpr, &pr);
+    st = fl_params_for(l->p.variant, l->p.capacity, l->p.fpr, &pr);
     if (st != FL_OK) return st;
     return fl_lbf_set_geometry(l, &pr.geometry);
 }
@@ -68,8 +68,8 @@ fl_status fl_lbf_alloc(const fl_lbf *params, fl_lbf **out) {
     fl_lbf *l = malloc(sizeof *l);
     if (!l) return FL_ERR_NO_MEMORY;
     *l = *params;
-    l->adds = l->deletes = 0;
-    l->layer = calloc(l->layers, sizeof *l->layer);
+    l->p.adds = l->p.deletes = 0;
+    l->layer = calloc(l->p.layers, sizeof *l->layer);
     if (!l->layer) {
         free(l);
         return FL_ERR_NO_MEMORY;
@@ -87,9 +87,9 @@ fl_status fl_lbf_create(const fl_lbf_config *cfg, fl_lbf **out) {
     fl_lbf *l = NULL;
     st = fl_lbf_alloc(&params, &l);
     if (st != FL_OK) return st;
-    fl_config c = {.variant = l->variant, .geometry = l->geometry, .hash = l->hash,
-                   .seed = l->seed};
-    for (uint32_t i = 0; i < l->layers && st == FL_OK; i++) st = fl_create(&c, &l->layer[i]);
+    fl_config c = {.variant = l->p.variant, .geometry = l->p.geometry, .hash = l->p.hash,
+                   .seed = l->p.seed};
+    for (uint32_t i = 0; i < l->p.layers && st == FL_OK; i++) st = fl_create(&c, &l->layer[i]);
     if (st != FL_OK) {
         fl_lbf_free(l);
         return st;
@@ -100,15 +100,14 @@ fl_status fl_lbf_create(const fl_lbf_config *cfg, fl_lbf **out) {
 
 void fl_lbf_free(fl_lbf *l) {
     if (!l) return;
-    for (uint32_t i = 0; i < l->layers; i++) fl_free(l->layer[i]);
-    free(l->layer);
+    fl_free_chain(l->layer, l->p.layers);
     free(l);
 }
 
 void fl_lbf_clear(fl_lbf *l) {
     if (!l) return;
-    for (uint32_t i = 0; i < l->layers; i++) fl_clear(l->layer[i]);
-    l->adds = l->deletes = 0;
+    for (uint32_t i = 0; i < l->p.layers; i++) fl_clear(l->layer[i]);
+    l->p.adds = l->p.deletes = 0;
 }
 
 uint64_t fl_lbf_hash_bytes(const fl_lbf *l, const void *key, size_t len) {
@@ -120,7 +119,7 @@ uint64_t fl_lbf_hash_bytes(const fl_lbf *l, const void *key, size_t len) {
 /* Layers [from, R) for a key known to be in layers [0, from). */
 static uint32_t count_from(const fl_lbf *l, uint32_t from, uint64_t h) {
     uint32_t c = from;
-    while (c < l->layers && fl_contains_hash(l->layer[c], layer_hash(l, c, h))) c++;
+    while (c < l->p.layers && fl_contains_hash(l->layer[c], layer_hash(l, c, h))) c++;
     return c;
 }
 
@@ -129,8 +128,7 @@ uint32_t fl_lbf_count_hash(const fl_lbf *l, uint64_t hash) {
 }
 
 uint32_t fl_lbf_count_bytes(const fl_lbf *l, const void *key, size_t len) {
-    if (!l || (!key && len)) return 0;
-    return count_from(l, 0, fl_lbf_hash_bytes(l, key, len));
+    return key || !len ? fl_lbf_count_hash(l, fl_lbf_hash_bytes(l, key, len)) : 0;
 }
 
 /* One chunk (n <= CHUNK): layer i's batch kernel runs over the keys every earlier layer
@@ -143,7 +141,7 @@ static void count_chunk(const fl_lbf *l, const uint64_t *hashes, size_t n, uint8
     memset(counts, 0, n);
     for (size_t j = 0; j < n; j++) where[j] = (uint16_t)j;
     size_t m = n;
-    for (uint32_t i = 0; i < l->layers && m > 0; i++) {
+    for (uint32_t i = 0; i < l->p.layers && m > 0; i++) {
         for (size_t j = 0; j < m; j++) probe[j] = layer_hash(l, i, hashes[where[j]]);
         size_t found = 0;
         fl_contains_hashes(l->layer[i], probe, m, hit, &found);
@@ -173,10 +171,10 @@ fl_status fl_lbf_count_hashes(const fl_lbf *l, const uint64_t *hashes, size_t n,
  * count read earlier is a lower bound). */
 static fl_status add_from(fl_lbf *l, uint32_t from, uint64_t h, uint32_t *count) {
     uint32_t c = count_from(l, from, h);
-    if (c < l->layers) {
+    if (c < l->p.layers) {
         fl_status st = fl_insert_hash(l->layer[c], layer_hash(l, c, h));
         if (st != FL_OK) return st;
-        l->adds++;
+        l->p.adds++;
         c++;
     }
     if (count) *count = c;
@@ -207,13 +205,13 @@ fl_status fl_lbf_add_hashes(fl_lbf *l, const uint64_t *hashes, size_t n, size_t 
         size_t len = n - at < CHUNK ? n - at : CHUNK;
         count_chunk(l, hashes + at, len, counts);
         for (size_t j = 0; j < len; j++) {
-            uint64_t before = l->adds;
+            uint64_t before = l->p.adds;
             fl_status st = add_from(l, counts[j], hashes[at + j], NULL);
             if (st != FL_OK) {
                 if (saturated) *saturated = full;
                 return st;
             }
-            full += l->adds == before;
+            full += l->p.adds == before;
         }
     }
     if (saturated) *saturated = full;
@@ -231,7 +229,7 @@ fl_status fl_lbf_delete_hash(fl_lbf *l, uint64_t hash, uint32_t *count) {
         if (count) *count = c;
         return st;
     }
-    l->deletes++;
+    l->p.deletes++;
     if (count) *count = c - 1;
     return FL_OK;
 }
@@ -246,34 +244,26 @@ fl_status fl_lbf_delete_bytes(fl_lbf *l, const void *key, size_t len, uint32_t *
 
 fl_status fl_lbf_get_info(const fl_lbf *l, fl_lbf_info *out) {
     if (!l || !out) return FL_ERR_INVALID_ARG;
-    memset(out, 0, sizeof *out);
-    out->layers = l->layers;
-    out->capacity = l->capacity;
-    out->fpr = l->fpr;
-    out->variant = l->variant;
-    out->hash = l->hash;
-    out->seed = l->seed;
-    out->geometry = l->geometry;
-    out->adds = l->adds;
-    out->deletes = l->deletes;
-    for (uint32_t i = 0; i < l->layers; i++) out->bytes += l->layer[i]->bytes;
+    *out = l->p;
+    out->bytes = 0;
+    for (uint32_t i = 0; i < l->p.layers; i++) out->bytes += l->layer[i]->bytes;
     out->can_delete = (l->layer[0]->desc->info.caps & FL_CAP_DELETE) != 0;
     return FL_OK;
 }
 
 uint64_t fl_lbf_layer_keys(const fl_lbf *l, uint32_t i) {
-    return l && i < l->layers ? l->layer[i]->keys : 0;
+    return l && i < l->p.layers ? l->layer[i]->keys : 0;
 }
 
 const fl_filter *fl_lbf_layer_at(const fl_lbf *l, uint32_t i) {
-    return l && i < l->layers ? l->layer[i] : NULL;
+    return l && i < l->p.layers ? l->layer[i] : NULL;
 }
 
 /* All or nothing: a name that fails on the first layer fails on every one (the layers share
  * a variant), so no layer is left bound differently from the others. */
 fl_status fl_lbf_bind_kernel(fl_lbf *l, const char *name) {
     if (!l) return FL_ERR_INVALID_ARG;
-    for (uint32_t i = 0; i < l->layers; i++) {
+    for (uint32_t i = 0; i < l->p.layers; i++) {
         fl_status st = fl_filter_bind_kernel(l->layer[i], name);
         if (st != FL_OK) return st;
     }

@@ -10,19 +10,14 @@
 #pragma GCC visibility push(hidden)
 
 struct fl_lbf {
-    /* Parameters as normalised by fl_lbf_params (defaults filled in, hash resolved). */
-    uint32_t layers;
-    uint64_t capacity;
-    double fpr;
-    fl_variant variant;
-    fl_hash_id hash;
-    uint64_t seed;
-    fl_geometry geometry; /* every layer's: the variant's sizing for capacity at fpr when
-                           * created; a loaded filter keeps the file's (sizing may change
-                           * between versions, a file's geometry does not) */
-    /* layer[0 .. layers), all of `geometry`, with the filter's hash and seed */
+    /* Parameters as normalised by fl_lbf_params (defaults filled in, hash resolved) and the
+     * counters, as fl_lbf_get_info reports them (its bytes and can_delete are computed
+     * there). p.geometry is every layer's: the variant's sizing for capacity at fpr when
+     * created; a loaded filter keeps the file's (sizing may change between versions, a
+     * file's geometry does not). */
+    fl_lbf_info p;
+    /* layer[0 .. p.layers), all of p.geometry, with the filter's hash and seed */
     fl_filter **layer;
-    uint64_t adds, deletes;
 };
 
 /* Validates and normalises a configuration into the parameter fields of *l (geometry

@@ -202,8 +202,7 @@ fl_status fl_sbf_create(const fl_sbf_config *cfg, fl_sbf **out) {
 
 void fl_sbf_free(fl_sbf *s) {
     if (!s) return;
-    for (uint32_t i = 0; i < s->count; i++) fl_free(s->filters[i]);
-    free(s->filters);
+    fl_free_chain(s->filters, s->count);
     free(s->cap);
     free(s);
 }
@@ -239,8 +238,7 @@ int fl_sbf_contains_hash(const fl_sbf *s, uint64_t hash) {
 }
 
 int fl_sbf_contains_bytes(const fl_sbf *s, const void *key, size_t len) {
-    if (!s || (!key && len)) return 0;
-    return contains_from(s, 0, fl_sbf_hash_bytes(s, key, len));
+    return key || !len ? fl_sbf_contains_hash(s, fl_sbf_hash_bytes(s, key, len)) : 0;
 }
 
 /* One chunk (n <= CHUNK): the newest sub-filter's kernel over all of it (it holds most
