@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "filterlab_errors.h"
+#include "filterlab_files.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -330,11 +331,9 @@ double fl_counting_overflow_bound(double m, double n, double k);
  * fl_insert_hashes_atomic: the file always matches its checksum, with or without the keys
  * inserted during the save.
  * ------------------------------------------------------------------------------------- */
-size_t fl_serialized_size(const fl_filter *f);
-fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written);
-fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter **out);
-fl_status fl_save_file(const fl_filter *f, const char *path);
-fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out);
+/* fl_serialized_size, fl_save_mem, fl_load_mem,
+ * fl_save_file, fl_load_file */
+FL_DECLARE_FILE_CALLS(fl, fl_filter);
 
 /* Apache Parquet split block Bloom filter bitsets (parquet-format BloomFilter.md).
  * Import accepts a bare bitset (a multiple of 32 bytes) or one preceded by the Thrift
@@ -348,7 +347,6 @@ fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size
 #ifdef __cplusplus
 }
 #endif
-#include "filterlab_files.h"
 #include "filterlab_kernels.h"
 #include "filterlab_host.h"
 #include "filterlab_hll.h"

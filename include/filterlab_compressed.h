@@ -124,11 +124,9 @@ fl_status fl_cbf_get_info(const fl_cbf *c, fl_cbf_info *out);
  * max_bytes caps the uncompressed payload the file describes (0 = none). The load checks
  * the container and the index; chunks are decoded when a lookup needs them (fl_cbf_verify
  * checks them all). */
-size_t fl_cbf_serialized_size(const fl_cbf *c);
-fl_status fl_cbf_save_mem(const fl_cbf *c, void *buf, size_t cap, size_t *written);
-fl_status fl_cbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_cbf **out);
-fl_status fl_cbf_save_file(const fl_cbf *c, const char *path);
-fl_status fl_cbf_load_file(const char *path, size_t max_bytes, fl_cbf **out);
+/* fl_cbf_serialized_size, fl_cbf_save_mem, fl_cbf_load_mem,
+ * fl_cbf_save_file, fl_cbf_load_file */
+FL_DECLARE_FILE_CALLS(fl_cbf, fl_cbf);
 
 #ifdef __cplusplus
 }

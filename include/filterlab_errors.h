@@ -1,5 +1,6 @@
 /*
- * filterlab errors: fl_status, the code every call that can fail returns, and fl_strerror (included by filterlab.h).
+ * filterlab errors: fl_status, the code every call that can fail returns, and fl_strerror
+ * (included by filterlab.h).
  */
 #ifndef FILTERLAB_ERRORS_H
 #define FILTERLAB_ERRORS_H

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "filterlab.h"
+#include "filterlab_errors.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +48,20 @@ typedef enum fl_file_kind {
     FL_FILE_KINDS(FL_FILE_KIND_ENUM_)
 #undef FL_FILE_KIND_ENUM_
 } fl_file_kind;
+/* The five calls that save and load a structure, the same for every kind: declared for the
+ * handle type `type` under `prefix` as <prefix>_serialized_size (the bytes a save writes),
+ * _save_mem (FL_ERR_BUFFER_TOO_SMALL below that size; *written may be NULL), _load_mem,
+ * _save_file (replaced atomically, as fl_write_file_atomic does) and _load_file. A load
+ * validates the whole file before trusting any of it, refuses another kind's file with
+ * FL_ERR_WRONG_KIND, and allocates at most max_bytes (0: no cap) of payload, FL_ERR_TOO_LARGE
+ * above it. Each structure's header says what its max_bytes counts. */
+#define FL_DECLARE_FILE_CALLS(prefix, type)                                                  \
+    size_t prefix##_serialized_size(const type *obj);                                       \
+    fl_status prefix##_save_mem(const type *obj, void *buf, size_t cap, size_t *written);   \
+    fl_status prefix##_load_mem(const void *buf, size_t len, size_t max_bytes, type **out); \
+    fl_status prefix##_save_file(const type *obj, const char *path);                        \
+    fl_status prefix##_load_file(const char *path, size_t max_bytes, type **out)
+
 fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind);
 fl_status fl_file_kind_file(const char *path, uint32_t *kind);
 

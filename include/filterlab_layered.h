@@ -127,11 +127,9 @@ fl_status fl_lbf_bind_kernel(fl_lbf *l, const char *name);
 /* Serialization: a container of kind FL_FILE_LAYERED_BLOOM (src/codec_layered.c).
  * max_bytes caps the layers' payload bytes together (0 = none; FL_ERR_TOO_LARGE above it,
  * before any allocation). Other kinds' files are FL_ERR_WRONG_KIND. */
-size_t fl_lbf_serialized_size(const fl_lbf *l);
-fl_status fl_lbf_save_mem(const fl_lbf *l, void *buf, size_t cap, size_t *written);
-fl_status fl_lbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_lbf **out);
-fl_status fl_lbf_save_file(const fl_lbf *l, const char *path);
-fl_status fl_lbf_load_file(const char *path, size_t max_bytes, fl_lbf **out);
+/* fl_lbf_serialized_size, fl_lbf_save_mem, fl_lbf_load_mem,
+ * fl_lbf_save_file, fl_lbf_load_file */
+FL_DECLARE_FILE_CALLS(fl_lbf, fl_lbf);
 
 #ifdef __cplusplus
 }

@@ -193,11 +193,9 @@ fl_status fl_sbf_bind_kernel(fl_sbf *s, const char *name);
  * src/codec_sbf.c). max_bytes caps the payload bytes of all sub-filters together that a
  * load will allocate (0 = no cap; FL_ERR_TOO_LARGE above it, before any allocation).
  * fl_load_* of a chain's file, or fl_sbf_load_* of a filter's, is FL_ERR_WRONG_KIND. */
-size_t fl_sbf_serialized_size(const fl_sbf *s);
-fl_status fl_sbf_save_mem(const fl_sbf *s, void *buf, size_t cap, size_t *written);
-fl_status fl_sbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_sbf **out);
-fl_status fl_sbf_save_file(const fl_sbf *s, const char *path);
-fl_status fl_sbf_load_file(const char *path, size_t max_bytes, fl_sbf **out);
+/* fl_sbf_serialized_size, fl_sbf_save_mem, fl_sbf_load_mem,
+ * fl_sbf_save_file, fl_sbf_load_file */
+FL_DECLARE_FILE_CALLS(fl_sbf, fl_sbf);
 
 
 #ifdef __cplusplus
