@@ -62,7 +62,7 @@ typedef enum fl_hash_id {
     FL_HASH_XXH64 = 2, /* XXH64(key, len, seed): Apache Parquet uses it with seed 0 */
 } fl_hash_id;
 
-/* What a variant is and can do: the library's own descriptor (src/variants.c), read by the
+/* What a variant is and can do: the library's own descriptor (src/core/variants.c), read by the
  * CLI, flbench, the bindings and the tests instead of switching on the variant. */
 enum fl_capability {
     FL_CAP_DELETE = 1u << 0,        /* fl_delete_hash / fl_delete_bytes */
@@ -324,8 +324,8 @@ fl_variant fl_get_variant(const fl_filter *f);
 double fl_counting_overflow_bound(double m, double n, double k);
 
 /* ---------------------------------------------------------------------------------------
- * Serialization: the versioned, checksummed filterlab format (the layout: src/container.c and
- * src/codec_filter.c; files of format 1 still load).
+ * Serialization: the versioned, checksummed filterlab format (the layout: src/format/container.c
+ * and src/format/codec_filter.c; files of format 1 still load).
  * Loads validate every field before trusting it. max_bytes caps the payload a load will
  * allocate (0 = no cap). A save may run while other threads insert with
  * fl_insert_hashes_atomic: the file always matches its checksum, with or without the keys

@@ -15,7 +15,7 @@ extern "C" {
 
 /* ---------------------------------------------------------------------------------------
  * The host: one description of this machine's CPU, shared by the `filterlab host` and
- * `advise` commands, flbench's result context and scripts/repro/hostinfo.py (src/host.c).
+ * `advise` commands, flbench's result context and scripts/repro/hostinfo.py (src/cpu/host.c).
  * ------------------------------------------------------------------------------------- */
 /* CPU features (bits of fl_host.features). x86 bits are CPUID bits (Intel SDM vol. 2A,
  * CPUID leaves 1 and 7): they say the hardware has the instructions, not that the OS lets a
@@ -42,7 +42,7 @@ enum {
     FL_CPU_OS_ZMM = 1u << 18,    /* ... and opmask/ZMM state (XCR0 bits 5-7) */
     FL_CPU_HYPERVISOR = 1u << 19, /* CPUID.1:ECX bit 31: running under a hypervisor */
     FL_CPU_ASIMD = 1u << 20,     /* aarch64 NEON (AT_HWCAP) */
-    /* What the avx2 and avx512 kernels need, OS state included (src/dispatch.c). */
+    /* What the avx2 and avx512 kernels need, OS state included (src/cpu/dispatch.c). */
     FL_CPU_AVX2_USABLE = 1u << 21,
     FL_CPU_AVX512_USABLE = 1u << 22,
 };

@@ -45,7 +45,7 @@ fl_status fl_kernel_env_status(void);
  * Unless FILTERLAB_KERNEL or fl_kernel_select() forces one ISA for everything (then
  * fl_kernel_active() names it), each module entry of each size class takes its kernel from
  * (1) the wisdom file `filterlab tune` wrote on this very CPU, else (2) the rule table of
- * src/dispatch.c (measurements of named microarchitectures and a conservative default for
+ * src/cpu/kernel_rules.c (measurements of named microarchitectures and a conservative default for
  * others); fl_kernel_active() is then "auto". Entries are named "<module>.<op>.<shape>",
  * e.g. "bloom.contains.classic", "cms.query", "fuse.contains.3_8". */
 typedef enum fl_size_class {

@@ -102,7 +102,7 @@ const char *fl_fuse_kernel(const fl_fuse *f);
  * width, FL_ERR_TOO_LARGE past FL_FUSE_KEYS_MAX keys. */
 fl_status fl_fuse_bytes_for(uint32_t arity, uint32_t cell_bits, uint64_t n, size_t *bytes);
 
-/* Files: kind FL_FILE_BINARY_FUSE (src/codec_fuse.c has the layout). Same contracts as
+/* Files: kind FL_FILE_BINARY_FUSE (src/static/codec_fuse.c has the layout). Same contracts as
  * fl_save_mem / fl_load_mem; max_bytes (0: none) bounds the cell array a load allocates. */
 /* fl_fuse_serialized_size, fl_fuse_save_mem, fl_fuse_load_mem,
  * fl_fuse_save_file, fl_fuse_load_file */

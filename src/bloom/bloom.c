@@ -63,7 +63,7 @@ static void atomic_reg64(const fl_kview *v, uint64_t h) {
     or64(&w[fl_reduce32((uint32_t)(h >> 32), v->units)], fl_reg64_mask(h, v->k));
 }
 
-/* The batch entries the descriptors of src/variants.c name. */
+/* The batch entries the descriptors of src/core/variants.c name. */
 #define ATOMIC_BATCH(fam)                                                                    \
     fl_status fl_bloom_insert_atomic_##fam(fl_filter *f, const uint64_t *hashes, size_t n) {  \
         fl_kview v = fl_view(f);                                                             \

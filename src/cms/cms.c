@@ -1,7 +1,7 @@
 /*
  * Count-Min sketch (Cormode and Muthukrishnan 2005): lifecycle, sizing, updates, queries,
  * merge, info and kernel binding. The per-key math is kernels/cms_probe.h; the candidates of
- * the heavy hitters and top-k list are src/topk.c; files are src/codec_cms.c.
+ * the heavy hitters and top-k list are src/cms/topk.c; files are src/cms/codec_cms.c.
  */
 #include <math.h>
 #include <stdlib.h>

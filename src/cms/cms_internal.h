@@ -1,5 +1,6 @@
 /*
- * Count-Min internals shared by src/cms.c, src/topk.c and src/codec_cms.c. Not installed.
+ * Count-Min internals shared by src/cms/cms.c, src/cms/topk.c and src/cms/codec_cms.c. Not
+ * installed.
  */
 #ifndef FL_CMS_INTERNAL_H
 #define FL_CMS_INTERNAL_H
@@ -25,7 +26,7 @@ typedef struct fl_cms_cand {
     size_t cap;
 } fl_cms_cand;
 
-/* The candidates (src/topk.c): a binary min-heap on est, plus an open-addressing index
+/* The candidates (src/cms/topk.c): a binary min-heap on est, plus an open-addressing index
  * (linear probing, power-of-two size at least twice cap) from hash to heap position + 1, so
  * an update finds its key's candidate in O(1) expected time. */
 typedef struct fl_topk {

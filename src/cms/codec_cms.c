@@ -1,5 +1,5 @@
 /*
- * The Count-Min codec: an fl_cms in a format-version-2 container (src/container.c) of kind
+ * The Count-Min codec: an fl_cms in a format-version-2 container (src/format/container.c) of kind
  * FL_KIND_COUNT_MIN, and the public save/load calls of include/filterlab_cms.h.
  *
  * Sections, in this order (tags as in a hex dump):
@@ -241,7 +241,7 @@ static fl_status read_cms(fl_ct_reader *r, size_t max_bytes, fl_cms **out) {
     return FL_OK;
 }
 
-/* The codec in the shape every kind's save and load share (src/kind_io.c). */
+/* The codec in the shape every kind's save and load share (src/format/kind_io.c). */
 static fl_status write_any(const void *obj, fl_sink *sink) {
     return write_cms((const fl_cms *)obj, sink);
 }

@@ -1,5 +1,5 @@
 /*
- * The compressed Bloom codec: an fl_cbf in a format-version-2 container (src/container.c) of
+ * The compressed Bloom codec: an fl_cbf in a format-version-2 container (src/format/container.c) of
  * kind FL_KIND_COMPRESSED_BLOOM, and fl_cbf_save_* / fl_cbf_load_*.
  *
  * Sections, in this order:

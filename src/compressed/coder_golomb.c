@@ -109,7 +109,7 @@ static uint64_t peek(const uint8_t *s, size_t n, uint64_t bit) {
     size_t at = (size_t)(bit >> 3);
     uint64_t w = 0;
     if (at + 8 <= n) {
-        memcpy(&w, s + at, 8); /* the host is little-endian (src/internal.h) */
+        memcpy(&w, s + at, 8); /* the host is little-endian (src/core/internal.h) */
     } else {
         for (size_t i = 0; at + i < n; i++) w |= (uint64_t)s[at + i] << (8 * i);
     }

@@ -2,7 +2,8 @@
  * Compressed Bloom filters (Mitzenmacher 2002; seed 004, 4.11.4): sizing for a compressed
  * size, compression in chunks, and lookups that decompress only the chunks they need. The
  * formulas and the choice of coders are in include/filterlab_compressed.h; the coders are
- * src/coder_golomb.c and src/coder_zstd.c, the file codec src/codec_compressed.c.
+ * src/compressed/coder_golomb.c and src/compressed/coder_zstd.c, the file codec
+ * src/compressed/codec_compressed.c.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
- * Compressed Bloom filter internals shared by src/compressed.c (sizing, compression,
- * chunked lookups), src/coder_golomb.c and src/coder_zstd.c (the chunk coders) and
- * src/codec_compressed.c (the file codec). Not installed.
+ * Compressed Bloom filter internals shared by src/compressed/compressed.c (sizing, compression,
+ * chunked lookups), src/compressed/coder_golomb.c and src/compressed/coder_zstd.c (the chunk
+ * coders) and src/compressed/codec_compressed.c (the file codec). Not installed.
  */
 #ifndef FL_COMPRESSED_INTERNAL_H
 #define FL_COMPRESSED_INTERNAL_H

@@ -38,7 +38,7 @@ typedef struct fl_variant_desc fl_variant_desc;
 
 struct fl_filter {
     fl_geometry g;
-    const fl_variant_desc *desc; /* src/variants.c: what the variant is and can do */
+    const fl_variant_desc *desc; /* src/core/variants.c: what the variant is and can do */
     fl_kernel_slots slots;       /* where its kernels sit in a kernel table */
     /* fl_filter_bind_kernel's table, or NULL for the process's (read with acquire loads:
      * another thread may rebind while calls run). */
@@ -62,7 +62,7 @@ struct fl_filter {
  * variant does not have (its fl_variant_info.caps say the same to the public). */
 struct fl_variant_desc {
     fl_variant_info info;
-    /* Blocked FPR model shape (src/params.c): bits per block, and for a split block the
+    /* Blocked FPR model shape (src/core/params.c): bits per block, and for a split block the
      * number of independent words that each get one bit per key (0: k bits anywhere). */
     uint32_t block_bits, block_words;
     uint32_t stash_max;                       /* victim stash entries (the codec saves them) */
@@ -70,7 +70,7 @@ struct fl_variant_desc {
     const char *units_phrase, *k_before, *k_after;
     size_t (*unit_bytes)(uint32_t k);         /* k already valid */
     fl_kernel_slots (*kernel_slots)(uint32_t k);
-    /* Models (src/params.c): FPR at n keys, sizing for (n, fpr), keys explaining a fill. */
+    /* Models (src/core/params.c): FPR at n keys, sizing for (n, fpr), keys explaining a fill. */
     double (*predict_fpr)(const fl_variant_desc *d, const fl_geometry *g, double n);
     fl_status (*size)(const fl_variant_desc *d, double n, double fpr, fl_geometry *g);
     double (*keys_from_fill)(const fl_variant_desc *d, const fl_geometry *g, double fill);
@@ -82,8 +82,8 @@ struct fl_variant_desc {
     /* One key probed in its unit alone, given a one-unit view of the unit the key lands in
      * (fl_reduce32(h >> 32, units)). Only for variants whose in-unit positions do not depend
      * on the unit count, so that a decoded chunk answers exactly as the whole filter does
-     * (src/compressed.c's chunked lookups); NULL for the others (classic's positions span
-     * the array, counting holds counters, cuckoo has two buckets). */
+     * (src/compressed/compressed.c's chunked lookups); NULL for the others (classic's positions
+     * span the array, counting holds counters, cuckoo has two buckets). */
     int (*unit_probe)(const fl_kview *unit, uint64_t h);
     fl_status (*insert_atomic)(fl_filter *f, const uint64_t *hashes, size_t n);
     fl_status (*merge)(fl_filter *dst, const fl_filter *src);

@@ -239,7 +239,7 @@ static double cuckoo_fpr(uint32_t fp_bits, double load) {
     return -expm1(8.0 * load * log1p(-1.0 / ((double)(1u << fp_bits) - 1.0)));
 }
 
-/* ---- the models the descriptors of src/variants.c name --------------------------------- */
+/* ---- the models the descriptors of src/core/variants.c name --------------------------------- */
 
 /* Cells per unit of the classic layout: bits of a bit array, or counters of an array of
  * counters (counting: 16 4-bit counters per 64-bit word). The models count cells; a counter

@@ -1,5 +1,5 @@
 /*
- * Status messages. (Variant names and sizes are in the descriptors of src/variants.c.)
+ * Status messages. (Variant names and sizes are in the descriptors of src/core/variants.c.)
  */
 
 #include "core/internal.h"

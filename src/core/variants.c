@@ -1,10 +1,10 @@
 /*
  * The filter variants: one descriptor each, the single place that says what a variant is
  * (name, unit, k range, capabilities, default hash), which model sizes it and predicts its
- * FPR (src/params.c), where its kernels sit in a kernel table (kernels/kernels.h), and which
- * non-kernel operations it has (src/bloom.c, src/cuckoo.c, src/counting.c). Everything else in the library,
- * and through fl_variant_describe() the CLI, flbench and the tests, reads these instead of
- * switching on the variant.
+ * FPR (src/core/params.c), where its kernels sit in a kernel table (kernels/kernels.h), and which
+ * non-kernel operations it has (src/bloom/bloom.c, src/cuckoo/cuckoo.c, src/counting/counting.c).
+ * Everything else in the library, and through fl_variant_describe() the CLI, flbench and the tests,
+ * reads these instead of switching on the variant.
  *
  * Adding a variant: its fl_variant value in include/filterlab.h, a descriptor below, its probe
  * math in kernels/probe.h and its kernels (kernels/kernels.h module entry, scalar and SIMD),
@@ -48,7 +48,7 @@ BLOOM_SLOTS(BLOCK512)
 BLOOM_SLOTS(SPLIT256)
 BLOOM_SLOTS(REG64)
 
-/* Cuckoo inserts relocate (src/cuckoo.c) and one-key lookups are inline: only the batch
+/* Cuckoo inserts relocate (src/cuckoo/cuckoo.c) and one-key lookups are inline: only the batch
  * lookup is a kernel, one per fingerprint width. */
 static fl_kernel_slots slots_cuckoo(uint32_t k) {
     fl_kernel_slots s = {k == 8    ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP8])
@@ -158,7 +158,7 @@ static const fl_variant_desc cuckoo = {
     .reset = fl_cuckoo_reset,
 };
 
-/* Counting Bloom filters (src/counting.c): 4-bit counters, so the models see units * 16
+/* Counting Bloom filters (src/counting/counting.c): 4-bit counters, so the models see units * 16
  * (classic layout) or 128 per block (blocked layout) cells where a bit array has bits.
  * Atomic inserts are a compare-and-swap loop per counter (a saturating increment is a
  * read-modify-write, not an OR). */

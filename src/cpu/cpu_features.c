@@ -1,6 +1,6 @@
 /*
  * The one CPU feature reader: CPUID and XCR0 on x86, AT_HWCAP on aarch64. Kernel dispatch
- * (src/dispatch.c) and the host description (src/host.c) both ask it, so the kernels picked
+ * (src/cpu/dispatch.c) and the host description (src/cpu/host.c) both ask it, so the kernels picked
  * and the features reported cannot disagree.
  *
  * Bit positions are from the Intel SDM vol. 2A, "CPUID - CPU Identification" (leaf 1 ECX,

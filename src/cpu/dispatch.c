@@ -1,5 +1,5 @@
 /*
- * The kernel tables: which ISAs are compiled in, which this CPU runs (src/cpu_features.c
+ * The kernel tables: which ISAs are compiled in, which this CPU runs (src/cpu/cpu_features.c
  * reads the CPU), the process's choice, FILTERLAB_KERNEL, and the tables filters bind to.
  *
  * One table per compiled ISA, each built like dav1d's: start from the scalar kernels and let
@@ -14,7 +14,7 @@
  * nothing from 512-bit width on Zen 4; a Count-Min query is faster in avx2 than in avx512 on
  * Emerald Rapids. So the default table is composed like dav1d's DSP contexts, each entry taken
  * from the kernel that wins for it: from the wisdom file `filterlab tune` measured on this
- * CPU (src/wisdom.c, src/tune.c), else from the rule table below.
+ * CPU (src/cpu/wisdom.c, src/cpu/tune.c), else from the rule table below.
  *
  * And per payload size class: the winner of an entry depends on where its payload lives.
  * The same kernels measured here swap places between cache-sized and larger payloads
@@ -53,7 +53,7 @@
 #define FL_NEON_EMULATED 0
 #endif
 
-/* ---- CPU features: read by src/cpu_features.c, the one CPUID/XCR0/AT_HWCAP reader ---- */
+/* ---- CPU features: read by src/cpu/cpu_features.c, the one CPUID/XCR0/AT_HWCAP reader ---- */
 static int always(void) {
     return 1;
 }
@@ -372,7 +372,7 @@ static void init_once(void) {
     host_id = (fl_cpu_id){host.vendor, host.family, host.model, host.stepping, -1, -1,
                           host.features};
     if (!host.vendor[0]) {
-        /* aarch64: the implementer and part name the core (src/host.c reads them). */
+        /* aarch64: the implementer and part name the core (src/cpu/host.c reads them). */
         char *end;
         long impl = strtol(host.arm_implementer, &end, 0);
         host_id.arm_implementer = host.arm_implementer[0] && !*end ? (int)impl : -1;

@@ -4,8 +4,8 @@
  * CPU signature and the microarchitecture name cannot disagree between them.
  *
  * Identity comes from the first processor of /proc/cpuinfo (what the kernel read from CPUID
- * or MIDR_EL1), features from src/cpu_features.c, the name from src/cpu_uarch.c, caches from
- * sysfs. The host id keeps the rule scripts/repro/hostinfo.py has always used, so result
+ * or MIDR_EL1), features from src/cpu/cpu_features.c, the name from src/cpu/cpu_uarch.c, caches
+ * from sysfs. The host id keeps the rule scripts/repro/hostinfo.py has always used, so result
  * folders keep their names: <uarch>[-<hypervisor>]-<N>c-<first 4 hex of SHA-256(host name)>.
  */
 #include <errno.h>

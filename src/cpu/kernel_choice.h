@@ -71,7 +71,7 @@ fl_any_fn fl_cand_fn(int c, size_t e);
  * each), scalar first. Returns how many (at least 1: scalar). */
 size_t fl_entry_kernels(size_t e, int out[FL_NCAND]);
 
-/* ---- the rule table (src/dispatch.c) ----
+/* ---- the rule table (src/cpu/kernel_rules.c) ----
  * The choice for entry e at size class cls on a CPU described by id, among the candidates of
  * avail_mask (bit c: candidate c runs here): the first rule that covers the CPU, entry and
  * class and names an available candidate, else the widest available ISA. *why gets the rule's
@@ -79,7 +79,7 @@ size_t fl_entry_kernels(size_t e, int out[FL_NCAND]);
 int fl_rule_choice(const fl_cpu_id *id, size_t e, int cls, unsigned avail_mask,
                    const char **why);
 
-/* ---- the wisdom file (src/wisdom.c) ---- */
+/* ---- the wisdom file (src/cpu/wisdom.c) ---- */
 #define FL_WISDOM_VERSION 1
 typedef struct fl_wisdom_key {
     char vendor[32];
@@ -119,7 +119,7 @@ fl_wisdom *fl_wisdom_find(unsigned avail_mask, const uint64_t limits[FL_NSIZE_CL
 /* The file's text for w (malloc'ed, NUL-terminated; NULL when out of memory). */
 char *fl_wisdom_format(const fl_wisdom *w, size_t *len);
 
-/* ---- the measurement (src/tune.c) ---- */
+/* ---- the measurement (src/cpu/tune.c) ---- */
 /* Fills w->cells (allocated here) and w->limits; w->key and w->date are the caller's. */
 fl_status fl_tune_measure(fl_wisdom *w, int quick, void (*report)(void *ctx, const char *line),
                           void *ctx);

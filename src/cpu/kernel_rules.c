@@ -8,7 +8,7 @@
 
 /* ---- The rule table ---------------------------------------------------------------------
  * Used when no wisdom file measured this CPU. The first rule that covers the CPU (its
- * microarchitecture name from src/cpu_uarch.c; NULL: any CPU), the entry (a list of entry
+ * microarchitecture name from src/cpu/cpu_uarch.c; NULL: any CPU), the entry (a list of entry
  * names or prefixes ending in '.') and the size class, and whose kernel this CPU runs, wins;
  * with none, the widest kernel this CPU runs. Measured rules come first, each citing its
  * numbers; the conservative rules for CPUs nobody measured come last.

@@ -189,7 +189,7 @@ static fl_status replace_regular(const char *path, fl_content_writer write, void
 
     fl_status st = fchmod(fd, mode) == 0 ? FL_OK : FL_ERR_IO;
     if (st == FL_OK) st = write(fd, ctx);
-    /* A writer whose sink reports failures as I/O errors (src/kind_io.c) stopped on the
+    /* A writer whose sink reports failures as I/O errors (src/format/kind_io.c) stopped on the
      * flag: say why. */
     if (st == FL_ERR_IO && interrupted()) st = FL_ERR_INTERRUPTED;
     if (st == FL_OK && fsync(fd) != 0) st = FL_ERR_IO;

@@ -1,5 +1,5 @@
 /*
- * Atomic file replacement, shared by fl_save_file (src/io.c) and fl_write_file_atomic.
+ * Atomic file replacement, shared by fl_save_file (src/format/io.c) and fl_write_file_atomic.
  * Not installed.
  */
 #ifndef FL_ATOMIC_FILE_H

@@ -1,8 +1,8 @@
 /*
  * A list of filters stored inside another kind's format-version-2 container (the layered
- * Bloom filter's layers, src/codec_layered.c; the scalable Bloom filter's chain,
- * src/codec_sbf.c): one header section of the kind's own, then per filter, first one first,
- * a sub-header (the filter codec's HEAD, src/codec_filter.c, then optionally the filter's
+ * Bloom filter's layers, src/layered/codec_layered.c; the scalable Bloom filter's chain,
+ * src/sbf/codec_sbf.c): one header section of the kind's own, then per filter, first one first,
+ * a sub-header (the filter codec's HEAD, src/format/codec_filter.c, then optionally the filter's
  * u64 of the kind's) and the filter's payload, exactly as a filter file stores it.
  * What the header holds and what a load checks beyond the section list stay the kind's.
  */

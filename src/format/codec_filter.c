@@ -1,5 +1,5 @@
 /*
- * The filter codec: an fl_filter in a format-version-2 container (src/container.c) of kind
+ * The filter codec: an fl_filter in a format-version-2 container (src/format/container.c) of kind
  * FL_KIND_FILTER, plus the field validation format version 1 shares (codec_filter_v1.c).
  *
  * Sections, in this order (tags as in a hex dump):
@@ -20,7 +20,7 @@
  *           payload size. Being last, it is read straight into the new filter.
  *
  * A load checks, in this order, so that each failure has its own status:
- *   the container's preamble and table (src/container.c: TRUNCATED, CHECKSUM, CORRUPT);
+ *   the container's preamble and table (src/format/container.c: TRUNCATED, CHECKSUM, CORRUPT);
  *   the section list (CORRUPT: an unknown tag, a missing or duplicated section, HEAD not
  *   first or DATA not last, a HEAD or STSH of the wrong length); the HEAD section
  *   (TRUNCATED, CHECKSUM, then CORRUPT for an unknown variant or hash, nonzero reserved

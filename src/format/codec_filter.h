@@ -1,7 +1,7 @@
 /*
  * The filter codecs (internal): how an fl_filter is stored in a format-version-2 container
- * (src/codec_filter.c) and how a format-version-1 file is read (src/codec_filter_v1.c,
- * read-only), with the validation both share.
+ * (src/format/codec_filter.c) and how a format-version-1 file is read
+ * (src/format/codec_filter_v1.c, read-only), with the validation both share.
  */
 #ifndef FL_CODEC_FILTER_H
 #define FL_CODEC_FILTER_H
@@ -57,7 +57,7 @@ fl_status fl_codec_filter_write(const fl_filter *f, fl_sink *sink);
 fl_status fl_codec_filter_read(fl_ct_reader *r, size_t max_bytes, fl_filter **out);
 
 /* The 32-byte HEAD section of a filter, shared with codecs that store filters inside
- * their own containers (src/codec_sbf.c): encode f's, or decode one and check it against
+ * their own containers (src/sbf/codec_sbf.c): encode f's, or decode one and check it against
  * the stored payload length like a filter load does (fl_codec_check_shape). */
 #define FL_CODEC_HEAD_LEN 32u
 void fl_codec_head_encode(const fl_filter *f, uint8_t head[FL_CODEC_HEAD_LEN]);

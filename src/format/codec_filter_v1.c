@@ -1,6 +1,6 @@
 /*
  * The reader of format version 1, the fixed-header filter file written before the
- * format-version-2 container (src/container.c). Read-only: saves write version 2, and
+ * format-version-2 container (src/format/container.c). Read-only: saves write version 2, and
  * tests/fixtures/v1/ holds files the last v1 writer made.
  *
  * Byte layout of format version 1 (every integer little-endian):
@@ -28,7 +28,7 @@
  * Total size: 136 + P.
  *
  * A load validates before it trusts, in this order, so each failure has its own status
- * (magic and version are checked by the caller, src/io.c, before it picks this reader):
+ * (magic and version are checked by the caller, src/format/io.c, before it picks this reader):
  *   header length (TRUNCATED), header checksum (CHECKSUM), field semantics (CORRUPT:
  *   unknown variant or hash, nonzero reserved bits, geometry rejected by
  *   fl_geometry_check, payload count differing from the geometry, bad stash), payload size

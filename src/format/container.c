@@ -45,7 +45,7 @@
  *
  * What a section means, which sections a kind requires, their order and lengths, are the
  * kind's codec's business (src/codec_<kind>.c). Version 1 (a fixed-header filter file) is
- * read by src/codec_filter_v1.c.
+ * read by src/format/codec_filter_v1.c.
  */
 #include <errno.h>
 #include <stdlib.h>

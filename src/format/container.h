@@ -1,7 +1,7 @@
 /*
  * The filterlab file container (format version 2), internal to the library: the generic
  * layer that every structure kind's codec (src/codec_<kind>.c) writes and reads through.
- * The byte layout is documented at the top of src/container.c.
+ * The byte layout is documented at the top of src/format/container.c.
  *
  * A codec never touches offsets, padding or checksums: it appends sections (tag + bytes) to
  * a writer, and asks a reader for a validated, checksummed view of a section by index or

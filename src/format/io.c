@@ -1,17 +1,17 @@
 /*
  * The filterlab file format: fl_save_* / fl_load_* and the file I/O behind them.
  *
- * Saves write format version 2, the container of src/container.c (its byte layout is
+ * Saves write format version 2, the container of src/format/container.c (its byte layout is
  * documented there) holding one structure of kind FL_KIND_FILTER, whose sections
- * src/codec_filter.c defines. Loads read version 2 and version 1, the fixed-header format
- * of earlier builds (src/codec_filter_v1.c, read-only).
+ * src/format/codec_filter.c defines. Loads read version 2 and version 1, the fixed-header format
+ * of earlier builds (src/format/codec_filter_v1.c, read-only).
  *
  * Both versions start with the same 8-byte magic and a u16 version; a load checks those
  * here, in this order, before it picks a reader: magic (BAD_MAGIC; a short input that is a
  * prefix of the magic is TRUNCATED), version (BAD_VERSION, TRUNCATED if cut before it).
  * A version-2 file of a kind other than a filter is FL_ERR_WRONG_KIND, once its preamble
  * and table have been validated. Memory buffers and files go through the same readers
- * (fl_in, src/container.h), so their statuses agree; a file's size, when it has one, is
+ * (fl_in, src/format/container.h), so their statuses agree; a file's size, when it has one, is
  * checked against the header before the payload is allocated or read, and the payload is
  * read straight into the new filter.
  *
@@ -22,8 +22,8 @@
 #include "format/container.h"
 #include "format/kind_io.h"
 
-/* The filter's codec (src/codec_filter.c, and format 1 for old files) in the shape every
- * kind's save and load share (src/kind_io.c). */
+/* The filter's codec (src/format/codec_filter.c, and format 1 for old files) in the shape every
+ * kind's save and load share (src/format/kind_io.c). */
 static fl_status write_filter(const void *obj, fl_sink *sink) {
     return fl_codec_filter_write((const fl_filter *)obj, sink);
 }
@@ -77,7 +77,7 @@ fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter *
 
 /* ---- files ---------------------------------------------------------------------------- */
 
-/* Atomic replace (src/atomic_file.c): a failure never destroys the previous file, and a
+/* Atomic replace (src/format/atomic_file.c): a failure never destroys the previous file, and a
  * symbolic link's target is replaced, not written through. */
 fl_status fl_save_file(const fl_filter *f, const char *path) {
     if (!f || !path || !*path) return FL_ERR_INVALID_ARG;

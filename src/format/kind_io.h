@@ -1,5 +1,5 @@
 /*
- * Saving and loading a structure of any kind (src/container.h's fl_kind), in memory and in
+ * Saving and loading a structure of any kind (src/format/container.h's fl_kind), in memory and in
  * files: the parts every kind's public save/load calls share, so a kind's codec only encodes
  * and decodes its sections. Not installed.
  */
@@ -36,7 +36,7 @@ fl_status fl_kind_open(fl_in *in, fl_ct_reader *r, uint16_t *version, uint32_t *
  * zeroed it. */
 fl_status fl_kind_save_mem(const fl_kind_codec *c, const void *obj, size_t need, void *buf,
                            size_t cap, size_t *written);
-/* Atomic replace (src/atomic_file.c) with the file streamed through a bounce buffer that is
+/* Atomic replace (src/format/atomic_file.c) with the file streamed through a bounce buffer that is
  * both hashed and written, so checksums match the bytes on disk even while atomic inserts
  * on another thread change the structure. */
 fl_status fl_kind_save_file(const fl_kind_codec *c, const void *obj, const char *path);

@@ -4,9 +4,9 @@
  * A sketch is in one of Redis's two encodings (include/filterlab_hll.h):
  *   dense:  regs holds one byte per register (values 0..63) and FL_HLL_REG_PAD zero bytes
  *           after them, 64-byte aligned, the form the kernels work on; Redis's 6-bit packing
- *           exists only in exported strings (src/hll_redis.c).
+ *           exists only in exported strings (src/hll/hll_redis.c).
  *   sparse: sp holds Redis's opcodes exactly as Redis keeps them after its 16-byte header
- *           (src/hll_sparse.c), so adds and exports give Redis's bytes; regs is NULL.
+ *           (src/hll/hll_sparse.c), so adds and exports give Redis's bytes; regs is NULL.
  */
 #ifndef FL_HLL_INTERNAL_H
 #define FL_HLL_INTERNAL_H

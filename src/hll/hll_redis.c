@@ -5,7 +5,7 @@
  *   "HYLL"  encoding (0 dense, 1 sparse)  3 unused bytes  8-byte cached count
  *   dense:  16384 registers of 6 bits, register i at bits 6i..6i+5 counted from the least
  *           significant bit of byte 0 (12288 bytes, no padding)
- *   sparse: ZERO / XZERO / VAL opcodes covering the 16384 registers (src/hll_sparse.c)
+ *   sparse: ZERO / XZERO / VAL opcodes covering the 16384 registers (src/hll/hll_sparse.c)
  *
  * The cached count is little-endian; bit 7 of its last byte set means stale (Redis's
  * HLL_VALID_CACHE). Every field is checked before anything is allocated from it.

@@ -1,5 +1,5 @@
 /*
- * The layered Bloom codec: an fl_lbf in a format-version-2 container (src/container.c) of
+ * The layered Bloom codec: an fl_lbf in a format-version-2 container (src/format/container.c) of
  * kind FL_KIND_LAYERED_BLOOM, and fl_lbf_save_* / fl_lbf_load_*.
  *
  * Sections, in this order:
@@ -15,7 +15,7 @@
  *            32  u64 adds            40  u64 deletes
  *            48  16 bytes reserved, 0
  *   then per layer, layer 0 first:
- *   "LAYH"  the filter codec's 32-byte HEAD (src/codec_filter.c: variant, hash, k, units,
+ *   "LAYH"  the filter codec's 32-byte HEAD (src/format/codec_filter.c: variant, hash, k, units,
  *           seed, key count)
  *   "DATA"  its payload, exactly as a filter file stores it
  *
@@ -46,7 +46,7 @@
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
-/* LBFH, then a LAYH/DATA pair per layer (src/codec_chain.c). */
+/* LBFH, then a LAYH/DATA pair per layer (src/format/codec_chain.c). */
 static const fl_codec_chain lbf_sections = {TAG_LBFH, TAG_LAYH, TAG_DATA, LBFH_LEN, 0};
 
 size_t fl_lbf_serialized_size(const fl_lbf *l) {
@@ -69,7 +69,7 @@ static fl_status write_lbf(const fl_lbf *l, fl_sink *sink) {
                                 NULL);
 }
 
-/* The codec in the shape every kind's save and load share (src/kind_io.c). */
+/* The codec in the shape every kind's save and load share (src/format/kind_io.c). */
 static fl_status read_lbf(fl_ct_reader *r, size_t max_bytes, fl_lbf **out);
 static fl_status write_any(const void *obj, fl_sink *sink) {
     return write_lbf((const fl_lbf *)obj, sink);

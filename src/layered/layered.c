@@ -1,7 +1,7 @@
 /*
  * Layered Bloom filters (seed 004, 4.11.3; Zhiwang, Jungang, Jian 2010): R layers of one
  * Bloom variant that count a key's adds up to R. Semantics, error bounds and the meaning of
- * delete are in include/filterlab_layered.h; the file codec is src/codec_layered.c.
+ * delete are in include/filterlab_layered.h; the file codec is src/layered/codec_layered.c.
  */
 #include <math.h>
 #include <stdlib.h>

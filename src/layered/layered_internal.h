@@ -1,6 +1,6 @@
 /*
- * Layered Bloom filter internals shared by src/layered.c (the layers, counts, adds) and
- * src/codec_layered.c (its file codec). Not installed.
+ * Layered Bloom filter internals shared by src/layered/layered.c (the layers, counts, adds) and
+ * src/layered/codec_layered.c (its file codec). Not installed.
  */
 #ifndef FL_LAYERED_INTERNAL_H
 #define FL_LAYERED_INTERNAL_H

@@ -1,12 +1,12 @@
 /*
- * The scalable Bloom codec: an fl_sbf chain in a format-version-2 container (src/container.c)
- * of kind FL_KIND_SCALABLE_BLOOM, and fl_sbf_save_* / fl_sbf_load_*.
+ * The scalable Bloom codec: an fl_sbf chain in a format-version-2 container
+ * (src/format/container.c) of kind FL_KIND_SCALABLE_BLOOM, and fl_sbf_save_* / fl_sbf_load_*.
  *
  * Sections, in this order:
  *
  *   "SBFH"  64 bytes, the chain:
  *             0  u8  the chain's variant (a Bloom variant); a sub-filter is of it or, from
- *                    some sub-filter on, classic (the layout fallback of src/sbf.c)
+ *                    some sub-filter on, classic (the layout fallback of src/sbf/sbf.c)
  *             1  u8  hash id
  *             2  u16 flags (fl_sbf_flags)
  *             4  u16 sub-filters (1..max sub-filters)
@@ -17,7 +17,7 @@
  *            48  u64 items (keys added, the sum of the sub-filters' counts)
  *            56  u64 max payload bytes (0: none)
  *   then per sub-filter, oldest first:
- *   "SUBH"  40 bytes: the filter codec's 32-byte HEAD (src/codec_filter.c: variant, hash,
+ *   "SUBH"  40 bytes: the filter codec's 32-byte HEAD (src/format/codec_filter.c: variant, hash,
  *           k, units, seed, key count), then u64 its capacity
  *   "DATA"  its payload, exactly as a filter file stores it
  *
@@ -54,7 +54,7 @@
 /* ---- writing ---------------------------------------------------------------------------- */
 
 /* SBFH, then a SUBH/DATA pair per sub-filter, SUBH ending with its capacity
- * (src/codec_chain.c). */
+ * (src/format/codec_chain.c). */
 static const fl_codec_chain sbf_sections = {TAG_SBFH, TAG_SUBH, TAG_DATA, SBFH_LEN, 1};
 
 size_t fl_sbf_serialized_size(const fl_sbf *s) {
@@ -81,7 +81,7 @@ static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
                                 s->cap);
 }
 
-/* The codec in the shape every kind's save and load share (src/kind_io.c). */
+/* The codec in the shape every kind's save and load share (src/format/kind_io.c). */
 static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out);
 static fl_status write_any(const void *obj, fl_sink *sink) {
     return write_sbf((const fl_sbf *)obj, sink);
@@ -100,7 +100,7 @@ fl_status fl_sbf_save_mem(const fl_sbf *s, void *buf, size_t cap, size_t *writte
     return fl_kind_save_mem(&sbf_codec, s, fl_sbf_serialized_size(s), buf, cap, written);
 }
 
-/* Streamed through src/kind_io.c like every kind: no second copy of the chain while
+/* Streamed through src/format/kind_io.c like every kind: no second copy of the chain while
  * saving, and a failure leaves the old file as it was. */
 fl_status fl_sbf_save_file(const fl_sbf *s, const char *path) {
     if (!s || !path || !*path) return FL_ERR_INVALID_ARG;
@@ -157,7 +157,7 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
     fl_filter_fields f;
     fl_status st = fl_codec_chain_sub_head(r, i, &p, &f);
     if (st != FL_OK) return st;
-    /* The chain's variant, or classic where the chain fell back to it (src/sbf.c's
+    /* The chain's variant, or classic where the chain fell back to it (src/sbf/sbf.c's
      * choose_layout): from then on every sub-filter is classic. */
     int layout_ok = f.g.variant == FL_CLASSIC ||
                     (f.g.variant == s->variant && !fl_sbf_classic_from(s, i));

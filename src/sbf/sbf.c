@@ -2,7 +2,7 @@
  * Scalable Bloom filters (Almeida, Baquero, Preguica, Hutchison 2007) with RedisBloom's
  * semantics: the chain, its growth, adds and lookups. The bound on the chain's FPR and the
  * meaning of every parameter are in include/filterlab_sbf.h; the file codec is
- * src/codec_sbf.c.
+ * src/sbf/codec_sbf.c.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * Scalable Bloom filter internals shared by src/sbf.c (the chain) and src/codec_sbf.c (its
+ * Scalable Bloom filter internals shared by src/sbf/sbf.c (the chain) and src/sbf/codec_sbf.c (its
  * file codec). Not installed.
  */
 #ifndef FL_SBF_INTERNAL_H
@@ -41,7 +41,7 @@ fl_status fl_sbf_next_capacity(uint64_t prev, double growth, uint64_t *out);
 /* Target FPR of sub-filter i: p (1 - r) r^i (non-scaling: p, its only sub-filter). */
 double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i);
 /* 1 if sub-filter i must be classic whatever the chain's variant: the layout fallback
- * (src/sbf.c's choose_layout) is for good once taken, so a sub-filter after a classic one is
+ * (src/sbf/sbf.c's choose_layout) is for good once taken, so a sub-filter after a classic one is
  * classic too; the loader holds files to the same rule. */
 static inline int fl_sbf_classic_from(const fl_sbf *s, uint32_t i) {
     return s->variant == FL_CLASSIC || (i > 0 && s->filters[i - 1]->g.variant == FL_CLASSIC);

@@ -1,6 +1,6 @@
 /*
  * The static-structure codec: a binary fuse filter (kind FL_KIND_BINARY_FUSE) or a Bloomier
- * filter (kind FL_KIND_BLOOMIER) in a format-version-2 container (src/container.c), and the
+ * filter (kind FL_KIND_BLOOMIER) in a format-version-2 container (src/format/container.c), and the
  * save/load calls of include/filterlab_static.h.
  *
  * Sections, in this order:
@@ -145,7 +145,7 @@ static const fl_kind_codec fuse_codec = {FL_KIND_BINARY_FUSE, write_fuse, read_f
 static const fl_kind_codec bloomier_codec = {FL_KIND_BLOOMIER, write_bloomier, read_bloomier,
                                              NULL};
 
-/* fl_fuse and fl_bloomier are each exactly an fl_static (src/fuse_internal.h), so the
+/* fl_fuse and fl_bloomier are each exactly an fl_static (src/static/fuse_internal.h), so the
  * loaders' fl_static is returned as either. */
 _Static_assert(sizeof(fl_fuse) == sizeof(fl_static), "fl_fuse wraps fl_static");
 _Static_assert(sizeof(fl_bloomier) == sizeof(fl_static), "fl_bloomier wraps fl_static");

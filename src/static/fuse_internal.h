@@ -1,6 +1,7 @@
 /*
- * Static structures (binary fuse filters, Bloomier filters) shared by src/fuse.c and
- * src/codec_fuse.c. Not installed.
+ * Static structures (binary fuse filters, Bloomier filters): what src/static/fuse.c (shape,
+ * construction), binary_fuse.c and bloomier.c (each kind's calls) and codec_fuse.c (their
+ * files) share. Not installed.
  */
 #ifndef FL_FUSE_INTERNAL_H
 #define FL_FUSE_INTERNAL_H
@@ -18,7 +19,7 @@
 typedef struct fl_static {
     fl_fuse_view view;       /* cells == NULL for an empty set */
     void *cells;             /* cells * cell_bits / 8 bytes + 64 zero bytes, 64-byte aligned
-                                (src/memory.c's payloads: 2 MiB pages from 2 MiB up) */
+                                (src/core/memory.c's payloads: 2 MiB pages from 2 MiB up) */
     size_t mapped;           /* fl_payload_alloc's: 0 = aligned_alloc'ed */
     size_t bytes;            /* cell bytes without the padding */
     uint32_t seg_count;
@@ -39,7 +40,7 @@ struct fl_bloomier {
 };
 
 /* The array shape for n keys of the given arity (the paper's fitted segment length and size
- * factor, src/fuse.c); FL_ERR_TOO_LARGE past 2^32 - 1 cells. */
+ * factor, src/static/fuse.c); FL_ERR_TOO_LARGE past 2^32 - 1 cells. */
 fl_status fl_fuse_geometry(uint32_t arity, uint64_t n, uint32_t *seg_len, uint32_t *seg_count,
                            uint32_t *cells);
 /* A structure with zeroed cells of this shape, or an empty one (n == 0: no cells); the shape
