@@ -134,18 +134,10 @@ static void build_table(size_t i, fl_kernel_table *t) {
 #define NENT (sizeof(fl_kernel_table) / sizeof(fl_any_fn))
 
 /* ---- Candidates ------------------------------------------------------------------------ */
-const char *const fl_cand_names[FL_NCAND] = {"scalar", "neon", "avx2", "avx2-loads", "avx512",
-                                             "avx512-loads"};
 static const fl_kernel_table *cand_tab[FL_NCAND];
 #if FL_HAVE_AVX2 || FL_HAVE_AVX512
 static fl_kernel_table loads_tables[2]; /* avx2 and avx512 with the loads form of fuse */
 #endif
-
-int fl_cand_find(const char *name) {
-    for (int c = 0; name && c < FL_NCAND; c++)
-        if (strcmp(fl_cand_names[c], name) == 0) return c;
-    return -1;
-}
 
 static void ensure_init(void);
 

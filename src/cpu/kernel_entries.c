@@ -2,7 +2,8 @@
  * The module entries: one per function pointer of fl_kernel_table (kernels/kernels.h), each
  * named "<module>.<op>[.<shape>]", with how `filterlab tune` times it. The automatic choice
  * (src/cpu/dispatch.c), the rule table (src/cpu/kernel_rules.c), the wisdom file and the
- * reports all index this one list.
+ * reports all index this one list; and the candidates' names, which the wisdom file and
+ * tune use.
  */
 #include <string.h>
 
@@ -66,6 +67,16 @@ _Static_assert(sizeof(fl_kernel_table) == NENT * sizeof(fl_any_fn),
 int fl_entry_find(const char *name) {
     for (size_t i = 0; name && i < NENT; i++)
         if (strcmp(fl_entries[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+/* ---- Candidates: the tables an entry's kernel can come from (FL_CAND_*) ----------------- */
+const char *const fl_cand_names[FL_NCAND] = {"scalar", "neon", "avx2", "avx2-loads", "avx512",
+                                             "avx512-loads"};
+
+int fl_cand_find(const char *name) {
+    for (int c = 0; name && c < FL_NCAND; c++)
+        if (strcmp(fl_cand_names[c], name) == 0) return c;
     return -1;
 }
 
