@@ -74,6 +74,18 @@ void fl_free(fl_filter *f) {
     free(f);
 }
 
+fl_status fl_chain_variant(fl_variant variant, fl_hash_id hash, fl_variant *v_out,
+                           fl_hash_id *hash_out) {
+    fl_variant v = variant ? variant : FL_BLOCK512;
+    const fl_variant_desc *d = fl_variant_desc_of(v);
+    if (!d) return FL_ERR_INVALID_ARG;
+    if (d->info.caps & FL_CAP_MAY_FILL) return FL_ERR_UNSUPPORTED;
+    if (hash && hash != FL_HASH_XXH3 && hash != FL_HASH_XXH64) return FL_ERR_INVALID_ARG;
+    *v_out = v;
+    *hash_out = hash ? hash : d->info.default_hash;
+    return FL_OK;
+}
+
 void fl_free_chain(fl_filter **chain, uint32_t n) {
     if (!chain) return;
     for (uint32_t i = 0; i < n; i++) fl_free(chain[i]);

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <stdatomic.h>
 
@@ -101,12 +102,27 @@ fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes);
 fl_status fl_payload_alloc(fl_filter *f, size_t bytes);
 void fl_payload_free(fl_filter *f);
 
+/* CLOCK_MONOTONIC in nanoseconds: the library's own timings (tune's measurement, a static
+ * structure's build time). */
+static inline double fl_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* filter.c */
 fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
                         fl_filter **out);
 /* Frees a chain of filters (a layered filter's layers, a scalable one's sub-filters: the
  * first n of them; NULL entries are skipped) and the array itself. */
 void fl_free_chain(fl_filter **chain, uint32_t n);
+/* The variant and hash of a structure made of filters (layered, scalable): variant 0 is
+ * block512; a variant whose table of slots may refuse a key (FL_CAP_MAY_FILL) is
+ * FL_ERR_UNSUPPORTED, since the structure's rules (a count that moves up, a chain that grows
+ * at its capacity) assume every add lands; hash 0 is the variant's default, else XXH3 or
+ * XXH64. */
+fl_status fl_chain_variant(fl_variant variant, fl_hash_id hash, fl_variant *v_out,
+                           fl_hash_id *hash_out);
 static inline fl_kview fl_view(const fl_filter *f) {
     fl_kview v = {f->data, (uint32_t)f->g.units, f->g.k, f->stash, f->stash_count};
     return v;

@@ -24,12 +24,6 @@
 #define BATCH 1024
 #define HLL_P 14
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* SplitMix64 (Steele et al., OOPSLA 2014): its increment, then the finalizer fl_hash_u64 uses. */
 static uint64_t next_rand(uint64_t *s) {
     return fl_mix64(*s += FL_SEED_MIX);
@@ -80,7 +74,7 @@ static double run(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
     fl_kview v = {b->payload, (uint32_t)units, d->k, NULL, 0};
     uint32_t cms_w = (uint32_t)(b->bytes / 16 < 0xffffffffu ? b->bytes / 16 : 0xffffffffu);
     size_t m = (size_t)1 << HLL_P;
-    double t0 = now_ns(), per = (double)n;
+    double t0 = fl_now_ns(), per = (double)n;
     for (size_t i = 0; i < n; i += BATCH) {
         size_t c = n - i < BATCH ? n - i : BATCH;
         const uint64_t *k = b->keys + i;
@@ -125,7 +119,7 @@ static double run(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
             break;
         }
     }
-    double t = now_ns() - t0;
+    double t = fl_now_ns() - t0;
     if (d->kind == FL_EK_HLL_HISTO || d->kind == FL_EK_HLL_MAX) per = (double)((n + BATCH - 1) / BATCH) * (double)m;
     b->sink += acc;
     return t / per;

@@ -28,19 +28,17 @@ fl_status fl_lbf_params_unsized(const fl_lbf_config *cfg, fl_lbf *l) {
     if (cfg->layers == 0 || cfg->layers > FL_LBF_LAYERS_MAX) return FL_ERR_INVALID_ARG;
     if (cfg->capacity == 0) return FL_ERR_BAD_N;
     if (!(cfg->fpr > 0 && cfg->fpr < 1)) return FL_ERR_BAD_FPR;
-    fl_variant v = cfg->variant ? cfg->variant : FL_BLOCK512;
-    const fl_variant_desc *d = fl_variant_desc_of(v);
-    if (!d) return FL_ERR_INVALID_ARG;
     /* A table of slots may refuse a key: an add could then not move a count up. */
-    if (d->info.caps & FL_CAP_MAY_FILL) return FL_ERR_UNSUPPORTED;
-    if (cfg->hash && cfg->hash != FL_HASH_XXH3 && cfg->hash != FL_HASH_XXH64)
-        return FL_ERR_INVALID_ARG;
+    fl_variant v;
+    fl_hash_id hash;
+    fl_status st = fl_chain_variant(cfg->variant, cfg->hash, &v, &hash);
+    if (st != FL_OK) return st;
     memset(l, 0, sizeof *l);
     l->p.layers = cfg->layers;
     l->p.capacity = cfg->capacity;
     l->p.fpr = cfg->fpr;
     l->p.variant = v;
-    l->p.hash = cfg->hash ? cfg->hash : d->info.default_hash;
+    l->p.hash = hash;
     l->p.seed = cfg->seed;
     return FL_OK;
 }

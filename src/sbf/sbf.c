@@ -43,22 +43,20 @@ fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s) {
     double r = cfg->tightening == 0 ? FL_SBF_TIGHTENING_DEFAULT : cfg->tightening;
     if (!(r > 0 && r < 1)) return FL_ERR_BAD_TIGHTENING;
     if (!(cfg->layout_slack == 0 || cfg->layout_slack >= 1)) return FL_ERR_INVALID_ARG;
-    fl_variant v = cfg->variant ? cfg->variant : FL_BLOCK512;
-    const fl_variant_desc *d = fl_variant_desc_of(v);
-    if (!d) return FL_ERR_INVALID_ARG;
     /* A table of slots may refuse a key before its capacity: the chain would then have to
      * grow early, and its capacity rule (and the bound's n_i <= capacity_i) would not say
      * when. Only bit arrays, which take every key, chain. */
-    if (d->info.caps & FL_CAP_MAY_FILL) return FL_ERR_UNSUPPORTED;
-    if (cfg->hash && cfg->hash != FL_HASH_XXH3 && cfg->hash != FL_HASH_XXH64)
-        return FL_ERR_INVALID_ARG;
+    fl_variant v;
+    fl_hash_id hash;
+    fl_status st = fl_chain_variant(cfg->variant, cfg->hash, &v, &hash);
+    if (st != FL_OK) return st;
     memset(s, 0, sizeof *s);
     s->capacity = cfg->capacity;
     s->error_rate = cfg->error_rate;
     s->growth = growth;
     s->tightening = r;
     s->variant = v;
-    s->hash = cfg->hash ? cfg->hash : d->info.default_hash;
+    s->hash = hash;
     s->seed = cfg->seed;
     s->flags = cfg->flags;
     s->max_filters = cfg->max_filters ? cfg->max_filters : FL_SBF_FILTERS_MAX;

@@ -350,16 +350,10 @@ static fl_status dedup(const uint64_t *keys, const uint16_t *vals, size_t n, uin
     return FL_OK;
 }
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 fl_status fl_static_build(uint32_t arity, uint32_t cell_bits, uint32_t value_bits, uint64_t seed,
                           uint32_t max_tries, size_t max_bytes, const uint64_t *keys,
                           const uint16_t *vals, size_t n, fl_static **out) {
-    double t0 = now_seconds();
+    double t0 = fl_now_ns();
     if (max_tries == 0) max_tries = FL_FUSE_TRIES_DEFAULT;
     fl_static *s = NULL;
     fl_status st = fl_static_new(arity, cell_bits, value_bits, n, seed, max_bytes, &s);
@@ -444,7 +438,7 @@ fl_status fl_static_build(uint32_t arity, uint32_t cell_bits, uint32_t value_bit
         fl_static_free(s);
         return st;
     }
-    s->build_seconds = now_seconds() - t0;
+    s->build_seconds = (fl_now_ns() - t0) * 1e-9;
     *out = s;
     return FL_OK;
 }
