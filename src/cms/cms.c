@@ -301,21 +301,6 @@ fl_status fl_cms_query_u64s(const fl_cms *c, const uint64_t *keys, size_t n, uin
     return FL_OK;
 }
 
-/* A key is a top-k candidate (the candidate list is src/cms/topk.c's). */
-int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len) {
-    if (!c || (!key && len) || !c->top.n || len > FL_CMS_KEY_MAX) return 0;
-    if (fl_topk_find(&c->top, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len) !=
-        UINT32_MAX)
-        return 1;
-    /* A u64 key is kept as its 8 little-endian bytes: those bytes name it too. */
-    if (len != 8) return 0;
-    const uint8_t *b = key;
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
-    uint64_t h = fl_cms_hash_u64(c, v);
-    return fl_topk_find(&c->top, h, FL_CMS_KEY_U64, key, len) != UINT32_MAX;
-}
-
 uint64_t fl_cms_total(const fl_cms *c) {
     return c ? c->total : 0;
 }

@@ -202,6 +202,19 @@ void fl_topk_refresh(fl_topk *t, const fl_cms *c) {
     for (uint32_t i = t->n / 2; i-- > 0;) sift_down(t, i);
 }
 
+int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len) {
+    if (!c || (!key && len) || !c->top.n || len > FL_CMS_KEY_MAX) return 0;
+    if (fl_topk_find(&c->top, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len) !=
+        NONE)
+        return 1;
+    /* A u64 key is kept as its 8 little-endian bytes: those bytes name it too. */
+    if (len != 8) return 0;
+    const uint8_t *b = key;
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
+    return fl_topk_find(&c->top, fl_cms_hash_u64(c, v), FL_CMS_KEY_U64, key, len) != NONE;
+}
+
 /* ---- reports ------------------------------------------------------------------------------ */
 
 static int by_estimate(const void *a, const void *b) {
