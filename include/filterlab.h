@@ -22,9 +22,11 @@
 #ifndef FILTERLAB_H
 #define FILTERLAB_H
 
-#include <signal.h> /* sig_atomic_t */
 #include <stddef.h>
 #include <stdint.h>
+
+#include "filterlab_errors.h"
+#include "filterlab_files.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,49 +35,6 @@ extern "C" {
 #define FL_VERSION_MAJOR 0
 #define FL_VERSION_MINOR 1
 #define FL_VERSION_PATCH 0
-
-/* ---------------------------------------------------------------------------------------
- * Errors
- * ------------------------------------------------------------------------------------- */
-typedef enum fl_status {
-    FL_OK = 0,
-    FL_ERR_INVALID_ARG,       /* NULL pointer, unknown variant, bad flag */
-    FL_ERR_BAD_N,             /* n = 0 */
-    FL_ERR_BAD_FPR,           /* FPR <= 0, >= 1, NaN, or unreachable for the variant */
-    FL_ERR_BAD_K,             /* k out of the variant's range (or fingerprint bits not 8/16) */
-    FL_ERR_BAD_GEOMETRY,      /* zero or too many blocks/words/buckets */
-    FL_ERR_TOO_LARGE,         /* size overflows size_t, or exceeds a caller-set limit */
-    FL_ERR_NO_MEMORY,         /* allocation failed */
-    FL_ERR_FULL,              /* cuckoo: no room; the filter is unchanged */
-    FL_ERR_NOT_FOUND,         /* cuckoo delete of a key that is not there */
-    FL_ERR_UNSUPPORTED,       /* operation not defined for this variant */
-    FL_ERR_INCOMPATIBLE,      /* union of filters with different geometry/hash/seed */
-    FL_ERR_IO,                /* open/read/write failed (errno is left set) */
-    FL_ERR_BAD_MAGIC,         /* not a filterlab file */
-    FL_ERR_BAD_VERSION,       /* format version this build cannot read */
-    FL_ERR_TRUNCATED,         /* input ends before the structure it announces */
-    FL_ERR_TRAILING_DATA,     /* bytes after the end of the structure */
-    FL_ERR_CHECKSUM,          /* XXH3 checksum mismatch (header or payload) */
-    FL_ERR_CORRUPT,           /* fields valid one by one but inconsistent with each other */
-    FL_ERR_BAD_PARQUET,       /* malformed Parquet BloomFilterHeader or bitset */
-    FL_ERR_UNKNOWN_KERNEL,    /* kernel name that was not compiled in */
-    FL_ERR_KERNEL_UNAVAILABLE,/* kernel compiled in but this CPU/OS cannot run it */
-    FL_ERR_BUFFER_TOO_SMALL,  /* output buffer smaller than fl_serialized_size() */
-    FL_ERR_WRONG_KIND,        /* a file holding another kind of structure than the call loads */
-    FL_ERR_BAD_PRECISION,     /* HyperLogLog precision outside [FL_HLL_P_MIN, FL_HLL_P_MAX] */
-    FL_ERR_HLL_FORMAT,        /* not a Redis HyperLogLog string (magic, encoding, opcodes) */
-    FL_ERR_BAD_ACCURACY,      /* Count-Min epsilon, delta or phi outside (0, 1) or NaN */
-    FL_ERR_BAD_GROWTH,        /* scalable Bloom growth factor below 1, NaN or infinite */
-    FL_ERR_BAD_TIGHTENING,    /* scalable Bloom tightening ratio outside (0, 1) */
-    FL_ERR_BUILD_FAILED,      /* static filter: no seed of max_tries gave a construction */
-    FL_ERR_DUPLICATE_KEY,     /* Bloomier filter: one key given with two different values */
-    FL_ERR_INTERRUPTED,       /* a save abandoned: the interrupt flag was set (see
-                                 fl_set_interrupt_flag); the old file is untouched */
-    FL_STATUS_COUNT
-} fl_status;
-
-/* A static, human-readable sentence for a status (never NULL). */
-const char *fl_strerror(fl_status s);
 
 /* ---------------------------------------------------------------------------------------
  * Variants
@@ -103,7 +62,7 @@ typedef enum fl_hash_id {
     FL_HASH_XXH64 = 2, /* XXH64(key, len, seed): Apache Parquet uses it with seed 0 */
 } fl_hash_id;
 
-/* What a variant is and can do: the library's own descriptor (src/variants.c), read by the
+/* What a variant is and can do: the library's own descriptor (src/core/variants.c), read by the
  * CLI, flbench, the bindings and the tests instead of switching on the variant. */
 enum fl_capability {
     FL_CAP_DELETE = 1u << 0,        /* fl_delete_hash / fl_delete_bytes */
@@ -365,63 +324,16 @@ fl_variant fl_get_variant(const fl_filter *f);
 double fl_counting_overflow_bound(double m, double n, double k);
 
 /* ---------------------------------------------------------------------------------------
- * Serialization: the versioned, checksummed filterlab format (the layout: src/container.c and
- * src/codec_filter.c; files of format 1 still load).
+ * Serialization: the versioned, checksummed filterlab format (the layout: src/format/container.c
+ * and src/format/codec_filter.c; files of format 1 still load).
  * Loads validate every field before trusting it. max_bytes caps the payload a load will
  * allocate (0 = no cap). A save may run while other threads insert with
  * fl_insert_hashes_atomic: the file always matches its checksum, with or without the keys
  * inserted during the save.
  * ------------------------------------------------------------------------------------- */
-size_t fl_serialized_size(const fl_filter *f);
-fl_status fl_save_mem(const fl_filter *f, void *buf, size_t cap, size_t *written);
-fl_status fl_load_mem(const void *buf, size_t len, size_t max_bytes, fl_filter **out);
-fl_status fl_save_file(const fl_filter *f, const char *path);
-fl_status fl_load_file(const char *path, size_t max_bytes, fl_filter **out);
-
-/* What a filterlab file holds, without loading it, so a program can pick the loader: the
- * kind stored in its container (format 1 files are filters). Reads the preamble and the
- * section table only. Errors: those of the loaders for the magic, the version and the table
- * (BAD_MAGIC, BAD_VERSION, TRUNCATED, CHECKSUM, CORRUPT), FL_ERR_IO; a kind this build does
- * not know is returned as it is stored. (Redis HyperLogLog strings are Redis's format, not a
- * filterlab file: fl_hll_import_redis reads them.) */
-typedef enum fl_file_kind {
-    FL_FILE_FILTER = 1,         /* fl_load_* */
-    FL_FILE_SCALABLE_BLOOM = 2, /* fl_sbf_load_* (filterlab_sbf.h) */
-    FL_FILE_COUNT_MIN = 4,      /* fl_cms_load_* (filterlab_cms.h) */
-    FL_FILE_BINARY_FUSE = 5,    /* fl_fuse_load_* (filterlab_static.h) */
-    FL_FILE_BLOOMIER = 6,       /* fl_bloomier_load_* (filterlab_static.h) */
-    FL_FILE_LAYERED_BLOOM = 7,  /* fl_lbf_load_* (filterlab_layered.h) */
-    FL_FILE_COMPRESSED_BLOOM = 8, /* fl_cbf_load_* (filterlab_compressed.h) */
-} fl_file_kind;
-fl_status fl_file_kind_mem(const void *buf, size_t len, uint32_t *kind);
-fl_status fl_file_kind_file(const char *path, uint32_t *kind);
-
-/* Replaces the file at `path` with `len` bytes of `buf` atomically; fl_save_file writes the
- * same way. The bytes go to a temporary PATH.tmp.XXXXXX in the same directory, which is
- * fsynced, given the mode of the file it replaces (a new file: 0666 less the umask) and
- * renamed over PATH; the directory is then fsynced. Readers see the old file or the whole
- * new one. On every error path the temporary is removed and the old file is untouched
- * (only SIGKILL or a crash can leave a temporary behind; the library installs no signal
- * handlers). A symbolic link is followed to its final target (at most 40 hops), which is
- * replaced the same way, so the link stays a link; a dangling link creates its target. A
- * FIFO or a device (e.g. /dev/stdout) cannot be renamed over: it is written in place, not
- * atomically. A directory is FL_ERR_IO with errno EISDIR.
- * Returns FL_OK, FL_ERR_INVALID_ARG (path NULL or empty, buf NULL with len > 0),
- * FL_ERR_NO_MEMORY, or FL_ERR_IO with errno telling the cause (ENOSPC, EFBIG, EACCES, ...). */
-fl_status fl_write_file_atomic(const char *path, const void *buf, size_t len);
-
-/* Abandoning a save on a signal. The library installs no signal handlers; a program whose
- * Ctrl-C should abandon a save (rather than wait for it, or leave a temporary behind) has
- * its own handler set a flag and hands the flag's address here. While it is nonzero, every
- * file replacement (fl_write_file_atomic, fl_save_file and the other *_save_file calls)
- * stops at its next check: between writes of at most 1 MiB, and once more after the fsync,
- * just before the rename. The temporary is then removed, the old file is left as it was,
- * and the call returns FL_ERR_INTERRUPTED (errno EINTR). A signal that lands after that
- * last check finds the new file in place (FL_OK). The library only reads the flag; the
- * caller clears it. NULL (the default) turns the checks off. Process-wide: set it before
- * other threads save. A FIFO or a device written through is abandoned the same way, with
- * what was written so far already delivered. */
-fl_status fl_set_interrupt_flag(const volatile sig_atomic_t *flag);
+/* fl_serialized_size, fl_save_mem, fl_load_mem,
+ * fl_save_file, fl_load_file */
+FL_DECLARE_FILE_CALLS(fl, fl_filter);
 
 /* Apache Parquet split block Bloom filter bitsets (parquet-format BloomFilter.md).
  * Import accepts a bare bitset (a multiple of 32 bytes) or one preceded by the Thrift
@@ -432,185 +344,11 @@ size_t fl_parquet_export_size(const fl_filter *f, int with_header);
 fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size_t cap,
                             size_t *written);
 
-/* ---------------------------------------------------------------------------------------
- * Kernels: one implementation per ISA; at first use each module entry takes the one measured
- * or known fastest on this CPU (below), unless FILTERLAB_KERNEL=scalar|avx2|avx512|neon or
- * fl_kernel_select() forces one.
- * ------------------------------------------------------------------------------------- */
-typedef struct fl_kernel_desc {
-    const char *name;     /* "scalar", "avx2", "avx512", "neon" */
-    int compiled;         /* always 1 for listed kernels */
-    int supported;        /* this CPU and OS can run it */
-    int emulated;         /* runs through SIMDe on a foreign ISA (correct, not fast) */
-    const char *requires; /* features it needs, e.g. "AVX2 BMI2 + OS YMM state" */
-} fl_kernel_desc;
-
-/* Number of compiled kernels; fl_kernel_describe(i) for i < count. */
-size_t fl_kernel_count(void);
-fl_status fl_kernel_describe(size_t i, fl_kernel_desc *out);
-/* Forces a kernel for the whole process (thread-safe; affects subsequent calls). */
-fl_status fl_kernel_select(const char *name);
-/* Name of the active kernel ("auto" when each module entry has its own choice, see
- * fl_kernel_choice) and a sentence saying why. */
-const char *fl_kernel_active(void);
-const char *fl_kernel_reason(void);
-/* Status of the FILTERLAB_KERNEL request, if any (FL_OK when unset or honoured). When the
- * variable names an unknown or unsupported kernel, automatic selection is used instead and
- * this reports why, so a CLI can refuse to run. */
-fl_status fl_kernel_env_status(void);
-
-/* ---- The automatic choice, per module entry and payload size class ----
- * Unless FILTERLAB_KERNEL or fl_kernel_select() forces one ISA for everything (then
- * fl_kernel_active() names it), each module entry of each size class takes its kernel from
- * (1) the wisdom file `filterlab tune` wrote on this very CPU, else (2) the rule table of
- * src/dispatch.c (measurements of named microarchitectures and a conservative default for
- * others); fl_kernel_active() is then "auto". Entries are named "<module>.<op>.<shape>",
- * e.g. "bloom.contains.classic", "cms.query", "fuse.contains.3_8". */
-typedef enum fl_size_class {
-    FL_SIZE_L1 = 0, /* payload fits the L1 data cache */
-    FL_SIZE_L2,     /* ... the L2 */
-    FL_SIZE_LLC,    /* ... the last-level cache */
-    FL_SIZE_DRAM,   /* larger */
-    FL_SIZE_CLASSES
-} fl_size_class;
-/* Number of module entries; fl_kernel_entry_name(i) for i < count (NULL past the end). */
-size_t fl_kernel_entry_count(void);
-const char *fl_kernel_entry_name(size_t i);
-/* 1 if the entry's payload size can change the choice (0: one choice for every class). */
-int fl_kernel_entry_sized(size_t i);
-/* "L1", "L2", "LLC", "DRAM" (NULL for anything else), and the largest payload in bytes of
- * each of the first three classes on this machine (from its cache sizes). */
-const char *fl_size_class_name(int size_class);
-fl_status fl_size_class_limits(uint64_t limits[3]);
-/* The kernel the process's calls use for `entry` at `size_class` and why, as one sentence
- * ("measured here on 2026-11-26 by filterlab tune: 1.8x scalar", "rule: ...", "forced by
- * FILTERLAB_KERNEL=scalar"). The strings stay valid until the next fl_kernel_select() or
- * fl_kernel_tune(). FL_ERR_INVALID_ARG for an unknown entry or class or NULL outputs. */
-fl_status fl_kernel_choice(const char *entry, int size_class, const char **kernel,
-                           const char **reason);
-/* The run of size classes from `size_class` on whose choice for `entry` is the same kernel
- * and reason: that kernel and reason as fl_kernel_choice gives them, *end the first class
- * past the run (FL_SIZE_CLASSES at the last), and the run's label in `label` ("all" for
- * every class, "L1", "L2-DRAM"; 16 bytes hold any). Errors as fl_kernel_choice, and
- * FL_ERR_INVALID_ARG for a NULL end or label or a zero cap. */
-fl_status fl_kernel_choice_run(const char *entry, int size_class, const char **kernel,
-                               const char **reason, int *end, char *label, size_t cap);
-/* The kernel and reason the process's batch lookups (fl_contains_hashes) use for a filter of
- * this geometry: its variant's lookup entry at the size class of its payload, so a caller
- * can say what a filter it is about to build would run without building it.
- * FL_ERR_INVALID_ARG for NULL arguments or an invalid geometry. */
-fl_status fl_kernel_choice_for(const fl_geometry *g, const char **kernel, const char **reason);
-/* The wisdom file: its path ("" when disabled) and one sentence on what became of it ("used:
- * measured on 2026-11-26", "ignored: written on another CPU (...)", "none: filterlab tune
- * writes one", "off: FILTERLAB_WISDOM=off"). */
-const char *fl_kernel_wisdom_path(void);
-const char *fl_kernel_wisdom_status(void);
-/* Times every module entry with every kernel this CPU runs at the four size classes, writes
- * the wisdom file atomically (path NULL: fl_kernel_wisdom_path(); its directory is created)
- * and makes the process use it unless a kernel is forced. quick != 0 measures about four
- * times shorter (for tests). report, when not NULL, gets one line per entry and class
- * (no newline). Errors: FL_ERR_INVALID_ARG (no path and wisdom off), FL_ERR_NO_MEMORY,
- * FL_ERR_IO (errno says why). */
-fl_status fl_kernel_tune(const char *path, int quick,
-                         void (*report)(void *ctx, const char *line), void *ctx);
-
-/* Kernel choice per filter: binds f to a named kernel for all its calls, whatever the process
- * uses, so a server, a binding or a benchmark can compare kernels on their own filters without
- * changing the choice under other threads. NULL or "auto" unbinds it (it follows the process
- * choice again). Errors: FL_ERR_INVALID_ARG (NULL f), FL_ERR_UNKNOWN_KERNEL,
- * FL_ERR_KERNEL_UNAVAILABLE; the binding is then unchanged. Binding while other threads use
- * the filter is safe: a call runs on the table it read when it started. Not saved in files. */
-fl_status fl_filter_bind_kernel(fl_filter *f, const char *name);
-/* The kernel f's calls use: its bound one, else the process's active one. */
-const char *fl_filter_kernel(const fl_filter *f);
-
-/* ---------------------------------------------------------------------------------------
- * The host: one description of this machine's CPU, shared by the `filterlab host` and
- * `advise` commands, flbench's result context and scripts/repro/hostinfo.py (src/host.c).
- * ------------------------------------------------------------------------------------- */
-/* CPU features (bits of fl_host.features). x86 bits are CPUID bits (Intel SDM vol. 2A,
- * CPUID leaves 1 and 7): they say the hardware has the instructions, not that the OS lets a
- * program use them, except FL_CPU_OS_YMM/FL_CPU_OS_ZMM (XCR0) and the two bundles below. */
-enum {
-    FL_CPU_AVX2 = 1u << 0,
-    FL_CPU_BMI2 = 1u << 1,
-    FL_CPU_FMA = 1u << 2,
-    FL_CPU_AVX512F = 1u << 3,
-    FL_CPU_AVX512DQ = 1u << 4,
-    FL_CPU_AVX512BW = 1u << 5,
-    FL_CPU_AVX512VL = 1u << 6,
-    FL_CPU_AVX512_VNNI = 1u << 7,
-    FL_CPU_AVX512_VBMI2 = 1u << 8,
-    FL_CPU_AVX512_VP2INTERSECT = 1u << 9,
-    FL_CPU_AVX512_BF16 = 1u << 10,
-    FL_CPU_AVX512_FP16 = 1u << 11,
-    FL_CPU_AVX_VNNI = 1u << 12,
-    FL_CPU_AMX_TILE = 1u << 13,
-    FL_CPU_AMX_INT8 = 1u << 14,
-    FL_CPU_AMX_BF16 = 1u << 15,
-    FL_CPU_AMX_FP16 = 1u << 16,
-    FL_CPU_OS_YMM = 1u << 17,    /* the OS saves YMM state (XCR0 bits 1-2) */
-    FL_CPU_OS_ZMM = 1u << 18,    /* ... and opmask/ZMM state (XCR0 bits 5-7) */
-    FL_CPU_HYPERVISOR = 1u << 19, /* CPUID.1:ECX bit 31: running under a hypervisor */
-    FL_CPU_ASIMD = 1u << 20,     /* aarch64 NEON (AT_HWCAP) */
-    /* What the avx2 and avx512 kernels need, OS state included (src/dispatch.c). */
-    FL_CPU_AVX2_USABLE = 1u << 21,
-    FL_CPU_AVX512_USABLE = 1u << 22,
-};
-#define FL_CPU_FEATURE_COUNT 23
-/* "AVX2", "AMX-TILE", ... for one FL_CPU_* bit; NULL for anything else. */
-const char *fl_cpu_feature_name(uint32_t feature);
-
-#define FL_HOST_MAX_CACHES 16
-typedef struct fl_host_cache {
-    int level;
-    char type[16];           /* "Data", "Instruction", "Unified" */
-    uint64_t bytes;
-    int ways, line;          /* 0 if sysfs does not say */
-    uint64_t sets;
-    char shared_cpu_list[128]; /* as sysfs writes it, e.g. "0-3,8-11" */
-    int sharing;             /* CPUs in shared_cpu_list */
-} fl_host_cache;
-
-typedef struct fl_host {
-    /* Identity, as /proc/cpuinfo prints it for the first processor ("" or -1 if absent). */
-    char vendor[32];         /* vendor_id: "GenuineIntel", "AuthenticAMD" */
-    char brand[128];         /* "model name" (or an Arm board's "Model") */
-    int family, model, stepping;
-    char microcode[32];
-    char arm_implementer[16], arm_architecture[16], arm_part[16], arm_revision[16];
-    char flags[4096];        /* the "flags" (x86) or "Features" (Arm) line */
-    /* vendor-family-model-stepping (x86) or implementer-architecture-part-revision (Arm):
-     * the key `filterlab advise` matches result folders with. */
-    char signature[160];
-    /* Microarchitecture slug ("emeraldrapids", "zen5", "neoverse-n1", or the brand made a
-     * slug) and where it came from: "cpuid family/model" (the model table), "model name",
-     * or "features: ..." when the CPU's features contradict the model a hypervisor reports. */
-    char uarch[32];
-    char uarch_source[256];
-    char hypervisor[32];     /* "kvm", "hyperv", "vmware", "xen", ...; "" on bare metal */
-    uint32_t features;       /* FL_CPU_* */
-    /* Caches of cpu0 from /sys/devices/system/cpu/cpu0/cache. */
-    int ncaches;
-    fl_host_cache caches[FL_HOST_MAX_CACHES];
-    uint64_t l1d_bytes, l2_bytes; /* 0 if unknown */
-    uint64_t llc_bytes;      /* the largest data/unified cache of the highest level >= 2 */
-    int cpus_online;         /* sysconf(_SC_NPROCESSORS_ONLN) */
-    int cpus_usable;         /* CPUs this process may run on (sched_getaffinity) */
-    char hostname_sha256_4[8]; /* first 4 hex digits of SHA-256 of the host name */
-    /* <uarch>[-<hypervisor>]-<cpus_usable>c-<hostname_sha256_4>: the results folder name.
-     * FL_HOST_ID in the environment overrides it (characters outside [A-Za-z0-9._-]
-     * become '-'). */
-    char host_id[128];
-} fl_host;
-
-/* Reads /proc/cpuinfo, CPUID (x86) or AT_HWCAP (aarch64), sysfs and the host name. Values
- * that cannot be read stay empty, -1 or 0; FL_ERR_INVALID_ARG only for a NULL out. */
-fl_status fl_host_describe(fl_host *out);
-
 #ifdef __cplusplus
 }
 #endif
+#include "filterlab_kernels.h"
+#include "filterlab_host.h"
 #include "filterlab_hll.h"
 #include "filterlab_cms.h"
 #include "filterlab_sbf.h"

@@ -51,6 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filterlab_files.h" /* fl_status, FL_DECLARE_FILE_CALLS */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -178,11 +180,9 @@ fl_status fl_cms_info_get(const fl_cms *c, fl_cms_info *out);
  * Loads validate everything (container, shape, counters, candidates); a file of another kind
  * is FL_ERR_WRONG_KIND. max_bytes caps the counter bytes (0: no cap; FL_ERR_TOO_LARGE
  * above it). Files are replaced atomically, as fl_save_file does. */
-size_t fl_cms_serialized_size(const fl_cms *c);
-fl_status fl_cms_save_mem(const fl_cms *c, void *buf, size_t cap, size_t *written);
-fl_status fl_cms_load_mem(const void *buf, size_t len, size_t max_bytes, fl_cms **out);
-fl_status fl_cms_save_file(const fl_cms *c, const char *path);
-fl_status fl_cms_load_file(const char *path, size_t max_bytes, fl_cms **out);
+/* fl_cms_serialized_size, fl_cms_save_mem, fl_cms_load_mem,
+ * fl_cms_save_file, fl_cms_load_file */
+FL_DECLARE_FILE_CALLS(fl_cms, fl_cms);
 
 /* Kernel choice per sketch, like fl_filter_bind_kernel ("auto" or NULL unbinds). */
 fl_status fl_cms_bind_kernel(fl_cms *c, const char *name);

@@ -16,7 +16,7 @@
  *   keeps falling as m grows and k falls (p moves away from 1/2), so the trade is between
  *   z, f and the uncompressed m a reader must hold: the caller bounds m (m_max_bits) and
  *   fl_cbf_plan_for_bits picks, over every k of the variant and every size up to m_max, the
- *   (m, k) with m H(p) <= z and the least FPR, by the variant's own model (src/params.c;
+ *   (m, k) with m H(p) <= z and the least FPR, by the variant's own model (src/core/params.c;
  *   for the blocked variants p and f follow Putze et al.'s per-block model, for classic
  *   the formulas above). fl_cbf_plan_for_fpr is the dual: the least m H(p) for an FPR.
  *
@@ -120,15 +120,13 @@ typedef struct fl_cbf_info {
 } fl_cbf_info;
 fl_status fl_cbf_get_info(const fl_cbf *c, fl_cbf_info *out);
 
-/* Serialization: a container of kind FL_FILE_COMPRESSED_BLOOM (src/codec_compressed.c).
+/* Serialization: a container of kind FL_FILE_COMPRESSED_BLOOM (src/compressed/codec_compressed.c).
  * max_bytes caps the uncompressed payload the file describes (0 = none). The load checks
  * the container and the index; chunks are decoded when a lookup needs them (fl_cbf_verify
  * checks them all). */
-size_t fl_cbf_serialized_size(const fl_cbf *c);
-fl_status fl_cbf_save_mem(const fl_cbf *c, void *buf, size_t cap, size_t *written);
-fl_status fl_cbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_cbf **out);
-fl_status fl_cbf_save_file(const fl_cbf *c, const char *path);
-fl_status fl_cbf_load_file(const char *path, size_t max_bytes, fl_cbf **out);
+/* fl_cbf_serialized_size, fl_cbf_save_mem, fl_cbf_load_mem,
+ * fl_cbf_save_file, fl_cbf_load_file */
+FL_DECLARE_FILE_CALLS(fl_cbf, fl_cbf);
 
 #ifdef __cplusplus
 }

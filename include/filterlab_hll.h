@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filterlab_errors.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

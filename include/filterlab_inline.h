@@ -103,7 +103,7 @@ static const uint32_t FL_SALT[16] = {
  * 12-bit bucket is read with one unaligned 8-byte load at byte 6b, whose top 2 bytes (the
  * next bucket's) the test below ignores; the last bucket's load reads 2 bytes past the
  * payload, so every payload is allocated with FL_PAYLOAD_SLACK bytes after it
- * (kernels/kernels.h, src/memory.c). */
+ * (kernels/kernels.h, src/core/memory.c). */
 #define FL_CUCKOO12_LO 0x001001001001ull /* 1 in every 12-bit slot */
 #define FL_CUCKOO12_HI 0x800800800800ull /* the top bit of every 12-bit slot */
 static inline uint32_t fl_cuckoo_fp_in(uint64_t h, uint32_t fp_range) { /* 2^f - 1 */

@@ -20,7 +20,7 @@
  *   a false positive, with probability about PF (that layer's FPR), and c + d when d layers
  *   in a row do, about PF^d - if the layers' hash functions are independent. So each layer
  *   probes with its own hash of the key: layer i looks up fl_hash_u64(h, seed + i + 1), a
- *   bijection of the key's 64-bit hash h, remixed per layer (src/layered.c). With one hash
+ *   bijection of the key's 64-bit hash h, remixed per layer (src/layered/layered.c). With one hash
  *   for all layers the deeper layers, which hold a subset of layer 0's keys at the same
  *   positions, would repeat layer 0's false positives and PF^d would not hold.
  *   Layer i holds only keys added more than i times, so deeper layers are emptier and their
@@ -124,14 +124,12 @@ uint64_t fl_lbf_layer_hash(const fl_lbf *l, uint32_t i, uint64_t hash);
 /* Binds every layer to a named kernel (fl_filter_bind_kernel's rules). Not saved. */
 fl_status fl_lbf_bind_kernel(fl_lbf *l, const char *name);
 
-/* Serialization: a container of kind FL_FILE_LAYERED_BLOOM (src/codec_layered.c).
+/* Serialization: a container of kind FL_FILE_LAYERED_BLOOM (src/layered/codec_layered.c).
  * max_bytes caps the layers' payload bytes together (0 = none; FL_ERR_TOO_LARGE above it,
  * before any allocation). Other kinds' files are FL_ERR_WRONG_KIND. */
-size_t fl_lbf_serialized_size(const fl_lbf *l);
-fl_status fl_lbf_save_mem(const fl_lbf *l, void *buf, size_t cap, size_t *written);
-fl_status fl_lbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_lbf **out);
-fl_status fl_lbf_save_file(const fl_lbf *l, const char *path);
-fl_status fl_lbf_load_file(const char *path, size_t max_bytes, fl_lbf **out);
+/* fl_lbf_serialized_size, fl_lbf_save_mem, fl_lbf_load_mem,
+ * fl_lbf_save_file, fl_lbf_load_file */
+FL_DECLARE_FILE_CALLS(fl_lbf, fl_lbf);
 
 #ifdef __cplusplus
 }

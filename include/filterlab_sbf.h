@@ -21,7 +21,7 @@
  *       P(false positive) <= sum_i fpr_i(n_i) <= sum_i p_i = p (1 - r) sum_i r^i
  *                         <  p (1 - r) / (1 - r) = p,
  *   where fpr_i(n_i) <= p_i because each sub-filter is sized so that its model's FPR at
- *   capacity_i keys is at most p_i (src/sbf.c enforces it even where a variant's sizing
+ *   capacity_i keys is at most p_i (src/sbf/sbf.c enforces it even where a variant's sizing
  *   rounds k) and it never holds more than capacity_i keys; the model's FPR grows with n.
  *   The bound holds at every fill and for any growth >= 1. fl_sbf_info reports the model's
  *   prediction 1 - prod_i (1 - fpr_i(n_i)), which is below the sum.
@@ -59,7 +59,7 @@ typedef struct fl_sbf fl_sbf;
 
 #define FL_SBF_GROWTH_DEFAULT 2.0     /* RedisBloom's default EXPANSION */
 #define FL_SBF_TIGHTENING_DEFAULT 0.5 /* RedisBloom's ratio (Almeida et al. also study larger ones) */
-/* Most sub-filters a chain may hold: each takes two sections of a file (src/codec_sbf.c)
+/* Most sub-filters a chain may hold: each takes two sections of a file (src/sbf/codec_sbf.c)
  * and the container holds at most 256. With growth 2 that is 2^63 times the capacity. */
 #define FL_SBF_FILTERS_MAX 127u
 /* A sub-filter falls back to the classic layout when the chain's variant would take more
@@ -190,14 +190,12 @@ fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack);
 fl_status fl_sbf_bind_kernel(fl_sbf *s, const char *name);
 
 /* Serialization: one file holds the whole chain (a container of its own kind; see
- * src/codec_sbf.c). max_bytes caps the payload bytes of all sub-filters together that a
+ * src/sbf/codec_sbf.c). max_bytes caps the payload bytes of all sub-filters together that a
  * load will allocate (0 = no cap; FL_ERR_TOO_LARGE above it, before any allocation).
  * fl_load_* of a chain's file, or fl_sbf_load_* of a filter's, is FL_ERR_WRONG_KIND. */
-size_t fl_sbf_serialized_size(const fl_sbf *s);
-fl_status fl_sbf_save_mem(const fl_sbf *s, void *buf, size_t cap, size_t *written);
-fl_status fl_sbf_load_mem(const void *buf, size_t len, size_t max_bytes, fl_sbf **out);
-fl_status fl_sbf_save_file(const fl_sbf *s, const char *path);
-fl_status fl_sbf_load_file(const char *path, size_t max_bytes, fl_sbf **out);
+/* fl_sbf_serialized_size, fl_sbf_save_mem, fl_sbf_load_mem,
+ * fl_sbf_save_file, fl_sbf_load_file */
+FL_DECLARE_FILE_CALLS(fl_sbf, fl_sbf);
 
 
 #ifdef __cplusplus

@@ -102,13 +102,11 @@ const char *fl_fuse_kernel(const fl_fuse *f);
  * width, FL_ERR_TOO_LARGE past FL_FUSE_KEYS_MAX keys. */
 fl_status fl_fuse_bytes_for(uint32_t arity, uint32_t cell_bits, uint64_t n, size_t *bytes);
 
-/* Files: kind FL_FILE_BINARY_FUSE (src/codec_fuse.c has the layout). Same contracts as
+/* Files: kind FL_FILE_BINARY_FUSE (src/static/codec_fuse.c has the layout). Same contracts as
  * fl_save_mem / fl_load_mem; max_bytes (0: none) bounds the cell array a load allocates. */
-size_t fl_fuse_serialized_size(const fl_fuse *f);
-fl_status fl_fuse_save_mem(const fl_fuse *f, void *buf, size_t cap, size_t *written);
-fl_status fl_fuse_save_file(const fl_fuse *f, const char *path);
-fl_status fl_fuse_load_mem(const void *buf, size_t len, size_t max_bytes, fl_fuse **out);
-fl_status fl_fuse_load_file(const char *path, size_t max_bytes, fl_fuse **out);
+/* fl_fuse_serialized_size, fl_fuse_save_mem, fl_fuse_load_mem,
+ * fl_fuse_save_file, fl_fuse_load_file */
+FL_DECLARE_FILE_CALLS(fl_fuse, fl_fuse);
 
 /* ---- Bloomier filter ---------------------------------------------------------------- */
 typedef struct fl_bloomier_config {
@@ -136,12 +134,9 @@ fl_status fl_bloomier_info(const fl_bloomier *b, fl_static_info *out);
 fl_status fl_bloomier_bind_kernel(fl_bloomier *b, const char *name);
 const char *fl_bloomier_kernel(const fl_bloomier *b);
 /* Files: kind FL_FILE_BLOOMIER. */
-size_t fl_bloomier_serialized_size(const fl_bloomier *b);
-fl_status fl_bloomier_save_mem(const fl_bloomier *b, void *buf, size_t cap, size_t *written);
-fl_status fl_bloomier_save_file(const fl_bloomier *b, const char *path);
-fl_status fl_bloomier_load_mem(const void *buf, size_t len, size_t max_bytes,
-                               fl_bloomier **out);
-fl_status fl_bloomier_load_file(const char *path, size_t max_bytes, fl_bloomier **out);
+/* fl_bloomier_serialized_size, fl_bloomier_save_mem, fl_bloomier_load_mem,
+ * fl_bloomier_save_file, fl_bloomier_load_file */
+FL_DECLARE_FILE_CALLS(fl_bloomier, fl_bloomier);
 
 /* ---- The probe math, and one-key lookups inline ---------------------------------------
  * THE definition of where a key lands (the kernels include this; saved files depend on it).

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "kernel_choice.h"
+#include "cpu/kernel_choice.h"
 
 static const fl_wisdom_key fuzz_key = {"FuzzCPU", 1, 2, 3, "0x1", 0x5u, "0.1.0"};
 /* Every candidate but emulated NEON, as on an AVX-512 machine. */

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cms_internal.h"
-#include "container.h"
+#include "cms/cms_internal.h"
+#include "format/container.h"
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);

@@ -18,7 +18,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "fuzz_reseal.h"
 #pragma GCC diagnostic pop
-#include "internal.h"
+#include "core/internal.h"
 
 static fl_filter *filled(fl_variant v, uint64_t n, double fpr, uint64_t stream) {
     fl_filter *f = NULL;

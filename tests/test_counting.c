@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 
-#include "internal.h"
+#include "core/internal.h"
 #include "probe.h"
 
 static const fl_variant COUNTING[] = {FL_COUNTING, FL_COUNTING512};

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "probe.h"
 #include "testutil.h"
 

@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 
-#include "kernel_choice.h"
+#include "cpu/kernel_choice.h"
 
 static char wisdom_file[64];
 

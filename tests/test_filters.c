@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "testutil.h"
 
 #define NKEYS 1000000

@@ -15,8 +15,8 @@
 
 #include <xxhash.h>
 
-#include "container.h"
-#include "fuse_internal.h"
+#include "format/container.h"
+#include "static/fuse_internal.h"
 /* reseal_container: the fuzz targets' checksum fixer; its other helper is unused here */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"

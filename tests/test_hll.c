@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hll_internal.h"
+#include "hll/hll_internal.h"
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);

@@ -6,7 +6,7 @@
 
 #include "testutil.h"
 
-#include "internal.h"
+#include "core/internal.h"
 
 static const fl_host *this_host(void) {
     static fl_host h;

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container.h"
-#include "sbf_internal.h"
+#include "format/container.h"
+#include "sbf/sbf_internal.h"
 
 static fl_sbf *new_sbf(uint64_t cap, double p, double growth, fl_variant v) {
     fl_sbf_config c = {.capacity = cap, .error_rate = p, .growth = growth, .variant = v};

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fl_config.h"
-#include "fuse_internal.h"
+#include "static/fuse_internal.h"
 
 #define NQ 4000
 #define CANARY 0xa7u

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "filterlab.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "probe.h"
 
 /* ---- randomness, failures, context ---------------------------------------------------- */

@@ -24,7 +24,7 @@
  * Last line: "checkkernels: N passed, M failed". Exit status 1 if anything failed.
  */
 #include "harness.h"
-#include "kernel_choice.h"
+#include "cpu/kernel_choice.h"
 
 #include <inttypes.h>
 #include <signal.h>

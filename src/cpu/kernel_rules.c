@@ -1,0 +1,128 @@
+/*
+ * The rule table of the automatic kernel choice: what src/cpu/dispatch.c takes for a module
+ * entry and size class where no wisdom file measured this CPU.
+ */
+#include <string.h>
+
+#include "cpu/kernel_choice.h"
+
+/* ---- The rule table ---------------------------------------------------------------------
+ * Used when no wisdom file measured this CPU. The first rule that covers the CPU (its
+ * microarchitecture name from src/cpu/cpu_uarch.c; NULL: any CPU), the entry (a list of entry
+ * names or prefixes ending in '.') and the size class, and whose kernel this CPU runs, wins;
+ * with none, the widest kernel this CPU runs. Measured rules come first, each citing its
+ * numbers; the conservative rules for CPUs nobody measured come last.
+ *
+ * Adding a rule (HACKING.md, "Kernel choice"): measure with `checkkernels --bench --min` on
+ * the machine (or take `filterlab tune`'s numbers from its wisdom file), add a line before the
+ * catch-alls naming the microarchitecture and quoting the figures, and extend
+ * tests/test_dispatch.c's rule cases with a fake CPU of that kind. */
+#define ALL_CLASSES 0xfu
+#define SMALL ((1u << FL_SIZE_L1) | (1u << FL_SIZE_L2))
+typedef struct rule {
+    const char *uarchs;  /* space-separated fl_cpu_uarch names; NULL: any CPU */
+    const char *entries; /* space-separated names, or prefixes ending in '.' */
+    unsigned classes;    /* bit per fl_size_class */
+    int cand;
+    const char *why;
+} rule;
+
+#define ZEN4_SRC "AMD Zen 4 guest, filterlab advise and flbench"
+#define EMR_SRC "Emerald Rapids 2-vCPU KVM guest, checkkernels --bench --min, 2026-11-26"
+#define GATHERY "bloom.contains.classic counting.contains.classic"
+static const rule rules[] = {
+    /* AMD Zen 4, measured. */
+    {"zen4", "bloom.contains.classic", ALL_CLASSES, FL_CAND_SCALAR,
+     "AMD Zen 4: classic Bloom lookups 10.2 ms per 1M in scalar, 13.9 in avx2, 21.0 in avx512 "
+     "(1M keys, 10 bits/key; " ZEN4_SRC "): k gathers per key, 512-bit gathers microcoded"},
+    {"zen4", "counting.contains.classic counting.contains1.classic", ALL_CLASSES,
+     FL_CAND_SCALAR,
+     "AMD Zen 4: counting Bloom lookups 14.9 ns in scalar, 22.5 in avx512 (" ZEN4_SRC
+     "): gathers are microcoded"},
+    {"zen4", "bloom.contains.split256 bloom.insert.split256 bloom.contains1.split256",
+     ALL_CLASSES, FL_CAND_AVX2,
+     "AMD Zen 4: split256 lookups 1.63 ns in avx2, 1.72 in avx512 (" ZEN4_SRC
+     "): no gain from 512-bit width"},
+    {"zen4", "cuckoo.", ALL_CLASSES, FL_CAND_AVX2,
+     "AMD Zen 4: cuckoo lookups 2.22 ns in avx2, 2.38 in avx512 (" ZEN4_SRC
+     "): no gain from 512-bit width"},
+    {"zen4", "fuse.contains.", ALL_CLASSES, FL_CAND_AVX2,
+     "AMD Zen 4: binary fuse batch lookups 2.58 ns in avx2, 3.03 in avx512 (100K keys), 3.35 "
+     "and 4.54 (1M) (" ZEN4_SRC ")"},
+    {"zen4", "bloomier.", ALL_CLASSES, FL_CAND_AVX2_LOADS,
+     "AMD Zen 4 (Bloomier not measured): 512-bit gathers are microcoded; the avx2 loads form "
+     "reads cells without gathers"},
+    {"zen4", NULL, ALL_CLASSES, FL_CAND_AVX2,
+     "AMD Zen 4 (entry not measured): every measured entry ran as fast or faster in avx2 than "
+     "in avx512 (" ZEN4_SRC ")"},
+    /* AMD Zen 5, measured. */
+    {"zen5", GATHERY " counting.contains1.classic", ALL_CLASSES, FL_CAND_SCALAR,
+     "AMD Zen 5: classic Bloom lookups 6.70 ms per 1M in scalar, 9.02 in avx2, 17.3 in avx512 "
+     "(1M keys, 10 bits/key; results/zen5-kvm-2c-5bce): k gathers per key"},
+    /* Intel Sapphire / Emerald Rapids (the same core), measured here. */
+    {"emeraldrapids sapphirerapids", "cms.query", SMALL, FL_CAND_AVX2,
+     "Emerald Rapids: Count-Min queries 1.98 ns in avx2, 3.97 in avx512, 5.72 in scalar "
+     "(depth 5, 0.1 MiB; " EMR_SRC ")"},
+    {"emeraldrapids sapphirerapids", "cms.update_cons", SMALL, FL_CAND_SCALAR,
+     "Emerald Rapids: conservative Count-Min updates 11.3 ns in scalar, 12.6 in avx2, 16.0 in "
+     "avx512 (depth 5, 0.1 MiB; " EMR_SRC ")"},
+    {"emeraldrapids sapphirerapids", "cms.update_cons", ALL_CLASSES, FL_CAND_AVX2,
+     "Emerald Rapids: conservative Count-Min updates 52.0 ns in avx2, 56.5 in avx512, 96.2 in "
+     "scalar (depth 4, 64 MiB; " EMR_SRC ")"},
+    {"emeraldrapids sapphirerapids", "fuse.contains.3_8 fuse.contains.3_16", SMALL,
+     FL_CAND_AVX2,
+     "Emerald Rapids: 3-wise binary fuse lookups 2.27 ns (8-bit) and 2.18 (16-bit) in avx2, "
+     "3.19 and 3.13 in avx512 (100K keys; " EMR_SRC ")"},
+    {"emeraldrapids sapphirerapids", GATHERY, ALL_CLASSES, FL_CAND_AVX512,
+     "Emerald Rapids: classic Bloom lookups 5.60 ns in avx512, 7.45 in avx2, 18.4 in scalar "
+     "(1 MiB; " EMR_SRC "): gathers are fast here"},
+    {"emeraldrapids sapphirerapids", NULL, ALL_CLASSES, FL_CAND_AVX512,
+     "Emerald Rapids: the widest kernel (avx512 led most batch entries timed here: block512 "
+     "lookups 9.5x scalar, split256 6.0x, cuckoo 4.1x at 1 MiB; " EMR_SRC ")"},
+    /* Any other CPU: nobody measured it, so nothing that lost anywhere. */
+    {NULL, GATHERY " counting.contains1.classic", ALL_CLASSES, FL_CAND_SCALAR,
+     "CPU not measured: classic Bloom lookups (k gathers per key) lost to scalar on AMD Zen 4 "
+     "and Zen 5, and Gather Data Sampling microcode slows gathers on Intel Skylake to Tiger Lake"},
+    {NULL, "fuse. bloomier.", ALL_CLASSES, FL_CAND_AVX2_LOADS,
+     "CPU not measured: the loads form reads fuse cells with scalar loads instead of gathers, "
+     "which lost on AMD Zen 4 in 512-bit width"},
+    {NULL, "bloom.contains.split256 bloom.insert.split256 bloom.contains1.split256 cuckoo.",
+     ALL_CLASSES, FL_CAND_AVX2,
+     "CPU not measured: 512-bit width gained nothing for split256 and cuckoo on AMD Zen 4"},
+};
+#undef GATHERY
+
+/* `word` is one of the space-separated words of `list`; a word ending in '.' is a prefix. */
+static int in_list(const char *list, const char *word) {
+    size_t wl = strlen(word);
+    for (const char *p = list; *p;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " ");
+        if (n && p[n - 1] == '.' ? n <= wl && strncmp(p, word, n) == 0
+                                 : n == wl && strncmp(p, word, n) == 0)
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+int fl_rule_choice(const fl_cpu_id *id, size_t e, int cls, unsigned avail, const char **why) {
+    char uarch[32] = "", source[256];
+    if (!fl_cpu_uarch(id, uarch, sizeof uarch, source, sizeof source)) uarch[0] = '\0';
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        const rule *ru = &rules[r];
+        if (ru->uarchs && (!uarch[0] || !in_list(ru->uarchs, uarch))) continue;
+        if (ru->entries && !in_list(ru->entries, fl_entries[e].name)) continue;
+        if (!(ru->classes & (1u << cls)) || !(avail & (1u << ru->cand))) continue;
+        *why = ru->why;
+        return ru->cand;
+    }
+    static const int widest[] = {FL_CAND_AVX512, FL_CAND_AVX2, FL_CAND_NEON};
+    for (size_t i = 0; i < sizeof widest / sizeof widest[0]; i++)
+        if (avail & (1u << widest[i])) {
+            *why = "no rule names this entry for this CPU: the widest kernel it runs";
+            return widest[i];
+        }
+    *why = "no SIMD kernel runs on this CPU";
+    return FL_CAND_SCALAR;
+}

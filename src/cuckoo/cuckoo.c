@@ -1,0 +1,164 @@
+/*
+ * Cuckoo filter inserts and deletes (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter:
+ * Practically Better Than Bloom", CoNEXT 2014), with a victim stash.
+ *
+ * Semantics
+ *   - An insert either stores the key's fingerprint and returns FL_OK, or returns FL_ERR_FULL
+ *     and changes nothing. The eviction walk is bounded (FL_CUCKOO_KICKS); when it ends
+ *     without a free slot, the fingerprint in hand (a key inserted before) goes to the victim
+ *     stash, so no key is ever dropped. Once the stash is full, an insert that finds no free
+ *     slot in its two buckets returns FL_ERR_FULL before touching anything.
+ *   - Duplicates: inserting a key again stores another copy of its fingerprint (a multiset,
+ *     as in the paper); each copy needs one delete. A key fits at most 8 copies in its two
+ *     buckets plus what the stash holds.
+ *   - Delete removes one copy and then tries to move stash entries back into the table.
+ */
+#include "core/internal.h"
+#include "probe.h"
+
+void fl_cuckoo_reset(fl_filter *f) {
+    f->stash_count = 0;
+    /* xorshift64 needs a nonzero state; the walk is deterministic for a given seed. */
+    f->rng = fl_hash_u64_inline(f->seed, 0x243f6a8885a308d3ull) | 1;
+}
+
+static uint32_t next_random(fl_filter *f) {
+    /* Marsaglia's xorshift64 ("Xorshift RNGs", 2003), shifts 13, 7, 17. */
+    uint64_t x = f->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    f->rng = x;
+    return (uint32_t)(x >> 32);
+}
+
+/* Puts fp in a free slot of bucket b; returns 1 on success. */
+static int try_place(fl_filter *f, uint32_t b, uint32_t fp) {
+    for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
+        if (fl_cuckoo_get(f->data, f->g.k, b, s) == 0) {
+            fl_cuckoo_set(f->data, f->g.k, b, s, fp);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h) {
+    uint32_t n = (uint32_t)f->g.units;
+    uint32_t fp = fl_cuckoo_fp(h, f->g.k);
+    uint32_t i1 = fl_cuckoo_bucket(h, n);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
+    if (try_place(f, i1, fp) || try_place(f, i2, fp)) {
+        f->keys++;
+        return FL_OK;
+    }
+    if (f->stash_count == FL_STASH_MAX) return FL_ERR_FULL;
+
+    uint32_t b = (next_random(f) & 1) ? i2 : i1;
+    uint32_t cur = fp;
+    for (int kick = 0; kick < FL_CUCKOO_KICKS; kick++) {
+        int s = (int)(next_random(f) & (FL_CUCKOO_SLOTS - 1));
+        uint32_t victim = fl_cuckoo_get(f->data, f->g.k, b, s);
+        fl_cuckoo_set(f->data, f->g.k, b, s, cur);
+        cur = victim;
+        b = fl_cuckoo_alt(b, cur, n);
+        if (try_place(f, b, cur)) {
+            f->keys++;
+            return FL_OK;
+        }
+    }
+    /* The walk ran out: the fingerprint in hand belongs to bucket b (or its alternate). */
+    f->stash[f->stash_count].bucket = b;
+    f->stash[f->stash_count].fp = (uint16_t)cur;
+    f->stash[f->stash_count].unused = 0;
+    f->stash_count++;
+    f->keys++;
+    return FL_OK;
+}
+
+/* After a delete freed a slot, stash entries whose buckets now have room move back. */
+static void drain_stash(fl_filter *f) {
+    uint32_t n = (uint32_t)f->g.units;
+    for (uint32_t i = 0; i < f->stash_count;) {
+        fl_stash_entry e = f->stash[i];
+        if (try_place(f, e.bucket, e.fp) || try_place(f, fl_cuckoo_alt(e.bucket, e.fp, n), e.fp)) {
+            f->stash[i] = f->stash[--f->stash_count];
+        } else {
+            i++;
+        }
+    }
+}
+
+fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h) {
+    uint32_t n = (uint32_t)f->g.units;
+    uint32_t fp = fl_cuckoo_fp(h, f->g.k);
+    uint32_t i1 = fl_cuckoo_bucket(h, n);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
+    uint32_t buckets[2] = {i1, i2};
+    for (int j = 0; j < 2; j++) {
+        for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
+            if (fl_cuckoo_get(f->data, f->g.k, buckets[j], s) == fp) {
+                fl_cuckoo_set(f->data, f->g.k, buckets[j], s, 0);
+                f->keys--;
+                drain_stash(f);
+                return FL_OK;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < f->stash_count; i++) {
+        fl_stash_entry *e = &f->stash[i];
+        if (e->fp == fp && (e->bucket == i1 || e->bucket == i2)) {
+            *e = f->stash[--f->stash_count];
+            f->keys--;
+            return FL_OK;
+        }
+    }
+    return FL_ERR_NOT_FOUND;
+}
+
+/* Copies of h's fingerprint where h's copies can sit: its two buckets (one when they
+ * coincide, which fl_cuckoo_alt allows) and stash entries filed under either. A stored copy
+ * only ever moves between its two buckets or into the stash (fl_cuckoo_insert), so every
+ * copy of h is counted; another key's identical fingerprint in those buckets is counted too
+ * (RedisBloom's CF.COUNT has the same over-count). */
+uint32_t fl_cuckoo_count(const fl_filter *f, uint64_t h) {
+    uint32_t n = (uint32_t)f->g.units;
+    uint32_t fp = fl_cuckoo_fp(h, f->g.k);
+    uint32_t i1 = fl_cuckoo_bucket(h, n);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
+    uint32_t count = 0;
+    for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
+        count += fl_cuckoo_get(f->data, f->g.k, i1, s) == fp;
+        if (i2 != i1) count += fl_cuckoo_get(f->data, f->g.k, i2, s) == fp;
+    }
+    for (uint32_t i = 0; i < f->stash_count; i++)
+        count += f->stash[i].fp == fp && (f->stash[i].bucket == i1 || f->stash[i].bucket == i2);
+    return count;
+}
+
+/* Occupied slots (table + stash) and the table's own load factor; the stash is reported
+ * separately. */
+void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out) {
+    uint64_t used = 0;
+    uint32_t n = (uint32_t)f->g.units;
+    for (uint32_t b = 0; b < n; b++)
+        for (int s = 0; s < FL_CUCKOO_SLOTS; s++)
+            used += fl_cuckoo_get(f->data, f->g.k, b, s) != 0;
+    out->bits_set = used + f->stash_count;
+    out->fill = (double)used / ((double)f->g.units * FL_CUCKOO_SLOTS);
+    out->stash_used = f->stash_count;
+}
+
+/* One key, probed in line exactly as filterlab_inline.h's handle does (SSE2/NEON). */
+int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h) {
+    /* The handle built in place (fl_cuckoo_lookup_of would add a call and a variant check
+     * to every single-key lookup: about 1 ns, a quarter of one at 1M keys). */
+    const fl_cuckoo_lookup c = {.buckets = f->data,
+                                .units = (uint32_t)f->g.units,
+                                .fp_bits = f->g.k,
+                                .fp_range = (1u << f->g.k) - 1u,
+                                .seed_mix = f->seed * FL_SEED_MIX,
+                                .stash = f->stash,
+                                .stash_count = &f->stash_count};
+    return fl_cuckoo_lookup_hash(&c, h);
+}
