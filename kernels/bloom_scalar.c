@@ -53,7 +53,7 @@ void fl_insert_split256_scalar(const fl_kview *f, const uint64_t *hashes, size_t
         uint64_t h = fl_hash_at(hashes, i);
         uint32_t *b = (uint32_t *)fl_split256_at(f, h);
         /* The payload is little-endian; on the little-endian hosts we support this is a
-         * plain OR (see the check in src/internal.h). */
+         * plain OR (see the check in src/core/internal.h). */
         for (int w = 0; w < 8; w++) b[w] |= fl_split256_bit((uint32_t)h, w);
     }
 }

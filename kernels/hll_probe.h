@@ -29,7 +29,7 @@ static inline uint8_t fl_hll_rank(uint64_t h, uint32_t p) {
     return (uint8_t)(__builtin_ctzll(w) + 1);
 }
 
-/* MurmurHash64A's steps, one definition for src/hll_murmur.c (any length) and the 8-byte-key
+/* MurmurHash64A's steps, one definition for src/hll/hll_murmur.c (any length) and the 8-byte-key
  * kernels: a block mixed by multiply-shift-multiply into the state, and the final
  * shift-multiply-shift avalanche. */
 static inline uint64_t fl_murmur_mix_block(uint64_t h, uint64_t k) {

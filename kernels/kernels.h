@@ -4,7 +4,7 @@
  * A kernel sees a filter only through fl_kview: a 64-byte aligned payload and its geometry.
  * It never hashes bytes, never allocates and never branches on the ISA. Lookup kernels only
  * read the payload; insert kernels only OR bits into it (the Bloom variants). Cuckoo inserts
- * relocate fingerprints and stay in src/cuckoo.c; their lookups are kernels.
+ * relocate fingerprints and stay in src/cuckoo/cuckoo.c; their lookups are kernels.
  *
  * The kernels are organised module-major (dav1d's DSP init): a module is the kernels of one
  * kind of structure (its struct below), with one file per ISA, kernels/<module>_<isa>.c,
@@ -29,7 +29,7 @@
  * calls them through its PLT. */
 #pragma GCC visibility push(hidden)
 
-/* Readable bytes after every payload (src/memory.c allocates them, zeroed): a 12-bit cuckoo
+/* Readable bytes after every payload (src/core/memory.c allocates them, zeroed): a 12-bit cuckoo
  * bucket (6 bytes) is read with an 8-byte load, which for the last bucket reaches 2 bytes
  * past units * 6. Kernels must not let these bytes change an answer. */
 #define FL_PAYLOAD_SLACK 8
@@ -86,7 +86,7 @@ typedef struct fl_bloom_kernels {
 } fl_bloom_kernels;
 
 /* cuckoo: batch lookups by fingerprint width. Inserts relocate fingerprints and stay in
- * src/cuckoo.c; one-key lookups are inline in filterlab_inline.h. */
+ * src/cuckoo/cuckoo.c; one-key lookups are inline in filterlab_inline.h. */
 typedef enum fl_cuckoo_width {
     FL_CUCKOO_FP8 = 0,
     FL_CUCKOO_FP16,
@@ -122,7 +122,7 @@ typedef struct fl_hll_kernels {
     fl_hash_u64_fn murmur8;
 } fl_hll_kernels;
 
-/* cms: Count-Min counters, depth rows of width u32 each, row-major (src/cms.c); positions
+/* cms: Count-Min counters, depth rows of width u32 each, row-major (src/cms/cms.c); positions
  * from kernels/cms_probe.h. incs may be NULL (1 for every key); counters saturate at
  * UINT32_MAX. An update batch must leave exactly the counters key-by-key updates in order
  * would, colliding keys included. hashes need no alignment (read them with fl_hash_at);
@@ -138,7 +138,7 @@ typedef struct fl_cms_kernels {
     /* counter += inc without the saturation test, for batches the caller has proved cannot
      * saturate: every counter is at most N (a row sums to at most N), so while
      * N + the batch's increments <= UINT32_MAX the sums are exact and equal update's
-     * (src/cms.c checks it). One read-modify-write per counter instead of a load, an add,
+     * (src/cms/cms.c checks it). One read-modify-write per counter instead of a load, an add,
      * a select and a store: the seeds' d = 5 sketch updates about a third faster. */
     fl_cms_update_fn update_nosat;
     fl_cms_update_fn update_cons;  /* counter = max(counter, min + inc) (conservative) */
@@ -149,7 +149,7 @@ typedef struct fl_cms_kernels {
  * fl_contains1_fn; inserts are fl_insert_fn with saturating increments applied key by key
  * in batch order (keys of one batch may share counters, so the result must equal one-key
  * inserts in that order). Deletes check every counter before moving any and stay in
- * src/counting.c. */
+ * src/counting/counting.c. */
 typedef enum fl_counting_layout {
     FL_COUNTING_CLASSIC = 0, /* k counters anywhere, Kirsch-Mitzenmacher double hashing */
     FL_COUNTING_BLOCKED,     /* k of the 128 counters of one 64-byte line */
@@ -234,7 +234,7 @@ typedef struct fl_kernel_slots {
 
 /* Each ISA's init fills the entries it implements, in every module, on a table already
  * filled by the ISA below it (dav1d's pattern), so a family an ISA leaves alone keeps the best
- * lower one; src/dispatch.c chains them (avx512 on avx2 on scalar; neon on scalar).
+ * lower one; src/cpu/dispatch.c chains them (avx512 on avx2 on scalar; neon on scalar).
  * kernels/init.c defines each as the calls of its modules' inits, in list order. */
 void fl_kernels_init_scalar(fl_kernel_table *t);
 void fl_kernels_init_avx2(fl_kernel_table *t);

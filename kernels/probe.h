@@ -217,7 +217,7 @@ static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {
 #define FL_COUNTER_MAX 15u
 
 static inline uint32_t fl_counter_get(const uint64_t *w, size_t c) {
-    /* fl_peek64: atomic inserts may change the word on another thread (src/counting.c). */
+    /* fl_peek64: atomic inserts may change the word on another thread (src/counting/counting.c). */
     return (uint32_t)(fl_peek64(&w[c >> 4]) >> (4 * (c & 15))) & 0xf;
 }
 /* +1 unless saturated (the key-by-key insert every counting insert kernel must equal). */

@@ -10,7 +10,7 @@
 #define FL_SCALAR_COMMON_H
 
 /* The reference runs before and without dispatch: an ISA flag leaking in here would let the
- * compiler emit AVX2 in code every CPU runs (same guard as src/internal.h). */
+ * compiler emit AVX2 in code every CPU runs (same guard as src/core/internal.h). */
 #if defined(__AVX2__) || defined(__AVX512F__)
 #error "the scalar kernel files must be compiled at baseline flags"
 #endif

@@ -1,6 +1,6 @@
 /*
  * TOPK.*: RedisBloom's top-k commands on filterlab's Count-Min sketch with heavy-hitter
- * candidates (include/filterlab_cms.h, src/topk.c): a sketch of `width` x `depth` counters
+ * candidates (include/filterlab_cms.h, src/cms/topk.c): a sketch of `width` x `depth` counters
  * and a min-heap of the k items with the largest estimates ("sketch plus heap", Cormode and
  * Muthukrishnan 2005, section 4.1).
  *

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for fl_cms_load_mem (src/codec_cms.c): any input either fails with one of
+ * libFuzzer target for fl_cms_load_mem (src/cms/codec_cms.c): any input either fails with one of
  * the loader's statuses or yields a sketch that saves and loads back to the same counters,
  * candidates and N, answers queries, takes updates (tracked ones included), reports its top-k
  * and heavy hitters, and merges with itself.

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target for fl_cbf_load_mem (src/codec_compressed.c) and the chunk decoders
- * (src/coder_golomb.c, src/coder_zstd.c): any input either fails with a status or yields a
+ * libFuzzer target for fl_cbf_load_mem (src/compressed/codec_compressed.c) and the chunk decoders
+ * (src/compressed/coder_golomb.c, src/compressed/coder_zstd.c): any input either fails with a status or yields a
  * compressed filter whose every chunk either decodes to exactly its bytes or is refused
  * (FL_ERR_CORRUPT), whose batch lookups answer as single ones and as the decompressed
  * filter's, and which saves back to exactly the input bytes. fl_file_kind_mem must agree.

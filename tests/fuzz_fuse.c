@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the static-structure loaders (src/codec_fuse.c): the input's first
+ * libFuzzer target for the static-structure loaders (src/static/codec_fuse.c): the input's first
  * byte picks fl_fuse_load_mem or fl_bloomier_load_mem for the rest, which is tried as it is
  * and with its container checksums recomputed. Any input either fails
  * with one of the loader's statuses or yields a structure that saves and loads back to the

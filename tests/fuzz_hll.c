@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for fl_hll_import_redis (src/hll_redis.c, src/hll_sparse.c): any input
+ * libFuzzer target for fl_hll_import_redis (src/hll/hll_redis.c, src/hll/hll_sparse.c): any input
  * either fails with one of the format statuses or yields a sketch that exports back to exactly
  * the input bytes, counts, takes adds (through the sparse update and its promotion) and
  * merges with another sketch.

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for fl_lbf_load_mem (src/codec_layered.c on src/container.c): any input
+ * libFuzzer target for fl_lbf_load_mem (src/layered/codec_layered.c on src/format/container.c): any input
  * either fails with a status or yields a layered filter that answers batch counts as single
  * ones, saves back to exactly the input bytes (one encoding per filter), takes adds (a count
  * moves up by one or stays at R) and, on counting layers, deletes. fl_file_kind_mem must

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for fl_load_mem (src/io.c, src/container.c, src/codec_filter*.c): any
+ * libFuzzer target for fl_load_mem (src/format/io.c, src/format/container.c, src/codec_filter*.c): any
  * input either fails with a status or yields a filter that answers lookups, reports its
  * info, saves back to exactly the input bytes when the input is format version 2 (the
  * format has one encoding per filter; a version-1 input saves as version 2, which must load
@@ -108,7 +108,7 @@ static void check_one(const uint8_t *data, size_t size) {
     fl_free(f);
 }
 
-/* Version 1 (src/codec_filter_v1.c) puts its sums elsewhere: header sum at 120 over
+/* Version 1 (src/format/codec_filter_v1.c) puts its sums elsewhere: header sum at 120 over
  * [0, 120), payload sum in the last 8 bytes over [128, size - 8). */
 static void reseal_v1(uint8_t *p, size_t size) {
     if (size < 128) return;

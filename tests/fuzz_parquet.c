@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for fl_parquet_import (src/parquet.c), mostly a workout for the Thrift
+ * libFuzzer target for fl_parquet_import (src/format/parquet.c), mostly a workout for the Thrift
  * compact reader: any input either fails with a status or yields a split256 XXH64/seed-0
  * filter whose bitset is the input's (whole input, or what follows the header), and whose
  * exports re-import to the same bits.

@@ -1,7 +1,7 @@
 /*
  * Random mutations almost never keep a file's checksums valid, which would leave the field
  * checks behind them unexplored, so the fuzz targets of container files also try each input
- * with its checksums recomputed. This is where the container format (src/container.c) puts
+ * with its checksums recomputed. This is where the container format (src/format/container.c) puts
  * them: preamble sum at 16 over [0, 16); with S = the u32 at 12, table sum at 24 + 24 S over
  * [24, 24 + 24 S); each section's sum right after its bytes (offset and length from its
  * table entry), for the sections inside the input. Include it after <xxhash.h>.

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for fl_sbf_load_mem (src/codec_sbf.c on src/container.c): any input
+ * libFuzzer target for fl_sbf_load_mem (src/sbf/codec_sbf.c on src/format/container.c): any input
  * either fails with a status or yields a chain that keeps its invariants (counts adding
  * up, the model under the target), answers batch lookups as single ones, saves back to
  * exactly the input bytes (the format has one encoding per chain), and takes adds, growing

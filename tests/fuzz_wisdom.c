@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the wisdom file parser (src/wisdom.c): any input is either refused
+ * libFuzzer target for the wisdom file parser (src/cpu/wisdom.c): any input is either refused
  * with one sentence (no newline) or accepted with only kernels the CPU runs, each cell's
  * winner its fastest timing. Every input is parsed twice: as given (the checksum refuses
  * nearly all of them) and with a valid sha256 line appended, so the fuzzer reaches the

@@ -1,5 +1,5 @@
 /*
- * Count-Min sketch (src/cms.c, src/topk.c, src/codec_cms.c): the seeds' sizing and every bad
+ * Count-Min sketch (src/cms/cms.c, src/cms/topk.c, src/cms/codec_cms.c): the seeds' sizing and every bad
  * parameter; estimates never below the true counts (plain and conservative, through
  * saturation); the (epsilon, delta) guarantee measured with a binomial margin; conservative
  * never above plain; merge = sketch of the union stream, weighted merge with its refusals;
@@ -635,7 +635,7 @@ static void test_batch_equals_single(void **state) {
 }
 
 /* Batches whose counters cannot pass UINT32_MAX take the kernels' non-saturating update
- * (src/cms.c: N + the batch's increments <= UINT32_MAX): at that boundary and across it the
+ * (src/cms/cms.c: N + the batch's increments <= UINT32_MAX): at that boundary and across it the
  * sketch must equal key-by-key updates. One key carries N to just below 2^32 - 1; then
  * batches of it and of others, NULL and explicit increments, land exactly on UINT32_MAX,
  * and one more passes it. */

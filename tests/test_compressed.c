@@ -1,5 +1,5 @@
 /*
- * Compressed Bloom filters (src/compressed.c, the coders, src/codec_compressed.c): the
+ * Compressed Bloom filters (src/compressed/compressed.c, the coders, src/compressed/codec_compressed.c): the
  * sizing against Mitzenmacher's formulas, round trips that give back the identical bitset
  * and answers for every bit-array variant, coder, and chunk size, chunked lookups equal to
  * the full filter's, the coders' edge cases (empty, full, dense chunks), and the file codec

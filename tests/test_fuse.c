@@ -1,5 +1,5 @@
 /*
- * Static structures (src/fuse.c, src/codec_fuse.c): binary fuse filters of every shape and
+ * Static structures (src/static/fuse.c, src/static/codec_fuse.c): binary fuse filters of every shape and
  * Bloomier filters. No false negative for any built key over many seeds and sizes; the
  * measured FPR against 2^-bits within a binomial margin; the shape's bits per key; Bloomier
  * values returned exactly; duplicates (also with conflicting values); the empty set; absurd

@@ -1,4 +1,4 @@
-/* The host description (src/host.c) and the microarchitecture naming rule (src/cpu_uarch.c):
+/* The host description (src/cpu/host.c) and the microarchitecture naming rule (src/cpu/cpu_uarch.c):
  * this machine's description is filled and agrees with kernel dispatch; the naming, fed
  * crafted CPUs, believes the features over a model number they contradict. */
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
- * The filterlab file format (src/io.c, src/container.c, src/codec_filter*.c): round trips
+ * The filterlab file format (src/format/io.c, src/format/container.c, src/codec_filter*.c): round trips
  * for every variant, in memory and through files, and rejection of every truncation, every
  * single-bit flip and crafted files whose checksums are valid but whose fields or section
  * tables are not, each with its exact status; the same for format version 1 on the files
  * an old writer made (tests/fixtures/v1).
  *
- * The offsets below restate the layouts documented in src/container.c (version 2, with the
- * filter sections of src/codec_filter.c) and src/codec_filter_v1.c (version 1) on purpose:
+ * The offsets below restate the layouts documented in src/format/container.c (version 2, with the
+ * filter sections of src/format/codec_filter.c) and src/format/codec_filter_v1.c (version 1) on purpose:
  * a change to the format must show up here as a failing test.
  */
 #include <stdarg.h>
@@ -41,7 +41,7 @@ static uint64_t get_le(const uint8_t *p, int n) {
     return v;
 }
 
-/* ---- format version 2 (src/container.c) ---------------------------------------------- */
+/* ---- format version 2 (src/format/container.c) ---------------------------------------------- */
 #define V2_VERSION 8
 #define V2_KIND 10
 #define V2_COUNT 12
@@ -55,7 +55,7 @@ static uint64_t get_le(const uint8_t *p, int n) {
 #define TAG_HEAD TAG('H', 'E', 'A', 'D')
 #define TAG_STSH TAG('S', 'T', 'S', 'H')
 #define TAG_DATA TAG('D', 'A', 'T', 'A')
-/* The filter's HEAD section (src/codec_filter.c), at offset 128 in every filter file. */
+/* The filter's HEAD section (src/format/codec_filter.c), at offset 128 in every filter file. */
 #define HEAD_AT 128
 #define H_VARIANT 0
 #define H_HASH 1
@@ -91,7 +91,7 @@ static int sec_find(uint8_t *b, uint32_t tag) {
     return -1;
 }
 
-/* A test's own container writer: the layout of src/container.c, restated. */
+/* A test's own container writer: the layout of src/format/container.c, restated. */
 typedef struct tsec {
     uint32_t tag;
     const uint8_t *bytes;
@@ -146,7 +146,7 @@ static void reseal(uint8_t *b, size_t len) {
     }
 }
 
-/* ---- format version 1 (src/codec_filter_v1.c) ---------------------------------------- */
+/* ---- format version 1 (src/format/codec_filter_v1.c) ---------------------------------------- */
 #define OFF_VERSION 8
 #define OFF_VARIANT 10
 #define OFF_HASH 11
@@ -293,7 +293,7 @@ static uint8_t *read_file(const char *path, size_t *len) {
 
 /* ---- round trips ---------------------------------------------------------------------- */
 /* The sections of a saved filter, rebuilt by the test's own writer: the bytes must be the
- * library's exactly (the layout of src/container.c and src/codec_filter.c, restated). */
+ * library's exactly (the layout of src/format/container.c and src/format/codec_filter.c, restated). */
 static void assert_layout(const fl_filter *f, uint8_t *buf, size_t len) {
     assert_memory_equal(buf, "FLTRLAB\x1a\x02\x00\x01\x00", 12);
     fl_info info;

@@ -1,5 +1,5 @@
 /*
- * Layered Bloom filters (src/layered.c, src/codec_layered.c): parameter errors, counts never
+ * Layered Bloom filters (src/layered/layered.c, src/layered/codec_layered.c): parameter errors, counts never
  * below the adds (up to R), batch counts and adds against single-key ones, seed 004's error
  * bounds (c + d with probability about PF^d) measured against the layers' own models,
  * deletes, kernel binding, and the file codec (round trips, kinds, every truncation and bit

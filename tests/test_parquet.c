@@ -1,5 +1,5 @@
 /*
- * Parquet split block Bloom filter import/export (src/parquet.c): byte-identical round trips
+ * Parquet split block Bloom filter import/export (src/format/parquet.c): byte-identical round trips
  * and a strict Thrift compact reader facing malformed headers. The parquet-mr file, which the
  * repository does not carry, is tested on its own by test_parquet_mr.c.
  *

@@ -1,5 +1,5 @@
 /*
- * Scalable Bloom filters (src/sbf.c, src/codec_sbf.c): parameter errors, no false negative
+ * Scalable Bloom filters (src/sbf/sbf.c, src/sbf/codec_sbf.c): parameter errors, no false negative
  * across growth, the chain's FPR against its target at several fills (measured and
  * modelled), batch calls against single-key ones, RedisBloom's add semantics, non-scaling
  * and capped chains, kernel binding, and the file codec (round trips, kinds, every

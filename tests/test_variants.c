@@ -1,4 +1,4 @@
-/* The variant descriptors (src/variants.c) as the public API shows them: every field agrees
+/* The variant descriptors (src/core/variants.c) as the public API shows them: every field agrees
  * with what the library does with the variant (geometry limits, unit sizes, sizing, default
  * hash, and each capability bit against the call it promises), and fl_params_for_bytes
  * sizing from a byte budget. */

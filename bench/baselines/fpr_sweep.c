@@ -136,7 +136,7 @@ static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64,
 static const uint32_t CUCKOO_WIDTHS[] = {8, 12, 16};
 #define NWIDTHS (sizeof CUCKOO_WIDTHS / sizeof CUCKOO_WIDTHS[0])
 /* The loosest load a fixed width is sized to: the library's own floor for cuckoo sizing
- * (src/params.c), below which a wider fingerprint costs fewer bytes. */
+ * (src/core/params.c), below which a wider fingerprint costs fewer bytes. */
 #define WIDTH_MIN_LOAD 0.5
 /* The counting Bloom variants: with cuckoo, the filters that delete (FL_CAP_DELETE). */
 static const fl_variant COUNTING[] = {FL_COUNTING, FL_COUNTING512};

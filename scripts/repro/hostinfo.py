@@ -1,6 +1,6 @@
 """What machine and what checkout a run happens on: CPU, caches, virtualisation, host id,
 git commit, date. The machine part comes from `filterlab host --json` (the library's
-fl_host_describe, src/host.c), the same description flbench records and `filterlab advise`
+fl_host_describe, src/cpu/host.c), the same description flbench records and `filterlab advise`
 matches, so the three cannot disagree; only what the library does not know (git, memory,
 tools, Python) is read here."""
 

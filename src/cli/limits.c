@@ -84,7 +84,7 @@ int cli_check_filter_config(const char *cmd, const fl_config *cfg, const cli_glo
 }
 
 /* A chain's first sub-filter is sized for its capacity at error_rate * (1 - tightening)
- * (Almeida et al. 2007; fl_sbf_target_fpr in src/sbf.c); its growth is capped by
+ * (Almeida et al. 2007; fl_sbf_target_fpr in src/sbf/sbf.c); its growth is capped by
  * fl_sbf_config.max_bytes, which callers set to cli_create_limit(). */
 int cli_check_sbf_config(const char *cmd, const fl_sbf_config *sc, const cli_globals *g)
 {

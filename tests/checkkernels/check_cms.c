@@ -176,7 +176,7 @@ void check_cms(const kernel *ks, size_t nk) {
 
 /* ns per key of batches of BENCH_BATCH: update, conservative update and query of pre-hashed
  * keys, update and query of integer keys (the hash kernel included), and the non-saturating
- * update of pre-hashed and integer keys (updns, updnsu64: what src/cms.c runs while N is
+ * update of pre-hashed and integer keys (updns, updnsu64: what src/cms/cms.c runs while N is
  * below 2^32 - 1), on the seeds' shape
  * (epsilon 0.001, delta 0.01: d = 5, w = 2719, 53 KiB) and on a 64 MiB one (d = 4). Noisy: a
  * shared machine's numbers, for ratios only. */
