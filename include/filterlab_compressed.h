@@ -16,7 +16,7 @@
  *   keeps falling as m grows and k falls (p moves away from 1/2), so the trade is between
  *   z, f and the uncompressed m a reader must hold: the caller bounds m (m_max_bits) and
  *   fl_cbf_plan_for_bits picks, over every k of the variant and every size up to m_max, the
- *   (m, k) with m H(p) <= z and the least FPR, by the variant's own model (src/core/params.c;
+ *   (m, k) with m H(p) <= z and the least FPR, by the variant's own model (src/core/models.c;
  *   for the blocked variants p and f follow Putze et al.'s per-block model, for classic
  *   the formulas above). fl_cbf_plan_for_fpr is the dual: the least m H(p) for an FPR.
  *

@@ -1,6 +1,6 @@
 /*
- * The filterlab Redis module: entry point, the module API table, and the commands that are
- * not one structure's (FILTERLAB.KERNEL, FILTERLAB.INFO).
+ * The filterlab Redis module: entry point and the commands that are not one structure's
+ * (FILTERLAB.KERNEL, FILTERLAB.INFO); the module API table is redis_api.c.
  *
  *   redis-server --loadmodule build/redis/filterlab_redis.so
  *
@@ -12,22 +12,6 @@
 
 #include "cf_chain.h"
 #include "common.h"
-
-#define FLR_API_DEFINE(ret, name, params) ret(*RedisModule_##name) params;
-FLR_API_LIST(FLR_API_DEFINE)
-
-static int (*RedisModule_GetApi)(const char *, void *);
-
-int flr_api_init(RedisModuleCtx *ctx) {
-    /* The server passes its API lookup function as the first word of the context. */
-    void *getapi = ((void **)ctx)[0];
-    memcpy(&RedisModule_GetApi, &getapi, sizeof getapi);
-#define FLR_API_GET(ret, name, params) \
-    if (RedisModule_GetApi("RedisModule_" #name, (void *)&RedisModule_##name) != REDISMODULE_OK) \
-        return REDISMODULE_ERR;
-    FLR_API_LIST(FLR_API_GET)
-    return REDISMODULE_OK;
-}
 
 /* One name-value pair of a reply: the name a simple string, the value a bulk string (a
  * sentence may hold any character). */

@@ -5,7 +5,7 @@
  * RedisModule_GetApi pointer that is the first word of the context passed to
  * RedisModule_OnLoad. Only calls present in Redis 7.0 (Debian 12's server) are used.
  *
- * Every pointer is defined in module.c (FLR_API_DEFINE) and declared extern elsewhere;
+ * Every pointer is defined in redis_api.c (FLR_API_DEFINE) and declared extern elsewhere;
  * flr_api_init fills them and fails if the server lacks one.
  */
 #ifndef FLR_REDIS_API_H

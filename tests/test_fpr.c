@@ -1,4 +1,4 @@
-/* Measured false-positive rates against the models of src/core/params.c: within 10% relative for
+/* Measured false-positive rates against the models of src/core/models.c: within 10% relative for
  * n = 1e6 and targets 1e-2, 1e-3, 1e-4, for every variant (counting ones included: their
  * counters are the models' cells). Queries are hashes never inserted;
  * enough of them that the expected false-positive count is >= 2000 (Poisson sd <= 2.3%). */

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xxhash.h"
-
 #include "cms/cms_internal.h"
 
 /* Keys hashed per chunk on the batch paths (a stack buffer, no allocation). */
@@ -89,11 +87,11 @@ fl_status fl_cms_clear(fl_cms *c) {
 
 uint64_t fl_cms_hash_bytes(const fl_cms *c, const void *key, size_t len) {
     if (!c || (!key && len)) return 0;
-    return XXH3_64bits_withSeed(key ? key : "", len, c->seed);
+    return fl_cms_key_hash_bytes(c, key, len);
 }
 
 uint64_t fl_cms_hash_u64(const fl_cms *c, uint64_t key) {
-    return c ? fl_hash_u64_inline(key, c->seed) : 0;
+    return c ? fl_cms_key_hash_u64(c, key) : 0;
 }
 
 static void add_total(fl_cms *c, uint64_t inc) {

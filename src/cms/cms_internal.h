@@ -5,6 +5,8 @@
 #ifndef FL_CMS_INTERNAL_H
 #define FL_CMS_INTERNAL_H
 
+#include <xxhash.h>
+
 #include "core/internal.h"
 
 #include "cms_probe.h"
@@ -49,6 +51,16 @@ struct fl_cms {
 
 static inline const fl_kernel_table *fl_cms_kernels_of(const fl_cms *c) {
     return fl_kernels_bound(&c->bound, c->bytes);
+}
+
+/* A key's hash under the sketch's seed, for bytes and for integers: the public
+ * fl_cms_hash_bytes/fl_cms_hash_u64 are these behind their argument checks. Inline so that
+ * the candidate list (topk.c) and the codec hash keys without calling back into cms.c. */
+static inline uint64_t fl_cms_key_hash_bytes(const fl_cms *c, const void *key, size_t len) {
+    return XXH3_64bits_withSeed(key ? key : "", len, c->seed);
+}
+static inline uint64_t fl_cms_key_hash_u64(const fl_cms *c, uint64_t key) {
+    return fl_hash_u64_inline(key, c->seed);
 }
 
 /* cms.c: a sketch of this shape with zeroed counters and an empty candidate set; the shape

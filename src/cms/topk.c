@@ -204,7 +204,7 @@ void fl_topk_refresh(fl_topk *t, const fl_cms *c) {
 
 int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len) {
     if (!c || (!key && len) || !c->top.n || len > FL_CMS_KEY_MAX) return 0;
-    if (fl_topk_find(&c->top, fl_cms_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len) !=
+    if (fl_topk_find(&c->top, fl_cms_key_hash_bytes(c, key, len), FL_CMS_KEY_BYTES, key, len) !=
         NONE)
         return 1;
     /* A u64 key is kept as its 8 little-endian bytes: those bytes name it too. */
@@ -212,7 +212,7 @@ int fl_cms_is_candidate(const fl_cms *c, const void *key, size_t len) {
     const uint8_t *b = key;
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
-    return fl_topk_find(&c->top, fl_cms_hash_u64(c, v), FL_CMS_KEY_U64, key, len) != NONE;
+    return fl_topk_find(&c->top, fl_cms_key_hash_u64(c, v), FL_CMS_KEY_U64, key, len) != NONE;
 }
 
 /* ---- reports ------------------------------------------------------------------------------ */

@@ -38,14 +38,6 @@ const fl_chunk_coder *fl_chunk_coder_of(fl_coder c) {
     return NULL;
 }
 
-uint64_t fl_cbf_popcount(const uint8_t *p, size_t n) {
-    uint64_t c = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) c += (uint64_t)__builtin_popcountll(fl_load_le64(p + i));
-    for (; i < n; i++) c += (uint64_t)__builtin_popcount(p[i]);
-    return c;
-}
-
 /* ---- sizing ------------------------------------------------------------------------------ */
 
 double fl_cbf_entropy(double p) {

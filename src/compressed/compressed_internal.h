@@ -7,6 +7,7 @@
 #define FL_COMPRESSED_INTERNAL_H
 
 #include "core/internal.h"
+#include "probe.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -45,8 +46,15 @@ const fl_chunk_coder *fl_chunk_coder_of(fl_coder c);
 /* Checks the fields a loader read (geometry, variant a bit array, chunk size, coder) and
  * sets the derived ones (desc, payload, unit_bytes, chunks): FL_ERR_CORRUPT / TOO_LARGE. */
 fl_status fl_cbf_check_fields(fl_cbf *c);
-/* Set bits of a buffer. */
-uint64_t fl_cbf_popcount(const uint8_t *p, size_t n);
+/* Set bits of a buffer (the payload's count of ones, which the coders and the loader check).
+ * Inline: the coders need nothing of compressed.c. */
+static inline uint64_t fl_cbf_popcount(const uint8_t *p, size_t n) {
+    uint64_t c = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) c += (uint64_t)__builtin_popcountll(fl_load_le64(p + i));
+    for (; i < n; i++) c += (uint64_t)__builtin_popcount(p[i]);
+    return c;
+}
 
 #pragma GCC visibility pop
 

@@ -63,7 +63,7 @@ struct fl_filter {
  * variant does not have (its fl_variant_info.caps say the same to the public). */
 struct fl_variant_desc {
     fl_variant_info info;
-    /* Blocked FPR model shape (src/core/params.c): bits per block, and for a split block the
+    /* Blocked FPR model shape (src/core/models.c): bits per block, and for a split block the
      * number of independent words that each get one bit per key (0: k bits anywhere). */
     uint32_t block_bits, block_words;
     uint32_t stash_max;                       /* victim stash entries (the codec saves them) */
@@ -71,7 +71,7 @@ struct fl_variant_desc {
     const char *units_phrase, *k_before, *k_after;
     size_t (*unit_bytes)(uint32_t k);         /* k already valid */
     fl_kernel_slots (*kernel_slots)(uint32_t k);
-    /* Models (src/core/params.c): FPR at n keys, sizing for (n, fpr), keys explaining a fill. */
+    /* Models (src/core/models.c): FPR at n keys, sizing for (n, fpr), keys explaining a fill. */
     double (*predict_fpr)(const fl_variant_desc *d, const fl_geometry *g, double n);
     fl_status (*size)(const fl_variant_desc *d, double n, double fpr, fl_geometry *g);
     double (*keys_from_fill)(const fl_variant_desc *d, const fl_geometry *g, double fill);
@@ -129,7 +129,7 @@ static inline fl_kview fl_view(const fl_filter *f) {
 }
 
 /* params.c: the prediction for a real-valued key count (an estimate, or a count too large
- * for exact integer conversion), and the models the descriptors name. */
+ * for exact integer conversion). models.c: the models the descriptors name. */
 double fl_predict_fpr_at(const fl_geometry *g, double n);
 double fl_model_classic_fpr(const fl_variant_desc *d, const fl_geometry *g, double n);
 double fl_model_blocked_fpr(const fl_variant_desc *d, const fl_geometry *g, double n);

@@ -1,7 +1,7 @@
 /*
  * The filter variants: one descriptor each, the single place that says what a variant is
  * (name, unit, k range, capabilities, default hash), which model sizes it and predicts its
- * FPR (src/core/params.c), where its kernels sit in a kernel table (kernels/kernels.h), and which
+ * FPR (src/core/models.c), where its kernels sit in a kernel table (kernels/kernels.h), and which
  * non-kernel operations it has (src/bloom/bloom.c, src/cuckoo/cuckoo.c, src/counting/counting.c).
  * Everything else in the library, and through fl_variant_describe() the CLI, flbench and the tests,
  * reads these instead of switching on the variant.
