@@ -83,16 +83,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 #define CLI_QUOTE_MAX 40
 #define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
 void cli_quote(const char *s, char *buf, size_t cap);
-/* The last cases of every subcommand's option switch: -h/--help prints the command's help
- * and succeeds; an option getopt did not recognise (or one missing its value) is a usage
- * error naming it. */
-#define CLI_HELP_AND_UNKNOWN_OPTIONS(cmd, help_fn)                                          \
-    case 'h':                                                                               \
-        help_fn();                                                                          \
-        return EXIT_OK;                                                                     \
-    default:                                                                                \
-        return cli_getopt_error((cmd), c, argv)
-
 /* ---- options.c: the global options and the shared end of every subcommand's parser ---- */
 /* The options given before the subcommand, as main.c parses them (getopt_long's table);
  * a subcommand that meets one of them says it is global (cli_getopt_error). */
@@ -100,6 +90,38 @@ enum { CLI_OPT_KERNEL = 256, CLI_OPT_MAX_BYTES };
 extern const struct option cli_global_options[];
 /* "NAME" for --kernel, "SIZE" for --max-bytes: their values' placeholder. */
 const char *cli_global_metavar(int val);
+/* A subcommand's options, declared once as a table of rows: cli_parse_options builds
+ * getopt_long's tables from it (adding -h/--help), parses argv and stores each value where
+ * its row says, parsed by its kind; a bad value is a usage error naming the option. */
+typedef enum cli_arg {
+    CLI_ARG_NONE,    /* a switch: *(int *)dest = 1 */
+    CLI_ARG_TALLY,   /* a switch counted: (*(int *)dest)++ each time it is given */
+    CLI_ARG_STRING,  /* *(const char **)dest = the value as given */
+    CLI_ARG_COUNT,   /* uint64_t: cli_parse_count */
+    CLI_ARG_SEED,    /* uint64_t: cli_parse_seed */
+    CLI_ARG_FPR,     /* double in (0, 1): cli_parse_fpr */
+    CLI_ARG_SIZE,    /* size_t with a K/M/G/T suffix: cli_parse_size */
+    CLI_ARG_VARIANT, /* fl_variant: cli_parse_variant */
+    CLI_ARG_CUSTOM,  /* the row's parse function */
+} cli_arg;
+/* A CLI_ARG_CUSTOM value's parser: `opt` is the option as errors name it ("--growth");
+ * returns -1 after printing a usage error, else 0. */
+typedef int (*cli_opt_parse_fn)(const char *cmd, const char *opt, const char *value,
+                                void *dest);
+typedef struct cli_opt {
+    const char *name;       /* the long name without "--"; NULL: a short option only */
+    char short_name;        /* 'o' for -o; 0: none */
+    cli_arg arg;
+    void *dest;             /* where the value goes (its type: the kind's) */
+    int *seen;              /* if not NULL, set to 1 when the option is given */
+    cli_opt_parse_fn parse; /* CLI_ARG_CUSTOM only */
+} cli_opt;
+#define CLI_OPTS_MAX 24
+#define CLI_NOPTS(table) (sizeof(table) / sizeof((table)[0]))
+/* Parses a subcommand's options with its table: returns -1 to go on (optind is then the
+ * first operand), else the exit status (help printed, or a usage error printed). */
+int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                      size_t nopts, void (*help)(void));
 /* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0); a
  * global option given after the subcommand gets a line showing where it goes. */
 int cli_getopt_error(const char *cmd, int c, char **argv);

@@ -85,54 +85,36 @@ static void print_static_option(uint64_t n, double fpr, const advise_cand *pick)
              bits);
 }
 
+/* --hit-rate H: a fraction in [0, 1]. */
+static int parse_hit_rate(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    (void)opt;
+    char *end;
+    double hit = strtod(value, &end);
+    if (end == value || *end || !(hit >= 0 && hit <= 1))
+        return cli_usage_error(cmd, "--hit-rate must be a number in [0, 1], not '%s'", value), -1;
+    *(double *)dest = hit;
+    return 0;
+}
+
 int cmd_advise(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { O_N = 256, O_FPR, O_RESULTS, O_HIT, O_STATIC };
-    static const struct option opts[] = {
-        {"n", required_argument, NULL, O_N},
-        {"fpr", required_argument, NULL, O_FPR},
-        {"results", required_argument, NULL, O_RESULTS},
-        {"hit-rate", required_argument, NULL, O_HIT},
-        {"static", no_argument, NULL, O_STATIC},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     uint64_t n = 0;
     double fpr = 0, hit = 0.5;
     int have_n = 0, have_fpr = 0, allow_static = 0;
     const char *dir = "results";
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case O_RESULTS:
-            dir = optarg;
-            break;
-        case O_HIT: {
-            char *end;
-            hit = strtod(optarg, &end);
-            if (end == optarg || *end || !(hit >= 0 && hit <= 1))
-                return cli_usage_error(CMD, "--hit-rate must be a number in [0, 1], not '%s'", optarg);
-            break;
-        }
-        case O_STATIC:
-            allow_static = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
+    const cli_opt opts[] = {
+        {"n", 0, CLI_ARG_COUNT, &n, &have_n, NULL},
+        {"fpr", 0, CLI_ARG_FPR, &fpr, &have_fpr, NULL},
+        {"results", 0, CLI_ARG_STRING, &dir, NULL, NULL},
+        {"hit-rate", 0, CLI_ARG_CUSTOM, &hit, NULL, parse_hit_rate},
+        {"static", 0, CLI_ARG_NONE, &allow_static, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
     if (rc != EXIT_OK)
         return rc;
 

@@ -160,83 +160,60 @@ static int build_planned(const plan_request *r, fl_filter **out, const cli_globa
     return rc;
 }
 
+/* --coder NAME: one of fl_coder_name's. */
+static int parse_coder(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    (void)opt;
+    if (fl_coder_parse(value, dest) != FL_OK) {
+        char q[CLI_QUOTE_BUF], list[64];
+        cli_quote(value, q, sizeof q);
+        cli_coder_list(", ", list, sizeof list);
+        return cli_usage_error(cmd, "unknown coder %s (%s)", q, list), -1;
+    }
+    return 0;
+}
+
+/* --bits-per-key B and --max-bits-per-key B: a positive number of bits. */
+static int parse_bits(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    char *end;
+    double v = strtod(value, &end);
+    if (*value == '\0' || *end != '\0' || !(v > 0) || v > 1e6)
+        return cli_usage_error(cmd, "%s: '%s' is not a positive number of bits", opt, value), -1;
+    *(double *)dest = v;
+    return 0;
+}
+
 int cmd_compress(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "compress";
-    enum { O_CODER = 256, O_CHUNK, O_N, O_BPK, O_FPR, O_MAXBPK, O_TYPE, O_SEED, O_INPUT };
-    static const struct option opts[] = {
-        {"coder", required_argument, NULL, O_CODER}, {"chunk", required_argument, NULL, O_CHUNK},
-        {"n", required_argument, NULL, O_N},         {"bits-per-key", required_argument, NULL, O_BPK},
-        {"fpr", required_argument, NULL, O_FPR},     {"max-bits-per-key", required_argument, NULL, O_MAXBPK},
-        {"type", required_argument, NULL, O_TYPE},   {"seed", required_argument, NULL, O_SEED},
-        {"input", required_argument, NULL, O_INPUT}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     fl_coder coder = FL_CODER_DEFAULT;
     uint64_t chunk = FL_CBF_CHUNK_DEFAULT;
     plan_request r = {.variant = FL_BLOCK512};
     const char *output = NULL;
     int planned = 0; /* an option of the second form was given */
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_CODER:
-            if (fl_coder_parse(optarg, &coder) != FL_OK) {
-                char q[CLI_QUOTE_BUF], list[64];
-                cli_quote(optarg, q, sizeof q);
-                cli_coder_list(", ", list, sizeof list);
-                return cli_usage_error(CMD, "unknown coder %s (%s)", q, list);
-            }
-            break;
-        case O_CHUNK:
-            if (cli_parse_count(CMD, "--chunk", optarg, &chunk) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &r.n) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_BPK:
-        case O_MAXBPK: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(v > 0) || v > 1e6)
-                return cli_usage_error(CMD, "%s: '%s' is not a positive number of bits",
-                                       c == O_BPK ? "--bits-per-key" : "--max-bits-per-key",
-                                       optarg);
-            *(c == O_BPK ? &r.bits_per_key : &r.max_bits_per_key) = v;
-            planned = 1;
-            break;
-        }
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &r.fpr) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_TYPE:
-            if (cli_parse_variant(CMD, optarg, &r.variant) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &r.seed) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_INPUT: r.input = optarg; planned = 1; break;
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compress);
-        }
-    }
+    const cli_opt opts[] = {
+        {"coder", 0, CLI_ARG_CUSTOM, &coder, NULL, parse_coder},
+        {"chunk", 0, CLI_ARG_COUNT, &chunk, NULL, NULL},
+        {"n", 0, CLI_ARG_COUNT, &r.n, &planned, NULL},
+        {"bits-per-key", 0, CLI_ARG_CUSTOM, &r.bits_per_key, &planned, parse_bits},
+        {"fpr", 0, CLI_ARG_FPR, &r.fpr, &planned, NULL},
+        {"max-bits-per-key", 0, CLI_ARG_CUSTOM, &r.max_bits_per_key, &planned, parse_bits},
+        {"type", 0, CLI_ARG_VARIANT, &r.variant, &planned, NULL},
+        {"seed", 0, CLI_ARG_SEED, &r.seed, &planned, NULL},
+        {"input", 0, CLI_ARG_STRING, &r.input, &planned, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compress);
+    if (rc >= 0)
+        return rc;
     if (planned && optind < argc)
         return cli_usage_error(CMD, "a FILTER to compress ('%s') and the options that build a "
                                "planned filter (--n, --input, ...) are alternatives", argv[optind]);
     if (!planned && optind == argc)
         return cli_usage_error(CMD, "give a FILTER to compress, or --n with --bits-per-key or "
                                "--fpr to build a planned one");
-    int rc = cli_output_operands(CMD, argc, argv, planned ? NULL : "FILTER");
+    rc = cli_output_operands(CMD, argc, argv, planned ? NULL : "FILTER");
     if (rc != EXIT_OK)
         return rc;
     if (!output)
@@ -382,23 +359,16 @@ static int lookup_batch(cli_batch *b, void *ctx)
 int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "compressed-query";
-    enum { O_INPUT = 256, O_COUNT };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT}, {"count", no_argument, NULL, O_COUNT},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     const char *input = NULL;
     int count_only = 0;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case O_COUNT: count_only = 1; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compressed_query);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    const cli_opt opts[] = {
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
+        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compressed_query);
+    if (rc >= 0)
+        return rc;
+    rc = cli_one_operand(CMD, argc, argv, "FILTER");
     if (rc != EXIT_OK)
         return rc;
     fl_cbf *z = NULL;

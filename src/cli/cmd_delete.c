@@ -39,24 +39,15 @@ static void help(void)
 
 int cmd_delete(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_INPUT = 256 };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *input = NULL, *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    const cli_opt opts[] = {
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    rc = cli_one_operand(CMD, argc, argv, "FILTER");
     if (rc != EXIT_OK)
         return rc;
     const char *path = argv[optind];

@@ -109,44 +109,20 @@ static int params_json(uint64_t n, double fpr, int only)
 int cmd_params(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    static const struct option opts[] = {
-        {"n", required_argument, NULL, 'n'},
-        {"fpr", required_argument, NULL, 'p'},
-        {"type", required_argument, NULL, 't'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     uint64_t n = 0;
     double fpr = 0;
     int have_n = 0, have_fpr = 0, have_type = 0, json = 0;
     fl_variant type = FL_BLOCK512;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case 'p':
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case 't':
-            if (cli_parse_variant(CMD, optarg, &type) < 0)
-                return EXIT_USAGE;
-            have_type = 1;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
+    const cli_opt opts[] = {
+        {"n", 0, CLI_ARG_COUNT, &n, &have_n, NULL},
+        {"fpr", 0, CLI_ARG_FPR, &fpr, &have_fpr, NULL},
+        {"type", 0, CLI_ARG_VARIANT, &type, &have_type, NULL},
+        {"json", 0, CLI_ARG_NONE, &json, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
     if (rc != EXIT_OK)
         return rc;
 

@@ -65,30 +65,16 @@ static int check_args(const char *cmd, int argc, char **argv, const char *output
 int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "import-parquet";
-    enum { O_MAX = 256 };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"max-bytes", required_argument, NULL, O_MAX},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *output = NULL;
     size_t max_bytes = g->max_bytes_set ? g->max_bytes : (size_t)1 << 30;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case O_MAX:
-            if (cli_parse_size(CMD, "--max-bytes", optarg, &max_bytes) < 0)
-                return EXIT_USAGE;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, import_help);
-        }
-    }
-    int rc = check_args(CMD, argc, argv, output, "BITSET");
+    const cli_opt opts[] = {
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"max-bytes", 0, CLI_ARG_SIZE, &max_bytes, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), import_help);
+    if (rc >= 0)
+        return rc;
+    rc = check_args(CMD, argc, argv, output, "BITSET");
     if (rc != EXIT_OK)
         return rc;
     const char *path = argv[optind];
@@ -115,29 +101,17 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
 int cmd_export_parquet(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "export-parquet";
-    enum { O_NO_HEADER = 256 };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"no-header", no_argument, NULL, O_NO_HEADER},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *output = NULL;
-    int with_header = 1;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case O_NO_HEADER:
-            with_header = 0;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, export_help);
-        }
-    }
-    int rc = check_args(CMD, argc, argv, output, "FILTER");
+    int no_header = 0;
+    const cli_opt opts[] = {
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"no-header", 0, CLI_ARG_NONE, &no_header, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), export_help);
+    if (rc >= 0)
+        return rc;
+    const int with_header = !no_header;
+    rc = check_args(CMD, argc, argv, output, "FILTER");
     if (rc != EXIT_OK)
         return rc;
     const char *path = argv[optind];

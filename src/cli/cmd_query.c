@@ -35,30 +35,21 @@ enum mode { PRESENT, ABSENT, MARK, COUNT };
 
 int cmd_query(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_INPUT = 256, O_MARK, O_COUNT, O_ABSENT };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT},
-        {"mark", no_argument, NULL, O_MARK},
-        {"count", no_argument, NULL, O_COUNT},
-        {"absent", no_argument, NULL, O_ABSENT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *input = NULL;
-    enum mode mode = PRESENT;
-    int modes = 0;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case O_MARK: mode = MARK; modes++; break;
-        case O_COUNT: mode = COUNT; modes++; break;
-        case O_ABSENT: mode = ABSENT; modes++; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
+    int mark = 0, count = 0, absent = 0;
+    const cli_opt opts[] = {
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
+        {"mark", 0, CLI_ARG_TALLY, &mark, NULL, NULL},
+        {"count", 0, CLI_ARG_TALLY, &count, NULL, NULL},
+        {"absent", 0, CLI_ARG_TALLY, &absent, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    /* More than one mode is refused below: with one, the mode is the one given. */
+    int modes = mark + count + absent;
+    enum mode mode = mark ? MARK : count ? COUNT : absent ? ABSENT : PRESENT;
+    rc = cli_one_operand(CMD, argc, argv, "FILTER");
     if (rc != EXIT_OK)
         return rc;
     if (modes > 1)

@@ -146,44 +146,22 @@ static int save_static(const fl_fuse *f, const fl_bloomier *b, const char *path)
 
 int cmd_build_static(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_TYPE = 256, O_BITS, O_VBITS, O_SEED, O_INPUT };
-    static const struct option opts[] = {
-        {"type", required_argument, NULL, O_TYPE},
-        {"bits", required_argument, NULL, O_BITS},
-        {"value-bits", required_argument, NULL, O_VBITS},
-        {"seed", required_argument, NULL, O_SEED},
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *type = NULL, *input = NULL, *output = NULL;
     uint64_t bits = 0, vbits = 0, seed = 0;
-    int verbose = 0, c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:vh", opts, NULL)) != -1) {
-        switch (c) {
-        case O_TYPE: type = optarg; break;
-        case O_BITS:
-            if (cli_parse_count(CMD, "--bits", optarg, &bits) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_VBITS:
-            if (cli_parse_count(CMD, "--value-bits", optarg, &vbits) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &seed) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_INPUT: input = optarg; break;
-        case 'o': output = optarg; break;
-        case 'v': verbose = 1; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_no_operand(CMD, argc, argv);
+    int verbose = 0;
+    const cli_opt opts[] = {
+        {"type", 0, CLI_ARG_STRING, &type, NULL, NULL},
+        {"bits", 0, CLI_ARG_COUNT, &bits, NULL, NULL},
+        {"value-bits", 0, CLI_ARG_COUNT, &vbits, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &seed, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    rc = cli_no_operand(CMD, argc, argv);
     if (rc != EXIT_OK)
         return rc;
     char names[64];
