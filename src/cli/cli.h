@@ -28,25 +28,9 @@ typedef struct cli_globals {
     int max_bytes_set; /* --max-bytes was given (import-parquet then uses it too) */
 } cli_globals;
 
-/* ---- subcommands (one file each). New ones: declare here, add a row in main.c. ---- */
-int cmd_params(int argc, char **argv, const cli_globals *g);
-int cmd_build(int argc, char **argv, const cli_globals *g);
-int cmd_query(int argc, char **argv, const cli_globals *g);
-int cmd_dedup(int argc, char **argv, const cli_globals *g);
-int cmd_info(int argc, char **argv, const cli_globals *g);
-int cmd_kernels(int argc, char **argv, const cli_globals *g);
-int cmd_tune(int argc, char **argv, const cli_globals *g);
-int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
-int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
-int cmd_advise(int argc, char **argv, const cli_globals *g);
-int cmd_host(int argc, char **argv, const cli_globals *g);
-int cmd_count(int argc, char **argv, const cli_globals *g);
-int cmd_hll_merge(int argc, char **argv, const cli_globals *g);
-int cmd_hll_info(int argc, char **argv, const cli_globals *g);
-int cmd_freq(int argc, char **argv, const cli_globals *g);
-int cmd_top(int argc, char **argv, const cli_globals *g);
-int cmd_delete(int argc, char **argv, const cli_globals *g);
-int cmd_build_static(int argc, char **argv, const cli_globals *g);
+/* A subcommand: one file each (cmd_NAME.c), one row in main.c's CLI_COMMANDS list, which
+ * declares the function. It returns the exit status; argv[0] is the subcommand's name. */
+typedef int cli_command_fn(int argc, char **argv, const cli_globals *g);
 
 /* ---- cmd_static.c: the static kinds (binary fuse, Bloomier) in query and info ---- */
 enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
@@ -55,14 +39,9 @@ int cli_static_kind(const char *path);
 int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
 int cli_static_info(const char *path, int kind, size_t max_bytes, int json);
 /* cmd_layered.c: layered Bloom filters */
-int cmd_layered_build(int argc, char **argv, const cli_globals *g);
-int cmd_layered_count(int argc, char **argv, const cli_globals *g);
 /* `filterlab info` of a layered Bloom file (FL_FILE_LAYERED_BLOOM). */
 int cli_info_layered(const char *path, size_t max_bytes, int json);
 /* cmd_compress.c: compressed Bloom filters */
-int cmd_compress(int argc, char **argv, const cli_globals *g);
-int cmd_decompress(int argc, char **argv, const cli_globals *g);
-int cmd_compressed_query(int argc, char **argv, const cli_globals *g);
 /* `filterlab info` of a compressed Bloom file (FL_FILE_COMPRESSED_BLOOM). */
 int cli_info_compressed(const char *path, size_t max_bytes, int json);
 
