@@ -45,7 +45,7 @@ int cli_info_layered(const char *path, size_t max_bytes, int json);
 /* `filterlab info` of a compressed Bloom file (FL_FILE_COMPRESSED_BLOOM). */
 int cli_info_compressed(const char *path, size_t max_bytes, int json);
 
-/* ---- util.c: diagnostics ---- */
+/* ---- diag.c: diagnostics ---- */
 #if defined(__GNUC__)
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -147,7 +147,7 @@ void cli_help_wrap(size_t indent, size_t first, const char *text);
  * column `col` and wrapped under it. A NAME too wide starts the description a line below. */
 void cli_help_option(size_t col, const char *name, const char *fmt, ...) CLI_PRINTF(3, 4);
 
-/* ---- util.c: parsing. Each prints its own usage error and returns -1 on failure. ---- */
+/* ---- numbers.c: option values. Each prints its own usage error, returns -1 on failure. ---- */
 /* A count: decimal digits, or a float literal that is an exact integer (1e6, 2.5e3). */
 int cli_parse_count(const char *cmd, const char *opt, const char *s, uint64_t *out);
 /* A seed: decimal or 0x-prefixed hexadecimal, the full 64-bit range. */
@@ -159,7 +159,7 @@ int cli_parse_size(const char *cmd, const char *opt, const char *s, size_t *out)
 /* A variant name; the error lists the valid ones. */
 int cli_parse_variant(const char *cmd, const char *s, fl_variant *out);
 
-/* ---- util.c: formatting ---- */
+/* ---- format.c: formatting ---- */
 /* "1.14 MiB": binary units, three significant digits. */
 void cli_human_bytes(uint64_t bytes, char *buf, size_t cap);
 /* "1198128 words of 64 bits, k = 7" style description of a geometry. */
@@ -183,7 +183,7 @@ int cli_wrong_kind(const char *path, uint32_t kind, const char *want);
 int cli_load_error(const char *path, fl_status s, int err, const char *want,
                    size_t max_bytes);
 
-/* ---- util.c: filters and files (the cli_load_* calls: load.c) ---- */
+/* ---- files.c: filters and files (the cli_load_* calls: load.c) ---- */
 /* fl_create; on failure prints "CMD: cannot create ..." and returns EXIT_DATA (out of
  * memory) or EXIT_USAGE (the request). */
 int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
@@ -252,7 +252,7 @@ void cli_signals_init(void);
 void cli_replace_begin(const char *path);
 void cli_replace_end(fl_status s);
 
-/* ---- util.c: standard output. All stdout output goes through these so the first write
+/* ---- output.c: standard output. All stdout output goes through these so the first write
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
 void cli_out_init(void);
 void cli_out(const void *p, size_t n);
@@ -289,7 +289,7 @@ void cli_json_geometry(cli_json *j, const char *key, const fl_geometry *g);
 /* A JSON string literal of n bytes (escaped; invalid UTF-8 as U+FFFD). */
 void cli_json_string(const char *s, size_t n);
 
-/* ---- util.c: a text table with columns padded to their widest cell ---- */
+/* ---- table.c: a text table with columns padded to their widest cell ---- */
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(size_t ncols, const char *align /* 'l' or 'r' per column */);
 /* Adds a row of ncols cells (copied). An allocation failure is remembered for print. */
