@@ -32,18 +32,20 @@ typedef struct cli_globals {
  * declares the function. It returns the exit status; argv[0] is the subcommand's name. */
 typedef int cli_command_fn(int argc, char **argv, const cli_globals *g);
 
-/* ---- cmd_static.c: the static kinds (binary fuse, Bloomier) in query and info ---- */
+/* ---- the hooks of kinds.c's table, in the files of their kinds' commands ---- */
+/* `filterlab info PATH` of a file of `kind` (--json: json); returns the exit status. */
+typedef int cli_kind_info_fn(const char *path, uint32_t kind, size_t max_bytes, int json);
+/* `filterlab query PATH` of a file of `kind`: the lines of `input` (NULL or "-": stdin). */
 enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
-/* FL_FILE_BINARY_FUSE or FL_FILE_BLOOMIER if path is a regular file of that kind, else 0. */
-int cli_static_kind(const char *path);
-int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
-int cli_static_info(const char *path, int kind, size_t max_bytes, int json);
-/* cmd_layered.c: layered Bloom filters */
-/* `filterlab info` of a layered Bloom file (FL_FILE_LAYERED_BLOOM). */
-int cli_info_layered(const char *path, size_t max_bytes, int json);
-/* cmd_compress.c: compressed Bloom filters */
-/* `filterlab info` of a compressed Bloom file (FL_FILE_COMPRESSED_BLOOM). */
-int cli_info_compressed(const char *path, size_t max_bytes, int json);
+typedef int cli_kind_query_fn(const char *path, uint32_t kind, const char *input, int mode,
+                              size_t max_bytes);
+/* cmd_static.c: the static kinds (binary fuse, Bloomier) */
+cli_kind_info_fn cli_static_info;
+cli_kind_query_fn cli_static_query;
+/* cmd_layered.c: layered Bloom filters (FL_FILE_LAYERED_BLOOM) */
+cli_kind_info_fn cli_info_layered;
+/* cmd_compress.c: compressed Bloom filters (FL_FILE_COMPRESSED_BLOOM) */
+cli_kind_info_fn cli_info_compressed;
 
 /* ---- diag.c: diagnostics ---- */
 #if defined(__GNUC__)
@@ -169,6 +171,16 @@ const char *cli_hash_name(fl_hash_id h);
 /* ---- kinds.c: what a file holds, and the commands for each kind ---- */
 /* A Redis HyperLogLog string: not a filterlab container, but a file the CLI reads. */
 enum { CLI_KIND_HLL = 31 };
+/* What the CLI knows of a kind: one row per public FL_FILE_* kind (and CLI_KIND_HLL). */
+typedef struct cli_kind {
+    const char *what;         /* "a layered Bloom filter": its name in messages */
+    const char *commands;     /* the commands that read it: "'filterlab layered-count' or ..." */
+    cli_kind_info_fn *info;   /* `info` of it; NULL: a filter or a scalable chain (cli_load_any,
+                               * which names any other kind with its commands) */
+    cli_kind_query_fn *query; /* `query` of it; NULL: as for info */
+} cli_kind;
+/* The row of `kind` (fl_file_kind or CLI_KIND_HLL); NULL for a kind this build does not know. */
+const cli_kind *cli_kind_of(uint32_t kind);
 /* "a layered Bloom filter": the kind's name in messages. */
 const char *cli_kind_name(uint32_t kind);
 /* The kind (fl_file_kind or CLI_KIND_HLL) of a regular file, or of a buffer; 0 when it is

@@ -204,8 +204,9 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
-int cli_info_layered(const char *path, size_t max_bytes, int json)
+int cli_info_layered(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
+    (void)kind;
     cli_json j;
     char size[32], geo[128];
     fl_lbf *l = NULL;

@@ -56,10 +56,11 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];
 
-    /* A static structure (binary fuse, Bloomier) has its own lookups. */
-    int kind = cli_static_kind(path);
-    if (kind)
-        return cli_static_query(path, kind, input,
+    /* A regular file of a kind with lookups of its own (kinds.c's table: the static ones). */
+    uint32_t kind = cli_file_kind(path);
+    const cli_kind *k = cli_kind_of(kind);
+    if (k && k->query)
+        return k->query(path, kind, input,
                                 mode == MARK ? CLI_QUERY_MARK : mode == COUNT ? CLI_QUERY_COUNT
                                 : mode == ABSENT ? CLI_QUERY_ABSENT : CLI_QUERY_PRESENT,
                                 g->max_bytes);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <xxhash.h>
 
 #include "cli.h"
@@ -278,18 +277,7 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
 
 /* ---- query and info on the static kinds ---- */
 
-int cli_static_kind(const char *path)
-{
-    struct stat sb;
-    uint32_t kind = 0;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return 0;
-    if (fl_file_kind_file(path, &kind) != FL_OK)
-        return 0;
-    return kind == FL_FILE_BINARY_FUSE || kind == FL_FILE_BLOOMIER ? (int)kind : 0;
-}
-
-static int load_static(const char *path, int kind, size_t max_bytes, fl_fuse **f,
+static int load_static(const char *path, uint32_t kind, size_t max_bytes, fl_fuse **f,
                        fl_bloomier **b)
 {
     errno = 0;
@@ -302,7 +290,8 @@ static int load_static(const char *path, int kind, size_t max_bytes, fl_fuse **f
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
 }
 
-int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes)
+int cli_static_query(const char *path, uint32_t kind, const char *input, int mode,
+                     size_t max_bytes)
 {
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
@@ -353,7 +342,7 @@ int cli_static_query(const char *path, int kind, const char *input, int mode, si
     return rc;
 }
 
-int cli_static_info(const char *path, int kind, size_t max_bytes, int json)
+int cli_static_info(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
