@@ -97,6 +97,16 @@ typedef struct cli_opt {
     int *seen;              /* if not NULL, set to 1 when the option is given */
     cli_opt_parse_fn parse; /* CLI_ARG_CUSTOM only */
 } cli_opt;
+/* --n N and --fpr P, the sizing of several commands: their rows (s: a cli_n_fpr *), which
+ * cli_parse_n_fpr checks after the parse. */
+typedef struct cli_n_fpr {
+    uint64_t n;
+    double fpr;
+    int have_n, have_fpr;
+} cli_n_fpr;
+#define CLI_OPTS_N_FPR(s)                                                                     \
+    {"n", 0, CLI_ARG_COUNT, &(s)->n, &(s)->have_n, NULL},                                     \
+        {"fpr", 0, CLI_ARG_FPR, &(s)->fpr, &(s)->have_fpr, NULL}
 #define CLI_OPTS_MAX 24
 #define CLI_NOPTS(table) (sizeof(table) / sizeof((table)[0]))
 /* Parses a subcommand's options with its table: returns -1 to go on (optind is then the
@@ -106,12 +116,21 @@ int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opt
 /* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0); a
  * global option given after the subcommand gets a line showing where it goes. */
 int cli_getopt_error(const char *cmd, int c, char **argv);
+/* cli_parse_options, then the operands: exactly one, named `what` in the error
+ * (cli_one_operand); or none, with --n and --fpr both given and n >= 1 (cli_check_n_fpr).
+ * Returns -1 to go on, else the exit status. */
+int cli_parse_one_operand(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                          size_t nopts, void (*help)(void), const char *what);
+int cli_parse_n_fpr(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t nopts,
+                    void (*help)(void), const cli_n_fpr *s);
 /* Parses a subcommand that takes no option but -h/--help: returns -1 to go on (optind is
  * then the first operand), else the exit status (help printed, or a usage error). */
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
 /* The same for a subcommand whose one other option is --json (*json: given or not), or
  * -o/--output OUT (*output: its value, NULL when not given). */
 int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
+/* cli_json_only for a command that takes no operand either (a usage error otherwise). */
+int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
                     const char **output);
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
@@ -148,6 +167,10 @@ void cli_help_wrap(size_t indent, size_t first, const char *text);
 /* One option of an Options section: "  NAME", its description (printf format) starting at
  * column `col` and wrapped under it. A NAME too wide starts the description a line below. */
 void cli_help_option(size_t col, const char *name, const char *fmt, ...) CLI_PRINTF(3, 4);
+/* cli_help_option whose description `fmt` has one %s: the variants of `set` (as
+ * cli_variant_list writes them, with `last`). */
+void cli_help_variants_option(size_t col, const char *name, cli_variant_set set,
+                              const char *last, const char *fmt);
 
 /* ---- numbers.c: option values. Each prints its own usage error, returns -1 on failure. ---- */
 /* A count: decimal digits, or a float literal that is an exact integer (1e6, 2.5e3). */
@@ -196,9 +219,10 @@ int cli_load_error(const char *path, fl_status s, int err, const char *want,
                    size_t max_bytes);
 
 /* ---- files.c: filters and files (the cli_load_* calls: load.c) ---- */
-/* fl_create; on failure prints "CMD: cannot create ..." and returns EXIT_DATA (out of
- * memory) or EXIT_USAGE (the request). */
-int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
+/* cli_check_filter_config (limits.c), then fl_create; on failure prints "CMD: cannot create
+ * ..." and returns EXIT_DATA (out of memory) or EXIT_USAGE (the request, or its size). */
+int cli_create_filter(const char *cmd, const fl_config *cfg, const cli_globals *g,
+                      fl_filter **out);
 /* Loads a filter; on failure prints one line and returns EXIT_DATA. */
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 /* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */
@@ -228,7 +252,8 @@ typedef struct cli_saver {
  * and cli_replace_end); on failure prints one line and returns EXIT_DATA. */
 int cli_save_object(const void *obj, const cli_saver *how, const char *path);
 /* Scalable Bloom chains, the same way (create, load, save). */
-int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out);
+int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, const cli_globals *g,
+                   fl_sbf **out);
 int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out);
 int cli_save_sbf(const fl_sbf *s, const char *path);
 /* Loads a filter or a scalable chain, whichever the file holds (the other stays NULL), for
@@ -382,6 +407,8 @@ long cli_batch_fill(cli_batch *b, cli_lines *r);
 /* The status of a batched read once its loop has ended: `rc` as the loop left it, or
  * EXIT_DATA when the batch could not be allocated (b NULL) or the input not read (got < 0). */
 int cli_batch_status(const cli_batch *b, long got, int rc);
+/* The end of a batched read of `in`: cli_batch_status, then the batch freed and `in` closed. */
+int cli_batch_end(cli_batch *b, long got, int rc, cli_lines *in);
 /* Hashes every key of the batch with the filter's hash and seed. */
 void cli_batch_hash(cli_batch *b, const fl_filter *f);
 static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }

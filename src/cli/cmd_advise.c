@@ -100,23 +100,21 @@ static int parse_hit_rate(const char *cmd, const char *opt, const char *value, v
 int cmd_advise(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    uint64_t n = 0;
-    double fpr = 0, hit = 0.5;
-    int have_n = 0, have_fpr = 0, allow_static = 0;
+    cli_n_fpr size = {0};
+    double hit = 0.5;
+    int allow_static = 0;
     const char *dir = "results";
     const cli_opt opts[] = {
-        {"n", 0, CLI_ARG_COUNT, &n, &have_n, NULL},
-        {"fpr", 0, CLI_ARG_FPR, &fpr, &have_fpr, NULL},
+        CLI_OPTS_N_FPR(&size),
         {"results", 0, CLI_ARG_STRING, &dir, NULL, NULL},
         {"hit-rate", 0, CLI_ARG_CUSTOM, &hit, NULL, parse_hit_rate},
         {"static", 0, CLI_ARG_NONE, &allow_static, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
     if (rc >= 0)
         return rc;
-    rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
-    if (rc != EXIT_OK)
-        return rc;
+    const uint64_t n = size.n;
+    const double fpr = size.fpr;
 
     /* This CPU's signature: the same string scripts/repro/hostinfo.py writes into
      * advise.csv, since both come from fl_host_describe. */

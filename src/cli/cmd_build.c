@@ -29,9 +29,7 @@ static void help(void)
         "                      (cuckoo: K = fingerprint bits, 8, 12 or 16)\n"
         "\n"
         "Options:\n");
-    char types[128];
-    cli_variant_list(CLI_VARIANTS_ALL, " or ", types, sizeof types);
-    cli_help_option(22, "--type TYPE", "%s (required)", types);
+    cli_help_variants_option(22, "--type TYPE", CLI_VARIANTS_ALL, " or ", "%s (required)");
     cli_outf(
         "  --seed S            hash seed (decimal or 0x hex; default 0)\n"
         "  --hash H            xxh3 or xxh64 (default: xxh64 for split256, Parquet's\n"
@@ -40,12 +38,11 @@ static void help(void)
         "  -o, --output FILTER\n"
         "                      write the filter here ('-': standard output)\n"
         );
-    char may_fill[64];
-    cli_variant_list(CLI_VARIANTS_MAY_FILL, ", ", may_fill, sizeof may_fill);
-    cli_help_option(22, "--grow", "save a scalable Bloom filter (Almeida et al. 2007) instead: "
-                    "its first sub-filter holds --n keys, and it grows past them with its FPR "
-                    "staying under --fpr (needs --n --fpr; not %s); a key already reported is "
-                    "not added again", may_fill);
+    cli_help_variants_option(22, "--grow", CLI_VARIANTS_MAY_FILL, ", ",
+                             "save a scalable Bloom filter (Almeida et al. 2007) instead: its "
+                             "first sub-filter holds --n keys, and it grows past them with its "
+                             "FPR staying under --fpr (needs --n --fpr; not %s); a key already "
+                             "reported is not added again");
     cli_outf(
         "  --growth G          capacity factor between sub-filters, >= 1 (default 2,\n"
         "                      RedisBloom's EXPANSION); implies --grow\n"
@@ -138,10 +135,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
                          int verbose, const cli_globals *g)
 {
     fl_sbf *s = NULL;
-    int rc = cli_check_sbf_config(CMD, sc, g);
-    if (rc != EXIT_OK)
-        return rc;
-    rc = cli_create_sbf(CMD, sc, &s);
+    int rc = cli_create_sbf(CMD, sc, g, &s);
     if (rc != EXIT_OK)
         return rc;
     double t0 = now_seconds();
@@ -178,9 +172,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
         }
         lines += b->count;
     }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+    rc = cli_batch_end(b, got, rc, &in);
     cli_progress_stop();
     if (rc == EXIT_OK)
         rc = cli_save_sbf(s, output);
@@ -233,15 +225,15 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     fl_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.hash = 0; /* the library's default for the variant */
-    uint64_t n = 0, bits = 0, units = 0, k = 0;
-    int have_type = 0, have_n = 0, have_fpr = 0, have_bits = 0, have_k = 0, have_units = 0;
+    cli_n_fpr size = {0};
+    uint64_t bits = 0, units = 0, k = 0;
+    int have_type = 0, have_bits = 0, have_k = 0, have_units = 0;
     int verbose = 0, unique = 0, grow = 0;
     double growth = 0;
     const char *input = NULL, *output = NULL;
     const cli_opt opts[] = {
         {"type", 0, CLI_ARG_VARIANT, &cfg.variant, &have_type, NULL},
-        {"n", 0, CLI_ARG_COUNT, &n, &have_n, NULL},
-        {"fpr", 0, CLI_ARG_FPR, &cfg.fpr, &have_fpr, NULL},
+        CLI_OPTS_N_FPR(&size),
         {"bits", 0, CLI_ARG_COUNT, &bits, &have_bits, NULL},
         {"k", 0, CLI_ARG_COUNT, &k, &have_k, NULL},
         {"units", 0, CLI_ARG_COUNT, &units, &have_units, NULL},
@@ -257,6 +249,9 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
     if (rc >= 0)
         return rc;
+    const uint64_t n = size.n;
+    const int have_n = size.have_n, have_fpr = size.have_fpr;
+    cfg.fpr = size.fpr;
     if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
         return EXIT_USAGE;
     if (!have_type)
@@ -334,9 +329,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     }
 
     fl_filter *f = NULL;
-    rc = cli_check_filter_config(CMD, &cfg, g);
-    if (rc == EXIT_OK)
-        rc = cli_create_filter(CMD, &cfg, &f);
+    rc = cli_create_filter(CMD, &cfg, g, &f);
     if (rc != EXIT_OK)
         return rc;
     fl_status s = FL_OK;
@@ -389,9 +382,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         }
         lines += b->count;
     }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+    rc = cli_batch_end(b, got, rc, &in);
     cli_progress_stop();
 
     if (rc == EXIT_OK)

@@ -137,10 +137,7 @@ static int build_planned(const plan_request *r, fl_filter **out, const cli_globa
              100 * plan.zero_fraction, plan.fpr, plan.entropy_bits / (double)r->n,
              (unsigned long long)r->n);
     fl_config cfg = {.variant = r->variant, .geometry = plan.geometry, .seed = r->seed};
-    int rc = cli_check_filter_config(CMD, &cfg, g);
-    if (rc != EXIT_OK)
-        return rc;
-    rc = cli_create_filter(CMD, &cfg, out);
+    int rc = cli_create_filter(CMD, &cfg, g, out);
     if (rc != EXIT_OK)
         return rc;
     uint64_t lines_before = cli_lines_total();
@@ -365,11 +362,9 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
         {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
         {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compressed_query);
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compressed_query,
+                                   "FILTER");
     if (rc >= 0)
-        return rc;
-    rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
         return rc;
     fl_cbf *z = NULL;
     if ((rc = load_cbf(argv[optind], g->max_bytes, &z)) != EXIT_OK)

@@ -177,9 +177,7 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
     fl_sbf_config sc = {.capacity = cfg->n, .error_rate = cfg->fpr, .variant = cfg->variant,
                         .seed = cfg->seed, .max_bytes = cli_create_limit(g)};
     fl_sbf *s = NULL;
-    int rc = cli_check_sbf_config(CMD, &sc, g);
-    if (rc == EXIT_OK)
-        rc = cli_create_sbf(CMD, &sc, &s);
+    int rc = cli_create_sbf(CMD, &sc, g, &s);
     if (rc != EXIT_OK)
         return rc;
     fl_sbf_info si;
@@ -216,11 +214,11 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
 int cmd_dedup(int argc, char **argv, const cli_globals *g)
 {
     fl_config cfg = {.variant = FL_BLOCK512};
-    int have_n = 0, have_fpr = 0, strict = 0, verbose = 0, no_grow = 0;
+    cli_n_fpr size = {0};
+    int strict = 0, verbose = 0, no_grow = 0;
     const char *input = NULL;
     const cli_opt opts[] = {
-        {"n", 0, CLI_ARG_COUNT, &cfg.n, &have_n, NULL},
-        {"fpr", 0, CLI_ARG_FPR, &cfg.fpr, &have_fpr, NULL},
+        CLI_OPTS_N_FPR(&size),
         {"type", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL},
         {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL},
         {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
@@ -228,13 +226,12 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         {"no-grow", 0, CLI_ARG_NONE, &no_grow, NULL, NULL},
         {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
     if (rc >= 0)
         return rc;
     const int grow = !no_grow;
-    rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, cfg.n);
-    if (rc != EXIT_OK)
-        return rc;
+    cfg.n = size.n;
+    cfg.fpr = size.fpr;
     fl_variant_info vi;
     if (fl_variant_describe(cfg.variant, &vi) != FL_OK)
         return cli_fail(EXIT_USAGE, "dedup: unknown variant");
@@ -244,9 +241,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         return run_growing(&cfg, input, strict, verbose, g);
 
     fl_filter *f = NULL;
-    rc = cli_check_filter_config(CMD, &cfg, g);
-    if (rc == EXIT_OK)
-        rc = cli_create_filter(CMD, &cfg, &f);
+    rc = cli_create_filter(CMD, &cfg, g, &f);
     if (rc != EXIT_OK)
         return rc;
     /* The geometry fl_create chose, from the same sizing call (fl_get_info would count the

@@ -44,11 +44,9 @@ int cmd_delete(int argc, char **argv, const cli_globals *g)
         {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
         {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help,
+                                   "FILTER");
     if (rc >= 0)
-        return rc;
-    rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
         return rc;
     const char *path = argv[optind];
     if (!output)

@@ -185,11 +185,9 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
         {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
         {"min", 0, CLI_ARG_COUNT, &min, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_count);
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_count,
+                                   "FILTER");
     if (rc >= 0)
-        return rc;
-    rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
         return rc;
     fl_lbf *l = NULL;
     errno = 0;

@@ -21,9 +21,7 @@ static void help(void)
         "Options:\n"
         "  --n N        number of keys (an integer; 1e6 style is accepted)\n"
         "  --fpr P      target false positive rate, 0 < P < 1 (e.g. 0.01 or 1e-6)\n");
-    char types[128];
-    cli_variant_list(CLI_VARIANTS_ALL, ", ", types, sizeof types);
-    cli_help_option(15, "--type TYPE", "only this variant: %s", types);
+    cli_help_variants_option(15, "--type TYPE", CLI_VARIANTS_ALL, ", ", "only this variant: %s");
     cli_help_option(15, "--json", "one JSON object: n, fpr, variants [{variant, geometry "
                     "{variant, units, k, description}, bytes, bits_per_key, predicted_fpr}, "
                     "or {variant, error} for one that cannot reach P]");
@@ -109,22 +107,19 @@ static int params_json(uint64_t n, double fpr, int only)
 int cmd_params(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    uint64_t n = 0;
-    double fpr = 0;
-    int have_n = 0, have_fpr = 0, have_type = 0, json = 0;
+    cli_n_fpr size = {0};
+    int have_type = 0, json = 0;
     fl_variant type = FL_BLOCK512;
     const cli_opt opts[] = {
-        {"n", 0, CLI_ARG_COUNT, &n, &have_n, NULL},
-        {"fpr", 0, CLI_ARG_FPR, &fpr, &have_fpr, NULL},
+        CLI_OPTS_N_FPR(&size),
         {"type", 0, CLI_ARG_VARIANT, &type, &have_type, NULL},
         {"json", 0, CLI_ARG_NONE, &json, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
     if (rc >= 0)
         return rc;
-    rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
-    if (rc != EXIT_OK)
-        return rc;
+    const uint64_t n = size.n;
+    const double fpr = size.fpr;
 
     if (have_type) {
         /* One variant asked for by name: failing to size it is the answer, so it is an

@@ -43,15 +43,13 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         {"count", 0, CLI_ARG_TALLY, &count, NULL, NULL},
         {"absent", 0, CLI_ARG_TALLY, &absent, NULL, NULL},
     };
-    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help,
+                                   "FILTER");
     if (rc >= 0)
         return rc;
-    /* More than one mode is refused below: with one, the mode is the one given. */
+    /* One mode at most (each counted as given): the mode is the one given. */
     int modes = mark + count + absent;
     enum mode mode = mark ? MARK : count ? COUNT : absent ? ABSENT : PRESENT;
-    rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
-        return rc;
     if (modes > 1)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];

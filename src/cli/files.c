@@ -11,8 +11,12 @@
 
 #include "cli.h"
 
-int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out)
+int cli_create_filter(const char *cmd, const fl_config *cfg, const cli_globals *g,
+                      fl_filter **out)
 {
+    int rc = cli_check_filter_config(cmd, cfg, g);
+    if (rc != EXIT_OK)
+        return rc;
     fl_status s = fl_create(cfg, out);
     if (s == FL_OK)
         return EXIT_OK;
@@ -22,8 +26,12 @@ int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out)
                     fl_strerror(s));
 }
 
-int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out)
+int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, const cli_globals *g,
+                   fl_sbf **out)
 {
+    int rc = cli_check_sbf_config(cmd, cfg, g);
+    if (rc != EXIT_OK)
+        return rc;
     fl_status s = fl_sbf_create(cfg, out);
     if (s == FL_OK)
         return EXIT_OK;

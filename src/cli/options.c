@@ -186,6 +186,24 @@ int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opt
     return -1;
 }
 
+int cli_parse_one_operand(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                          size_t nopts, void (*help)(void), const char *what)
+{
+    int rc = cli_parse_options(cmd, argc, argv, opts, nopts, help);
+    if (rc < 0 && cli_one_operand(cmd, argc, argv, what) != EXIT_OK)
+        return EXIT_USAGE;
+    return rc;
+}
+
+int cli_parse_n_fpr(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t nopts,
+                    void (*help)(void), const cli_n_fpr *s)
+{
+    int rc = cli_parse_options(cmd, argc, argv, opts, nopts, help);
+    if (rc < 0 && cli_check_n_fpr(cmd, argc, argv, s->have_n, s->have_fpr, s->n) != EXIT_OK)
+        return EXIT_USAGE;
+    return rc;
+}
+
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
 {
     return cli_parse_options(cmd, argc, argv, NULL, 0, help);
@@ -197,6 +215,14 @@ int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), in
     const cli_opt opts[] = {{"json", 0, CLI_ARG_NONE, json, NULL, NULL}};
     *json = 0;
     return cli_parse_options(cmd, argc, argv, opts, 1, help);
+}
+
+int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(void), int *json)
+{
+    int rc = cli_json_only(cmd, argc, argv, help, json);
+    if (rc < 0 && cli_no_operand(cmd, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
+    return rc;
 }
 
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
