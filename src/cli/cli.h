@@ -96,19 +96,32 @@ typedef struct cli_opt {
     void *dest;             /* where the value goes (its type: the kind's) */
     int *seen;              /* if not NULL, set to 1 when the option is given */
     cli_opt_parse_fn parse; /* CLI_ARG_CUSTOM only */
+    /* Its lines in the Options section cli_help_options prints: "--input FILE" and what it
+     * does, wrapped to the help width, or, if it holds '\n', in the lines written. NULL: a
+     * command whose help prints the line itself, or one covered by another row's line. */
+    const char *label, *help;
 } cli_opt;
-/* --n N and --fpr P, the sizing of several commands: their rows (s: a cli_n_fpr *), which
- * cli_parse_n_fpr checks after the parse. */
+/* --n N and --fpr P, the sizing of several commands: their rows (s: a cli_n_fpr *; the help
+ * texts NULL where the command's help prints them), which cli_parse_n_fpr checks after the
+ * parse. */
 typedef struct cli_n_fpr {
     uint64_t n;
     double fpr;
     int have_n, have_fpr;
 } cli_n_fpr;
-#define CLI_OPTS_N_FPR(s)                                                                     \
-    {"n", 0, CLI_ARG_COUNT, &(s)->n, &(s)->have_n, NULL},                                     \
-        {"fpr", 0, CLI_ARG_FPR, &(s)->fpr, &(s)->have_fpr, NULL}
+#define CLI_OPTS_N_FPR(s, n_help, fpr_help)                                                   \
+    {"n", 0, CLI_ARG_COUNT, &(s)->n, &(s)->have_n, NULL, (n_help) ? "--n N" : NULL, (n_help)}, \
+        {"fpr", 0, CLI_ARG_FPR, &(s)->fpr, &(s)->have_fpr, NULL, (fpr_help) ? "--fpr P" : NULL, \
+         (fpr_help)}
+/* The help texts of the options many commands share. */
+#define CLI_HELP_INPUT "read keys from FILE ('-' or absent: standard input)"
+#define CLI_HELP_KEYS_FROM "keys from FILE ('-' or absent: standard input)"
 #define CLI_OPTS_MAX 24
 #define CLI_NOPTS(table) (sizeof(table) / sizeof((table)[0]))
+/* From a help function that cli_parse_options called: the Options lines of the table it is
+ * parsing (the rows with a label, in table order, then -h/--help), each description at the
+ * column two past the widest label. */
+void cli_help_options(void);
 /* Parses a subcommand's options with its table: returns -1 to go on (optind is then the
  * first operand), else the exit status (help printed, or a usage error printed). */
 int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opts,

@@ -28,18 +28,9 @@ static void help(void)
         "(fl_params_for); times come from this machine's benchmark results, written by\n"
         "scripts/reproduce as DIR/<host-id>/advise.csv.\n"
         "\n"
-        "Options:\n"
-        "  --n N          number of keys (1e6 style is accepted)\n"
-        "  --fpr P        largest acceptable false positive rate, 0 < P < 1\n"
-        "  --results DIR  a results folder: DIR/advise.csv, or DIR/*/advise.csv where the\n"
-        "                 one whose CPU matches this machine is used (default: results)\n"
-        "  --hit-rate H   fraction of lookups whose key is present (default 0.5; the\n"
-        "                 nearest measured hit rate is used)\n"
-        "  --static       the key set does not change after it is built: also offer a\n"
-        "                 static filter (binary fuse, 'filterlab build-static'), which\n"
-        "                 cannot take keys later but needs ~1.13 x log2(1/FPR) bits\n"
-        "                 per key\n"
-        "  -h, --help     show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "Without result files it prints how to produce them and exits with status 2.\n");
 }
@@ -105,10 +96,19 @@ int cmd_advise(int argc, char **argv, const cli_globals *g)
     int allow_static = 0;
     const char *dir = "results";
     const cli_opt opts[] = {
-        CLI_OPTS_N_FPR(&size),
-        {"results", 0, CLI_ARG_STRING, &dir, NULL, NULL},
-        {"hit-rate", 0, CLI_ARG_CUSTOM, &hit, NULL, parse_hit_rate},
-        {"static", 0, CLI_ARG_NONE, &allow_static, NULL, NULL},
+        CLI_OPTS_N_FPR(&size, "number of keys (1e6 style is accepted)",
+                       "largest acceptable false positive rate, 0 < P < 1"),
+        {"results", 0, CLI_ARG_STRING, &dir, NULL, NULL, "--results DIR",
+         "a results folder: DIR/advise.csv, or DIR/*/advise.csv where the\n"
+         "one whose CPU matches this machine is used (default: results)"},
+        {"hit-rate", 0, CLI_ARG_CUSTOM, &hit, NULL, parse_hit_rate, "--hit-rate H",
+         "fraction of lookups whose key is present (default 0.5; the nearest measured hit "
+         "rate is used)"},
+        {"static", 0, CLI_ARG_NONE, &allow_static, NULL, NULL, "--static",
+         "the key set does not change after it is built: also offer a\n"
+         "static filter (binary fuse, 'filterlab build-static'), which\n"
+         "cannot take keys later but needs ~1.13 x log2(1/FPR) bits\n"
+         "per key"},
     };
     int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
     if (rc >= 0)

@@ -232,19 +232,19 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     double growth = 0;
     const char *input = NULL, *output = NULL;
     const cli_opt opts[] = {
-        {"type", 0, CLI_ARG_VARIANT, &cfg.variant, &have_type, NULL},
-        CLI_OPTS_N_FPR(&size),
-        {"bits", 0, CLI_ARG_COUNT, &bits, &have_bits, NULL},
-        {"k", 0, CLI_ARG_COUNT, &k, &have_k, NULL},
-        {"units", 0, CLI_ARG_COUNT, &units, &have_units, NULL},
-        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL},
-        {"hash", 0, CLI_ARG_CUSTOM, &cfg.hash, NULL, parse_hash},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
-        {"unique", 0, CLI_ARG_NONE, &unique, NULL, NULL},
-        {"grow", 0, CLI_ARG_NONE, &grow, NULL, NULL},
-        {"growth", 0, CLI_ARG_CUSTOM, &growth, &grow, parse_growth},
-        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL},
+        {"type", 0, CLI_ARG_VARIANT, &cfg.variant, &have_type, NULL, NULL, NULL},
+        CLI_OPTS_N_FPR(&size, NULL, NULL),
+        {"bits", 0, CLI_ARG_COUNT, &bits, &have_bits, NULL, NULL, NULL},
+        {"k", 0, CLI_ARG_COUNT, &k, &have_k, NULL, NULL, NULL},
+        {"units", 0, CLI_ARG_COUNT, &units, &have_units, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
+        {"hash", 0, CLI_ARG_CUSTOM, &cfg.hash, NULL, parse_hash, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+        {"unique", 0, CLI_ARG_NONE, &unique, NULL, NULL, NULL, NULL},
+        {"grow", 0, CLI_ARG_NONE, &grow, NULL, NULL, NULL, NULL},
+        {"growth", 0, CLI_ARG_CUSTOM, &growth, &grow, parse_growth, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
     if (rc >= 0)

@@ -122,12 +122,12 @@ static int parse_topk(const char *cmd, const char *opt, const char *value, void 
 
 /* The rows of the sizing options in both commands' tables (z: their sizing). */
 #define SIZING_ROWS(z)                                                                       \
-    {"epsilon", 0, CLI_ARG_FPR, &(z).epsilon, &(z).have_eps, NULL},                          \
-        {"delta", 0, CLI_ARG_FPR, &(z).delta, &(z).have_delta, NULL},                        \
-        {"width", 0, CLI_ARG_CUSTOM, &(z).width, &(z).have_w, parse_width},                  \
-        {"depth", 0, CLI_ARG_CUSTOM, &(z).depth, &(z).have_d, parse_depth},                  \
-        {"seed", 0, CLI_ARG_SEED, &(z).seed, NULL, NULL},                                    \
-        {"conservative", 0, CLI_ARG_NONE, &(z).conservative, NULL, NULL}
+    {"epsilon", 0, CLI_ARG_FPR, &(z).epsilon, &(z).have_eps, NULL, NULL, NULL},                          \
+        {"delta", 0, CLI_ARG_FPR, &(z).delta, &(z).have_delta, NULL, NULL, NULL},                        \
+        {"width", 0, CLI_ARG_CUSTOM, &(z).width, &(z).have_w, parse_width, NULL, NULL},                  \
+        {"depth", 0, CLI_ARG_CUSTOM, &(z).depth, &(z).have_d, parse_depth, NULL, NULL},                  \
+        {"seed", 0, CLI_ARG_SEED, &(z).seed, NULL, NULL, NULL, NULL},                                    \
+        {"conservative", 0, CLI_ARG_NONE, &(z).conservative, NULL, NULL, NULL, NULL}
 
 static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out,
                       const cli_globals *g) {
@@ -196,12 +196,12 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     int info = 0, json = 0;
     const cli_opt opts[] = {
         SIZING_ROWS(z),
-        {"top", 0, CLI_ARG_CUSTOM, &topk, NULL, parse_topk},
-        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL},
-        {"query", 0, CLI_ARG_STRING, &query, NULL, NULL},
-        {"info", 0, CLI_ARG_NONE, &info, NULL, NULL},
-        {"json", 0, CLI_ARG_NONE, &json, &info, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"top", 0, CLI_ARG_CUSTOM, &topk, NULL, parse_topk, NULL, NULL},
+        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL, NULL, NULL},
+        {"query", 0, CLI_ARG_STRING, &query, NULL, NULL, NULL, NULL},
+        {"info", 0, CLI_ARG_NONE, &info, NULL, NULL, NULL, NULL},
+        {"json", 0, CLI_ARG_NONE, &json, &info, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), freq_help);
     if (rc >= 0) return rc;
@@ -257,9 +257,9 @@ int cmd_top(int argc, char **argv, const cli_globals *g) {
     const char *from = NULL;
     const cli_opt opts[] = {
         SIZING_ROWS(z),
-        {"phi", 0, CLI_ARG_FPR, &phi, &have_phi, NULL},
-        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL},
-        {NULL, 'k', CLI_ARG_CUSTOM, &k, NULL, parse_topk},
+        {"phi", 0, CLI_ARG_FPR, &phi, &have_phi, NULL, NULL, NULL},
+        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL, NULL, NULL},
+        {NULL, 'k', CLI_ARG_CUSTOM, &k, NULL, parse_topk, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), top_help);
     if (rc >= 0) return rc;

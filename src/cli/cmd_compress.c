@@ -190,16 +190,16 @@ int cmd_compress(int argc, char **argv, const cli_globals *g)
     const char *output = NULL;
     int planned = 0; /* an option of the second form was given */
     const cli_opt opts[] = {
-        {"coder", 0, CLI_ARG_CUSTOM, &coder, NULL, parse_coder},
-        {"chunk", 0, CLI_ARG_COUNT, &chunk, NULL, NULL},
-        {"n", 0, CLI_ARG_COUNT, &r.n, &planned, NULL},
-        {"bits-per-key", 0, CLI_ARG_CUSTOM, &r.bits_per_key, &planned, parse_bits},
-        {"fpr", 0, CLI_ARG_FPR, &r.fpr, &planned, NULL},
-        {"max-bits-per-key", 0, CLI_ARG_CUSTOM, &r.max_bits_per_key, &planned, parse_bits},
-        {"type", 0, CLI_ARG_VARIANT, &r.variant, &planned, NULL},
-        {"seed", 0, CLI_ARG_SEED, &r.seed, &planned, NULL},
-        {"input", 0, CLI_ARG_STRING, &r.input, &planned, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"coder", 0, CLI_ARG_CUSTOM, &coder, NULL, parse_coder, NULL, NULL},
+        {"chunk", 0, CLI_ARG_COUNT, &chunk, NULL, NULL, NULL, NULL},
+        {"n", 0, CLI_ARG_COUNT, &r.n, &planned, NULL, NULL, NULL},
+        {"bits-per-key", 0, CLI_ARG_CUSTOM, &r.bits_per_key, &planned, parse_bits, NULL, NULL},
+        {"fpr", 0, CLI_ARG_FPR, &r.fpr, &planned, NULL, NULL, NULL},
+        {"max-bits-per-key", 0, CLI_ARG_CUSTOM, &r.max_bits_per_key, &planned, parse_bits, NULL, NULL},
+        {"type", 0, CLI_ARG_VARIANT, &r.variant, &planned, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &r.seed, &planned, NULL, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &r.input, &planned, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compress);
     if (rc >= 0)
@@ -318,10 +318,8 @@ static void help_compressed_query(void)
              "it whole: each batch decodes only the chunks its keys fall in (blocked\n"
              "variants). Prints the lines that may be present, in input order.\n"
              "\n"
-             "Options:\n"
-             "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
-             "  --count       print only the number of lines that may be present\n"
-             "  -h, --help    show this help\n");
+             "Options:\n");
+    cli_help_options();
 }
 
 /* Looks a batch up, printing the lines that may be present unless only counting
@@ -359,8 +357,9 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
     const char *input = NULL;
     int count_only = 0;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_KEYS_FROM},
+        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL,
+         "--count", "print only the number of lines that may be present"},
     };
     int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compressed_query,
                                    "FILTER");

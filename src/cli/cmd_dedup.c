@@ -218,13 +218,13 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
     int strict = 0, verbose = 0, no_grow = 0;
     const char *input = NULL;
     const cli_opt opts[] = {
-        CLI_OPTS_N_FPR(&size),
-        {"type", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL},
-        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"strict", 0, CLI_ARG_NONE, &strict, NULL, NULL},
-        {"no-grow", 0, CLI_ARG_NONE, &no_grow, NULL, NULL},
-        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL},
+        CLI_OPTS_N_FPR(&size, NULL, NULL),
+        {"type", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        {"strict", 0, CLI_ARG_NONE, &strict, NULL, NULL, NULL, NULL},
+        {"no-grow", 0, CLI_ARG_NONE, &no_grow, NULL, NULL, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
     if (rc >= 0)

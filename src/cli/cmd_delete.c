@@ -27,11 +27,9 @@ static void help(void)
         "inserted: a key never inserted that the filter answers 'present' for (a false\n"
         "positive) is deleted anyway and takes a count from other keys.\n"
         "\n"
-        "Options:\n"
-        "  --input FILE      read keys from FILE ('-' or absent: standard input)\n"
-        "  -o, --output OUT  write the filter to OUT instead of FILTER ('-': standard\n"
-        "                    output)\n"
-        "  -h, --help        show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "Keys are read as for 'filterlab build'. The filter is loaded under the global\n"
         "--max-bytes limit.\n");
@@ -41,8 +39,9 @@ int cmd_delete(int argc, char **argv, const cli_globals *g)
 {
     const char *input = NULL, *output = NULL;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_INPUT},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, "-o, --output OUT",
+         "write the filter to OUT instead of FILTER ('-': standard output)"},
     };
     int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help,
                                    "FILTER");

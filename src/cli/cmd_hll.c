@@ -139,9 +139,9 @@ int cmd_count(int argc, char **argv, const cli_globals *g) {
     int have_p = 0;
     const char *from = NULL, *output = NULL;
     const cli_opt opts[] = {
-        {"precision", 0, CLI_ARG_CUSTOM, &p, &have_p, parse_precision},
-        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"precision", 0, CLI_ARG_CUSTOM, &p, &have_p, parse_precision, NULL, NULL},
+        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), count_help);
     if (rc >= 0)

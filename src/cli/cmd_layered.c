@@ -83,13 +83,13 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
     int have_fpr = 0;
     const char *input = NULL, *output = NULL;
     const cli_opt opts[] = {
-        {"layers", 0, CLI_ARG_COUNT, &layers, NULL, NULL},
-        {"n", 0, CLI_ARG_COUNT, &cfg.capacity, NULL, NULL},
-        {"fpr", 0, CLI_ARG_FPR, &cfg.fpr, &have_fpr, NULL},
-        {"variant", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL},
-        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
+        {"layers", 0, CLI_ARG_COUNT, &layers, NULL, NULL, NULL, NULL},
+        {"n", 0, CLI_ARG_COUNT, &cfg.capacity, NULL, NULL, NULL, NULL},
+        {"fpr", 0, CLI_ARG_FPR, &cfg.fpr, &have_fpr, NULL, NULL, NULL},
+        {"variant", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_build);
     if (rc >= 0)
@@ -150,10 +150,8 @@ static void help_layered_count(void)
         "COUNT<TAB>LINE, in input order (counted in batches, one layer's kernel at a\n"
         "time).\n"
         "\n"
-        "Options:\n"
-        "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
-        "  --min C       print only lines whose count is at least C\n"
-        "  -h, --help    show this help\n");
+        "Options:\n");
+    cli_help_options();
 }
 
 /* Prints COUNT<TAB>LINE for every line of a batch counted at least min (layered-count). */
@@ -182,8 +180,9 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
     const char *input = NULL;
     uint64_t min = 0;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"min", 0, CLI_ARG_COUNT, &min, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_KEYS_FROM},
+        {"min", 0, CLI_ARG_COUNT, &min, NULL, NULL,
+         "--min C", "print only lines whose count is at least C"},
     };
     int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_count,
                                    "FILTER");

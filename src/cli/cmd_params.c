@@ -111,9 +111,9 @@ int cmd_params(int argc, char **argv, const cli_globals *g)
     int have_type = 0, json = 0;
     fl_variant type = FL_BLOCK512;
     const cli_opt opts[] = {
-        CLI_OPTS_N_FPR(&size),
-        {"type", 0, CLI_ARG_VARIANT, &type, &have_type, NULL},
-        {"json", 0, CLI_ARG_NONE, &json, NULL, NULL},
+        CLI_OPTS_N_FPR(&size, NULL, NULL),
+        {"type", 0, CLI_ARG_VARIANT, &type, &have_type, NULL, NULL, NULL},
+        {"json", 0, CLI_ARG_NONE, &json, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
     if (rc >= 0)

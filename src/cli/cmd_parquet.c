@@ -21,12 +21,9 @@ static void import_help(void)
         "using XXH64 with seed 0, as Parquet does. Its key count is unknown (recorded as\n"
         "0).\n"
         "\n"
-        "Options:\n"
-        "  -o, --output FILTER  write the filter here (required)\n"
-        "  --max-bytes SIZE     refuse inputs larger than this (default: the global\n"
-        "                       --max-bytes if given, else 1G; K M G T suffixes;\n"
-        "                       0 = no limit)\n"
-        "  -h, --help           show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "BITSET '-' reads standard input.\n");
 }
@@ -39,10 +36,9 @@ static void export_help(void)
         "Write a split256 filter that uses XXH64 seed 0 as a Parquet split block Bloom\n"
         "filter: the Thrift compact BloomFilterHeader followed by the bitset.\n"
         "\n"
-        "Options:\n"
-        "  -o, --output BITSET  write here ('-': standard output; required)\n"
-        "  --no-header          write the bare bitset without the header\n"
-        "  -h, --help           show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "The filter is loaded under the global --max-bytes limit.\n");
 }
@@ -68,8 +64,12 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
     const char *output = NULL;
     size_t max_bytes = g->max_bytes_set ? g->max_bytes : (size_t)1 << 30;
     const cli_opt opts[] = {
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
-        {"max-bytes", 0, CLI_ARG_SIZE, &max_bytes, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL,
+         "-o, --output FILTER", "write the filter here (required)"},
+        {"max-bytes", 0, CLI_ARG_SIZE, &max_bytes, NULL, NULL, "--max-bytes SIZE",
+         "refuse inputs larger than this (default: the global\n"
+         "--max-bytes if given, else 1G; K M G T suffixes;\n"
+         "0 = no limit)"},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), import_help);
     if (rc >= 0)
@@ -104,8 +104,10 @@ int cmd_export_parquet(int argc, char **argv, const cli_globals *g)
     const char *output = NULL;
     int no_header = 0;
     const cli_opt opts[] = {
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
-        {"no-header", 0, CLI_ARG_NONE, &no_header, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL,
+         "-o, --output BITSET", "write here ('-': standard output; required)"},
+        {"no-header", 0, CLI_ARG_NONE, &no_header, NULL, NULL,
+         "--no-header", "write the bare bitset without the header"},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), export_help);
     if (rc >= 0)

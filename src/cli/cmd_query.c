@@ -17,12 +17,9 @@ static void help(void)
         "default print the lines that may be present (false positives included, never a\n"
         "false negative), in input order.\n"
         "\n"
-        "Options:\n"
-        "  --input FILE  read keys from FILE ('-' or absent: standard input)\n"
-        "  --mark        print 1 (may be present) or 0 (absent) for every line\n"
-        "  --count       print only the number of lines that may be present\n"
-        "  --absent      print the lines that are certainly absent\n"
-        "  -h, --help    show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "Keys are read as for 'filterlab build': a '\\n' or '\\r\\n' ending is not part of\n"
         "the key. Printed lines are the key followed by '\\n' (a '\\r' ending is dropped).\n"
@@ -38,10 +35,13 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
     const char *input = NULL;
     int mark = 0, count = 0, absent = 0;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"mark", 0, CLI_ARG_TALLY, &mark, NULL, NULL},
-        {"count", 0, CLI_ARG_TALLY, &count, NULL, NULL},
-        {"absent", 0, CLI_ARG_TALLY, &absent, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_INPUT},
+        {"mark", 0, CLI_ARG_TALLY, &mark, NULL, NULL,
+         "--mark", "print 1 (may be present) or 0 (absent) for every line"},
+        {"count", 0, CLI_ARG_TALLY, &count, NULL, NULL,
+         "--count", "print only the number of lines that may be present"},
+        {"absent", 0, CLI_ARG_TALLY, &absent, NULL, NULL,
+         "--absent", "print the lines that are certainly absent"},
     };
     int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help,
                                    "FILTER");

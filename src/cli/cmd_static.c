@@ -149,13 +149,13 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
     uint64_t bits = 0, vbits = 0, seed = 0;
     int verbose = 0;
     const cli_opt opts[] = {
-        {"type", 0, CLI_ARG_STRING, &type, NULL, NULL},
-        {"bits", 0, CLI_ARG_COUNT, &bits, NULL, NULL},
-        {"value-bits", 0, CLI_ARG_COUNT, &vbits, NULL, NULL},
-        {"seed", 0, CLI_ARG_SEED, &seed, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL},
-        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL},
-        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL},
+        {"type", 0, CLI_ARG_STRING, &type, NULL, NULL, NULL, NULL},
+        {"bits", 0, CLI_ARG_COUNT, &bits, NULL, NULL, NULL, NULL},
+        {"value-bits", 0, CLI_ARG_COUNT, &vbits, NULL, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &seed, NULL, NULL, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
     if (rc >= 0)

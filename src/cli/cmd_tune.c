@@ -25,10 +25,9 @@ static void help(void)
         "from another CPU, microcode or filterlab version is ignored. Takes 20-60 s; run\n"
         "it on an otherwise idle machine. FILTERLAB_KERNEL still forces one kernel.\n"
         "\n"
-        "Options:\n"
-        "  --quick            about 4x shorter runs (noisier; for tests)\n"
-        "  -o, --output FILE  write FILE instead of the default wisdom file\n"
-        "  -h, --help         show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "The default file is $FILTERLAB_WISDOM, else $XDG_CACHE_HOME/filterlab/wisdom,\n"
         "else ~/.cache/filterlab/wisdom; FILTERLAB_WISDOM=off disables reading it.\n");
@@ -46,8 +45,10 @@ int cmd_tune(int argc, char **argv, const cli_globals *g)
     int quick = 0;
     const char *out = NULL;
     const cli_opt opts[] = {
-        {"quick", 0, CLI_ARG_NONE, &quick, NULL, NULL},
-        {"output", 'o', CLI_ARG_STRING, &out, NULL, NULL},
+        {"quick", 0, CLI_ARG_NONE, &quick, NULL, NULL,
+         "--quick", "about 4x shorter runs (noisier; for tests)"},
+        {"output", 'o', CLI_ARG_STRING, &out, NULL, NULL,
+         "-o, --output FILE", "write FILE instead of the default wisdom file"},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
     if (rc >= 0)

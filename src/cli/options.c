@@ -142,6 +142,39 @@ static int store_option(const char *cmd, const cli_opt *o, const char *value)
     return 0;
 }
 
+/* The table being parsed, for cli_help_options (help functions take no arguments). */
+static const cli_opt *parsing;
+static size_t parsing_n;
+
+void cli_help_options(void)
+{
+    static const cli_opt help_row = {"help", 'h', CLI_ARG_NONE, NULL, NULL, NULL,
+                                     "-h, --help", "show this help"};
+    size_t width = strlen(help_row.label);
+    for (size_t i = 0; i < parsing_n; i++)
+        if (parsing[i].label && strlen(parsing[i].label) > width)
+            width = strlen(parsing[i].label);
+    for (size_t i = 0; i <= parsing_n; i++) {
+        const cli_opt *o = i < parsing_n ? &parsing[i] : &help_row;
+        if (!o->label)
+            continue;
+        if (!strchr(o->help, '\n')) { /* wrapped to the help width */
+            cli_help_option(width + 4, o->label, "%s", o->help);
+            continue;
+        }
+        /* Broken into lines where it was written so: printed as they are. */
+        cli_outf("  %-*s  ", (int)width, o->label);
+        for (const char *p = o->help; *p;) {
+            size_t len = strcspn(p, "\n");
+            cli_out(p, len);
+            cli_out("\n", 1);
+            p += len;
+            if (*p == '\n' && *++p)
+                cli_outf("%*s", (int)width + 4, "");
+        }
+    }
+}
+
 int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opts,
                       size_t nopts, void (*help)(void))
 {
@@ -171,6 +204,8 @@ int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opt
     cli_getopt_reset();
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         if (c == 'h') {
+            parsing = opts;
+            parsing_n = nopts;
             help();
             return EXIT_OK;
         }
@@ -212,7 +247,7 @@ int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
 int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json)
 {
     /* --json has no short form. */
-    const cli_opt opts[] = {{"json", 0, CLI_ARG_NONE, json, NULL, NULL}};
+    const cli_opt opts[] = {{"json", 0, CLI_ARG_NONE, json, NULL, NULL, NULL, NULL}};
     *json = 0;
     return cli_parse_options(cmd, argc, argv, opts, 1, help);
 }
@@ -228,7 +263,7 @@ int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(voi
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
                     const char **output)
 {
-    const cli_opt opts[] = {{"output", 'o', CLI_ARG_STRING, output, NULL, NULL}};
+    const cli_opt opts[] = {{"output", 'o', CLI_ARG_STRING, output, NULL, NULL, NULL, NULL}};
     *output = NULL;
     return cli_parse_options(cmd, argc, argv, opts, 1, help);
 }
