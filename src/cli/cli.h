@@ -140,12 +140,12 @@ int cli_parse_n_fpr(const char *cmd, int argc, char **argv, const cli_opt *opts,
  * then the first operand), else the exit status (help printed, or a usage error). */
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
 /* The same for a subcommand whose one other option is --json (*json: given or not), or
- * -o/--output OUT (*output: its value, NULL when not given). */
+ * -o/--output OUT (*output: its value, NULL when not given; output_help: its help line). */
 int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
 /* cli_json_only for a command that takes no operand either (a usage error otherwise). */
 int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
-                    const char **output);
+                    const char *output_help, const char **output);
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
 /* After getopt, for a command whose output is -o OUT: exactly one operand named `input`

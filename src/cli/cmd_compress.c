@@ -278,16 +278,16 @@ static void help_decompress(void)
              "checked, as an ordinary filter file (which 'filterlab query' reads and more keys\n"
              "can be added to with 'filterlab build').\n"
              "\n"
-             "Options:\n"
-             "  -o, --output OUT  write the filter here ('-': standard output; required)\n"
-             "  -h, --help        show this help\n");
+             "Options:\n");
+    cli_help_options();
 }
 
 int cmd_decompress(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "decompress";
     const char *output;
-    int rc = cli_output_only(CMD, argc, argv, help_decompress, &output);
+    int rc = cli_output_only(CMD, argc, argv, help_decompress,
+                             "write the filter here ('-': standard output; required)", &output);
     if (rc >= 0)
         return rc;
     rc = cli_output_operands(CMD, argc, argv, "FILTER");

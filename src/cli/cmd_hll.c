@@ -102,9 +102,8 @@ static void merge_help(void) {
              "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
              "prints its count and with -o saves it (a dense input makes it dense).\n"
              "\n"
-             "Options:\n"
-             "  -o, --output OUT  save the union as the Redis string ('-': stdout)\n"
-             "  -h, --help        show this help\n");
+             "Options:\n");
+    cli_help_options();
 }
 
 static void info_help(void) {
@@ -172,7 +171,8 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-merge";
     const char *output;
-    int rc = cli_output_only(CMD, argc, argv, merge_help, &output);
+    int rc = cli_output_only(CMD, argc, argv, merge_help,
+                             "save the union as the Redis string ('-': stdout)", &output);
     if (rc >= 0)
         return rc;
     if (optind == argc) return cli_usage_error(CMD, "give at least one HLL file");

@@ -261,9 +261,10 @@ int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(voi
 }
 
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
-                    const char **output)
+                    const char *output_help, const char **output)
 {
-    const cli_opt opts[] = {{"output", 'o', CLI_ARG_STRING, output, NULL, NULL, NULL, NULL}};
+    const cli_opt opts[] = {
+        {"output", 'o', CLI_ARG_STRING, output, NULL, NULL, "-o, --output OUT", output_help}};
     *output = NULL;
     return cli_parse_options(cmd, argc, argv, opts, 1, help);
 }
