@@ -113,6 +113,10 @@ typedef struct cli_n_fpr {
     {"n", 0, CLI_ARG_COUNT, &(s)->n, &(s)->have_n, NULL, (n_help) ? "--n N" : NULL, (n_help)}, \
         {"fpr", 0, CLI_ARG_FPR, &(s)->fpr, &(s)->have_fpr, NULL, (fpr_help) ? "--fpr P" : NULL, \
          (fpr_help)}
+/* --input FILE, the keys' input of many commands (dest: a const char **; help: its line,
+ * or NULL where the command's help prints it). */
+#define CLI_OPT_INPUT(dest, help)                                                             \
+    {"input", 0, CLI_ARG_STRING, (dest), NULL, NULL, (help) ? "--input FILE" : NULL, (help)}
 /* The help texts of the options many commands share. */
 #define CLI_HELP_INPUT "read keys from FILE ('-' or absent: standard input)"
 #define CLI_HELP_KEYS_FROM "keys from FILE ('-' or absent: standard input)"

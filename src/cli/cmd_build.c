@@ -239,7 +239,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         {"units", 0, CLI_ARG_COUNT, &units, &have_units, NULL, NULL, NULL},
         {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
         {"hash", 0, CLI_ARG_CUSTOM, &cfg.hash, NULL, parse_hash, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
         {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
         {"unique", 0, CLI_ARG_NONE, &unique, NULL, NULL, NULL, NULL},
         {"grow", 0, CLI_ARG_NONE, &grow, NULL, NULL, NULL, NULL},

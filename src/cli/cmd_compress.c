@@ -357,7 +357,7 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
     const char *input = NULL;
     int count_only = 0;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_KEYS_FROM},
+        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
         {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL,
          "--count", "print only the number of lines that may be present"},
     };

@@ -221,7 +221,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         CLI_OPTS_N_FPR(&size, NULL, NULL),
         {"type", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL, NULL, NULL},
         {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
         {"strict", 0, CLI_ARG_NONE, &strict, NULL, NULL, NULL, NULL},
         {"no-grow", 0, CLI_ARG_NONE, &no_grow, NULL, NULL, NULL, NULL},
         {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},

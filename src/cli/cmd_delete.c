@@ -39,7 +39,7 @@ int cmd_delete(int argc, char **argv, const cli_globals *g)
 {
     const char *input = NULL, *output = NULL;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_INPUT},
+        CLI_OPT_INPUT(&input, CLI_HELP_INPUT),
         {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, "-o, --output OUT",
          "write the filter to OUT instead of FILTER ('-': standard output)"},
     };

@@ -88,7 +88,7 @@ int cmd_layered_build(int argc, char **argv, const cli_globals *g)
         {"fpr", 0, CLI_ARG_FPR, &cfg.fpr, &have_fpr, NULL, NULL, NULL},
         {"variant", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL, NULL, NULL},
         {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
         {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
     };
     int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_build);
@@ -180,7 +180,7 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
     const char *input = NULL;
     uint64_t min = 0;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_KEYS_FROM},
+        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
         {"min", 0, CLI_ARG_COUNT, &min, NULL, NULL,
          "--min C", "print only lines whose count is at least C"},
     };

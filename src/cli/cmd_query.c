@@ -35,7 +35,7 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
     const char *input = NULL;
     int mark = 0, count = 0, absent = 0;
     const cli_opt opts[] = {
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, "--input FILE", CLI_HELP_INPUT},
+        CLI_OPT_INPUT(&input, CLI_HELP_INPUT),
         {"mark", 0, CLI_ARG_TALLY, &mark, NULL, NULL,
          "--mark", "print 1 (may be present) or 0 (absent) for every line"},
         {"count", 0, CLI_ARG_TALLY, &count, NULL, NULL,

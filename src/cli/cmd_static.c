@@ -153,7 +153,7 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
         {"bits", 0, CLI_ARG_COUNT, &bits, NULL, NULL, NULL, NULL},
         {"value-bits", 0, CLI_ARG_COUNT, &vbits, NULL, NULL, NULL, NULL},
         {"seed", 0, CLI_ARG_SEED, &seed, NULL, NULL, NULL, NULL},
-        {"input", 0, CLI_ARG_STRING, &input, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
         {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
         {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
     };
