@@ -1,8 +1,10 @@
 /*
- * The global options (given before the subcommand) and the shared end of every
- * subcommand's option parsing: getopt's errors as one usage line, operand counts, -h/--help
- * alone. A subcommand's parser that meets a global option says where it goes instead of
- * calling it unknown, from the same table main.c parses the global options with.
+ * Option parsing for every subcommand: cli_parse_options turns a command's cli_opt table
+ * into getopt_long's tables, stores each value by its kind and prints the table's Options
+ * lines for the command's help (cli_help_options); getopt's errors become one usage line;
+ * the common operand checks. Also the global options' table (given before the subcommand):
+ * a subcommand's parser that meets a global option says where it goes instead of calling it
+ * unknown, from the same table main.c parses the global options with.
  */
 #include <getopt.h>
 #include <stdio.h>
