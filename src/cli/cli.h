@@ -64,7 +64,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 #define CLI_QUOTE_MAX 40
 #define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
 void cli_quote(const char *s, char *buf, size_t cap);
-/* ---- options.c: the global options and the shared end of every subcommand's parser ---- */
+/* ---- options.c: option tables and their parser, operand checks, the global options ---- */
 /* The options given before the subcommand, as main.c parses them (getopt_long's table);
  * a subcommand that meets one of them says it is global (cli_getopt_error). */
 enum { CLI_OPT_KERNEL = 256, CLI_OPT_MAX_BYTES };
@@ -208,7 +208,7 @@ void cli_human_bytes(uint64_t bytes, char *buf, size_t cap);
 void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap);
 const char *cli_hash_name(fl_hash_id h);
 
-/* ---- kinds.c: what a file holds, and the commands for each kind ---- */
+/* ---- kinds.c: the file kinds, one row each ---- */
 /* A Redis HyperLogLog string: not a filterlab container, but a file the CLI reads. */
 enum { CLI_KIND_HLL = 31 };
 /* What the CLI knows of a kind: one row per public FL_FILE_* kind (and CLI_KIND_HLL). */
@@ -223,6 +223,7 @@ typedef struct cli_kind {
 const cli_kind *cli_kind_of(uint32_t kind);
 /* "a layered Bloom filter": the kind's name in messages. */
 const char *cli_kind_name(uint32_t kind);
+/* ---- load.c: what a file holds, failed loads (its cli_load_* calls: with files.c's) ---- */
 /* The kind (fl_file_kind or CLI_KIND_HLL) of a regular file, or of a buffer; 0 when it is
  * neither (or not a regular file: a pipe is its loader's to read). errno is left alone. */
 uint32_t cli_file_kind(const char *path);
@@ -234,6 +235,9 @@ int cli_wrong_kind(const char *path, uint32_t kind, const char *want);
  * the limit the load had (0: none). Returns EXIT_DATA. */
 int cli_load_error(const char *path, fl_status s, int err, const char *want,
                    size_t max_bytes);
+/* The same for a file that should have held `kind` (its name from kinds.c's table). */
+int cli_load_kind_error(const char *path, fl_status s, int err, uint32_t kind,
+                        size_t max_bytes);
 
 /* ---- files.c: filters and files (the cli_load_* calls: load.c) ---- */
 /* cli_check_filter_config (limits.c), then fl_create; on failure prints "CMD: cannot create

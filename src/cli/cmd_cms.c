@@ -20,7 +20,7 @@ static int load_cms(const char *path, size_t max_bytes, fl_cms **out) {
     fl_status s = fl_cms_load_file(path, max_bytes, out);
     int err = errno;
     if (s == FL_OK) return EXIT_OK;
-    return cli_load_error(path, s, err, cli_kind_name(FL_FILE_COUNT_MIN), max_bytes);
+    return cli_load_kind_error(path, s, err, FL_FILE_COUNT_MIN, max_bytes);
 }
 
 static int save_cms(const fl_cms *c, const char *path) {

@@ -29,7 +29,7 @@ static int load_cbf(const char *path, size_t max_bytes, fl_cbf **z)
     fl_status s = fl_cbf_load_file(path, max_bytes, z);
     if (s == FL_OK)
         return EXIT_OK;
-    return cli_load_error(path, s, errno, cli_kind_name(FL_FILE_COMPRESSED_BLOOM), max_bytes);
+    return cli_load_kind_error(path, s, errno, FL_FILE_COMPRESSED_BLOOM, max_bytes);
 }
 
 CLI_SAVER(cbf_saver, fl_cbf, "the compressed filter");

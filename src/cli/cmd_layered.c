@@ -13,12 +13,11 @@
 CLI_SAVER(lbf_saver, fl_lbf, "the layered filter");
 
 /* A failed load of a layered file: one line, naming the file's own kind when it holds
- * another (kinds.c). */
+ * another (load.c). */
 static int load_status(const char *path, fl_status s, int err, size_t max_bytes)
 {
     return s == FL_OK ? EXIT_OK
-                      : cli_load_error(path, s, err, cli_kind_name(FL_FILE_LAYERED_BLOOM),
-                                       max_bytes);
+                      : cli_load_kind_error(path, s, err, FL_FILE_LAYERED_BLOOM, max_bytes);
 }
 
 /* ---- layered-build ------------------------------------------------------------------------ */
