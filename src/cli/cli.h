@@ -123,8 +123,8 @@ typedef struct cli_n_fpr {
 #define CLI_OPTS_MAX 24
 #define CLI_NOPTS(table) (sizeof(table) / sizeof((table)[0]))
 /* From a help function that cli_parse_options called: the Options lines of the table it is
- * parsing (the rows with a label, in table order, then -h/--help), each description at the
- * column two past the widest label. */
+ * parsing (the rows with a label, in table order, then -h/--help), each description two
+ * spaces after the widest label. */
 void cli_help_options(void);
 /* Parses a subcommand's options with its table: returns -1 to go on (optind is then the
  * first operand), else the exit status (help printed, or a usage error printed). */
