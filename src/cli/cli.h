@@ -28,45 +28,26 @@ typedef struct cli_globals {
     int max_bytes_set; /* --max-bytes was given (import-parquet then uses it too) */
 } cli_globals;
 
-/* ---- subcommands (one file each). New ones: declare here, add a row in main.c. ---- */
-int cmd_params(int argc, char **argv, const cli_globals *g);
-int cmd_build(int argc, char **argv, const cli_globals *g);
-int cmd_query(int argc, char **argv, const cli_globals *g);
-int cmd_dedup(int argc, char **argv, const cli_globals *g);
-int cmd_info(int argc, char **argv, const cli_globals *g);
-int cmd_kernels(int argc, char **argv, const cli_globals *g);
-int cmd_tune(int argc, char **argv, const cli_globals *g);
-int cmd_import_parquet(int argc, char **argv, const cli_globals *g);
-int cmd_export_parquet(int argc, char **argv, const cli_globals *g);
-int cmd_advise(int argc, char **argv, const cli_globals *g);
-int cmd_host(int argc, char **argv, const cli_globals *g);
-int cmd_count(int argc, char **argv, const cli_globals *g);
-int cmd_hll_merge(int argc, char **argv, const cli_globals *g);
-int cmd_hll_info(int argc, char **argv, const cli_globals *g);
-int cmd_freq(int argc, char **argv, const cli_globals *g);
-int cmd_top(int argc, char **argv, const cli_globals *g);
-int cmd_delete(int argc, char **argv, const cli_globals *g);
-int cmd_build_static(int argc, char **argv, const cli_globals *g);
+/* A subcommand: one file each (cmd_NAME.c), one row in main.c's CLI_COMMANDS list, which
+ * declares the function. It returns the exit status; argv[0] is the subcommand's name. */
+typedef int cli_command_fn(int argc, char **argv, const cli_globals *g);
 
-/* ---- cmd_static.c: the static kinds (binary fuse, Bloomier) in query and info ---- */
+/* ---- the hooks of kinds.c's table, in the files of their kinds' commands ---- */
+/* `filterlab info PATH` of a file of `kind` (--json: json); returns the exit status. */
+typedef int cli_kind_info_fn(const char *path, uint32_t kind, size_t max_bytes, int json);
+/* `filterlab query PATH` of a file of `kind`: the lines of `input` (NULL or "-": stdin). */
 enum { CLI_QUERY_PRESENT, CLI_QUERY_ABSENT, CLI_QUERY_MARK, CLI_QUERY_COUNT };
-/* FL_FILE_BINARY_FUSE or FL_FILE_BLOOMIER if path is a regular file of that kind, else 0. */
-int cli_static_kind(const char *path);
-int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes);
-int cli_static_info(const char *path, int kind, size_t max_bytes, int json);
-/* cmd_layered.c: layered Bloom filters */
-int cmd_layered_build(int argc, char **argv, const cli_globals *g);
-int cmd_layered_count(int argc, char **argv, const cli_globals *g);
-/* `filterlab info` of a layered Bloom file (FL_FILE_LAYERED_BLOOM). */
-int cli_info_layered(const char *path, size_t max_bytes, int json);
-/* cmd_compress.c: compressed Bloom filters */
-int cmd_compress(int argc, char **argv, const cli_globals *g);
-int cmd_decompress(int argc, char **argv, const cli_globals *g);
-int cmd_compressed_query(int argc, char **argv, const cli_globals *g);
-/* `filterlab info` of a compressed Bloom file (FL_FILE_COMPRESSED_BLOOM). */
-int cli_info_compressed(const char *path, size_t max_bytes, int json);
+typedef int cli_kind_query_fn(const char *path, uint32_t kind, const char *input, int mode,
+                              size_t max_bytes);
+/* cmd_static.c: the static kinds (binary fuse, Bloomier) */
+cli_kind_info_fn cli_static_info;
+cli_kind_query_fn cli_static_query;
+/* cmd_layered.c: layered Bloom filters (FL_FILE_LAYERED_BLOOM) */
+cli_kind_info_fn cli_info_layered;
+/* cmd_compress.c: compressed Bloom filters (FL_FILE_COMPRESSED_BLOOM) */
+cli_kind_info_fn cli_info_compressed;
 
-/* ---- util.c: diagnostics ---- */
+/* ---- diag.c: diagnostics ---- */
 #if defined(__GNUC__)
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -83,34 +64,92 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 #define CLI_QUOTE_MAX 40
 #define CLI_QUOTE_BUF (4 * CLI_QUOTE_MAX + 8)
 void cli_quote(const char *s, char *buf, size_t cap);
-/* The last cases of every subcommand's option switch: -h/--help prints the command's help
- * and succeeds; an option getopt did not recognise (or one missing its value) is a usage
- * error naming it. */
-#define CLI_HELP_AND_UNKNOWN_OPTIONS(cmd, help_fn)                                          \
-    case 'h':                                                                               \
-        help_fn();                                                                          \
-        return EXIT_OK;                                                                     \
-    default:                                                                                \
-        return cli_getopt_error((cmd), c, argv)
-
-/* ---- options.c: the global options and the shared end of every subcommand's parser ---- */
+/* ---- options.c: option tables and their parser, operand checks, the global options ---- */
 /* The options given before the subcommand, as main.c parses them (getopt_long's table);
  * a subcommand that meets one of them says it is global (cli_getopt_error). */
 enum { CLI_OPT_KERNEL = 256, CLI_OPT_MAX_BYTES };
 extern const struct option cli_global_options[];
 /* "NAME" for --kernel, "SIZE" for --max-bytes: their values' placeholder. */
 const char *cli_global_metavar(int val);
+/* A subcommand's options, declared once as a table of rows: cli_parse_options builds
+ * getopt_long's tables from it (adding -h/--help), parses argv and stores each value where
+ * its row says, parsed by its kind; a bad value is a usage error naming the option. */
+typedef enum cli_arg {
+    CLI_ARG_NONE,    /* a switch: *(int *)dest = 1 */
+    CLI_ARG_TALLY,   /* a switch counted: (*(int *)dest)++ each time it is given */
+    CLI_ARG_STRING,  /* *(const char **)dest = the value as given */
+    CLI_ARG_COUNT,   /* uint64_t: cli_parse_count */
+    CLI_ARG_SEED,    /* uint64_t: cli_parse_seed */
+    CLI_ARG_FPR,     /* double in (0, 1): cli_parse_fpr */
+    CLI_ARG_SIZE,    /* size_t with a K/M/G/T suffix: cli_parse_size */
+    CLI_ARG_VARIANT, /* fl_variant: cli_parse_variant */
+    CLI_ARG_CUSTOM,  /* the row's parse function */
+} cli_arg;
+/* A CLI_ARG_CUSTOM value's parser: `opt` is the option as errors name it ("--growth");
+ * returns -1 after printing a usage error, else 0. */
+typedef int (*cli_opt_parse_fn)(const char *cmd, const char *opt, const char *value,
+                                void *dest);
+typedef struct cli_opt {
+    const char *name;       /* the long name without "--"; NULL: a short option only */
+    char short_name;        /* 'o' for -o; 0: none */
+    cli_arg arg;
+    void *dest;             /* where the value goes (its type: the kind's) */
+    int *seen;              /* if not NULL, set to 1 when the option is given */
+    cli_opt_parse_fn parse; /* CLI_ARG_CUSTOM only */
+    /* Its lines in the Options section cli_help_options prints: "--input FILE" and what it
+     * does, wrapped to the help width, or, if it holds '\n', in the lines written. NULL: a
+     * command whose help prints the line itself, or one covered by another row's line. */
+    const char *label, *help;
+} cli_opt;
+/* --n N and --fpr P, the sizing of several commands: their rows (s: a cli_n_fpr *; the help
+ * texts NULL where the command's help prints them), which cli_parse_n_fpr checks after the
+ * parse. */
+typedef struct cli_n_fpr {
+    uint64_t n;
+    double fpr;
+    int have_n, have_fpr;
+} cli_n_fpr;
+#define CLI_OPTS_N_FPR(s, n_help, fpr_help)                                                   \
+    {"n", 0, CLI_ARG_COUNT, &(s)->n, &(s)->have_n, NULL, (n_help) ? "--n N" : NULL, (n_help)}, \
+        {"fpr", 0, CLI_ARG_FPR, &(s)->fpr, &(s)->have_fpr, NULL, (fpr_help) ? "--fpr P" : NULL, \
+         (fpr_help)}
+/* --input FILE, the keys' input of many commands (dest: a const char **; help: its line,
+ * or NULL where the command's help prints it). */
+#define CLI_OPT_INPUT(dest, help)                                                             \
+    {"input", 0, CLI_ARG_STRING, (dest), NULL, NULL, (help) ? "--input FILE" : NULL, (help)}
+/* The help texts of the options many commands share. */
+#define CLI_HELP_INPUT "read keys from FILE ('-' or absent: standard input)"
+#define CLI_HELP_KEYS_FROM "keys from FILE ('-' or absent: standard input)"
+#define CLI_OPTS_MAX 24
+#define CLI_NOPTS(table) (sizeof(table) / sizeof((table)[0]))
+/* From a help function that cli_parse_options called: the Options lines of the table it is
+ * parsing (the rows with a label, in table order, then -h/--help), each description two
+ * spaces after the widest label. */
+void cli_help_options(void);
+/* Parses a subcommand's options with its table: returns -1 to go on (optind is then the
+ * first operand), else the exit status (help printed, or a usage error printed). */
+int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                      size_t nopts, void (*help)(void));
 /* Turns getopt_long's '?' or ':' return into a usage error line (opterr must be 0); a
  * global option given after the subcommand gets a line showing where it goes. */
 int cli_getopt_error(const char *cmd, int c, char **argv);
+/* cli_parse_options, then the operands: exactly one, named `what` in the error
+ * (cli_one_operand); or none, with --n and --fpr both given and n >= 1 (cli_check_n_fpr).
+ * Returns -1 to go on, else the exit status. */
+int cli_parse_one_operand(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                          size_t nopts, void (*help)(void), const char *what);
+int cli_parse_n_fpr(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t nopts,
+                    void (*help)(void), const cli_n_fpr *s);
 /* Parses a subcommand that takes no option but -h/--help: returns -1 to go on (optind is
  * then the first operand), else the exit status (help printed, or a usage error). */
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void));
 /* The same for a subcommand whose one other option is --json (*json: given or not), or
- * -o/--output OUT (*output: its value, NULL when not given). */
+ * -o/--output OUT (*output: its value, NULL when not given; output_help: its help line). */
 int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
+/* cli_json_only for a command that takes no operand either (a usage error otherwise). */
+int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(void), int *json);
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
-                    const char **output);
+                    const char *output_help, const char **output);
 /* After getopt: exactly one operand (argv[optind]) named `what` in the error; EXIT_OK or 1. */
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what);
 /* After getopt, for a command whose output is -o OUT: exactly one operand named `input`
@@ -145,8 +184,12 @@ void cli_help_wrap(size_t indent, size_t first, const char *text);
 /* One option of an Options section: "  NAME", its description (printf format) starting at
  * column `col` and wrapped under it. A NAME too wide starts the description a line below. */
 void cli_help_option(size_t col, const char *name, const char *fmt, ...) CLI_PRINTF(3, 4);
+/* cli_help_option whose description `fmt` has one %s: the variants of `set` (as
+ * cli_variant_list writes them, with `last`). */
+void cli_help_variants_option(size_t col, const char *name, cli_variant_set set,
+                              const char *last, const char *fmt);
 
-/* ---- util.c: parsing. Each prints its own usage error and returns -1 on failure. ---- */
+/* ---- numbers.c: option values. Each prints its own usage error, returns -1 on failure. ---- */
 /* A count: decimal digits, or a float literal that is an exact integer (1e6, 2.5e3). */
 int cli_parse_count(const char *cmd, const char *opt, const char *s, uint64_t *out);
 /* A seed: decimal or 0x-prefixed hexadecimal, the full 64-bit range. */
@@ -158,18 +201,29 @@ int cli_parse_size(const char *cmd, const char *opt, const char *s, size_t *out)
 /* A variant name; the error lists the valid ones. */
 int cli_parse_variant(const char *cmd, const char *s, fl_variant *out);
 
-/* ---- util.c: formatting ---- */
+/* ---- format.c: formatting ---- */
 /* "1.14 MiB": binary units, three significant digits. */
 void cli_human_bytes(uint64_t bytes, char *buf, size_t cap);
 /* "1198128 words of 64 bits, k = 7" style description of a geometry. */
 void cli_describe_geometry(const fl_geometry *g, char *buf, size_t cap);
 const char *cli_hash_name(fl_hash_id h);
 
-/* ---- kinds.c: what a file holds, and the commands for each kind ---- */
+/* ---- kinds.c: the file kinds, one row each ---- */
 /* A Redis HyperLogLog string: not a filterlab container, but a file the CLI reads. */
 enum { CLI_KIND_HLL = 31 };
+/* What the CLI knows of a kind: one row per public FL_FILE_* kind (and CLI_KIND_HLL). */
+typedef struct cli_kind {
+    const char *what;         /* "a layered Bloom filter": its name in messages */
+    const char *commands;     /* the commands that read it: "'filterlab layered-count' or ..." */
+    cli_kind_info_fn *info;   /* `info` of it; NULL: a filter or a scalable chain (cli_load_any,
+                               * which names any other kind with its commands) */
+    cli_kind_query_fn *query; /* `query` of it; NULL: as for info */
+} cli_kind;
+/* The row of `kind` (fl_file_kind or CLI_KIND_HLL); NULL for a kind this build does not know. */
+const cli_kind *cli_kind_of(uint32_t kind);
 /* "a layered Bloom filter": the kind's name in messages. */
 const char *cli_kind_name(uint32_t kind);
+/* ---- load.c: what a file holds, failed loads (its cli_load_* calls: with files.c's) ---- */
 /* The kind (fl_file_kind or CLI_KIND_HLL) of a regular file, or of a buffer; 0 when it is
  * neither (or not a regular file: a pipe is its loader's to read). errno is left alone. */
 uint32_t cli_file_kind(const char *path);
@@ -181,11 +235,15 @@ int cli_wrong_kind(const char *path, uint32_t kind, const char *want);
  * the limit the load had (0: none). Returns EXIT_DATA. */
 int cli_load_error(const char *path, fl_status s, int err, const char *want,
                    size_t max_bytes);
+/* The same for a file that should have held `kind` (its name from kinds.c's table). */
+int cli_load_kind_error(const char *path, fl_status s, int err, uint32_t kind,
+                        size_t max_bytes);
 
-/* ---- util.c: filters and files (the cli_load_* calls: load.c) ---- */
-/* fl_create; on failure prints "CMD: cannot create ..." and returns EXIT_DATA (out of
- * memory) or EXIT_USAGE (the request). */
-int cli_create_filter(const char *cmd, const fl_config *cfg, fl_filter **out);
+/* ---- files.c: filters and files (the cli_load_* calls: load.c) ---- */
+/* cli_check_filter_config (limits.c), then fl_create; on failure prints "CMD: cannot create
+ * ..." and returns EXIT_DATA (out of memory) or EXIT_USAGE (the request, or its size). */
+int cli_create_filter(const char *cmd, const fl_config *cfg, const cli_globals *g,
+                      fl_filter **out);
 /* Loads a filter; on failure prints one line and returns EXIT_DATA. */
 int cli_load_filter(const char *path, size_t max_bytes, fl_filter **out);
 /* Saves a filter ("-" = stdout); on failure prints one line and returns EXIT_DATA. */
@@ -215,7 +273,8 @@ typedef struct cli_saver {
  * and cli_replace_end); on failure prints one line and returns EXIT_DATA. */
 int cli_save_object(const void *obj, const cli_saver *how, const char *path);
 /* Scalable Bloom chains, the same way (create, load, save). */
-int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, fl_sbf **out);
+int cli_create_sbf(const char *cmd, const fl_sbf_config *cfg, const cli_globals *g,
+                   fl_sbf **out);
 int cli_load_sbf(const char *path, size_t max_bytes, fl_sbf **out);
 int cli_save_sbf(const fl_sbf *s, const char *path);
 /* Loads a filter or a scalable chain, whichever the file holds (the other stays NULL), for
@@ -251,7 +310,7 @@ void cli_signals_init(void);
 void cli_replace_begin(const char *path);
 void cli_replace_end(fl_status s);
 
-/* ---- util.c: standard output. All stdout output goes through these so the first write
+/* ---- output.c: standard output. All stdout output goes through these so the first write
  * error (and its errno) is remembered: EPIPE must end the run quietly, others loudly. ---- */
 void cli_out_init(void);
 void cli_out(const void *p, size_t n);
@@ -288,7 +347,7 @@ void cli_json_geometry(cli_json *j, const char *key, const fl_geometry *g);
 /* A JSON string literal of n bytes (escaped; invalid UTF-8 as U+FFFD). */
 void cli_json_string(const char *s, size_t n);
 
-/* ---- util.c: a text table with columns padded to their widest cell ---- */
+/* ---- table.c: a text table with columns padded to their widest cell ---- */
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(size_t ncols, const char *align /* 'l' or 'r' per column */);
 /* Adds a row of ncols cells (copied). An allocation failure is remembered for print. */
@@ -369,6 +428,8 @@ long cli_batch_fill(cli_batch *b, cli_lines *r);
 /* The status of a batched read once its loop has ended: `rc` as the loop left it, or
  * EXIT_DATA when the batch could not be allocated (b NULL) or the input not read (got < 0). */
 int cli_batch_status(const cli_batch *b, long got, int rc);
+/* The end of a batched read of `in`: cli_batch_status, then the batch freed and `in` closed. */
+int cli_batch_end(cli_batch *b, long got, int rc, cli_lines *in);
 /* Hashes every key of the batch with the filter's hash and seed. */
 void cli_batch_hash(cli_batch *b, const fl_filter *f);
 static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }

@@ -28,18 +28,9 @@ static void help(void)
         "(fl_params_for); times come from this machine's benchmark results, written by\n"
         "scripts/reproduce as DIR/<host-id>/advise.csv.\n"
         "\n"
-        "Options:\n"
-        "  --n N          number of keys (1e6 style is accepted)\n"
-        "  --fpr P        largest acceptable false positive rate, 0 < P < 1\n"
-        "  --results DIR  a results folder: DIR/advise.csv, or DIR/*/advise.csv where the\n"
-        "                 one whose CPU matches this machine is used (default: results)\n"
-        "  --hit-rate H   fraction of lookups whose key is present (default 0.5; the\n"
-        "                 nearest measured hit rate is used)\n"
-        "  --static       the key set does not change after it is built: also offer a\n"
-        "                 static filter (binary fuse, 'filterlab build-static'), which\n"
-        "                 cannot take keys later but needs ~1.13 x log2(1/FPR) bits\n"
-        "                 per key\n"
-        "  -h, --help     show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "Without result files it prints how to produce them and exits with status 2.\n");
 }
@@ -85,56 +76,45 @@ static void print_static_option(uint64_t n, double fpr, const advise_cand *pick)
              bits);
 }
 
+/* --hit-rate H: a fraction in [0, 1]. */
+static int parse_hit_rate(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    (void)opt;
+    char *end;
+    double hit = strtod(value, &end);
+    if (end == value || *end || !(hit >= 0 && hit <= 1))
+        return cli_usage_error(cmd, "--hit-rate must be a number in [0, 1], not '%s'", value), -1;
+    *(double *)dest = hit;
+    return 0;
+}
+
 int cmd_advise(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { O_N = 256, O_FPR, O_RESULTS, O_HIT, O_STATIC };
-    static const struct option opts[] = {
-        {"n", required_argument, NULL, O_N},
-        {"fpr", required_argument, NULL, O_FPR},
-        {"results", required_argument, NULL, O_RESULTS},
-        {"hit-rate", required_argument, NULL, O_HIT},
-        {"static", no_argument, NULL, O_STATIC},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    uint64_t n = 0;
-    double fpr = 0, hit = 0.5;
-    int have_n = 0, have_fpr = 0, allow_static = 0;
+    cli_n_fpr size = {0};
+    double hit = 0.5;
+    int allow_static = 0;
     const char *dir = "results";
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case O_RESULTS:
-            dir = optarg;
-            break;
-        case O_HIT: {
-            char *end;
-            hit = strtod(optarg, &end);
-            if (end == optarg || *end || !(hit >= 0 && hit <= 1))
-                return cli_usage_error(CMD, "--hit-rate must be a number in [0, 1], not '%s'", optarg);
-            break;
-        }
-        case O_STATIC:
-            allow_static = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
-    if (rc != EXIT_OK)
+    const cli_opt opts[] = {
+        CLI_OPTS_N_FPR(&size, "number of keys (1e6 style is accepted)",
+                       "largest acceptable false positive rate, 0 < P < 1"),
+        {"results", 0, CLI_ARG_STRING, &dir, NULL, NULL, "--results DIR",
+         "a results folder: DIR/advise.csv, or DIR/*/advise.csv where the\n"
+         "one whose CPU matches this machine is used (default: results)"},
+        {"hit-rate", 0, CLI_ARG_CUSTOM, &hit, NULL, parse_hit_rate, "--hit-rate H",
+         "fraction of lookups whose key is present (default 0.5; the nearest measured hit "
+         "rate is used)"},
+        {"static", 0, CLI_ARG_NONE, &allow_static, NULL, NULL, "--static",
+         "the key set does not change after it is built: also offer a\n"
+         "static filter (binary fuse, 'filterlab build-static'), which\n"
+         "cannot take keys later but needs ~1.13 x log2(1/FPR) bits\n"
+         "per key"},
+    };
+    int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
+    if (rc >= 0)
         return rc;
+    const uint64_t n = size.n;
+    const double fpr = size.fpr;
 
     /* This CPU's signature: the same string scripts/repro/hostinfo.py writes into
      * advise.csv, since both come from fl_host_describe. */

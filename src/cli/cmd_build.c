@@ -29,9 +29,7 @@ static void help(void)
         "                      (cuckoo: K = fingerprint bits, 8, 12 or 16)\n"
         "\n"
         "Options:\n");
-    char types[128];
-    cli_variant_list(CLI_VARIANTS_ALL, " or ", types, sizeof types);
-    cli_help_option(22, "--type TYPE", "%s (required)", types);
+    cli_help_variants_option(22, "--type TYPE", CLI_VARIANTS_ALL, " or ", "%s (required)");
     cli_outf(
         "  --seed S            hash seed (decimal or 0x hex; default 0)\n"
         "  --hash H            xxh3 or xxh64 (default: xxh64 for split256, Parquet's\n"
@@ -40,12 +38,11 @@ static void help(void)
         "  -o, --output FILTER\n"
         "                      write the filter here ('-': standard output)\n"
         );
-    char may_fill[64];
-    cli_variant_list(CLI_VARIANTS_MAY_FILL, ", ", may_fill, sizeof may_fill);
-    cli_help_option(22, "--grow", "save a scalable Bloom filter (Almeida et al. 2007) instead: "
-                    "its first sub-filter holds --n keys, and it grows past them with its FPR "
-                    "staying under --fpr (needs --n --fpr; not %s); a key already reported is "
-                    "not added again", may_fill);
+    cli_help_variants_option(22, "--grow", CLI_VARIANTS_MAY_FILL, ", ",
+                             "save a scalable Bloom filter (Almeida et al. 2007) instead: its "
+                             "first sub-filter holds --n keys, and it grows past them with its "
+                             "FPR staying under --fpr (needs --n --fpr; not %s); a key already "
+                             "reported is not added again");
     cli_outf(
         "  --growth G          capacity factor between sub-filters, >= 1 (default 2,\n"
         "                      RedisBloom's EXPANSION); implies --grow\n"
@@ -138,10 +135,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
                          int verbose, const cli_globals *g)
 {
     fl_sbf *s = NULL;
-    int rc = cli_check_sbf_config(CMD, sc, g);
-    if (rc != EXIT_OK)
-        return rc;
-    rc = cli_create_sbf(CMD, sc, &s);
+    int rc = cli_create_sbf(CMD, sc, g, &s);
     if (rc != EXIT_OK)
         return rc;
     double t0 = now_seconds();
@@ -178,9 +172,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
         }
         lines += b->count;
     }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+    rc = cli_batch_end(b, got, rc, &in);
     cli_progress_stop();
     if (rc == EXIT_OK)
         rc = cli_save_sbf(s, output);
@@ -203,108 +195,63 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
     return rc;
 }
 
+/* --hash H: xxh3 or xxh64. */
+static int parse_hash(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    (void)opt;
+    if (strcmp(value, "xxh3") == 0)
+        *(fl_hash_id *)dest = FL_HASH_XXH3;
+    else if (strcmp(value, "xxh64") == 0)
+        *(fl_hash_id *)dest = FL_HASH_XXH64;
+    else
+        return cli_usage_error(cmd, "unknown hash '%s' (expected xxh3 or xxh64)", value), -1;
+    return 0;
+}
+
+/* --growth G: a capacity factor >= 1 (it also turns --grow on: the row's `seen`). */
+static int parse_growth(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    (void)opt;
+    char *end = NULL;
+    double growth = strtod(value, &end);
+    if (end == value || *end || !(growth >= 1) || growth > 1e6)
+        return cli_usage_error(cmd, "--growth must be a number >= 1 (e.g. 2)"), -1;
+    *(double *)dest = growth;
+    return 0;
+}
+
 int cmd_build(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_TYPE = 256, O_N, O_FPR, O_BITS, O_K, O_UNITS, O_SEED, O_HASH, O_INPUT, O_UNIQUE,
-           O_GROW, O_GROWTH };
-    static const struct option opts[] = {
-        {"type", required_argument, NULL, O_TYPE},
-        {"n", required_argument, NULL, O_N},
-        {"fpr", required_argument, NULL, O_FPR},
-        {"bits", required_argument, NULL, O_BITS},
-        {"k", required_argument, NULL, O_K},
-        {"units", required_argument, NULL, O_UNITS},
-        {"seed", required_argument, NULL, O_SEED},
-        {"hash", required_argument, NULL, O_HASH},
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, 'o'},
-        {"unique", no_argument, NULL, O_UNIQUE},
-        {"grow", no_argument, NULL, O_GROW},
-        {"growth", required_argument, NULL, O_GROWTH},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     fl_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.hash = 0; /* the library's default for the variant */
-    uint64_t n = 0, bits = 0, units = 0, k = 0;
-    int have_type = 0, have_n = 0, have_fpr = 0, have_bits = 0, have_k = 0, have_units = 0;
+    cli_n_fpr size = {0};
+    uint64_t bits = 0, units = 0, k = 0;
+    int have_type = 0, have_bits = 0, have_k = 0, have_units = 0;
     int verbose = 0, unique = 0, grow = 0;
     double growth = 0;
     const char *input = NULL, *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:vh", opts, NULL)) != -1) {
-        switch (c) {
-        case O_TYPE:
-            if (cli_parse_variant(CMD, optarg, &cfg.variant) < 0)
-                return EXIT_USAGE;
-            have_type = 1;
-            break;
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &cfg.fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case O_BITS:
-            if (cli_parse_count(CMD, "--bits", optarg, &bits) < 0)
-                return EXIT_USAGE;
-            have_bits = 1;
-            break;
-        case O_K:
-            if (cli_parse_count(CMD, "--k", optarg, &k) < 0)
-                return EXIT_USAGE;
-            have_k = 1;
-            break;
-        case O_UNITS:
-            if (cli_parse_count(CMD, "--units", optarg, &units) < 0)
-                return EXIT_USAGE;
-            have_units = 1;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &cfg.seed) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_HASH:
-            if (strcmp(optarg, "xxh3") == 0)
-                cfg.hash = FL_HASH_XXH3;
-            else if (strcmp(optarg, "xxh64") == 0)
-                cfg.hash = FL_HASH_XXH64;
-            else
-                return cli_usage_error(CMD, "unknown hash '%s' (expected xxh3 or xxh64)", optarg);
-            break;
-        case O_INPUT:
-            input = optarg;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case O_UNIQUE:
-            unique = 1;
-            break;
-        case O_GROW:
-            grow = 1;
-            break;
-        case O_GROWTH: {
-            char *end = NULL;
-            growth = strtod(optarg, &end);
-            if (end == optarg || *end || !(growth >= 1) || growth > 1e6)
-                return cli_usage_error(CMD, "--growth must be a number >= 1 (e.g. 2)");
-            grow = 1;
-            break;
-        }
-        case 'v':
-            verbose = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
+    const cli_opt opts[] = {
+        {"type", 0, CLI_ARG_VARIANT, &cfg.variant, &have_type, NULL, NULL, NULL},
+        CLI_OPTS_N_FPR(&size, NULL, NULL),
+        {"bits", 0, CLI_ARG_COUNT, &bits, &have_bits, NULL, NULL, NULL},
+        {"k", 0, CLI_ARG_COUNT, &k, &have_k, NULL, NULL, NULL},
+        {"units", 0, CLI_ARG_COUNT, &units, &have_units, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
+        {"hash", 0, CLI_ARG_CUSTOM, &cfg.hash, NULL, parse_hash, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+        {"unique", 0, CLI_ARG_NONE, &unique, NULL, NULL, NULL, NULL},
+        {"grow", 0, CLI_ARG_NONE, &grow, NULL, NULL, NULL, NULL},
+        {"growth", 0, CLI_ARG_CUSTOM, &growth, &grow, parse_growth, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    const uint64_t n = size.n;
+    const int have_n = size.have_n, have_fpr = size.have_fpr;
+    cfg.fpr = size.fpr;
     if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
         return EXIT_USAGE;
     if (!have_type)
@@ -382,9 +329,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
     }
 
     fl_filter *f = NULL;
-    int rc = cli_check_filter_config(CMD, &cfg, g);
-    if (rc == EXIT_OK)
-        rc = cli_create_filter(CMD, &cfg, &f);
+    rc = cli_create_filter(CMD, &cfg, g, &f);
     if (rc != EXIT_OK)
         return rc;
     fl_status s = FL_OK;
@@ -437,9 +382,7 @@ int cmd_build(int argc, char **argv, const cli_globals *g)
         }
         lines += b->count;
     }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
+    rc = cli_batch_end(b, got, rc, &in);
     cli_progress_stop();
 
     if (rc == EXIT_OK)

@@ -20,7 +20,7 @@ static int load_cms(const char *path, size_t max_bytes, fl_cms **out) {
     fl_status s = fl_cms_load_file(path, max_bytes, out);
     int err = errno;
     if (s == FL_OK) return EXIT_OK;
-    return cli_load_error(path, s, err, cli_kind_name(FL_FILE_COUNT_MIN), max_bytes);
+    return cli_load_kind_error(path, s, err, FL_FILE_COUNT_MIN, max_bytes);
 }
 
 static int save_cms(const fl_cms *c, const char *path) {
@@ -99,38 +99,35 @@ typedef struct sizing {
     int have_eps, have_delta, have_w, have_d, conservative;
 } sizing;
 
-enum { O_EPS = 256, O_DELTA, O_WIDTH, O_DEPTH, O_SEED, O_CONS, O_FROM, O_QUERY, O_INFO, O_TOP, O_K, O_PHI,
-       O_JSON };
-
-static int parse_sizing(const char *cmd, int c, sizing *z) {
-    switch (c) {
-    case O_EPS:
-        z->have_eps = 1;
-        return cli_parse_fpr(cmd, "--epsilon", optarg, &z->epsilon);
-    case O_DELTA:
-        z->have_delta = 1;
-        return cli_parse_fpr(cmd, "--delta", optarg, &z->delta);
-    case O_WIDTH:
-        z->have_w = 1;
-        if (cli_parse_count(cmd, "--width", optarg, &z->width) < 0) return -1;
-        if (z->width == 0 || z->width > UINT32_MAX)
-            return cli_usage_error(cmd, "--width %s: must be between 1 and 4294967295", optarg), -1;
-        return 0;
-    case O_DEPTH:
-        z->have_d = 1;
-        if (cli_parse_count(cmd, "--depth", optarg, &z->depth) < 0) return -1;
-        if (z->depth == 0 || z->depth > FL_CMS_DEPTH_MAX)
-            return cli_usage_error(cmd, "--depth %s: must be between 1 and %u", optarg,
-                                   FL_CMS_DEPTH_MAX), -1;
-        return 0;
-    case O_SEED:
-        return cli_parse_seed(cmd, "--seed", optarg, &z->seed);
-    case O_CONS:
-        z->conservative = 1;
-        return 0;
-    }
-    return 1; /* not a sizing option */
+/* A count in [1, max]: "--depth 0: must be between 1 and 32". */
+static int count_between(const char *cmd, const char *opt, const char *value, void *dest,
+                         uint64_t max) {
+    uint64_t *v = dest;
+    if (cli_parse_count(cmd, opt, value, v) < 0) return -1;
+    if (*v == 0 || *v > max)
+        return cli_usage_error(cmd, "%s %s: must be between 1 and %llu", opt, value,
+                               (unsigned long long)max), -1;
+    return 0;
 }
+static int parse_width(const char *cmd, const char *opt, const char *value, void *dest) {
+    return count_between(cmd, opt, value, dest, UINT32_MAX);
+}
+static int parse_depth(const char *cmd, const char *opt, const char *value, void *dest) {
+    return count_between(cmd, opt, value, dest, FL_CMS_DEPTH_MAX);
+}
+/* --top K (freq) and -k K (top): candidates tracked, or lines printed. */
+static int parse_topk(const char *cmd, const char *opt, const char *value, void *dest) {
+    return count_between(cmd, opt, value, dest, FL_CMS_TOPK_MAX);
+}
+
+/* The rows of the sizing options in both commands' tables (z: their sizing). */
+#define SIZING_ROWS(z)                                                                       \
+    {"epsilon", 0, CLI_ARG_FPR, &(z).epsilon, &(z).have_eps, NULL, NULL, NULL},                          \
+        {"delta", 0, CLI_ARG_FPR, &(z).delta, &(z).have_delta, NULL, NULL, NULL},                        \
+        {"width", 0, CLI_ARG_CUSTOM, &(z).width, &(z).have_w, parse_width, NULL, NULL},                  \
+        {"depth", 0, CLI_ARG_CUSTOM, &(z).depth, &(z).have_d, parse_depth, NULL, NULL},                  \
+        {"seed", 0, CLI_ARG_SEED, &(z).seed, NULL, NULL, NULL, NULL},                                    \
+        {"conservative", 0, CLI_ARG_NONE, &(z).conservative, NULL, NULL, NULL, NULL}
 
 static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **out,
                       const cli_globals *g) {
@@ -158,12 +155,6 @@ static int create_cms(const char *cmd, const sizing *z, uint32_t topk, fl_cms **
 static int sizing_given(const sizing *z) {
     return z->have_eps || z->have_delta || z->have_w || z->have_d || z->conservative || z->seed;
 }
-
-#define SIZING_OPTS                                                                          \
-    {"epsilon", required_argument, NULL, O_EPS}, {"delta", required_argument, NULL, O_DELTA},  \
-        {"width", required_argument, NULL, O_WIDTH},                                          \
-        {"depth", required_argument, NULL, O_DEPTH}, {"seed", required_argument, NULL, O_SEED}, \
-        {"conservative", no_argument, NULL, O_CONS}
 
 #define SIZING_HELP                                                                          \
     "  --epsilon E --delta D\n"                                                            \
@@ -199,41 +190,21 @@ static void freq_help(void) {
 
 int cmd_freq(int argc, char **argv, const cli_globals *g) {
     static const char *const CMD = "freq";
-    static const struct option opts[] = {
-        SIZING_OPTS,
-        {"top", required_argument, NULL, O_TOP},
-        {"from", required_argument, NULL, O_FROM},
-        {"query", required_argument, NULL, O_QUERY},
-        {"info", no_argument, NULL, O_INFO},
-        {"json", no_argument, NULL, O_JSON},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sizing z = {0};
     uint64_t topk = 0;
     const char *from = NULL, *output = NULL, *query = NULL;
-    int info = 0, json = 0, c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        int r = parse_sizing(CMD, c, &z);
-        if (r < 0) return EXIT_USAGE;
-        if (r == 0) continue;
-        switch (c) {
-        case O_TOP:
-            if (cli_parse_count(CMD, "--top", optarg, &topk) < 0) return EXIT_USAGE;
-            if (topk == 0 || topk > FL_CMS_TOPK_MAX)
-                return cli_usage_error(CMD, "--top %s: must be between 1 and %u", optarg,
-                                       FL_CMS_TOPK_MAX);
-            break;
-        case O_FROM: from = optarg; break;
-        case O_QUERY: query = optarg; break;
-        case O_INFO: info = 1; break;
-        case O_JSON: json = info = 1; break;
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, freq_help);
-        }
-    }
+    int info = 0, json = 0;
+    const cli_opt opts[] = {
+        SIZING_ROWS(z),
+        {"top", 0, CLI_ARG_CUSTOM, &topk, NULL, parse_topk, NULL, NULL},
+        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL, NULL, NULL},
+        {"query", 0, CLI_ARG_STRING, &query, NULL, NULL, NULL, NULL},
+        {"info", 0, CLI_ARG_NONE, &info, NULL, NULL, NULL, NULL},
+        {"json", 0, CLI_ARG_NONE, &json, &info, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), freq_help);
+    if (rc >= 0) return rc;
     if (from && (sizing_given(&z) || topk))
         return cli_usage_error(CMD, "--from keeps the saved sketch's shape: no sizing or --top");
     if (json && query)
@@ -245,7 +216,7 @@ int cmd_freq(int argc, char **argv, const cli_globals *g) {
     if (query && strcmp(query, "-") == 0 && stdin_counted)
         return cli_usage_error(CMD, "--query - and the lines to count cannot both be standard input");
     fl_cms *cms = NULL;
-    int rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms, g);
+    rc = from ? load_cms(from, g->max_bytes, &cms) : create_cms(CMD, &z, (uint32_t)topk, &cms, g);
     if (rc != EXIT_OK) return rc;
     cli_progress_start(CMD);
     rc = cli_add_operand_lines(argc, argv, optind, !from, add_line, cms);
@@ -279,42 +250,22 @@ static void top_help(void) {
 
 int cmd_top(int argc, char **argv, const cli_globals *g) {
     static const char *const CMD = "top";
-    static const struct option opts[] = {
-        SIZING_OPTS,
-        {"phi", required_argument, NULL, O_PHI},
-        {"from", required_argument, NULL, O_FROM},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sizing z = {0};
     uint64_t k = 10;
     double phi = 0;
-    int have_phi = 0, c;
+    int have_phi = 0;
     const char *from = NULL;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":hk:", opts, NULL)) != -1) {
-        int r = parse_sizing(CMD, c, &z);
-        if (r < 0) return EXIT_USAGE;
-        if (r == 0) continue;
-        switch (c) {
-        case 'k':
-            if (cli_parse_count(CMD, "-k", optarg, &k) < 0) return EXIT_USAGE;
-            if (k == 0 || k > FL_CMS_TOPK_MAX)
-                return cli_usage_error(CMD, "-k %s: must be between 1 and %u", optarg,
-                                       FL_CMS_TOPK_MAX);
-            break;
-        case O_PHI:
-            have_phi = 1;
-            if (cli_parse_fpr(CMD, "--phi", optarg, &phi) < 0) return EXIT_USAGE;
-            break;
-        case O_FROM: from = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, top_help);
-        }
-    }
+    const cli_opt opts[] = {
+        SIZING_ROWS(z),
+        {"phi", 0, CLI_ARG_FPR, &phi, &have_phi, NULL, NULL, NULL},
+        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL, NULL, NULL},
+        {NULL, 'k', CLI_ARG_CUSTOM, &k, NULL, parse_topk, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), top_help);
+    if (rc >= 0) return rc;
     if (from && (sizing_given(&z) || optind < argc))
         return cli_usage_error(CMD, "--from reads a saved sketch: no sizing options or FILE");
     fl_cms *cms = NULL;
-    int rc;
     if (from) {
         rc = load_cms(from, g->max_bytes, &cms);
         if (rc == EXIT_OK) {

@@ -29,7 +29,7 @@ static int load_cbf(const char *path, size_t max_bytes, fl_cbf **z)
     fl_status s = fl_cbf_load_file(path, max_bytes, z);
     if (s == FL_OK)
         return EXIT_OK;
-    return cli_load_error(path, s, errno, cli_kind_name(FL_FILE_COMPRESSED_BLOOM), max_bytes);
+    return cli_load_kind_error(path, s, errno, FL_FILE_COMPRESSED_BLOOM, max_bytes);
 }
 
 CLI_SAVER(cbf_saver, fl_cbf, "the compressed filter");
@@ -137,10 +137,7 @@ static int build_planned(const plan_request *r, fl_filter **out, const cli_globa
              100 * plan.zero_fraction, plan.fpr, plan.entropy_bits / (double)r->n,
              (unsigned long long)r->n);
     fl_config cfg = {.variant = r->variant, .geometry = plan.geometry, .seed = r->seed};
-    int rc = cli_check_filter_config(CMD, &cfg, g);
-    if (rc != EXIT_OK)
-        return rc;
-    rc = cli_create_filter(CMD, &cfg, out);
+    int rc = cli_create_filter(CMD, &cfg, g, out);
     if (rc != EXIT_OK)
         return rc;
     uint64_t lines_before = cli_lines_total();
@@ -160,83 +157,60 @@ static int build_planned(const plan_request *r, fl_filter **out, const cli_globa
     return rc;
 }
 
+/* --coder NAME: one of fl_coder_name's. */
+static int parse_coder(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    (void)opt;
+    if (fl_coder_parse(value, dest) != FL_OK) {
+        char q[CLI_QUOTE_BUF], list[64];
+        cli_quote(value, q, sizeof q);
+        cli_coder_list(", ", list, sizeof list);
+        return cli_usage_error(cmd, "unknown coder %s (%s)", q, list), -1;
+    }
+    return 0;
+}
+
+/* --bits-per-key B and --max-bits-per-key B: a positive number of bits. */
+static int parse_bits(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    char *end;
+    double v = strtod(value, &end);
+    if (*value == '\0' || *end != '\0' || !(v > 0) || v > 1e6)
+        return cli_usage_error(cmd, "%s: '%s' is not a positive number of bits", opt, value), -1;
+    *(double *)dest = v;
+    return 0;
+}
+
 int cmd_compress(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "compress";
-    enum { O_CODER = 256, O_CHUNK, O_N, O_BPK, O_FPR, O_MAXBPK, O_TYPE, O_SEED, O_INPUT };
-    static const struct option opts[] = {
-        {"coder", required_argument, NULL, O_CODER}, {"chunk", required_argument, NULL, O_CHUNK},
-        {"n", required_argument, NULL, O_N},         {"bits-per-key", required_argument, NULL, O_BPK},
-        {"fpr", required_argument, NULL, O_FPR},     {"max-bits-per-key", required_argument, NULL, O_MAXBPK},
-        {"type", required_argument, NULL, O_TYPE},   {"seed", required_argument, NULL, O_SEED},
-        {"input", required_argument, NULL, O_INPUT}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     fl_coder coder = FL_CODER_DEFAULT;
     uint64_t chunk = FL_CBF_CHUNK_DEFAULT;
     plan_request r = {.variant = FL_BLOCK512};
     const char *output = NULL;
     int planned = 0; /* an option of the second form was given */
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_CODER:
-            if (fl_coder_parse(optarg, &coder) != FL_OK) {
-                char q[CLI_QUOTE_BUF], list[64];
-                cli_quote(optarg, q, sizeof q);
-                cli_coder_list(", ", list, sizeof list);
-                return cli_usage_error(CMD, "unknown coder %s (%s)", q, list);
-            }
-            break;
-        case O_CHUNK:
-            if (cli_parse_count(CMD, "--chunk", optarg, &chunk) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &r.n) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_BPK:
-        case O_MAXBPK: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(v > 0) || v > 1e6)
-                return cli_usage_error(CMD, "%s: '%s' is not a positive number of bits",
-                                       c == O_BPK ? "--bits-per-key" : "--max-bits-per-key",
-                                       optarg);
-            *(c == O_BPK ? &r.bits_per_key : &r.max_bits_per_key) = v;
-            planned = 1;
-            break;
-        }
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &r.fpr) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_TYPE:
-            if (cli_parse_variant(CMD, optarg, &r.variant) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &r.seed) < 0)
-                return EXIT_USAGE;
-            planned = 1;
-            break;
-        case O_INPUT: r.input = optarg; planned = 1; break;
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compress);
-        }
-    }
+    const cli_opt opts[] = {
+        {"coder", 0, CLI_ARG_CUSTOM, &coder, NULL, parse_coder, NULL, NULL},
+        {"chunk", 0, CLI_ARG_COUNT, &chunk, NULL, NULL, NULL, NULL},
+        {"n", 0, CLI_ARG_COUNT, &r.n, &planned, NULL, NULL, NULL},
+        {"bits-per-key", 0, CLI_ARG_CUSTOM, &r.bits_per_key, &planned, parse_bits, NULL, NULL},
+        {"fpr", 0, CLI_ARG_FPR, &r.fpr, &planned, NULL, NULL, NULL},
+        {"max-bits-per-key", 0, CLI_ARG_CUSTOM, &r.max_bits_per_key, &planned, parse_bits, NULL, NULL},
+        {"type", 0, CLI_ARG_VARIANT, &r.variant, &planned, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &r.seed, &planned, NULL, NULL, NULL},
+        {"input", 0, CLI_ARG_STRING, &r.input, &planned, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compress);
+    if (rc >= 0)
+        return rc;
     if (planned && optind < argc)
         return cli_usage_error(CMD, "a FILTER to compress ('%s') and the options that build a "
                                "planned filter (--n, --input, ...) are alternatives", argv[optind]);
     if (!planned && optind == argc)
         return cli_usage_error(CMD, "give a FILTER to compress, or --n with --bits-per-key or "
                                "--fpr to build a planned one");
-    int rc = cli_output_operands(CMD, argc, argv, planned ? NULL : "FILTER");
+    rc = cli_output_operands(CMD, argc, argv, planned ? NULL : "FILTER");
     if (rc != EXIT_OK)
         return rc;
     if (!output)
@@ -304,16 +278,16 @@ static void help_decompress(void)
              "checked, as an ordinary filter file (which 'filterlab query' reads and more keys\n"
              "can be added to with 'filterlab build').\n"
              "\n"
-             "Options:\n"
-             "  -o, --output OUT  write the filter here ('-': standard output; required)\n"
-             "  -h, --help        show this help\n");
+             "Options:\n");
+    cli_help_options();
 }
 
 int cmd_decompress(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "decompress";
     const char *output;
-    int rc = cli_output_only(CMD, argc, argv, help_decompress, &output);
+    int rc = cli_output_only(CMD, argc, argv, help_decompress,
+                             "write the filter here ('-': standard output; required)", &output);
     if (rc >= 0)
         return rc;
     rc = cli_output_operands(CMD, argc, argv, "FILTER");
@@ -344,10 +318,8 @@ static void help_compressed_query(void)
              "it whole: each batch decodes only the chunks its keys fall in (blocked\n"
              "variants). Prints the lines that may be present, in input order.\n"
              "\n"
-             "Options:\n"
-             "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
-             "  --count       print only the number of lines that may be present\n"
-             "  -h, --help    show this help\n");
+             "Options:\n");
+    cli_help_options();
 }
 
 /* Looks a batch up, printing the lines that may be present unless only counting
@@ -382,24 +354,16 @@ static int lookup_batch(cli_batch *b, void *ctx)
 int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "compressed-query";
-    enum { O_INPUT = 256, O_COUNT };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT}, {"count", no_argument, NULL, O_COUNT},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     const char *input = NULL;
     int count_only = 0;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case O_COUNT: count_only = 1; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_compressed_query);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
+    const cli_opt opts[] = {
+        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
+        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL,
+         "--count", "print only the number of lines that may be present"},
+    };
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_compressed_query,
+                                   "FILTER");
+    if (rc >= 0)
         return rc;
     fl_cbf *z = NULL;
     if ((rc = load_cbf(argv[optind], g->max_bytes, &z)) != EXIT_OK)
@@ -414,8 +378,9 @@ int cmd_compressed_query(int argc, char **argv, const cli_globals *g)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
-int cli_info_compressed(const char *path, size_t max_bytes, int json)
+int cli_info_compressed(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
+    (void)kind;
     cli_json j;
     char size[32], geo[128];
     fl_cbf *z = NULL;

@@ -177,9 +177,7 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
     fl_sbf_config sc = {.capacity = cfg->n, .error_rate = cfg->fpr, .variant = cfg->variant,
                         .seed = cfg->seed, .max_bytes = cli_create_limit(g)};
     fl_sbf *s = NULL;
-    int rc = cli_check_sbf_config(CMD, &sc, g);
-    if (rc == EXIT_OK)
-        rc = cli_create_sbf(CMD, &sc, &s);
+    int rc = cli_create_sbf(CMD, &sc, g, &s);
     if (rc != EXIT_OK)
         return rc;
     fl_sbf_info si;
@@ -215,62 +213,25 @@ static int run_growing(const fl_config *cfg, const char *input, int strict, int 
 
 int cmd_dedup(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_N = 256, O_FPR, O_TYPE, O_SEED, O_INPUT, O_STRICT, O_NO_GROW };
-    static const struct option opts[] = {
-        {"n", required_argument, NULL, O_N},
-        {"fpr", required_argument, NULL, O_FPR},
-        {"type", required_argument, NULL, O_TYPE},
-        {"seed", required_argument, NULL, O_SEED},
-        {"input", required_argument, NULL, O_INPUT},
-        {"strict", no_argument, NULL, O_STRICT},
-        {"no-grow", no_argument, NULL, O_NO_GROW},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     fl_config cfg = {.variant = FL_BLOCK512};
-    int have_n = 0, have_fpr = 0, strict = 0, verbose = 0, grow = 1;
+    cli_n_fpr size = {0};
+    int strict = 0, verbose = 0, no_grow = 0;
     const char *input = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
-        switch (c) {
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &cfg.n) < 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &cfg.fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case O_TYPE:
-            if (cli_parse_variant(CMD, optarg, &cfg.variant) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &cfg.seed) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_INPUT:
-            input = optarg;
-            break;
-        case O_STRICT:
-            strict = 1;
-            break;
-        case O_NO_GROW:
-            grow = 0;
-            break;
-        case 'v':
-            verbose = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, cfg.n);
-    if (rc != EXIT_OK)
+    const cli_opt opts[] = {
+        CLI_OPTS_N_FPR(&size, NULL, NULL),
+        {"type", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
+        {"strict", 0, CLI_ARG_NONE, &strict, NULL, NULL, NULL, NULL},
+        {"no-grow", 0, CLI_ARG_NONE, &no_grow, NULL, NULL, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
+    if (rc >= 0)
         return rc;
+    const int grow = !no_grow;
+    cfg.n = size.n;
+    cfg.fpr = size.fpr;
     fl_variant_info vi;
     if (fl_variant_describe(cfg.variant, &vi) != FL_OK)
         return cli_fail(EXIT_USAGE, "dedup: unknown variant");
@@ -280,9 +241,7 @@ int cmd_dedup(int argc, char **argv, const cli_globals *g)
         return run_growing(&cfg, input, strict, verbose, g);
 
     fl_filter *f = NULL;
-    rc = cli_check_filter_config(CMD, &cfg, g);
-    if (rc == EXIT_OK)
-        rc = cli_create_filter(CMD, &cfg, &f);
+    rc = cli_create_filter(CMD, &cfg, g, &f);
     if (rc != EXIT_OK)
         return rc;
     /* The geometry fl_create chose, from the same sizing call (fl_get_info would count the

@@ -27,11 +27,9 @@ static void help(void)
         "inserted: a key never inserted that the filter answers 'present' for (a false\n"
         "positive) is deleted anyway and takes a count from other keys.\n"
         "\n"
-        "Options:\n"
-        "  --input FILE      read keys from FILE ('-' or absent: standard input)\n"
-        "  -o, --output OUT  write the filter to OUT instead of FILTER ('-': standard\n"
-        "                    output)\n"
-        "  -h, --help        show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "Keys are read as for 'filterlab build'. The filter is loaded under the global\n"
         "--max-bytes limit.\n");
@@ -39,25 +37,15 @@ static void help(void)
 
 int cmd_delete(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_INPUT = 256 };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *input = NULL, *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
+    const cli_opt opts[] = {
+        CLI_OPT_INPUT(&input, CLI_HELP_INPUT),
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, "-o, --output OUT",
+         "write the filter to OUT instead of FILTER ('-': standard output)"},
+    };
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help,
+                                   "FILTER");
+    if (rc >= 0)
         return rc;
     const char *path = argv[optind];
     if (!output)

@@ -102,9 +102,8 @@ static void merge_help(void) {
              "Union of Redis HyperLogLog strings, as PFMERGE FIRST REST... gives it:\n"
              "prints its count and with -o saves it (a dense input makes it dense).\n"
              "\n"
-             "Options:\n"
-             "  -o, --output OUT  save the union as the Redis string ('-': stdout)\n"
-             "  -h, --help        show this help\n");
+             "Options:\n");
+    cli_help_options();
 }
 
 static void info_help(void) {
@@ -121,46 +120,37 @@ static void info_help(void) {
              "  -h, --help  show this help\n");
 }
 
+/* --precision P: a count in the library's precision range. */
+static int parse_precision(const char *cmd, const char *opt, const char *value, void *dest)
+{
+    uint64_t *p = dest;
+    if (cli_parse_count(cmd, opt, value, p) < 0) return -1;
+    if (*p < FL_HLL_P_MIN || *p > FL_HLL_P_MAX)
+        return cli_usage_error(cmd, "--precision %s: %s", value,
+                               fl_strerror(FL_ERR_BAD_PRECISION)), -1;
+    return 0;
+}
+
 int cmd_count(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "count";
-    enum { O_P = 256, O_FROM };
-    static const struct option opts[] = {
-        {"precision", required_argument, NULL, O_P},
-        {"from", required_argument, NULL, O_FROM},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     uint64_t p = FL_HLL_REDIS_P;
     int have_p = 0;
     const char *from = NULL, *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_P:
-            if (cli_parse_count(CMD, "--precision", optarg, &p) < 0) return EXIT_USAGE;
-            if (p < FL_HLL_P_MIN || p > FL_HLL_P_MAX)
-                return cli_usage_error(CMD, "--precision %s: %s", optarg,
-                                       fl_strerror(FL_ERR_BAD_PRECISION));
-            have_p = 1;
-            break;
-        case O_FROM:
-            from = optarg;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, count_help);
-        }
-    }
+    const cli_opt opts[] = {
+        {"precision", 0, CLI_ARG_CUSTOM, &p, &have_p, parse_precision, NULL, NULL},
+        {"from", 0, CLI_ARG_STRING, &from, NULL, NULL, NULL, NULL},
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), count_help);
+    if (rc >= 0)
+        return rc;
     if (from && have_p && p != FL_HLL_REDIS_P)
         return cli_usage_error(CMD, "--from reads Redis strings, which have precision 14");
     if (output && p != FL_HLL_REDIS_P)
         return cli_usage_error(CMD, "-o writes Redis strings, which have precision 14");
     fl_hll *h = NULL;
-    int rc = EXIT_OK;
+    rc = EXIT_OK;
     if (from) {
         rc = load_hll(from, &h);
     } else {
@@ -181,7 +171,8 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-merge";
     const char *output;
-    int rc = cli_output_only(CMD, argc, argv, merge_help, &output);
+    int rc = cli_output_only(CMD, argc, argv, merge_help,
+                             "save the union as the Redis string ('-': stdout)", &output);
     if (rc >= 0)
         return rc;
     if (optind == argc) return cli_usage_error(CMD, "give at least one HLL file");
@@ -201,25 +192,11 @@ int cmd_hll_merge(int argc, char **argv, const cli_globals *g) {
 int cmd_hll_info(int argc, char **argv, const cli_globals *g) {
     (void)g;
     static const char *const CMD = "hll-info";
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
-    };
-    int json = 0, c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            info_help();
-            return cli_out_finish(EXIT_OK);
-        }
-        if (c == 'j') {
-            json = 1;
-            continue;
-        }
-        return cli_getopt_error(CMD, c, argv);
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "HLL");
+    int json;
+    int rc = cli_json_only(CMD, argc, argv, info_help, &json);
+    if (rc >= 0)
+        return rc;
+    rc = cli_one_operand(CMD, argc, argv, "HLL");
     if (rc != EXIT_OK) return rc;
     const char *path = argv[optind];
     fl_hll *h;

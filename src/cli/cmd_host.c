@@ -133,10 +133,8 @@ int cmd_host(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
     int json, rc;
-    if ((rc = cli_json_only(CMD, argc, argv, help, &json)) >= 0)
+    if ((rc = cli_json_no_operand(CMD, argc, argv, help, &json)) >= 0)
         return rc;
-    if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
-        return EXIT_USAGE;
     static fl_host h; /* about 7 KiB: kept off the stack */
     fl_status s = fl_host_describe(&h);
     if (s != FL_OK)

@@ -190,19 +190,13 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         return rc;
     const char *path = argv[optind];
 
-    int static_kind = cli_static_kind(path);
-    if (static_kind)
-        return cli_static_info(path, static_kind, g->max_bytes, json);
+    /* A kind with an info of its own (kinds.c's table: static, layered, compressed). */
+    uint32_t kind = 0;
+    const cli_kind *k = fl_file_kind_file(path, &kind) == FL_OK ? cli_kind_of(kind) : NULL;
+    if (k && k->info)
+        return k->info(path, kind, g->max_bytes, json);
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
-    /* Layered (cmd_layered.c) and compressed (cmd_compress.c) Bloom files */
-    uint32_t kind = 0;
-    if (fl_file_kind_file(path, &kind) == FL_OK) {
-        if (kind == FL_FILE_LAYERED_BLOOM)
-            return cli_info_layered(path, g->max_bytes, json);
-        if (kind == FL_FILE_COMPRESSED_BLOOM)
-            return cli_info_compressed(path, g->max_bytes, json);
-    }
     if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)
         return rc;
     if (chain)

@@ -60,10 +60,8 @@ int cmd_kernels(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
     int json, rc;
-    if ((rc = cli_json_only(CMD, argc, argv, help, &json)) >= 0)
+    if ((rc = cli_json_no_operand(CMD, argc, argv, help, &json)) >= 0)
         return rc;
-    if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
-        return EXIT_USAGE;
     if (json) {
         cli_json j;
         cli_json_begin(&j);

@@ -13,12 +13,11 @@
 CLI_SAVER(lbf_saver, fl_lbf, "the layered filter");
 
 /* A failed load of a layered file: one line, naming the file's own kind when it holds
- * another (kinds.c). */
+ * another (load.c). */
 static int load_status(const char *path, fl_status s, int err, size_t max_bytes)
 {
     return s == FL_OK ? EXIT_OK
-                      : cli_load_error(path, s, err, cli_kind_name(FL_FILE_LAYERED_BLOOM),
-                                       max_bytes);
+                      : cli_load_kind_error(path, s, err, FL_FILE_LAYERED_BLOOM, max_bytes);
 }
 
 /* ---- layered-build ------------------------------------------------------------------------ */
@@ -78,49 +77,23 @@ static int add_batch(cli_batch *b, void *ctx)
 int cmd_layered_build(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "layered-build";
-    enum { O_LAYERS = 256, O_N, O_FPR, O_VARIANT, O_SEED, O_INPUT };
-    static const struct option opts[] = {
-        {"layers", required_argument, NULL, O_LAYERS}, {"n", required_argument, NULL, O_N},
-        {"fpr", required_argument, NULL, O_FPR},       {"variant", required_argument, NULL, O_VARIANT},
-        {"seed", required_argument, NULL, O_SEED},     {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, 'o'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     fl_lbf_config cfg = {0};
     uint64_t layers = 0;
     int have_fpr = 0;
     const char *input = NULL, *output = NULL;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_LAYERS:
-            if (cli_parse_count(CMD, "--layers", optarg, &layers) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_N:
-            if (cli_parse_count(CMD, "--n", optarg, &cfg.capacity) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_FPR:
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &cfg.fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case O_VARIANT:
-            if (cli_parse_variant(CMD, optarg, &cfg.variant) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &cfg.seed) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_INPUT: input = optarg; break;
-        case 'o': output = optarg; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_layered_build);
-        }
-    }
-    int rc = cli_output_operands(CMD, argc, argv, NULL);
+    const cli_opt opts[] = {
+        {"layers", 0, CLI_ARG_COUNT, &layers, NULL, NULL, NULL, NULL},
+        {"n", 0, CLI_ARG_COUNT, &cfg.capacity, NULL, NULL, NULL, NULL},
+        {"fpr", 0, CLI_ARG_FPR, &cfg.fpr, &have_fpr, NULL, NULL, NULL},
+        {"variant", 0, CLI_ARG_VARIANT, &cfg.variant, NULL, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &cfg.seed, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_build);
+    if (rc >= 0)
+        return rc;
+    rc = cli_output_operands(CMD, argc, argv, NULL);
     if (rc != EXIT_OK)
         return rc;
     if (!output)
@@ -176,10 +149,8 @@ static void help_layered_count(void)
         "COUNT<TAB>LINE, in input order (counted in batches, one layer's kernel at a\n"
         "time).\n"
         "\n"
-        "Options:\n"
-        "  --input FILE  keys from FILE ('-' or absent: standard input)\n"
-        "  --min C       print only lines whose count is at least C\n"
-        "  -h, --help    show this help\n");
+        "Options:\n");
+    cli_help_options();
 }
 
 /* Prints COUNT<TAB>LINE for every line of a batch counted at least min (layered-count). */
@@ -205,27 +176,16 @@ static int count_batch(cli_batch *b, void *ctx)
 int cmd_layered_count(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "layered-count";
-    enum { O_INPUT = 256, O_MIN };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT}, {"min", required_argument, NULL, O_MIN},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
     const char *input = NULL;
     uint64_t min = 0;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case O_MIN:
-            if (cli_parse_count(CMD, "--min", optarg, &min) < 0)
-                return EXIT_USAGE;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help_layered_count);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
+    const cli_opt opts[] = {
+        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
+        {"min", 0, CLI_ARG_COUNT, &min, NULL, NULL,
+         "--min C", "print only lines whose count is at least C"},
+    };
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_layered_count,
+                                   "FILTER");
+    if (rc >= 0)
         return rc;
     fl_lbf *l = NULL;
     errno = 0;
@@ -240,8 +200,9 @@ int cmd_layered_count(int argc, char **argv, const cli_globals *g)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
-int cli_info_layered(const char *path, size_t max_bytes, int json)
+int cli_info_layered(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
+    (void)kind;
     cli_json j;
     char size[32], geo[128];
     fl_lbf *l = NULL;

@@ -21,9 +21,7 @@ static void help(void)
         "Options:\n"
         "  --n N        number of keys (an integer; 1e6 style is accepted)\n"
         "  --fpr P      target false positive rate, 0 < P < 1 (e.g. 0.01 or 1e-6)\n");
-    char types[128];
-    cli_variant_list(CLI_VARIANTS_ALL, ", ", types, sizeof types);
-    cli_help_option(15, "--type TYPE", "only this variant: %s", types);
+    cli_help_variants_option(15, "--type TYPE", CLI_VARIANTS_ALL, ", ", "only this variant: %s");
     cli_help_option(15, "--json", "one JSON object: n, fpr, variants [{variant, geometry "
                     "{variant, units, k, description}, bytes, bits_per_key, predicted_fpr}, "
                     "or {variant, error} for one that cannot reach P]");
@@ -109,46 +107,19 @@ static int params_json(uint64_t n, double fpr, int only)
 int cmd_params(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    static const struct option opts[] = {
-        {"n", required_argument, NULL, 'n'},
-        {"fpr", required_argument, NULL, 'p'},
-        {"type", required_argument, NULL, 't'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    uint64_t n = 0;
-    double fpr = 0;
-    int have_n = 0, have_fpr = 0, have_type = 0, json = 0;
+    cli_n_fpr size = {0};
+    int have_type = 0, json = 0;
     fl_variant type = FL_BLOCK512;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (cli_parse_count(CMD, "--n", optarg, &n) < 0)
-                return EXIT_USAGE;
-            have_n = 1;
-            break;
-        case 'p':
-            if (cli_parse_fpr(CMD, "--fpr", optarg, &fpr) < 0)
-                return EXIT_USAGE;
-            have_fpr = 1;
-            break;
-        case 't':
-            if (cli_parse_variant(CMD, optarg, &type) < 0)
-                return EXIT_USAGE;
-            have_type = 1;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_check_n_fpr(CMD, argc, argv, have_n, have_fpr, n);
-    if (rc != EXIT_OK)
+    const cli_opt opts[] = {
+        CLI_OPTS_N_FPR(&size, NULL, NULL),
+        {"type", 0, CLI_ARG_VARIANT, &type, &have_type, NULL, NULL, NULL},
+        {"json", 0, CLI_ARG_NONE, &json, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_n_fpr(CMD, argc, argv, opts, CLI_NOPTS(opts), help, &size);
+    if (rc >= 0)
         return rc;
+    const uint64_t n = size.n;
+    const double fpr = size.fpr;
 
     if (have_type) {
         /* One variant asked for by name: failing to size it is the answer, so it is an

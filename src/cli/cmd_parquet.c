@@ -21,12 +21,9 @@ static void import_help(void)
         "using XXH64 with seed 0, as Parquet does. Its key count is unknown (recorded as\n"
         "0).\n"
         "\n"
-        "Options:\n"
-        "  -o, --output FILTER  write the filter here (required)\n"
-        "  --max-bytes SIZE     refuse inputs larger than this (default: the global\n"
-        "                       --max-bytes if given, else 1G; K M G T suffixes;\n"
-        "                       0 = no limit)\n"
-        "  -h, --help           show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "BITSET '-' reads standard input.\n");
 }
@@ -39,10 +36,9 @@ static void export_help(void)
         "Write a split256 filter that uses XXH64 seed 0 as a Parquet split block Bloom\n"
         "filter: the Thrift compact BloomFilterHeader followed by the bitset.\n"
         "\n"
-        "Options:\n"
-        "  -o, --output BITSET  write here ('-': standard output; required)\n"
-        "  --no-header          write the bare bitset without the header\n"
-        "  -h, --help           show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "The filter is loaded under the global --max-bytes limit.\n");
 }
@@ -65,30 +61,20 @@ static int check_args(const char *cmd, int argc, char **argv, const char *output
 int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "import-parquet";
-    enum { O_MAX = 256 };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"max-bytes", required_argument, NULL, O_MAX},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *output = NULL;
     size_t max_bytes = g->max_bytes_set ? g->max_bytes : (size_t)1 << 30;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case O_MAX:
-            if (cli_parse_size(CMD, "--max-bytes", optarg, &max_bytes) < 0)
-                return EXIT_USAGE;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, import_help);
-        }
-    }
-    int rc = check_args(CMD, argc, argv, output, "BITSET");
+    const cli_opt opts[] = {
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL,
+         "-o, --output FILTER", "write the filter here (required)"},
+        {"max-bytes", 0, CLI_ARG_SIZE, &max_bytes, NULL, NULL, "--max-bytes SIZE",
+         "refuse inputs larger than this (default: the global\n"
+         "--max-bytes if given, else 1G; K M G T suffixes;\n"
+         "0 = no limit)"},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), import_help);
+    if (rc >= 0)
+        return rc;
+    rc = check_args(CMD, argc, argv, output, "BITSET");
     if (rc != EXIT_OK)
         return rc;
     const char *path = argv[optind];
@@ -115,29 +101,19 @@ int cmd_import_parquet(int argc, char **argv, const cli_globals *g)
 int cmd_export_parquet(int argc, char **argv, const cli_globals *g)
 {
     static const char *const CMD = "export-parquet";
-    enum { O_NO_HEADER = 256 };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"no-header", no_argument, NULL, O_NO_HEADER},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *output = NULL;
-    int with_header = 1;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case O_NO_HEADER:
-            with_header = 0;
-            break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, export_help);
-        }
-    }
-    int rc = check_args(CMD, argc, argv, output, "FILTER");
+    int no_header = 0;
+    const cli_opt opts[] = {
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL,
+         "-o, --output BITSET", "write here ('-': standard output; required)"},
+        {"no-header", 0, CLI_ARG_NONE, &no_header, NULL, NULL,
+         "--no-header", "write the bare bitset without the header"},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), export_help);
+    if (rc >= 0)
+        return rc;
+    const int with_header = !no_header;
+    rc = check_args(CMD, argc, argv, output, "FILTER");
     if (rc != EXIT_OK)
         return rc;
     const char *path = argv[optind];

@@ -17,12 +17,9 @@ static void help(void)
         "default print the lines that may be present (false positives included, never a\n"
         "false negative), in input order.\n"
         "\n"
-        "Options:\n"
-        "  --input FILE  read keys from FILE ('-' or absent: standard input)\n"
-        "  --mark        print 1 (may be present) or 0 (absent) for every line\n"
-        "  --count       print only the number of lines that may be present\n"
-        "  --absent      print the lines that are certainly absent\n"
-        "  -h, --help    show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "Keys are read as for 'filterlab build': a '\\n' or '\\r\\n' ending is not part of\n"
         "the key. Printed lines are the key followed by '\\n' (a '\\r' ending is dropped).\n"
@@ -35,40 +32,33 @@ enum mode { PRESENT, ABSENT, MARK, COUNT };
 
 int cmd_query(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_INPUT = 256, O_MARK, O_COUNT, O_ABSENT };
-    static const struct option opts[] = {
-        {"input", required_argument, NULL, O_INPUT},
-        {"mark", no_argument, NULL, O_MARK},
-        {"count", no_argument, NULL, O_COUNT},
-        {"absent", no_argument, NULL, O_ABSENT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *input = NULL;
-    enum mode mode = PRESENT;
-    int modes = 0;
-    int c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_INPUT: input = optarg; break;
-        case O_MARK: mode = MARK; modes++; break;
-        case O_COUNT: mode = COUNT; modes++; break;
-        case O_ABSENT: mode = ABSENT; modes++; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_one_operand(CMD, argc, argv, "FILTER");
-    if (rc != EXIT_OK)
+    int mark = 0, count = 0, absent = 0;
+    const cli_opt opts[] = {
+        CLI_OPT_INPUT(&input, CLI_HELP_INPUT),
+        {"mark", 0, CLI_ARG_TALLY, &mark, NULL, NULL,
+         "--mark", "print 1 (may be present) or 0 (absent) for every line"},
+        {"count", 0, CLI_ARG_TALLY, &count, NULL, NULL,
+         "--count", "print only the number of lines that may be present"},
+        {"absent", 0, CLI_ARG_TALLY, &absent, NULL, NULL,
+         "--absent", "print the lines that are certainly absent"},
+    };
+    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help,
+                                   "FILTER");
+    if (rc >= 0)
         return rc;
+    /* One mode at most (each counted as given): the mode is the one given. */
+    int modes = mark + count + absent;
+    enum mode mode = mark ? MARK : count ? COUNT : absent ? ABSENT : PRESENT;
     if (modes > 1)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];
 
-    /* A static structure (binary fuse, Bloomier) has its own lookups. */
-    int kind = cli_static_kind(path);
-    if (kind)
-        return cli_static_query(path, kind, input,
+    /* A regular file of a kind with lookups of its own (kinds.c's table: the static ones). */
+    uint32_t kind = cli_file_kind(path);
+    const cli_kind *k = cli_kind_of(kind);
+    if (k && k->query)
+        return k->query(path, kind, input,
                                 mode == MARK ? CLI_QUERY_MARK : mode == COUNT ? CLI_QUERY_COUNT
                                 : mode == ABSENT ? CLI_QUERY_ABSENT : CLI_QUERY_PRESENT,
                                 g->max_bytes);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <xxhash.h>
 
 #include "cli.h"
@@ -146,44 +145,22 @@ static int save_static(const fl_fuse *f, const fl_bloomier *b, const char *path)
 
 int cmd_build_static(int argc, char **argv, const cli_globals *g)
 {
-    enum { O_TYPE = 256, O_BITS, O_VBITS, O_SEED, O_INPUT };
-    static const struct option opts[] = {
-        {"type", required_argument, NULL, O_TYPE},
-        {"bits", required_argument, NULL, O_BITS},
-        {"value-bits", required_argument, NULL, O_VBITS},
-        {"seed", required_argument, NULL, O_SEED},
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *type = NULL, *input = NULL, *output = NULL;
     uint64_t bits = 0, vbits = 0, seed = 0;
-    int verbose = 0, c;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":o:vh", opts, NULL)) != -1) {
-        switch (c) {
-        case O_TYPE: type = optarg; break;
-        case O_BITS:
-            if (cli_parse_count(CMD, "--bits", optarg, &bits) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_VBITS:
-            if (cli_parse_count(CMD, "--value-bits", optarg, &vbits) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_seed(CMD, "--seed", optarg, &seed) < 0)
-                return EXIT_USAGE;
-            break;
-        case O_INPUT: input = optarg; break;
-        case 'o': output = optarg; break;
-        case 'v': verbose = 1; break;
-        CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
-    int rc = cli_no_operand(CMD, argc, argv);
+    int verbose = 0;
+    const cli_opt opts[] = {
+        {"type", 0, CLI_ARG_STRING, &type, NULL, NULL, NULL, NULL},
+        {"bits", 0, CLI_ARG_COUNT, &bits, NULL, NULL, NULL, NULL},
+        {"value-bits", 0, CLI_ARG_COUNT, &vbits, NULL, NULL, NULL, NULL},
+        {"seed", 0, CLI_ARG_SEED, &seed, NULL, NULL, NULL, NULL},
+        CLI_OPT_INPUT(&input, NULL),
+        {"output", 'o', CLI_ARG_STRING, &output, NULL, NULL, NULL, NULL},
+        {"verbose", 'v', CLI_ARG_NONE, &verbose, NULL, NULL, NULL, NULL},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
+    rc = cli_no_operand(CMD, argc, argv);
     if (rc != EXIT_OK)
         return rc;
     char names[64];
@@ -300,18 +277,7 @@ int cmd_build_static(int argc, char **argv, const cli_globals *g)
 
 /* ---- query and info on the static kinds ---- */
 
-int cli_static_kind(const char *path)
-{
-    struct stat sb;
-    uint32_t kind = 0;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return 0;
-    if (fl_file_kind_file(path, &kind) != FL_OK)
-        return 0;
-    return kind == FL_FILE_BINARY_FUSE || kind == FL_FILE_BLOOMIER ? (int)kind : 0;
-}
-
-static int load_static(const char *path, int kind, size_t max_bytes, fl_fuse **f,
+static int load_static(const char *path, uint32_t kind, size_t max_bytes, fl_fuse **f,
                        fl_bloomier **b)
 {
     errno = 0;
@@ -324,7 +290,8 @@ static int load_static(const char *path, int kind, size_t max_bytes, fl_fuse **f
     return cli_fail(EXIT_DATA, "cannot load '%s': %s", path, fl_strerror(s));
 }
 
-int cli_static_query(const char *path, int kind, const char *input, int mode, size_t max_bytes)
+int cli_static_query(const char *path, uint32_t kind, const char *input, int mode,
+                     size_t max_bytes)
 {
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;
@@ -375,7 +342,7 @@ int cli_static_query(const char *path, int kind, const char *input, int mode, si
     return rc;
 }
 
-int cli_static_info(const char *path, int kind, size_t max_bytes, int json)
+int cli_static_info(const char *path, uint32_t kind, size_t max_bytes, int json)
 {
     fl_fuse *f = NULL;
     fl_bloomier *b = NULL;

@@ -25,10 +25,9 @@ static void help(void)
         "from another CPU, microcode or filterlab version is ignored. Takes 20-60 s; run\n"
         "it on an otherwise idle machine. FILTERLAB_KERNEL still forces one kernel.\n"
         "\n"
-        "Options:\n"
-        "  --quick            about 4x shorter runs (noisier; for tests)\n"
-        "  -o, --output FILE  write FILE instead of the default wisdom file\n"
-        "  -h, --help         show this help\n"
+        "Options:\n");
+    cli_help_options();
+    cli_outf(
         "\n"
         "The default file is $FILTERLAB_WISDOM, else $XDG_CACHE_HOME/filterlab/wisdom,\n"
         "else ~/.cache/filterlab/wisdom; FILTERLAB_WISDOM=off disables reading it.\n");
@@ -43,27 +42,17 @@ static void report(void *ctx, const char *line)
 int cmd_tune(int argc, char **argv, const cli_globals *g)
 {
     (void)g;
-    enum { OPT_QUICK = 256 };
-    static const struct option opts[] = {
-        {"quick", no_argument, NULL, OPT_QUICK},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int quick = 0, c;
+    int quick = 0;
     const char *out = NULL;
-    cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_QUICK:
-            quick = 1;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-            CLI_HELP_AND_UNKNOWN_OPTIONS(CMD, help);
-        }
-    }
+    const cli_opt opts[] = {
+        {"quick", 0, CLI_ARG_NONE, &quick, NULL, NULL,
+         "--quick", "about 4x shorter runs (noisier; for tests)"},
+        {"output", 'o', CLI_ARG_STRING, &out, NULL, NULL,
+         "-o, --output FILE", "write FILE instead of the default wisdom file"},
+    };
+    int rc = cli_parse_options(CMD, argc, argv, opts, CLI_NOPTS(opts), help);
+    if (rc >= 0)
+        return rc;
     if (cli_no_operand(CMD, argc, argv) != EXIT_OK)
         return EXIT_USAGE;
     if (out && !*out)

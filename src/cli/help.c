@@ -101,6 +101,14 @@ void cli_help_wrap(size_t indent, size_t first, const char *text)
     cli_out("\n", 1);
 }
 
+void cli_help_variants_option(size_t col, const char *name, cli_variant_set set,
+                              const char *last, const char *fmt)
+{
+    char list[128];
+    cli_variant_list(set, last, list, sizeof list);
+    cli_help_option(col, name, fmt, list);
+}
+
 void cli_help_option(size_t col, const char *name, const char *fmt, ...)
 {
     char text[4096];

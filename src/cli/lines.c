@@ -198,6 +198,14 @@ int cli_batch_status(const cli_batch *b, long got, int rc)
     return rc;
 }
 
+int cli_batch_end(cli_batch *b, long got, int rc, cli_lines *in)
+{
+    rc = cli_batch_status(b, got, rc);
+    cli_batch_free(b);
+    cli_lines_close(in);
+    return rc;
+}
+
 int cli_batch_each(const char *input, cli_batch_fn step, void *ctx)
 {
     cli_lines in;
@@ -211,10 +219,7 @@ int cli_batch_each(const char *input, cli_batch_fn step, void *ctx)
         if (rc != EXIT_OK || cli_out_failed())
             break;
     }
-    rc = cli_batch_status(b, got, rc);
-    cli_batch_free(b);
-    cli_lines_close(&in);
-    return rc;
+    return cli_batch_end(b, got, rc, &in);
 }
 
 void cli_batch_hash(cli_batch *b, const fl_filter *f)

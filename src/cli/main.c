@@ -14,46 +14,52 @@
 #define FILTERLAB_CLI_VERSION "unknown"
 #endif
 
-typedef int (*cli_command_fn)(int argc, char **argv, const cli_globals *g);
-
 typedef struct cli_command {
     const char *name;
-    cli_command_fn run;
+    cli_command_fn *run;
     const char *summary;
-    int needs_kernel; /* refuse to start if FILTERLAB_KERNEL could not be honoured */
+    int needs_kernel; /* refuse to start if FILTERLAB_KERNEL could not be honoured (kernels
+                       * still runs with a bad one: it shows what could be chosen, then
+                       * reports the error and exits 1) */
 } cli_command;
 
-/* The dispatch table. A new subcommand is one row here, one prototype in cli.h and one
- * src/cli/cmd_NAME.c listed in meson.build; the help text below is generated from this, and
- * man/meson.build reads these rows for the man pages (its help needs Usage, a description
- * and an Options section: tests/cli/test_cli.sh checks every command's). */
-static const cli_command commands[] = {
-    {"params", cmd_params, "size every filter variant for N keys at a target FPR", 1},
-    {"build", cmd_build, "build a filter from lines of text", 1},
-    {"query", cmd_query, "print the lines that may be in a filter", 1},
-    {"dedup", cmd_dedup, "print each line not seen before (approximate, streaming)", 1},
-    {"info", cmd_info, "describe a filter file", 1},
-    /* kernels still runs with a bad FILTERLAB_KERNEL: it shows what could be chosen, then
-     * reports the error and exits 1. */
-    {"kernels", cmd_kernels, "list the kernels and which one each operation uses, and why", 0},
-    {"tune", cmd_tune, "time every kernel here and save the fastest per entry", 0},
-    {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1},
-    {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1},
-    {"advise", cmd_advise, "pick a variant and kernel from this machine's results", 1},
-    {"host", cmd_host, "describe this machine: CPU, caches, host id", 0},
-    {"count", cmd_count, "count distinct lines (HyperLogLog, as Redis's PFCOUNT)", 1},
-    {"hll-merge", cmd_hll_merge, "union of Redis HyperLogLog strings (PFMERGE)", 1},
-    {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1},
-    {"freq", cmd_freq, "count lines in a Count-Min sketch; estimates, --info", 1},
-    {"top", cmd_top, "most frequent lines, heavy hitters (Count-Min)", 1},
-    {"delete", cmd_delete, "delete lines from a filter whose variant can delete", 1},
-    {"build-static", cmd_build_static, "build a binary fuse or Bloomier filter from a whole key set", 1},
-    {"layered-build", cmd_layered_build, "build a layered Bloom filter: counts lines up to R", 1},
-    {"layered-count", cmd_layered_count, "print each line's count in a layered Bloom filter", 1},
-    {"compress", cmd_compress, "compress a Bloom filter, or build one planned to compress", 1},
-    {"decompress", cmd_decompress, "write a compressed Bloom filter back as a filter", 1},
-    {"compressed-query", cmd_compressed_query, "look lines up in a compressed Bloom filter", 1},
-};
+/*
+ * The commands, declared once: {name, function, summary, needs_kernel}, one row a line. The
+ * prototypes, the dispatch table and the help listing below are expanded from this list
+ * (X gets a row's four fields: the braces split like commas do); man/subcommands.sh reads
+ * the names from these lines for the man pages (a page needs Usage, a description and an
+ * Options section in the command's help: tests/cli/test_cli.sh checks every command's).
+ * A new command is one row here and its src/cli/cmd_NAME.c listed in meson.build.
+ */
+#define CLI_COMMANDS(X) X(                                                                   \
+    {"params", cmd_params, "size every filter variant for N keys at a target FPR", 1}) X(\
+    {"build", cmd_build, "build a filter from lines of text", 1}) X(\
+    {"query", cmd_query, "print the lines that may be in a filter", 1}) X(\
+    {"dedup", cmd_dedup, "print each line not seen before (approximate, streaming)", 1}) X(\
+    {"info", cmd_info, "describe a filter file", 1}) X(\
+    {"kernels", cmd_kernels, "list the kernels and which one each operation uses, and why", 0}) X(\
+    {"tune", cmd_tune, "time every kernel here and save the fastest per entry", 0}) X(\
+    {"import-parquet", cmd_import_parquet, "convert an Apache Parquet Bloom filter bitset", 1}) X(\
+    {"export-parquet", cmd_export_parquet, "write a split256 filter as a Parquet bitset", 1}) X(\
+    {"advise", cmd_advise, "pick a variant and kernel from this machine's results", 1}) X(\
+    {"host", cmd_host, "describe this machine: CPU, caches, host id", 0}) X(\
+    {"count", cmd_count, "count distinct lines (HyperLogLog, as Redis's PFCOUNT)", 1}) X(\
+    {"hll-merge", cmd_hll_merge, "union of Redis HyperLogLog strings (PFMERGE)", 1}) X(\
+    {"hll-info", cmd_hll_info, "describe a Redis HyperLogLog string", 1}) X(\
+    {"freq", cmd_freq, "count lines in a Count-Min sketch; estimates, --info", 1}) X(\
+    {"top", cmd_top, "most frequent lines, heavy hitters (Count-Min)", 1}) X(\
+    {"delete", cmd_delete, "delete lines from a filter whose variant can delete", 1}) X(\
+    {"build-static", cmd_build_static, "build a binary fuse or Bloomier filter from a whole key set", 1}) X(\
+    {"layered-build", cmd_layered_build, "build a layered Bloom filter: counts lines up to R", 1}) X(\
+    {"layered-count", cmd_layered_count, "print each line's count in a layered Bloom filter", 1}) X(\
+    {"compress", cmd_compress, "compress a Bloom filter, or build one planned to compress", 1}) X(\
+    {"decompress", cmd_decompress, "write a compressed Bloom filter back as a filter", 1}) X(\
+    {"compressed-query", cmd_compressed_query, "look lines up in a compressed Bloom filter", 1})
+
+#define CLI_COMMAND_PROTOTYPE(open, fn, summary, close) cli_command_fn fn;
+#define CLI_COMMAND_ROW(open, fn, summary, close) open, fn, summary, close,
+CLI_COMMANDS(CLI_COMMAND_PROTOTYPE)
+static const cli_command commands[] = {CLI_COMMANDS(CLI_COMMAND_ROW)};
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(void)

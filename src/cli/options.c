@@ -1,8 +1,10 @@
 /*
- * The global options (given before the subcommand) and the shared end of every
- * subcommand's option parsing: getopt's errors as one usage line, operand counts, -h/--help
- * alone. A subcommand's parser that meets a global option says where it goes instead of
- * calling it unknown, from the same table main.c parses the global options with.
+ * Option parsing for every subcommand: cli_parse_options turns a command's cli_opt table
+ * into getopt_long's tables, stores each value by its kind and prints the table's Options
+ * lines for the command's help (cli_help_options); getopt's errors become one usage line;
+ * the common operand checks. Also the global options' table (given before the subcommand):
+ * a subcommand's parser that meets a global option says where it goes instead of calling it
+ * unknown, from the same table main.c parses the global options with.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -108,55 +110,165 @@ int cli_getopt_error(const char *cmd, int c, char **argv)
     return cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
-/* The parse behind cli_help_only, cli_json_only and cli_output_only: -h/--help and at most
- * one other option, `extra` (NULL: none), whose last value (optarg; NULL for a flag) goes
- * in *value and whose presence in *seen. */
-static int help_and_one(const char *cmd, int argc, char **argv, void (*help)(void),
-                        const struct option *extra, const char *shorts, const char **value,
-                        int *seen)
+/* The struct option val of opts[i]: its short letter if it has one, else 256 + i. */
+static int option_val(const cli_opt *o, size_t i)
 {
-    const struct option end = {NULL, 0, NULL, 0};
-    const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        extra ? *extra : end,
-        end,
-    };
+    return o->short_name ? (unsigned char)o->short_name : 256 + (int)i;
+}
+
+/* Stores one option's value (optarg; NULL for a switch) where its row says; returns -1
+ * after the parse function printed a usage error. */
+static int store_option(const char *cmd, const cli_opt *o, const char *value)
+{
+    char shown[64]; /* "--n", or "-k" for a short-only option: the name errors give */
+    if (o->name)
+        snprintf(shown, sizeof shown, "--%s", o->name);
+    else
+        snprintf(shown, sizeof shown, "-%c", o->short_name);
+    int r = 0;
+    switch (o->arg) {
+    case CLI_ARG_NONE: *(int *)o->dest = 1; break;
+    case CLI_ARG_TALLY: (*(int *)o->dest)++; break;
+    case CLI_ARG_STRING: *(const char **)o->dest = value; break;
+    case CLI_ARG_COUNT: r = cli_parse_count(cmd, shown, value, o->dest); break;
+    case CLI_ARG_SEED: r = cli_parse_seed(cmd, shown, value, o->dest); break;
+    case CLI_ARG_FPR: r = cli_parse_fpr(cmd, shown, value, o->dest); break;
+    case CLI_ARG_SIZE: r = cli_parse_size(cmd, shown, value, o->dest); break;
+    case CLI_ARG_VARIANT: r = cli_parse_variant(cmd, value, o->dest); break;
+    case CLI_ARG_CUSTOM: r = o->parse(cmd, shown, value, o->dest); break;
+    }
+    if (r < 0)
+        return -1;
+    if (o->seen)
+        *o->seen = 1;
+    return 0;
+}
+
+/* The table being parsed, for cli_help_options (help functions take no arguments). */
+static const cli_opt *parsing;
+static size_t parsing_n;
+
+void cli_help_options(void)
+{
+    static const cli_opt help_row = {"help", 'h', CLI_ARG_NONE, NULL, NULL, NULL,
+                                     "-h, --help", "show this help"};
+    size_t width = strlen(help_row.label);
+    for (size_t i = 0; i < parsing_n; i++)
+        if (parsing[i].label && strlen(parsing[i].label) > width)
+            width = strlen(parsing[i].label);
+    for (size_t i = 0; i <= parsing_n; i++) {
+        const cli_opt *o = i < parsing_n ? &parsing[i] : &help_row;
+        if (!o->label)
+            continue;
+        if (!strchr(o->help, '\n')) { /* wrapped to the help width */
+            cli_help_option(width + 4, o->label, "%s", o->help);
+            continue;
+        }
+        /* Broken into lines where it was written so: printed as they are. */
+        cli_outf("  %-*s  ", (int)width, o->label);
+        for (const char *p = o->help; *p;) {
+            size_t len = strcspn(p, "\n");
+            cli_out(p, len);
+            cli_out("\n", 1);
+            p += len;
+            if (*p == '\n' && *++p)
+                cli_outf("%*s", (int)width + 4, "");
+        }
+    }
+}
+
+int cli_parse_options(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                      size_t nopts, void (*help)(void))
+{
+    /* getopt_long's tables, built from the rows: -h/--help last, as every command has it. */
+    struct option longs[CLI_OPTS_MAX + 2];
+    char shorts[3 * CLI_OPTS_MAX + 4] = ":h";
+    size_t nl = 0, ns = 2;
+    if (nopts > CLI_OPTS_MAX)
+        return cli_fail(EXIT_USAGE, "%s: too many options in its table", cmd);
+    for (size_t i = 0; i < nopts; i++) {
+        const cli_opt *o = &opts[i];
+        int has_arg = o->arg == CLI_ARG_NONE || o->arg == CLI_ARG_TALLY ? no_argument
+                                                                     : required_argument;
+        if (o->name)
+            longs[nl++] = (struct option){o->name, has_arg, NULL, option_val(o, i)};
+        if (o->short_name) {
+            shorts[ns++] = o->short_name;
+            if (has_arg == required_argument)
+                shorts[ns++] = ':';
+        }
+    }
+    shorts[ns] = '\0';
+    longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    longs[nl] = (struct option){NULL, 0, NULL, 0};
+
     int c;
     cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         if (c == 'h') {
+            parsing = opts;
+            parsing_n = nopts;
             help();
             return EXIT_OK;
         }
-        if (!extra || c != extra->val)
+        const cli_opt *hit = NULL;
+        for (size_t i = 0; i < nopts && !hit; i++)
+            if (option_val(&opts[i], i) == c)
+                hit = &opts[i];
+        if (!hit)
             return cli_getopt_error(cmd, c, argv);
-        *value = optarg;
-        *seen = 1;
+        if (store_option(cmd, hit, optarg) < 0)
+            return EXIT_USAGE;
     }
     return -1;
 }
 
+int cli_parse_one_operand(const char *cmd, int argc, char **argv, const cli_opt *opts,
+                          size_t nopts, void (*help)(void), const char *what)
+{
+    int rc = cli_parse_options(cmd, argc, argv, opts, nopts, help);
+    if (rc < 0 && cli_one_operand(cmd, argc, argv, what) != EXIT_OK)
+        return EXIT_USAGE;
+    return rc;
+}
+
+int cli_parse_n_fpr(const char *cmd, int argc, char **argv, const cli_opt *opts, size_t nopts,
+                    void (*help)(void), const cli_n_fpr *s)
+{
+    int rc = cli_parse_options(cmd, argc, argv, opts, nopts, help);
+    if (rc < 0 && cli_check_n_fpr(cmd, argc, argv, s->have_n, s->have_fpr, s->n) != EXIT_OK)
+        return EXIT_USAGE;
+    return rc;
+}
+
 int cli_help_only(const char *cmd, int argc, char **argv, void (*help)(void))
 {
-    return help_and_one(cmd, argc, argv, help, NULL, ":h", NULL, NULL);
+    return cli_parse_options(cmd, argc, argv, NULL, 0, help);
 }
 
 int cli_json_only(const char *cmd, int argc, char **argv, void (*help)(void), int *json)
 {
     /* --json has no short form. */
-    static const struct option json_opt = {"json", no_argument, NULL, 'j'};
-    const char *unused = NULL;
+    const cli_opt opts[] = {{"json", 0, CLI_ARG_NONE, json, NULL, NULL, NULL, NULL}};
     *json = 0;
-    return help_and_one(cmd, argc, argv, help, &json_opt, ":h", &unused, json);
+    return cli_parse_options(cmd, argc, argv, opts, 1, help);
+}
+
+int cli_json_no_operand(const char *cmd, int argc, char **argv, void (*help)(void), int *json)
+{
+    int rc = cli_json_only(cmd, argc, argv, help, json);
+    if (rc < 0 && cli_no_operand(cmd, argc, argv) != EXIT_OK)
+        return EXIT_USAGE;
+    return rc;
 }
 
 int cli_output_only(const char *cmd, int argc, char **argv, void (*help)(void),
-                    const char **output)
+                    const char *output_help, const char **output)
 {
-    static const struct option output_opt = {"output", required_argument, NULL, 'o'};
-    int seen = 0;
+    const cli_opt opts[] = {
+        {"output", 'o', CLI_ARG_STRING, output, NULL, NULL, "-o, --output OUT", output_help}};
     *output = NULL;
-    return help_and_one(cmd, argc, argv, help, &output_opt, ":ho:", output, &seen);
+    return cli_parse_options(cmd, argc, argv, opts, 1, help);
 }
 
 int cli_one_operand(const char *cmd, int argc, char **argv, const char *what)
