@@ -32,7 +32,8 @@ typedef struct cli_globals {
  * declares the function. It returns the exit status; argv[0] is the subcommand's name. */
 typedef int cli_command_fn(int argc, char **argv, const cli_globals *g);
 
-/* ---- the hooks of kinds.c's table, in the files of their kinds' commands ---- */
+/* ---- the hooks of kinds with an info or a query of their own (cmd_info.c's info_of,
+ * cmd_query.c's query_of), in the files of their kinds' commands ---- */
 /* `filterlab info PATH` of a file of `kind` (--json: json); returns the exit status. */
 typedef int cli_kind_info_fn(const char *path, uint32_t kind, size_t max_bytes, int json);
 /* `filterlab query PATH` of a file of `kind`: the lines of `input` (NULL or "-": stdin). */
@@ -215,9 +216,6 @@ enum { CLI_KIND_HLL = 31 };
 typedef struct cli_kind {
     const char *what;         /* "a layered Bloom filter": its name in messages */
     const char *commands;     /* the commands that read it: "'filterlab layered-count' or ..." */
-    cli_kind_info_fn *info;   /* `info` of it; NULL: a filter or a scalable chain (cli_load_any,
-                               * which names any other kind with its commands) */
-    cli_kind_query_fn *query; /* `query` of it; NULL: as for info */
 } cli_kind;
 /* The row of `kind` (fl_file_kind or CLI_KIND_HLL); NULL for a kind this build does not know. */
 const cli_kind *cli_kind_of(uint32_t kind);

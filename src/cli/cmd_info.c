@@ -9,6 +9,15 @@
 
 static const char *const CMD = "info";
 
+/* The kinds with an info of their own, indexed by FL_FILE_* value; any other kind is read as
+ * a filter or a scalable chain (cli_load_any, which names any other kind and its commands). */
+static cli_kind_info_fn *const info_of[] = {
+    [FL_FILE_BINARY_FUSE] = cli_static_info,
+    [FL_FILE_BLOOMIER] = cli_static_info,
+    [FL_FILE_LAYERED_BLOOM] = cli_info_layered,
+    [FL_FILE_COMPRESSED_BLOOM] = cli_info_compressed,
+};
+
 static void help(void)
 {
     cli_outf(
@@ -190,11 +199,13 @@ int cmd_info(int argc, char **argv, const cli_globals *g)
         return rc;
     const char *path = argv[optind];
 
-    /* A kind with an info of its own (kinds.c's table: static, layered, compressed). */
+    /* A kind with an info of its own (info_of: static, layered, compressed). */
     uint32_t kind = 0;
-    const cli_kind *k = fl_file_kind_file(path, &kind) == FL_OK ? cli_kind_of(kind) : NULL;
-    if (k && k->info)
-        return k->info(path, kind, g->max_bytes, json);
+    cli_kind_info_fn *own =
+        fl_file_kind_file(path, &kind) == FL_OK && kind < sizeof info_of / sizeof info_of[0]
+            ? info_of[kind] : NULL;
+    if (own)
+        return own(path, kind, g->max_bytes, json);
     fl_filter *f = NULL;
     fl_sbf *chain = NULL;
     if ((rc = cli_load_any(path, g->max_bytes, &f, &chain)) != EXIT_OK)

@@ -8,6 +8,13 @@
 
 static const char *const CMD = "query";
 
+/* The kinds with lookups of their own, indexed by FL_FILE_* value; any other kind is read as
+ * a filter or a scalable chain, which names any other kind and its commands. */
+static cli_kind_query_fn *const query_of[] = {
+    [FL_FILE_BINARY_FUSE] = cli_static_query,
+    [FL_FILE_BLOOMIER] = cli_static_query,
+};
+
 static void help(void)
 {
     cli_outf(
@@ -54,11 +61,11 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
         return cli_usage_error(CMD, "--mark, --count and --absent are alternatives; give one");
     const char *path = argv[optind];
 
-    /* A regular file of a kind with lookups of its own (kinds.c's table: the static ones). */
+    /* A regular file of a kind with lookups of its own (query_of: the static ones). */
     uint32_t kind = cli_file_kind(path);
-    const cli_kind *k = cli_kind_of(kind);
-    if (k && k->query)
-        return k->query(path, kind, input,
+    cli_kind_query_fn *own = kind < sizeof query_of / sizeof query_of[0] ? query_of[kind] : NULL;
+    if (own)
+        return own(path, kind, input,
                                 mode == MARK ? CLI_QUERY_MARK : mode == COUNT ? CLI_QUERY_COUNT
                                 : mode == ABSENT ? CLI_QUERY_ABSENT : CLI_QUERY_PRESENT,
                                 g->max_bytes);

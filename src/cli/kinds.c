@@ -1,28 +1,25 @@
 /*
  * What the CLI knows of each file kind, in one table: its name, the commands that read it
  * (every "this is X, not Y (use 'filterlab Z' on it)" line comes from here, through
- * load.c), and the info and query hooks of the kinds that have their own.
+ * load.c).
  */
 #include <stddef.h>
 
 #include "cli.h"
 
-/* The CLI's part of each public kind: the commands that read it, then its info and query
- * hooks (NULL: a filter or a scalable chain, which cli_load_any reads). The kind's name comes
- * from FL_FILE_KINDS (include/filterlab_files.h), and the table below expands that list, so a
- * kind added there without its CLI_KIND_<ID> line here does not compile. A new kind: its line
- * here, and its hooks in the file of its commands, declared in cli.h. */
+/* The commands that read each public kind (its name comes from FL_FILE_KINDS,
+ * include/filterlab_files.h). kinds[] below expands that list, so a kind added there without
+ * its CLI_KIND_<ID> line here does not compile. A kind with an info or a query of its own
+ * also has a row in cmd_info.c's or cmd_query.c's table. */
 #define READ_BY_QUERY "'filterlab query' or 'filterlab info'"
-#define CLI_KIND_FILTER READ_BY_QUERY, NULL, NULL
-#define CLI_KIND_SCALABLE_BLOOM READ_BY_QUERY, NULL, NULL
-#define CLI_KIND_COUNT_MIN "'filterlab freq' or 'filterlab top'", NULL, NULL
-#define CLI_KIND_BINARY_FUSE READ_BY_QUERY, cli_static_info, cli_static_query
-#define CLI_KIND_BLOOMIER READ_BY_QUERY, cli_static_info, cli_static_query
-#define CLI_KIND_LAYERED_BLOOM \
-    "'filterlab layered-count' or 'filterlab info'", cli_info_layered, NULL
-#define CLI_KIND_COMPRESSED_BLOOM                                                           \
-    "'filterlab compressed-query', 'filterlab decompress' or 'filterlab info'",             \
-        cli_info_compressed, NULL
+#define CLI_KIND_FILTER READ_BY_QUERY
+#define CLI_KIND_SCALABLE_BLOOM READ_BY_QUERY
+#define CLI_KIND_COUNT_MIN "'filterlab freq' or 'filterlab top'"
+#define CLI_KIND_BINARY_FUSE READ_BY_QUERY
+#define CLI_KIND_BLOOMIER READ_BY_QUERY
+#define CLI_KIND_LAYERED_BLOOM "'filterlab layered-count' or 'filterlab info'"
+#define CLI_KIND_COMPRESSED_BLOOM \
+    "'filterlab compressed-query', 'filterlab decompress' or 'filterlab info'"
 
 /* One row per public kind, indexed by its FL_FILE_* value (the values have gaps: 3). */
 #define KIND_ROW(id, value, what) [FL_FILE_##id] = {what, CLI_KIND_##id},
@@ -30,7 +27,7 @@ static const cli_kind kinds[] = {FL_FILE_KINDS(KIND_ROW)};
 #undef KIND_ROW
 /* Not a filterlab container, but a file the CLI reads. */
 static const cli_kind hll = {"a Redis HyperLogLog string",
-                             "'filterlab hll-info' or 'filterlab count --from'", NULL, NULL};
+                             "'filterlab hll-info' or 'filterlab count --from'"};
 
 /* The row of a public kind; NULL for a value between rows or past the last (a kind a newer
  * build wrote). */
