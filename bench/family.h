@@ -22,17 +22,16 @@ uint64_t fb_fam_budget(const fb_env *e);
  * progress line's count); one function per suite, beside its loops. probed: the footprints
  * the filter sweep's probe measures (the static suite probes only the others). */
 size_t fb_family_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
-size_t fb_family_sbf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
-size_t fb_family_cms_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
-size_t fb_family_hll_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
-size_t fb_family_static_planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
 
 /* Runs the suites --structure asks for, after the filter sweep, in the order of
  * FB_STRUCTURES. */
 void fb_family_run(fb_env *e);
-void fb_family_sbf(fb_env *e);
-void fb_family_cms(fb_env *e);
-void fb_family_hll(fb_env *e);
-void fb_family_static(fb_env *e);
+
+/* Each suite's runner and count (family_<name>.c), declared from its FB_SUITES row. */
+#define FB_SUITE_DECLARE_(id, name, in_family, suite, planned)                          \
+    void suite(fb_env *e);                                                              \
+    size_t planned(const fb_options *o, const uint64_t *probed, size_t nprobed);
+FB_SUITES(FB_SUITE_DECLARE_)
+#undef FB_SUITE_DECLARE_
 
 #endif /* FB_FAMILY_H */

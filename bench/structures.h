@@ -16,6 +16,11 @@
 
 #define FB_STRUCTURES(X)                                                    \
     X(FILTER, "filter", 0, 0, 0)                                            \
+    FB_SUITES(X)
+
+/* The structures with a suite of their own (family.h declares their two functions from
+ * these rows). */
+#define FB_SUITES(X)                                                        \
     X(SBF, "sbf", 1, fb_family_sbf, fb_family_sbf_planned)                  \
     X(CMS, "cms", 1, fb_family_cms, fb_family_cms_planned)                  \
     X(HLL, "hll", 1, fb_family_hll, fb_family_hll_planned)                  \
