@@ -212,18 +212,16 @@ def per_hit_figure(lookups, ctx, key, ylabel, title, logy=True):
     return fig
 
 
-# The family's structures: their operations in panel order, the parameter that tells their
-# lines apart (colour), and the record key of their size.
-FAMILY_OPS = {
-    "counting": ["insert", "lookup", "delete"],
-    "sbf": ["insert", "lookup"],
-    "cms": ["update", "query", "update_topk"],
-    "hll": ["add", "estimate", "merge"],
-    "static": ["build", "lookup", "lookup_inline"],
+# The family's structures, one row each: their operations in panel order, and the record
+# field that tells their lines apart (colour). Count-Min (one depth) and HyperLogLog (one size
+# per precision) colour by kernel; the static suite by kind (fuse8, ..., bloomier).
+FAMILY = {
+    "counting": (["insert", "lookup", "delete"], "filter"),
+    "sbf": (["insert", "lookup"], "sub_filters"),
+    "cms": (["update", "query", "update_topk"], "kernel"),
+    "hll": (["add", "estimate", "merge"], "kernel"),
+    "static": (["build", "lookup", "lookup_inline"], "filter"),
 }
-# Count-Min (one depth) and HyperLogLog (one size per precision): colour = kernel.
-FAMILY_PARAM = {"counting": "filter", "sbf": "sub_filters", "cms": "kernel", "hll": "kernel"}
-FAMILY_PARAM["static"] = "filter"  # fuse8, fuse16, fuse4w8, fuse4w16, bloomier
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]
 
@@ -242,10 +240,10 @@ def param_label(v):
 
 
 def family_figure(structure, recs, ctx, stat):
-    ops = [op for op in FAMILY_OPS[structure] if any(r.get("op") == op for r in recs)]
+    family_ops, pkey = FAMILY[structure]
+    ops = [op for op in family_ops if any(r.get("op") == op for r in recs)]
     fig, axes = plt.subplots(1, max(1, len(ops)), figsize=(5.2 * max(1, len(ops)), 4.2),
                              squeeze=False)
-    pkey = FAMILY_PARAM[structure]
     params = sorted({param_label(r.get(pkey)) for r in recs}, key=lambda x: (len(x), x))
     for ax, op in zip(axes[0], ops):
         rs = [r for r in recs if r.get("op") == op]
@@ -461,7 +459,7 @@ def main(argv):
     finish(fig, args.outdir, args.prefix, "insert_ns_per_key", written)
 
     # 8. one figure per structure of the family
-    for structure in FAMILY_OPS:
+    for structure in FAMILY:
         recs = [r for r in records if r.get("structure") == structure]
         if recs:
             fig = family_figure(structure, recs, ctx, args.stat)
