@@ -35,7 +35,15 @@ static inline uint64_t flr_load_max_bytes(void) {
     return flr_cfg.max_bytes > FLR_MAX_BYTES ? flr_cfg.max_bytes : FLR_MAX_BYTES;
 }
 
-extern RedisModuleType *flr_bf_type, *flr_cf_type, *flr_cms_type, *flr_topk_type;
+/* The module's data types, one file each (bf.c, cf.c, cms.c, topk.c), declared once: X(name).
+ * Each defines flr_<name>_type, flr_<name>_register (its data type and commands, called at
+ * load in this order), flr_<name>_info_extra and flr_<name>_kernel (FILTERLAB.INFO); their
+ * declarations below and module.c's registration and FILTERLAB.INFO come from this list. */
+#define FLR_TYPES(X) X(bf) X(cf) X(cms) X(topk)
+
+#define FLR_DECLARE_TYPE_(name) extern RedisModuleType *flr_##name##_type;
+FLR_TYPES(FLR_DECLARE_TYPE_)
+#undef FLR_DECLARE_TYPE_
 
 /* Argument access. */
 int flr_arg_is(RedisModuleString *arg, const char *word);
@@ -124,11 +132,6 @@ uint64_t flr_next_generation(void);
  * generation; NULL when out of memory. */
 void *flr_value_new(size_t size);
 
-/* Per-type registration (bf.c, cf.c, cms.c, topk.c). */
-int flr_bf_register(RedisModuleCtx *ctx);
-int flr_cf_register(RedisModuleCtx *ctx);
-int flr_cms_register(RedisModuleCtx *ctx);
-int flr_topk_register(RedisModuleCtx *ctx);
 
 /* AOF rewrite of a blob as `command key iter chunk` lines (the chunks SCANDUMP gives). */
 void flr_emit_chunks(RedisModuleIO *aof, RedisModuleString *key, const char *command, int kind,
@@ -203,17 +206,14 @@ RedisModuleKey *flr_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, 
                                   RedisModuleType *type, const char *missing_error,
                                   void **value);
 
-/* FILTERLAB.INFO's structure-specific fields (the facts beyond RedisBloom's INFO reply):
- * replies with name/value pairs and returns how many replies it made. */
-int flr_bf_info_extra(RedisModuleCtx *ctx, void *value);
-int flr_cf_info_extra(RedisModuleCtx *ctx, void *value);
-int flr_cms_info_extra(RedisModuleCtx *ctx, void *value);
-int flr_topk_info_extra(RedisModuleCtx *ctx, void *value);
-
-/* The kernel a value's lookups use (FILTERLAB.INFO). */
-const char *flr_bf_kernel(void *value);
-const char *flr_cf_kernel(void *value);
-const char *flr_cms_kernel(void *value);
-const char *flr_topk_kernel(void *value);
+/* Each type's calls (FLR_TYPES): its registration at load; FILTERLAB.INFO's
+ * structure-specific fields (the facts beyond RedisBloom's INFO reply: replies with
+ * name/value pairs and returns how many replies it made); the kernel a value's lookups use. */
+#define FLR_DECLARE_TYPE_CALLS_(name)                                                       \
+    int flr_##name##_register(RedisModuleCtx *ctx);                                         \
+    int flr_##name##_info_extra(RedisModuleCtx *ctx, void *value);                          \
+    const char *flr_##name##_kernel(void *value);
+FLR_TYPES(FLR_DECLARE_TYPE_CALLS_)
+#undef FLR_DECLARE_TYPE_CALLS_
 
 #endif /* FLR_COMMON_H */

@@ -81,12 +81,11 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     void *v = t ? RedisModule_ModuleTypeGetValue(key) : NULL;
     const char *type = NULL, *kernel = NULL;
     int (*extra)(RedisModuleCtx *, void *) = NULL;
-    if (t && t == flr_bf_type) type = "bf", kernel = flr_bf_kernel(v), extra = flr_bf_info_extra;
-    if (t && t == flr_cf_type) type = "cf", kernel = flr_cf_kernel(v), extra = flr_cf_info_extra;
-    if (t && t == flr_cms_type)
-        type = "cms", kernel = flr_cms_kernel(v), extra = flr_cms_info_extra;
-    if (t && t == flr_topk_type)
-        type = "topk", kernel = flr_topk_kernel(v), extra = flr_topk_info_extra;
+#define FLR_INFO_OF_TYPE_(name)                                                             \
+    if (t && t == flr_##name##_type)                                                        \
+        type = #name, kernel = flr_##name##_kernel(v), extra = flr_##name##_info_extra;
+    FLR_TYPES(FLR_INFO_OF_TYPE_)
+#undef FLR_INFO_OF_TYPE_
     if (!type) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
@@ -175,9 +174,10 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         RedisModule_Log(ctx, "warning", "filterlab: FILTERLAB_KERNEL refused (%s); using %s",
                         fl_strerror(fl_kernel_env_status()), fl_kernel_active());
     }
-    if (flr_bf_register(ctx) != REDISMODULE_OK || flr_cf_register(ctx) != REDISMODULE_OK ||
-        flr_cms_register(ctx) != REDISMODULE_OK || flr_topk_register(ctx) != REDISMODULE_OK)
-        return REDISMODULE_ERR;
+#define FLR_REGISTER_TYPE_(name)                                                            \
+    if (flr_##name##_register(ctx) != REDISMODULE_OK) return REDISMODULE_ERR;
+    FLR_TYPES(FLR_REGISTER_TYPE_)
+#undef FLR_REGISTER_TYPE_
     if (RedisModule_CreateCommand(ctx, "FILTERLAB.KERNEL", cmd_kernel, "readonly fast", 0, 0,
                                   0) == REDISMODULE_ERR ||
         RedisModule_CreateCommand(ctx, "FILTERLAB.INFO", cmd_info, "readonly fast", 1, 1, 1) ==
