@@ -31,6 +31,21 @@
 
 #define FUZZ_CAP ((size_t)1 << 20) /* most payload bytes a load may allocate */
 
+/* Whether the sub-filter a growth would add (cap keys at the last target rate times the
+ * tightening, as the chain's own variant or as classic) takes at most FUZZ_CAP bytes. A
+ * sizing that fails allocates nothing, so the adds may run. */
+static int next_filter_small(const fl_sbf *s, const fl_sbf_info *in, uint64_t cap) {
+    fl_sbf_filter_info last;
+    CHECK(fl_sbf_filter_info_at(s, in->filters - 1, &last) == FL_OK);
+    double p = last.target_fpr * in->tightening;
+    fl_variant vs[2] = {in->variant, FL_CLASSIC};
+    for (int i = 0; i < 2; i++) {
+        fl_params np;
+        if (fl_params_for(vs[i], cap, p, &np) == FL_OK && np.bytes > FUZZ_CAP) return 0;
+    }
+    return 1;
+}
+
 static void check_one(const uint8_t *data, size_t size) {
     fl_sbf *s = (fl_sbf *)1;
     fl_status st = fl_sbf_load_mem(data, size, FUZZ_CAP, &s);
@@ -66,10 +81,12 @@ static void check_one(const uint8_t *data, size_t size) {
     CHECK_SAVES_BACK(s, fl_sbf_serialized_size, fl_sbf_save_mem, data, size);
 
     /* Usable: adds go in (a full or capped chain refuses with its status) and are found.
-     * Only where the next sub-filter stays small: a crafted capacity may ask for gigabytes,
-     * which is the caller's right (max_bytes caps it) but not the fuzzer's. */
+     * Only where the next sub-filter stays small: a crafted capacity, or a target rate
+     * tightened far down (a capacity of 1e5 at 1e-100 is half a gigabyte), may ask for
+     * gigabytes, which is the caller's right (max_bytes caps it) but not the fuzzer's. */
     double next = (double)in.total_capacity * in.growth;
-    for (size_t i = 0; i < 40 && next <= 1e5; i++) {
+    int small = next <= 1e5 && next_filter_small(s, &in, (uint64_t)next + 1);
+    for (size_t i = 0; i < 40 && small; i++) {
         int added = 0;
         st = fl_sbf_add_hash(s, hashes[i] ^ 0x5555, &added);
         CHECK(st == FL_OK || st == FL_ERR_FULL || st == FL_ERR_TOO_LARGE ||
