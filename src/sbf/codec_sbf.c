@@ -202,6 +202,11 @@ static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
         errno = err;
         return st;
     }
+    /* The cap the caller loaded under also bounds the chain's growth from now on: the
+     * file's own max_bytes may be 0 (none) and its parameters may make the next
+     * sub-filter huge (a tightening far below 0.5 drives p_i towards 1e-100). Not saved:
+     * the file keeps its stored max_bytes, so a save writes back the bytes loaded. */
+    s->byte_limit = max_bytes;
     *out = s;
     return FL_OK;
 }

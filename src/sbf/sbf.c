@@ -155,6 +155,14 @@ static fl_status choose_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geo
     return FL_OK;
 }
 
+/* The payload bytes the chain may hold in all: the tighter of its own max_bytes and the
+ * process's byte_limit (0: neither is set). */
+static uint64_t growth_limit(const fl_sbf *s) {
+    if (!s->max_bytes) return s->byte_limit;
+    if (!s->byte_limit) return s->max_bytes;
+    return s->max_bytes < s->byte_limit ? s->max_bytes : s->byte_limit;
+}
+
 /* Appends sub-filter `count` (capacity `cap`), within the caps. Nothing changes on error. */
 static fl_status grow(fl_sbf *s, uint64_t cap) {
     if (s->count >= s->max_filters) return FL_ERR_TOO_LARGE;
@@ -166,8 +174,8 @@ static fl_status grow(fl_sbf *s, uint64_t cap) {
     size_t bytes = 0;
     st = fl_geometry_check(&g, &bytes);
     if (st != FL_OK) return st;
-    if (s->max_bytes && (bytes > s->max_bytes || s->bytes > s->max_bytes - bytes))
-        return FL_ERR_TOO_LARGE;
+    uint64_t limit = growth_limit(s);
+    if (limit && (bytes > limit || s->bytes > limit - bytes)) return FL_ERR_TOO_LARGE;
     fl_config c = {.variant = g.variant, .geometry = g, .hash = s->hash, .seed = s->seed};
     fl_filter *f = NULL;
     st = fl_create(&c, &f);
@@ -397,6 +405,7 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     out->flags = s->flags;
     out->max_filters = s->max_filters;
     out->max_bytes = s->max_bytes;
+    out->byte_limit = s->byte_limit;
     out->layout_slack = s->layout_slack;
     out->filters = s->count;
     out->bytes = s->bytes;
@@ -416,6 +425,12 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
 fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack) {
     if (!s || !(slack == 0 || slack >= 1)) return FL_ERR_INVALID_ARG;
     s->layout_slack = slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : slack;
+    return FL_OK;
+}
+
+fl_status fl_sbf_set_byte_limit(fl_sbf *s, uint64_t bytes) {
+    if (!s) return FL_ERR_INVALID_ARG;
+    s->byte_limit = bytes;
     return FL_OK;
 }
 

@@ -18,7 +18,11 @@ struct fl_sbf {
     uint64_t seed;
     uint32_t flags;
     uint32_t max_filters; /* effective: FL_SBF_FILTERS_MAX when the config said 0 */
-    uint64_t max_bytes;   /* 0: none */
+    uint64_t max_bytes;   /* 0: none; the chain's own cap, saved in its file */
+    /* The process's cap on the payload bytes (0: none), never saved: a load's max_bytes
+     * (codec_sbf.c), or fl_sbf_set_byte_limit. Growth obeys the tighter of the two, so a
+     * file cannot lift the cap it was loaded under by storing max_bytes 0. */
+    uint64_t byte_limit;
     double layout_slack;  /* effective: FL_SBF_LAYOUT_SLACK_DEFAULT when the config said 0 */
     /* The chain, oldest first; cap[i] is sub-filter i's capacity. Both arrays hold
      * `slots` entries, grown on demand up to max_filters (fl_sbf_room): a chain of one
