@@ -178,6 +178,12 @@ typedef struct fl_sbf_filter_info {
 } fl_sbf_filter_info;
 
 fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out);
+/* Heap bytes the chain holds: its struct, its arrays of sub-filters, and each sub-filter's
+ * struct and payload (with the few bytes of slack after it that kernels may read). What
+ * the allocator adds to each request (malloc's headers and size classes, a large payload's
+ * mapping rounded to 2 MiB pages) is not counted. 0 for NULL. */
+size_t fl_sbf_memory(const fl_sbf *s);
+
 /* Sub-filter i (0 = the oldest); FL_ERR_INVALID_ARG if i >= filters. */
 fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info *out);
 /* Sub-filter i itself, read-only (for tests and benchmarks); NULL if i >= filters. It

@@ -364,12 +364,11 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
+/* MEMORY USAGE and BF.INFO's Size: every byte the value holds, as the library counts its
+ * chain (structs, arrays, payloads; allocator rounding aside), and this struct. */
 static size_t bf_mem_usage(const void *v) {
     const bf_value *b = v;
-    fl_sbf_info in;
-    if (fl_sbf_get_info(b->sbf, &in) != FL_OK) return sizeof *b;
-    /* The payload plus the chain's bookkeeping: a header and a filter object per link. */
-    return sizeof *b + in.bytes + 256 + (size_t)in.filters * 256;
+    return sizeof *b + fl_sbf_memory(b->sbf);
 }
 
 /* Bits set over bits of all sub-filters. */

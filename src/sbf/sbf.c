@@ -73,7 +73,7 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     s->items = 0;
     s->bytes = 0;
     s->kernel = NULL;
-    s->slots = s->max_filters < 4 ? s->max_filters : 4;
+    s->slots = 1; /* most chains never grow: fl_sbf_room doubles it when one does */
     s->filters = calloc(s->slots, sizeof *s->filters);
     s->cap = calloc(s->slots, sizeof *s->cap);
     if (!s->filters || !s->cap) {
@@ -86,19 +86,36 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     return FL_OK;
 }
 
-fl_status fl_sbf_room(fl_sbf *s, uint32_t n) {
-    if (n <= s->slots) return FL_OK;
-    if (n > s->max_filters) return FL_ERR_TOO_LARGE;
-    uint32_t slots = s->slots * 2 > n ? s->slots * 2 : n;
-    if (slots > s->max_filters) slots = s->max_filters;
+/* Resizes both arrays to `slots` entries (at least count). On FL_ERR_NO_MEMORY the slot
+ * count is unchanged and the arrays hold the same entries. */
+static fl_status resize_arrays(fl_sbf *s, uint32_t slots) {
     fl_filter **filters = realloc(s->filters, slots * sizeof *filters);
     if (!filters) return FL_ERR_NO_MEMORY;
-    s->filters = filters; /* larger and holding the same entries: nothing else changed */
+    s->filters = filters; /* holding the same entries: nothing else changed */
     uint64_t *cap = realloc(s->cap, slots * sizeof *cap);
-    if (!cap) return FL_ERR_NO_MEMORY;
+    if (!cap) {
+        if (slots < s->slots) s->slots = slots; /* the filters array did shrink */
+        return FL_ERR_NO_MEMORY;
+    }
     s->cap = cap;
     s->slots = slots;
     return FL_OK;
+}
+
+/* The slots for n sub-filters: the power of two at or above n, at most max_filters. A
+ * function of n alone, so that a chain grown one sub-filter at a time, the same chain
+ * loaded from its file, and a cleared one hold arrays of the same size (the Redis module's
+ * MEMORY USAGE and BF.INFO Size must not change across a save and a load). */
+static uint32_t slots_for(const fl_sbf *s, uint32_t n) {
+    uint32_t slots = 1;
+    while (slots < n) slots *= 2;
+    return slots < s->max_filters ? slots : s->max_filters;
+}
+
+fl_status fl_sbf_room(fl_sbf *s, uint32_t n) {
+    if (n <= s->slots) return FL_OK;
+    if (n > s->max_filters) return FL_ERR_TOO_LARGE;
+    return resize_arrays(s, slots_for(s, n));
 }
 
 void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap) {
@@ -166,16 +183,18 @@ static uint64_t growth_limit(const fl_sbf *s) {
 /* Appends sub-filter `count` (capacity `cap`), within the caps. Nothing changes on error. */
 static fl_status grow(fl_sbf *s, uint64_t cap) {
     if (s->count >= s->max_filters) return FL_ERR_TOO_LARGE;
-    fl_status st = fl_sbf_room(s, s->count + 1);
-    if (st != FL_OK) return st;
     fl_geometry g;
-    st = choose_layout(s, s->count, cap, &g);
+    fl_status st = choose_layout(s, s->count, cap, &g);
     if (st != FL_OK) return st;
     size_t bytes = 0;
     st = fl_geometry_check(&g, &bytes);
     if (st != FL_OK) return st;
     uint64_t limit = growth_limit(s);
     if (limit && (bytes > limit || s->bytes > limit - bytes)) return FL_ERR_TOO_LARGE;
+    /* Only now the arrays: a refused growth leaves the chain's memory as it was. (Larger
+     * arrays left behind by a later failure are harmless: the next growth uses them.) */
+    st = fl_sbf_room(s, s->count + 1);
+    if (st != FL_OK) return st;
     fl_config c = {.variant = g.variant, .geometry = g, .hash = s->hash, .seed = s->seed};
     fl_filter *f = NULL;
     st = fl_create(&c, &f);
@@ -217,6 +236,7 @@ void fl_sbf_clear(fl_sbf *s) {
     if (!s) return;
     for (uint32_t i = 1; i < s->count; i++) fl_free(s->filters[i]);
     s->count = 1;
+    resize_arrays(s, 1); /* shrinking: if realloc refuses, the larger arrays serve */
     fl_clear(s->filters[0]);
     s->items = 0;
     s->bytes = s->filters[0]->bytes;
@@ -426,6 +446,13 @@ fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack) {
     if (!s || !(slack == 0 || slack >= 1)) return FL_ERR_INVALID_ARG;
     s->layout_slack = slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : slack;
     return FL_OK;
+}
+
+size_t fl_sbf_memory(const fl_sbf *s) {
+    if (!s) return 0;
+    size_t n = sizeof *s + (size_t)s->slots * (sizeof *s->filters + sizeof *s->cap);
+    for (uint32_t i = 0; i < s->count; i++) n += fl_filter_memory(s->filters[i]);
+    return n;
 }
 
 fl_status fl_sbf_set_byte_limit(fl_sbf *s, uint64_t bytes) {

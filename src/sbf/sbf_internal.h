@@ -25,9 +25,9 @@ struct fl_sbf {
     uint64_t byte_limit;
     double layout_slack;  /* effective: FL_SBF_LAYOUT_SLACK_DEFAULT when the config said 0 */
     /* The chain, oldest first; cap[i] is sub-filter i's capacity. Both arrays hold
-     * `slots` entries, grown on demand up to max_filters (fl_sbf_room): a chain of one
-     * sub-filter, the common case, does not carry two arrays of 127 entries (2 KiB, as
-     * much as the payload of a filter for 1,000 keys at 1%). */
+     * `slots` entries, one at first, doubled on demand up to max_filters (fl_sbf_room): a
+     * chain of one sub-filter, the common case, does not carry two arrays of 127 entries
+     * (2 KiB, as much as the payload of a filter for 1,000 keys at 1%), nor of 4. */
     uint32_t count, slots;
     fl_filter **filters;
     uint64_t *cap;

@@ -106,6 +106,17 @@ def test_bf_memory(r):
         check(used <= 1.1 * want + 1024, f"BF.RESERVE m {p} 100000: {used} bytes, "
               f"RedisBloom's bit array {want}")
         r.delete("m")
+    # Small capacities, where a value's bookkeeping weighs: RedisBloom's value is its bit
+    # array and two structs (chain, link: 104 bytes); this module's holds at most 224 bytes
+    # more than 1.1x that (its value, chain and filter structs; README's BF row).
+    for n in (1, 10, 100, 1000):
+        for p in (0.1, 0.01, 1e-4, 1e-9):
+            r.execute_command("BF.RESERVE", "s", p, n)
+            used = r.memory_usage("s")
+            want = 104 + redisbloom_bytes(n, p)
+            check(used <= 1.1 * want + 224, f"BF.RESERVE s {p} {n}: {used} bytes, "
+                  f"RedisBloom's value {want}")
+            r.delete("s")
     # Absurd targets stay small: one classic sub-filter, not the blocked layout's megabytes.
     r.execute_command("BF.RESERVE", "t", 1e-30, 1)
     check(r.memory_usage("t") < 4096, f"BF.RESERVE t 1e-30 1: {r.memory_usage('t')} bytes")

@@ -1,11 +1,18 @@
 /*
- * A scalable chain loaded under a cap stays under it as it grows (include/filterlab_sbf.h,
- * fl_sbf_load_mem and fl_sbf_set_byte_limit). The file's own max_bytes may be 0 and its
- * parameters may make the next sub-filter huge: a tightening of 1e-98 gives sub-filter 1 a
- * target of 1e-100, about 10 MB for 2,000 keys. Loaded with a 64 KiB cap, the add that
- * would create it is refused with FL_ERR_TOO_LARGE, allocates nothing near that size (the
- * library's allocation calls are wrapped, -Wl,--wrap, and the largest request recorded),
- * leaves every added key present, and a save still writes back the loaded bytes.
+ * A scalable chain's memory (include/filterlab_sbf.h): what fl_sbf_memory reports, and what a
+ * load's cap lets it allocate later.
+ *
+ * The library's allocation calls are wrapped (-Wl,--wrap, tests/meson.build): while tracking,
+ * every request is recorded with its size, and the blocks still live are kept in a table.
+ *
+ * - fl_sbf_memory is every byte the chain's allocations requested and still hold: created,
+ *   grown over several sub-filters, loaded, cleared (the allocator's own rounding aside).
+ * - A chain loaded under a cap stays under it as it grows (fl_sbf_load_mem,
+ *   fl_sbf_set_byte_limit). The file's own max_bytes may be 0 and its parameters may make
+ *   the next sub-filter huge: a tightening of 1e-98 gives sub-filter 1 a target of 1e-100,
+ *   about 10 MB for 2,000 keys. Loaded with a 64 KiB cap, the add that would create it is
+ *   refused with FL_ERR_TOO_LARGE, requests nothing near that size, leaves every added key
+ *   present, and a save still writes back the loaded bytes.
  */
 #include "testutil.h"
 
@@ -13,39 +20,87 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* ---- the largest allocation request while `tracking` is set ------------------------------ */
+/* ---- allocation tracking ------------------------------------------------------------------ */
 
 static int tracking;
-static size_t largest;
+static size_t largest; /* the largest request while tracking */
+#define LIVE_MAX 1024
+static struct {
+    void *p;
+    size_t n;
+} live[LIVE_MAX]; /* blocks allocated while tracking and not freed yet */
 
 static void note(size_t n) {
     if (tracking && n > largest) largest = n;
+}
+static void add_live(void *p, size_t n) {
+    if (!tracking || !p) return;
+    for (size_t i = 0; i < LIVE_MAX; i++)
+        if (!live[i].p) {
+            live[i].p = p, live[i].n = n;
+            return;
+        }
+    fail_msg("more than %d live blocks", LIVE_MAX);
+}
+static void drop_live(void *p) {
+    for (size_t i = 0; p && i < LIVE_MAX; i++)
+        if (live[i].p == p) live[i].p = NULL;
+}
+static size_t live_bytes(void) {
+    size_t sum = 0;
+    for (size_t i = 0; i < LIVE_MAX; i++)
+        if (live[i].p) sum += live[i].n;
+    return sum;
 }
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
 void *__real_aligned_alloc(size_t align, size_t n);
+int __real_posix_memalign(void **p, size_t align, size_t n);
 /* Large payloads are mappings (src/core/memory.c); with 64-bit file offsets glibc's
- * header turns mmap into mmap64, so both are wrapped. off_t is 64 bits in these builds. */
+ * header turns mmap into mmap64, so both are wrapped. off_t is 64 bits in these builds.
+ * Mappings are only measured (largest), not kept as live blocks: the chains whose memory
+ * is compared below have small payloads. */
 void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 
 void *__wrap_malloc(size_t n) {
     note(n);
-    return __real_malloc(n);
+    void *p = __real_malloc(n);
+    add_live(p, n);
+    return p;
 }
 void *__wrap_calloc(size_t n, size_t size) {
-    note(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
-    return __real_calloc(n, size);
+    size_t total = size && n > SIZE_MAX / size ? SIZE_MAX : n * size;
+    note(total);
+    void *p = __real_calloc(n, size);
+    add_live(p, total);
+    return p;
 }
-void *__wrap_realloc(void *p, size_t n) {
+void *__wrap_realloc(void *old, size_t n) {
     note(n);
-    return __real_realloc(p, n);
+    void *p = __real_realloc(old, n);
+    if (p || n == 0) drop_live(old);
+    add_live(p, n);
+    return p;
+}
+void __wrap_free(void *p) {
+    drop_live(p);
+    __real_free(p);
 }
 void *__wrap_aligned_alloc(size_t align, size_t n) {
     note(n);
-    return __real_aligned_alloc(align, n);
+    void *p = __real_aligned_alloc(align, n);
+    add_live(p, n);
+    return p;
+}
+int __wrap_posix_memalign(void **p, size_t align, size_t n) {
+    note(n);
+    int r = __real_posix_memalign(p, align, n);
+    if (r == 0) add_live(*p, n);
+    return r;
 }
 void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
     note(len);
@@ -58,11 +113,66 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 
 static void track(void) {
     largest = 0;
+    memset(live, 0, sizeof live);
     tracking = 1;
 }
 static size_t untrack(void) {
     tracking = 0;
     return largest;
+}
+
+/* ---- what fl_sbf_memory reports ----------------------------------------------------------- */
+
+/* Every chain's allocations are tracked from its creation (or load) on. The FPR models'
+ * tables are the process's, shared by every filter and extended as sizes first need them
+ * (src/core/models.c): the same chain built once before, untracked, has them ready. */
+static void check_memory_of(fl_variant v, double p, uint64_t capacity, size_t keys) {
+    fl_sbf_config c = {.capacity = capacity, .error_rate = p, .variant = v};
+    fl_sbf *s = NULL;
+    uint64_t *h = test_hashes(keys, 3);
+    assert_int_equal(fl_sbf_create(&c, &s), FL_OK);
+    for (size_t i = 0; i < keys; i++) assert_int_equal(fl_sbf_add_hash(s, h[i], NULL), FL_OK);
+    fl_sbf_free(s);
+    track();
+    assert_int_equal(fl_sbf_create(&c, &s), FL_OK);
+    assert_int_equal(fl_sbf_memory(s), live_bytes());
+    uint32_t filters = 1;
+    for (size_t i = 0; i < keys; i++) {
+        assert_int_equal(fl_sbf_add_hash(s, h[i], NULL), FL_OK);
+        fl_sbf_info in;
+        assert_int_equal(fl_sbf_get_info(s, &in), FL_OK);
+        if (in.filters != filters) { /* grown: a new sub-filter, maybe larger arrays */
+            filters = in.filters;
+            assert_int_equal(fl_sbf_memory(s), live_bytes());
+            assert_true(fl_sbf_memory(s) > in.bytes);
+        }
+    }
+    assert_true(filters >= 3);
+    size_t size = fl_sbf_serialized_size(s), len = 0;
+    uint8_t *buf = malloc(size);
+    assert_non_null(buf);
+    assert_int_equal(fl_sbf_save_mem(s, buf, size, &len), FL_OK);
+    size_t memory = fl_sbf_memory(s);
+    fl_sbf_clear(s);
+    assert_int_equal(fl_sbf_memory(s), live_bytes() - size); /* buf is live too */
+    fl_sbf_free(s);
+    assert_int_equal(live_bytes(), size);
+    /* a loaded chain holds what the one it was saved from held */
+    assert_int_equal(fl_sbf_load_mem(buf, len, 0, &s), FL_OK);
+    assert_int_equal(fl_sbf_memory(s), live_bytes() - size);
+    assert_int_equal(fl_sbf_memory(s), memory);
+    fl_sbf_free(s);
+    untrack();
+    free(buf);
+    free(h);
+}
+
+static void test_memory_is_what_was_allocated(void **state) {
+    (void)state;
+    check_memory_of(FL_BLOCK512, 0.01, 100, 2000);
+    check_memory_of(FL_CLASSIC, 0.1, 1, 40);
+    check_memory_of(FL_SPLIT256, 1e-6, 1000, 10000);
+    assert_int_equal(fl_sbf_memory(NULL), 0);
 }
 
 /* ---- the chain -------------------------------------------------------------------------- */
@@ -159,6 +269,7 @@ static void assert_intact(const fl_sbf *s, const uint64_t *h, const uint8_t *ori
 static void check_refused(fl_sbf *s, const uint64_t *h, const uint8_t *orig, size_t len) {
     fl_sbf_info before, after;
     assert_int_equal(fl_sbf_get_info(s, &before), FL_OK);
+    size_t memory = fl_sbf_memory(s);
     track();
     int added = 1;
     assert_int_equal(fl_sbf_add_hash(s, new_key(s, h), &added), FL_ERR_TOO_LARGE);
@@ -173,6 +284,7 @@ static void check_refused(fl_sbf *s, const uint64_t *h, const uint8_t *orig, siz
     assert_int_equal(after.filters, 1);
     assert_int_equal(after.bytes, before.bytes);
     assert_int_equal(after.items, CAPACITY);
+    assert_int_equal(fl_sbf_memory(s), memory); /* not even the arrays grew */
     assert_intact(s, h, orig, len);
 }
 
@@ -257,6 +369,7 @@ static void test_tighter_cap_applies(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_memory_is_what_was_allocated),
         cmocka_unit_test(test_uncapped_load_trusts_the_file),
         cmocka_unit_test(test_load_cap_bounds_growth),
         cmocka_unit_test(test_tighter_cap_applies),
