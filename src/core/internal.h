@@ -38,8 +38,8 @@
 typedef struct fl_variant_desc fl_variant_desc;
 
 struct fl_filter {
-    /* What a lookup reads (fl_view, probe_one, fl_kernels_of), together in the first 64
-     * bytes. */
+    /* What a Bloom lookup reads (fl_view, probe_one, fl_kernels_of), together in the first
+     * 64 bytes: one cache line, or two where malloc's 16-byte alignment splits them. */
     fl_geometry g;
     fl_kernel_slots slots;       /* where its kernels sit in a kernel table */
     uint32_t stash_count;        /* cuckoo's victim stash entries in use; 0 for the others */
