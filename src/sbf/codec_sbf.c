@@ -75,7 +75,7 @@ static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
     fl_put64(h + 24, fl_double_bits(s->growth));
     fl_put64(h + 32, fl_double_bits(s->tightening));
     fl_put64(h + 40, s->seed);
-    fl_put64(h + 48, s->items);
+    fl_put64(h + 48, fl_sbf_count(s));
     fl_put64(h + 56, s->max_bytes);
     return fl_codec_chain_write(&sbf_sections, sink, FL_KIND_SCALABLE_BLOOM, h, s->filters, s->count,
                                 s->cap);
@@ -195,7 +195,7 @@ static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
         if (st == FL_OK) st = read_filter(r, s, i, filters, cap);
     }
     if (st == FL_OK) st = fl_in_end(r->in);
-    if (st == FL_OK && s->items != items) st = FL_ERR_CORRUPT;
+    if (st == FL_OK && fl_sbf_count(s) != items) st = FL_ERR_CORRUPT;
     if (st != FL_OK) {
         int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
         fl_sbf_free(s);

@@ -70,8 +70,6 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     if (!s) return FL_ERR_NO_MEMORY;
     *s = *params;
     s->count = 0;
-    s->items = 0;
-    s->bytes = 0;
     s->kernel = NULL;
     s->slots = 1; /* most chains never grow: fl_sbf_room doubles it when one does */
     s->filters = calloc(s->slots, sizeof *s->filters);
@@ -122,8 +120,13 @@ void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap) {
     s->filters[s->count] = f;
     s->cap[s->count] = cap;
     s->count++;
-    s->items += f->keys;
-    s->bytes += f->bytes;
+}
+
+/* Payload bytes of all sub-filters. */
+static size_t chain_bytes(const fl_sbf *s) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->count; i++) n += s->filters[i]->bytes;
+    return n;
 }
 
 /* The geometry of sub-filter i for `cap` keys in variant v: the variant's sizing for p_i,
@@ -190,7 +193,7 @@ static fl_status grow(fl_sbf *s, uint64_t cap) {
     st = fl_geometry_check(&g, &bytes);
     if (st != FL_OK) return st;
     uint64_t limit = growth_limit(s);
-    if (limit && (bytes > limit || s->bytes > limit - bytes)) return FL_ERR_TOO_LARGE;
+    if (limit && (bytes > limit || chain_bytes(s) > limit - bytes)) return FL_ERR_TOO_LARGE;
     /* Only now the arrays: a refused growth leaves the chain's memory as it was. (Larger
      * arrays left behind by a later failure are harmless: the next growth uses them.) */
     st = fl_sbf_room(s, s->count + 1);
@@ -238,8 +241,6 @@ void fl_sbf_clear(fl_sbf *s) {
     s->count = 1;
     resize_arrays(s, 1); /* shrinking: if realloc refuses, the larger arrays serve */
     fl_clear(s->filters[0]);
-    s->items = 0;
-    s->bytes = s->filters[0]->bytes;
 }
 
 uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len) {
@@ -247,7 +248,9 @@ uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len) {
 }
 
 uint64_t fl_sbf_count(const fl_sbf *s) {
-    return s ? s->items : 0;
+    uint64_t n = 0;
+    for (uint32_t i = 0; s && i < s->count; i++) n += s->filters[i]->keys;
+    return n;
 }
 
 /* ---- lookups --------------------------------------------------------------------------- */
@@ -340,10 +343,7 @@ static fl_status insert_new(fl_sbf *s, uint64_t h) {
         if (st != FL_OK) return st;
         last++;
     }
-    fl_status st = fl_insert_hash(s->filters[last], h);
-    if (st != FL_OK) return st;
-    s->items++;
-    return FL_OK;
+    return fl_insert_hash(s->filters[last], h);
 }
 
 fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added) {
@@ -415,7 +415,7 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     if (!s || !out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     out->capacity = s->capacity;
-    out->items = s->items;
+    out->items = fl_sbf_count(s);
     out->error_rate = s->error_rate;
     out->growth = s->growth;
     out->tightening = s->tightening;
@@ -428,7 +428,7 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     out->byte_limit = s->byte_limit;
     out->layout_slack = s->layout_slack;
     out->filters = s->count;
-    out->bytes = s->bytes;
+    out->bytes = chain_bytes(s);
     /* Independent sub-filters (each holds other keys): the chance that none reports a
      * never-added key is the product of their true-negative rates. */
     double none = 1.0;

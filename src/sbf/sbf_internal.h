@@ -31,8 +31,8 @@ struct fl_sbf {
     uint32_t count, slots;
     fl_filter **filters;
     uint64_t *cap;
-    uint64_t items;
-    size_t bytes;         /* payload bytes of all sub-filters */
+    /* No running totals of keys or payload bytes: the sub-filters hold them, and a chain
+     * of one sub-filter (most Redis keys) is smaller without two more words. */
     /* fl_sbf_bind_kernel's kernel name (static storage) or NULL: new sub-filters get it. */
     const char *kernel;
 };
