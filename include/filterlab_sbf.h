@@ -122,8 +122,9 @@ uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len);
  * it was added before, or it is a false positive, which is then never added. That keeps
  * the item count a count of distinct-looking keys, as the capacity rule needs.
  * Errors: FL_ERR_INVALID_ARG, FL_ERR_FULL (non-scaling chain at capacity), FL_ERR_TOO_LARGE
- * (growth needs more than max_filters / max_bytes), FL_ERR_BAD_FPR (the variant cannot
- * reach the next sub-filter's p_i), FL_ERR_NO_MEMORY; the chain is then unchanged. */
+ * (growth needs more than max_filters, max_bytes or the byte limit of
+ * fl_sbf_set_byte_limit), FL_ERR_BAD_FPR (the variant cannot reach the next sub-filter's
+ * p_i), FL_ERR_NO_MEMORY; the chain is then unchanged. */
 fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added);
 fl_status fl_sbf_add_bytes(fl_sbf *s, const void *key, size_t len, int *added);
 /* Batch add, in order (a key repeated in the batch is added once): added[i] (if added is
@@ -156,7 +157,9 @@ typedef struct fl_sbf_info {
     uint64_t seed;
     uint32_t flags;
     uint32_t max_filters;     /* the effective cap (FL_SBF_FILTERS_MAX when unset) */
-    uint64_t max_bytes;       /* 0: none */
+    uint64_t max_bytes;       /* the chain's own cap, saved in its file; 0: none */
+    uint64_t byte_limit;      /* the process's cap, not saved (fl_sbf_set_byte_limit);
+                                 0: none */
     double layout_slack;      /* the effective one (see fl_sbf_config) */
     uint32_t filters;         /* sub-filters now */
     uint32_t classic_filters; /* of them, classic where the chain's variant is another */
@@ -175,6 +178,12 @@ typedef struct fl_sbf_filter_info {
 } fl_sbf_filter_info;
 
 fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out);
+/* Heap bytes the chain holds: its struct, its arrays of sub-filters, and each sub-filter's
+ * struct and payload (with the few bytes of slack after it that kernels may read). What
+ * the allocator adds to each request (malloc's headers and size classes, a large payload's
+ * mapping rounded to 2 MiB pages) is not counted. 0 for NULL. */
+size_t fl_sbf_memory(const fl_sbf *s);
+
 /* Sub-filter i (0 = the oldest); FL_ERR_INVALID_ARG if i >= filters. */
 fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info *out);
 /* Sub-filter i itself, read-only (for tests and benchmarks); NULL if i >= filters. It
@@ -185,13 +194,28 @@ const fl_filter *fl_sbf_filter_at(const fl_sbf *s, uint32_t i);
  * rules; 0 restores the default). FL_ERR_INVALID_ARG for NULL or a value below 1. */
 fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack);
 
+/* Caps the payload bytes of all sub-filters together for this chain in this process:
+ * growth that would pass it fails with FL_ERR_TOO_LARGE and changes nothing, like the
+ * chain's own max_bytes; the tighter of the two applies. Unlike max_bytes it is not saved:
+ * it is the holder's policy, not a property of the chain. A load sets it to the load's
+ * max_bytes (see below); 0 removes it (the chain's own max_bytes, if any, still applies).
+ * A limit below the bytes the chain already holds stops its growth and frees nothing.
+ * FL_ERR_INVALID_ARG for NULL. */
+fl_status fl_sbf_set_byte_limit(fl_sbf *s, uint64_t bytes);
+
 /* Binds every sub-filter, and those the chain creates later, to a named kernel
  * (fl_filter_bind_kernel's rules; NULL or "auto" unbinds). Not saved in files. */
 fl_status fl_sbf_bind_kernel(fl_sbf *s, const char *name);
 
 /* Serialization: one file holds the whole chain (a container of its own kind; see
  * src/sbf/codec_sbf.c). max_bytes caps the payload bytes of all sub-filters together that a
- * load will allocate (0 = no cap; FL_ERR_TOO_LARGE above it, before any allocation).
+ * load will allocate (0 = no cap; FL_ERR_TOO_LARGE above it, before any allocation), and
+ * stays the loaded chain's byte limit (fl_sbf_set_byte_limit): the adds that follow never
+ * take the chain past it either, whatever max_bytes and parameters the file stores (a
+ * file can make its next sub-filter ask for gigabytes). Load a file from an untrusted
+ * source with a cap. A load with 0 trusts the file: its chain grows under its own stored
+ * max_bytes only (0 there too: up to FL_SBF_FILTERS_MAX sub-filters of up to 2^32 units
+ * each). The limit is not saved: a save writes back the stored max_bytes exactly.
  * fl_load_* of a chain's file, or fl_sbf_load_* of a filter's, is FL_ERR_WRONG_KIND. */
 /* fl_sbf_serialized_size, fl_sbf_save_mem, fl_sbf_load_mem,
  * fl_sbf_save_file, fl_sbf_load_file */

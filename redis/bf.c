@@ -364,12 +364,11 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
+/* MEMORY USAGE and BF.INFO's Size: every byte the value holds, as the library counts its
+ * chain (structs, arrays, payloads; allocator rounding aside), and this struct. */
 static size_t bf_mem_usage(const void *v) {
     const bf_value *b = v;
-    fl_sbf_info in;
-    if (fl_sbf_get_info(b->sbf, &in) != FL_OK) return sizeof *b;
-    /* The payload plus the chain's bookkeeping: a header and a filter object per link. */
-    return sizeof *b + in.bytes + 256 + (size_t)in.filters * 256;
+    return sizeof *b + fl_sbf_memory(b->sbf);
 }
 
 /* Bits set over bits of all sub-filters. */
@@ -511,8 +510,13 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
         *err = "ERR invalid dump: the filter does not load";
         return NULL;
     }
-    /* Files do not keep the slack (a policy of the process): the server's applies. */
+    /* Files do not keep the slack nor the byte limit (policies of the process): the
+     * server's apply. The load accepted up to flr_load_max_bytes, so that a value made
+     * under a larger MAX_BYTES still loads; its growth from now on is held to MAX_BYTES,
+     * whatever the blob's own max_bytes says (a RESTORE or LOADCHUNK payload may store 0
+     * and a tightening that makes the next sub-filter ask for gigabytes). */
     fl_sbf_set_layout_slack(sbf, flr_cfg.bf_layout_slack);
+    fl_sbf_set_byte_limit(sbf, flr_max_bytes());
     bf_value *b = bf_wrap(sbf);
     if (!b) *err = "ERR out of memory";
     return b;

@@ -66,6 +66,7 @@ class ScalableBloomInfo:
     scaling: bool
     max_filters: int
     max_bytes: int
+    byte_limit: int
     bytes: int
     predicted_fpr: float
     kernel: str

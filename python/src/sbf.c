@@ -226,7 +226,8 @@ static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
         return flpy_raise(st, "info", NULL);
     if (subs == NULL)
         return NULL;
-    PyObject *d = Py_BuildValue("{s:K,s:K,s:K,s:d,s:d,s:d,s:s,s:s,s:K,s:N,s:k,s:K,s:K,s:d,s:s,s:N}",
+    PyObject *d = Py_BuildValue("{s:K,s:K,s:K,s:d,s:d,s:d,s:s,s:s,s:K,s:N,s:k,s:K,s:K,s:K,s:d,s:s,"
+                                "s:N}",
                                 "capacity", (unsigned long long)in.capacity,
                                 "total_capacity", (unsigned long long)in.total_capacity,
                                 "items", (unsigned long long)in.items,
@@ -239,11 +240,25 @@ static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
                                 "scaling", PyBool_FromLong(!(in.flags & FL_SBF_NONSCALING)),
                                 "max_filters", (unsigned long)in.max_filters,
                                 "max_bytes", (unsigned long long)in.max_bytes,
+                                "byte_limit", (unsigned long long)in.byte_limit,
                                 "bytes", (unsigned long long)in.bytes,
                                 "predicted_fpr", (double)in.predicted_fpr,
                                 "kernel", kernel,
                                 "filters", subs);
     return flpy_make_info("ScalableBloomInfo", d);
+}
+
+static PyObject *Sbf_set_byte_limit(SbfObject *self, PyObject *arg)
+{
+    uint64_t bytes = 0;
+    if (arg != Py_None && flpy_u64_arg(arg, &bytes, "byte_limit") < 0)
+        return NULL;
+    flpy_write_lock_gil(&self->base.lock);
+    fl_status st = fl_sbf_set_byte_limit(self->base.handle, bytes);
+    flpy_unlock(&self->base.lock);
+    if (st != FL_OK)
+        return flpy_raise(st, "set_byte_limit", NULL);
+    Py_RETURN_NONE;
 }
 
 static PyObject *Sbf_get_kernel(SbfObject *self, void *Py_UNUSED(c))
@@ -289,9 +304,16 @@ static PyMethodDef Sbf_methods[] = {
     FLPY_FILE_METHODS(Sbf,
       "to_bytes()\n--\n\nThe chain in the filterlab file format.",
       "from_bytes(data, max_bytes=0)\n--\n\nA chain from filterlab-format bytes (FormatError if "
-      "bad; a plain filter's bytes are FormatError too: wrong kind).",
+      "bad; a plain filter's bytes are FormatError too: wrong kind). max_bytes (0: none) caps "
+      "the payload the load allocates and stays the chain's byte_limit: later growth past it "
+      "is refused (ValueError), whatever the data stores; give one for untrusted data.",
       "save(path)\n--\n\nWrites the chain atomically.",
-      "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them)."),
+      "load(path, max_bytes=0)\n--\n\nReads a chain file (CLI `build --grow` writes them); "
+      "max_bytes as in from_bytes."),
+    {"set_byte_limit", (PyCFunction)Sbf_set_byte_limit, METH_O,
+     "set_byte_limit(n)\n--\n\nCaps the payload bytes the chain may grow to in this "
+     "process (0 or None: no limit beyond max_bytes). Not saved, pickled or copied; a load "
+     "sets it to its max_bytes."},
     {"info", (PyCFunction)Sbf_info, METH_NOARGS,
      "info()\n--\n\nA ScalableBloomInfo dataclass, with one SubFilterInfo per sub-filter."},
     FLPY_BIND_KERNEL_METHOD(

@@ -43,6 +43,39 @@ def test_sbf_grows_and_round_trips(tmp_path):
     assert len(s) == 0 and len(s.info().filters) == 1
 
 
+def test_sbf_load_cap_bounds_growth(tmp_path):
+    # A chain whose next sub-filter is huge: tightening 1e-98 gives it a target rate of
+    # 1e-100, about 10 MB for 2,000 keys, and max_bytes 0 (none) is stored in its bytes.
+    s = fl.ScalableBloom(1000, 0.01, tightening=1e-98)
+    keys = iter(range(10**6))
+    while len(s) < 1000:
+        s.add(next(keys))
+    held = list(range(next(keys)))
+    data = s.to_bytes()
+    (tmp_path / "c.sbf").write_bytes(data)
+    cap = 64 << 10
+    for t in (fl.ScalableBloom.from_bytes(data, max_bytes=cap),
+              fl.ScalableBloom.load(tmp_path / "c.sbf", max_bytes=cap)):
+        info = t.info()
+        assert (info.byte_limit, info.max_bytes) == (cap, 0)
+        fresh = next(k for k in range(10**6, 2 * 10**6) if k not in t)
+        with pytest.raises(ValueError):
+            t.add(fresh)
+        with pytest.raises(ValueError):
+            t.add_many(np.arange(10**6, 10**6 + 16, dtype=np.uint64))
+        after = t.info()
+        assert (len(t), len(after.filters), after.bytes) == (1000, 1, info.bytes)
+        assert all(k in t for k in held)
+        assert t.to_bytes() == data
+    # The holder may lift its limit; the add then grows the chain past the old cap.
+    t.set_byte_limit(None)
+    assert t.add(fresh) is True and t.info().bytes > cap
+    with pytest.raises((ValueError, OverflowError)):
+        t.set_byte_limit(-1)
+    # Without a cap the file is trusted (its own max_bytes, none here, applies).
+    assert fl.ScalableBloom.from_bytes(data).info().byte_limit == 0
+
+
 def test_sbf_nonscaling_full():
     s = fl.ScalableBloom(100, 0.01, scaling=False)
     with pytest.raises(fl.FullError):

@@ -8,7 +8,8 @@ from redisbench.output import ratio, run_record, two_modules_record, write_resul
 from redisbench.runs import module_list
 
 MEMORY_ERRORS = (0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
-MEMORY_CAPACITIES = (100, 1000, 10_000, 100_000, 1_000_000, 10_000_000)
+# From one item up: a small key's fixed bookkeeping dominates it, a large one's payload.
+MEMORY_CAPACITIES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000)
 # EXPANSION 1 chains: reserved for CHAIN_LINK items, filled with CHAIN_ITEMS distinct items
 # (100 sub-filters), at these error rates.
 CHAIN_LINK, CHAIN_ITEMS, CHAIN_ERRORS = 1000, 100_000, (0.1, 0.01, 1e-4)
@@ -62,6 +63,9 @@ def memory_main(a, module, host, out):
         "goal": {"reserve": 1.1, "expansion_1_chain": 2.0},
         "reserve": grid, "expansion_1": chains,
         "worst_reserve_ratio": max(r["ratio"] for r in grid),
+        "worst_reserve_ratio_by_capacity": {
+            str(n): max(r["ratio"] for r in grid if r["capacity"] == n)
+            for n in MEMORY_CAPACITIES},
         "worst_chain_ratio": max(r["ratio"] for r in chains),
     })
     write_results(out, "redis-memory", doc, memory_markdown(doc))
@@ -87,6 +91,9 @@ def memory_markdown(d):
         lines.append(f"| {p:g} | " + " | ".join(
             f"{cells[c]['ratio']:.3f}x ({cells[c]['filterlab_bytes']:,} / "
             f"{cells[c]['other_bytes']:,})" for c in caps) + " |")
+    worst = d.get("worst_reserve_ratio_by_capacity", {})
+    if worst:
+        lines.append("| worst | " + " | ".join(f"{worst[str(c)]:.3f}x" for c in caps) + " |")
     lines += [
         "",
         f"EXPANSION 1 chains (goal <= {d['goal']['expansion_1_chain']:g}x; worst "

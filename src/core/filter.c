@@ -23,10 +23,11 @@ fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, ui
     if (s != FL_OK) return s;
     if (hash != FL_HASH_XXH3 && hash != FL_HASH_XXH64) return FL_ERR_INVALID_ARG;
     if (flags & ~(uint32_t)FL_FLAG_NO_HUGE_PAGES) return FL_ERR_INVALID_ARG;
-    fl_filter *f = calloc(1, sizeof *f);
+    const fl_variant_desc *desc = fl_variant_desc_of(g->variant);
+    fl_filter *f = calloc(1, desc->stash_max ? sizeof *f : FL_FILTER_BASE_BYTES);
     if (!f) return FL_ERR_NO_MEMORY;
     f->g = *g;
-    f->desc = fl_variant_desc_of(g->variant);
+    f->desc = desc;
     f->slots = f->desc->kernel_slots(g->k);
     f->hash = hash;
     f->seed = seed;
@@ -66,6 +67,10 @@ fl_status fl_create(const fl_config *cfg, fl_filter **out) {
 fl_status fl_create_for(fl_variant variant, uint64_t n, double fpr, fl_filter **out) {
     fl_config cfg = {.variant = variant, .n = n, .fpr = fpr};
     return fl_create(&cfg, out);
+}
+
+size_t fl_filter_memory(const fl_filter *f) {
+    return (f->desc->stash_max ? sizeof *f : FL_FILTER_BASE_BYTES) + f->bytes + FL_PAYLOAD_SLACK;
 }
 
 void fl_free(fl_filter *f) {

@@ -38,26 +38,35 @@
 typedef struct fl_variant_desc fl_variant_desc;
 
 struct fl_filter {
+    /* What a Bloom lookup reads (fl_view, probe_one, fl_kernels_of), together in the first
+     * 64 bytes: one cache line, or two where malloc's 16-byte alignment splits them. */
     fl_geometry g;
-    const fl_variant_desc *desc; /* src/core/variants.c: what the variant is and can do */
     fl_kernel_slots slots;       /* where its kernels sit in a kernel table */
+    uint32_t stash_count;        /* cuckoo's victim stash entries in use; 0 for the others */
     /* fl_filter_bind_kernel's table, or NULL for the process's (read with acquire loads:
      * another thread may rebind while calls run). */
     const fl_kernel_table *bound;
-    fl_hash_id hash;
-    uint64_t seed;
-    uint64_t keys;       /* updated with __atomic ops by fl_insert_hashes_atomic */
-    int keys_estimated;  /* keys became an estimate from the fill at an fl_union (filter.c) */
-    uint32_t flags;      /* fl_create_flags */
     void *data;          /* payload: 64-byte aligned, zero-initialised */
     size_t bytes;        /* payload bytes */
-    size_t mapped;       /* bytes mapped (0 = aligned_alloc'ed) */
+    const fl_variant_desc *desc; /* src/core/variants.c: what the variant is and can do */
+    fl_hash_id hash;
+    uint32_t flags;      /* fl_create_flags */
+    uint64_t seed;
+    uint64_t keys;       /* updated with __atomic ops by fl_insert_hashes_atomic */
+    size_t mapped;       /* bytes mapped (0 = from posix_memalign) */
+    int keys_estimated;  /* keys became an estimate from the fill at an fl_union (filter.c) */
     int huge_pages;
-    /* cuckoo only */
-    fl_stash_entry stash[FL_STASH_MAX];
-    uint32_t stash_count;
+    /* Cuckoo only, from here to the end: a filter of a variant without a victim stash is
+     * allocated without them (FL_FILTER_BASE_BYTES), which is most of a small Bloom filter's
+     * bookkeeping (a scalable chain holds one filter per sub-filter). */
     uint64_t rng;        /* eviction walk state (xorshift64), seeded from the seed */
+    fl_stash_entry stash[FL_STASH_MAX];
 };
+/* The bytes of an fl_filter without the cuckoo-only tail. */
+#define FL_FILTER_BASE_BYTES offsetof(fl_filter, rng)
+/* Heap bytes of filter f: its struct as allocated and its payload with the slack after it
+ * (allocator rounding aside: a mapping's rounding to FL_HUGE_PAGE is the allocator's). */
+size_t fl_filter_memory(const fl_filter *f);
 
 /* variants.c: one descriptor per variant. Function members that are NULL mark what the
  * variant does not have (its fl_variant_info.caps say the same to the public). */

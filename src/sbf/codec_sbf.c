@@ -75,7 +75,7 @@ static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
     fl_put64(h + 24, fl_double_bits(s->growth));
     fl_put64(h + 32, fl_double_bits(s->tightening));
     fl_put64(h + 40, s->seed);
-    fl_put64(h + 48, s->items);
+    fl_put64(h + 48, fl_sbf_count(s));
     fl_put64(h + 56, s->max_bytes);
     return fl_codec_chain_write(&sbf_sections, sink, FL_KIND_SCALABLE_BLOOM, h, s->filters, s->count,
                                 s->cap);
@@ -195,13 +195,18 @@ static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
         if (st == FL_OK) st = read_filter(r, s, i, filters, cap);
     }
     if (st == FL_OK) st = fl_in_end(r->in);
-    if (st == FL_OK && s->items != items) st = FL_ERR_CORRUPT;
+    if (st == FL_OK && fl_sbf_count(s) != items) st = FL_ERR_CORRUPT;
     if (st != FL_OK) {
         int err = errno; /* FL_ERR_IO: the caller reads the cause from errno */
         fl_sbf_free(s);
         errno = err;
         return st;
     }
+    /* The cap the caller loaded under also bounds the chain's growth from now on: the
+     * file's own max_bytes may be 0 (none) and its parameters may make the next
+     * sub-filter huge (a tightening far below 0.5 drives p_i towards 1e-100). Not saved:
+     * the file keeps its stored max_bytes, so a save writes back the bytes loaded. */
+    s->byte_limit = max_bytes;
     *out = s;
     return FL_OK;
 }

@@ -70,10 +70,8 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     if (!s) return FL_ERR_NO_MEMORY;
     *s = *params;
     s->count = 0;
-    s->items = 0;
-    s->bytes = 0;
     s->kernel = NULL;
-    s->slots = s->max_filters < 4 ? s->max_filters : 4;
+    s->slots = 1; /* most chains never grow: fl_sbf_room doubles it when one does */
     s->filters = calloc(s->slots, sizeof *s->filters);
     s->cap = calloc(s->slots, sizeof *s->cap);
     if (!s->filters || !s->cap) {
@@ -86,27 +84,49 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     return FL_OK;
 }
 
-fl_status fl_sbf_room(fl_sbf *s, uint32_t n) {
-    if (n <= s->slots) return FL_OK;
-    if (n > s->max_filters) return FL_ERR_TOO_LARGE;
-    uint32_t slots = s->slots * 2 > n ? s->slots * 2 : n;
-    if (slots > s->max_filters) slots = s->max_filters;
+/* Resizes both arrays to `slots` entries (at least count). On FL_ERR_NO_MEMORY the slot
+ * count is unchanged and the arrays hold the same entries. */
+static fl_status resize_arrays(fl_sbf *s, uint32_t slots) {
     fl_filter **filters = realloc(s->filters, slots * sizeof *filters);
     if (!filters) return FL_ERR_NO_MEMORY;
-    s->filters = filters; /* larger and holding the same entries: nothing else changed */
+    s->filters = filters; /* holding the same entries: nothing else changed */
     uint64_t *cap = realloc(s->cap, slots * sizeof *cap);
-    if (!cap) return FL_ERR_NO_MEMORY;
+    if (!cap) {
+        if (slots < s->slots) s->slots = slots; /* the filters array did shrink */
+        return FL_ERR_NO_MEMORY;
+    }
     s->cap = cap;
     s->slots = slots;
     return FL_OK;
+}
+
+/* The slots for n sub-filters: the power of two at or above n, at most max_filters. A
+ * function of n alone, so that a chain grown one sub-filter at a time, the same chain
+ * loaded from its file, and a cleared one hold arrays of the same size (the Redis module's
+ * MEMORY USAGE and BF.INFO Size must not change across a save and a load). */
+static uint32_t slots_for(const fl_sbf *s, uint32_t n) {
+    uint32_t slots = 1;
+    while (slots < n) slots *= 2;
+    return slots < s->max_filters ? slots : s->max_filters;
+}
+
+fl_status fl_sbf_room(fl_sbf *s, uint32_t n) {
+    if (n <= s->slots) return FL_OK;
+    if (n > s->max_filters) return FL_ERR_TOO_LARGE;
+    return resize_arrays(s, slots_for(s, n));
 }
 
 void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap) {
     s->filters[s->count] = f;
     s->cap[s->count] = cap;
     s->count++;
-    s->items += f->keys;
-    s->bytes += f->bytes;
+}
+
+/* Payload bytes of all sub-filters. */
+static size_t chain_bytes(const fl_sbf *s) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->count; i++) n += s->filters[i]->bytes;
+    return n;
 }
 
 /* The geometry of sub-filter i for `cap` keys in variant v: the variant's sizing for p_i,
@@ -155,19 +175,29 @@ static fl_status choose_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geo
     return FL_OK;
 }
 
+/* The payload bytes the chain may hold in all: the tighter of its own max_bytes and the
+ * process's byte_limit (0: neither is set). */
+static uint64_t growth_limit(const fl_sbf *s) {
+    if (!s->max_bytes) return s->byte_limit;
+    if (!s->byte_limit) return s->max_bytes;
+    return s->max_bytes < s->byte_limit ? s->max_bytes : s->byte_limit;
+}
+
 /* Appends sub-filter `count` (capacity `cap`), within the caps. Nothing changes on error. */
 static fl_status grow(fl_sbf *s, uint64_t cap) {
     if (s->count >= s->max_filters) return FL_ERR_TOO_LARGE;
-    fl_status st = fl_sbf_room(s, s->count + 1);
-    if (st != FL_OK) return st;
     fl_geometry g;
-    st = choose_layout(s, s->count, cap, &g);
+    fl_status st = choose_layout(s, s->count, cap, &g);
     if (st != FL_OK) return st;
     size_t bytes = 0;
     st = fl_geometry_check(&g, &bytes);
     if (st != FL_OK) return st;
-    if (s->max_bytes && (bytes > s->max_bytes || s->bytes > s->max_bytes - bytes))
-        return FL_ERR_TOO_LARGE;
+    uint64_t limit = growth_limit(s);
+    if (limit && (bytes > limit || chain_bytes(s) > limit - bytes)) return FL_ERR_TOO_LARGE;
+    /* Only now the arrays: a refused growth leaves the chain's memory as it was. (Larger
+     * arrays left behind by a later failure are harmless: the next growth uses them.) */
+    st = fl_sbf_room(s, s->count + 1);
+    if (st != FL_OK) return st;
     fl_config c = {.variant = g.variant, .geometry = g, .hash = s->hash, .seed = s->seed};
     fl_filter *f = NULL;
     st = fl_create(&c, &f);
@@ -209,9 +239,8 @@ void fl_sbf_clear(fl_sbf *s) {
     if (!s) return;
     for (uint32_t i = 1; i < s->count; i++) fl_free(s->filters[i]);
     s->count = 1;
+    resize_arrays(s, 1); /* shrinking: if realloc refuses, the larger arrays serve */
     fl_clear(s->filters[0]);
-    s->items = 0;
-    s->bytes = s->filters[0]->bytes;
 }
 
 uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len) {
@@ -219,7 +248,9 @@ uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len) {
 }
 
 uint64_t fl_sbf_count(const fl_sbf *s) {
-    return s ? s->items : 0;
+    uint64_t n = 0;
+    for (uint32_t i = 0; s && i < s->count; i++) n += s->filters[i]->keys;
+    return n;
 }
 
 /* ---- lookups --------------------------------------------------------------------------- */
@@ -312,10 +343,7 @@ static fl_status insert_new(fl_sbf *s, uint64_t h) {
         if (st != FL_OK) return st;
         last++;
     }
-    fl_status st = fl_insert_hash(s->filters[last], h);
-    if (st != FL_OK) return st;
-    s->items++;
-    return FL_OK;
+    return fl_insert_hash(s->filters[last], h);
 }
 
 fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added) {
@@ -387,7 +415,7 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     if (!s || !out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     out->capacity = s->capacity;
-    out->items = s->items;
+    out->items = fl_sbf_count(s);
     out->error_rate = s->error_rate;
     out->growth = s->growth;
     out->tightening = s->tightening;
@@ -397,9 +425,10 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     out->flags = s->flags;
     out->max_filters = s->max_filters;
     out->max_bytes = s->max_bytes;
+    out->byte_limit = s->byte_limit;
     out->layout_slack = s->layout_slack;
     out->filters = s->count;
-    out->bytes = s->bytes;
+    out->bytes = chain_bytes(s);
     /* Independent sub-filters (each holds other keys): the chance that none reports a
      * never-added key is the product of their true-negative rates. */
     double none = 1.0;
@@ -416,6 +445,19 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
 fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack) {
     if (!s || !(slack == 0 || slack >= 1)) return FL_ERR_INVALID_ARG;
     s->layout_slack = slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : slack;
+    return FL_OK;
+}
+
+size_t fl_sbf_memory(const fl_sbf *s) {
+    if (!s) return 0;
+    size_t n = sizeof *s + (size_t)s->slots * (sizeof *s->filters + sizeof *s->cap);
+    for (uint32_t i = 0; i < s->count; i++) n += fl_filter_memory(s->filters[i]);
+    return n;
+}
+
+fl_status fl_sbf_set_byte_limit(fl_sbf *s, uint64_t bytes) {
+    if (!s) return FL_ERR_INVALID_ARG;
+    s->byte_limit = bytes;
     return FL_OK;
 }
 

@@ -18,17 +18,21 @@ struct fl_sbf {
     uint64_t seed;
     uint32_t flags;
     uint32_t max_filters; /* effective: FL_SBF_FILTERS_MAX when the config said 0 */
-    uint64_t max_bytes;   /* 0: none */
+    uint64_t max_bytes;   /* 0: none; the chain's own cap, saved in its file */
+    /* The process's cap on the payload bytes (0: none), never saved: a load's max_bytes
+     * (codec_sbf.c), or fl_sbf_set_byte_limit. Growth obeys the tighter of the two, so a
+     * file cannot lift the cap it was loaded under by storing max_bytes 0. */
+    uint64_t byte_limit;
     double layout_slack;  /* effective: FL_SBF_LAYOUT_SLACK_DEFAULT when the config said 0 */
     /* The chain, oldest first; cap[i] is sub-filter i's capacity. Both arrays hold
-     * `slots` entries, grown on demand up to max_filters (fl_sbf_room): a chain of one
-     * sub-filter, the common case, does not carry two arrays of 127 entries (2 KiB, as
-     * much as the payload of a filter for 1,000 keys at 1%). */
+     * `slots` entries, one at first, doubled on demand up to max_filters (fl_sbf_room): a
+     * chain of one sub-filter, the common case, does not carry two arrays of 127 entries
+     * (2 KiB, as much as the payload of a filter for 1,000 keys at 1%), nor of 4. */
     uint32_t count, slots;
     fl_filter **filters;
     uint64_t *cap;
-    uint64_t items;
-    size_t bytes;         /* payload bytes of all sub-filters */
+    /* No running totals of keys or payload bytes: the sub-filters hold them, and a chain
+     * of one sub-filter (most Redis keys) is smaller without two more words. */
     /* fl_sbf_bind_kernel's kernel name (static storage) or NULL: new sub-filters get it. */
     const char *kernel;
 };

@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis_server import Deadline, RedisServer, skip_if_unavailable  # noqa: E402
+import bf_dump  # noqa: E402
 import checks  # noqa: E402
 from checks import check  # noqa: E402
 
@@ -105,6 +106,17 @@ def test_bf_memory(r):
         check(used <= 1.1 * want + 1024, f"BF.RESERVE m {p} 100000: {used} bytes, "
               f"RedisBloom's bit array {want}")
         r.delete("m")
+    # Small capacities, where a value's bookkeeping weighs: RedisBloom's value is its bit
+    # array and two structs (chain, link: 104 bytes); this module's holds at most 224 bytes
+    # more than 1.1x that (its value, chain and filter structs; README's BF row).
+    for n in (1, 10, 100, 1000):
+        for p in (0.1, 0.01, 1e-4, 1e-9):
+            r.execute_command("BF.RESERVE", "s", p, n)
+            used = r.memory_usage("s")
+            want = 104 + redisbloom_bytes(n, p)
+            check(used <= 1.1 * want + 224, f"BF.RESERVE s {p} {n}: {used} bytes, "
+                  f"RedisBloom's value {want}")
+            r.delete("s")
     # Absurd targets stay small: one classic sub-filter, not the blocked layout's megabytes.
     r.execute_command("BF.RESERVE", "t", 1e-30, 1)
     check(r.memory_usage("t") < 4096, f"BF.RESERVE t 1e-30 1: {r.memory_usage('t')} bytes")
@@ -418,6 +430,55 @@ def test_load_args():
             srv.cleanup()
 
 
+def test_loaded_bf_growth():
+    """A BF value loaded from a crafted dump grows under MAX_BYTES, whatever its own cap: the
+    dump stores max_bytes 0 and a tightening of 1e-98, so its next sub-filter (2,000 keys at
+    a target of 1e-100) would take about 10 MB; with MAX_BYTES 1 MiB the add that would
+    create it is refused, and the value is as loaded (every item present, the same dump)."""
+    with server("MAX_BYTES", 1 << 20) as srv:
+        r = srv.client()
+        r.execute_command("BF.RESERVE", "src", 0.01, 1000)
+        keys = [f"k{i}" for i in range(990)]
+        r.execute_command("BF.MADD", "src", *keys)
+        while r.execute_command("BF.CARD", "src") < 1000:  # fill exactly, no growth
+            keys.append(f"k{len(keys)}")
+            r.execute_command("BF.ADD", "src", keys[-1])
+        crafted = bf_dump.with_sbfh(bf_dump.blob_of(dump_chunks(r, "src")), tightening=1e-98,
+                                    max_bytes=0)
+        for it, chunk in bf_dump.chunks_of(crafted):
+            r.execute_command("BF.LOADCHUNK", "dst", it, chunk)
+        fresh = [f"new{i}" for i in range(64)]
+        fresh = [k for k, e in zip(fresh, r.execute_command("BF.MEXISTS", "dst", *fresh)) if not e]
+
+        def state():
+            return (r.execute_command("BF.INFO", "dst"), r.memory_usage("dst"))
+
+        before = state()
+        check(pairs(before[0])["Number of filters"] == 1, f"the crafted dump loads: {before}")
+        for source in ("LOADCHUNK", "RDB"):
+            if source == "RDB":
+                r.execute_command("DEBUG", "RELOAD")  # the value saved and loaded again
+            e = error_of(r, "BF.ADD", "dst", fresh[0])
+            check(e is not None, f"{source}: the add that would grow past MAX_BYTES is refused")
+            reply = r.execute_command("BF.MADD", "dst", *fresh[:4])
+            check(all(isinstance(x, redis.ResponseError) for x in reply),
+                  f"{source}: BF.MADD refuses every item: {reply}")
+            check(state() == before, f"{source}: nothing grew: {state()} vs {before}")
+            check(all(x == 1 for x in r.execute_command("BF.MEXISTS", "dst", *keys)),
+                  f"{source}: every item added before is present")
+            check(bf_dump.blob_of(dump_chunks(r, "dst")) == crafted,
+                  f"{source}: the value dumps back as loaded")
+
+
+def dump_chunks(r, key):
+    chunks, it = [], 0
+    while True:
+        it, data = r.execute_command("BF.SCANDUMP", key, it)
+        if it == 0:
+            return chunks
+        chunks.append((it, data))
+
+
 def main():
     with server() as srv:
         r = srv.client()
@@ -430,7 +491,8 @@ def main():
             fn(r)
             print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
     for name, fn in (("cf max expansions", test_cf_max_expansions),
-                     ("load arguments", test_load_args)):
+                     ("load arguments", test_load_args),
+                     ("loaded BF growth", test_loaded_bf_growth)):
         DEADLINE.left()
         before = checks.failures
         fn()
