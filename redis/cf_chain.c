@@ -26,7 +26,7 @@ static uint64_t filter_items(const cf_config *cfg, uint32_t i) {
  * fit. CF_SIZING_SLOTS (format 1, values saved before): the items were slots. */
 static uint64_t filter_buckets(const cf_config *cfg, uint32_t sizing, uint32_t i) {
     uint64_t items = filter_items(cfg, i);
-    uint64_t max = CF_FILTER_BYTES_MAX / (cfg->fp_bits / 2); /* fp_bits / 2 bytes a bucket */
+    uint64_t max = CF_FILTER_BYTES_MAX / fl_variant_unit_bytes(FL_CUCKOO, cfg->fp_bits);
     if (items == UINT64_MAX) return 0;
     if (sizing == CF_SIZING_SLOTS) return (items + 3) / 4 > max ? 0 : (items + 3) / 4;
     fl_variant_info cuckoo;
@@ -39,7 +39,7 @@ static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
     uint64_t buckets = filter_buckets(&c->cfg, c->sizing, i);
     if (buckets == 0) return FL_ERR_TOO_LARGE;
     if (c->max_bytes) { /* checked before anything is allocated */
-        uint64_t bytes = buckets * (c->cfg.fp_bits / 2), have = 0;
+        uint64_t bytes = buckets * fl_variant_unit_bytes(FL_CUCKOO, c->cfg.fp_bits), have = 0;
         for (uint32_t j = 0; j < c->filters; j++) have += fl_size_bytes(c->f[j]);
         if (bytes > c->max_bytes || have > c->max_bytes - bytes) return FL_ERR_TOO_LARGE;
     }
@@ -50,11 +50,22 @@ static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
 
 static fl_status check_config(const cf_config *cfg) {
     if (cfg->capacity == 0) return FL_ERR_BAD_N;
-    if (cfg->fp_bits != 8 && cfg->fp_bits != 16) return FL_ERR_BAD_K;
+    if (cfg->fp_bits != 8 && cfg->fp_bits != 12 && cfg->fp_bits != 16) return FL_ERR_BAD_K;
     if (cfg->bucket_size == 0 || cfg->max_iterations == 0 ||
         cfg->expansion > CF_EXPANSION_MAX)
         return FL_ERR_INVALID_ARG;
     return FL_OK;
+}
+
+/* Room for n filters in c->f; 0 when out of memory (c unchanged). */
+static int reserve_filters(cf_chain *c, uint32_t n) {
+    if (n <= c->f_alloc) return 1;
+    fl_filter **f = realloc(c->f, (size_t)n * sizeof *f);
+    if (!f) return 0;
+    for (uint32_t i = c->f_alloc; i < n; i++) f[i] = NULL;
+    c->f = f;
+    c->f_alloc = n;
+    return 1;
 }
 
 fl_status cf_chain_create(const cf_config *cfg, cf_chain **out) {
@@ -69,8 +80,9 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
     c->cfg = *cfg;
     c->sizing = CF_SIZING_LOAD;
     c->max_bytes = max_bytes;
-    st = new_filter(c, 0, &c->f[0]);
+    st = reserve_filters(c, 1) ? new_filter(c, 0, &c->f[0]) : FL_ERR_NO_MEMORY;
     if (st != FL_OK) {
+        free(c->f);
         free(c);
         return st;
     }
@@ -82,6 +94,7 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
 void cf_chain_free(cf_chain *c) {
     if (!c) return;
     for (uint32_t i = 0; i < c->filters; i++) fl_free(c->f[i]);
+    free(c->f);
     free(c);
 }
 
@@ -92,6 +105,7 @@ uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len) {
 /* Appends a filter when the chain may grow; FL_ERR_FULL when it may not. */
 static fl_status grow(cf_chain *c) {
     if (c->cfg.expansion == 0 || c->filters >= CF_FILTERS_MAX) return FL_ERR_FULL;
+    if (!reserve_filters(c, c->filters + 1)) return FL_ERR_NO_MEMORY;
     fl_filter *f;
     fl_status st = new_filter(c, c->filters, &f);
     if (st != FL_OK) return st;
@@ -282,6 +296,10 @@ fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
     c->sizing = version == CF_FORMAT_SLOTS ? CF_SIZING_SLOTS : CF_SIZING_LOAD;
     c->items = flr_get64(buf + 32);
     c->deleted = flr_get64(buf + 40);
+    if (!reserve_filters(c, filters)) {
+        free(c);
+        return FL_ERR_NO_MEMORY;
+    }
     size_t pos = HEADER_BYTES, end = len - 8;
     fl_variant_info cuckoo;
     fl_status st = fl_variant_describe(FL_CUCKOO, &cuckoo);

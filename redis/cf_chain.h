@@ -27,7 +27,14 @@
 #define CF_BUCKET_SIZE_DEFAULT 2u    /* RedisBloom's defaults, reported by CF.INFO */
 #define CF_MAX_ITERATIONS_DEFAULT 20u
 #define CF_EXPANSION_DEFAULT 1u
-#define CF_FP_BITS_DEFAULT 16u       /* 16-bit fingerprints: FPR about 8 / 2^16 per filter */
+/* 12-bit fingerprints (6-byte buckets): a full filter's FPR is about 8 x 0.94 / 4095 =
+ * 0.18% at 12.8 bits per reserved item, against RedisBloom's default table (2-slot buckets of
+ * 8-bit fingerprints, 1 to 2 bytes per reserved item, two tables once an insert fails) at
+ * about 1-1.5% once filled to its capacity: no more bytes and a lower FPR at every capacity
+ * from 1,000 items (scripts/bench-redis --cf-memory). 8 bits would halve neither's FPR
+ * (2.9%), 16 would take more bytes than RedisBloom's at 1M items. Chains keep the width they
+ * were created (or saved) with. */
+#define CF_FP_BITS_DEFAULT 12u
 #define CF_FILTERS_MAX 64u
 #define CF_EXPANSION_MAX 32768u      /* RedisBloom's bound */
 #define CF_FILTER_BYTES_MAX (1ull << 32) /* payload of one filter, the first or a grown one */
@@ -52,10 +59,14 @@ typedef struct cf_chain {
     uint64_t max_bytes;
     uint64_t items, deleted;
     uint32_t filters;
-    fl_filter *f[CF_FILTERS_MAX];
+    /* f[0..filters) are the filters, oldest first; f has room for f_alloc of them (grown as
+     * the chain grows: an array of CF_FILTERS_MAX in the struct cost a one-filter chain
+     * 500 bytes, a third of a 1,000-item 12-bit filter). */
+    uint32_t f_alloc;
+    fl_filter **f;
 } cf_chain;
 
-/* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8/16), FL_ERR_INVALID_ARG (bucket
+/* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8, 12 or 16), FL_ERR_INVALID_ARG (bucket
  * size or iterations 0, expansion above CF_EXPANSION_MAX), FL_ERR_TOO_LARGE (a filter above
  * CF_FILTER_BYTES_MAX, or the chain above max_bytes; growth stops there with the same
  * error), NO_MEMORY. */

@@ -130,7 +130,7 @@ def test_cf(r):
     check(cf.addnx("cf", "a") == 0 and cf.addnx("cf", "b") == 1, "CF.ADDNX: 0 present, 1 new")
     check(cf.exists("cf", "a") == 1 and cf.exists("cf", "zz-never") == 0, "CF.EXISTS")
     check(cf.mexists("cf", "a", "b", "zz-never") == [1, 1, 0], "CF.MEXISTS")
-    # RedisBloom's CF.COUNT: the copies of the item's fingerprint (16-bit fingerprints in a
+    # RedisBloom's CF.COUNT: the copies of the item's fingerprint (12-bit fingerprints in a
     # filter of 3 items: no other item shares one here).
     check(cf.count("cf", "a") == 2 and cf.count("cf", "b") == 1 and
           cf.count("cf", "zz-never") == 0, "CF.COUNT counts copies: 2, 1, 0")
@@ -208,12 +208,7 @@ def test_cf(r):
           f"a format 1 CF value loads, its capacity reported at the sizing load: {d}")
     check(cf.add("cfold", "more") == 1 and cf.count("cfold", "more") == 1,
           "a format 1 CF value takes adds and counts")
-    # FPBITS (filterlab's): 8-bit fingerprints take half the payload.
-    r.execute_command("CF.RESERVE", "fp8", 4096, "FPBITS", 8)
-    r.execute_command("CF.RESERVE", "fp16", 4096, "FPBITS", 16)
-    p8 = info_dict("FILTERLAB.INFO", "fp8")["Payload bytes"]
-    p16 = info_dict("FILTERLAB.INFO", "fp16")["Payload bytes"]
-    check(p16 == 2 * p8, f"FPBITS 8 vs 16 payload bytes {p8} {p16}")
+    # FPBITS and the default width: test_cf_width.py.
 
 
 def test_single_equals_batch(r):
@@ -436,7 +431,7 @@ def test_errors(r):
         (("CF.RESERVE", "k", 100, "BUCKETSIZE", 0), "BUCKETSIZE: value must be"),
         (("CF.RESERVE", "k", 100, "MAXITERATIONS", 0), "MAXITERATIONS: value must be"),
         (("CF.RESERVE", "k", 100, "EXPANSION", 40000), "expansion"),
-        (("CF.RESERVE", "k", 100, "FPBITS", 12), "fingerprint"),
+        (("CF.RESERVE", "k", 100, "FPBITS", 10), "FPBITS: value must be"),
         (("CF.RESERVE", "k", 100, "BOGUS", 1), "unknown argument"),
         (("CF.RESERVE", "k", 100, "EXPANSION"), "wrong number"),
         (("CF.RESERVE", "k", 10 ** 18), "insufficient memory"),
