@@ -20,7 +20,7 @@ import checks  # noqa: E402
 from checks import check  # noqa: E402
 
 skip_if_unavailable()
-import redis  # noqa: E402
+from replies import error_of, pairs  # noqa: E402
 
 MODULE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/redis/filterlab_redis.so")
 DEADLINE = Deadline(240)
@@ -29,16 +29,7 @@ LOAD = 0.94                          # the library's sizing load for cuckoo filt
 
 
 def info(r, cmd, key):
-    raw = r.execute_command(cmd, key)
-    return {k.decode(): v for k, v in zip(raw[::2], raw[1::2])}
-
-
-def error_of(r, *cmd):
-    try:
-        r.execute_command(*cmd)
-    except redis.ResponseError as e:
-        return str(e)
-    return None
+    return pairs(r.execute_command(cmd, key))
 
 
 def items(prefix, n, start=0):
@@ -248,9 +239,7 @@ def main():
                          ("12-bit chain", test_chain12), ("saved 16-bit", test_saved_16bit)):
             DEADLINE.left()
             r.flushall()
-            before = checks.failures
-            fn(r)
-            print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
+            checks.run(name, fn, r)
     print(f"{checks.failures} failed")
     return 1 if checks.failures else 0
 
