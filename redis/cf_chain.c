@@ -113,13 +113,24 @@ static fl_status grow(cf_chain *c) {
     return FL_OK;
 }
 
+/* Adds the chain may still take: unbounded for a growing chain; for one that may not grow
+ * (expansion 0), its capacity less the items it holds, so that it holds what CF.RESERVE
+ * asked for and refuses more, as a non-scaling filter does (RedisBloom's tables of
+ * 2^k slots hold no more than the capacity rounded up; a table of 4-slot buckets sized at
+ * 94% load could take about 1% more, and the smallest one, 2 buckets, 8 slots and a stash
+ * of 8 for a capacity of 4, four times more at a fill its FPR was not sized for). */
+static uint64_t room(const cf_chain *c) {
+    if (c->cfg.expansion != 0) return UINT64_MAX;
+    return c->items >= c->cfg.capacity ? 0 : c->cfg.capacity - c->items;
+}
+
 fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, size_t *added) {
-    size_t pos = 0;
+    size_t pos = 0, want = room(c) < n ? (size_t)room(c) : n;
     fl_status st = FL_OK;
     int just_grew = 0; /* a fresh filter refusing a key ends the batch (no endless growth) */
-    while (pos < n) {
+    while (pos < want) {
         size_t ins = 0;
-        st = fl_insert_hashes(c->f[c->filters - 1], hashes + pos, n - pos, &ins);
+        st = fl_insert_hashes(c->f[c->filters - 1], hashes + pos, want - pos, &ins);
         pos += ins;
         c->items += ins;
         if (st != FL_ERR_FULL) break;
@@ -129,13 +140,15 @@ fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, siz
         just_grew = 1;
     }
     *added = pos;
-    return pos == n ? FL_OK : st;
+    if (pos == n) return FL_OK;
+    return pos == want ? FL_ERR_FULL : st;
 }
 
 fl_status cf_chain_add(cf_chain *c, uint64_t hash) {
     /* CF.ADD's one key: the one-key insert skips the batch call's set-up (callgrind: 47 of
      * the 1,780 instructions of CF.ADD's command call in redis-server); a full newest
      * filter takes the batch path, which grows the chain. */
+    if (room(c) == 0) return FL_ERR_FULL;
     fl_status st = fl_insert_hash(c->f[c->filters - 1], hash);
     if (st == FL_OK) {
         c->items++;

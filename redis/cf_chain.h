@@ -2,7 +2,8 @@
  * The CF.* value: a chain of filterlab cuckoo filters (FL_CUCKOO, 4-slot buckets) that
  * grows as RedisBloom's scalable cuckoo filter does: when the newest filter refuses a key
  * (its buckets and stash are full), a new filter for capacity * expansion^i items is added
- * (expansion 0: the chain never grows and the insert fails). Lookups ask every filter;
+ * (expansion 0: the chain never grows; it takes its capacity, adds less deletes, and refuses
+ * more, like a non-scaling Bloom filter). Lookups ask every filter;
  * deletes remove one copy from the newest filter that holds one; counts add up every
  * filter's copies.
  *
@@ -76,7 +77,8 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
 void cf_chain_free(cf_chain *c);
 uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len);
 /* Adds one copy. FL_ERR_FULL: no filter could take it and the chain may not grow (or has
- * CF_FILTERS_MAX filters); no key was added then. */
+ * CF_FILTERS_MAX filters), or the chain may not grow and holds its capacity; no key was
+ * added then. */
 fl_status cf_chain_add(cf_chain *c, uint64_t hash);
 /* Adds one copy of each hash in order through the batch insert of the newest filter,
  * growing the chain where it fills; *added = hashes added (all of them unless FL_ERR_FULL

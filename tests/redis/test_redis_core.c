@@ -509,6 +509,23 @@ static void test_cf_chain_compact_and_cap(void **state) {
     assert_int_equal(cf_chain_contains(c, many, added, found), FL_OK);
     for (size_t i = 0; i < added; i++) assert_int_equal(found[i], 1);
     cf_chain_free(c);
+
+    /* Expansion 0: the capacity (adds less deletes) and no more, though the table (11
+     * buckets, 44 slots, a stash) has room left. */
+    cfg = (cf_config){40, CF_BUCKET_SIZE_DEFAULT, CF_MAX_ITERATIONS_DEFAULT, 0, 12};
+    assert_int_equal(cf_chain_create(&cfg, &c), FL_OK);
+    assert_int_equal(cf_chain_add_hashes(c, many, 100, &added), FL_ERR_FULL);
+    assert_int_equal(added, 40);
+    assert_int_equal(cf_chain_add(c, many[40]), FL_ERR_FULL);
+    assert_int_equal(cf_chain_delete(c, many[0]), FL_OK);
+    assert_int_equal(cf_chain_add(c, many[40]), FL_OK);
+    assert_int_equal(cf_chain_add_hashes(c, many + 41, 1, &added), FL_ERR_FULL);
+    assert_int_equal(added, 0);
+    assert_int_equal(c->items, 40);
+    assert_int_equal(c->filters, 1);
+    assert_int_equal(cf_chain_contains(c, many + 1, 40, found), FL_OK);
+    for (size_t i = 0; i < 40; i++) assert_int_equal(found[i], 1);
+    cf_chain_free(c);
 }
 
 static void test_cf_chain_corruption(void **state) {
