@@ -2,8 +2,9 @@
  * CF.*: RedisBloom's cuckoo filter commands on a chain of filterlab cuckoo filters
  * (cf_chain.h: how RedisBloom's BUCKETSIZE, MAXITERATIONS and EXPANSION map onto
  * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|12|16 at CF.RESERVE (fingerprint
- * width; default 12, CF_FP_BITS_DEFAULT: why there). CF.INFO has exactly RedisBloom's fields; the capacity, slots, fill,
- * the FPR predicted at the current load and the kernel are in FILTERLAB.INFO key. CF.DEBUG
+ * width; default 12, CF_FP_BITS_DEFAULT: why there). CF.INFO has exactly RedisBloom's
+ * fields; the capacity, slots, fingerprint bits, fill, the FPR predicted at the current load
+ * and the kernel are in FILTERLAB.INFO key. CF.DEBUG
  * gives RedisBloom's line with filterlab's numbers; CF.COMPACT drops the filters of the
  * chain that hold nothing (cf_chain_compact). As in RedisBloom, a chain of
  * CF_MAX_EXPANSIONS filters (a load argument, default 32) takes no more items, and a

@@ -29,12 +29,13 @@
 #define CF_MAX_ITERATIONS_DEFAULT 20u
 #define CF_EXPANSION_DEFAULT 1u
 /* 12-bit fingerprints (6-byte buckets): a full filter's FPR is about 8 x 0.94 / 4095 =
- * 0.18% at 12.8 bits per reserved item, against RedisBloom's default table (2-slot buckets of
- * 8-bit fingerprints, 1 to 2 bytes per reserved item, two tables once an insert fails) at
- * about 1-1.5% once filled to its capacity: no more bytes and a lower FPR at every capacity
- * from 1,000 items (scripts/bench-redis --cf-memory). 8 bits would halve neither's FPR
- * (2.9%), 16 would take more bytes than RedisBloom's at 1M items. Chains keep the width they
- * were created (or saved) with. */
+ * 0.18% at 12.8 bits per reserved item. RedisBloom's default table (2-slot buckets of 8-bit
+ * fingerprints, N / 2 buckets rounded up to a power of two, a second table once an insert
+ * fails) measured 0.9-1.6% at 2 to 3.5 bytes per item once filled to its capacity: the 12-bit
+ * filter takes fewer bytes at a lower FPR at every capacity measured from 1,000 items
+ * (scripts/bench-redis --cf-memory; not half-way nor at 100 items: README's CF row). 8 bits
+ * would be twice RedisBloom's FPR (2.9%), 16 more bytes than its two tables at 1,000 or 1M
+ * items. A chain keeps the width it was created (or saved) with. */
 #define CF_FP_BITS_DEFAULT 12u
 #define CF_FILTERS_MAX 64u
 #define CF_EXPANSION_MAX 32768u      /* RedisBloom's bound */
