@@ -1,9 +1,10 @@
 /*
  * CF.*: RedisBloom's cuckoo filter commands on a chain of filterlab cuckoo filters
  * (cf_chain.h: how RedisBloom's BUCKETSIZE, MAXITERATIONS and EXPANSION map onto
- * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|16 at CF.RESERVE (fingerprint
- * width; default 16). CF.INFO has exactly RedisBloom's fields; the capacity, slots, fill,
- * the FPR predicted at the current load and the kernel are in FILTERLAB.INFO key. CF.DEBUG
+ * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|12|16 at CF.RESERVE (fingerprint
+ * width; default 12, CF_FP_BITS_DEFAULT: why there). CF.INFO has exactly RedisBloom's
+ * fields; the capacity, slots, fingerprint bits, fill, the FPR predicted at the current load
+ * and the kernel are in FILTERLAB.INFO key. CF.DEBUG
  * gives RedisBloom's line with filterlab's numbers; CF.COMPACT drops the filters of the
  * chain that hold nothing (cf_chain_compact). As in RedisBloom, a chain of
  * CF_MAX_EXPANSIONS filters (a load argument, default 32) takes no more items, and a
@@ -89,7 +90,7 @@ static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, cf_value *c)
             c->chain->cfg.expansion);
 }
 
-/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|16] */
+/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|12|16] */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 3 || argc % 2 == 0) return RedisModule_WrongArity(ctx);
     cf_config cfg = CF_DEFAULTS;
@@ -122,8 +123,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                          "inclusive.");
             cfg.expansion = (uint32_t)x;
         } else if (flr_arg_is(argv[i], "FPBITS")) {
-            if (!num || (x != 8 && x != 16))
-                return RedisModule_ReplyWithError(ctx, "ERR Bad fingerprint bits (8 or 16)");
+            if (!num || (x != 8 && x != 12 && x != 16))
+                return RedisModule_ReplyWithError(ctx, "ERR FPBITS: value must be 8, 12 or 16");
             cfg.fp_bits = (uint32_t)x;
         } else {
             return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
@@ -352,11 +353,14 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     return REDISMODULE_OK;
 }
 
+/* The value, its chain and filter list, the payloads, and 256 bytes for each filter's
+ * struct (about 200) and its payload's rounding. */
 static size_t cf_mem_usage(const void *v) {
     const cf_value *c = v;
     cf_totals t;
     cf_chain_totals(c->chain, &t);
-    return sizeof *c + sizeof *c->chain + t.bytes + (size_t)c->chain->filters * 256;
+    return sizeof *c + sizeof *c->chain + c->chain->f_alloc * sizeof *c->chain->f + t.bytes +
+           (size_t)c->chain->filters * 256;
 }
 
 /* CF.INFO's and CF.DEBUG's start: `CMD key` opened for reading, its chain's totals in *t.

@@ -26,7 +26,7 @@ static uint64_t filter_items(const cf_config *cfg, uint32_t i) {
  * fit. CF_SIZING_SLOTS (format 1, values saved before): the items were slots. */
 static uint64_t filter_buckets(const cf_config *cfg, uint32_t sizing, uint32_t i) {
     uint64_t items = filter_items(cfg, i);
-    uint64_t max = CF_FILTER_BYTES_MAX / (cfg->fp_bits / 2); /* fp_bits / 2 bytes a bucket */
+    uint64_t max = CF_FILTER_BYTES_MAX / fl_variant_unit_bytes(FL_CUCKOO, cfg->fp_bits);
     if (items == UINT64_MAX) return 0;
     if (sizing == CF_SIZING_SLOTS) return (items + 3) / 4 > max ? 0 : (items + 3) / 4;
     fl_variant_info cuckoo;
@@ -39,7 +39,7 @@ static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
     uint64_t buckets = filter_buckets(&c->cfg, c->sizing, i);
     if (buckets == 0) return FL_ERR_TOO_LARGE;
     if (c->max_bytes) { /* checked before anything is allocated */
-        uint64_t bytes = buckets * (c->cfg.fp_bits / 2), have = 0;
+        uint64_t bytes = buckets * fl_variant_unit_bytes(FL_CUCKOO, c->cfg.fp_bits), have = 0;
         for (uint32_t j = 0; j < c->filters; j++) have += fl_size_bytes(c->f[j]);
         if (bytes > c->max_bytes || have > c->max_bytes - bytes) return FL_ERR_TOO_LARGE;
     }
@@ -50,11 +50,22 @@ static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
 
 static fl_status check_config(const cf_config *cfg) {
     if (cfg->capacity == 0) return FL_ERR_BAD_N;
-    if (cfg->fp_bits != 8 && cfg->fp_bits != 16) return FL_ERR_BAD_K;
+    if (cfg->fp_bits != 8 && cfg->fp_bits != 12 && cfg->fp_bits != 16) return FL_ERR_BAD_K;
     if (cfg->bucket_size == 0 || cfg->max_iterations == 0 ||
         cfg->expansion > CF_EXPANSION_MAX)
         return FL_ERR_INVALID_ARG;
     return FL_OK;
+}
+
+/* Room for n filters in c->f; 0 when out of memory (c unchanged). */
+static int reserve_filters(cf_chain *c, uint32_t n) {
+    if (n <= c->f_alloc) return 1;
+    fl_filter **f = realloc(c->f, (size_t)n * sizeof *f);
+    if (!f) return 0;
+    for (uint32_t i = c->f_alloc; i < n; i++) f[i] = NULL;
+    c->f = f;
+    c->f_alloc = n;
+    return 1;
 }
 
 fl_status cf_chain_create(const cf_config *cfg, cf_chain **out) {
@@ -69,8 +80,9 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
     c->cfg = *cfg;
     c->sizing = CF_SIZING_LOAD;
     c->max_bytes = max_bytes;
-    st = new_filter(c, 0, &c->f[0]);
+    st = reserve_filters(c, 1) ? new_filter(c, 0, &c->f[0]) : FL_ERR_NO_MEMORY;
     if (st != FL_OK) {
+        free(c->f);
         free(c);
         return st;
     }
@@ -82,6 +94,7 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
 void cf_chain_free(cf_chain *c) {
     if (!c) return;
     for (uint32_t i = 0; i < c->filters; i++) fl_free(c->f[i]);
+    free(c->f);
     free(c);
 }
 
@@ -92,6 +105,7 @@ uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len) {
 /* Appends a filter when the chain may grow; FL_ERR_FULL when it may not. */
 static fl_status grow(cf_chain *c) {
     if (c->cfg.expansion == 0 || c->filters >= CF_FILTERS_MAX) return FL_ERR_FULL;
+    if (!reserve_filters(c, c->filters + 1)) return FL_ERR_NO_MEMORY;
     fl_filter *f;
     fl_status st = new_filter(c, c->filters, &f);
     if (st != FL_OK) return st;
@@ -99,13 +113,24 @@ static fl_status grow(cf_chain *c) {
     return FL_OK;
 }
 
+/* Adds the chain may still take: unbounded for a growing chain; for one that may not grow
+ * (expansion 0), its capacity less the items it holds, so that it holds what CF.RESERVE
+ * asked for and refuses more, as a non-scaling filter does (RedisBloom's tables of
+ * 2^k slots hold no more than the capacity rounded up; a table of 4-slot buckets sized at
+ * 94% load could take about 1% more, and the smallest one, 2 buckets, 8 slots and a stash
+ * of 8 for a capacity of 4, four times more at a fill its FPR was not sized for). */
+static uint64_t room(const cf_chain *c) {
+    if (c->cfg.expansion != 0) return UINT64_MAX;
+    return c->items >= c->cfg.capacity ? 0 : c->cfg.capacity - c->items;
+}
+
 fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, size_t *added) {
-    size_t pos = 0;
+    size_t pos = 0, want = room(c) < n ? (size_t)room(c) : n;
     fl_status st = FL_OK;
     int just_grew = 0; /* a fresh filter refusing a key ends the batch (no endless growth) */
-    while (pos < n) {
+    while (pos < want) {
         size_t ins = 0;
-        st = fl_insert_hashes(c->f[c->filters - 1], hashes + pos, n - pos, &ins);
+        st = fl_insert_hashes(c->f[c->filters - 1], hashes + pos, want - pos, &ins);
         pos += ins;
         c->items += ins;
         if (st != FL_ERR_FULL) break;
@@ -115,13 +140,15 @@ fl_status cf_chain_add_hashes(cf_chain *c, const uint64_t *hashes, size_t n, siz
         just_grew = 1;
     }
     *added = pos;
-    return pos == n ? FL_OK : st;
+    if (pos == n) return FL_OK;
+    return pos == want ? FL_ERR_FULL : st;
 }
 
 fl_status cf_chain_add(cf_chain *c, uint64_t hash) {
     /* CF.ADD's one key: the one-key insert skips the batch call's set-up (callgrind: 47 of
      * the 1,780 instructions of CF.ADD's command call in redis-server); a full newest
      * filter takes the batch path, which grows the chain. */
+    if (room(c) == 0) return FL_ERR_FULL;
     fl_status st = fl_insert_hash(c->f[c->filters - 1], hash);
     if (st == FL_OK) {
         c->items++;
@@ -282,6 +309,10 @@ fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
     c->sizing = version == CF_FORMAT_SLOTS ? CF_SIZING_SLOTS : CF_SIZING_LOAD;
     c->items = flr_get64(buf + 32);
     c->deleted = flr_get64(buf + 40);
+    if (!reserve_filters(c, filters)) {
+        free(c);
+        return FL_ERR_NO_MEMORY;
+    }
     size_t pos = HEADER_BYTES, end = len - 8;
     fl_variant_info cuckoo;
     fl_status st = fl_variant_describe(FL_CUCKOO, &cuckoo);

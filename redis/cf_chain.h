@@ -2,7 +2,8 @@
  * The CF.* value: a chain of filterlab cuckoo filters (FL_CUCKOO, 4-slot buckets) that
  * grows as RedisBloom's scalable cuckoo filter does: when the newest filter refuses a key
  * (its buckets and stash are full), a new filter for capacity * expansion^i items is added
- * (expansion 0: the chain never grows and the insert fails). Lookups ask every filter;
+ * (expansion 0: the chain never grows; it takes its capacity, adds less deletes, and refuses
+ * more, like a non-scaling Bloom filter). Lookups ask every filter;
  * deletes remove one copy from the newest filter that holds one; counts add up every
  * filter's copies.
  *
@@ -27,7 +28,15 @@
 #define CF_BUCKET_SIZE_DEFAULT 2u    /* RedisBloom's defaults, reported by CF.INFO */
 #define CF_MAX_ITERATIONS_DEFAULT 20u
 #define CF_EXPANSION_DEFAULT 1u
-#define CF_FP_BITS_DEFAULT 16u       /* 16-bit fingerprints: FPR about 8 / 2^16 per filter */
+/* 12-bit fingerprints (6-byte buckets): a full filter's FPR is about 8 x 0.94 / 4095 =
+ * 0.18% at 12.8 bits per reserved item. RedisBloom's default table (2-slot buckets of 8-bit
+ * fingerprints, N / 2 buckets rounded up to a power of two, a second table once an insert
+ * fails) measured 0.9-1.6% at 2 to 3.5 bytes per item once filled to its capacity: the 12-bit
+ * filter takes fewer bytes at a lower FPR at every capacity measured from 1,000 items
+ * (scripts/bench-redis --cf-memory; not half-way nor at 100 items: README's CF row). 8 bits
+ * would be twice RedisBloom's FPR (2.9%), 16 more bytes than its two tables at 1,000 or 1M
+ * items. A chain keeps the width it was created (or saved) with. */
+#define CF_FP_BITS_DEFAULT 12u
 #define CF_FILTERS_MAX 64u
 #define CF_EXPANSION_MAX 32768u      /* RedisBloom's bound */
 #define CF_FILTER_BYTES_MAX (1ull << 32) /* payload of one filter, the first or a grown one */
@@ -52,10 +61,14 @@ typedef struct cf_chain {
     uint64_t max_bytes;
     uint64_t items, deleted;
     uint32_t filters;
-    fl_filter *f[CF_FILTERS_MAX];
+    /* f[0..filters) are the filters, oldest first; f has room for f_alloc of them (grown as
+     * the chain grows: an array of CF_FILTERS_MAX in the struct cost a one-filter chain
+     * 500 bytes, a third of a 1,000-item 12-bit filter). */
+    uint32_t f_alloc;
+    fl_filter **f;
 } cf_chain;
 
-/* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8/16), FL_ERR_INVALID_ARG (bucket
+/* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8, 12 or 16), FL_ERR_INVALID_ARG (bucket
  * size or iterations 0, expansion above CF_EXPANSION_MAX), FL_ERR_TOO_LARGE (a filter above
  * CF_FILTER_BYTES_MAX, or the chain above max_bytes; growth stops there with the same
  * error), NO_MEMORY. */
@@ -65,7 +78,8 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
 void cf_chain_free(cf_chain *c);
 uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len);
 /* Adds one copy. FL_ERR_FULL: no filter could take it and the chain may not grow (or has
- * CF_FILTERS_MAX filters); no key was added then. */
+ * CF_FILTERS_MAX filters), or the chain may not grow and holds its capacity; no key was
+ * added then. */
 fl_status cf_chain_add(cf_chain *c, uint64_t hash);
 /* Adds one copy of each hash in order through the batch insert of the newest filter,
  * growing the chain where it fills; *added = hashes added (all of them unless FL_ERR_FULL

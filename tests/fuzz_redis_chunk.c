@@ -190,29 +190,32 @@ static int seed_chunks(const char *dir, const char *name, uint8_t kind, const ui
 
 static int write_seeds(const char *dir) {
     int bad = 0;
-    /* A CF chain of three small filters, raw and in chunks. */
-    cf_config cfg = {8, 2, 20, 1, 8};
-    cf_chain *c = NULL;
-    if (cf_chain_create(&cfg, &c) != FL_OK) return 1;
-    uint64_t h[24];
-    for (int i = 0; i < 24; i++) h[i] = fl_hash_u64((uint64_t)i, 1);
-    size_t added;
-    cf_chain_add_hashes(c, h, 24, &added);
-    size_t len = cf_chain_serialized_size(c);
-    uint8_t *blob = malloc(1 + len);
-    blob[0] = 2;
-    cf_chain_save(c, blob + 1, len, &len);
-    bad |= fuzz_write_seed(dir, "cf_raw", blob, 1 + len);
-    bad |= seed_chunks(dir, "cf_chunks", 1, blob + 1, len, 64);
-    cf_chain_free(c);
-    free(blob);
+    /* A CF chain of three small filters, raw and in chunks; and one of 12-bit fingerprints
+     * (6-byte buckets, the module's default width), raw. */
+    for (uint32_t fp = 8; fp <= 12; fp += 4) {
+        cf_config cfg = {8, 2, 20, 1, fp};
+        cf_chain *c = NULL;
+        if (cf_chain_create(&cfg, &c) != FL_OK) return 1;
+        uint64_t h[24];
+        for (int i = 0; i < 24; i++) h[i] = fl_hash_u64((uint64_t)i, 1);
+        size_t added;
+        cf_chain_add_hashes(c, h, 24, &added);
+        size_t len = cf_chain_serialized_size(c);
+        uint8_t *blob = malloc(1 + len);
+        blob[0] = 2;
+        cf_chain_save(c, blob + 1, len, &len);
+        bad |= fuzz_write_seed(dir, fp == 8 ? "cf_raw" : "cf12_raw", blob, 1 + len);
+        if (fp == 8) bad |= seed_chunks(dir, "cf_chunks", 1, blob + 1, len, 64);
+        cf_chain_free(c);
+        free(blob);
+    }
     /* A small scalable Bloom chain in chunks. */
     fl_sbf_config sc = {.capacity = 16, .error_rate = 0.1};
     fl_sbf *s = NULL;
     if (fl_sbf_create(&sc, &s) != FL_OK) return 1;
     for (int i = 0; i < 40; i++) fl_sbf_add_hash(s, fl_hash_u64((uint64_t)i, 2), NULL);
-    len = fl_sbf_serialized_size(s);
-    blob = malloc(len);
+    size_t len = fl_sbf_serialized_size(s);
+    uint8_t *blob = malloc(len);
     fl_sbf_save_mem(s, blob, len, &len);
     bad |= seed_chunks(dir, "bf_chunks", 0, blob, len, 200);
     fl_sbf_free(s);

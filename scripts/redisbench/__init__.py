@@ -1,7 +1,8 @@
 """scripts/bench-redis's parts, one per job: runs (redis-benchmark runs and their medians),
 output (the results files), and one module per mode: native (the module against Redis's
 native sets), against (against another RedisBloom-compatible module), memory (MEMORY USAGE
-of BF keys on both) and callgrind (instructions per command inside redis-server)."""
+of BF keys on both), cf_memory (MEMORY USAGE and measured FPR of CF keys on both) and
+callgrind (instructions per command inside redis-server)."""
 import os
 import sys
 

@@ -26,22 +26,10 @@ from checks import check  # noqa: E402
 
 skip_if_unavailable()
 import redis  # noqa: E402
+from replies import error_of, pairs  # noqa: E402
 
 MODULE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/redis/filterlab_redis.so")
 DEADLINE = Deadline(240)
-
-
-def error_of(r, *cmd):
-    """The error text of the reply to cmd, or None if it succeeded."""
-    try:
-        r.execute_command(*cmd)
-    except redis.ResponseError as e:
-        return str(e)
-    return None
-
-
-def pairs(reply):
-    return dict(zip([k.decode() for k in reply[::2]], reply[1::2]))
 
 
 def server(*module_args):
@@ -487,16 +475,12 @@ def main():
                          ("topk", test_topk), ("topk recall", test_topk_recall)):
             DEADLINE.left()
             r.flushall()
-            before = checks.failures
-            fn(r)
-            print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
+            checks.run(name, fn, r)
     for name, fn in (("cf max expansions", test_cf_max_expansions),
                      ("load arguments", test_load_args),
                      ("loaded BF growth", test_loaded_bf_growth)):
         DEADLINE.left()
-        before = checks.failures
-        fn()
-        print(f"{'ok' if checks.failures == before else 'FAILED'} {name}")
+        checks.run(name, fn)
     print(f"{checks.failures} failed")
     return 1 if checks.failures else 0
 

@@ -130,7 +130,7 @@ def test_cf(r):
     check(cf.addnx("cf", "a") == 0 and cf.addnx("cf", "b") == 1, "CF.ADDNX: 0 present, 1 new")
     check(cf.exists("cf", "a") == 1 and cf.exists("cf", "zz-never") == 0, "CF.EXISTS")
     check(cf.mexists("cf", "a", "b", "zz-never") == [1, 1, 0], "CF.MEXISTS")
-    # RedisBloom's CF.COUNT: the copies of the item's fingerprint (16-bit fingerprints in a
+    # RedisBloom's CF.COUNT: the copies of the item's fingerprint (12-bit fingerprints in a
     # filter of 3 items: no other item shares one here).
     check(cf.count("cf", "a") == 2 and cf.count("cf", "b") == 1 and
           cf.count("cf", "zz-never") == 0, "CF.COUNT counts copies: 2, 1, 0")
@@ -183,11 +183,22 @@ def test_cf(r):
     check(d["Number of filters"] == 1 and d["Number of items inserted"] == 100000 and
           d["Capacity"] == 100000 and d["Slots"] == 4 * d["Number of buckets"] and
           d["Slots"] < 100000 / 0.9, f"CF.RESERVE 100000 holds 100000 adds in one filter: {d}")
-    # EXPANSION 0: a full filter is refused with RedisBloom's error.
+    # EXPANSION 0: the filter takes its capacity, adds less deletes, and refuses more with
+    # RedisBloom's error (-1 per item from CF.INSERT), whatever room its table has left.
     cf.create("cffull", 64, expansion=0)
     out = cf.insert("cffull", items("f", 200))
-    check(-1 in out and out[0] == 1, "CF.INSERT into a full filter replies -1 per refused item")
+    check(out == [1] * 64 + [-1] * 136, f"CF.INSERT of 200 into a filter of 64: {out}")
     check(refused(cf.add, "cffull", "more", match="filter is full"), "CF.ADD into a full filter")
+    check(cf.insertnx("cffull", ["f:3", "more"]) == [0, -1], "CF.INSERTNX: present 0, new -1")
+    check(cf.delete("cffull", "f:0") == 1 and cf.add("cffull", "more") == 1 and
+          refused(cf.add, "cffull", "more2", match="filter is full") and
+          all(cf.mexists("cffull", *items("f", 64)[1:], "more")),
+          "a delete makes room for one add; every item held stays present")
+    # The smallest table (2 buckets of 4 slots and a stash of 8) holds 4 items when 4 are
+    # asked for: RedisBloom's test_expansion_0.
+    cf.create("cf4", 4, expansion=0)
+    check([cf.add("cf4", str(i)) for i in range(4)] == [1] * 4 and
+          cf.insert("cf4", ["5", "6"]) == [-1, -1], "CF.RESERVE 4 EXPANSION 0 takes 4 items")
     # A value saved before CF.RESERVE's capacity counted items (format 1: capacity counted
     # slots) still loads: cf_format1_chunks.bin is the CF.SCANDUMP of a chain of two 8-slot
     # filters and their stashes (capacity 8, FPBITS 8, 24 items), written by the module's chunk
@@ -208,12 +219,7 @@ def test_cf(r):
           f"a format 1 CF value loads, its capacity reported at the sizing load: {d}")
     check(cf.add("cfold", "more") == 1 and cf.count("cfold", "more") == 1,
           "a format 1 CF value takes adds and counts")
-    # FPBITS (filterlab's): 8-bit fingerprints take half the payload.
-    r.execute_command("CF.RESERVE", "fp8", 4096, "FPBITS", 8)
-    r.execute_command("CF.RESERVE", "fp16", 4096, "FPBITS", 16)
-    p8 = info_dict("FILTERLAB.INFO", "fp8")["Payload bytes"]
-    p16 = info_dict("FILTERLAB.INFO", "fp16")["Payload bytes"]
-    check(p16 == 2 * p8, f"FPBITS 8 vs 16 payload bytes {p8} {p16}")
+    # FPBITS and the default width: test_cf_width.py.
 
 
 def test_single_equals_batch(r):
@@ -436,7 +442,7 @@ def test_errors(r):
         (("CF.RESERVE", "k", 100, "BUCKETSIZE", 0), "BUCKETSIZE: value must be"),
         (("CF.RESERVE", "k", 100, "MAXITERATIONS", 0), "MAXITERATIONS: value must be"),
         (("CF.RESERVE", "k", 100, "EXPANSION", 40000), "expansion"),
-        (("CF.RESERVE", "k", 100, "FPBITS", 12), "fingerprint"),
+        (("CF.RESERVE", "k", 100, "FPBITS", 10), "FPBITS: value must be"),
         (("CF.RESERVE", "k", 100, "BOGUS", 1), "unknown argument"),
         (("CF.RESERVE", "k", 100, "EXPANSION"), "wrong number"),
         (("CF.RESERVE", "k", 10 ** 18), "insufficient memory"),

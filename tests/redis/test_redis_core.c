@@ -225,8 +225,12 @@ static void test_cf_chain(void **state) {
     cf_config bad = {0, 2, 20, 1, 16};
     cf_chain *c = NULL;
     assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_BAD_N);
-    bad.capacity = 10, bad.fp_bits = 12;
-    assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_BAD_K);
+    bad.capacity = 10;
+    static const uint32_t bad_bits[] = {0, 4, 10, 24, 32};
+    for (size_t i = 0; i < sizeof bad_bits / sizeof bad_bits[0]; i++) {
+        bad.fp_bits = bad_bits[i];
+        assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_BAD_K);
+    }
     bad.fp_bits = 8, bad.expansion = CF_EXPANSION_MAX + 1;
     assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_INVALID_ARG);
     assert_null(c);
@@ -234,7 +238,7 @@ static void test_cf_chain(void **state) {
     enum { N = 20000 };
     uint64_t *h = malloc(N * sizeof *h);
     uint8_t *out = malloc(N);
-    for (uint32_t fp = 8; fp <= 16; fp += 8) {
+    for (uint32_t fp = 8; fp <= 16; fp += 4) { /* every width the chain takes: 8, 12, 16 */
         c = new_chain(1000, 2, fp);
         for (size_t i = 0; i < N; i++) h[i] = fl_hash_u64(i, 99);
         size_t added = 0;
@@ -504,6 +508,23 @@ static void test_cf_chain_compact_and_cap(void **state) {
     static uint8_t found[8000];
     assert_int_equal(cf_chain_contains(c, many, added, found), FL_OK);
     for (size_t i = 0; i < added; i++) assert_int_equal(found[i], 1);
+    cf_chain_free(c);
+
+    /* Expansion 0: the capacity (adds less deletes) and no more, though the table (11
+     * buckets, 44 slots, a stash) has room left. */
+    cfg = (cf_config){40, CF_BUCKET_SIZE_DEFAULT, CF_MAX_ITERATIONS_DEFAULT, 0, 12};
+    assert_int_equal(cf_chain_create(&cfg, &c), FL_OK);
+    assert_int_equal(cf_chain_add_hashes(c, many, 100, &added), FL_ERR_FULL);
+    assert_int_equal(added, 40);
+    assert_int_equal(cf_chain_add(c, many[40]), FL_ERR_FULL);
+    assert_int_equal(cf_chain_delete(c, many[0]), FL_OK);
+    assert_int_equal(cf_chain_add(c, many[40]), FL_OK);
+    assert_int_equal(cf_chain_add_hashes(c, many + 41, 1, &added), FL_ERR_FULL);
+    assert_int_equal(added, 0);
+    assert_int_equal(c->items, 40);
+    assert_int_equal(c->filters, 1);
+    assert_int_equal(cf_chain_contains(c, many + 1, 40, found), FL_OK);
+    for (size_t i = 0; i < 40; i++) assert_int_equal(found[i], 1);
     cf_chain_free(c);
 }
 
