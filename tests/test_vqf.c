@@ -1,0 +1,377 @@
+/*
+ * Vector quotient filter (src/vqf/vqf.c, include/filterlab_vqf.h): the metadata select
+ * against a bit-by-bit count; sizing and every bad argument; random insert / delete / lookup
+ * sequences against an exact multiset model, on filters small enough to fill (every block's
+ * invariants checked after every operation, no false negative ever, a refused insert leaving
+ * every byte as it was); duplicates as copies; deletes of keys not there; n inserts landing
+ * in a filter sized for n; the measured FPR against the model; batch calls = single calls
+ * under every kernel; the in-line lookup = the library's.
+ * Every sequence is generated from a fixed seed, so each run checks the same numbers.
+ */
+#include "testutil.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "vqf/vqf_internal.h"
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* ---- select ------------------------------------------------------------------------------ */
+
+static uint32_t select_naive(uint64_t x, uint32_t r) {
+    for (uint32_t i = 0; i < 64; i++)
+        if ((x >> i) & 1) {
+            if (r == 0) return i;
+            r--;
+        }
+    return 64;
+}
+
+static void test_select(void **state) {
+    (void)state;
+    uint64_t s = 1;
+    for (int t = 0; t < 20000; t++) {
+        uint64_t x = splitmix(&s);
+        /* sparse and dense words too */
+        if (t % 3 == 1) x &= splitmix(&s) & splitmix(&s);
+        if (t % 3 == 2) x |= splitmix(&s) | splitmix(&s);
+        if (t == 0) x = 0;
+        if (t == 1) x = ~0ull;
+        for (uint32_t r = 0; r < 66; r++) {
+            uint32_t want = select_naive(x, r);
+            if (fl_vqf_select64(x, r) != want)
+                fail_msg("select64(%016" PRIx64 ", %u) = %u, want %u", x, r,
+                         fl_vqf_select64(x, r), want);
+        }
+        uint64_t hi = splitmix(&s);
+        uint32_t c = (uint32_t)__builtin_popcountll(x);
+        for (uint32_t r = 0; r < 130; r++) {
+            uint32_t want = r < c ? select_naive(x, r) : 64 + select_naive(hi, r - c);
+            assert_int_equal(fl_vqf_select128(x, hi, r), want);
+        }
+    }
+}
+
+/* ---- sizing and bad arguments ------------------------------------------------------------ */
+
+static void test_sizing_and_bad_arguments(void **state) {
+    (void)state;
+    uint32_t blocks = 0;
+    assert_int_equal(fl_vqf_blocks_for(0, &blocks), FL_ERR_BAD_N);
+    assert_int_equal(fl_vqf_blocks_for(10, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_blocks_for(1, &blocks), FL_OK);
+    assert_int_equal(blocks, 1);
+    assert_int_equal(fl_vqf_blocks_for(1000000, &blocks), FL_OK);
+    assert_int_equal(blocks, (uint32_t)ceil(1000000 / (48 * FL_VQF_SIZING_LOAD)));
+    /* 2^32 blocks and more: refused before anything is allocated */
+    assert_int_equal(fl_vqf_blocks_for(UINT64_MAX, &blocks), FL_ERR_TOO_LARGE);
+    assert_int_equal(fl_vqf_blocks_for((uint64_t)48 << 32, &blocks), FL_ERR_TOO_LARGE);
+    fl_vqf *v = (fl_vqf *)1;
+    assert_int_equal(fl_vqf_create(UINT64_MAX, 0, &v), FL_ERR_TOO_LARGE);
+    assert_null(v);
+    assert_int_equal(fl_vqf_create(0, 0, &v), FL_ERR_BAD_N);
+    assert_int_equal(fl_vqf_create_blocks(0, 0, &v), FL_ERR_BAD_GEOMETRY);
+    assert_int_equal(fl_vqf_create(10, 0, NULL), FL_ERR_INVALID_ARG);
+
+    assert_int_equal(fl_vqf_create(100, 0, &v), FL_OK);
+    assert_int_equal(fl_vqf_insert_bytes(v, NULL, 3), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_bytes(v, NULL, 3), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_contains_bytes(v, NULL, 3), 0);
+    assert_int_equal(fl_vqf_insert_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_insert_u64(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_u64(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_contains_hash(NULL, 1), 0);
+    assert_int_equal(fl_vqf_contains_u64(NULL, 1), 0);
+    uint8_t out[4];
+    size_t pos = 9, ins = 9;
+    assert_int_equal(fl_vqf_contains_hashes(v, NULL, 4, out, &pos), FL_ERR_INVALID_ARG);
+    assert_int_equal(pos, 0);
+    assert_int_equal(fl_vqf_contains_u64s(v, NULL, 4, out, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_contains_hashes(v, NULL, 0, NULL, &pos), FL_OK);
+    assert_int_equal(fl_vqf_insert_hashes(v, NULL, 4, &ins), FL_ERR_INVALID_ARG);
+    assert_int_equal(ins, 0);
+    assert_int_equal(fl_vqf_insert_u64s(NULL, NULL, 0, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_info_get(v, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_bind_kernel(v, "no-such-kernel"), FL_ERR_UNKNOWN_KERNEL);
+    assert_int_equal(fl_vqf_clear(NULL), FL_ERR_INVALID_ARG);
+    assert_null(fl_vqf_kernel(NULL));
+    /* an empty key is a key */
+    assert_int_equal(fl_vqf_insert_bytes(v, NULL, 0), FL_OK);
+    assert_int_equal(fl_vqf_contains_bytes(v, "", 0), 1);
+    fl_vqf_info info;
+    assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+    assert_int_equal(info.items, 1);
+    assert_int_equal(info.blocks, 3);
+    assert_int_equal(info.bytes, 3 * 64);
+    assert_int_equal(info.slots, 3 * 48);
+    assert_true(info.capacity >= 100);
+    fl_vqf_free(v);
+    fl_vqf_free(NULL);
+    fl_vqf_lookup l = fl_vqf_lookup_of(NULL);
+    assert_int_equal(fl_vqf_lookup_hash(&l, 5), 0);
+}
+
+/* ---- the filter against an exact model ---------------------------------------------------- */
+
+/* Every block: exactly 80 ones in its metadata, zero free slots, and the items the filter
+ * counts. */
+static void check_invariants(const fl_vqf *v) {
+    uint64_t items = 0;
+    for (uint32_t i = 0; i < v->nblocks; i++) {
+        const uint8_t *blk = v->blocks + (size_t)i * 64;
+        uint64_t lo = fl_vqf_md_lo(blk), hi = fl_vqf_md_hi(blk);
+        assert_int_equal(__builtin_popcountll(lo) + __builtin_popcountll(hi), 80);
+        uint32_t c = fl_vqf_block_items(blk);
+        assert_true(c <= 48);
+        /* the highest one is select1(79) = 79 + items */
+        assert_int_equal(fl_vqf_select128(lo, hi, 79), 79 + c);
+        for (uint32_t j = c; j < 48; j++) assert_int_equal(blk[16 + j], 0);
+        items += c;
+    }
+    assert_int_equal(items, v->items);
+}
+
+/* Copies of h's fingerprint in its bucket of both blocks (once if they are the same). */
+static uint32_t copies(const fl_vqf *v, uint64_t h) {
+    uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), n = 0;
+    uint32_t i1 = fl_vqf_block1(h, v->nblocks), i2 = fl_vqf_block2(h, v->nblocks);
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && i2 == i1) break;
+        const uint8_t *blk = v->blocks + (size_t)(k ? i2 : i1) * 64;
+        uint32_t s, e;
+        fl_vqf_bucket_range(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b, &s, &e);
+        for (uint32_t j = s; j < e; j++) n += blk[16 + j] == fp;
+    }
+    return n;
+}
+
+#define KEYS 600
+
+/* Random sequences on filters of 1, 2, 3 and 7 blocks (full pairs come often): the model is
+ * the multiset of keys inserted and not deleted. */
+static void test_against_model(void **state) {
+    (void)state;
+    static const uint32_t BLOCKS[] = {1, 2, 3, 7};
+    uint64_t s = 42;
+    int steps = test_reduced() ? 4000 : 20000;
+    for (size_t bi = 0; bi < sizeof BLOCKS / sizeof BLOCKS[0]; bi++) {
+        fl_vqf *v = NULL;
+        assert_int_equal(fl_vqf_create_blocks(BLOCKS[bi], 99 + bi, &v), FL_OK);
+        uint64_t keys[KEYS];
+        uint32_t count[KEYS] = {0};
+        for (size_t i = 0; i < KEYS; i++) keys[i] = splitmix(&s);
+        uint64_t held = 0, refused = 0, deleted = 0;
+        uint8_t *before = malloc(v->bytes);
+        assert_non_null(before);
+        for (int step = 0; step < steps; step++) {
+            uint64_t r = splitmix(&s) % 100;
+            size_t k = (size_t)(splitmix(&s) % KEYS);
+            uint64_t h = keys[k];
+            if (r < 55) {
+                memcpy(before, v->blocks, v->bytes);
+                uint64_t items = v->items;
+                fl_status st = fl_vqf_insert_hash(v, h);
+                if (st == FL_OK) {
+                    count[k]++;
+                    held++;
+                } else {
+                    assert_int_equal(st, FL_ERR_FULL);
+                    /* both blocks full, and nothing changed */
+                    assert_int_equal(fl_vqf_block_items(v->blocks + 64 * (size_t)fl_vqf_block1(h, v->nblocks)), 48);
+                    assert_int_equal(fl_vqf_block_items(v->blocks + 64 * (size_t)fl_vqf_block2(h, v->nblocks)), 48);
+                    assert_memory_equal(before, v->blocks, v->bytes);
+                    assert_int_equal(v->items, items);
+                    refused++;
+                }
+            } else if (r < 90) {
+                if (count[k] == 0) continue;
+                assert_int_equal(fl_vqf_delete_hash(v, h), FL_OK);
+                count[k]--;
+                held--;
+                deleted++;
+            } else if (!fl_vqf_contains_hash(v, h)) {
+                /* A key whose fingerprint is in neither bucket: delete refuses, changes
+                 * nothing. */
+                assert_int_equal(count[k], 0);
+                memcpy(before, v->blocks, v->bytes);
+                assert_int_equal(fl_vqf_delete_hash(v, h), FL_ERR_NOT_FOUND);
+                assert_memory_equal(before, v->blocks, v->bytes);
+            }
+            assert_int_equal(v->items, held);
+            if (step % 16 == 0 || r < 90) check_invariants(v);
+            /* No false negative, and every copy held: a key's fingerprint copies in its two
+             * buckets are at least its count in the model. */
+            if (step % 64 == 0)
+                for (size_t i = 0; i < KEYS; i++) {
+                    if (count[i]) assert_int_equal(fl_vqf_contains_hash(v, keys[i]), 1);
+                    assert_true(copies(v, keys[i]) >= count[i]);
+                }
+        }
+        /* the runs exercised what they are for */
+        assert_true(refused > 0);
+        assert_true(deleted > 100);
+        /* empty it again: every key deletes as many times as it was held */
+        for (size_t i = 0; i < KEYS; i++)
+            while (count[i]) {
+                assert_int_equal(fl_vqf_delete_hash(v, keys[i]), FL_OK);
+                count[i]--;
+            }
+        assert_int_equal(v->items, 0);
+        check_invariants(v);
+        for (uint32_t i = 0; i < v->nblocks; i++) {
+            assert_int_equal(fl_vqf_md_lo(v->blocks + 64 * (size_t)i), FL_VQF_EMPTY_LO);
+            assert_int_equal(fl_vqf_md_hi(v->blocks + 64 * (size_t)i), FL_VQF_EMPTY_HI);
+        }
+        free(before);
+        fl_vqf_free(v);
+    }
+}
+
+/* Copies: a key inserted three times deletes three times, then is gone. */
+static void test_duplicates(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create(1000, 5, &v), FL_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(fl_vqf_insert_bytes(v, "dup", 3), FL_OK);
+    assert_int_equal(copies(v, fl_vqf_hash_bytes(v, "dup", 3)), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(fl_vqf_contains_bytes(v, "dup", 3), 1);
+        assert_int_equal(fl_vqf_delete_bytes(v, "dup", 3), FL_OK);
+    }
+    assert_int_equal(fl_vqf_contains_bytes(v, "dup", 3), 0);
+    assert_int_equal(fl_vqf_delete_bytes(v, "dup", 3), FL_ERR_NOT_FOUND);
+    /* 96 copies of one key fill its two blocks (48 each, if they differ) */
+    fl_vqf *w = NULL;
+    assert_int_equal(fl_vqf_create_blocks(5, 1, &w), FL_OK);
+    uint64_t h = 0x0123456789abcdefull;
+    uint32_t want = fl_vqf_block1(h, 5) == fl_vqf_block2(h, 5) ? 48 : 96, got = 0;
+    while (fl_vqf_insert_hash(w, h) == FL_OK) got++;
+    assert_int_equal(got, want);
+    assert_int_equal(copies(w, h), want);
+    check_invariants(w);
+    fl_vqf_free(w);
+    /* clear: empty, same shape */
+    assert_int_equal(fl_vqf_insert_u64(v, 7), FL_OK);
+    assert_int_equal(fl_vqf_clear(v), FL_OK);
+    assert_int_equal(v->items, 0);
+    assert_int_equal(fl_vqf_contains_u64(v, 7), 0);
+    check_invariants(v);
+    fl_vqf_free(v);
+}
+
+/* A filter sized for n keys takes n distinct keys, at every size checked (the sizing load is
+ * below every measured first refusal: results/<host>/vqf/load_at_failure.md). */
+static void test_sized_for_n(void **state) {
+    (void)state;
+    uint64_t sizes[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    size_t ns = test_reduced() ? 6 : 7;
+    for (size_t i = 0; i < ns; i++)
+        for (uint64_t seed = 0; seed < (sizes[i] >= 100000 ? 2u : 20u); seed++) {
+            fl_vqf *v = NULL;
+            assert_int_equal(fl_vqf_create(sizes[i], seed, &v), FL_OK);
+            size_t ins = 0;
+            uint64_t *keys = malloc(sizes[i] * sizeof *keys);
+            assert_non_null(keys);
+            for (uint64_t k = 0; k < sizes[i]; k++) keys[k] = (seed << 40) + k;
+            fl_status st = fl_vqf_insert_u64s(v, keys, sizes[i], &ins);
+            if (st != FL_OK)
+                fail_msg("n=%" PRIu64 " seed %" PRIu64 ": %s after %zu", sizes[i], seed,
+                         fl_strerror(st), ins);
+            assert_int_equal(ins, sizes[i]);
+            uint8_t *out = malloc(sizes[i]);
+            size_t pos = 0;
+            assert_int_equal(fl_vqf_contains_u64s(v, keys, sizes[i], out, &pos), FL_OK);
+            assert_int_equal(pos, sizes[i]);
+            free(out);
+            free(keys);
+            fl_vqf_free(v);
+        }
+}
+
+/* The measured FPR of a filter holding its sizing capacity against info's estimate: 10^6
+ * probes at p ~ 0.44% have a standard deviation of 1.5% of p; 8% is over 5 of them. And
+ * the issue's targets at that fill: at most 0.45% and 11.5 bits per key. */
+static void test_fpr(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create(200000, 3, &v), FL_OK);
+    fl_vqf_info info;
+    assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+    for (uint64_t k = 0; k < info.capacity; k++) assert_int_equal(fl_vqf_insert_u64(v, k), FL_OK);
+    assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+    uint64_t fp = 0, probes = 1000000;
+    for (uint64_t k = 0; k < probes; k++) fp += (uint64_t)fl_vqf_contains_u64(v, (1ull << 50) + k);
+    double measured = (double)fp / (double)probes;
+    print_message("vqf fpr %.5f, estimate %.5f, %.3f bits/key\n", measured, info.fpr,
+                  info.bits_per_key);
+    assert_true(fabs(measured - info.fpr) < 0.08 * info.fpr);
+    assert_true(info.fpr <= 0.0045);
+    assert_true(info.bits_per_key <= 11.5);
+    fl_vqf_free(v);
+}
+
+/* Batches equal single calls under every kernel this CPU runs; the in-line lookup too. */
+static void test_batch_equals_single(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create(5000, 11, &v), FL_OK);
+    uint64_t *keys = test_hashes(20001, 1);
+    size_t ins = 0;
+    assert_int_equal(fl_vqf_insert_u64s(v, keys, 5000, &ins), FL_OK);
+    assert_int_equal(ins, 5000);
+    uint8_t *out = malloc(20001);
+    assert_non_null(out);
+    static const char *const NAMES[] = {"scalar", "neon", "avx2", "avx512", "auto"};
+    for (size_t ni = 0; ni < sizeof NAMES / sizeof NAMES[0]; ni++) {
+        fl_status st = fl_vqf_bind_kernel(v, NAMES[ni]);
+        if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) continue;
+        assert_int_equal(st, FL_OK);
+        size_t pos = 0;
+        /* unaligned key arrays are allowed */
+        assert_int_equal(fl_vqf_contains_u64s(v, keys + 1, 20000, out, &pos), FL_OK);
+        size_t want = 0;
+        for (size_t i = 0; i < 20000; i++) {
+            int one = fl_vqf_contains_u64(v, keys[i + 1]);
+            assert_int_equal(out[i], one);
+            want += (size_t)one;
+        }
+        assert_int_equal(pos, want);
+        assert_true(pos >= 4999); /* keys[1..5000) were inserted */
+        uint64_t *h = malloc(20000 * sizeof *h);
+        assert_non_null(h);
+        for (size_t i = 0; i < 20000; i++) h[i] = fl_vqf_hash_u64(v, keys[i + 1]);
+        assert_int_equal(fl_vqf_contains_hashes(v, h, 20000, out, &pos), FL_OK);
+        assert_int_equal(pos, want);
+        fl_vqf_lookup l = fl_vqf_lookup_of(v);
+        for (size_t i = 0; i < 20000; i++) {
+            assert_int_equal(out[i], fl_vqf_contains_hash(v, h[i]));
+            assert_int_equal(fl_vqf_lookup_u64(&l, keys[i + 1]), out[i]);
+        }
+        free(h);
+    }
+    assert_non_null(fl_vqf_kernel(v));
+    free(out);
+    free(keys);
+    fl_vqf_free(v);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_sizing_and_bad_arguments),
+        cmocka_unit_test(test_against_model),
+        cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_sized_for_n),
+        cmocka_unit_test(test_fpr),
+        cmocka_unit_test(test_batch_equals_single),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
