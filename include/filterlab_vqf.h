@@ -20,8 +20,8 @@
  *
  * A key's 64-bit hash h gives two blocks, block1 = reduce32(h >> 32, blocks) and block2 =
  * reduce32(h mod 2^32, blocks) (Lemire's multiply-shift, so the block count is any number),
- * and from t, the high 32 bits of h * 0x9e3779b97f4a7c15 (a multiply that mixes every bit
- * of h into t's): the bucket reduce32(t, 80) and the fingerprint t mod 256. An insert goes to
+ * and from t = (h * 0x9e3779b97f4a7c15 mod 2^64) >> 32 (the multiply carries every bit of h
+ * below bit 64 into t): the bucket reduce32(t, 80) and the fingerprint t mod 256. An insert goes to
  * the block with fewer items (ties: block1), the power of two choices that lets the table
  * fill to about 93% (the paper) before a pair of blocks is full; a full pair refuses the
  * insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the fingerprint is among

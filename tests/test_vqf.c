@@ -5,7 +5,10 @@
  * invariants checked after every operation, no false negative ever, a refused insert leaving
  * every byte as it was); duplicates as copies; deletes of keys not there; n inserts landing
  * in a filter sized for n; the measured FPR against the model; batch calls = single calls
- * under every kernel; the in-line lookup = the library's.
+ * under every kernel; the in-line lookup = the library's; files: round trips byte for byte,
+ * every truncation and bit flip refused, crafted files with valid checksums around corrupt
+ * metadata, free slots, item counts and header fields, each with its exact status, wrong
+ * kinds both ways.
  * Every sequence is generated from a fixed seed, so each run checks the same numbers.
  */
 #include "testutil.h"
@@ -13,7 +16,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "format/container.h"
 #include "vqf/vqf_internal.h"
 
 static uint64_t splitmix(uint64_t *s) {
@@ -363,6 +368,222 @@ static void test_batch_equals_single(void **state) {
     fl_vqf_free(v);
 }
 
+/* ---- files ------------------------------------------------------------------------------- */
+
+static uint8_t *saved(const fl_vqf *v, size_t *len) {
+    *len = fl_vqf_serialized_size(v);
+    uint8_t *buf = malloc(*len);
+    assert_non_null(buf);
+    assert_int_equal(fl_vqf_save_mem(v, buf, *len, NULL), FL_OK);
+    return buf;
+}
+
+/* A filter of 7 blocks with a mix of keys, copies and deletes. */
+static fl_vqf *sample(void) {
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create_blocks(7, 77, &v), FL_OK);
+    for (uint64_t k = 0; k < 250; k++) assert_int_equal(fl_vqf_insert_u64(v, k % 200), FL_OK);
+    for (uint64_t k = 0; k < 30; k++) assert_int_equal(fl_vqf_delete_u64(v, k * 3), FL_OK);
+    return v;
+}
+
+static void test_round_trip(void **state) {
+    (void)state;
+    fl_vqf *v = sample();
+    size_t len;
+    uint8_t *buf = saved(v, &len);
+    fl_vqf *d = NULL;
+    assert_int_equal(fl_vqf_load_mem(buf, len, 0, &d), FL_OK);
+    assert_int_equal(d->nblocks, v->nblocks);
+    assert_int_equal(d->seed, v->seed);
+    assert_int_equal(d->items, v->items);
+    assert_memory_equal(d->blocks, v->blocks, v->bytes);
+    /* byte for byte: the loaded filter saves the same file */
+    size_t len2;
+    uint8_t *buf2 = saved(d, &len2);
+    assert_same_image_and_free(buf2, len2, saved(v, &len2), len2);
+    /* it keeps working like the original */
+    for (uint64_t k = 0; k < 200; k++) assert_int_equal(fl_vqf_contains_u64(d, k), fl_vqf_contains_u64(v, k));
+    assert_int_equal(fl_vqf_delete_u64(d, 199), FL_OK);
+    assert_int_equal(fl_vqf_insert_u64(d, 5000), FL_OK);
+    check_invariants(d);
+    fl_vqf_free(d);
+    /* files, and the cap on block bytes */
+    char dir[] = "/tmp/fl_test_vqf.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/f.vqf", dir);
+    assert_int_equal(fl_vqf_save_file(v, path), FL_OK);
+    assert_int_equal(fl_vqf_load_file(path, 0, &d), FL_OK);
+    assert_memory_equal(d->blocks, v->blocks, v->bytes);
+    fl_vqf_free(d);
+    assert_int_equal(fl_vqf_load_file(path, 7 * 64 - 1, &d), FL_ERR_TOO_LARGE);
+    assert_null(d);
+    assert_int_equal(fl_vqf_load_file(path, 7 * 64, &d), FL_OK);
+    fl_vqf_free(d);
+    assert_int_equal(fl_vqf_load_file("/nonexistent/x", 0, &d), FL_ERR_IO);
+    uint32_t kind = 0;
+    assert_int_equal(fl_file_kind_mem(buf, len, &kind), FL_OK);
+    assert_int_equal(kind, FL_FILE_VECTOR_QUOTIENT);
+    /* bad arguments */
+    assert_int_equal(fl_vqf_save_mem(v, buf, len - 1, NULL), FL_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(fl_vqf_save_mem(NULL, buf, len, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_load_mem(NULL, len, 0, &d), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_save_file(v, ""), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_serialized_size(NULL), 0);
+    unlink(path);
+    rmdir(dir);
+    free(buf);
+    fl_vqf_free(v);
+}
+
+/* fl_vqf_load_mem's status; an object exactly on success, freed. */
+static fl_status load_status(const uint8_t *bytes, size_t n) {
+    fl_vqf *v = (fl_vqf *)1;
+    fl_status st = fl_vqf_load_mem(bytes, n, 0, &v);
+    assert_true(st == FL_OK ? v != NULL : v == NULL);
+    fl_vqf_free(v);
+    return st;
+}
+
+/* A filter's file is not a vector quotient filter's, and the other way round (for the
+ * filter and Count-Min loaders); a version-1 file is a filter's. */
+static void test_wrong_kind(void **state) {
+    (void)state;
+    fl_filter *f = test_filter(FL_BLOCK512, 4, 8);
+    size_t flen = fl_serialized_size(f), len;
+    uint8_t *fbuf = malloc(flen);
+    assert_int_equal(fl_save_mem(f, fbuf, flen, NULL), FL_OK);
+    fl_vqf *s = sample();
+    uint8_t *buf = saved(s, &len);
+    fl_filter *g = NULL;
+    fl_cms *c = NULL;
+    fl_status got[4] = {load_status(fbuf, flen), fl_load_mem(buf, len, 0, &g),
+                        fl_cms_load_mem(buf, len, 0, &c), FL_OK};
+    fbuf[8] = 1;
+    got[3] = load_status(fbuf, flen);
+    for (int i = 0; i < 4; i++) assert_int_equal(got[i], FL_ERR_WRONG_KIND);
+    assert_null(g);
+    assert_null(c);
+    free(buf);
+    free(fbuf);
+    fl_vqf_free(s);
+    fl_free(f);
+}
+
+static void test_every_truncation_and_bit_flip(void **state) {
+    (void)state;
+    fl_vqf *s = sample();
+    size_t len;
+    uint8_t *buf = saved(s, &len);
+    assert_int_equal(load_status(buf, len), FL_OK);
+    assert_refuses_every_cut_and_flip(buf, len, load_status);
+    free(buf);
+    fl_vqf_free(s);
+}
+
+/* Crafted files: valid checksums around invalid fields. head: the HEAD section; blocks:
+ * nblocks * 64 bytes. */
+static fl_status load_craft(const uint8_t head[32], const uint8_t *blocks, uint64_t blocks_len) {
+    uint32_t tags[2] = {FL_CT_TAG('H', 'E', 'A', 'D'), FL_CT_TAG('B', 'L', 'K', 'S')};
+    uint64_t lengths[2] = {32, blocks_len};
+    size_t size = fl_ct_size(2, lengths);
+    uint8_t *buf = calloc(1, size);
+    assert_non_null(buf);
+    fl_mem_sink m;
+    fl_sink sink = fl_mem_sink_init(&m, buf, size);
+    fl_ct_writer w;
+    assert_int_equal(fl_ct_write_begin(&w, &sink, FL_KIND_VECTOR_QUOTIENT, 2, tags, lengths), FL_OK);
+    assert_int_equal(fl_ct_write_section(&w, head, 32), FL_OK);
+    assert_int_equal(fl_ct_write_section(&w, blocks, blocks_len), FL_OK);
+    assert_int_equal(fl_ct_write_end(&w), FL_OK);
+    fl_vqf *v = (fl_vqf *)1;
+    fl_status st = fl_vqf_load_mem(buf, size, 0, &v);
+    if (st == FL_OK) {
+        check_invariants(v);
+        fl_vqf_free(v);
+    } else {
+        assert_null(v);
+    }
+    free(buf);
+    return st;
+}
+
+static void test_crafted(void **state) {
+    (void)state;
+    fl_vqf *s = sample();
+    uint8_t head[32], blk[7 * 64];
+    memset(head, 0, sizeof head);
+    fl_put32(head, 7);
+    fl_put64(head + 8, 77);
+    fl_put16(head + 24, 48);
+    fl_put16(head + 26, 80);
+    head[28] = 8;
+    /* The sample as crafted here loads (the crafting itself is right). */
+    fl_put64(head + 16, s->items);
+    memcpy(blk, s->blocks, sizeof blk);
+    assert_int_equal(load_craft(head, blk, sizeof blk), FL_OK);
+    /* header fields */
+    static const struct {
+        size_t at;
+        uint8_t value;
+    } HEAD_BAD[] = {{4, 1}, {24, 47}, {26, 81}, {28, 16}, {29, 1}, {31, 1}};
+    for (size_t i = 0; i < sizeof HEAD_BAD / sizeof HEAD_BAD[0]; i++) {
+        uint8_t h[32];
+        memcpy(h, head, 32);
+        h[HEAD_BAD[i].at] = HEAD_BAD[i].value;
+        if (load_craft(h, blk, sizeof blk) != FL_ERR_CORRUPT) fail_msg("HEAD byte %zu", HEAD_BAD[i].at);
+    }
+    uint8_t h[32];
+    memcpy(h, head, 32);
+    fl_put32(h, 0); /* zero blocks */
+    assert_int_equal(load_craft(h, blk, 0), FL_ERR_CORRUPT);
+    fl_put32(h, 6); /* BLKS not blocks * 64 */
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    memcpy(h, head, 32);
+    fl_put64(h + 16, 7 * 48 + 1); /* more items than slots */
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    fl_put64(h + 16, s->items + 1); /* items the blocks do not hold */
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    fl_put64(h + 16, s->items - 1);
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    /* every single metadata bit flipped: 79 or 81 ones */
+    for (size_t b = 0; b < 7; b++)
+        for (size_t bit = 0; bit < 128; bit++) {
+            uint8_t k[7 * 64];
+            memcpy(k, blk, sizeof k);
+            k[64 * b + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+            if (load_craft(head, k, sizeof k) != FL_ERR_CORRUPT)
+                fail_msg("block %zu metadata bit %zu", b, bit);
+        }
+    /* metadata with 80 ones that describes one more item than the header counts */
+    {
+        uint8_t k[7 * 64];
+        memcpy(k, blk, sizeof k);
+        uint64_t hi = fl_vqf_md_hi(k);
+        uint32_t c = fl_vqf_block_items(k);
+        if (c > 0 && c < 48) {
+            /* the top one moves up a place: one more item, which must then be a free slot
+             * holding 0 -- so the items count disagrees: CORRUPT */
+            uint32_t top = 79 + c;
+            hi &= ~(1ull << (top - 64));
+            hi |= 1ull << (top - 63);
+            memcpy(k + 8, &hi, 8);
+            assert_int_equal(load_craft(head, k, sizeof k), FL_ERR_CORRUPT);
+        }
+    }
+    /* a nonzero free slot */
+    for (size_t b = 0; b < 7; b++) {
+        uint32_t c = fl_vqf_block_items(blk + 64 * b);
+        if (c == 48) continue;
+        uint8_t k[7 * 64];
+        memcpy(k, blk, sizeof k);
+        k[64 * b + 16 + 47] = 1;
+        assert_int_equal(load_craft(head, k, sizeof k), FL_ERR_CORRUPT);
+    }
+    fl_vqf_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_select),
@@ -372,6 +593,10 @@ int main(void) {
         cmocka_unit_test(test_sized_for_n),
         cmocka_unit_test(test_fpr),
         cmocka_unit_test(test_batch_equals_single),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_wrong_kind),
+        cmocka_unit_test(test_every_truncation_and_bit_flip),
+        cmocka_unit_test(test_crafted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
