@@ -39,6 +39,25 @@ static uint32_t select_naive(uint64_t x, uint32_t r) {
     return 64;
 }
 
+/* The bucket's slots bit by bit: slot j (the j-th zero) is in bucket b when b ones come
+ * before it. */
+static uint64_t mask_naive(uint64_t lo, uint64_t hi, uint32_t b) {
+    uint64_t m = 0;
+    uint32_t ones = 0, zeros = 0;
+    for (uint32_t i = 0; i < 128 && zeros < 48; i++) {
+        int bit = (int)(((i < 64 ? lo : hi) >> (i & 63)) & 1);
+        if (bit) {
+            ones++;
+        } else {
+            if (ones == b) m |= 1ull << zeros;
+            zeros++;
+        }
+    }
+    return m;
+}
+
+/* select64 and select128 against a bit-by-bit count; the bucket mask against the slots'
+ * buckets counted bit by bit, on random metadata of exactly 80 ones (what filters hold). */
 static void test_select(void **state) {
     (void)state;
     uint64_t s = 1;
@@ -49,7 +68,7 @@ static void test_select(void **state) {
         if (t % 3 == 2) x |= splitmix(&s) | splitmix(&s);
         if (t == 0) x = 0;
         if (t == 1) x = ~0ull;
-        for (uint32_t r = 0; r < 66; r++) {
+        for (uint32_t r = 0; r < 64; r++) {
             uint32_t want = select_naive(x, r);
             if (fl_vqf_select64(x, r) != want)
                 fail_msg("select64(%016" PRIx64 ", %u) = %u, want %u", x, r,
@@ -57,9 +76,24 @@ static void test_select(void **state) {
         }
         uint64_t hi = splitmix(&s);
         uint32_t c = (uint32_t)__builtin_popcountll(x);
-        for (uint32_t r = 0; r < 130; r++) {
+        for (uint32_t r = 0; r < c + 64; r++) {
             uint32_t want = r < c ? select_naive(x, r) : 64 + select_naive(hi, r - c);
             assert_int_equal(fl_vqf_select128(x, hi, r), want);
+        }
+        /* 80 ones among 128 bits, then every bucket */
+        uint64_t md[2] = {0, 0};
+        for (uint32_t placed = 0; placed < 80;) {
+            uint32_t i = (uint32_t)(splitmix(&s) % (t % 2 ? 128 : 80 + t % 49));
+            if (!((md[i / 64] >> (i % 64)) & 1)) {
+                md[i / 64] |= 1ull << (i % 64);
+                placed++;
+            }
+        }
+        for (uint32_t b = 0; b < 80; b++) {
+            uint64_t want = mask_naive(md[0], md[1], b), got = fl_vqf_bucket_mask(md[0], md[1], b);
+            if (got != want)
+                fail_msg("md %016" PRIx64 " %016" PRIx64 " bucket %u: %012" PRIx64 ", want %012" PRIx64,
+                         md[0], md[1], b, got, want);
         }
     }
 }
@@ -151,9 +185,9 @@ static uint32_t copies(const fl_vqf *v, uint64_t h) {
     for (int k = 0; k < 2; k++) {
         if (k == 1 && i2 == i1) break;
         const uint8_t *blk = v->blocks + (size_t)(k ? i2 : i1) * 64;
-        uint32_t s, e;
-        fl_vqf_bucket_range(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b, &s, &e);
-        for (uint32_t j = s; j < e; j++) n += blk[16 + j] == fp;
+        for (uint64_t m = fl_vqf_bucket_mask(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b); m;
+             m &= m - 1)
+            n += blk[16 + __builtin_ctzll(m)] == fp;
     }
     return n;
 }

@@ -158,10 +158,9 @@ static void block_insert(uint8_t *blk, uint32_t b, uint32_t fp) {
 static int block_remove(uint8_t *blk, uint32_t b, uint32_t fp) {
     uint64_t lo, hi;
     md_get(blk, &lo, &hi);
-    uint32_t s, e;
-    fl_vqf_bucket_range(lo, hi, b, &s, &e);
     uint8_t *slots = blk + 16;
-    for (uint32_t j = s; j < e; j++) {
+    for (uint64_t m = fl_vqf_bucket_mask(lo, hi, b); m; m &= m - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(m);
         if (slots[j] != fp) continue;
         uint32_t count = fl_vqf_block_items(blk);
         memmove(slots + j, slots + j + 1, count - j - 1);
