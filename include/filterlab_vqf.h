@@ -18,15 +18,22 @@
  * Fingerprints of a bucket are contiguous; an insert shifts the later slots and metadata
  * bits up by one, a delete shifts them down. Slots past the item count are 0.
  *
- * A key's 64-bit hash h gives two blocks, block1 = reduce32(h >> 32, blocks) and block2 =
- * reduce32(h mod 2^32, blocks) (Lemire's multiply-shift, so the block count is any number),
- * and from t = (h * 0x9e3779b97f4a7c15 mod 2^64) >> 32 (the multiply carries every bit of h
- * below bit 64 into t): the bucket reduce32(t, 80) and the fingerprint t mod 256. An insert goes to
- * the block with fewer items (ties: block1), the power of two choices that lets the table
- * fill to about 93% (the paper) before a pair of blocks is full; a full pair refuses the
- * insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the fingerprint is among
- * the bucket's slots in either block. A delete removes one copy from the bucket in block1,
- * else in block2 (FL_ERR_NOT_FOUND if neither has it).
+ * A key's 64-bit hash h gives t = (h * 0x9e3779b97f4a7c15 mod 2^64) >> 32 (the multiply
+ * carries every bit of h below bit 64 into t), its bucket reduce32(t, 80) and fingerprint
+ * t mod 256, and two blocks: block1 = reduce32(h >> 32, blocks) (Lemire's multiply-shift, so
+ * the block count is any number) and its partner for that bucket and fingerprint,
+ * fl_vqf_alt, as the cuckoo filter's alternate bucket. The partner must depend on nothing
+ * else: with a second block independent of the first, a key J could meet a key K of the same
+ * bucket and fingerprint in J's first block and K's second; deleting J there takes K's copy,
+ * J's own stays in J's second block, and K, inserted and never deleted, reads as absent.
+ * (Deleting every key of a full filter in insertion order hit that within 100K keys; this
+ * pairing makes keys of one bucket and fingerprint interchangeable, which is what deleting
+ * a copy assumes: tests/test_vqf.c and bench/baselines/vqf_load delete every key.) An
+ * insert goes to the block with fewer items (ties: block1), the power of two choices that
+ * lets the table fill to about 93% (the paper) before a pair of blocks is full; a full pair
+ * refuses the insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the
+ * fingerprint is among the bucket's slots in either block. A delete removes one copy from the
+ * bucket in block1, else in block2 (FL_ERR_NOT_FOUND if neither has it).
  *
  * Duplicates are stored as copies (a multiset, like the cuckoo filter): insert a key twice,
  * delete it twice. Deleting a key never inserted may remove another key's identical
@@ -40,7 +47,7 @@
  * Sizing: fl_vqf_create(capacity) takes ceil(capacity / (48 * FL_VQF_SIZING_LOAD)) blocks.
  * FL_VQF_SIZING_LOAD is below the load at which the first insert was refused in every run
  * of results/emeraldrapids-kvm-2c-5bce/vqf/load_at_failure.md (bench/baselines/vqf_load:
- * 1,030 runs from 100 to 10M keys, none refused below 0.948), so a filter sized for n keys
+ * 1,030 runs from 100 to 10M keys, none refused below 0.946), so a filter sized for n keys
  * takes n inserts of distinct keys. Filled to n, it measured 0.44% FPR at 11.41 bits per
  * key from 10K keys up (small filters round up to whole blocks).
  *
@@ -99,9 +106,6 @@ FL_VQF_INLINE uint32_t fl_vqf_reduce(uint32_t x, uint32_t n) {
 FL_VQF_INLINE uint32_t fl_vqf_block1(uint64_t h, uint32_t blocks) {
     return fl_vqf_reduce((uint32_t)(h >> 32), blocks);
 }
-FL_VQF_INLINE uint32_t fl_vqf_block2(uint64_t h, uint32_t blocks) {
-    return fl_vqf_reduce((uint32_t)h, blocks);
-}
 FL_VQF_INLINE uint32_t fl_vqf_tag_word(uint64_t h) {
     return (uint32_t)((h * FL_VQF_MIX) >> 32);
 }
@@ -110,6 +114,19 @@ FL_VQF_INLINE uint32_t fl_vqf_bucket(uint64_t h) {
 }
 FL_VQF_INLINE uint32_t fl_vqf_fp(uint64_t h) {
     return fl_vqf_tag_word(h) & 0xffu;
+}
+/* The partner of block i for a key of this bucket and fingerprint: (H - i) mod blocks with
+ * H = reduce32((bucket * 256 + fp) * 0x5bd1e995, blocks) (MurmurHash2's multiplier, as the
+ * cuckoo filter's alternate bucket), an involution for any block count. Keys that share a
+ * bucket and a fingerprint and meet in a block therefore share both blocks, so a delete
+ * that removes another such key's copy leaves the deleted key's own copy where that key
+ * finds it (with two independent blocks it could not: see the top of this file). */
+FL_VQF_INLINE uint32_t fl_vqf_alt(uint32_t i, uint32_t bucket, uint32_t fp, uint32_t blocks) {
+    uint32_t hb = fl_vqf_reduce(((bucket << 8) | fp) * 0x5bd1e995u, blocks), d = hb - i;
+    return hb >= i ? d : d + blocks;
+}
+FL_VQF_INLINE uint32_t fl_vqf_block2(uint64_t h, uint32_t blocks) {
+    return fl_vqf_alt(fl_vqf_block1(h, blocks), fl_vqf_bucket(h), fl_vqf_fp(h), blocks);
 }
 
 /* popcount: the instruction where the includer's flags allow it (x86 POPCNT, AArch64 CNT);

@@ -246,8 +246,17 @@ fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key) {
     return fl_vqf_delete_hash(v, fl_hash_u64_inline(key, v->seed));
 }
 
+static size_t contains_with(const fl_vqf *v, const fl_kernel_table *t, const uint64_t *h,
+                            size_t n, uint8_t *out) {
+    fl_kview view = {v->blocks, v->nblocks, 8, NULL, 0};
+    return t->vqf.contains(&view, h, n, out);
+}
+
+/* One key through the dispatched kernel: this file is built at baseline flags, where the
+ * probe's select is the portable one, several times the pdep form's cost. */
 int fl_vqf_contains_hash(const fl_vqf *v, uint64_t h) {
-    return v ? fl_vqf_probe(v->blocks, v->nblocks, h) : 0;
+    uint8_t out;
+    return v ? (int)contains_with(v, fl_kernels_bound(&v->bound, v->bytes), &h, 1, &out) : 0;
 }
 
 int fl_vqf_contains_bytes(const fl_vqf *v, const void *key, size_t len) {
@@ -257,12 +266,6 @@ int fl_vqf_contains_bytes(const fl_vqf *v, const void *key, size_t len) {
 
 int fl_vqf_contains_u64(const fl_vqf *v, uint64_t key) {
     return v ? fl_vqf_contains_hash(v, fl_hash_u64_inline(key, v->seed)) : 0;
-}
-
-static size_t contains_with(const fl_vqf *v, const fl_kernel_table *t, const uint64_t *h,
-                            size_t n, uint8_t *out) {
-    fl_kview view = {v->blocks, v->nblocks, 8, NULL, 0};
-    return t->vqf.contains(&view, h, n, out);
 }
 
 fl_status fl_vqf_contains_hashes(const fl_vqf *v, const uint64_t *hashes, size_t n,
