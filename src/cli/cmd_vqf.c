@@ -21,6 +21,12 @@ static int load_vqf(const char *path, size_t max_bytes, fl_vqf **out) {
                       : cli_load_kind_error(path, s, errno, FL_FILE_VECTOR_QUOTIENT, max_bytes);
 }
 
+/* A filter and the lines a batched insert or delete has done so far. */
+typedef struct vqf_lines {
+    fl_vqf *v;
+    uint64_t lines;
+} vqf_lines;
+
 static void hash_batch(const fl_vqf *v, cli_batch *b) {
     for (size_t i = 0; i < b->count; i++)
         b->hash[i] = fl_vqf_hash_bytes(v, cli_batch_key(b, i), b->len[i]);
@@ -42,13 +48,8 @@ static void help_build(void) {
     cli_help_options();
 }
 
-typedef struct inserts {
-    fl_vqf *v;
-    uint64_t lines;
-} inserts;
-
 static int insert_batch(cli_batch *b, void *ctx) {
-    inserts *a = ctx;
+    vqf_lines *a = ctx;
     hash_batch(a->v, b);
     size_t done = 0;
     fl_status s = fl_vqf_insert_hashes(a->v, b->hash, b->count, &done);
@@ -89,7 +90,7 @@ int cmd_vqf_build(int argc, char **argv, const cli_globals *g) {
     if (s != FL_OK)
         return cli_fail(s == FL_ERR_NO_MEMORY ? EXIT_DATA : EXIT_USAGE,
                         "%s: cannot create the filter: %s", CMD, fl_strerror(s));
-    inserts a = {v, 0};
+    vqf_lines a = {v, 0};
     cli_progress_start(CMD);
     rc = cli_batch_each(input, insert_batch, &a);
     cli_progress_stop();
@@ -164,13 +165,8 @@ static void help_delete(void) {
     cli_help_options();
 }
 
-typedef struct deletes {
-    fl_vqf *v;
-    uint64_t lines;
-} deletes;
-
 static int delete_batch(cli_batch *b, void *ctx) {
-    deletes *d = ctx;
+    vqf_lines *d = ctx;
     hash_batch(d->v, b);
     for (size_t i = 0; i < b->count; i++, d->lines++) {
         fl_status s = fl_vqf_delete_hash(d->v, b->hash[i]);
@@ -202,7 +198,7 @@ int cmd_vqf_delete(int argc, char **argv, const cli_globals *g) {
     fl_vqf *v = NULL;
     rc = load_vqf(path, g->max_bytes, &v);
     if (rc != EXIT_OK) return rc;
-    deletes d = {v, 0};
+    vqf_lines d = {v, 0};
     rc = cli_batch_each(input, delete_batch, &d);
     if (rc == EXIT_OK) rc = cli_save_object(v, &vqf_saver, output ? output : path);
     if (rc == EXIT_OK && d.lines == 0) cli_warn_no_keys(input, 1, "filter");
