@@ -10,8 +10,8 @@
  *                  never-stored ids
  *   lookup_inline  the same pools one key at a time through the header's in-line lookup
  *                  (fl_vqf_lookup_u64, compiled with flbench's flags); kernel "inline"
- *   delete         ns/key of deleting --lookups stored keys (fl_vqf_delete_u64), put back
- *                  untimed after each repetition; kernel "any"
+ *   delete         ns/key of deleting --lookups stored keys (fl_vqf_delete_u64s, --batch
+ *                  keys a call), put back untimed after each repetition; kernel "any"
  *
  * --sizes are key counts with --sizes-in keys, else bytes (the keys a filter of that many
  * bytes is sized for). Every result carries structure_bytes, bits_per_key (bytes * 8 / n),
@@ -162,7 +162,8 @@ static void timed_deletes(fb_env *e, vqf_run *s, fb_result *r, uint64_t *keys, f
         fb_meas_reset(&m);
         fb_meas_begin(e, &m);
         fl_status st = FL_OK;
-        for (size_t i = 0; i < L && st == FL_OK; i++) st = fl_vqf_delete_u64(s->v, keys[i]);
+        for (size_t off = 0; off < L && st == FL_OK; off += o->batch)
+            st = fl_vqf_delete_u64s(s->v, keys + off, L - off < o->batch ? L - off : o->batch, NULL);
         fb_meas_end(e, &m);
         if (st == FL_OK) st = fl_vqf_insert_u64s(s->v, keys, L, NULL);
         if (st != FL_OK) {

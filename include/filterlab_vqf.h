@@ -368,10 +368,13 @@ fl_status fl_vqf_insert_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size
 fl_status fl_vqf_insert_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *inserted);
 
 /* Deletes one copy (see the top of this file): FL_OK, FL_ERR_NOT_FOUND (nothing changed),
- * FL_ERR_INVALID_ARG. */
+ * FL_ERR_INVALID_ARG. The batch forms stop at the first key not found, with *deleted (if not
+ * NULL) the keys deleted before it (they stay deleted). */
 fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t hash);
 fl_status fl_vqf_delete_bytes(fl_vqf *v, const void *key, size_t len);
 fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key);
+fl_status fl_vqf_delete_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *deleted);
+fl_status fl_vqf_delete_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *deleted);
 
 /* Lookups: 1 if the key may be in the filter, 0 if it is not (0 for a NULL filter or key).
  * Batches write out[i] = 0 or 1 and *positives (if not NULL) = their sum, through the

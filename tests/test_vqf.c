@@ -138,6 +138,8 @@ static void test_sizing_and_bad_arguments(void **state) {
     assert_int_equal(fl_vqf_insert_hashes(v, NULL, 4, &ins), FL_ERR_INVALID_ARG);
     assert_int_equal(ins, 0);
     assert_int_equal(fl_vqf_insert_u64s(NULL, NULL, 0, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_u64s(v, NULL, 2, &ins), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_hashes(NULL, NULL, 0, NULL), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_vqf_info_get(v, NULL), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_vqf_bind_kernel(v, "no-such-kernel"), FL_ERR_UNKNOWN_KERNEL);
     assert_int_equal(fl_vqf_clear(NULL), FL_ERR_INVALID_ARG);
@@ -349,11 +351,22 @@ static void test_delete_every_key(void **state) {
             fl_vqf_info info;
             assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
             for (uint64_t k = 0; k < info.capacity; k++) assert_int_equal(fl_vqf_insert_u64(v, k), FL_OK);
-            for (uint64_t j = 0; j < info.capacity; j++) {
-                uint64_t k = reverse ? info.capacity - 1 - j : j;
-                if (fl_vqf_delete_u64(v, k) != FL_OK)
-                    fail_msg("%" PRIu64 " keys: delete of inserted key %" PRIu64 " refused",
-                             info.capacity, k);
+            if (reverse) {
+                for (uint64_t j = 0; j < info.capacity; j++)
+                    if (fl_vqf_delete_u64(v, info.capacity - 1 - j) != FL_OK)
+                        fail_msg("%" PRIu64 " keys: delete of inserted key %" PRIu64 " refused",
+                                 info.capacity, info.capacity - 1 - j);
+            } else {
+                /* the batch form, which stops at a key it cannot find */
+                uint64_t *keys = malloc(info.capacity * sizeof *keys);
+                assert_non_null(keys);
+                for (uint64_t k = 0; k < info.capacity; k++) keys[k] = k;
+                size_t done = 0;
+                assert_int_equal(fl_vqf_delete_u64s(v, keys, info.capacity, &done), FL_OK);
+                assert_int_equal(done, info.capacity);
+                assert_int_equal(fl_vqf_delete_u64s(v, keys, 1, &done), FL_ERR_NOT_FOUND);
+                assert_int_equal(done, 0);
+                free(keys);
             }
             assert_int_equal(v->items, 0);
             check_invariants(v);

@@ -168,19 +168,19 @@ static void help_delete(void) {
 static int delete_batch(cli_batch *b, void *ctx) {
     vqf_lines *d = ctx;
     hash_batch(d->v, b);
-    for (size_t i = 0; i < b->count; i++, d->lines++) {
-        fl_status s = fl_vqf_delete_hash(d->v, b->hash[i]);
-        if (s == FL_ERR_NOT_FOUND) {
-            char q[CLI_QUOTE_BUF], line[256];
-            size_t n = b->len[i] < sizeof line - 1 ? b->len[i] : sizeof line - 1;
-            memcpy(line, cli_batch_key(b, i), n);
-            line[n] = 0;
-            cli_quote(line, q, sizeof q);
-            return cli_fail(EXIT_DATA, "vqf-delete: line %llu (%s) is not in the filter; "
-                            "nothing written", (unsigned long long)d->lines + 1, q);
-        }
-        if (s != FL_OK) return cli_fail(EXIT_DATA, "vqf-delete: %s", fl_strerror(s));
+    size_t done = 0;
+    fl_status s = fl_vqf_delete_hashes(d->v, b->hash, b->count, &done);
+    d->lines += done;
+    if (s == FL_ERR_NOT_FOUND) {
+        char q[CLI_QUOTE_BUF], line[256];
+        size_t n = b->len[done] < sizeof line - 1 ? b->len[done] : sizeof line - 1;
+        memcpy(line, cli_batch_key(b, done), n);
+        line[n] = 0;
+        cli_quote(line, q, sizeof q);
+        return cli_fail(EXIT_DATA, "vqf-delete: line %llu (%s) is not in the filter; "
+                        "nothing written", (unsigned long long)d->lines + 1, q);
     }
+    if (s != FL_OK) return cli_fail(EXIT_DATA, "vqf-delete: %s", fl_strerror(s));
     return EXIT_OK;
 }
 
