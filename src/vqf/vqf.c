@@ -200,41 +200,6 @@ fl_status fl_vqf_insert_u64(fl_vqf *v, uint64_t key) {
     return fl_vqf_insert_hash(v, fl_hash_u64_inline(key, v->seed));
 }
 
-/* Keys ahead whose two blocks a batch insert prefetches: on a filter past the caches each
- * insert otherwise waits for two misses in turn (the metadata decides where it goes). */
-#define INSERT_AHEAD 16
-
-fl_status fl_vqf_insert_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *inserted) {
-    if (inserted) *inserted = 0;
-    if (!v || (!hashes && n)) return FL_ERR_INVALID_ARG;
-    for (size_t i = 0; i < n; i++) {
-        if (i + INSERT_AHEAD < n) {
-            uint64_t p = fl_hash_at(hashes, i + INSERT_AHEAD);
-            __builtin_prefetch(block_at(v, fl_vqf_block1(p, v->nblocks)), 1, 3);
-            __builtin_prefetch(block_at(v, fl_vqf_block2(p, v->nblocks)), 1, 3);
-        }
-        fl_status st = fl_vqf_insert_hash(v, fl_hash_at(hashes, i));
-        if (st != FL_OK) return st;
-        if (inserted) *inserted = i + 1;
-    }
-    return FL_OK;
-}
-
-fl_status fl_vqf_insert_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *inserted) {
-    if (inserted) *inserted = 0;
-    if (!v || (!keys && n)) return FL_ERR_INVALID_ARG;
-    const fl_kernel_table *t = fl_kernels_bound(&v->bound, v->bytes);
-    uint64_t h[CHUNK];
-    for (size_t i = 0; i < n; i += CHUNK) {
-        size_t m = n - i < CHUNK ? n - i : CHUNK, done = 0;
-        t->hash.u64(keys + i, m, v->seed, h);
-        fl_status st = fl_vqf_insert_hashes(v, h, m, &done);
-        if (inserted) *inserted = i + done;
-        if (st != FL_OK) return st;
-    }
-    return FL_OK;
-}
-
 fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t h) {
     if (!v) return FL_ERR_INVALID_ARG;
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
@@ -242,37 +207,6 @@ fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t h) {
         !block_remove(block_at(v, fl_vqf_block2(h, v->nblocks)), b, fp))
         return FL_ERR_NOT_FOUND;
     v->items--;
-    return FL_OK;
-}
-
-fl_status fl_vqf_delete_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *deleted) {
-    if (deleted) *deleted = 0;
-    if (!v || (!hashes && n)) return FL_ERR_INVALID_ARG;
-    for (size_t i = 0; i < n; i++) {
-        if (i + INSERT_AHEAD < n) {
-            uint64_t p = fl_hash_at(hashes, i + INSERT_AHEAD);
-            __builtin_prefetch(block_at(v, fl_vqf_block1(p, v->nblocks)), 1, 3);
-            __builtin_prefetch(block_at(v, fl_vqf_block2(p, v->nblocks)), 1, 3);
-        }
-        fl_status st = fl_vqf_delete_hash(v, fl_hash_at(hashes, i));
-        if (st != FL_OK) return st;
-        if (deleted) *deleted = i + 1;
-    }
-    return FL_OK;
-}
-
-fl_status fl_vqf_delete_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *deleted) {
-    if (deleted) *deleted = 0;
-    if (!v || (!keys && n)) return FL_ERR_INVALID_ARG;
-    const fl_kernel_table *t = fl_kernels_bound(&v->bound, v->bytes);
-    uint64_t h[CHUNK];
-    for (size_t i = 0; i < n; i += CHUNK) {
-        size_t m = n - i < CHUNK ? n - i : CHUNK, done = 0;
-        t->hash.u64(keys + i, m, v->seed, h);
-        fl_status st = fl_vqf_delete_hashes(v, h, m, &done);
-        if (deleted) *deleted = i + done;
-        if (st != FL_OK) return st;
-    }
     return FL_OK;
 }
 
@@ -284,6 +218,62 @@ fl_status fl_vqf_delete_bytes(fl_vqf *v, const void *key, size_t len) {
 fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key) {
     if (!v) return FL_ERR_INVALID_ARG;
     return fl_vqf_delete_hash(v, fl_hash_u64_inline(key, v->seed));
+}
+
+/* ---- batches of inserts and deletes -------------------------------------------------------
+ * One loop for both (op: fl_vqf_insert_hash or fl_vqf_delete_hash, a constant at each call,
+ * so the always-inline loop calls it directly): keys in order, stopping at the first that
+ * fails, *done the keys done before it. Both blocks of the key AHEAD keys on are prefetched:
+ * on a filter past the caches each key otherwise waits for two misses in turn (its
+ * metadata decides where it goes). */
+#define AHEAD 16
+typedef fl_status (*key_op)(fl_vqf *v, uint64_t h);
+
+static inline __attribute__((always_inline)) fl_status
+each_hash(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *done, key_op op) {
+    if (done) *done = 0;
+    if (!v || (!hashes && n)) return FL_ERR_INVALID_ARG;
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n) {
+            uint64_t p = fl_hash_at(hashes, i + AHEAD);
+            __builtin_prefetch(block_at(v, fl_vqf_block1(p, v->nblocks)), 1, 3);
+            __builtin_prefetch(block_at(v, fl_vqf_block2(p, v->nblocks)), 1, 3);
+        }
+        fl_status st = op(v, fl_hash_at(hashes, i));
+        if (st != FL_OK) return st;
+        if (done) *done = i + 1;
+    }
+    return FL_OK;
+}
+
+/* u64 keys hashed a chunk at a time by the hash kernel, then each_hash. */
+static inline __attribute__((always_inline)) fl_status
+each_u64(fl_vqf *v, const uint64_t *keys, size_t n, size_t *done, key_op op) {
+    if (done) *done = 0;
+    if (!v || (!keys && n)) return FL_ERR_INVALID_ARG;
+    const fl_kernel_table *t = fl_kernels_bound(&v->bound, v->bytes);
+    uint64_t h[CHUNK];
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK, d = 0;
+        t->hash.u64(keys + i, m, v->seed, h);
+        fl_status st = each_hash(v, h, m, &d, op);
+        if (done) *done = i + d;
+        if (st != FL_OK) return st;
+    }
+    return FL_OK;
+}
+
+fl_status fl_vqf_insert_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *inserted) {
+    return each_hash(v, hashes, n, inserted, fl_vqf_insert_hash);
+}
+fl_status fl_vqf_insert_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *inserted) {
+    return each_u64(v, keys, n, inserted, fl_vqf_insert_hash);
+}
+fl_status fl_vqf_delete_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *deleted) {
+    return each_hash(v, hashes, n, deleted, fl_vqf_delete_hash);
+}
+fl_status fl_vqf_delete_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *deleted) {
+    return each_u64(v, keys, n, deleted, fl_vqf_delete_hash);
 }
 
 static size_t contains_with(const fl_vqf *v, const fl_kernel_table *t, const uint64_t *h,
