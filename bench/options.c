@@ -259,7 +259,9 @@ static const fb_opt opts[] = {
              "Bloomier map (8-bit values): build ns/key, batch lookup per\n"
              "kernel and the one-key inline lookup, FPR, bits/key against\n"
              "the bound (takes --sizes in bytes or, with --sizes-in keys, key\n"
-             "counts)"},
+             "counts); vqf: the vector quotient filter's inserts, batch\n"
+             "lookups per kernel and hit rate, the one-key inline lookup and\n"
+             "deletes, with bits/key and FPR (sizes as static's)"},
     {"sbf-filters", O(sbf_filters), .count = offsetof(fb_options, nsbf_filters),
      .kind = K_U32LIST, .lo = 1, .hi = FL_SBF_FILTERS_MAX, .section = S_STRUCT,
      .metavar = "LIST",

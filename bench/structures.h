@@ -25,6 +25,8 @@
     X(CMS, "cms", 1, fb_family_cms, fb_family_cms_planned)                  \
     X(HLL, "hll", 1, fb_family_hll, fb_family_hll_planned)                  \
     /* binary fuse filters and the Bloomier filter */                       \
-    X(STATIC, "static", 0, fb_family_static, fb_family_static_planned)
+    X(STATIC, "static", 0, fb_family_static, fb_family_static_planned)      \
+    /* the vector quotient filter */                                        \
+    X(VQF, "vqf", 0, fb_family_vqf, fb_family_vqf_planned)
 
 #endif /* FB_STRUCTURES_H */

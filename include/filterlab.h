@@ -355,4 +355,5 @@ fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size
 #include "filterlab_static.h"
 #include "filterlab_layered.h"
 #include "filterlab_compressed.h"
+#include "filterlab_vqf.h"
 #endif /* FILTERLAB_H */

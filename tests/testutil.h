@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -30,6 +31,28 @@ static inline void assert_same_image_and_free(uint8_t *a, size_t la, uint8_t *b,
     assert_memory_equal(a, b, la);
     free(a);
     free(b);
+}
+
+/* A loader's refusals of a saved image buf[0..len): every cut FL_ERR_TRUNCATED, one zero
+ * byte more FL_ERR_TRAILING_DATA, every single bit flipped something other than FL_OK (buf
+ * is restored). load(bytes, n) loads, frees what it got, and returns the status. */
+typedef fl_status (*test_load_fn)(const uint8_t *bytes, size_t n);
+static inline void assert_refuses_every_cut_and_flip(uint8_t *buf, size_t len,
+                                                     test_load_fn load) {
+    for (size_t n = 0; n < len; n++) {
+        fl_status st = load(buf, n);
+        if (st != FL_ERR_TRUNCATED) fail_msg("length %zu of %zu: %s", n, len, fl_strerror(st));
+    }
+    uint8_t *longer = calloc(1, len + 1);
+    assert_non_null(longer);
+    memcpy(longer, buf, len);
+    assert_int_equal(load(longer, len + 1), FL_ERR_TRAILING_DATA);
+    free(longer);
+    for (size_t bit = 0; bit < len * 8; bit++) {
+        buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        if (load(buf, len) == FL_OK) fail_msg("bit %zu flipped: loaded", bit);
+        buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    }
 }
 
 static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {

@@ -30,8 +30,10 @@
  *   typed       the view's typed lookup per key (fl_fuse8_lookup, ...);
  *   lookup_avx2, typed_avx2  the same two in the -mavx2 -mbmi2 build;
  *   batch_u64s  fl_fuse_contains_u64s on blocks of 1024 keys (the dispatched kernel).
+ * Vector quotient filters (--filter vqf: fl_vqf_create(n) holding [0, n), same stream):
+ *   single, lookup (fl_vqf_lookup_u64 in line), lookup_avx2 and batch_u64s as above.
  * Output: CSV, one row per (variant, n, mode), units in the column names; k is the fuse
- * filter's arity.
+ * filter's arity (the fingerprint bits for vqf).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +62,8 @@ static int cpu_runs(const char *kernel) {
 static void usage(FILE *to) {
     fputs("usage: single_key [--filter LIST] [--keys LIST] [--fpr P] [--lookups N] [--reps R]\n"
           "                  [-o FILE.csv]\n"
-          "  --filter LIST   variants, or fuse8, fuse16, fuse4w8, fuse4w16 [split256,cuckoo]\n"
+          "  --filter LIST   variants, or fuse8, fuse16, fuse4w8, fuse4w16, vqf\n"
+          "                  [split256,cuckoo]\n"
           "  --keys LIST     inserted key counts [100000,1000000,10000000]\n"
           "  --fpr P         target FPR for sizing [0.01]\n"
           "  --lookups N     lookups per repetition [4194304]\n"
@@ -172,6 +175,61 @@ static int run_fuse(FILE *out, const char *name, uint32_t arity, uint32_t bits, 
     return 0;
 }
 
+/* A vector quotient filter sized for n keys (fl_vqf_create) holding [0, n): per mode (the
+ * library's one-key call, the in-line handle of each build, the batch call on blocks of
+ * 1024 keys), the median and fastest ns per lookup. Returns 2 after an error. */
+static double vqf_single(const fl_vqf *v, const uint64_t *keys, size_t m, size_t *pos) {
+    BL_TIME_ONE_KEY(m, pos, fl_vqf_contains_u64(v, keys[i]));
+}
+static double vqf_batch(const fl_vqf *v, const uint64_t *keys, size_t m, size_t *pos) {
+    uint8_t hit[BATCH];
+    size_t p = 0, got = 0;
+    double t0 = bl_now_ns();
+    for (size_t off = 0; off < m; off += BATCH, p += got)
+        fl_vqf_contains_u64s(v, keys + off, m - off < BATCH ? m - off : BATCH, hit, &got);
+    *pos = p;
+    return (bl_now_ns() - t0) / (double)m;
+}
+static int run_vqf(FILE *out, uint64_t n, uint64_t *stream, size_t lookups, double *ns,
+                   int reps, int have_avx2_build) {
+    fl_vqf *v;
+    fl_status s = fl_vqf_create(n, 1, &v);
+    for (uint64_t key = 0; s == FL_OK && key < n; key++) s = fl_vqf_insert_u64(v, key);
+    if (s != FL_OK) {
+        fprintf(stderr, "single_key: vqf n=%llu: %s\n", (unsigned long long)n, fl_strerror(s));
+        fl_vqf_free(v);
+        return 2;
+    }
+    make_stream(stream, lookups, n);
+    fl_vqf_info info;
+    fl_vqf_info_get(v, &info);
+    const struct {
+        const char *mode;
+        double (*fn)(const fl_vqf *, const uint64_t *, size_t, size_t *);
+    } modes[] = {
+        {"single", vqf_single},
+        {"lookup", single_key_time_vqf_lookup_base},
+#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
+        {"lookup_avx2", have_avx2_build ? single_key_time_vqf_lookup_avx2 : NULL},
+#endif
+        {"batch_u64s", vqf_batch},
+    };
+    (void)have_avx2_build;
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
+        size_t pos = 0;
+        if (!modes[mi].fn) continue;
+        modes[mi].fn(v, stream, lookups, &pos); /* warm-up */
+        for (int r = 0; r < reps; r++) ns[r] = modes[mi].fn(v, stream, lookups, &pos);
+        double med = bl_median(ns, (size_t)reps);
+        fprintf(out, "vqf,%llu,%zu,8,%s,%s,%.4f,%.4f,%d,%zu,%.4f\n", (unsigned long long)n,
+                info.bytes, fl_vqf_kernel(v), modes[mi].mode, med, ns[0], reps, lookups,
+                (double)pos / (double)lookups);
+        fflush(out);
+    }
+    fl_vqf_free(v);
+    return 0;
+}
+
 static double time_batch(const fl_filter *f, const uint64_t *keys, size_t m, uint64_t seed,
                          size_t *pos) {
     uint64_t h[BATCH];
@@ -236,6 +294,14 @@ int main(int argc, char **argv) {
     double *ns = bl_xmalloc((size_t)reps * sizeof *ns);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(name, "vqf")) {
+            for (int ki = 0; ki < nkeys; ki++) {
+                int rc = run_vqf(out, (uint64_t)keys_list[ki], stream, lookups, ns, reps,
+                                 have_avx2_build);
+                if (rc) return rc;
+            }
+            continue;
+        }
         int fuse = -1;
         for (size_t k = 0; k < sizeof fuse_kinds / sizeof fuse_kinds[0]; k++)
             if (!strcmp(name, fuse_kinds[k].name)) fuse = (int)k;

@@ -66,3 +66,12 @@ double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *key
     *pos = p;
     return (t1 - t0) / (double)m;
 }
+
+/* Vector quotient filters (include/filterlab_vqf.h): fl_vqf_lookup_u64 per key on the
+ * filter's handle, probed in line with what this build's flags allow (pdep and AVX2 compares
+ * in the -mavx2 -mbmi2 build). */
+double NAME(SINGLE_KEY_SUFFIX, vqf_lookup)(const fl_vqf *v, const uint64_t *keys, size_t m,
+                                           size_t *pos) {
+    const fl_vqf_lookup l = fl_vqf_lookup_of(v);
+    BL_TIME_ONE_KEY(m, pos, fl_vqf_lookup_u64(&l, keys[i]));
+}

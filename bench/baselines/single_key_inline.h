@@ -14,7 +14,8 @@
     double single_key_time_typed_##s(const fl_filter *, const uint64_t *, size_t, size_t *);  \
     double single_key_time_fuse_lookup_##s(const fl_fuse *, const uint64_t *, size_t,        \
                                            size_t *);                                         \
-    double single_key_time_fuse_typed_##s(const fl_fuse *, const uint64_t *, size_t, size_t *);
+    double single_key_time_fuse_typed_##s(const fl_fuse *, const uint64_t *, size_t, size_t *); \
+    double single_key_time_vqf_lookup_##s(const fl_vqf *, const uint64_t *, size_t, size_t *);
 SINGLE_KEY_DECLARE(base)
 SINGLE_KEY_DECLARE(avx2)
 #undef SINGLE_KEY_DECLARE

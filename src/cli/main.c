@@ -54,6 +54,10 @@ typedef struct cli_command {
     {"layered-count", cmd_layered_count, "print each line's count in a layered Bloom filter", 1}) X(\
     {"compress", cmd_compress, "compress a Bloom filter, or build one planned to compress", 1}) X(\
     {"decompress", cmd_decompress, "write a compressed Bloom filter back as a filter", 1}) X(\
+    {"vqf-build", cmd_vqf_build, "build a vector quotient filter (deletable) from lines", 1}) X(\
+    {"vqf-query", cmd_vqf_query, "print the lines that may be in a vector quotient filter", 1}) X(\
+    {"vqf-delete", cmd_vqf_delete, "delete lines from a vector quotient filter", 1}) X(\
+    {"vqf-info", cmd_vqf_info, "describe a vector quotient filter", 1}) X(\
     {"compressed-query", cmd_compressed_query, "look lines up in a compressed Bloom filter", 1})
 
 #define CLI_COMMAND_PROTOTYPE(open, fn, summary, close) cli_command_fn fn;

@@ -110,6 +110,11 @@ fl_status fl_geometry_check(const fl_geometry *g, size_t *bytes);
  * with MADV_HUGEPAGE unless the flag says no. */
 fl_status fl_payload_alloc(fl_filter *f, size_t bytes);
 void fl_payload_free(fl_filter *f);
+/* The same memory for a structure that is not an fl_filter (a static structure's cells, a
+ * vector quotient filter's blocks): *data and the length *mapped that
+ * fl_payload_release needs (0: aligned_alloc'ed). */
+fl_status fl_payload_get(size_t bytes, void **data, size_t *mapped);
+void fl_payload_release(void *data, size_t mapped);
 
 /* CLOCK_MONOTONIC in nanoseconds: the library's own timings (tune's measurement, a static
  * structure's build time). */

@@ -61,3 +61,20 @@ void fl_payload_free(fl_filter *f) {
         free(f->data);
     f->data = NULL;
 }
+
+fl_status fl_payload_get(size_t bytes, void **data, size_t *mapped) {
+    fl_filter holder;
+    memset(&holder, 0, sizeof holder);
+    fl_status st = fl_payload_alloc(&holder, bytes);
+    *data = holder.data;
+    *mapped = holder.mapped;
+    return st;
+}
+
+void fl_payload_release(void *data, size_t mapped) {
+    fl_filter holder;
+    memset(&holder, 0, sizeof holder);
+    holder.data = data;
+    holder.mapped = mapped;
+    fl_payload_free(&holder);
+}

@@ -93,14 +93,10 @@ fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits,
     if (keys) {
         /* the payload allocator of filters: a random probe of a DRAM-sized array otherwise
          * takes a TLB miss per cell */
-        fl_filter payload;
-        memset(&payload, 0, sizeof payload);
-        if (fl_payload_alloc(&payload, ((bytes + 63) & ~(size_t)63) + 64) != FL_OK) {
+        if (fl_payload_get(((bytes + 63) & ~(size_t)63) + 64, &s->cells, &s->mapped) != FL_OK) {
             free(s);
             return FL_ERR_NO_MEMORY;
         }
-        s->cells = payload.data;
-        s->mapped = payload.mapped;
     }
     s->bytes = bytes;
     s->seg_count = segs;
@@ -126,11 +122,7 @@ fl_status fl_static_new(uint32_t arity, uint32_t cell_bits, uint32_t value_bits,
 
 void fl_static_free(fl_static *s) {
     if (!s) return;
-    fl_filter payload;
-    memset(&payload, 0, sizeof payload);
-    payload.data = s->cells;
-    payload.mapped = s->mapped;
-    fl_payload_free(&payload);
+    fl_payload_release(s->cells, s->mapped);
     free(s);
 }
 

@@ -1094,6 +1094,39 @@ t_layered() {
 }
 check "layered Bloom filters: counts never below the adds, info, errors" t_layered
 
+t_vqf() {
+    expect_ok "$FL" vqf-build --n 2000 --input keys.txt -o v.vqf
+    expect_ok "$FL" vqf-query v.vqf --input keys.txt
+    same_file out keys.txt
+    expect_ok "$FL" vqf-info v.vqf --json
+    /usr/bin/python3 -c 'import json,sys; d=json.load(open("out")); sys.exit(d["items"] != 2000 or d["kind"] != "vector_quotient")' ||
+        fail "info --json: $(cat out)"
+    # deletes: one copy per line, all or nothing
+    head -100 keys.txt >first.txt
+    expect_ok "$FL" vqf-delete v.vqf --input first.txt -o d.vqf
+    expect_ok "$FL" vqf-info d.vqf
+    grep -q 'items: 1900 ' out || fail "after deletes: $(cat out)"
+    expect_ok "$FL" vqf-query d.vqf --input keys.txt
+    tail -1900 keys.txt >rest.txt
+    grep -qxFf rest.txt out && [ "$(grep -cxFf rest.txt out)" -eq 1900 ] || fail "a key lost"
+    cp d.vqf before.vqf
+    printf 'never-inserted-1\nnever-inserted-2\n' >absent.txt
+    expect_error 2 "$FL" vqf-delete d.vqf --input absent.txt
+    same_file d.vqf before.vqf
+    # a filter too small for its lines writes nothing
+    expect_error 2 "$FL" vqf-build --n 10 --input keys.txt -o small.vqf
+    [ ! -e small.vqf ] || fail "small.vqf written"
+    expect_error 1 "$FL" vqf-build --input keys.txt -o x.vqf
+    expect_error 1 "$FL" vqf-build --n 10 --input keys.txt
+    # other kinds, and a cut file
+    expect_error 2 "$FL" query v.vqf --input keys.txt
+    grep -q 'vector quotient filter' err || fail "kind not named: $(cat err)"
+    head -c 200 v.vqf >cut.vqf
+    expect_error 2 "$FL" vqf-query cut.vqf --input keys.txt
+    expect_error 2 "$FL" vqf-info keys.txt
+}
+check "vector quotient filters: build, query, delete (all or nothing), info, errors" t_vqf
+
 t_compressed() {
     expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o b.flt
     for coder in golomb zstd; do

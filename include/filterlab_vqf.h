@@ -1,0 +1,405 @@
+/*
+ * filterlab vector quotient filter: a deletable fingerprint filter of 64-byte mini-filters
+ * (included by filterlab.h).
+ *
+ * The design is Pandey, Conway, Durie, Bender, Farach-Colton and Johnson, "Vector Quotient
+ * Filters: Overcoming the Time/Space Trade-Off in Filter Design", SIGMOD 2021, in its 8-bit
+ * form. The table is an array of 64-byte blocks, 64-byte aligned. A block is one cache line:
+ *
+ *   bytes  0..15  metadata, 128 bits (two little-endian u64: bits 0..63, then 64..127)
+ *   bytes 16..63  48 one-byte fingerprint slots
+ *
+ * and describes 80 buckets. The metadata is a bit string read from bit 0 up in which every
+ * bucket is closed by a 1 and every fingerprint stored in it is a 0 before that 1: with c
+ * items, bits 0 .. 79 + c hold exactly 80 ones and c zeros, and the bits above are 0. The
+ * zeros are the slots in order, so bucket b owns slots [select1(b-1) - (b-1), select1(b) - b)
+ * (select1(r): the position of the one of rank r, counting from 0; select1(-1) = -1), and a
+ * block's item count is select1(79) - 79 (48 minus the leading zeros of the high word).
+ * Fingerprints of a bucket are contiguous; an insert shifts the later slots and metadata
+ * bits up by one, a delete shifts them down. Slots past the item count are 0.
+ *
+ * A key's 64-bit hash h gives t = (h * 0x9e3779b97f4a7c15 mod 2^64) >> 32 (the multiply
+ * carries every bit of h below bit 64 into t), its bucket reduce32(t, 80) and fingerprint
+ * t mod 256, and two blocks: block1 = reduce32(h >> 32, blocks) (Lemire's multiply-shift, so
+ * the block count is any number) and its partner for that bucket and fingerprint,
+ * fl_vqf_alt, as the cuckoo filter's alternate bucket. The partner must depend on nothing
+ * else: with a second block independent of the first, a key J could meet a key K of the same
+ * bucket and fingerprint in J's first block and K's second; deleting J there takes K's copy,
+ * J's own stays in J's second block, and K, inserted and never deleted, reads as absent.
+ * (Deleting every key of a full filter in insertion order hit that within 100K keys; this
+ * pairing makes keys of one bucket and fingerprint interchangeable, which is what deleting
+ * a copy assumes: tests/test_vqf.c and bench/baselines/vqf_load delete every key.) An
+ * insert goes to the block with fewer items (ties: block1), the power of two choices that
+ * lets the table fill to about 93% (the paper) before a pair of blocks is full; a full pair
+ * refuses the insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the
+ * fingerprint is among the bucket's slots in either block. A delete removes one copy from the
+ * bucket in block1, else in block2 (FL_ERR_NOT_FOUND if neither has it).
+ *
+ * Duplicates are stored as copies (a multiset, like the cuckoo filter): insert a key twice,
+ * delete it twice. Deleting a key never inserted may remove another key's identical
+ * fingerprint (a false positive's): a later lookup of that key may then miss. That is
+ * inherent to fingerprint filters, as it is to cuckoo filters: delete only keys you inserted.
+ *
+ * False positive rate: a key not inserted matches when a stored fingerprint of its bucket in
+ * either block equals its own, so about 2 * (items per block / 80) / 256;
+ * fl_vqf_info_get reports that estimate for the current fill.
+ *
+ * Sizing: fl_vqf_create(capacity) takes ceil(capacity / (48 * FL_VQF_SIZING_LOAD)) blocks.
+ * FL_VQF_SIZING_LOAD is below the load at which the first insert was refused in every run
+ * of results/emeraldrapids-kvm-2c-5bce/vqf/load_at_failure.md (bench/baselines/vqf_load:
+ * 1,030 runs from 100 to 10M keys, none refused below 0.946), so a filter sized for n keys
+ * takes n inserts of distinct keys. Filled to n, it measured 0.44% FPR at 11.41 bits per
+ * key from 10K keys up (small filters round up to whole blocks).
+ *
+ * Hashing: keys of bytes are XXH3-64 with the filter's seed, u64 keys fl_hash_u64 with the
+ * seed (the library's one hash family); files record the seed.
+ *
+ * Thread safety: inserts, deletes and clears need exclusive access; lookups, info and saves
+ * may run concurrently with each other.
+ */
+#ifndef FILTERLAB_VQF_H
+#define FILTERLAB_VQF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "filterlab.h"
+
+/* The in-line lookup's ISA follows the includer's flags, as filterlab_inline.h's do (and
+ * FL_INLINE_PORTABLE forces the portable code the same way). */
+#if !defined(FL_INLINE_PORTABLE) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fl_vqf fl_vqf;
+
+#define FL_VQF_SLOTS 48u        /* fingerprint slots per block */
+#define FL_VQF_BUCKETS 80u      /* buckets per block */
+#define FL_VQF_BLOCK_BYTES 64u  /* one cache line */
+#define FL_VQF_BLOCKS_MAX 0xffffffffu
+/* The fill a filter is sized for: see "Sizing" above (fl_vqf_blocks_for). */
+#define FL_VQF_SIZING_LOAD 0.935
+
+/* ---- probe math: THE definition of where a hash lands (the kernels, the library and the
+ * in-line lookup below all use it; saved filters depend on it) --------------------------- */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FL_VQF_INLINE static inline __attribute__((always_inline))
+#else
+#define FL_VQF_INLINE static inline
+#endif
+
+#define FL_VQF_MIX 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio, odd */
+
+/* Lemire's multiply-shift range reduction, (x * n) >> 32: filterlab_inline.h's fl_reduce32,
+ * which this header cannot include (filterlab.h includes this header before that one's
+ * definitions). */
+FL_VQF_INLINE uint32_t fl_vqf_reduce(uint32_t x, uint32_t n) {
+    return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+FL_VQF_INLINE uint32_t fl_vqf_block1(uint64_t h, uint32_t blocks) {
+    return fl_vqf_reduce((uint32_t)(h >> 32), blocks);
+}
+FL_VQF_INLINE uint32_t fl_vqf_tag_word(uint64_t h) {
+    return (uint32_t)((h * FL_VQF_MIX) >> 32);
+}
+FL_VQF_INLINE uint32_t fl_vqf_bucket(uint64_t h) {
+    return fl_vqf_reduce(fl_vqf_tag_word(h), FL_VQF_BUCKETS);
+}
+FL_VQF_INLINE uint32_t fl_vqf_fp(uint64_t h) {
+    return fl_vqf_tag_word(h) & 0xffu;
+}
+/* The partner of block i for a key of this bucket and fingerprint: (H - i) mod blocks with
+ * H = reduce32((bucket * 256 + fp) * 0x5bd1e995, blocks) (MurmurHash2's multiplier, as the
+ * cuckoo filter's alternate bucket), an involution for any block count. Keys that share a
+ * bucket and a fingerprint and meet in a block therefore share both blocks, so a delete
+ * that removes another such key's copy leaves the deleted key's own copy where that key
+ * finds it (with two independent blocks it could not: see the top of this file). */
+FL_VQF_INLINE uint32_t fl_vqf_alt(uint32_t i, uint32_t bucket, uint32_t fp, uint32_t blocks) {
+    uint32_t hb = fl_vqf_reduce(((bucket << 8) | fp) * 0x5bd1e995u, blocks), d = hb - i;
+    return hb >= i ? d : d + blocks;
+}
+FL_VQF_INLINE uint32_t fl_vqf_block2(uint64_t h, uint32_t blocks) {
+    return fl_vqf_alt(fl_vqf_block1(h, blocks), fl_vqf_bucket(h), fl_vqf_fp(h), blocks);
+}
+
+/* popcount: the instruction where the includer's flags allow it (x86 POPCNT, AArch64 CNT);
+ * at x86-64 baseline GCC's builtin is a libgcc call, so the SWAR count instead. */
+FL_VQF_INLINE uint32_t fl_vqf_popcount(uint64_t x) {
+#if defined(__x86_64__) && !defined(__POPCNT__)
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#else
+    return (uint32_t)__builtin_popcountll(x);
+#endif
+}
+
+#if !(defined(__BMI2__) && defined(__x86_64__) && !defined(FL_INLINE_PORTABLE))
+/* FL_VQF_SELECT_IN_BYTE[k][w]: the position of the set bit of rank k in byte w (8 when w has
+ * k or fewer), the last step of the portable select; generated by the macros below. */
+#define FL_VQF_B(w, i) (((w) >> (i)) & 1)
+#define FL_VQF_BELOW(w, i)                                                                   \
+    (((i) > 0 ? FL_VQF_B(w, 0) : 0) + ((i) > 1 ? FL_VQF_B(w, 1) : 0) +                       \
+     ((i) > 2 ? FL_VQF_B(w, 2) : 0) + ((i) > 3 ? FL_VQF_B(w, 3) : 0) +                       \
+     ((i) > 4 ? FL_VQF_B(w, 4) : 0) + ((i) > 5 ? FL_VQF_B(w, 5) : 0) +                       \
+     ((i) > 6 ? FL_VQF_B(w, 6) : 0))
+#define FL_VQF_AT(w, k, i) (FL_VQF_B(w, i) && FL_VQF_BELOW(w, i) == (k))
+#define FL_VQF_SEL8(w, k)                                                                    \
+    (uint8_t)(FL_VQF_AT(w, k, 0)   ? 0                                                        \
+              : FL_VQF_AT(w, k, 1) ? 1                                                        \
+              : FL_VQF_AT(w, k, 2) ? 2                                                        \
+              : FL_VQF_AT(w, k, 3) ? 3                                                        \
+              : FL_VQF_AT(w, k, 4) ? 4                                                        \
+              : FL_VQF_AT(w, k, 5) ? 5                                                        \
+              : FL_VQF_AT(w, k, 6) ? 6                                                        \
+              : FL_VQF_AT(w, k, 7) ? 7                                                        \
+                                   : 8)
+#define FL_VQF_S0(w, k) FL_VQF_SEL8(w, k), FL_VQF_SEL8(w + 1, k), FL_VQF_SEL8(w + 2, k), FL_VQF_SEL8(w + 3, k)
+#define FL_VQF_S1(w, k) FL_VQF_S0(w, k), FL_VQF_S0(w + 4, k), FL_VQF_S0(w + 8, k), FL_VQF_S0(w + 12, k)
+#define FL_VQF_S2(w, k) FL_VQF_S1(w, k), FL_VQF_S1(w + 16, k), FL_VQF_S1(w + 32, k), FL_VQF_S1(w + 48, k)
+#define FL_VQF_S4(k) FL_VQF_S2(0, k), FL_VQF_S2(64, k), FL_VQF_S2(128, k), FL_VQF_S2(192, k)
+static const uint8_t FL_VQF_SELECT_IN_BYTE[8][256] = {
+    {FL_VQF_S4(0)}, {FL_VQF_S4(1)}, {FL_VQF_S4(2)}, {FL_VQF_S4(3)},
+    {FL_VQF_S4(4)}, {FL_VQF_S4(5)}, {FL_VQF_S4(6)}, {FL_VQF_S4(7)},
+};
+#endif
+
+/* The position of the set bit of rank r in x (r from 0 to 63), or 64 when x has r or fewer.
+ * With BMI2 one pdep deposits 1 << r at the r-th set bit; the portable form finds the byte
+ * from the bytes' prefix popcounts (Vigna, "Broadword Implementation of Rank/Select
+ * Queries", 2008) and the bit in it from a table. No branch either way: a bucket's rank is
+ * random, and a mispredicted branch costs more than the whole select. */
+FL_VQF_INLINE uint32_t fl_vqf_select64(uint64_t x, uint32_t r) {
+#if defined(__BMI2__) && defined(__x86_64__) && !defined(FL_INLINE_PORTABLE)
+    uint64_t d = _pdep_u64(1ull << (r & 63), x);
+    return d ? (uint32_t)__builtin_ctzll(d) : 64u;
+#else
+    const uint64_t l8 = 0x0101010101010101ull, h8 = 0x8080808080808080ull;
+    uint64_t s = x - ((x >> 1) & 0x5555555555555555ull);
+    s = (s & 0x3333333333333333ull) + ((s >> 2) & 0x3333333333333333ull);
+    s = (s + (s >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    uint64_t cum = s * l8; /* byte i: set bits in bytes 0..i */
+    /* Bytes whose prefix count is <= r (no borrow crosses a byte: r + 128 >= 128 > 64):
+     * their number is the byte holding the bit, or 8 when x has r or fewer set bits. */
+    uint64_t le = ((((uint64_t)(r & 63) * l8) | h8) - cum) & h8;
+    uint32_t byte = (uint32_t)(((le >> 7) * l8) >> 56);
+    uint32_t sh = 8 * (byte & 7);
+    uint32_t below = (uint32_t)(((cum << 8) >> sh) & 0xffu);
+    uint32_t bit = FL_VQF_SELECT_IN_BYTE[((r & 63) - below) & 7][(x >> sh) & 0xffu];
+    return byte < 8 ? sh + bit : 64u;
+#endif
+}
+
+/* select1 over the 128-bit metadata (lo: bits 0..63): the rank-r one's position, 128 when
+ * there is none. Both words are selected and the answer picked without a branch. Metadata
+ * with fewer than 16 ones in lo (none a filter holds: it has 80 ones in 128 bits) can leave
+ * rank r - popcount(lo) past 63 in hi; it is taken mod 64 there, the same in every ISA. */
+FL_VQF_INLINE uint32_t fl_vqf_select128(uint64_t lo, uint64_t hi, uint32_t r) {
+    uint32_t c = fl_vqf_popcount(lo);
+    uint32_t a = fl_vqf_select64(lo, r), z = 64u + fl_vqf_select64(hi, r - c);
+    return r < c ? a : z;
+}
+
+/* The one-hot of the rank-r set bit of x (0 when x has r or fewer; r mod 64): pdep of 1 << r
+ * with BMI2, else 1 << select64. */
+FL_VQF_INLINE uint64_t fl_vqf_deposit(uint64_t x, uint32_t r) {
+#if defined(__BMI2__) && defined(__x86_64__) && !defined(FL_INLINE_PORTABLE)
+    return _pdep_u64(1ull << (r & 63), x);
+#else
+    uint32_t p = fl_vqf_select64(x, r);
+    return p < 64 ? 1ull << p : 0;
+#endif
+}
+
+FL_VQF_INLINE uint64_t fl_vqf_rotr(uint64_t x, uint32_t n) {
+    return (x >> (n & 63)) | (x << ((64 - n) & 63));
+}
+
+/* One-hot at slot select1(r) - r of the 128-bit metadata (lo: bits 0..63): the slot just
+ * past bucket r's last. The rank-r one is deposited in its word (lo while r < popcount(lo),
+ * picked without a branch), and a rotation by r takes its bit position to the slot: in lo
+ * the one is at or above bit r, and from hi the slot select1(r) - r < 64 is the position in
+ * hi plus 64 - r, which is a rotation by r mod 64 for any r below 128. 0 when the rank-r
+ * one is missing, which no filter's metadata (80 ones) lets happen for r < 80. */
+FL_VQF_INLINE uint64_t fl_vqf_end_onehot(uint64_t lo, uint64_t hi, uint32_t c, uint32_t r) {
+    int in_lo = r < c;
+    return fl_vqf_rotr(fl_vqf_deposit(in_lo ? lo : hi, in_lo ? r : r - c), r);
+}
+
+/* The slots of bucket b (0..79) in a block with metadata (lo, hi): bit j set for slot j in
+ * [select1(b-1) - (b-1), select1(b) - b), the difference of the two one-hots (select1(-1) =
+ * -1: slot 0 for bucket 0), then below 48. THE definition every lookup uses; on metadata no
+ * filter holds it is still some subset of the 48 slots, so a lookup never reads outside
+ * the block. Per block: one popcount and two pdeps with BMI2, the rest shifts. */
+FL_VQF_INLINE uint64_t fl_vqf_bucket_mask(uint64_t lo, uint64_t hi, uint32_t b) {
+    uint32_t c = fl_vqf_popcount(lo);
+    uint64_t end = fl_vqf_end_onehot(lo, hi, c, b);
+    uint64_t start = b ? fl_vqf_end_onehot(lo, hi, c, b - 1) : 1;
+    return (end - start) & ((1ull << FL_VQF_SLOTS) - 1);
+}
+
+/* Metadata word w of a block: 0 is bits 0..63 (lo), 1 bits 64..127 (hi). */
+FL_VQF_INLINE uint64_t fl_vqf_md(const uint8_t *blk, int w) {
+    uint64_t x;
+    memcpy(&x, blk + 8 * w, 8);
+    return x;
+}
+#define fl_vqf_md_lo(blk) fl_vqf_md((blk), 0)
+#define fl_vqf_md_hi(blk) fl_vqf_md((blk), 1)
+
+/* Whether fingerprint fp is among bucket b's slots in the block: the reference form (the
+ * bucket's slots one by one, about 0.56 of them at 93% fill). */
+FL_VQF_INLINE int fl_vqf_block_has_portable(const uint8_t *blk, uint32_t b, uint32_t fp) {
+    const uint8_t *slots = blk + 16;
+    for (uint64_t m = fl_vqf_bucket_mask(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b); m; m &= m - 1)
+        if (slots[__builtin_ctzll(m)] == fp) return 1;
+    return 0;
+}
+
+/* The same answer from a compare of all 48 slots at once, masked by the bucket's slots: one
+ * 64-byte compare with AVX-512BW, two 32-byte ones with AVX2, three 16-byte ones with SSE2
+ * (x86-64 baseline). */
+#if defined(__x86_64__) && !defined(FL_INLINE_PORTABLE)
+FL_VQF_INLINE uint64_t fl_vqf_match(const uint8_t *blk, uint32_t fp) {
+#if defined(__AVX512BW__)
+    return _mm512_cmpeq_epi8_mask(_mm512_load_si512((const void *)blk),
+                                  _mm512_set1_epi8((char)fp)) >> 16;
+#elif defined(__AVX2__)
+    const __m256i f = _mm256_set1_epi8((char)fp);
+    const __m256i *p = (const __m256i *)(const void *)blk;
+    uint64_t m0 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_load_si256(p), f));
+    uint64_t m1 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_load_si256(p + 1), f));
+    return (m0 | m1 << 32) >> 16;
+#else
+    const __m128i f = _mm_set1_epi8((char)fp);
+    const __m128i *p = (const __m128i *)(const void *)blk;
+    uint64_t m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(p + 1), f));
+    uint64_t m1 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(p + 2), f));
+    uint64_t m2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(p + 3), f));
+    return m0 | m1 << 16 | m2 << 32;
+#endif
+}
+FL_VQF_INLINE int fl_vqf_block_has(const uint8_t *blk, uint32_t b, uint32_t fp) {
+    return (fl_vqf_match(blk, fp) &
+            fl_vqf_bucket_mask(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b)) != 0;
+}
+#else
+FL_VQF_INLINE int fl_vqf_block_has(const uint8_t *blk, uint32_t b, uint32_t fp) {
+    return fl_vqf_block_has_portable(blk, b, fp);
+}
+#endif
+
+/* One key: is h's fingerprint in its bucket of either block (blocks >= 1). */
+FL_VQF_INLINE int fl_vqf_probe(const uint8_t *blocks, uint32_t nblocks, uint64_t h) {
+    uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
+    const uint8_t *b1 = blocks + (size_t)fl_vqf_block1(h, nblocks) * FL_VQF_BLOCK_BYTES;
+    const uint8_t *b2 = blocks + (size_t)fl_vqf_block2(h, nblocks) * FL_VQF_BLOCK_BYTES;
+    return fl_vqf_block_has(b1, b, fp) | fl_vqf_block_has(b2, b, fp);
+}
+
+/* ---- one key at a time, in the caller's loop ---------------------------------------------
+ * A handle made once (fl_vqf_lookup_of: the filter's blocks and seed, by value) probes keys
+ * in line, like filterlab_inline.h's handles: no call, the ISA chosen by the includer's
+ * compile flags (AVX-512BW compare and BMI2 select with -march=native on such a machine,
+ * SSE2 and the portable select at x86-64 baseline, portable code elsewhere). Every path
+ * answers exactly fl_vqf_contains_hash. The handle reads the filter live (later inserts and
+ * deletes are seen) and is valid until fl_vqf_free; a handle of NULL has no blocks and
+ * answers 0. */
+typedef struct fl_vqf_lookup {
+    const uint8_t *blocks;
+    uint32_t nblocks;
+    uint64_t seed_mix; /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) = fl_mix64(key + it) */
+} fl_vqf_lookup;
+
+fl_vqf_lookup fl_vqf_lookup_of(const fl_vqf *v);
+static inline int fl_vqf_lookup_hash(const fl_vqf_lookup *l, uint64_t h) {
+    return l->nblocks ? fl_vqf_probe(l->blocks, l->nblocks, h) : 0;
+}
+static inline int fl_vqf_lookup_u64(const fl_vqf_lookup *l, uint64_t key) {
+    return fl_vqf_lookup_hash(l, fl_mix64(key + l->seed_mix));
+}
+
+/* ---- the filter ------------------------------------------------------------------------ */
+
+typedef struct fl_vqf_info {
+    uint32_t blocks;
+    size_t bytes;             /* blocks * 64 */
+    uint64_t seed;
+    uint64_t items;           /* fingerprints stored (copies count) */
+    uint64_t slots;           /* blocks * 48 */
+    uint64_t capacity;        /* keys the filter is sized for: floor(slots * sizing load) */
+    double load;              /* items / slots */
+    double bits_per_key;      /* bytes * 8 / capacity */
+    double fpr;               /* estimate at the current fill: 1 - (1 - 1/256)^(2 items per
+                                 block / 80) */
+    uint32_t full_blocks;     /* blocks holding 48 items */
+} fl_vqf_info;
+
+/* Blocks for a filter of `capacity` keys (see "Sizing"). FL_ERR_INVALID_ARG (NULL out),
+ * FL_ERR_BAD_N (capacity 0), FL_ERR_TOO_LARGE (more than FL_VQF_BLOCKS_MAX blocks). */
+fl_status fl_vqf_blocks_for(uint64_t capacity, uint32_t *blocks);
+/* An empty filter sized for capacity keys, or of exactly `blocks` blocks. Errors: those of
+ * fl_vqf_blocks_for, FL_ERR_BAD_GEOMETRY (blocks 0), FL_ERR_NO_MEMORY. */
+fl_status fl_vqf_create(uint64_t capacity, uint64_t seed, fl_vqf **out);
+fl_status fl_vqf_create_blocks(uint32_t blocks, uint64_t seed, fl_vqf **out);
+void fl_vqf_free(fl_vqf *v);
+/* Removes every item; keeps blocks, seed and kernel binding. */
+fl_status fl_vqf_clear(fl_vqf *v);
+
+/* The hashes the byte and u64 calls use (0 for a NULL filter). */
+uint64_t fl_vqf_hash_bytes(const fl_vqf *v, const void *key, size_t len);
+uint64_t fl_vqf_hash_u64(const fl_vqf *v, uint64_t key);
+
+/* Inserts: FL_OK, or FL_ERR_FULL with nothing changed (both blocks of the key full);
+ * FL_ERR_INVALID_ARG for a NULL filter or a NULL key with len > 0. The batch forms stop at
+ * the first key that does not fit, with *inserted (if not NULL) the keys inserted before. */
+fl_status fl_vqf_insert_hash(fl_vqf *v, uint64_t hash);
+fl_status fl_vqf_insert_bytes(fl_vqf *v, const void *key, size_t len);
+fl_status fl_vqf_insert_u64(fl_vqf *v, uint64_t key);
+fl_status fl_vqf_insert_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *inserted);
+fl_status fl_vqf_insert_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *inserted);
+
+/* Deletes one copy (see the top of this file): FL_OK, FL_ERR_NOT_FOUND (nothing changed),
+ * FL_ERR_INVALID_ARG. The batch forms stop at the first key not found, with *deleted (if not
+ * NULL) the keys deleted before it (they stay deleted). */
+fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t hash);
+fl_status fl_vqf_delete_bytes(fl_vqf *v, const void *key, size_t len);
+fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key);
+fl_status fl_vqf_delete_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *deleted);
+fl_status fl_vqf_delete_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *deleted);
+
+/* Lookups: 1 if the key may be in the filter, 0 if it is not (0 for a NULL filter or key).
+ * Batches write out[i] = 0 or 1 and *positives (if not NULL) = their sum, through the
+ * filter's kernel (the vqf module); FL_ERR_INVALID_ARG for NULL arrays with n > 0. */
+int fl_vqf_contains_hash(const fl_vqf *v, uint64_t hash);
+int fl_vqf_contains_bytes(const fl_vqf *v, const void *key, size_t len);
+int fl_vqf_contains_u64(const fl_vqf *v, uint64_t key);
+fl_status fl_vqf_contains_hashes(const fl_vqf *v, const uint64_t *hashes, size_t n,
+                                 uint8_t *out, size_t *positives);
+fl_status fl_vqf_contains_u64s(const fl_vqf *v, const uint64_t *keys, size_t n, uint8_t *out,
+                               size_t *positives);
+
+/* ---- persistence (filterlab format v2, kind vector quotient filter) --------------------
+ * Loads validate every block (metadata of exactly 80 ones below its zeros, free slots 0,
+ * the items the header states): FL_ERR_CORRUPT otherwise, never a wrong answer later.
+ * max_bytes caps the block bytes (0: no cap; FL_ERR_TOO_LARGE above it). */
+FL_DECLARE_FILE_CALLS(fl_vqf, fl_vqf);
+
+/* Kernel choice per filter, like fl_filter_bind_kernel ("auto" or NULL unbinds). */
+fl_status fl_vqf_bind_kernel(fl_vqf *v, const char *name);
+const char *fl_vqf_kernel(const fl_vqf *v);
+
+fl_status fl_vqf_info_get(const fl_vqf *v, fl_vqf_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FILTERLAB_VQF_H */

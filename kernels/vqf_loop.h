@@ -1,0 +1,47 @@
+/*
+ * The batch lookup loop every vqf kernel file shares (kernels/vqf_<isa>.c): each file
+ * defines VQF_BLOCK_HAS(blk, bucket, fp), its test of one block (include/filterlab_vqf.h's
+ * answer: is fp among the bucket's slots), and has PF_MIN_BYTES, PF_DIST and pf_read from its
+ * ISA's common header (the scalar file its own), then includes this file, which defines the
+ * table entry vqf_contains and FL_VQF_INIT(isa), the module's init for that ISA.
+ *
+ * A key's two blocks are independent cache lines, so the loop is bound by memory on large
+ * filters: both blocks of the key PF_DIST keys ahead are prefetched once the filter is past
+ * the prefetch threshold (FL_LOOKUP_BY_SIZE instantiates the loop with and without). Both
+ * blocks are tested every time and the answers ORed: a branch on the first block's answer
+ * mispredicts on about half the positive keys.
+ */
+#ifndef FL_VQF_LOOP_H
+#define FL_VQF_LOOP_H
+
+#include "simd_common.h"
+
+FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                   uint8_t *out, const int prefetch) {
+    const uint8_t *base = (const uint8_t *)f->data;
+    const uint32_t nb = f->units;
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (prefetch && i + PF_DIST < n) {
+            uint64_t p = fl_hash_at(hashes, i + PF_DIST);
+            pf_read(base + (size_t)fl_vqf_block1(p, nb) * FL_VQF_BLOCK_BYTES);
+            pf_read(base + (size_t)fl_vqf_block2(p, nb) * FL_VQF_BLOCK_BYTES);
+        }
+        uint64_t h = fl_hash_at(hashes, i);
+        uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
+        int r = VQF_BLOCK_HAS(base + (size_t)fl_vqf_block1(h, nb) * FL_VQF_BLOCK_BYTES, b, fp) |
+                VQF_BLOCK_HAS(base + (size_t)fl_vqf_block2(h, nb) * FL_VQF_BLOCK_BYTES, b, fp);
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+FL_LOOKUP_BY_SIZE(vqf_contains, FL_VQF_BLOCK_BYTES, vqf_contains_loop)
+
+#define FL_VQF_INIT(isa)                                                                     \
+    void fl_vqf_kernels_init_##isa(fl_kernel_table *t) {                                     \
+        t->vqf.contains = vqf_contains;                                                      \
+    }
+
+#endif /* FL_VQF_LOOP_H */

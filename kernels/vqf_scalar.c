@@ -1,0 +1,19 @@
+/*
+ * The vqf module's reference kernel: batch lookups of a vector quotient filter, key by key,
+ * with include/filterlab_vqf.h's probe math in its portable form (broadword select, the
+ * bucket's slots one by one). Every other ISA's vqf kernel is checked against it
+ * (tests/checkkernels/check_vqf.c). Like the other scalar lookups (scalar_common.h) it
+ * prefetches both blocks of the key FL_PREFETCH_AHEAD keys ahead at every size, so the
+ * reference too keeps misses in flight on DRAM-sized filters.
+ */
+#include "scalar_common.h"
+
+#define PF_MIN_BYTES ((size_t)1) /* every payload: scalar_common.h's policy */
+#define PF_DIST FL_PREFETCH_AHEAD
+static inline void pf_read(const void *p) {
+    prefetch(p);
+}
+#define VQF_BLOCK_HAS fl_vqf_block_has_portable
+#include "vqf_loop.h"
+
+FL_VQF_INIT(scalar)

@@ -1,0 +1,676 @@
+/*
+ * Vector quotient filter (src/vqf/vqf.c, include/filterlab_vqf.h): the metadata select
+ * against a bit-by-bit count; sizing and every bad argument; random insert / delete / lookup
+ * sequences against an exact multiset model, on filters small enough to fill (every block's
+ * invariants checked after every operation, no false negative ever, a refused insert leaving
+ * every byte as it was); duplicates as copies; deletes of keys not there; n inserts landing
+ * in a filter sized for n; the measured FPR against the model; batch calls = single calls
+ * under every kernel; the in-line lookup = the library's; files: round trips byte for byte,
+ * every truncation and bit flip refused, crafted files with valid checksums around corrupt
+ * metadata, free slots, item counts and header fields, each with its exact status, wrong
+ * kinds both ways.
+ * Every sequence is generated from a fixed seed, so each run checks the same numbers.
+ */
+#include "testutil.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/container.h"
+#include "vqf/vqf_internal.h"
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* ---- select ------------------------------------------------------------------------------ */
+
+static uint32_t select_naive(uint64_t x, uint32_t r) {
+    for (uint32_t i = 0; i < 64; i++)
+        if ((x >> i) & 1) {
+            if (r == 0) return i;
+            r--;
+        }
+    return 64;
+}
+
+/* The bucket's slots bit by bit: slot j (the j-th zero) is in bucket b when b ones come
+ * before it. */
+static uint64_t mask_naive(uint64_t lo, uint64_t hi, uint32_t b) {
+    uint64_t m = 0;
+    uint32_t ones = 0, zeros = 0;
+    for (uint32_t i = 0; i < 128 && zeros < 48; i++) {
+        int bit = (int)(((i < 64 ? lo : hi) >> (i & 63)) & 1);
+        if (bit) {
+            ones++;
+        } else {
+            if (ones == b) m |= 1ull << zeros;
+            zeros++;
+        }
+    }
+    return m;
+}
+
+/* select64 and select128 against a bit-by-bit count; the bucket mask against the slots'
+ * buckets counted bit by bit, on random metadata of exactly 80 ones (what filters hold). */
+static void test_select(void **state) {
+    (void)state;
+    uint64_t s = 1;
+    for (int t = 0; t < 20000; t++) {
+        uint64_t x = splitmix(&s);
+        /* sparse and dense words too */
+        if (t % 3 == 1) x &= splitmix(&s) & splitmix(&s);
+        if (t % 3 == 2) x |= splitmix(&s) | splitmix(&s);
+        if (t == 0) x = 0;
+        if (t == 1) x = ~0ull;
+        for (uint32_t r = 0; r < 64; r++) {
+            uint32_t want = select_naive(x, r);
+            if (fl_vqf_select64(x, r) != want)
+                fail_msg("select64(%016" PRIx64 ", %u) = %u, want %u", x, r,
+                         fl_vqf_select64(x, r), want);
+        }
+        uint64_t hi = splitmix(&s);
+        uint32_t c = (uint32_t)__builtin_popcountll(x);
+        for (uint32_t r = 0; r < c + 64; r++) {
+            uint32_t want = r < c ? select_naive(x, r) : 64 + select_naive(hi, r - c);
+            assert_int_equal(fl_vqf_select128(x, hi, r), want);
+        }
+        /* 80 ones among 128 bits, then every bucket */
+        uint64_t md[2] = {0, 0};
+        for (uint32_t placed = 0; placed < 80;) {
+            uint32_t i = (uint32_t)(splitmix(&s) % (t % 2 ? 128 : 80 + t % 49));
+            if (!((md[i / 64] >> (i % 64)) & 1)) {
+                md[i / 64] |= 1ull << (i % 64);
+                placed++;
+            }
+        }
+        for (uint32_t b = 0; b < 80; b++) {
+            uint64_t want = mask_naive(md[0], md[1], b), got = fl_vqf_bucket_mask(md[0], md[1], b);
+            if (got != want)
+                fail_msg("md %016" PRIx64 " %016" PRIx64 " bucket %u: %012" PRIx64 ", want %012" PRIx64,
+                         md[0], md[1], b, got, want);
+        }
+    }
+}
+
+/* ---- sizing and bad arguments ------------------------------------------------------------ */
+
+static void test_sizing_and_bad_arguments(void **state) {
+    (void)state;
+    uint32_t blocks = 0;
+    assert_int_equal(fl_vqf_blocks_for(0, &blocks), FL_ERR_BAD_N);
+    assert_int_equal(fl_vqf_blocks_for(10, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_blocks_for(1, &blocks), FL_OK);
+    assert_int_equal(blocks, 1);
+    assert_int_equal(fl_vqf_blocks_for(1000000, &blocks), FL_OK);
+    assert_int_equal(blocks, (uint32_t)ceil(1000000 / (48 * FL_VQF_SIZING_LOAD)));
+    /* 2^32 blocks and more: refused before anything is allocated */
+    assert_int_equal(fl_vqf_blocks_for(UINT64_MAX, &blocks), FL_ERR_TOO_LARGE);
+    assert_int_equal(fl_vqf_blocks_for((uint64_t)48 << 32, &blocks), FL_ERR_TOO_LARGE);
+    fl_vqf *v = (fl_vqf *)1;
+    assert_int_equal(fl_vqf_create(UINT64_MAX, 0, &v), FL_ERR_TOO_LARGE);
+    assert_null(v);
+    assert_int_equal(fl_vqf_create(0, 0, &v), FL_ERR_BAD_N);
+    assert_int_equal(fl_vqf_create_blocks(0, 0, &v), FL_ERR_BAD_GEOMETRY);
+    assert_int_equal(fl_vqf_create(10, 0, NULL), FL_ERR_INVALID_ARG);
+
+    assert_int_equal(fl_vqf_create(100, 0, &v), FL_OK);
+    assert_int_equal(fl_vqf_insert_bytes(v, NULL, 3), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_bytes(v, NULL, 3), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_contains_bytes(v, NULL, 3), 0);
+    assert_int_equal(fl_vqf_insert_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_insert_u64(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_u64(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_contains_hash(NULL, 1), 0);
+    assert_int_equal(fl_vqf_contains_u64(NULL, 1), 0);
+    uint8_t out[4];
+    size_t pos = 9, ins = 9;
+    assert_int_equal(fl_vqf_contains_hashes(v, NULL, 4, out, &pos), FL_ERR_INVALID_ARG);
+    assert_int_equal(pos, 0);
+    assert_int_equal(fl_vqf_contains_u64s(v, NULL, 4, out, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_contains_hashes(v, NULL, 0, NULL, &pos), FL_OK);
+    assert_int_equal(fl_vqf_insert_hashes(v, NULL, 4, &ins), FL_ERR_INVALID_ARG);
+    assert_int_equal(ins, 0);
+    assert_int_equal(fl_vqf_insert_u64s(NULL, NULL, 0, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_u64s(v, NULL, 2, &ins), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_delete_hashes(NULL, NULL, 0, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_info_get(v, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_bind_kernel(v, "no-such-kernel"), FL_ERR_UNKNOWN_KERNEL);
+    assert_int_equal(fl_vqf_clear(NULL), FL_ERR_INVALID_ARG);
+    assert_null(fl_vqf_kernel(NULL));
+    /* an empty key is a key */
+    assert_int_equal(fl_vqf_insert_bytes(v, NULL, 0), FL_OK);
+    assert_int_equal(fl_vqf_contains_bytes(v, "", 0), 1);
+    fl_vqf_info info;
+    assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+    assert_int_equal(info.items, 1);
+    assert_int_equal(info.blocks, 3);
+    assert_int_equal(info.bytes, 3 * 64);
+    assert_int_equal(info.slots, 3 * 48);
+    assert_true(info.capacity >= 100);
+    fl_vqf_free(v);
+    fl_vqf_free(NULL);
+    fl_vqf_lookup l = fl_vqf_lookup_of(NULL);
+    assert_int_equal(fl_vqf_lookup_hash(&l, 5), 0);
+}
+
+/* ---- the filter against an exact model ---------------------------------------------------- */
+
+/* Every block: exactly 80 ones in its metadata, zero free slots, and the items the filter
+ * counts. */
+static void check_invariants(const fl_vqf *v) {
+    uint64_t items = 0;
+    for (uint32_t i = 0; i < v->nblocks; i++) {
+        const uint8_t *blk = v->blocks + (size_t)i * 64;
+        uint64_t lo = fl_vqf_md_lo(blk), hi = fl_vqf_md_hi(blk);
+        assert_int_equal(__builtin_popcountll(lo) + __builtin_popcountll(hi), 80);
+        uint32_t c = fl_vqf_block_items(blk);
+        assert_true(c <= 48);
+        /* the highest one is select1(79) = 79 + items */
+        assert_int_equal(fl_vqf_select128(lo, hi, 79), 79 + c);
+        for (uint32_t j = c; j < 48; j++) assert_int_equal(blk[16 + j], 0);
+        items += c;
+    }
+    assert_int_equal(items, v->items);
+}
+
+/* Copies of h's fingerprint in its bucket of both blocks (once if they are the same). */
+static uint32_t copies(const fl_vqf *v, uint64_t h) {
+    uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), n = 0;
+    uint32_t i1 = fl_vqf_block1(h, v->nblocks), i2 = fl_vqf_block2(h, v->nblocks);
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && i2 == i1) break;
+        const uint8_t *blk = v->blocks + (size_t)(k ? i2 : i1) * 64;
+        for (uint64_t m = fl_vqf_bucket_mask(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b); m;
+             m &= m - 1)
+            n += blk[16 + __builtin_ctzll(m)] == fp;
+    }
+    return n;
+}
+
+#define KEYS 600
+
+/* Random sequences on filters of 1, 2, 3 and 7 blocks (full pairs come often): the model is
+ * the multiset of keys inserted and not deleted. */
+static void test_against_model(void **state) {
+    (void)state;
+    static const uint32_t BLOCKS[] = {1, 2, 3, 7};
+    uint64_t s = 42;
+    int steps = test_reduced() ? 4000 : 20000;
+    for (size_t bi = 0; bi < sizeof BLOCKS / sizeof BLOCKS[0]; bi++) {
+        fl_vqf *v = NULL;
+        assert_int_equal(fl_vqf_create_blocks(BLOCKS[bi], 99 + bi, &v), FL_OK);
+        uint64_t keys[KEYS];
+        uint32_t count[KEYS] = {0};
+        for (size_t i = 0; i < KEYS; i++) keys[i] = splitmix(&s);
+        uint64_t held = 0, refused = 0, deleted = 0;
+        uint8_t *before = malloc(v->bytes);
+        assert_non_null(before);
+        for (int step = 0; step < steps; step++) {
+            uint64_t r = splitmix(&s) % 100;
+            size_t k = (size_t)(splitmix(&s) % KEYS);
+            uint64_t h = keys[k];
+            if (r < 55) {
+                memcpy(before, v->blocks, v->bytes);
+                uint64_t items = v->items;
+                fl_status st = fl_vqf_insert_hash(v, h);
+                if (st == FL_OK) {
+                    count[k]++;
+                    held++;
+                } else {
+                    assert_int_equal(st, FL_ERR_FULL);
+                    /* both blocks full, and nothing changed */
+                    assert_int_equal(fl_vqf_block_items(v->blocks + 64 * (size_t)fl_vqf_block1(h, v->nblocks)), 48);
+                    assert_int_equal(fl_vqf_block_items(v->blocks + 64 * (size_t)fl_vqf_block2(h, v->nblocks)), 48);
+                    assert_memory_equal(before, v->blocks, v->bytes);
+                    assert_int_equal(v->items, items);
+                    refused++;
+                }
+            } else if (r < 90) {
+                if (count[k] == 0) continue;
+                assert_int_equal(fl_vqf_delete_hash(v, h), FL_OK);
+                count[k]--;
+                held--;
+                deleted++;
+            } else if (!fl_vqf_contains_hash(v, h)) {
+                /* A key whose fingerprint is in neither bucket: delete refuses, changes
+                 * nothing. */
+                assert_int_equal(count[k], 0);
+                memcpy(before, v->blocks, v->bytes);
+                assert_int_equal(fl_vqf_delete_hash(v, h), FL_ERR_NOT_FOUND);
+                assert_memory_equal(before, v->blocks, v->bytes);
+            }
+            assert_int_equal(v->items, held);
+            if (step % 16 == 0 || r < 90) check_invariants(v);
+            /* No false negative, and every copy held: a key's fingerprint copies in its two
+             * buckets are at least its count in the model. */
+            if (step % 64 == 0)
+                for (size_t i = 0; i < KEYS; i++) {
+                    if (count[i]) assert_int_equal(fl_vqf_contains_hash(v, keys[i]), 1);
+                    assert_true(copies(v, keys[i]) >= count[i]);
+                }
+        }
+        /* the runs exercised what they are for */
+        assert_true(refused > 0);
+        assert_true(deleted > 100);
+        /* empty it again: every key deletes as many times as it was held */
+        for (size_t i = 0; i < KEYS; i++)
+            while (count[i]) {
+                assert_int_equal(fl_vqf_delete_hash(v, keys[i]), FL_OK);
+                count[i]--;
+            }
+        assert_int_equal(v->items, 0);
+        check_invariants(v);
+        for (uint32_t i = 0; i < v->nblocks; i++) {
+            assert_int_equal(fl_vqf_md_lo(v->blocks + 64 * (size_t)i), FL_VQF_EMPTY_LO);
+            assert_int_equal(fl_vqf_md_hi(v->blocks + 64 * (size_t)i), FL_VQF_EMPTY_HI);
+        }
+        free(before);
+        fl_vqf_free(v);
+    }
+}
+
+/* Copies: a key inserted three times deletes three times, then is gone. */
+static void test_duplicates(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create(1000, 5, &v), FL_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(fl_vqf_insert_bytes(v, "dup", 3), FL_OK);
+    assert_int_equal(copies(v, fl_vqf_hash_bytes(v, "dup", 3)), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(fl_vqf_contains_bytes(v, "dup", 3), 1);
+        assert_int_equal(fl_vqf_delete_bytes(v, "dup", 3), FL_OK);
+    }
+    assert_int_equal(fl_vqf_contains_bytes(v, "dup", 3), 0);
+    assert_int_equal(fl_vqf_delete_bytes(v, "dup", 3), FL_ERR_NOT_FOUND);
+    /* 96 copies of one key fill its two blocks (48 each, if they differ) */
+    fl_vqf *w = NULL;
+    assert_int_equal(fl_vqf_create_blocks(5, 1, &w), FL_OK);
+    uint64_t h = 0x0123456789abcdefull;
+    uint32_t want = fl_vqf_block1(h, 5) == fl_vqf_block2(h, 5) ? 48 : 96, got = 0;
+    while (fl_vqf_insert_hash(w, h) == FL_OK) got++;
+    assert_int_equal(got, want);
+    assert_int_equal(copies(w, h), want);
+    check_invariants(w);
+    fl_vqf_free(w);
+    /* clear: empty, same shape */
+    assert_int_equal(fl_vqf_insert_u64(v, 7), FL_OK);
+    assert_int_equal(fl_vqf_clear(v), FL_OK);
+    assert_int_equal(v->items, 0);
+    assert_int_equal(fl_vqf_contains_u64(v, 7), 0);
+    check_invariants(v);
+    fl_vqf_free(v);
+}
+
+/* A filter sized for n keys takes n distinct keys, at every size checked (the sizing load is
+ * below every measured first refusal: results/<host>/vqf/load_at_failure.md). */
+static void test_sized_for_n(void **state) {
+    (void)state;
+    uint64_t sizes[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    size_t ns = test_reduced() ? 6 : 7;
+    for (size_t i = 0; i < ns; i++)
+        for (uint64_t seed = 0; seed < (sizes[i] >= 100000 ? 2u : 20u); seed++) {
+            fl_vqf *v = NULL;
+            assert_int_equal(fl_vqf_create(sizes[i], seed, &v), FL_OK);
+            size_t ins = 0;
+            uint64_t *keys = malloc(sizes[i] * sizeof *keys);
+            assert_non_null(keys);
+            for (uint64_t k = 0; k < sizes[i]; k++) keys[k] = (seed << 40) + k;
+            fl_status st = fl_vqf_insert_u64s(v, keys, sizes[i], &ins);
+            if (st != FL_OK)
+                fail_msg("n=%" PRIu64 " seed %" PRIu64 ": %s after %zu", sizes[i], seed,
+                         fl_strerror(st), ins);
+            assert_int_equal(ins, sizes[i]);
+            uint8_t *out = malloc(sizes[i]);
+            size_t pos = 0;
+            assert_int_equal(fl_vqf_contains_u64s(v, keys, sizes[i], out, &pos), FL_OK);
+            assert_int_equal(pos, sizes[i]);
+            free(out);
+            free(keys);
+            fl_vqf_free(v);
+        }
+}
+
+/* Every key of a filter filled to its capacity deletes, in insertion order and in reverse,
+ * and the filter is then empty: keys sharing a bucket and fingerprint share their two
+ * blocks, so a delete that takes another key's copy leaves its own where the other finds it
+ * (a second block independent of the first failed this within 100K keys). */
+static void test_delete_every_key(void **state) {
+    (void)state;
+    uint64_t sizes[] = {1000, 100000};
+    for (size_t i = 0; i < 2; i++)
+        for (int reverse = 0; reverse < 2; reverse++) {
+            fl_vqf *v = NULL;
+            assert_int_equal(fl_vqf_create(sizes[i], 9 + (uint64_t)reverse, &v), FL_OK);
+            fl_vqf_info info;
+            assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+            for (uint64_t k = 0; k < info.capacity; k++) assert_int_equal(fl_vqf_insert_u64(v, k), FL_OK);
+            if (reverse) {
+                for (uint64_t j = 0; j < info.capacity; j++)
+                    if (fl_vqf_delete_u64(v, info.capacity - 1 - j) != FL_OK)
+                        fail_msg("%" PRIu64 " keys: delete of inserted key %" PRIu64 " refused",
+                                 info.capacity, info.capacity - 1 - j);
+            } else {
+                /* the batch form, which stops at a key it cannot find */
+                uint64_t *keys = malloc(info.capacity * sizeof *keys);
+                assert_non_null(keys);
+                for (uint64_t k = 0; k < info.capacity; k++) keys[k] = k;
+                size_t done = 0;
+                assert_int_equal(fl_vqf_delete_u64s(v, keys, info.capacity, &done), FL_OK);
+                assert_int_equal(done, info.capacity);
+                assert_int_equal(fl_vqf_delete_u64s(v, keys, 1, &done), FL_ERR_NOT_FOUND);
+                assert_int_equal(done, 0);
+                free(keys);
+            }
+            assert_int_equal(v->items, 0);
+            check_invariants(v);
+            fl_vqf_free(v);
+        }
+}
+
+/* The measured FPR of a filter holding its sizing capacity against info's estimate: 10^6
+ * probes at p ~ 0.44% have a standard deviation of 1.5% of p; 8% is over 5 of them. And
+ * the issue's targets at that fill: at most 0.45% and 11.5 bits per key. */
+static void test_fpr(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create(200000, 3, &v), FL_OK);
+    fl_vqf_info info;
+    assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+    for (uint64_t k = 0; k < info.capacity; k++) assert_int_equal(fl_vqf_insert_u64(v, k), FL_OK);
+    assert_int_equal(fl_vqf_info_get(v, &info), FL_OK);
+    uint64_t fp = 0, probes = 1000000;
+    for (uint64_t k = 0; k < probes; k++) fp += (uint64_t)fl_vqf_contains_u64(v, (1ull << 50) + k);
+    double measured = (double)fp / (double)probes;
+    print_message("vqf fpr %.5f, estimate %.5f, %.3f bits/key\n", measured, info.fpr,
+                  info.bits_per_key);
+    assert_true(fabs(measured - info.fpr) < 0.08 * info.fpr);
+    assert_true(info.fpr <= 0.0045);
+    assert_true(info.bits_per_key <= 11.5);
+    fl_vqf_free(v);
+}
+
+/* Batches equal single calls under every kernel this CPU runs; the in-line lookup too. */
+static void test_batch_equals_single(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create(5000, 11, &v), FL_OK);
+    uint64_t *keys = test_hashes(20001, 1);
+    size_t ins = 0;
+    assert_int_equal(fl_vqf_insert_u64s(v, keys, 5000, &ins), FL_OK);
+    assert_int_equal(ins, 5000);
+    uint8_t *out = malloc(20001);
+    assert_non_null(out);
+    static const char *const NAMES[] = {"scalar", "neon", "avx2", "avx512", "auto"};
+    for (size_t ni = 0; ni < sizeof NAMES / sizeof NAMES[0]; ni++) {
+        fl_status st = fl_vqf_bind_kernel(v, NAMES[ni]);
+        if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) continue;
+        assert_int_equal(st, FL_OK);
+        size_t pos = 0;
+        /* unaligned key arrays are allowed */
+        assert_int_equal(fl_vqf_contains_u64s(v, keys + 1, 20000, out, &pos), FL_OK);
+        size_t want = 0;
+        for (size_t i = 0; i < 20000; i++) {
+            int one = fl_vqf_contains_u64(v, keys[i + 1]);
+            assert_int_equal(out[i], one);
+            want += (size_t)one;
+        }
+        assert_int_equal(pos, want);
+        assert_true(pos >= 4999); /* keys[1..5000) were inserted */
+        uint64_t *h = malloc(20000 * sizeof *h);
+        assert_non_null(h);
+        for (size_t i = 0; i < 20000; i++) h[i] = fl_vqf_hash_u64(v, keys[i + 1]);
+        assert_int_equal(fl_vqf_contains_hashes(v, h, 20000, out, &pos), FL_OK);
+        assert_int_equal(pos, want);
+        fl_vqf_lookup l = fl_vqf_lookup_of(v);
+        for (size_t i = 0; i < 20000; i++) {
+            assert_int_equal(out[i], fl_vqf_contains_hash(v, h[i]));
+            assert_int_equal(fl_vqf_lookup_u64(&l, keys[i + 1]), out[i]);
+        }
+        free(h);
+    }
+    assert_non_null(fl_vqf_kernel(v));
+    free(out);
+    free(keys);
+    fl_vqf_free(v);
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+static uint8_t *saved(const fl_vqf *v, size_t *len) {
+    *len = fl_vqf_serialized_size(v);
+    uint8_t *buf = malloc(*len);
+    assert_non_null(buf);
+    assert_int_equal(fl_vqf_save_mem(v, buf, *len, NULL), FL_OK);
+    return buf;
+}
+
+/* A filter of 7 blocks with a mix of keys, copies and deletes. */
+static fl_vqf *sample(void) {
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create_blocks(7, 77, &v), FL_OK);
+    for (uint64_t k = 0; k < 250; k++) assert_int_equal(fl_vqf_insert_u64(v, k % 200), FL_OK);
+    for (uint64_t k = 0; k < 30; k++) assert_int_equal(fl_vqf_delete_u64(v, k * 3), FL_OK);
+    return v;
+}
+
+static void test_round_trip(void **state) {
+    (void)state;
+    fl_vqf *v = sample();
+    size_t len;
+    uint8_t *buf = saved(v, &len);
+    fl_vqf *d = NULL;
+    assert_int_equal(fl_vqf_load_mem(buf, len, 0, &d), FL_OK);
+    assert_int_equal(d->nblocks, v->nblocks);
+    assert_int_equal(d->seed, v->seed);
+    assert_int_equal(d->items, v->items);
+    assert_memory_equal(d->blocks, v->blocks, v->bytes);
+    /* byte for byte: the loaded filter saves the same file */
+    size_t len2;
+    uint8_t *buf2 = saved(d, &len2);
+    assert_same_image_and_free(buf2, len2, saved(v, &len2), len2);
+    /* it keeps working like the original */
+    for (uint64_t k = 0; k < 200; k++) assert_int_equal(fl_vqf_contains_u64(d, k), fl_vqf_contains_u64(v, k));
+    assert_int_equal(fl_vqf_delete_u64(d, 199), FL_OK);
+    assert_int_equal(fl_vqf_insert_u64(d, 5000), FL_OK);
+    check_invariants(d);
+    fl_vqf_free(d);
+    /* files, and the cap on block bytes */
+    char dir[] = "/tmp/fl_test_vqf.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/f.vqf", dir);
+    assert_int_equal(fl_vqf_save_file(v, path), FL_OK);
+    assert_int_equal(fl_vqf_load_file(path, 0, &d), FL_OK);
+    assert_memory_equal(d->blocks, v->blocks, v->bytes);
+    fl_vqf_free(d);
+    assert_int_equal(fl_vqf_load_file(path, 7 * 64 - 1, &d), FL_ERR_TOO_LARGE);
+    assert_null(d);
+    assert_int_equal(fl_vqf_load_file(path, 7 * 64, &d), FL_OK);
+    fl_vqf_free(d);
+    assert_int_equal(fl_vqf_load_file("/nonexistent/x", 0, &d), FL_ERR_IO);
+    uint32_t kind = 0;
+    assert_int_equal(fl_file_kind_mem(buf, len, &kind), FL_OK);
+    assert_int_equal(kind, FL_FILE_VECTOR_QUOTIENT);
+    /* bad arguments */
+    assert_int_equal(fl_vqf_save_mem(v, buf, len - 1, NULL), FL_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(fl_vqf_save_mem(NULL, buf, len, NULL), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_load_mem(NULL, len, 0, &d), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_save_file(v, ""), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_vqf_serialized_size(NULL), 0);
+    unlink(path);
+    rmdir(dir);
+    free(buf);
+    fl_vqf_free(v);
+}
+
+/* fl_vqf_load_mem's status; an object exactly on success, freed. */
+static fl_status load_status(const uint8_t *bytes, size_t n) {
+    fl_vqf *v = (fl_vqf *)1;
+    fl_status st = fl_vqf_load_mem(bytes, n, 0, &v);
+    assert_true(st == FL_OK ? v != NULL : v == NULL);
+    fl_vqf_free(v);
+    return st;
+}
+
+/* A filter's file is not a vector quotient filter's, and the other way round (for the
+ * filter and Count-Min loaders); a version-1 file is a filter's. */
+static void test_wrong_kind(void **state) {
+    (void)state;
+    fl_filter *f = test_filter(FL_BLOCK512, 4, 8);
+    size_t flen = fl_serialized_size(f), len;
+    uint8_t *fbuf = malloc(flen);
+    assert_int_equal(fl_save_mem(f, fbuf, flen, NULL), FL_OK);
+    fl_vqf *s = sample();
+    uint8_t *buf = saved(s, &len);
+    fl_filter *g = NULL;
+    fl_cms *c = NULL;
+    fl_status got[4] = {load_status(fbuf, flen), fl_load_mem(buf, len, 0, &g),
+                        fl_cms_load_mem(buf, len, 0, &c), FL_OK};
+    fbuf[8] = 1;
+    got[3] = load_status(fbuf, flen);
+    for (int i = 0; i < 4; i++) assert_int_equal(got[i], FL_ERR_WRONG_KIND);
+    assert_null(g);
+    assert_null(c);
+    free(buf);
+    free(fbuf);
+    fl_vqf_free(s);
+    fl_free(f);
+}
+
+static void test_every_truncation_and_bit_flip(void **state) {
+    (void)state;
+    fl_vqf *s = sample();
+    size_t len;
+    uint8_t *buf = saved(s, &len);
+    assert_int_equal(load_status(buf, len), FL_OK);
+    assert_refuses_every_cut_and_flip(buf, len, load_status);
+    free(buf);
+    fl_vqf_free(s);
+}
+
+/* Crafted files: valid checksums around invalid fields. head: the HEAD section; blocks:
+ * nblocks * 64 bytes. */
+static fl_status load_craft(const uint8_t head[32], const uint8_t *blocks, uint64_t blocks_len) {
+    uint32_t tags[2] = {FL_CT_TAG('H', 'E', 'A', 'D'), FL_CT_TAG('B', 'L', 'K', 'S')};
+    uint64_t lengths[2] = {32, blocks_len};
+    size_t size = fl_ct_size(2, lengths);
+    uint8_t *buf = calloc(1, size);
+    assert_non_null(buf);
+    fl_mem_sink m;
+    fl_sink sink = fl_mem_sink_init(&m, buf, size);
+    fl_ct_writer w;
+    assert_int_equal(fl_ct_write_begin(&w, &sink, FL_KIND_VECTOR_QUOTIENT, 2, tags, lengths), FL_OK);
+    assert_int_equal(fl_ct_write_section(&w, head, 32), FL_OK);
+    assert_int_equal(fl_ct_write_section(&w, blocks, blocks_len), FL_OK);
+    assert_int_equal(fl_ct_write_end(&w), FL_OK);
+    fl_vqf *v = (fl_vqf *)1;
+    fl_status st = fl_vqf_load_mem(buf, size, 0, &v);
+    if (st == FL_OK) {
+        check_invariants(v);
+        fl_vqf_free(v);
+    } else {
+        assert_null(v);
+    }
+    free(buf);
+    return st;
+}
+
+static void test_crafted(void **state) {
+    (void)state;
+    fl_vqf *s = sample();
+    uint8_t head[32], blk[7 * 64];
+    memset(head, 0, sizeof head);
+    fl_put32(head, 7);
+    fl_put64(head + 8, 77);
+    fl_put16(head + 24, 48);
+    fl_put16(head + 26, 80);
+    head[28] = 8;
+    /* The sample as crafted here loads (the crafting itself is right). */
+    fl_put64(head + 16, s->items);
+    memcpy(blk, s->blocks, sizeof blk);
+    assert_int_equal(load_craft(head, blk, sizeof blk), FL_OK);
+    /* header fields */
+    static const struct {
+        size_t at;
+        uint8_t value;
+    } HEAD_BAD[] = {{4, 1}, {24, 47}, {26, 81}, {28, 16}, {29, 1}, {31, 1}};
+    for (size_t i = 0; i < sizeof HEAD_BAD / sizeof HEAD_BAD[0]; i++) {
+        uint8_t h[32];
+        memcpy(h, head, 32);
+        h[HEAD_BAD[i].at] = HEAD_BAD[i].value;
+        if (load_craft(h, blk, sizeof blk) != FL_ERR_CORRUPT) fail_msg("HEAD byte %zu", HEAD_BAD[i].at);
+    }
+    uint8_t h[32];
+    memcpy(h, head, 32);
+    fl_put32(h, 0); /* zero blocks */
+    assert_int_equal(load_craft(h, blk, 0), FL_ERR_CORRUPT);
+    fl_put32(h, 6); /* BLKS not blocks * 64 */
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    memcpy(h, head, 32);
+    fl_put64(h + 16, 7 * 48 + 1); /* more items than slots */
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    fl_put64(h + 16, s->items + 1); /* items the blocks do not hold */
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    fl_put64(h + 16, s->items - 1);
+    assert_int_equal(load_craft(h, blk, sizeof blk), FL_ERR_CORRUPT);
+    /* every single metadata bit flipped: 79 or 81 ones */
+    for (size_t b = 0; b < 7; b++)
+        for (size_t bit = 0; bit < 128; bit++) {
+            uint8_t k[7 * 64];
+            memcpy(k, blk, sizeof k);
+            k[64 * b + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+            if (load_craft(head, k, sizeof k) != FL_ERR_CORRUPT)
+                fail_msg("block %zu metadata bit %zu", b, bit);
+        }
+    /* metadata with 80 ones that describes one more item than the header counts */
+    {
+        uint8_t k[7 * 64];
+        memcpy(k, blk, sizeof k);
+        uint64_t hi = fl_vqf_md_hi(k);
+        uint32_t c = fl_vqf_block_items(k);
+        if (c > 0 && c < 48) {
+            /* the top one moves up a place: one more item, which must then be a free slot
+             * holding 0 -- so the items count disagrees: CORRUPT */
+            uint32_t top = 79 + c;
+            hi &= ~(1ull << (top - 64));
+            hi |= 1ull << (top - 63);
+            memcpy(k + 8, &hi, 8);
+            assert_int_equal(load_craft(head, k, sizeof k), FL_ERR_CORRUPT);
+        }
+    }
+    /* a nonzero free slot */
+    for (size_t b = 0; b < 7; b++) {
+        uint32_t c = fl_vqf_block_items(blk + 64 * b);
+        if (c == 48) continue;
+        uint8_t k[7 * 64];
+        memcpy(k, blk, sizeof k);
+        k[64 * b + 16 + 47] = 1;
+        assert_int_equal(load_craft(head, k, sizeof k), FL_ERR_CORRUPT);
+    }
+    fl_vqf_free(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_sizing_and_bad_arguments),
+        cmocka_unit_test(test_against_model),
+        cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_sized_for_n),
+        cmocka_unit_test(test_delete_every_key),
+        cmocka_unit_test(test_fpr),
+        cmocka_unit_test(test_batch_equals_single),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_wrong_kind),
+        cmocka_unit_test(test_every_truncation_and_bit_flip),
+        cmocka_unit_test(test_crafted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
