@@ -24,8 +24,9 @@
  *   "library"); then every filter that deletes at every target (label "deletes"): cuckoo at
  *   each fingerprint width on its own (the fewest buckets whose predicted FPR meets the target,
  *   the load capped at the library's sizing load; a width that meets it only below load
- *   WIDTH_MIN_LOAD is reported as unreachable) and the counting variants as fl_params_for
- *   sizes them.
+ *   WIDTH_MIN_LOAD is reported as unreachable), the vector quotient filter under the same
+ *   rules (its fixed 8-bit fingerprints; fpr_sweep_vqf.c) and the counting variants as
+ *   fl_params_for sizes them.
  * cuckoo: 8-, 12- and 16-bit fingerprints, B buckets of 4, filled to each load A.
  */
 #include <getopt.h>
@@ -37,15 +38,9 @@
 
 #include "bl_common.h"
 #include "filterlab.h"
+#include "fpr_sweep.h"
 
-#define CHUNK 65536
 #define MAXLIST 64
-#define QUERY_BASE (UINT64_C(1) << 62)
-
-static uint64_t g_seed = 0;
-static uint64_t g_queries = 1000000;
-static uint64_t hbuf[CHUNK];
-static uint8_t obuf[CHUNK];
 
 typedef struct built {
     fl_filter *f;
@@ -59,9 +54,8 @@ typedef struct built {
 static fl_status insert_range(built *b, uint64_t from, uint64_t to)
 {
     for (uint64_t a = from; a < to; a += CHUNK) {
-        size_t m = (size_t)(to - a < CHUNK ? to - a : CHUNK);
-        for (size_t i = 0; i < m; i++)
-            hbuf[i] = fl_hash_u64(a + i, g_seed);
+        size_t m = chunk_at(a, to);
+        key_hashes(a, m);
         size_t done = 0;
         fl_status s = fl_insert_hashes(b->f, hbuf, m, &done);
         if (s == FL_ERR_FULL) {
@@ -94,11 +88,9 @@ static fl_status build_geometry(const fl_geometry *g, uint64_t n, built *b)
 static uint64_t measure_fp(const built *b, uint64_t salt)
 {
     uint64_t pos = 0;
-    uint64_t base = QUERY_BASE + salt * (UINT64_C(1) << 40);
     for (uint64_t a = 0; a < g_queries; a += CHUNK) {
-        size_t m = (size_t)(g_queries - a < CHUNK ? g_queries - a : CHUNK);
-        for (size_t i = 0; i < m; i++)
-            hbuf[i] = fl_hash_u64(base + a + i, g_seed);
+        size_t m = chunk_at(a, g_queries);
+        query_hashes(salt, a, m);
         size_t p = 0;
         fl_contains_hashes(b->f, hbuf, m, obuf, &p);
         pos += p;
@@ -106,27 +98,15 @@ static uint64_t measure_fp(const built *b, uint64_t salt)
     return pos;
 }
 
-/* Common columns of one measured filter. */
+/* Common columns of one measured fl_filter. */
 static void emit(bl_json *j, const char *experiment, const char *label, const built *b,
                  double target, uint64_t fp)
 {
     fl_params p;
     fl_params_for_geometry(&b->g, b->inserted ? b->inserted : 1, &p);
-    bl_json_str(j, "experiment", experiment);
-    bl_json_str(j, "label", label);
-    bl_json_str(j, "variant", fl_variant_name(b->g.variant));
-    bl_json_num(j, "target_fpr", target);
-    bl_json_int(j, "units", (long long)b->g.units);
-    bl_json_int(j, "k", b->g.k);
-    bl_json_int(j, "bytes", (long long)p.bytes);
-    bl_json_int(j, "inserted", (long long)b->inserted);
-    bl_json_int(j, "full", b->full);
-    bl_json_num(j, "bits_per_key", b->inserted ? (double)p.bits / (double)b->inserted : NAN);
-    bl_json_num(j, "predicted_fpr", fl_predict_fpr(&b->g, b->inserted));
-    bl_json_int(j, "queries", (long long)g_queries);
-    bl_json_int(j, "false_positives", (long long)fp);
-    bl_json_num(j, "measured_fpr", (double)fp / (double)g_queries);
-    bl_json_num(j, "build_seconds", b->build_s);
+    measured m = {fl_variant_name(b->g.variant), b->g.units, b->g.k, p.bytes, p.bits,
+                  b->inserted, b->full, fl_predict_fpr(&b->g, b->inserted), b->build_s, fp};
+    emit_measured(j, experiment, label, target, &m);
 }
 
 static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64, FL_CUCKOO};
@@ -135,9 +115,6 @@ static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64,
 /* The cuckoo fingerprint widths the library accepts (fl_variant_describe's k_min..k_max). */
 static const uint32_t CUCKOO_WIDTHS[] = {8, 12, 16};
 #define NWIDTHS (sizeof CUCKOO_WIDTHS / sizeof CUCKOO_WIDTHS[0])
-/* The loosest load a fixed width is sized to: the library's own floor for cuckoo sizing
- * (src/core/params.c), below which a wider fingerprint costs fewer bytes. */
-#define WIDTH_MIN_LOAD 0.5
 /* The counting Bloom variants: with cuckoo, the filters that delete (FL_CAP_DELETE). */
 static const fl_variant COUNTING[] = {FL_COUNTING, FL_COUNTING512};
 #define NCOUNTING (sizeof COUNTING / sizeof COUNTING[0])
@@ -183,13 +160,7 @@ static double one(bl_json *j, const char *exp, const char *label, const fl_geome
 static void unreachable_row(bl_json *j, const char *exp, const char *label, fl_variant v,
                             double target, fl_status s)
 {
-    bl_json_open(j, NULL, '{');
-    bl_json_str(j, "experiment", exp);
-    bl_json_str(j, "label", label);
-    bl_json_str(j, "variant", fl_variant_name(v));
-    bl_json_num(j, "target_fpr", target);
-    bl_json_str(j, "error", fl_strerror(s));
-    bl_json_close(j, '}');
+    error_row(j, exp, label, fl_variant_name(v), target, 0, fl_strerror(s));
 }
 
 static int run_sizing(bl_json *j, uint64_t n, const double *targets, int nt)
@@ -351,10 +322,11 @@ static void space_variants(bl_json *j, const fl_variant *vs, size_t nv, const ch
 static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
 {
     int failures = 0, step = 0;
-    int total = nt * (int)(NALL + NWIDTHS + NCOUNTING);
+    int total = nt * (int)(NALL + NWIDTHS + 1 + NCOUNTING);
     for (int t = 0; t < nt; t++) {
         space_variants(j, ALL, NALL, "library", n, targets[t], t, &step, total, &failures);
-        /* the filters that delete: cuckoo width by width, then the counting variants */
+        /* the filters that delete: cuckoo width by width, the vector quotient filter, then
+         * the counting variants */
         for (size_t w = 0; w < NWIDTHS; w++) {
             char what[128];
             snprintf(what, sizeof what, "cuckoo with %u-bit fingerprints at %g", CUCKOO_WIDTHS[w],
@@ -363,20 +335,15 @@ static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
             fl_geometry g;
             fl_status s = cuckoo_width_geometry(CUCKOO_WIDTHS[w], n, targets[t], &g);
             if (s != FL_OK) {
-                bl_json_open(j, NULL, '{');
-                bl_json_str(j, "experiment", "space");
-                bl_json_str(j, "label", "deletes");
-                bl_json_str(j, "variant", fl_variant_name(FL_CUCKOO));
-                bl_json_num(j, "target_fpr", targets[t]);
-                bl_json_int(j, "fingerprint_bits", CUCKOO_WIDTHS[w]);
-                bl_json_str(j, "error", s == FL_ERR_BAD_FPR
-                                            ? "the target needs a load below 0.5 at this width"
-                                            : fl_strerror(s));
-                bl_json_close(j, '}');
+                width_error_row(j, fl_variant_name(FL_CUCKOO), targets[t], CUCKOO_WIDTHS[w], s);
                 continue;
             }
             one(j, "space", "deletes", &g, n, targets[t], (uint64_t)t, &failures);
         }
+        char what[64];
+        snprintf(what, sizeof what, "vqf at %g", targets[t]);
+        progress("space", what, ++step, total);
+        vqf_space_row(j, n, targets[t], (uint64_t)t, &failures);
         space_variants(j, COUNTING, NCOUNTING, "deletes", n, targets[t], t, &step, total,
                        &failures);
     }

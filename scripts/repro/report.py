@@ -129,7 +129,9 @@ class Report:
             ["date", st["date"]],
             ["OS", h["os"]],
             ["durations", ", ".join("%s %ss" % (k, g(v)) for k, v in self.run.get("durations", {}).items())
-             + "; total %ss" % g(self.run.get("total_seconds"))],
+             # a run with --only times only what it reran; the others' durations are the earlier runs'
+             + ("; this run (--only %s) %ss" % (",".join(self.run["partial"]), g(self.run.get("total_seconds")))
+                if self.run.get("partial") else "; total %ss" % g(self.run.get("total_seconds")))],
         ]
         self.table(["", ""], rows, ["l", "l"])
 

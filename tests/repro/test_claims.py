@@ -352,10 +352,11 @@ class Unchecked(unittest.TestCase):
 class CuckooWidths(unittest.TestCase):
     """Table 5 with 8-, 12- and 16-bit fingerprints: seed 003's cuckoo claims are judged on the
     12-bit filter the seed names (measured as it is, not scaled from the other widths), and
-    the filters that delete come out as their own rows without disturbing the library's."""
+    the filters that delete (with the vector quotient filter) come out as their own rows
+    without disturbing the library's."""
 
     @staticmethod
-    def space_row(label, variant, target, bpk, fpr, k, load=None, error=None):
+    def space_row(label, variant, target, bpk, fpr, k, load=None, error=None, **more):
         if error:
             return {"label": label, "variant": variant, "target_fpr": target, "fingerprint_bits": k,
                     "error": error}
@@ -363,6 +364,7 @@ class CuckooWidths(unittest.TestCase):
              "measured_fpr": fpr, "false_positives": int(fpr * 1e6), "k": k, "bytes": 1000}
         if load is not None:
             r.update(fingerprint_bits=k, load=load)
+        r.update(more)
         return r
 
     @staticmethod
@@ -381,11 +383,19 @@ class CuckooWidths(unittest.TestCase):
                 R("deletes", "cuckoo", 0.001, None, None, 8, error="the target needs a load below 0.5"),
                 R("deletes", "cuckoo", 0.001, 23.4, 0.00099, 12, 0.512),
                 R("deletes", "cuckoo", 0.001, 17.02, 0.00011, 16, 0.94),
+                R("deletes", "vqf", 0.001, None, None, 8, error="the target needs a load below 0.5 at this width"),
                 R("deletes", "counting", 0.001, 57.5, 0.00105, 10),
                 R("deletes", "counting512", 0.001, 76.1, 0.00098, 8),
                 R("library", "classic", 0.002, 12.9, 0.002, 9),
                 R("library", "cuckoo", 0.002, 12.77, 0.0018, 12, 0.94),
-                R("deletes", "cuckoo", 0.002, 12.77, 0.00187, 12, 0.94)]
+                R("deletes", "cuckoo", 0.002, 12.77, 0.00187, 12, 0.94),
+                R("deletes", "vqf", 0.002, None, None, 8, error="the target needs a load below 0.5 at this width"),
+                # the vqf at its sizing load (two targets, the same filter), and one filled
+                # until an insert was refused: its bits per key are over the keys that went in
+                R("deletes", "vqf", 0.01, 11.41, 0.0044, 8, 0.935, sizing_load=0.935),
+                R("deletes", "vqf", 0.005, 11.41, 0.0045, 8, 0.935, sizing_load=0.935),
+                R("deletes", "vqf", 0.003, 20.5, 0.0025, 8, 0.52, sizing_load=0.935, full=1,
+                  inserted=999000)]
         # the 8- and 16-bit rows are far from the 12-bit one's ratio: a scaled answer would show
         crow = [self.cuckoo_row(8, 0.125, 0.01), self.cuckoo_row(8, 0.94, 0.029),
                 self.cuckoo_row(12, 0.125, 0.00024), self.cuckoo_row(12, 0.94, 0.00185),
@@ -414,10 +424,61 @@ class CuckooWidths(unittest.TestCase):
         self.assertNotIn("t5.cuckoo8.0.001.bpk", ctx.facts)
         dl = {p["target"]: p for p in ctx.tables["t5"]["deletes"]}
         self.assertEqual(set(dl[0.001]) - {"target", "bound"},
-                         {"cuckoo8", "cuckoo12", "cuckoo16", "counting", "counting512"})
+                         {"cuckoo8", "cuckoo12", "cuckoo16", "vqf", "counting", "counting512"})
         self.assertIn("error", dl[0.001]["cuckoo8"])
         self.assertAlmostEqual(dl[0.001]["counting"]["bound_measured"], math.log2(1 / 0.00105))
         self.assertEqual(ctx.tables["t5"]["wins"], [0.002])
+        # the vqf: its own column, its fullest row as its line's cheapest point, never a cuckoo width
+        self.assertIn("error", dl[0.001]["vqf"])
+        self.assertEqual(set(dl[0.005]) - {"target", "bound"}, {"vqf"})
+        self.assertEqual(ctx.facts["t5.vqf.0.005.bpk"], 11.41)
+        self.assertEqual(ctx.facts["t5.vqf.0.003.load"], 0.52)
+        self.assertEqual(ctx.facts["t5.vqf.full.load"], 0.935)
+        self.assertEqual(ctx.facts["t5.vqf.full.bpk"], 11.41)
+        self.assertEqual(ctx.tables["t5"]["vqf_sizing_load"], 0.935)
+        self.assertIsNone(dl[0.005]["vqf"]["refused_at"])
+        self.assertEqual(dl[0.003]["vqf"]["refused_at"], 999000)
+
+    def test_deletes_report_has_the_vqf(self):
+        """The report's deletes table, its CSV and its figure's series show the vqf column: a
+        measured cell with its load, "below 0.5" where it cannot reach the target, and a filter
+        that filled up says after how many keys."""
+        from tables import t5_space
+
+        class Page:
+            def __init__(self):
+                self.text, self.tables = [], []
+
+            def w(self, s=""):
+                self.text.append(s)
+
+            def table(self, head, rows, align=None):
+                self.tables.append((head, rows))
+
+        ctx = self.build()
+        t5 = ctx.tables["t5"]
+        page = Page()
+        t5_space.report(page, t5)
+        head, rows = next((h, r) for h, r in page.tables if "counting512" in h)
+        self.assertEqual(head[2:], ["cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "vqf (8-bit)",
+                                    "counting", "counting512"])
+        col = head.index("vqf (8-bit)")
+        cells = {float(r[0]): r[col] for r in rows}
+        self.assertEqual(cells[0.001], "below 0.5")
+        self.assertEqual(cells[0.002], "below 0.5")
+        self.assertTrue(cells[0.005].startswith("11.41 (0.00450; "), cells[0.005])
+        self.assertIn("load 0.935", cells[0.005])
+        self.assertNotIn("full after", cells[0.005])
+        self.assertIn("full after 999,000 keys", cells[0.003])
+        self.assertIn("sizing load 0.935", " ".join(page.text))
+        rows, cols = dict((name, fn) for name, fn in t5_space.CSVS)["t5_deletes.csv"](t5)
+        vq = [r for r in rows if r["filter"] == "vqf"]
+        self.assertEqual(sorted(r["target"] for r in vq), [0.001, 0.002, 0.003, 0.005, 0.01])
+        self.assertIn("refused_at", cols)
+        self.assertIn("vqf", t5_space.DELETES_STYLE)
+        # the widths the crossover explanation lists are cuckoo's only
+        self.assertNotIn("vqf", t5_space._widths_at_full_load(ctx))
+        self.assertEqual(t5_space._widths_at_full_load(ctx).count("bits/key"), 2)
 
     def test_claims_say_which_width(self):
         ctx = self.build()

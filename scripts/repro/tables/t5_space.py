@@ -1,9 +1,9 @@
 """Table 5: Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f (seed 003):
 bits per key of every variant sized by the library at each target (data/t5_space.json, label
 "library"), Fan et al.'s ideal cuckoo model beside them; the filters that delete (label
-"deletes": cuckoo at each fingerprint width, counting, counting512) as bits per key against
-log2(1/measured FPR); and the cuckoo filter's FPR at each load and width
-(data/t5_cuckoo.json)."""
+"deletes": cuckoo at each fingerprint width, the vector quotient filter, counting,
+counting512) as bits per key against log2(1/measured FPR); and the cuckoo filter's FPR at each
+load and width (data/t5_cuckoo.json)."""
 
 import math
 
@@ -16,8 +16,10 @@ from verdicts import numbers_only
 
 NUMBER, KEY, DATA = 5, "t5", "t5_space.json"
 # Targets of the space experiment (tables 5 and 6): both sides of the seed's 3% crossover,
-# down to where the library's cuckoo sizing gives up (~6e-5).
-SPACE_TARGETS = [0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001, 5e-4, 2e-4, 1e-4, 5e-5, 1e-5]
+# down to where the library's cuckoo sizing gives up (~6e-5); 0.003 is where the vqf's fixed
+# 8 bits are sized underloaded (between its FPR at its sizing load, ~0.44%, and at load 0.5,
+# ~0.23%: include/filterlab_vqf.h's model), a point of its line below its full one.
+SPACE_TARGETS = [0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.003, 0.002, 0.001, 5e-4, 2e-4, 1e-4, 5e-5, 1e-5]
 CUCKOO_LOADS = [0.125, 0.25, 0.5, 0.75, 0.94]
 EXPERIMENT = ("t5", "tables 5-6: space at equal FPR, cuckoo FPR, information-theoretic bound")
 WRITES = ("t5_cuckoo.json",)
@@ -25,13 +27,18 @@ SETTINGS = {"quick": dict(t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE
                            cuckoo_buckets=10_000, cuckoo_queries=10_000_000),
             "full": dict(t5_n=1_000_000, t5_queries=50_000_000, t5_targets=SPACE_TARGETS,
                           cuckoo_buckets=10_000, cuckoo_queries=100_000_000),
-            "tiny": dict(t5_n=20_000, t5_queries=200_000, t5_targets=[0.1, 0.03, 0.01, 0.001, 2e-4],
+            "tiny": dict(t5_n=20_000, t5_queries=200_000, t5_targets=[0.1, 0.03, 0.01, 0.003, 0.001, 2e-4],
                           cuckoo_buckets=2_000, cuckoo_queries=200_000)}
 
 
-# the filters that delete, as the deletes table's columns: (column, variant, fingerprint bits)
-DELETES = (("cuckoo8", "cuckoo", 8), ("cuckoo12", "cuckoo", 12), ("cuckoo16", "cuckoo", 16),
-           ("counting", "counting", None), ("counting512", "counting512", None))
+# the filters that delete, as the deletes table's columns: (column, variant, fingerprint bits
+# that pick the variant's rows, or None: all of them, heading)
+DELETES = (("cuckoo8", "cuckoo", 8, "cuckoo 8-bit"), ("cuckoo12", "cuckoo", 12, "cuckoo 12-bit"),
+           ("cuckoo16", "cuckoo", 16, "cuckoo 16-bit"), ("vqf", "vqf", None, "vqf (8-bit)"),
+           ("counting", "counting", None, "counting"), ("counting512", "counting512", None, "counting512"))
+# the columns of one fixed fingerprint width each, sized to a load (a "full" point, the
+# cheapest of each line, at the filter's sizing load): cuckoo's widths and the vqf's 8 bits
+FIXED_WIDTH = ("cuckoo", "vqf")
 # the fingerprint width of seed 003's example (fingerprint_bits=12): its cuckoo claims are
 # judged on the 12-bit filter where the seed names that configuration
 SEED_WIDTH = 12
@@ -63,7 +70,7 @@ def deletes_table(ctx, d, src):
     out = []
     for t in sorted({r["target_fpr"] for r in d["rows"]}, reverse=True):
         pr = {"target": t, "bound": math.log2(1 / t)}
-        for col, v, f in DELETES:
+        for col, v, f, _ in DELETES:
             r = next((r for r in d["rows"] if r.get("label") == "deletes" and r["target_fpr"] == t
                       and r["variant"] == v and (f is None or r.get("fingerprint_bits") == f)), None)
             if r is None:
@@ -72,7 +79,8 @@ def deletes_table(ctx, d, src):
                 pr[col] = {"error": r["error"]}
                 continue
             c = {"bpk": r["bits_per_key"], "measured": r["measured_fpr"], "fp": r["false_positives"],
-                 "k": r["k"], "bytes": r["bytes"], "load": r.get("load")}
+                 "k": r["k"], "bytes": r["bytes"], "load": r.get("load"),
+                 "refused_at": r["inserted"] if r.get("full") else None}
             c["bound_measured"] = math.log2(1 / r["measured_fpr"]) if r["false_positives"] else None
             pr[col] = c
             ctx.fact("t5.%s.%g.bpk" % (col, t), c["bpk"], src)
@@ -80,10 +88,10 @@ def deletes_table(ctx, d, src):
             if c["load"] is not None:
                 ctx.fact("t5.%s.%g.load" % (col, t), c["load"], src)
         out.append(pr)
-    # each width at the library's sizing load (its fullest row): the cheapest point of its line
-    for col, v, f in DELETES[:3]:
+    # each width at its sizing load (its fullest row): the cheapest point of its line
+    for col, v, f, _ in DELETES:
         full = [p[col] for p in out if "bpk" in p.get(col, {})]
-        if full:
+        if v in FIXED_WIDTH and full:
             best = max(full, key=lambda c: (c["load"], -c["bpk"]))
             ctx.fact("t5.%s.full.bpk" % col, best["bpk"], src)
             ctx.fact("t5.%s.full.measured" % col, best["measured"], src)
@@ -157,7 +165,9 @@ def build(ctx, d):
     t5 = ctx.tables["t5"] = {"n": d["n"], "queries": d["queries"], "pivot": pivot, "wins": wins,
                              "ideal_crossover": cuckoo_crossover(3.0),
                              "ideal_crossover_semisort": cuckoo_crossover(2.0),
-                             "deletes": deletes_table(ctx, d, src), "delete_speed": delete_speed(ctx)}
+                             "deletes": deletes_table(ctx, d, src), "delete_speed": delete_speed(ctx),
+                             "vqf_sizing_load": next((r["sizing_load"] for r in d["rows"]
+                                                      if r.get("variant") == "vqf" and "sizing_load" in r), None)}
     # cuckoo FPR against 2b/2^f
     dc = load_json(ctx.out, "t5_cuckoo.json")
     if dc:
@@ -213,31 +223,38 @@ def report(page, t5):
         rows.append(row)
     page.table(["target", "log2(1/e)"] + list(VARIANTS) + ["ideal cuckoo", "fewer bits"], rows)
     if any(len(p) > 2 for p in t5.get("deletes") or []):
+        vqf = ""
+        if t5.get("vqf_sizing_load") is not None:
+            vqf = ("; the vector quotient filter (`vqf`: 8-bit fingerprints, 48 slots and 80 buckets to a "
+                   "64-byte block, Pandey et al. 2021) likewise, sized for the loosest load up to its sizing "
+                   "load %s (`FL_VQF_SIZING_LOAD`) whose model FPR 1 - (1 - 1/256)^(2 x 48 load / 80) meets "
+                   "the target, \"below 0.5\" where that load is under 0.5" % g(t5["vqf_sizing_load"]))
         page.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (the "
                "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
-               "sizing load 0.94; \"below 0.5\" where the width needs an emptier table) and the counting "
+               "sizing load 0.94; \"below 0.5\" where the width needs an emptier table)%s; and the counting "
                "Bloom variants (4-bit counters) sized by `fl_params_for`. Each cell: bits per key, measured "
                "FPR, and log2(1/measured FPR), the information-theoretic bits per key at that FPR (Carter et "
-               "al. 1978); for cuckoo also the load.")
+               "al. 1978); for cuckoo and vqf also the load." % vqf)
         page.w()
-        cols = [c for c, _, _ in DELETES]
+        cols = [c for c, _, _, _ in DELETES]
         rows = []
         for p in t5["deletes"]:
             row = [g(p["target"]), g(p["bound"])]
             for col in cols:
                 c = p.get(col, {})
                 if "bpk" in c:
-                    row.append("%s (%s; %s)%s" % (
+                    row.append("%s (%s; %s)%s%s" % (
                         g(c["bpk"], 4), g(c["measured"]),
                         g(c["bound_measured"]) if c["bound_measured"] is not None else "no false positive",
-                        ", load %s" % g(c["load"], 3) if c.get("load") is not None else ""))
+                        ", load %s" % g(c["load"], 3) if c.get("load") is not None else "",
+                        # bits per key over the keys that went in: say when that is fewer than n
+                        ", full after {:,} keys".format(c["refused_at"]) if c.get("refused_at") is not None else ""))
                 elif "error" in c:
                     row.append("below 0.5" if "below 0.5" in c["error"] else c["error"])
                 else:
                     row.append("-")
             rows.append(row)
-        page.table(["target", "log2(1/e)", "cuckoo 8-bit", "cuckoo 12-bit", "cuckoo 16-bit", "counting",
-                    "counting512"], rows)
+        page.table(["target", "log2(1/e)"] + [h for _, _, _, h in DELETES], rows)
     if t5.get("delete_speed"):
         page.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
                "inserted key at a time, each deleted key put back untimed; the same code runs under every "
@@ -282,7 +299,7 @@ def _csv_space(t5):
 def _csv_deletes(t5):
     rows = []
     for p in t5.get("deletes") or []:
-        for col in ("cuckoo8", "cuckoo12", "cuckoo16", "counting", "counting512"):
+        for col, _, _, _ in DELETES:
             c = p.get(col)
             if c is None:
                 continue
@@ -290,9 +307,9 @@ def _csv_deletes(t5):
                          "bits_per_key": c.get("bpk"), "measured_fpr": c.get("measured"),
                          "false_positives": c.get("fp"), "log2_1_over_measured": c.get("bound_measured"),
                          "load": c.get("load"), "k": c.get("k"), "bytes": c.get("bytes"),
-                         "error": c.get("error")})
+                         "refused_at": c.get("refused_at"), "error": c.get("error")})
     return rows or None, ["target", "bound_bits", "filter", "k", "bytes", "load", "bits_per_key",
-                          "measured_fpr", "false_positives", "log2_1_over_measured", "error"]
+                          "measured_fpr", "false_positives", "log2_1_over_measured", "refused_at", "error"]
 
 
 CSVS = (
@@ -340,8 +357,8 @@ def figure(t5, out, stamp, caches, claims):
 
 # the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
 DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
-                 "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "counting": ("counting", "#d62728", "s"),
-                 "counting512": ("counting512", "#1f77b4", "s")}
+                 "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "vqf": ("vqf, 8-bit", "#e377c2", "D"),
+                 "counting": ("counting", "#d62728", "s"), "counting512": ("counting512", "#1f77b4", "s")}
 
 
 def _figure_deletes(t5, out, stamp):
@@ -368,9 +385,11 @@ def _figure_deletes(t5, out, stamp):
 
 # ---- explanations ---------------------------------------------------------------------
 def _widths_at_full_load(ctx):
-    """"8-bit 8.51 bits/key at 2.9%, ..." from the deletes rows (each width's cheapest point)."""
+    """"8-bit 8.51 bits/key at 2.9%, ..." from the cuckoo deletes rows (each width's cheapest point)."""
     parts = []
-    for col, _, f in DELETES[:3]:
+    for col, v, f, _ in DELETES:
+        if v != "cuckoo":
+            continue
         b, m = ctx.facts.get("t5.%s.full.bpk" % col), ctx.facts.get("t5.%s.full.measured" % col)
         if b is not None:
             parts.append("%d bits %s bits/key at %s" % (f, g(b), pct(m)))
