@@ -205,7 +205,8 @@ FL_VQF_INLINE uint32_t fl_vqf_select64(uint64_t x, uint32_t r) {
 FL_VQF_INLINE uint32_t fl_vqf_select128(uint64_t lo, uint64_t hi, uint32_t r) {
     uint32_t c = fl_vqf_popcount(lo);
     uint32_t a = fl_vqf_select64(lo, r), z = 64u + fl_vqf_select64(hi, r - c);
-    return r < c ? a : z;
+    uint32_t in_lo = (uint32_t)0 - (uint32_t)(r < c); /* a mask, not a branch (see below) */
+    return (a & in_lo) | (z & ~in_lo);
 }
 
 /* The one-hot of the rank-r set bit of x (0 when x has r or fewer; r mod 64): pdep of 1 << r
@@ -230,8 +231,13 @@ FL_VQF_INLINE uint64_t fl_vqf_rotr(uint64_t x, uint32_t n) {
  * hi plus 64 - r, which is a rotation by r mod 64 for any r below 128. 0 when the rank-r
  * one is missing, which no filter's metadata (80 ones) lets happen for r < 80. */
 FL_VQF_INLINE uint64_t fl_vqf_end_onehot(uint64_t lo, uint64_t hi, uint32_t c, uint32_t r) {
-    int in_lo = r < c;
-    return fl_vqf_rotr(fl_vqf_deposit(in_lo ? lo : hi, in_lo ? r : r - c), r);
+    /* The word and rank picked with a mask, not a conditional: GCC compiles `r < c ? lo : hi`
+     * into a branch, which mispredicts on about half of the keys (the bucket's rank against
+     * lo's popcount is random): without it the batch kernels ran 1.2x to 1.6x faster at
+     * 10K and 100K keys on Emerald Rapids (single_key --filter vqf, batch_u64s, A B A B). */
+    uint64_t in_lo = (uint64_t)0 - (uint64_t)(r < c);
+    uint64_t w = (lo & in_lo) | (hi & ~in_lo);
+    return fl_vqf_rotr(fl_vqf_deposit(w, r - (c & ~(uint32_t)in_lo)), r);
 }
 
 /* The slots of bucket b (0..79) in a block with metadata (lo, hi): bit j set for slot j in
