@@ -4,7 +4,8 @@
  * sequences against an exact multiset model, on filters small enough to fill (every block's
  * invariants checked after every operation, no false negative ever, a refused insert leaving
  * every byte as it was); duplicates as copies; deletes of keys not there; n inserts landing
- * in a filter sized for n; the measured FPR against the model; batch calls = single calls
+ * in a filter sized for n; one block byte for byte against a model after an insert and a
+ * delete at every slot position; the measured FPR against the model; batch calls = single calls
  * under every kernel; the in-line lookup = the library's; files: round trips byte for byte,
  * every truncation and bit flip refused, crafted files with valid checksums around corrupt
  * metadata, free slots, item counts and header fields, each with its exact status, wrong
@@ -178,6 +179,136 @@ static void check_invariants(const fl_vqf *v) {
         items += c;
     }
     assert_int_equal(items, v->items);
+}
+
+/* ---- one block, every slot position --------------------------------------------------------
+ * An insert shifts the slots from its position up by one and a delete shifts them down
+ * (vqf.c moves six 8-byte words with masks, and the metadata's two words): these build one
+ * block byte by byte from a model (each bucket's fingerprints in order) and compare all 64
+ * bytes after an insert at every position 0..n of a block of n items, n = 0..47, and after a
+ * delete at every position of a block of n = 1..48. */
+
+struct block_model {
+    uint8_t fp[80][48];
+    uint32_t n[80];
+};
+
+/* The hash whose bucket is b and fingerprint f: its tag word t = (h * MIX) >> 32 is chosen
+ * in bucket b's range of reduce32 with low byte f, and h = (t << 32) * MIX^-1 mod 2^64. */
+static uint64_t hash_for(uint32_t b, uint32_t f) {
+    uint64_t inv = FL_VQF_MIX;
+    for (int i = 0; i < 6; i++) inv *= 2 - FL_VQF_MIX * inv; /* Newton: 2^64 inverse */
+    uint64_t t0 = (((uint64_t)b << 32) + 79) / 80;
+    uint64_t t = ((t0 + 255) & ~(uint64_t)255) | f;
+    uint64_t h = (t << 32) * inv;
+    assert_int_equal(fl_vqf_bucket(h), b);
+    assert_int_equal(fl_vqf_fp(h), f);
+    return h;
+}
+
+static void model_bytes(const struct block_model *m, uint8_t out[64]) {
+    uint64_t md[2] = {0, 0};
+    uint32_t bit = 0, slot = 0;
+    memset(out, 0, 64);
+    for (uint32_t b = 0; b < 80; b++) {
+        for (uint32_t k = 0; k < m->n[b]; k++) out[16 + slot++] = m->fp[b][k], bit++;
+        md[bit >> 6] |= 1ull << (bit & 63);
+        bit++;
+    }
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < 8; k++) out[8 * w + k] = (uint8_t)(md[w] >> (8 * k));
+}
+
+static void assert_block_is(const fl_vqf *v, const struct block_model *m) {
+    uint8_t want[64];
+    model_bytes(m, want);
+    if (memcmp(v->blocks, want, 64) != 0) fail_msg("block differs from the model");
+}
+
+/* A block of n items through inserts, its model beside it: buckets all different and bucket
+ * 0 empty (distinct != 0: then the 80 bucket ends take every value 0..n) or any, and the
+ * fingerprints within a bucket all different (so a delete of slot j's takes slot j). */
+static void fill_block(fl_vqf *v, struct block_model *m, uint32_t n, int distinct,
+                       uint64_t *seed) {
+    assert_int_equal(fl_vqf_clear(v), FL_OK);
+    memset(m, 0, sizeof *m);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b, f;
+        for (;;) {
+            b = distinct ? 1 + (uint32_t)(splitmix(seed) % 79) : (uint32_t)(splitmix(seed) % 80);
+            if (distinct && m->n[b]) continue;
+            f = (uint32_t)(splitmix(seed) & 0xff);
+            int dup = 0;
+            for (uint32_t k = 0; k < m->n[b]; k++) dup |= m->fp[b][k] == f;
+            if (!dup) break;
+        }
+        assert_int_equal(fl_vqf_insert_hash(v, hash_for(b, f)), FL_OK);
+        m->fp[b][m->n[b]++] = (uint8_t)f;
+    }
+    assert_block_is(v, m);
+}
+
+static void test_every_slot_position(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create_blocks(1, 3, &v), FL_OK);
+    struct block_model m, keep;
+    uint8_t bytes[64];
+    uint64_t seed = 77;
+    for (uint32_t n = 0; n < 48; n++)
+        for (int distinct = 1; distinct >= 0; distinct--) {
+            fill_block(v, &m, n, distinct, &seed);
+            keep = m;
+            memcpy(bytes, v->blocks, 64);
+            uint64_t hit = 0; /* insert positions seen */
+            for (uint32_t b = 0; b < 80; b++) {
+                uint32_t pos = 0;
+                for (uint32_t c = 0; c <= b; c++) pos += m.n[c];
+                uint32_t f = (uint32_t)(splitmix(&seed) & 0xff);
+                assert_int_equal(fl_vqf_insert_hash(v, hash_for(b, f)), FL_OK);
+                m.fp[b][m.n[b]++] = (uint8_t)f;
+                assert_block_is(v, &m);
+                check_invariants(v);
+                hit |= 1ull << pos;
+                m = keep;
+                memcpy(v->blocks, bytes, 64);
+                v->items = n;
+            }
+            if (distinct) assert_true(hit == (2ull << n) - 1);
+        }
+    /* deletes at every slot j of blocks of 1..48 items */
+    for (uint32_t n = 1; n <= 48; n++) {
+        fill_block(v, &m, n, 0, &seed);
+        keep = m;
+        memcpy(bytes, v->blocks, 64);
+        uint32_t j = 0;
+        for (uint32_t b = 0; b < 80; b++)
+            for (uint32_t k = 0; k < keep.n[b]; k++, j++) {
+                assert_int_equal(fl_vqf_delete_hash(v, hash_for(b, keep.fp[b][k])), FL_OK);
+                memmove(m.fp[b] + k, m.fp[b] + k + 1, m.n[b] - k - 1);
+                m.n[b]--;
+                assert_block_is(v, &m);
+                check_invariants(v);
+                m = keep;
+                memcpy(v->blocks, bytes, 64);
+                v->items = n;
+            }
+        assert_int_equal(j, n);
+        /* a fingerprint its bucket does not hold: refused, nothing moved */
+        uint32_t f = 0;
+        for (int dup = 1; dup; f++) {
+            dup = 0;
+            for (uint32_t k = 0; k < m.n[0]; k++) dup |= m.fp[0][k] == f;
+        }
+        assert_int_equal(fl_vqf_delete_hash(v, hash_for(0, f - 1)), FL_ERR_NOT_FOUND);
+        assert_int_equal(memcmp(v->blocks, bytes, 64), 0);
+    }
+    /* a full block refuses the insert and keeps every byte */
+    fill_block(v, &m, 48, 0, &seed);
+    memcpy(bytes, v->blocks, 64);
+    assert_int_equal(fl_vqf_insert_hash(v, hash_for(40, 1)), FL_ERR_FULL);
+    assert_int_equal(memcmp(v->blocks, bytes, 64), 0);
+    fl_vqf_free(v);
 }
 
 /* Copies of h's fingerprint in its bucket of both blocks (once if they are the same). */
@@ -661,6 +792,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_sizing_and_bad_arguments),
+        cmocka_unit_test(test_every_slot_position),
         cmocka_unit_test(test_against_model),
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_sized_for_n),
