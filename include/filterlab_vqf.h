@@ -215,8 +215,10 @@ FL_VQF_INLINE uint64_t fl_vqf_rotr(uint64_t x, uint32_t n) {
 FL_VQF_INLINE uint64_t fl_vqf_end_onehot(uint64_t lo, uint64_t hi, uint32_t c, uint32_t r) {
     /* The word and rank picked with a mask, not a conditional: GCC compiles `r < c ? lo : hi`
      * into a branch, which mispredicts on about half of the keys (the bucket's rank against
-     * lo's popcount is random): without it the batch kernels ran 1.2x to 1.6x faster at
-     * 10K and 100K keys on Emerald Rapids (single_key --filter vqf, batch_u64s, A B A B). */
+     * lo's popcount is random). With the mask the AVX2 and AVX-512 batch lookups took 0.42x
+     * to 0.87x the time at 10K to 1M keys on Emerald Rapids; the scalar and in-line lookups,
+     * which other work bounds, stayed within the run's noise
+     * (results/emeraldrapids-kvm-2c-5bce/vqf/word_pick_ab.md, scripts/flbench-ab). */
     uint64_t in_lo = (uint64_t)0 - (uint64_t)(r < c);
     uint64_t w = (lo & in_lo) | (hi & ~in_lo);
     return fl_vqf_rotr(fl_vqf_deposit(w, r - (c & ~(uint32_t)in_lo)), r);
