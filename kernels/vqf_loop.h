@@ -3,7 +3,7 @@
  * defines VQF_BLOCK_HAS(blk, bucket, fp), its test of one block (include/filterlab_vqf.h's
  * answer: is fp among the bucket's slots), and has PF_MIN_BYTES, PF_DIST and pf_read from its
  * ISA's common header (the scalar file its own), then includes this file, which defines the
- * table entry vqf_contains and FL_VQF_INIT(isa), the module's init for that ISA.
+ * table entry vqf_contains for the file's init (inserts and deletes: kernels/vqf_update.h).
  *
  * A key's two blocks are independent cache lines, so the loop is bound by memory on large
  * filters: both blocks of the key PF_DIST keys ahead are prefetched once the filter is past
@@ -38,10 +38,5 @@ FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
 }
 
 FL_LOOKUP_BY_SIZE(vqf_contains, FL_VQF_BLOCK_BYTES, vqf_contains_loop)
-
-#define FL_VQF_INIT(isa)                                                                     \
-    void fl_vqf_kernels_init_##isa(fl_kernel_table *t) {                                     \
-        t->vqf.contains = vqf_contains;                                                      \
-    }
 
 #endif /* FL_VQF_LOOP_H */
