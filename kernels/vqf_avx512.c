@@ -56,8 +56,4 @@ FL_INLINE void shift_out_avx512(uint8_t *blk, uint32_t j, uint64_t lo, uint64_t 
 #define VQF_MATCH fl_vqf_match
 #include "vqf_update.h"
 
-void fl_vqf_kernels_init_avx512(fl_kernel_table *t) {
-    t->vqf.contains = vqf_contains;
-    t->vqf.insert = vqf_insert;
-    t->vqf.del = vqf_delete;
-}
+FL_VQF_INIT(avx512)

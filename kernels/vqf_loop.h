@@ -16,17 +16,23 @@
 
 #include "simd_common.h"
 
+/* Both blocks of the key PF_DIST keys after key i, if there is one (the lookup loop below and
+ * kernels/vqf_update.h's). */
+FL_INLINE void vqf_prefetch_ahead(const uint8_t *base, uint32_t nb, const uint64_t *hashes,
+                                  size_t i, size_t n) {
+    if (i + PF_DIST >= n) return;
+    uint64_t p = fl_hash_at(hashes, i + PF_DIST);
+    pf_read(base + (size_t)fl_vqf_block1(p, nb) * FL_VQF_BLOCK_BYTES);
+    pf_read(base + (size_t)fl_vqf_block2(p, nb) * FL_VQF_BLOCK_BYTES);
+}
+
 FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
     const uint8_t *base = (const uint8_t *)f->data;
     const uint32_t nb = f->units;
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
-        if (prefetch && i + PF_DIST < n) {
-            uint64_t p = fl_hash_at(hashes, i + PF_DIST);
-            pf_read(base + (size_t)fl_vqf_block1(p, nb) * FL_VQF_BLOCK_BYTES);
-            pf_read(base + (size_t)fl_vqf_block2(p, nb) * FL_VQF_BLOCK_BYTES);
-        }
+        if (prefetch) vqf_prefetch_ahead(base, nb, hashes, i, n);
         uint64_t h = fl_hash_at(hashes, i);
         uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
         int r = VQF_BLOCK_HAS(base + (size_t)fl_vqf_block1(h, nb) * FL_VQF_BLOCK_BYTES, b, fp) |

@@ -18,8 +18,4 @@ static inline void pf_read(const void *p) {
 #include "vqf_loop.h"
 #include "vqf_update.h"
 
-void fl_vqf_kernels_init_scalar(fl_kernel_table *t) {
-    t->vqf.contains = vqf_contains;
-    t->vqf.insert = vqf_insert;
-    t->vqf.del = vqf_delete;
-}
+FL_VQF_INIT(scalar)

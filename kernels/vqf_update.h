@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "simd_common.h"
+#include "vqf_loop.h" /* vqf_prefetch_ahead, and vqf_contains for FL_VQF_INIT */
 
 /* ---- the metadata as a 128-bit string (lo: bits 0..63) -------------------------------- */
 
@@ -236,11 +237,7 @@ FL_INLINE size_t vqf_update_loop(const fl_kview *f, const uint64_t *hashes, size
     uint8_t *base = (uint8_t *)f->data;
     const uint32_t nb = f->units;
     for (size_t i = 0; i < n; i++) {
-        if (prefetch && i + PF_DIST < n) {
-            uint64_t p = fl_hash_at(hashes, i + PF_DIST);
-            pf_read(base + (size_t)fl_vqf_block1(p, nb) * FL_VQF_BLOCK_BYTES);
-            pf_read(base + (size_t)fl_vqf_block2(p, nb) * FL_VQF_BLOCK_BYTES);
-        }
+        if (prefetch) vqf_prefetch_ahead(base, nb, hashes, i, n);
         uint64_t h = fl_hash_at(hashes, i);
         if (!(insert ? vqf_insert1(base, nb, h) : vqf_delete1(base, nb, h))) return i;
     }
@@ -258,5 +255,14 @@ static size_t vqf_delete(const fl_kview *f, const uint64_t *hashes, size_t n) {
         return vqf_update_loop(f, hashes, n, 0, 1);
     return vqf_update_loop(f, hashes, n, 0, 0);
 }
+
+/* The module's init for an ISA with all three entries (the file's own lookup test, this
+ * file's inserts and deletes). */
+#define FL_VQF_INIT(isa)                                                                     \
+    void fl_vqf_kernels_init_##isa(fl_kernel_table *t) {                                     \
+        t->vqf.contains = vqf_contains;                                                      \
+        t->vqf.insert = vqf_insert;                                                          \
+        t->vqf.del = vqf_delete;                                                             \
+    }
 
 #endif /* FL_VQF_UPDATE_H */
