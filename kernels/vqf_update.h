@@ -229,13 +229,9 @@ FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h) {
 }
 
 /* ---- the entries: keys in order, the first refusal stops them ---------------------------
- * Both blocks of the key PF_DIST keys on are prefetched from PF_UPDATE_MIN_BYTES: on a
- * filter past the caches each key otherwise waits for two misses in turn (its metadata
- * decides where it goes). An insert reads both of its blocks, twice a lookup's share of
- * each, so the lookups' threshold (a core's L2) is too high for it. */
-#ifndef PF_UPDATE_MIN_BYTES
-#define PF_UPDATE_MIN_BYTES ((size_t)1)
-#endif
+ * Both blocks of the key PF_DIST keys on are prefetched once the filter is past the ISA's
+ * prefetch threshold (the lookups' PF_MIN_BYTES): on a filter past the caches each key
+ * otherwise waits for two misses in turn (its metadata decides where it goes). */
 FL_INLINE size_t vqf_update_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
                                  const int insert, const int prefetch) {
     uint8_t *base = (uint8_t *)f->data;
@@ -252,14 +248,14 @@ FL_INLINE size_t vqf_update_loop(const fl_kview *f, const uint64_t *hashes, size
  * code; batches to the loop, apart, so the one-key path saves no registers for it. */
 __attribute__((noinline)) static size_t vqf_insert_many(const fl_kview *f, const uint64_t *hashes,
                                                         size_t n) {
-    if ((size_t)f->units * FL_VQF_BLOCK_BYTES >= PF_UPDATE_MIN_BYTES)
+    if ((size_t)f->units * FL_VQF_BLOCK_BYTES >= PF_MIN_BYTES)
         return vqf_update_loop(f, hashes, n, 1, 1);
     return vqf_update_loop(f, hashes, n, 1, 0);
 }
 
 __attribute__((noinline)) static size_t vqf_delete_many(const fl_kview *f, const uint64_t *hashes,
                                                         size_t n) {
-    if ((size_t)f->units * FL_VQF_BLOCK_BYTES >= PF_UPDATE_MIN_BYTES)
+    if ((size_t)f->units * FL_VQF_BLOCK_BYTES >= PF_MIN_BYTES)
         return vqf_update_loop(f, hashes, n, 0, 1);
     return vqf_update_loop(f, hashes, n, 0, 0);
 }
