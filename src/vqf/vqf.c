@@ -1,8 +1,8 @@
 /*
  * Vector quotient filter (Pandey et al., SIGMOD 2021): lifecycle, sizing, inserts, deletes,
  * lookups, info and kernel binding. The block layout and probe math are
- * include/filterlab_vqf.h's; batch lookups are the vqf kernel module (kernels/vqf_*.c);
- * files are src/vqf/codec_vqf.c.
+ * include/filterlab_vqf.h's; lookups, inserts and deletes run in the vqf kernel module
+ * (kernels/vqf_*.c, kernels/vqf_update.h); files are src/vqf/codec_vqf.c.
  */
 #include <math.h>
 #include <stdlib.h>
