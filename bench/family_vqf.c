@@ -3,8 +3,10 @@
  * (fl_vqf_create) takes the keys fb_key_u64 of ids [0, n), then:
  *
  *   insert         ns/key of the n inserts (fl_vqf_insert_u64s: hashing included), each
- *                  repetition into a cleared filter; kernel "any" (inserts shift slots in
- *                  src/vqf/vqf.c, no kernel)
+ *                  repetition into a cleared filter; kernel "any" (the filter's own choice
+ *                  of the vqf.insert kernel)
+ *   insert_one     the same inserts one key a call (fl_vqf_insert_u64), as a caller's loop
+ *                  of single inserts runs them (fastfilter_cpp's add column is one)
  *   lookup         batch lookups (fl_vqf_contains_u64s, --batch keys a call) per kernel and
  *                  --hit-rate: --lookups keys, the hits drawn from the stored ids, the misses
  *                  never-stored ids
@@ -12,6 +14,7 @@
  *                  (fl_vqf_lookup_u64, compiled with flbench's flags); kernel "inline"
  *   delete         ns/key of deleting --lookups stored keys (fl_vqf_delete_u64s, --batch
  *                  keys a call), put back untimed after each repetition; kernel "any"
+ *   delete_one     the same deletes one key a call (fl_vqf_delete_u64)
  *
  * --sizes are key counts with --sizes-in keys, else bytes (the keys a filter of that many
  * bytes is sized for). Every result carries structure_bytes, bits_per_key (bytes * 8 / n),
@@ -72,25 +75,39 @@ static void fields(fb_result *r, const vqf_run *s) {
     fb_result_int(r, "fpr_queries", (int64_t)FPR_PROBES);
 }
 
-/* n keys from ids [0, n) in chunks through the batch insert; FL_OK or the first refusal. */
-static fl_status insert_all(fl_vqf *v, uint64_t n, uint64_t seed, uint64_t *buf, size_t cap) {
+/* keys[0..n) through the batch call (one = 0) or one call per key; FL_OK or the first
+ * refusal. */
+static fl_status update_keys(fl_vqf *v, const uint64_t *keys, size_t n, int insert, int one) {
+    if (!one)
+        return insert ? fl_vqf_insert_u64s(v, keys, n, NULL) : fl_vqf_delete_u64s(v, keys, n, NULL);
+    fl_status st = FL_OK;
+    for (size_t i = 0; i < n && st == FL_OK; i++)
+        st = insert ? fl_vqf_insert_u64(v, keys[i]) : fl_vqf_delete_u64(v, keys[i]);
+    return st;
+}
+
+/* n keys from ids [0, n), made in chunks of cap, inserted a chunk a call (one = 0) or one
+ * key a call; FL_OK or the first refusal. */
+static fl_status insert_all(fl_vqf *v, uint64_t n, uint64_t seed, uint64_t *buf, size_t cap,
+                            int one) {
     for (uint64_t i = 0; i < n; i += cap) {
         size_t m = n - i < cap ? (size_t)(n - i) : cap;
         for (size_t j = 0; j < m; j++) buf[j] = fb_key_u64(i + j, seed);
-        fl_status st = fl_vqf_insert_u64s(v, buf, m, NULL);
+        fl_status st = update_keys(v, buf, m, 1, one);
         if (st != FL_OK) return st;
     }
     return FL_OK;
 }
 
-static void timed_inserts(fb_env *e, vqf_run *s, fb_result *r, uint64_t *buf, size_t cap) {
+static void timed_inserts(fb_env *e, vqf_run *s, fb_result *r, uint64_t *buf, size_t cap,
+                          int one) {
     const fb_options *o = e->o;
     for (int rep = -o->warmup; rep < o->reps; rep++) {
         fl_vqf_clear(s->v);
         fb_meas m;
         fb_meas_reset(&m);
         fb_meas_begin(e, &m);
-        fl_status st = insert_all(s->v, s->n, o->seed, buf, cap);
+        fl_status st = insert_all(s->v, s->n, o->seed, buf, cap, one);
         fb_meas_end(e, &m);
         if (st != FL_OK) {
             fb_result_str(r, "error", fl_strerror(st));
@@ -151,7 +168,8 @@ static void lookup_rep(fb_env *e, vqf_run *s, fb_result *r, int rep, double hit,
     fb_result_series(r, "positives_fraction")[rep] = (double)pos / (double)L;
 }
 
-static void timed_deletes(fb_env *e, vqf_run *s, fb_result *r, uint64_t *keys, fb_rng *rng) {
+static void timed_deletes(fb_env *e, vqf_run *s, fb_result *r, uint64_t *keys, fb_rng *rng,
+                          int one) {
     const fb_options *o = e->o;
     size_t L = (size_t)(o->lookups < s->n ? o->lookups : s->n);
     for (int rep = -o->warmup; rep < o->reps; rep++) {
@@ -163,7 +181,7 @@ static void timed_deletes(fb_env *e, vqf_run *s, fb_result *r, uint64_t *keys, f
         fb_meas_begin(e, &m);
         fl_status st = FL_OK;
         for (size_t off = 0; off < L && st == FL_OK; off += o->batch)
-            st = fl_vqf_delete_u64s(s->v, keys + off, L - off < o->batch ? L - off : o->batch, NULL);
+            st = update_keys(s->v, keys + off, L - off < o->batch ? L - off : o->batch, 0, one);
         fb_meas_end(e, &m);
         if (st == FL_OK) st = fl_vqf_insert_u64s(s->v, keys, L, NULL);
         if (st != FL_OK) {
@@ -180,8 +198,10 @@ static void run_size(fb_env *e, vqf_run *s, uint64_t *pool, uint8_t *out) {
     char hb[32];
     fb_status("vqf %llu keys (%s)", (unsigned long long)s->n,
               fb_fmt_bytes(s->info.bytes, hb, sizeof hb));
+    fb_result *ins1 = vqf_result(e, "insert_one", "any", s, NULL, s->n);
+    timed_inserts(e, s, ins1, pool, L + WARM, 1);
     fb_result *ins = vqf_result(e, "insert", "any", s, NULL, s->n);
-    timed_inserts(e, s, ins, pool, L + WARM);
+    timed_inserts(e, s, ins, pool, L + WARM, 0);
     /* FPR after the n inserts (the last repetition's filter) */
     uint64_t fp = 0;
     for (size_t i = 0; i < FPR_PROBES; i++)
@@ -189,7 +209,9 @@ static void run_size(fb_env *e, vqf_run *s, uint64_t *pool, uint8_t *out) {
     s->fpr_measured = (double)fp / (double)FPR_PROBES;
     fl_vqf_info_get(s->v, &s->info);
     fields(ins, s);
+    fields(ins1, s);
     fb_result_str(ins, "kernel_used", "any");
+    fb_result_str(ins1, "kernel_used", "any");
 
     fb_result *lr[FB_MAX_KERNELS + 1][FB_MAX_HITS];
     int ok[FB_MAX_KERNELS + 1];
@@ -218,20 +240,23 @@ static void run_size(fb_env *e, vqf_run *s, uint64_t *pool, uint8_t *out) {
                 lookup_rep(e, s, lr[ki][hi], rep, o->hits[hi], ki == nk, pool, out, &rng, &miss);
         }
     fl_vqf_bind_kernel(s->v, "auto");
-    fb_result *del = vqf_result(e, "delete", "any", s, NULL, L < s->n ? L : s->n);
-    fb_result_str(del, "kernel_used", "any");
-    fields(del, s);
-    timed_deletes(e, s, del, pool, &rng);
+    for (int one = 0; one < 2; one++) {
+        fb_result *del = vqf_result(e, one ? "delete_one" : "delete", "any", s, NULL,
+                                    L < s->n ? L : s->n);
+        fb_result_str(del, "kernel_used", "any");
+        fields(del, s);
+        timed_deletes(e, s, del, pool, &rng, one);
+    }
     fb_report_done(e);
 }
 
-/* Results per size: insert, delete, and a lookup per kernel and hit rate plus the in-line
- * one per hit rate. */
+/* Results per size: insert, insert_one, delete, delete_one, and a lookup per kernel and hit
+ * rate plus the in-line one per hit rate. */
 size_t fb_family_vqf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
     (void)probed, (void)nprobed;
     size_t n = 0;
     for (size_t si = 0; si < o->nsizes; si++)
-        if (size_keys(o, o->sizes[si])) n += 2 + (o->nkernels + 1) * o->nhits;
+        if (size_keys(o, o->sizes[si])) n += 4 + (o->nkernels + 1) * o->nhits;
     return n;
 }
 

@@ -3,8 +3,9 @@
  *
  * A kernel sees a filter only through fl_kview: a 64-byte aligned payload and its geometry.
  * It never hashes bytes, never allocates and never branches on the ISA. Lookup kernels only
- * read the payload; insert kernels only OR bits into it (the Bloom variants). Cuckoo inserts
- * relocate fingerprints and stay in src/cuckoo/cuckoo.c; their lookups are kernels.
+ * read the payload; Bloom insert kernels only OR bits into it; the vqf module's inserts and
+ * deletes shift the slots and metadata of one 64-byte block. Cuckoo inserts relocate
+ * fingerprints and stay in src/cuckoo/cuckoo.c; their lookups are kernels.
  *
  * The kernels are organised module-major (dav1d's DSP init): a module is the kernels of one
  * kind of structure (its struct below), with one file per ISA, kernels/<module>_<isa>.c,
@@ -193,12 +194,21 @@ typedef struct fl_fuse_kernels {
     fl_bloomier_get_fn get[FL_BLOOMIER_SHAPES];
 } fl_fuse_kernels;
 
-/* vqf: vector quotient filter batch lookups (include/filterlab_vqf.h's blocks and probe
- * math). The view's units are the blocks (64 bytes each) and k is 8 (fingerprint bits); the
- * answer is read from the block only, whatever its metadata holds, so a kernel never reads
- * outside the key's two blocks. Inserts and deletes shift slots and stay in src/vqf/vqf.c. */
+/* vqf: vector quotient filter lookups, inserts and deletes (include/filterlab_vqf.h's blocks
+ * and probe math). The view's units are the blocks (64 bytes each) and k is 8 (fingerprint
+ * bits). An insert or delete changes the key's two blocks only, and every ISA leaves exactly
+ * the bytes the scalar kernel does (tests/checkkernels/check_vqf.c), so a filter's bytes and
+ * files never depend on the CPU. Whatever a block's bytes hold (tune runs the kernels on
+ * random bytes), no kernel reads or writes outside the key's two blocks. */
+/* Inserts (fl_vqf_insert_hash's contract) or deletes (fl_vqf_delete_hash's) hashes[0..n) in
+ * order, stopping at the first key refused (an insert whose two blocks are full, a delete
+ * finding no copy), which changes nothing; returns the keys done before it (n if none was
+ * refused). hashes need no alignment; n may be 0. */
+typedef size_t (*fl_vqf_update_fn)(const fl_kview *f, const uint64_t *hashes, size_t n);
 typedef struct fl_vqf_kernels {
     fl_contains_fn contains;
+    fl_vqf_update_fn insert;
+    fl_vqf_update_fn del; /* delete (a C++ keyword: kernels.h stays includable from C++) */
 } fl_vqf_kernels;
 
 /* ---- The module list ---------------------------------------------------------------------

@@ -3,8 +3,9 @@
  * three 16-byte vceqq_u8, each ANDed with the bucket's slots as bytes (the mask of
  * include/filterlab_vqf.h's fl_vqf_bucket_mask spread over the lanes with a table lookup and
  * a bit test: NEON has no movemask to AND a bit mask with), then one horizontal max. The
- * mask comes from the header's portable select (AArch64 has no pdep). Native on aarch64, through SIMDe on x86 (checked there,
- * never picked automatically). The loop is kernels/vqf_loop.h's.
+ * mask comes from the header's portable select (AArch64 has no pdep). Native on aarch64,
+ * through SIMDe on x86 (checked there, never picked automatically). The loop is
+ * kernels/vqf_loop.h's.
  */
 #include "neon_common.h"
 
@@ -26,4 +27,8 @@ FL_INLINE int vqf_block_has_neon(const uint8_t *blk, uint32_t b, uint32_t fp) {
 #define VQF_BLOCK_HAS vqf_block_has_neon
 #include "vqf_loop.h"
 
-FL_VQF_INIT(neon)
+/* Inserts and deletes keep the scalar table's (neon's init runs on it): AArch64 has no pdep,
+ * so the select is the same portable one, and the slot shifts are a few word operations. */
+void fl_vqf_kernels_init_neon(fl_kernel_table *t) {
+    t->vqf.contains = vqf_contains;
+}

@@ -1,10 +1,11 @@
 /*
- * The vqf module's reference kernel: batch lookups of a vector quotient filter, key by key,
- * with include/filterlab_vqf.h's probe math in its portable form (broadword select, the
- * bucket's slots one by one). Every other ISA's vqf kernel is checked against it
- * (tests/checkkernels/check_vqf.c). Like the other scalar lookups (scalar_common.h) it
- * prefetches both blocks of the key FL_PREFETCH_AHEAD keys ahead at every size, so the
- * reference too keeps misses in flight on DRAM-sized filters.
+ * The vqf module's reference kernels: batch lookups, inserts and deletes of a vector quotient
+ * filter, key by key, with include/filterlab_vqf.h's probe math in its portable form
+ * (broadword select, the bucket's slots one by one) and kernels/vqf_update.h's word shifts.
+ * Every other ISA's vqf kernels are checked against them (tests/checkkernels/check_vqf.c).
+ * Like the other scalar lookups (scalar_common.h) they prefetch both blocks of the key
+ * FL_PREFETCH_AHEAD keys ahead at every size, so the reference too keeps misses in flight
+ * on DRAM-sized filters.
  */
 #include "scalar_common.h"
 
@@ -15,5 +16,6 @@ static inline void pf_read(const void *p) {
 }
 #define VQF_BLOCK_HAS fl_vqf_block_has_portable
 #include "vqf_loop.h"
+#include "vqf_update.h"
 
 FL_VQF_INIT(scalar)

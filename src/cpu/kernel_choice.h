@@ -33,6 +33,7 @@ typedef enum fl_entry_kind {
     FL_EK_CMS_QUERY,
     FL_EK_FUSE_CONTAINS, /* fl_fuse_contains_fn, arity and cell bits below */
     FL_EK_BLOOMIER_GET,
+    FL_EK_VQF_UPDATE, /* fl_vqf_update_fn on a payload of unit_bytes units */
 } fl_entry_kind;
 
 typedef struct fl_entry_desc {
@@ -42,7 +43,7 @@ typedef struct fl_entry_desc {
     uint8_t sized;       /* the payload grows with the structure: one choice per size class */
     uint8_t k;           /* Bloom bits / counting counters / cuckoo fingerprint bits */
     uint8_t arity;       /* fuse / Bloomier */
-    uint16_t unit_bytes; /* payload unit (FL_EK_CONTAINS, _INSERT, _CONTAINS1) */
+    uint16_t unit_bytes; /* payload unit (FL_EK_CONTAINS, _INSERT, _CONTAINS1, _VQF_UPDATE) */
     uint8_t cell_bits;   /* fuse / Bloomier */
 } fl_entry_desc;
 

@@ -55,6 +55,8 @@ const fl_entry_desc fl_entries[] = {
     EF("bloomier.get.4_16", fuse.get[FL_BLOOMIER4_16], FL_EK_BLOOMIER_GET, 4, 16),
     EF("bloomier.get.4_32", fuse.get[FL_BLOOMIER4_32], FL_EK_BLOOMIER_GET, 4, 32),
     E("vqf.contains", vqf.contains, FL_EK_CONTAINS, 1, 8, 64),
+    E("vqf.insert", vqf.insert, FL_EK_VQF_UPDATE, 1, 8, 64),
+    E("vqf.delete", vqf.del, FL_EK_VQF_UPDATE, 1, 8, 64),
 };
 #undef E
 #undef EF

@@ -7,7 +7,8 @@
  *
  * Payloads are random bytes: a lookup kernel reads whatever the payload holds and an insert
  * kernel only ORs or increments it, so no filter needs to be built; the answers are thrown
- * away (their count goes to a sink so the compiler keeps the calls).
+ * away (their count goes to a sink so the compiler keeps the calls). The vqf module's inserts
+ * and deletes are the exception (run_vqf).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 
 #include "static/fuse_internal.h"
+#include "vqf/vqf_internal.h"
 #include "hll_probe.h"
 #include "cpu/kernel_choice.h"
 
@@ -36,6 +38,7 @@ typedef struct bench {
     size_t bytes;
     uint8_t *regs, *regs2; /* HyperLogLog registers (2^HLL_P + FL_HLL_REG_PAD) */
     fl_fuse_view fuse;     /* for the fuse entries of the current arity and cell width */
+    int vqf_empty;         /* the payload is an empty vector quotient filter (run_vqf) */
     volatile size_t sink;
 } bench;
 
@@ -61,9 +64,45 @@ static void fuse_view(bench *b, const fl_entry_desc *d) {
     b->fuse.value_bits = d->kind == FL_EK_BLOOMIER_GET ? (uint8_t)(d->cell_bits / 2) : 0;
 }
 
+/* keys[0..n) through a vqf insert or delete kernel, each refused key passed over. */
+static size_t vqf_each(fl_vqf_update_fn fn, const fl_kview *v, const uint64_t *keys, size_t n) {
+    size_t done = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t d = fn(v, keys + j, n - j);
+        done += d;
+        j += d;
+    }
+    return done;
+}
+
+/* A vqf insert or delete entry: these need a filter's blocks, not random bytes (a random
+ * block is full or not by its top bit, so most inserts would be refusals, and a delete finds
+ * nothing). The payload is made an empty filter once per size class and every run leaves it
+ * empty again: the keys the insert entry inserts are deleted after the timing, those the
+ * delete entry deletes inserted before it, both by the scalar kernel. At most half the slots
+ * are filled, where a pair of full blocks is all but impossible. ns per key. */
+static double run_vqf(bench *b, const fl_entry_desc *d, fl_vqf_update_fn fn) {
+    size_t blocks = b->bytes / FL_VQF_BLOCK_BYTES;
+    uint32_t units = blocks < 0xffffffffu ? (uint32_t)blocks : 0xffffffffu;
+    if (!b->vqf_empty) fl_vqf_init_blocks(b->payload, units);
+    b->vqf_empty = 1;
+    fl_kview v = {b->payload, units, 8, NULL, 0};
+    const fl_kernel_table *ref = fl_kernel_table_at(0);
+    size_t n = b->nkeys < (size_t)units * FL_VQF_SLOTS / 2 ? b->nkeys
+                                                          : (size_t)units * FL_VQF_SLOTS / 2;
+    int insert = d->slot == FL_KERNEL_SLOT(vqf.insert);
+    if (!insert) vqf_each(ref->vqf.insert, &v, b->keys, n);
+    double t0 = fl_now_ns();
+    b->sink += vqf_each(fn, &v, b->keys, n);
+    double t = fl_now_ns() - t0;
+    if (insert) vqf_each(ref->vqf.del, &v, b->keys, n);
+    return n ? t / (double)n : 0.0;
+}
+
 /* One pass of entry d's kernel fn over every key; ns per key (per register for the
  * HyperLogLog histogram and merge). */
 static double run(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
+    if (d->kind == FL_EK_VQF_UPDATE) return run_vqf(b, d, (fl_vqf_update_fn)fn);
     uint8_t out[BATCH];
     uint64_t out64[BATCH];
     uint32_t out32[BATCH];
@@ -116,6 +155,8 @@ static double run(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
             break;
         case FL_EK_BLOOMIER_GET:
             acc += ((fl_bloomier_get_fn)fn)(&b->fuse, k, c, vals, out);
+            break;
+        case FL_EK_VQF_UPDATE: /* run_vqf's */
             break;
         }
     }
@@ -177,6 +218,7 @@ fl_status fl_tune_measure(fl_wisdom *w, int quick, void (*report)(void *ctx, con
          * or 1 like a half-full filter's. */
         uint64_t *p = b.payload;
         for (size_t i = 0; i < (b.bytes + 64) / 8; i++) p[i] = next_rand(&seed);
+        b.vqf_empty = 0;
         if (report) {
             snprintf(line, sizeof line, "%s: payload %.1f KiB", fl_size_class_name(cls),
                      (double)b.bytes / 1024.0);

@@ -1,8 +1,8 @@
 /*
  * Vector quotient filter (Pandey et al., SIGMOD 2021): lifecycle, sizing, inserts, deletes,
  * lookups, info and kernel binding. The block layout and probe math are
- * include/filterlab_vqf.h's; batch lookups are the vqf kernel module (kernels/vqf_*.c);
- * files are src/vqf/codec_vqf.c.
+ * include/filterlab_vqf.h's; lookups, inserts and deletes run in the vqf kernel module
+ * (kernels/vqf_*.c, kernels/vqf_update.h); files are src/vqf/codec_vqf.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ fl_status fl_vqf_blocks_for(uint64_t capacity, uint32_t *blocks) {
     return FL_OK;
 }
 
-static void init_blocks(uint8_t *blocks, uint32_t n) {
+void fl_vqf_init_blocks(uint8_t *blocks, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         uint8_t *blk = blocks + (size_t)i * FL_VQF_BLOCK_BYTES;
         uint64_t lo = FL_VQF_EMPTY_LO, hi = FL_VQF_EMPTY_HI;
@@ -75,7 +75,7 @@ fl_status fl_vqf_new(uint32_t blocks, uint64_t seed, fl_vqf **out) {
     }
     *v = (fl_vqf){.blocks = mem, .nblocks = blocks, .bytes = bytes, .mapped = mapped,
                   .seed = seed};
-    init_blocks(v->blocks, blocks);
+    fl_vqf_init_blocks(v->blocks, blocks);
     *out = v;
     return FL_OK;
 }
@@ -103,7 +103,7 @@ void fl_vqf_free(fl_vqf *v) {
 
 fl_status fl_vqf_clear(fl_vqf *v) {
     if (!v) return FL_ERR_INVALID_ARG;
-    init_blocks(v->blocks, v->nblocks);
+    fl_vqf_init_blocks(v->blocks, v->nblocks);
     v->items = 0;
     return FL_OK;
 }
@@ -127,170 +127,33 @@ fl_vqf_lookup fl_vqf_lookup_of(const fl_vqf *v) {
     return l;
 }
 
-/* ---- the metadata as a 128-bit string (lo: bits 0..63) ----------------------------------
- * The shifts below (metadata bits, slots) take no branch and call nothing: the bucket, the
- * slot and which metadata word it falls in are random, so a branch on them mispredicts on
- * a good share of the keys, and the libc memmove of 0..47 bytes that shifted the slots
- * branched on its length. Against that form (memmove, a branch on the metadata word, the
- * emptier block picked by a branch), inserts took 0.91x its time at 100K and 1M keys and
- * deletes 0.85x and 0.88x (medians of 9 paired rounds on a busy 2-core host):
- * results/emeraldrapids-kvm-2c-5bce/vqf/insert_delete.md. Two other deletes measured
- * slower than block_remove's loop there: one looking at both blocks' buckets and picking
- * the block with a mask (1.2-1.35x: two bucket masks, four portable selects, every time),
- * and one finding bucket b - 1's closing one as the highest set bit below bucket b's
- * instead of by a second select (1.07x: the second select runs beside the first; the
- * highest-bit search has to wait for it). */
+/* ---- inserts and deletes: the vqf kernels (kernels/vqf_update.h) ------------------------
+ * This file is built at baseline flags, where the select is the portable one; the kernels
+ * run it as pdep and tzcnt where the CPU has BMI2, and shift a block's slots in vector
+ * registers. Every kernel leaves exactly the scalar kernel's bytes. */
 
-static void md_get(const uint8_t *blk, uint64_t *lo, uint64_t *hi) {
-    *lo = fl_vqf_md_lo(blk);
-    *hi = fl_vqf_md_hi(blk);
+static fl_kview view_of(const fl_vqf *v) {
+    fl_kview view = {v->blocks, v->nblocks, 8, NULL, 0};
+    return view;
 }
 
-static void md_put(uint8_t *blk, uint64_t lo, uint64_t hi) {
-    memcpy(blk, &lo, 8);
-    memcpy(blk + 8, &hi, 8);
+/* hashes[0..n) through the filter's insert (insert = 1) or delete kernel, the item count
+ * kept; *done (if not NULL) the keys done, FL_OK or the first refusal's status. */
+static fl_status update(fl_vqf *v, const fl_kernel_table *t, const uint64_t *hashes, size_t n,
+                        size_t *done, int insert) {
+    fl_kview view = view_of(v);
+    size_t d = (insert ? t->vqf.insert : t->vqf.del)(&view, hashes, n);
+    if (insert)
+        v->items += d;
+    else
+        v->items -= d;
+    if (done) *done = d;
+    return d == n ? FL_OK : insert ? FL_ERR_FULL : FL_ERR_NOT_FOUND;
 }
-
-/* The bits below p (0..127) as two masks. min(p, 64) and p - 64 are picked with a mask (GCC
- * compiles a conditional here into a branch); shifting twice by half of 64 gives 0, so no
- * shift reaches 64. */
-static inline void md_below(uint32_t p, uint64_t *blo, uint64_t *bhi) {
-    uint32_t ge = (uint32_t)0 - (uint32_t)(p >= 64);
-    uint32_t plo = (p & ~ge) | (64u & ge), phi = (p - 64u) & ge & 63u;
-    *blo = ~((~0ull << (plo >> 1)) << (plo - (plo >> 1)));
-    *bhi = (1ull << phi) - 1;
-}
-
-/* A 0 inserted at bit p: the bits from p up move up by one (bit 127, a 0 while the block has
- * room, falls off): (x & below) | ((x & ~below) << 1) on the 128-bit string. */
-static inline void md_insert_zero(uint64_t *lo, uint64_t *hi, uint32_t p) {
-    uint64_t blo, bhi;
-    md_below(p, &blo, &bhi);
-    uint64_t alo = *lo & ~blo, ahi = *hi & ~bhi;
-    *hi = (*hi & bhi) | (ahi << 1) | (alo >> 63);
-    *lo = (*lo & blo) | (alo << 1);
-}
-
-/* Bit p removed: the bits above it move down by one, a 0 enters at bit 127:
- * (x & below) | ((x >> 1) & ~below). */
-static inline void md_remove_bit(uint64_t *lo, uint64_t *hi, uint32_t p) {
-    uint64_t blo, bhi;
-    md_below(p, &blo, &bhi);
-    *lo = (*lo & blo) | (((*lo >> 1) | (*hi << 63)) & ~blo);
-    *hi = (*hi & bhi) | ((*hi >> 1) & ~bhi);
-}
-
-/* ---- the 48 slots as six words (slot 8i + k is byte k of word i, little-endian) ---------- */
-
-#define SLOT_WORDS (FL_VQF_SLOTS / 8)
-
-static inline uint64_t load_le64(const uint8_t *p) {
-    uint64_t x;
-    memcpy(&x, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    return x;
-}
-
-static inline void store_le64(uint8_t *p, uint64_t x) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    memcpy(p, &x, 8);
-}
-
-/* 0xff in the bytes of word i that hold slot s or a later one, 0 in the others: each byte
- * of (its slot index + 128) - s keeps its high bit exactly when index >= s (indices and s
- * are below 128, so no borrow crosses a byte), and h | (h - (h >> 7)) widens each high bit to
- * its byte. No branch and no shift by a variable amount. */
-static inline uint64_t slots_from(uint64_t s_bytes, uint32_t i) {
-    const uint64_t index = 0x0706050403020100ull + 0x0808080808080808ull * i;
-    uint64_t h = ((index | 0x8080808080808080ull) - s_bytes) & 0x8080808080808080ull;
-    return h | (h - (h >> 7));
-}
-
-#define BYTES_OF(x) ((uint64_t)(x) * 0x0101010101010101ull)
-
-/* Slots s..46 move up to s + 1..47 (slot 47, free while the block has room, falls off) and
- * fp goes into slot s. */
-static inline void slots_insert(uint8_t *slots, uint32_t s, uint32_t fp) {
-    uint64_t carry = 0, sb = BYTES_OF(s);
-    for (uint32_t i = 0; i < SLOT_WORDS; i++) {
-        uint64_t w = load_le64(slots + 8 * i), m = slots_from(sb, i);
-        uint64_t up = (w << 8) | carry;
-        carry = w >> 56;
-        store_le64(slots + 8 * i, (w & ~m) | (up & m));
-    }
-    slots[s] = (uint8_t)fp;
-}
-
-/* Slot s removed: slots s + 1..47 move down to s..46 and slot 47 becomes 0. */
-static inline void slots_remove(uint8_t *slots, uint32_t s) {
-    uint64_t w[SLOT_WORDS + 1], sb = BYTES_OF(s);
-    for (uint32_t i = 0; i < SLOT_WORDS; i++) w[i] = load_le64(slots + 8 * i);
-    w[SLOT_WORDS] = 0;
-    for (uint32_t i = 0; i < SLOT_WORDS; i++) {
-        uint64_t down = (w[i] >> 8) | (w[i + 1] << 56), m = slots_from(sb, i);
-        store_le64(slots + 8 * i, (w[i] & ~m) | (down & m));
-    }
-}
-
-/* ---- one block ---------------------------------------------------------------------------- */
-
-/* fp appended to bucket b's run (the block has room): the bucket's closing one is at bit e,
- * its next slot is e - b; later slots and metadata bits move up by one. One select: the word
- * holding the rank-b one is picked with a mask (as fl_vqf_end_onehot does), which is
- * fl_vqf_select128's answer on metadata of 80 ones. */
-static void block_insert(uint8_t *blk, uint32_t b, uint32_t fp) {
-    uint64_t lo, hi;
-    md_get(blk, &lo, &hi);
-    uint32_t c = fl_vqf_popcount(lo);
-    uint64_t in_lo = (uint64_t)0 - (uint64_t)(b < c);
-    uint64_t w = (lo & in_lo) | (hi & ~in_lo);
-    uint32_t in_hi = (uint32_t)~in_lo; /* all ones when the one is in hi */
-    uint32_t e = fl_vqf_select64(w, b - (c & in_hi)) + (64u & in_hi);
-    slots_insert(blk + 16, e - b, fp);
-    md_insert_zero(&lo, &hi, e);
-    md_put(blk, lo, hi);
-}
-
-/* One copy of fp removed from bucket b; 0 if the bucket has none. Slot j's zero is at bit
- * j + b (b ones before it). */
-static int block_remove(uint8_t *blk, uint32_t b, uint32_t fp) {
-    uint64_t lo, hi;
-    md_get(blk, &lo, &hi);
-    uint8_t *slots = blk + 16;
-    for (uint64_t m = fl_vqf_bucket_mask(lo, hi, b); m; m &= m - 1) {
-        uint32_t j = (uint32_t)__builtin_ctzll(m);
-        if (slots[j] != fp) continue;
-        slots_remove(slots, j);
-        md_remove_bit(&lo, &hi, j + b);
-        md_put(blk, lo, hi);
-        return 1;
-    }
-    return 0;
-}
-
-static uint8_t *block_at(const fl_vqf *v, uint32_t i) {
-    return v->blocks + (size_t)i * FL_VQF_BLOCK_BYTES;
-}
-
-/* ---- inserts, deletes, lookups ------------------------------------------------------------ */
 
 fl_status fl_vqf_insert_hash(fl_vqf *v, uint64_t h) {
     if (!v) return FL_ERR_INVALID_ARG;
-    uint8_t *b1 = block_at(v, fl_vqf_block1(h, v->nblocks));
-    uint8_t *b2 = block_at(v, fl_vqf_block2(h, v->nblocks));
-    /* The power of two choices: the emptier block (ties: block1). */
-    uint32_t n1 = fl_vqf_block_items(b1), n2 = fl_vqf_block_items(b2);
-    /* picked with a mask: which block is emptier is random, a branch mispredicts */
-    uintptr_t pick2 = (uintptr_t)0 - (uintptr_t)(n2 < n1);
-    uint8_t *t = (uint8_t *)(((uintptr_t)b1 & ~pick2) | ((uintptr_t)b2 & pick2));
-    if ((n1 < n2 ? n1 : n2) == FL_VQF_SLOTS) return FL_ERR_FULL;
-    block_insert(t, fl_vqf_bucket(h), fl_vqf_fp(h));
-    v->items++;
-    return FL_OK;
+    return update(v, fl_kernels_bound(&v->bound, v->bytes), &h, 1, NULL, 1);
 }
 
 fl_status fl_vqf_insert_bytes(fl_vqf *v, const void *key, size_t len) {
@@ -305,12 +168,7 @@ fl_status fl_vqf_insert_u64(fl_vqf *v, uint64_t key) {
 
 fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t h) {
     if (!v) return FL_ERR_INVALID_ARG;
-    uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
-    if (!block_remove(block_at(v, fl_vqf_block1(h, v->nblocks)), b, fp) &&
-        !block_remove(block_at(v, fl_vqf_block2(h, v->nblocks)), b, fp))
-        return FL_ERR_NOT_FOUND;
-    v->items--;
-    return FL_OK;
+    return update(v, fl_kernels_bound(&v->bound, v->bytes), &h, 1, NULL, 0);
 }
 
 fl_status fl_vqf_delete_bytes(fl_vqf *v, const void *key, size_t len) {
@@ -324,34 +182,20 @@ fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key) {
 }
 
 /* ---- batches of inserts and deletes -------------------------------------------------------
- * One loop for both (op: fl_vqf_insert_hash or fl_vqf_delete_hash, a constant at each call,
- * so the always-inline loop calls it directly): keys in order, stopping at the first that
- * fails, *done the keys done before it. Both blocks of the key AHEAD keys on are prefetched:
- * on a filter past the caches each key otherwise waits for two misses in turn (its
- * metadata decides where it goes). */
-#define AHEAD 16
-typedef fl_status (*key_op)(fl_vqf *v, uint64_t h);
+ * Keys in order, stopping at the first that fails, *done the keys done before it. The
+ * kernels prefetch both blocks of a key some keys ahead on filters past the caches (each
+ * key otherwise waits for two misses in turn: its metadata decides where it goes). */
 
-static inline __attribute__((always_inline)) fl_status
-each_hash(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *done, key_op op) {
+static fl_status each_hash(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *done,
+                           int insert) {
     if (done) *done = 0;
     if (!v || (!hashes && n)) return FL_ERR_INVALID_ARG;
-    for (size_t i = 0; i < n; i++) {
-        if (i + AHEAD < n) {
-            uint64_t p = fl_hash_at(hashes, i + AHEAD);
-            __builtin_prefetch(block_at(v, fl_vqf_block1(p, v->nblocks)), 1, 3);
-            __builtin_prefetch(block_at(v, fl_vqf_block2(p, v->nblocks)), 1, 3);
-        }
-        fl_status st = op(v, fl_hash_at(hashes, i));
-        if (st != FL_OK) return st;
-        if (done) *done = i + 1;
-    }
-    return FL_OK;
+    return update(v, fl_kernels_bound(&v->bound, v->bytes), hashes, n, done, insert);
 }
 
-/* u64 keys hashed a chunk at a time by the hash kernel, then each_hash. */
-static inline __attribute__((always_inline)) fl_status
-each_u64(fl_vqf *v, const uint64_t *keys, size_t n, size_t *done, key_op op) {
+/* u64 keys hashed a chunk at a time by the hash kernel, then the update kernel. */
+static fl_status each_u64(fl_vqf *v, const uint64_t *keys, size_t n, size_t *done,
+                          int insert) {
     if (done) *done = 0;
     if (!v || (!keys && n)) return FL_ERR_INVALID_ARG;
     const fl_kernel_table *t = fl_kernels_bound(&v->bound, v->bytes);
@@ -359,7 +203,7 @@ each_u64(fl_vqf *v, const uint64_t *keys, size_t n, size_t *done, key_op op) {
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t m = n - i < CHUNK ? n - i : CHUNK, d = 0;
         t->hash.u64(keys + i, m, v->seed, h);
-        fl_status st = each_hash(v, h, m, &d, op);
+        fl_status st = update(v, t, h, m, &d, insert);
         if (done) *done = i + d;
         if (st != FL_OK) return st;
     }
@@ -367,21 +211,21 @@ each_u64(fl_vqf *v, const uint64_t *keys, size_t n, size_t *done, key_op op) {
 }
 
 fl_status fl_vqf_insert_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *inserted) {
-    return each_hash(v, hashes, n, inserted, fl_vqf_insert_hash);
+    return each_hash(v, hashes, n, inserted, 1);
 }
 fl_status fl_vqf_insert_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *inserted) {
-    return each_u64(v, keys, n, inserted, fl_vqf_insert_hash);
+    return each_u64(v, keys, n, inserted, 1);
 }
 fl_status fl_vqf_delete_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *deleted) {
-    return each_hash(v, hashes, n, deleted, fl_vqf_delete_hash);
+    return each_hash(v, hashes, n, deleted, 0);
 }
 fl_status fl_vqf_delete_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *deleted) {
-    return each_u64(v, keys, n, deleted, fl_vqf_delete_hash);
+    return each_u64(v, keys, n, deleted, 0);
 }
 
 static size_t contains_with(const fl_vqf *v, const fl_kernel_table *t, const uint64_t *h,
                             size_t n, uint8_t *out) {
-    fl_kview view = {v->blocks, v->nblocks, 8, NULL, 0};
+    fl_kview view = view_of(v);
     return t->vqf.contains(&view, h, n, out);
 }
 
@@ -443,7 +287,7 @@ fl_status fl_vqf_info_get(const fl_vqf *v, fl_vqf_info *out) {
     out->fpr = 1.0 - pow(1.0 - 1.0 / 256.0, 2.0 * per_bucket);
     uint32_t full = 0;
     for (uint32_t i = 0; i < v->nblocks; i++)
-        full += fl_vqf_block_items(block_at(v, i)) == FL_VQF_SLOTS;
+        full += fl_vqf_block_items(v->blocks + (size_t)i * FL_VQF_BLOCK_BYTES) == FL_VQF_SLOTS;
     out->full_blocks = full;
     return FL_OK;
 }

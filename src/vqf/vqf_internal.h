@@ -33,6 +33,9 @@ static inline uint32_t fl_vqf_block_items(const uint8_t *blk) {
     return FL_VQF_SLOTS - (uint32_t)__builtin_clzll(fl_vqf_md_hi(blk));
 }
 
+/* vqf.c: n empty blocks at `blocks` (also tune's payload for the vqf update kernels). */
+void fl_vqf_init_blocks(uint8_t *blocks, uint32_t n);
+
 /* vqf.c: an empty filter of `blocks` blocks (blocks checked, then the payload allocated). */
 fl_status fl_vqf_new(uint32_t blocks, uint64_t seed, fl_vqf **out);
 

@@ -4,7 +4,9 @@
  * first refused insert) and on blocks of random bytes (metadata no filter holds: every
  * kernel must still give scalar's answer, from inside the block); the header-inline
  * one-key lookup (fl_vqf_lookup_hash, as this file's flags compile it) against the same
- * answers; and their benchmark.
+ * answers; inserts and deletes against the scalar table's, byte for byte (a filter filled
+ * to its first refusal and emptied again in batches of every size, one block at every slot
+ * position and full, blocks of random bytes); and their benchmark.
  */
 #include "harness.h"
 
@@ -16,6 +18,8 @@
 #include "vqf/vqf_internal.h"
 
 #define SLOT FL_KERNEL_SLOT(vqf.contains)
+#define SLOT_INSERT FL_KERNEL_SLOT(vqf.insert)
+#define SLOT_DELETE FL_KERNEL_SLOT(vqf.del)
 enum { FILL_RANDOM = FILL_COUNT, VQF_FILLS };
 static const char *fill_name(int fill) {
     return fill == FILL_RANDOM ? "random-bytes" : FILL[fill];
@@ -68,6 +72,207 @@ static int check_inline(const kernel *ref, tfilter *t, const uint64_t *q) {
     return 1;
 }
 
+/* ---- inserts and deletes ----------------------------------------------------------------
+ * Each check runs the reference on payload a and the kernel on b, copies of one payload, and
+ * wants the same count back, the same bytes and b's guard zone intact. */
+
+typedef struct upd_pair {
+    fl_vqf_update_fn ins, del, ref_ins, ref_del;
+    tfilter a, b;
+} upd_pair;
+
+static int same_update(upd_pair *p, int insert, const uint64_t *h, size_t n, size_t *done) {
+    size_t want = (insert ? p->ref_ins : p->ref_del)(&p->a.v, h, n);
+    size_t got = (insert ? p->ins : p->del)(&p->b.v, h, n);
+    if (done) *done = want;
+    const char *op = insert ? "insert" : "delete";
+    if (got != want) {
+        failf("%s of %zu keys: %zu done, scalar %zu", op, n, got, want);
+        return 0;
+    }
+    const uint8_t *x = p->a.v.data, *y = p->b.v.data;
+    for (size_t i = 0; i < p->a.bytes; i++)
+        if (x[i] != y[i]) {
+            failf("%s of %zu keys: block %zu byte %zu is %02x, scalar %02x", op, n, i / 64,
+                  i % 64, y[i], x[i]);
+            return 0;
+        }
+    if (!tf_guard_intact(&p->b)) {
+        failf("%s of %zu keys wrote past the payload", op, n);
+        return 0;
+    }
+    return 1;
+}
+
+/* An empty filter of `units` blocks in both payloads. */
+static void upd_alloc(upd_pair *p, uint32_t units) {
+    tf_alloc(&p->a, FL_VQF_BLOCK_BYTES, units, 8, 0);
+    fl_vqf *v = NULL;
+    if (fl_vqf_create_blocks(units, 1, &v) != FL_OK) die_oom();
+    memcpy(p->a.v.data, v->blocks, p->a.bytes);
+    fl_vqf_free(v);
+    tf_clone(&p->b, &p->a);
+}
+
+static void upd_free(upd_pair *p) {
+    tf_free(&p->a);
+    tf_free(&p->b);
+}
+
+/* A hash of bucket b and fingerprint f (any block: a one-block filter has only block 0).
+ * The tag word t = (h * FL_VQF_MIX) >> 32 is chosen in the middle of bucket b's range of
+ * 2^32 / 80 tags, its low byte f, and h = (t << 32) times the multiplier's inverse mod 2^64
+ * (Newton's iteration x(2 - ax), each step doubling the correct low bits). */
+static uint64_t tag_hash(uint32_t b, uint32_t f) {
+    uint64_t inv = FL_VQF_MIX;
+    for (int i = 0; i < 6; i++) inv *= 2 - FL_VQF_MIX * inv;
+    uint32_t t = (uint32_t)((((uint64_t)(2 * b + 1)) << 31) / FL_VQF_BUCKETS);
+    return ((uint64_t)((t & ~0xffu) | f) << 32) * inv;
+}
+
+/* Filled in batches of every size until the first refusal (the big geometry: 40 batches),
+ * some keys repeated (copies), then emptied in batches of stored keys with, now and then, a
+ * key never stored (whose delete is usually refused), twice over. */
+static int check_fill_and_empty(upd_pair *p, uint64_t *stored, size_t cap, int big) {
+    uint64_t *h = malloc(POOL * sizeof *h);
+    if (!h) die_oom();
+    size_t nstored = 0;
+    int ok = 1;
+    for (int round = 0; round < 2 && ok; round++) {
+        for (int batch = 0; ok && (!big || batch < 40); batch++) {
+            size_t n = g_sizes[rnd_below(g_nsizes)], done = 0;
+            for (size_t i = 0; i < n; i++)
+                h[i] = nstored && rnd_below(8) == 0 ? stored[rnd_below(nstored)] : rnd();
+            const uint64_t *in = gbuf_place(h, n, (unsigned)rnd_below(8), batch & 1);
+            ok = same_update(p, 1, in, n, &done);
+            for (size_t i = 0; i < done && nstored < cap; i++) stored[nstored++] = h[i];
+            if (done < n) break;
+        }
+        while (ok && nstored) {
+            size_t n = 1 + rnd_below(nstored < 300 ? nstored : 300), done = 0;
+            for (size_t i = 0; i < n; i++) {
+                size_t j = rnd_below(nstored);
+                h[i] = stored[j];
+                stored[j] = stored[--nstored];
+            }
+            if (rnd_below(4) == 0) h[rnd_below(n)] = rnd();
+            const uint64_t *in = gbuf_place(h, n, (unsigned)rnd_below(8), (int)(n & 1));
+            ok = same_update(p, 0, in, n, &done);
+            /* keys after a refusal were not deleted: stored again */
+            for (size_t i = done + 1; i < n && nstored < cap; i++) stored[nstored++] = h[i];
+        }
+    }
+    free(h);
+    return ok;
+}
+
+/* One block of 0..48 items: an insert into every bucket (each slot position 0..items;
+ * refused, nothing changed, at 48), a delete of every stored fingerprint (each slot position
+ * 0..items - 1) and of one its bucket does not hold (refused). Each from the same block. */
+static int check_every_position(upd_pair *p) {
+    uint8_t keep[FL_VQF_BLOCK_BYTES];
+    for (uint32_t items = 0; items <= FL_VQF_SLOTS; items++) {
+        upd_alloc(p, 1);
+        for (uint32_t i = 0; i < items; i++) {
+            uint64_t h = rnd_below(4) ? rnd() : tag_hash((uint32_t)rnd_below(8), 7); /* copies */
+            if (p->ref_ins(&p->a.v, &h, 1) != 1) {
+                failf("scalar refused item %u of one block", i);
+                upd_free(p);
+                return 0;
+            }
+        }
+        memcpy(p->b.v.data, p->a.v.data, FL_VQF_BLOCK_BYTES);
+        memcpy(keep, p->a.v.data, FL_VQF_BLOCK_BYTES);
+        int ok = 1;
+        for (uint32_t b = 0; b < FL_VQF_BUCKETS && ok; b++) {
+            uint64_t h = tag_hash(b, (uint32_t)rnd_below(256));
+            size_t done = 0;
+            ok = same_update(p, 1, &h, 1, &done) && done == (items < FL_VQF_SLOTS);
+            if (ok && items == FL_VQF_SLOTS && memcmp(p->b.v.data, keep, sizeof keep) != 0) {
+                failf("a refused insert into a full block changed it");
+                ok = 0;
+            }
+            memcpy(p->a.v.data, keep, sizeof keep);
+            memcpy(p->b.v.data, keep, sizeof keep);
+        }
+        uint64_t lo = fl_vqf_md_lo(keep), hi = fl_vqf_md_hi(keep);
+        for (uint32_t b = 0; b < FL_VQF_BUCKETS && ok; b++) {
+            uint64_t m = fl_vqf_bucket_mask(lo, hi, b), held[4] = {0, 0, 0, 0};
+            for (; m && ok; m &= m - 1) {
+                uint32_t f = keep[16 + __builtin_ctzll(m)];
+                held[f >> 6] |= 1ull << (f & 63);
+                uint64_t h = tag_hash(b, f);
+                size_t done = 0;
+                ok = same_update(p, 0, &h, 1, &done) && done == 1;
+                memcpy(p->a.v.data, keep, sizeof keep);
+                memcpy(p->b.v.data, keep, sizeof keep);
+            }
+            uint32_t absent = 0;
+            while (held[absent >> 6] >> (absent & 63) & 1) absent++;
+            uint64_t h = tag_hash(b, absent);
+            size_t done = 1;
+            if (ok) ok = same_update(p, 0, &h, 1, &done) && done == 0;
+            if (ok && memcmp(p->b.v.data, keep, sizeof keep) != 0) {
+                failf("a refused delete changed the block");
+                ok = 0;
+            }
+        }
+        upd_free(p);
+        if (!ok) {
+            failf("one block of %u items", items);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Random bytes: metadata no filter holds; the kernel must still match scalar byte for byte
+ * and stay inside the key's blocks. */
+static int check_random_bytes(upd_pair *p, uint32_t units) {
+    tf_alloc(&p->a, FL_VQF_BLOCK_BYTES, units, 8, 0);
+    uint8_t *d = p->a.v.data;
+    for (size_t i = 0; i < p->a.bytes; i += 8) {
+        uint64_t r = rnd();
+        memcpy(d + i, &r, 8);
+    }
+    tf_clone(&p->b, &p->a);
+    uint64_t h[1025];
+    int ok = 1;
+    for (int batch = 0; batch < 64 && ok; batch++) {
+        size_t n = 1 + rnd_below(1025);
+        for (size_t i = 0; i < n; i++) h[i] = rnd();
+        for (size_t off = 0; off < n && ok;) { /* past each refusal */
+            size_t done = 0;
+            ok = same_update(p, batch & 1, h + off, n - off, &done);
+            off += done + 1;
+        }
+    }
+    upd_free(p);
+    return ok;
+}
+
+static void check_updates(const kernel *ks, size_t ki, uint64_t *stored) {
+    upd_pair p;
+    memset(&p, 0, sizeof p);
+    p.ins = ks[ki].t->vqf.insert;
+    p.del = ks[ki].t->vqf.del;
+    p.ref_ins = ks[0].t->vqf.insert;
+    p.ref_del = ks[0].t->vqf.del;
+    for (size_t gi = 0; gi < GEOMETRIES; gi++) {
+        uint32_t units = geometry_units(gi, FL_VQF_BLOCK_BYTES);
+        set_ctx("kernel=%s family=vqf blocks=%u updates fill-and-empty", ks[ki].name, units);
+        upd_alloc(&p, units);
+        record(check_fill_and_empty(&p, stored, (size_t)units * FL_VQF_SLOTS + 1,
+                                    geometry_big(gi)));
+        upd_free(&p);
+        if (units > 1001) continue;
+        set_ctx("kernel=%s family=vqf blocks=%u updates random-bytes", ks[ki].name, units);
+        record(check_random_bytes(&p, units));
+    }
+    set_ctx("kernel=%s family=vqf blocks=1 updates every-position", ks[ki].name);
+    record(check_every_position(&p));
+}
+
 void check_vqf(const kernel *ks, size_t nk) {
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     if (!q || !pos) die_oom();
@@ -101,12 +306,19 @@ void check_vqf(const kernel *ks, size_t nk) {
                 tf_free(&t);
             }
         }
+        uint64_t *stored = malloc(((size_t)geometry_units(GEOMETRIES - 1, FL_VQF_BLOCK_BYTES) *
+                                   FL_VQF_SLOTS + 1) * sizeof *stored);
+        if (!stored) die_oom();
+        for (size_t ki = 1; ki < nk; ki++)
+            if (kernel_overrides(ks, ki, SLOT_INSERT) || kernel_overrides(ks, ki, SLOT_DELETE))
+                check_updates(ks, ki, stored);
+        free(stored);
         report_checked("vqf");
     }
     for (size_t ki = 0; ki < nk; ki++) {
         set_ctx("kernel=%s family=vqf table", ks[ki].name);
-        const uint32_t slots[] = {SLOT};
-        check_entries_present(&ks[ki], slots, 1);
+        const uint32_t slots[] = {SLOT, SLOT_INSERT, SLOT_DELETE};
+        check_entries_present(&ks[ki], slots, 3);
     }
     free(q);
     free(pos);
