@@ -31,11 +31,15 @@ def ff_file(path, fuse50, sbbf50):
 
 
 def fl_file(path, n, modes):
+    """single_key's CSV; the fastest repetition equals the median except split256's batch,
+    whose fastest is half of it."""
     with open(path, "w") as f:
         f.write("variant,keys,bytes,k,kernel,mode,ns_per_lookup_median,ns_per_lookup_min,reps,"
                 "lookups,hit_fraction\n")
         for (variant, mode), ns in modes.items():
-            f.write("%s,%d,1000,3,auto,%s,%.4f,%.4f,5,4194304,0.5\n" % (variant, n, mode, ns, ns))
+            fastest = ns / 2 if (variant, mode) == ("split256", "batch_u64s") else ns
+            f.write("%s,%d,1000,3,auto,%s,%.4f,%.4f,5,4194304,0.5\n" % (variant, n, mode, ns,
+                                                                         fastest))
 
 
 def report(d):
@@ -68,30 +72,42 @@ with open(os.path.join(d, "summary.md")) as f:
     text = f.read()
 
 
-def target_row(what, keys):
-    m = re.search(r"^\| %s[^|]*\| %d \|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|$" % (re.escape(what), keys),
+def target_row(what, keys, best=False):
+    """(ratios per round, median, verdict) of a target's row: find 50% over the median, or
+    with best ff's fastest find pass over filterlab's fastest repetition."""
+    m = re.search(r"^\| %s[^|]*\| %d \|" % (re.escape(what), keys) + r"([^|]*)\|" * 6 + "$",
                   text, re.M)
     check(m is not None, "no row for %s at %d in:\n%s" % (what, keys, text))
-    return [g.strip() for g in m.groups()]
+    g = [x.strip() for x in m.groups()]
+    return g[3:] if best else g[:3]
 
 
 # fl_fuse_lookup: 4.0 / 3.2 = 1.25 twice and 8.0 / 3.2 = 2.5: median 1.25 >= 1.2.
-per, med, least, verdict = target_row("fl_fuse_lookup one key", N)
+per, med, verdict = target_row("fl_fuse_lookup one key", N)
 check(per == "1.25, 1.25, 2.50" and med == "1.25x" and verdict == "met", "fuse one key: %s" % per)
 # fuse batch: 1.6, 1.6, 3.2: median 1.6 < 2 even though one round passes.
-per, med, least, verdict = target_row("fuse8 batch", N)
+per, med, verdict = target_row("fuse8 batch", N)
 check(per == "1.60, 1.60, 3.20" and med == "1.60x" and verdict == "missed", "fuse batch: %s" % per)
 # split256: 3.0 / 2.5 = 1.2 (missed at 1.5), batch 3.0 / 1.0 = 3.0 (met at 2.5).
-per, med, least, verdict = target_row("split256 one key", N)
+per, med, verdict = target_row("split256 one key", N)
 check(med == "1.20x" and verdict == "missed", "split256 one key: %s %s" % (med, verdict))
-per, med, least, verdict = target_row("split256 batch", N)
+per, med, verdict = target_row("split256 batch", N)
 check(med == "3.00x" and verdict == "met", "split256 batch: %s %s" % (med, verdict))
+# Best cases: ff's fastest find pass of the disturbed round 3 is another column's 4.12, not
+# its find 50% of 8.0: 4.0 / 3.2, 4.0 / 3.2, 4.12 / 3.2.
+per, med, verdict = target_row("fl_fuse_lookup one key", N, best=True)
+check(per == "1.25, 1.25, 1.29" and med == "1.25x" and verdict == "met",
+      "best-case fuse one key: %s" % per)
+# filterlab's fastest repetition, not its median: split256 batch's 0.5 against 3.0 (SBBF's
+# fastest pass, its find 50%).
+per, med, verdict = target_row("split256 batch", N, best=True)
+check(med == "6.00x" and verdict == "met", "best-case split256 batch: %s" % med)
 # 10M: 16 / 12 = 1.33 met; no SBBF row: not measured; 1M: no files at all.
-per, med, least, verdict = target_row("fl_fuse_lookup one key", 10000000)
+per, med, verdict = target_row("fl_fuse_lookup one key", 10000000)
 check(med == "1.33x" and verdict == "met", "10M fuse one key: %s %s" % (med, verdict))
-per, med, least, verdict = target_row("split256 one key", 10000000)
+per, med, verdict = target_row("split256 one key", 10000000)
 check(verdict == "not measured", "10M split256 without ff's row: " + verdict)
-per, med, least, verdict = target_row("fuse8 batch", 1000000)
+per, med, verdict = target_row("fuse8 batch", 1000000)
 check(verdict == "not measured" and "## 1,000,000 keys" not in text, "1M without files: " + verdict)
 check("| 4 |" not in text, "a round without its CSV was reported")
 check(re.search(r"^\| 1 \| 0\.5-1\.3 \| 4\.00 \| 3\.20 \(1\.25x\)", text, re.M) is not None,
