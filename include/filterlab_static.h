@@ -216,29 +216,34 @@ static inline uint32_t fl_fuse_word(uint64_t h) {
 }
 
 /* The probe of one shape, arity (3, 4) and bits (8, 16, 32) constants at every call site: XOR
- * of the key's cells with its word, masked to the cell width. No branch on the view. */
+ * of the key's cells with its word, masked to the cell width. No branch on the view.
+ * Cell p_i = (p0 + i * seg_len) ^ m_i (m_i < seg_len) is read as cell p0 ^ m_i of the array
+ * that starts i segments in: seg_len is a power of two, so adding it changes only the bits
+ * at and above its own and the XOR only those below, and the two commute. The segments'
+ * bases are loop invariants of a caller's loop; per key that leaves the XORs and masks. */
 FL_FUSE_ALWAYS_INLINE uint32_t fl_fuse_probe_as(const fl_fuse_view *v, uint64_t key, int arity,
                                                 int bits) {
     uint64_t h = fl_mix64(key + v->seed_mix);
     uint32_t p0 = fl_fuse_reduce(h, v->seg_count_len);
-    uint32_t p1 = (p0 + v->seg_len) ^ ((uint32_t)(h >> 18) & v->seg_mask);
-    uint32_t p2 = (p0 + 2 * v->seg_len) ^ ((uint32_t)h & v->seg_mask);
+    uint32_t o1 = p0 ^ ((uint32_t)(h >> 18) & v->seg_mask);
+    uint32_t o2 = p0 ^ ((uint32_t)h & v->seg_mask);
     uint32_t x = fl_fuse_word(h);
+    const size_t len = v->seg_len;
     if (bits == 8) {
         const uint8_t *c = (const uint8_t *)v->cells;
-        x ^= (uint32_t)c[p0] ^ c[p1] ^ c[p2];
-        if (arity == 4) x ^= c[(p0 + 3 * v->seg_len) ^ ((uint32_t)(h >> 36) & v->seg_mask)];
+        x ^= (uint32_t)c[p0] ^ (c + len)[o1] ^ (c + 2 * len)[o2];
+        if (arity == 4) x ^= (c + 3 * len)[p0 ^ ((uint32_t)(h >> 36) & v->seg_mask)];
         return x & 0xffu;
     }
     if (bits == 16) {
         const uint16_t *c = (const uint16_t *)v->cells;
-        x ^= (uint32_t)c[p0] ^ c[p1] ^ c[p2];
-        if (arity == 4) x ^= c[(p0 + 3 * v->seg_len) ^ ((uint32_t)(h >> 36) & v->seg_mask)];
+        x ^= (uint32_t)c[p0] ^ (c + len)[o1] ^ (c + 2 * len)[o2];
+        if (arity == 4) x ^= (c + 3 * len)[p0 ^ ((uint32_t)(h >> 36) & v->seg_mask)];
         return x & 0xffffu;
     }
     const uint32_t *c = (const uint32_t *)v->cells;
-    x ^= c[p0] ^ c[p1] ^ c[p2];
-    if (arity == 4) x ^= c[(p0 + 3 * v->seg_len) ^ ((uint32_t)(h >> 36) & v->seg_mask)];
+    x ^= c[p0] ^ (c + len)[o1] ^ (c + 2 * len)[o2];
+    if (arity == 4) x ^= (c + 3 * len)[p0 ^ ((uint32_t)(h >> 36) & v->seg_mask)];
     return x;
 }
 
