@@ -55,6 +55,8 @@ const fl_entry_desc fl_entries[] = {
     EF("bloomier.get.4_16", fuse.get[FL_BLOOMIER4_16], FL_EK_BLOOMIER_GET, 4, 16),
     EF("bloomier.get.4_32", fuse.get[FL_BLOOMIER4_32], FL_EK_BLOOMIER_GET, 4, 32),
     E("vqf.contains", vqf.contains, FL_EK_CONTAINS, 1, 8, 64),
+    /* k: 8 columns, window 0 = the whole table (kernels/kernels.h): a filter not grown */
+    E("gcf.contains", gcf.contains, FL_EK_CONTAINS, 1, 8, 8),
 };
 #undef E
 #undef EF
