@@ -222,6 +222,7 @@ FAMILY = {
     "hll": (["add", "estimate", "merge"], "kernel"),
     "static": (["build", "lookup", "lookup_inline"], "filter"),
     "vqf": (["insert", "lookup", "lookup_inline", "delete"], "kernel"),
+    "gcf": (["insert", "lookup", "lookup_inline", "delete"], "kernel"),
 }
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]

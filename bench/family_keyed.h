@@ -1,0 +1,49 @@
+/*
+ * What the suites of deletable fingerprint filters share (family_keyed.c): the vector
+ * quotient filter (family_vqf.c) and the growing cuckoo filter (family_gcf.c) are measured
+ * the same way, per size, through a table of their calls:
+ *
+ *   insert         ns/key of the n inserts (u64 batches: hashing included), each repetition
+ *                  into the structure made fresh (ops->reset); kernel "any"
+ *   lookup         batch lookups (--batch keys a call) per kernel and --hit-rate: --lookups
+ *                  keys, the hits drawn from the stored ids, the misses never-stored ids
+ *   lookup_inline  the same pools one key at a time through the structure's header-inline
+ *                  lookup (compiled with flbench's flags); kernel "inline"
+ *   delete         ns/key of deleting --lookups stored keys (--batch keys a call), put back
+ *                  untimed after each repetition; kernel "any"
+ *
+ * Every result carries structure_bytes, bits_per_key (bytes * 8 / n), fpr_expected (the
+ * structure's estimate) and fpr_measured (2^20 never-stored keys after the n inserts), and
+ * the structure's own fields (ops->fields).
+ */
+#ifndef FB_FAMILY_KEYED_H
+#define FB_FAMILY_KEYED_H
+
+#include "family.h"
+
+typedef struct fb_keyed_ops {
+    const char *name; /* the structure field and the results' second name part */
+    /* the structure as the insert repetitions start from it (cleared, or made again) */
+    fl_status (*reset)(void **obj, uint64_t n, uint64_t seed);
+    fl_status (*insert_u64s)(void *obj, const uint64_t *keys, size_t n);
+    fl_status (*delete_u64s)(void *obj, const uint64_t *keys, size_t n);
+    size_t (*contains_u64s)(const void *obj, const uint64_t *keys, size_t n, uint8_t *out);
+    int (*contains_u64)(const void *obj, uint64_t key);
+    /* positives of n keys through the header's in-line lookup */
+    size_t (*inline_lookups)(const void *obj, const uint64_t *keys, size_t n);
+    fl_status (*bind)(void *obj, const char *kernel);
+    const char *(*kernel)(const void *obj);
+    size_t (*bytes)(const void *obj);
+    double (*fpr_expected)(const void *obj);
+    void (*fields)(fb_result *r, const void *obj); /* its own fields */
+} fb_keyed_ops;
+
+/* One size: obj holds n keys' worth of structure (made by the caller, freed by it after;
+ * ops->reset may replace it), size its name part ("nkeys:N"). */
+void fb_keyed_run_size(fb_env *e, const fb_keyed_ops *ops, void **obj, uint64_t n,
+                       const char *size);
+/* The results of one size (the suites' _planned): insert, delete, and a lookup per kernel
+ * and hit rate plus the in-line one per hit rate. */
+size_t fb_keyed_planned_per_size(const fb_options *o);
+
+#endif /* FB_FAMILY_KEYED_H */
