@@ -27,6 +27,8 @@ static uint64_t first_keys(uint64_t n, const fb_options *o) {
 
 /* ---- the filter's calls as family_keyed.h's table ------------------------------------- */
 
+FB_KEYED_CALLS(fl_gcf, fl_gcf)
+
 static uint32_t growth; /* --gcf-growth of the running suite */
 
 static fl_status reset(void **obj, uint64_t n, uint64_t seed) {
@@ -37,32 +39,6 @@ static fl_status reset(void **obj, uint64_t n, uint64_t seed) {
     fl_gcf_free(*obj);
     *obj = g;
     return FL_OK;
-}
-static fl_status insert_u64s(void *obj, const uint64_t *keys, size_t n) {
-    return fl_gcf_insert_u64s(obj, keys, n, NULL);
-}
-static fl_status delete_u64s(void *obj, const uint64_t *keys, size_t n) {
-    return fl_gcf_delete_u64s(obj, keys, n, NULL);
-}
-static size_t contains_u64s(const void *obj, const uint64_t *keys, size_t n, uint8_t *out) {
-    size_t pos = 0;
-    fl_gcf_contains_u64s(obj, keys, n, out, &pos);
-    return pos;
-}
-static int contains_u64(const void *obj, uint64_t key) {
-    return fl_gcf_contains_u64(obj, key);
-}
-static size_t inline_lookups(const void *obj, const uint64_t *keys, size_t n) {
-    fl_gcf_lookup l = fl_gcf_lookup_of(obj);
-    size_t pos = 0;
-    for (size_t i = 0; i < n; i++) pos += (size_t)fl_gcf_lookup_u64(&l, keys[i]);
-    return pos;
-}
-static fl_status bind(void *obj, const char *kernel) {
-    return fl_gcf_bind_kernel(obj, kernel);
-}
-static const char *kernel(const void *obj) {
-    return fl_gcf_kernel(obj);
 }
 static fl_gcf_info info_of(const void *obj) {
     fl_gcf_info in;
@@ -83,16 +59,11 @@ static void fields(fb_result *r, const void *obj) {
     fb_result_num(r, "load", in.load);
 }
 
-static const fb_keyed_ops GCF = {"gcf", reset, insert_u64s, delete_u64s, contains_u64s,
-                                 contains_u64, inline_lookups, bind, kernel, bytes,
-                                 fpr_expected, fields};
+static const fb_keyed_ops GCF = FB_KEYED_OPS("gcf", reset, bytes, fpr_expected, fields);
 
 size_t fb_family_gcf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
     (void)probed, (void)nprobed;
-    size_t n = 0;
-    for (size_t si = 0; si < o->nsizes; si++)
-        if (size_keys(o, o->sizes[si])) n += fb_keyed_planned_per_size(o);
-    return n;
+    return fb_keyed_planned(o, size_keys);
 }
 
 void fb_family_gcf(fb_env *e) {

@@ -207,6 +207,10 @@ void fb_keyed_run_size(fb_env *e, const fb_keyed_ops *ops, void **obj, uint64_t 
     free(s.out);
 }
 
-size_t fb_keyed_planned_per_size(const fb_options *o) {
-    return 2 + (o->nkernels + 1) * o->nhits;
+size_t fb_keyed_planned(const fb_options *o, uint64_t (*size_keys)(const fb_options *o,
+                                                                   uint64_t target)) {
+    size_t n = 0;
+    for (size_t si = 0; si < o->nsizes; si++)
+        if (size_keys(o, o->sizes[si])) n += 2 + (o->nkernels + 1) * o->nhits;
+    return n;
 }

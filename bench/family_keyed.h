@@ -38,12 +38,49 @@ typedef struct fb_keyed_ops {
     void (*fields)(fb_result *r, const void *obj); /* its own fields */
 } fb_keyed_ops;
 
+/* The calls every such structure names alike (filterlab.h's FL_DECLARE_KEY_CALLS and the
+ * header's <prefix>_lookup handle) as the table's static functions, and the table itself:
+ * a suite file writes FB_KEYED_CALLS(fl_x, fl_x) and its own reset, bytes, fpr_expected and
+ * fields, then FB_KEYED_OPS("x", reset, bytes, fpr_expected, fields). */
+#define FB_KEYED_CALLS(prefix, type)                                                          \
+    static fl_status insert_u64s(void *obj, const uint64_t *keys, size_t n) {                 \
+        return prefix##_insert_u64s((type *)obj, keys, n, NULL);                              \
+    }                                                                                         \
+    static fl_status delete_u64s(void *obj, const uint64_t *keys, size_t n) {                 \
+        return prefix##_delete_u64s((type *)obj, keys, n, NULL);                              \
+    }                                                                                         \
+    static size_t contains_u64s(const void *obj, const uint64_t *keys, size_t n,              \
+                                uint8_t *out) {                                               \
+        size_t pos = 0;                                                                       \
+        prefix##_contains_u64s((const type *)obj, keys, n, out, &pos);                        \
+        return pos;                                                                           \
+    }                                                                                         \
+    static int contains_u64(const void *obj, uint64_t key) {                                  \
+        return prefix##_contains_u64((const type *)obj, key);                                 \
+    }                                                                                         \
+    static size_t inline_lookups(const void *obj, const uint64_t *keys, size_t n) {           \
+        prefix##_lookup l = prefix##_lookup_of((const type *)obj);                            \
+        size_t pos = 0;                                                                       \
+        for (size_t i = 0; i < n; i++) pos += (size_t)prefix##_lookup_u64(&l, keys[i]);       \
+        return pos;                                                                           \
+    }                                                                                         \
+    static fl_status bind(void *obj, const char *kernel) {                                    \
+        return prefix##_bind_kernel((type *)obj, kernel);                                     \
+    }                                                                                         \
+    static const char *kernel(const void *obj) {                                              \
+        return prefix##_kernel((const type *)obj);                                            \
+    }
+#define FB_KEYED_OPS(name, reset, bytes, fpr_expected, fields)                                \
+    {name,         reset,          insert_u64s, delete_u64s, contains_u64s, contains_u64,     \
+     inline_lookups, bind,         kernel,      bytes,       fpr_expected,  fields}
+
 /* One size: obj holds n keys' worth of structure (made by the caller, freed by it after;
  * ops->reset may replace it), size its name part ("nkeys:N"). */
 void fb_keyed_run_size(fb_env *e, const fb_keyed_ops *ops, void **obj, uint64_t n,
                        const char *size);
-/* The results of one size (the suites' _planned): insert, delete, and a lookup per kernel
- * and hit rate plus the in-line one per hit rate. */
-size_t fb_keyed_planned_per_size(const fb_options *o);
+/* The results a suite plans (its _planned): per size for which size_keys gives keys,
+ * insert, delete, and a lookup per kernel and hit rate plus the in-line one per hit rate. */
+size_t fb_keyed_planned(const fb_options *o, uint64_t (*size_keys)(const fb_options *o,
+                                                                   uint64_t target));
 
 #endif /* FB_FAMILY_KEYED_H */

@@ -23,35 +23,11 @@ static uint64_t size_keys(const fb_options *o, uint64_t target) {
 
 /* ---- the filter's calls as family_keyed.h's table ------------------------------------- */
 
+FB_KEYED_CALLS(fl_vqf, fl_vqf)
+
 static fl_status reset(void **obj, uint64_t n, uint64_t seed) {
     (void)n, (void)seed;
     return fl_vqf_clear(*obj);
-}
-static fl_status insert_u64s(void *obj, const uint64_t *keys, size_t n) {
-    return fl_vqf_insert_u64s(obj, keys, n, NULL);
-}
-static fl_status delete_u64s(void *obj, const uint64_t *keys, size_t n) {
-    return fl_vqf_delete_u64s(obj, keys, n, NULL);
-}
-static size_t contains_u64s(const void *obj, const uint64_t *keys, size_t n, uint8_t *out) {
-    size_t pos = 0;
-    fl_vqf_contains_u64s(obj, keys, n, out, &pos);
-    return pos;
-}
-static int contains_u64(const void *obj, uint64_t key) {
-    return fl_vqf_contains_u64(obj, key);
-}
-static size_t inline_lookups(const void *obj, const uint64_t *keys, size_t n) {
-    fl_vqf_lookup l = fl_vqf_lookup_of(obj);
-    size_t pos = 0;
-    for (size_t i = 0; i < n; i++) pos += (size_t)fl_vqf_lookup_u64(&l, keys[i]);
-    return pos;
-}
-static fl_status bind(void *obj, const char *kernel) {
-    return fl_vqf_bind_kernel(obj, kernel);
-}
-static const char *kernel(const void *obj) {
-    return fl_vqf_kernel(obj);
 }
 static size_t bytes(const void *obj) {
     fl_vqf_info in;
@@ -70,16 +46,11 @@ static void fields(fb_result *r, const void *obj) {
     fb_result_num(r, "load", in.load);
 }
 
-static const fb_keyed_ops VQF = {"vqf", reset, insert_u64s, delete_u64s, contains_u64s,
-                                 contains_u64, inline_lookups, bind, kernel, bytes,
-                                 fpr_expected, fields};
+static const fb_keyed_ops VQF = FB_KEYED_OPS("vqf", reset, bytes, fpr_expected, fields);
 
 size_t fb_family_vqf_planned(const fb_options *o, const uint64_t *probed, size_t nprobed) {
     (void)probed, (void)nprobed;
-    size_t n = 0;
-    for (size_t si = 0; si < o->nsizes; si++)
-        if (size_keys(o, o->sizes[si])) n += fb_keyed_planned_per_size(o);
-    return n;
+    return fb_keyed_planned(o, size_keys);
 }
 
 void fb_family_vqf(fb_env *e) {

@@ -14,35 +14,44 @@
  * fl_hash_u64 with the seed for u64 keys: the library's one hash family) is read by bit
  * positions that do not depend on the table's size:
  *   tag     h bits [0, 8), 0 read as 1 (so an occupied slot is never 0)
- *   low     h bits [8, 8 + K): the key's stripe, K the table's current bucket bits
- *   ext     h bits [8 + K, 8 + K + 7): the bits later doublings will use
- *   column  r = ((h >> 48) * c) >> 16, in [0, c): c (1..15) widens the table so its size
- *           need not be a power of two (buckets = c * 2^K; the waste of rounding a capacity
- *           up is at most 1/8 once c >= 8)
- * The key's buckets are i1 = low * c + r and i2 = (low XOR a(tag)) * c + r, where
- * a(tag) = ((tag * 0x9e3779b1) mod 2^32) >> (32 - W) | 1 and W is the log2 of the INITIAL
- * stripe count (fixed for the filter's life, saved in its file; the | 1 keeps i2 != i1).
- * The alternate bucket thus differs from the first only in the bits below W.
+ *   column  r = (h bits [8, 24) * c) >> 16, in [0, c): c (1..15) widens the table so its
+ *           size need not be a power of two (buckets = c * 2^K; the waste of rounding a
+ *           capacity up is at most 1/8 once c >= 8)
+ *   stripe  s = the top K bits of h, read from bit 63 down, K the table's current bits
+ *   ext     the 7 bits below them (bits 62 - K .. 56 - K): the bits later doublings use,
+ *           in the order they use them
+ * The table is c columns of 2^K buckets, column-major, and a stripe's bucket in its column
+ * is the stripe rotated left by W (its top W bits at the bottom): i1 = r * 2^K + rot(s), and
+ * i2 = i1 XOR a(tag) (shifts and ORs, no multiply), where a(tag) = ((tag * 0x9e3779b1) mod
+ * 2^32) >> (32 - W) | 1 and W is the log2 of the INITIAL stripe count (fixed for the
+ * filter's life, saved in its file; the | 1 keeps i2 != i1). So the alternate flips the
+ * stripe's top W bits, which sit in the index's low W bits: both buckets of a key lie in
+ * one window of 2^W buckets (8 KiB at W = 10), the same pages.
  *
- * A slot is 16 bits: the low byte the tag, the high byte e = (1 << L) | ext_L, the key's
- * first L extension bits under a sentinel one (L = 7 at insert). Empty = 0.
+ * A slot is 16 bits: the low byte the tag, the high byte f the key's first L extension bits
+ * from bit 7 down, then a sentinel one, then zeros: f = ext_L << (8 - L) | 1 << (7 - L)
+ * (L = 7 at insert: the 7 bits and the sentinel in bit 0). Empty = 0.
  *
- * Doubling (K to K + 1). The key's new low gains bit K of h, which is the first extension
- * bit its slot holds; a(tag) touches only bits below W <= K, so BOTH candidate buckets of
- * the key move by the same c * 2^K. So slot s of bucket p goes to p when its first
- * extension bit is 0 and to p + c * 2^K when it is 1, with e shifted right by one (L - 1,
- * the sentinel moving down): a bucket of 4 splits into two of at most 4 and cannot
- * overflow, and every slot still sits in one of its key's two buckets (tests/test_gcf.c
- * inserts keys at every generation and finds all of them after each doubling). The table
- * is extended in place (mremap for large tables, so the peak is the new table, not old +
- * new), the new half is zero, and the old half is walked once.
+ * Doubling (K to K + 1). The key's stripe gains the bit below it, which is the first
+ * extension bit its slot holds (bit 7 of f): s becomes 2s + bit, its top W bits unchanged.
+ * Bucket p = r * 2^K + q * 2^W + t (q the stripe's low K - W bits, t its top W) becomes
+ * 2p - t + bit * 2^W for BOTH of a key's buckets (they differ only in t). A slot of bucket p
+ * goes to 2p - t when its first extension bit is 0 and to 2p - t + 2^W when it is 1, with f
+ * shifted left by one (L - 1, the sentinel moving up): a bucket of 4 splits into two of at
+ * most 4 and cannot overflow, and every slot still sits in one of its key's two buckets
+ * (tests/test_gcf.c inserts keys at every generation and finds all of them after each
+ * doubling). The table is extended in place (mremap for large tables, so the peak is the new
+ * table, not old + new) and walked once from its top bucket down: bucket p's destinations
+ * are at or above p, so none is written before it is read.
  *
  * Lookup: a slot matches iff its tag equals the key's and its L extension bits equal the
- * key's first L: with q = h >> (8 + K) and e = s >> 8, the L low bits are the smear of e
- * (m = e | e >> 1, m |= m >> 2, m |= m >> 4) shifted right by one, and the slot matches iff
- * ((s ^ (tag | q << 8)) & (0xff | ((m >> 1) & 0x7f) << 8)) == 0. Four slots are one 64-bit
- * word and the test runs on all four at once (SWAR): two loads per key, the memory traffic
- * of a 16-bit cuckoo filter.
+ * key's first L. With q = the key's 7 extension bits from bit 7 down (h >> (56 - K), bit 0
+ * cleared) and t = f XOR (f - 1) (the sentinel and the bits below it: a borrow-free
+ * lowest-set-bit mask), the slot matches iff ((s XOR (tag | q << 8)) AND NOT (t << 8)) == 0
+ * in 16 bits. Per slot that is a shift, a subtract, two XORs, a shift and an AND-NOT, in
+ * 16-bit lanes (SSE2 for one key, AVX2 and AVX-512 for 4 and 8 keys: tests run them against
+ * the 64-bit SWAR form of fl_gcf_match); two loads per key, the memory traffic of a 16-bit
+ * cuckoo filter.
  *
  * FPR: a key not inserted meets 8 slots; one with L extension bits matches with probability
  * about 2^-(8 + L): 8 * 2^-15 = 0.024% for a table of fresh slots, 8 * 2^-12 = 0.2% for slots
@@ -86,6 +95,12 @@
 
 #include "filterlab.h"
 
+/* The one-key lookup's SSE2 form (x86-64 baseline; FL_INLINE_PORTABLE forces the portable
+ * one, as filterlab_inline.h's do). emmintrin.h only: immintrin.h costs every includer. */
+#if !defined(FL_INLINE_PORTABLE) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -117,8 +132,9 @@ typedef struct fl_gcf fl_gcf;
 #endif
 
 #define FL_GCF_ALT_MUL 0x9e3779b1u /* 2^32 / golden ratio, odd: Knuth's multiplicative hash */
+#define FL_GCF_LANE_ONE 0x0001000100010001ull
 #define FL_GCF_LANE_LO8 0x00ff00ff00ff00ffull
-#define FL_GCF_LANE_LO7 0x007f007f007f007full
+#define FL_GCF_LANE_HI8 0xff00ff00ff00ff00ull
 #define FL_GCF_LANE_LO15 0x7fff7fff7fff7fffull
 #define FL_GCF_LANE_TOP 0x8000800080008000ull
 
@@ -128,30 +144,32 @@ FL_GCF_INLINE uint32_t fl_gcf_tag(uint64_t h) {
 }
 /* The column r in [0, c). */
 FL_GCF_INLINE uint32_t fl_gcf_column(uint64_t h, uint32_t c) {
-    return (uint32_t)(((h >> 48) * c) >> 16);
+    return (uint32_t)((((h >> 8) & 0xffffu) * c) >> 16);
 }
+/* The top kbits bits of h (0 <= kbits <= 31; two shifts, so kbits = 0 gives 0). */
 FL_GCF_INLINE uint32_t fl_gcf_stripe(uint64_t h, uint32_t kbits) {
-    return (uint32_t)(h >> 8) & (uint32_t)((1ull << kbits) - 1);
+    return (uint32_t)((h >> (63 - kbits)) >> 1);
 }
-/* The XOR from a key's first stripe to its second: W bits, odd (1 <= w <= 31). */
+/* The key's extension byte: its next 7 bits from bit 7 down, bit 0 clear. */
+FL_GCF_INLINE uint32_t fl_gcf_ext(uint64_t h, uint32_t kbits) {
+    return (uint32_t)(h >> (56 - kbits)) & 0xfeu;
+}
+/* The XOR from a key's first bucket to its second, a(tag), for the window bits w <= kbits
+ * (0 when kbits = 0: a view of one stripe). */
 FL_GCF_INLINE uint32_t fl_gcf_alt_xor(uint32_t tag, uint32_t w) {
-    return ((tag * FL_GCF_ALT_MUL) >> (32 - w)) | 1u;
+    return (uint32_t)((uint64_t)(tag * FL_GCF_ALT_MUL) >> (32 - w)) | (w != 0);
 }
-/* The 4-slot pattern of a key: tag | q << 8 in every 16-bit lane (q: the key's next 7
- * bits past the stripe). */
-FL_GCF_INLINE uint64_t fl_gcf_pattern(uint64_t h, uint32_t kbits) {
-    uint64_t p = fl_gcf_tag(h) | ((h >> (8 + kbits)) & 0x7fu) << 8;
-    return p * 0x0001000100010001ull;
+/* The 16-bit slot pattern of a key: tag | ext << 8. */
+FL_GCF_INLINE uint32_t fl_gcf_pattern(uint64_t h, uint32_t kbits) {
+    return fl_gcf_tag(h) | fl_gcf_ext(h, kbits) << 8;
 }
-/* The slots of a bucket word x that match pattern pat: the top bit of each matching 16-bit
- * lane (see the top of this file; exact, with no borrow between lanes). */
-FL_GCF_INLINE uint64_t fl_gcf_match(uint64_t x, uint64_t pat) {
-    uint64_t e = (x >> 8) & FL_GCF_LANE_LO8;
-    uint64_t m = e | e >> 1;
-    m |= m >> 2;
-    m |= m >> 4;
-    uint64_t care = ((m >> 1) & FL_GCF_LANE_LO7) << 8 | FL_GCF_LANE_LO8;
-    uint64_t d = (x ^ pat) & care;
+/* The slots of a bucket word x (four 16-bit lanes) that match pattern pat: the top bit of
+ * each matching lane (see the top of this file; the lowest-set-bit mask of each f is taken
+ * as (f | 0x100) - 1, so no borrow crosses a lane, and the zero test is exact). */
+FL_GCF_INLINE uint64_t fl_gcf_match(uint64_t x, uint32_t pat) {
+    uint64_t f = (x >> 8) & FL_GCF_LANE_LO8;
+    uint64_t t = (f ^ ((f | (FL_GCF_LANE_ONE << 8)) - FL_GCF_LANE_ONE)) & FL_GCF_LANE_LO8;
+    uint64_t d = (x ^ (pat * FL_GCF_LANE_ONE)) & ~(t << 8);
     uint64_t nz = ((d & FL_GCF_LANE_LO15) + FL_GCF_LANE_LO15) | d;
     return ~nz & FL_GCF_LANE_TOP;
 }
@@ -160,15 +178,37 @@ FL_GCF_INLINE uint64_t fl_gcf_load_word(const uint64_t *b, size_t i) {
     memcpy(&x, b + i, 8);
     return x;
 }
-/* One key: 1 if a slot of its two buckets matches (buckets = c << kbits, 1 <= w <= 31). */
+/* A key's two buckets (buckets = c << kbits, kbits <= 31; w above kbits is read as kbits,
+ * which no filter has and a kernel view may). */
+FL_GCF_INLINE void fl_gcf_buckets(uint64_t h, uint32_t c, uint32_t kbits, uint32_t w,
+                                  size_t *i1, size_t *i2) {
+    uint32_t ww = w < kbits ? w : kbits, kmask = (uint32_t)((1ull << kbits) - 1);
+    uint32_t s = fl_gcf_stripe(h, kbits);
+    uint32_t rot = ((s << ww) & kmask) | (s >> (kbits - ww)); /* top W bits to the bottom */
+    size_t col = (size_t)fl_gcf_column(h, c) << kbits;
+    *i1 = col | rot;
+    *i2 = col | (rot ^ fl_gcf_alt_xor(fl_gcf_tag(h), ww));
+}
+/* One key: 1 if a slot of its two buckets matches. On x86-64 the 8 slots are one SSE2
+ * register (baseline) and the test runs in 16-bit lanes: fewer instructions than the SWAR
+ * form, which a one-key loop pays in how many keys' loads it keeps in flight. Both forms
+ * give the same answer (tests/checkkernels/check_gcf.c compares this lookup with the scalar
+ * kernel, tests/test_gcf.c the SWAR test with a slot-by-slot one). */
 FL_GCF_INLINE int fl_gcf_probe(const uint64_t *b, uint32_t c, uint32_t kbits, uint32_t w,
                                uint64_t h) {
-    uint32_t lo = fl_gcf_stripe(h, kbits), r = fl_gcf_column(h, c);
-    /* masked to the stripes: a no-op for every filter (W <= K), a bound for any view */
-    uint32_t lo2 = (lo ^ fl_gcf_alt_xor(fl_gcf_tag(h), w)) & (uint32_t)((1ull << kbits) - 1);
-    uint64_t pat = fl_gcf_pattern(h, kbits);
-    return (fl_gcf_match(fl_gcf_load_word(b, (size_t)lo * c + r), pat) |
-            fl_gcf_match(fl_gcf_load_word(b, (size_t)lo2 * c + r), pat)) != 0;
+    size_t i1, i2;
+    fl_gcf_buckets(h, c, kbits, w, &i1, &i2);
+    uint32_t pat = fl_gcf_pattern(h, kbits);
+#if defined(__x86_64__) && !defined(FL_INLINE_PORTABLE)
+    __m128i x = _mm_set_epi64x((long long)fl_gcf_load_word(b, i2), (long long)fl_gcf_load_word(b, i1));
+    __m128i f = _mm_srli_epi16(x, 8);
+    __m128i t = _mm_xor_si128(f, _mm_sub_epi16(f, _mm_set1_epi16(1)));
+    __m128i d = _mm_andnot_si128(_mm_slli_epi16(t, 8), _mm_xor_si128(x, _mm_set1_epi16((short)pat)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(d, _mm_setzero_si128())) != 0;
+#else
+    return (fl_gcf_match(fl_gcf_load_word(b, i1), pat) |
+            fl_gcf_match(fl_gcf_load_word(b, i2), pat)) != 0;
+#endif
 }
 
 /* ---- one key at a time, in the caller's loop ---------------------------------------------
@@ -224,18 +264,14 @@ fl_status fl_gcf_clear(fl_gcf *g);
  * below the current table refuses every doubling and shrinks nothing. */
 fl_status fl_gcf_set_byte_limit(fl_gcf *g, uint64_t bytes);
 
-/* The hashes the byte and u64 calls use (0 for a NULL filter). */
-uint64_t fl_gcf_hash_bytes(const fl_gcf *g, const void *key, size_t len);
-uint64_t fl_gcf_hash_u64(const fl_gcf *g, uint64_t key);
-
-/* fl_gcf_insert_, _delete_ and _contains_ for hash, bytes, u64, hashes and u64s (filterlab.h's
- * FL_DECLARE_KEY_CALLS). Inserts: FL_OK, or an error with nothing stored (see "Growth
- * policy"); FL_ERR_INVALID_ARG for a NULL filter or a NULL key with len > 0; a batch stops
- * at the first key not stored (the keys before it stay). Deletes remove one copy (see the
- * top of this file): FL_OK, FL_ERR_NOT_FOUND (nothing changed), FL_ERR_INVALID_ARG; a batch
- * stops at the first key not found. Lookups answer 0 for a NULL filter or key; one key is
- * probed in line (fl_gcf_probe), batches through the filter's kernel (the gcf module),
- * FL_ERR_INVALID_ARG for NULL arrays with n > 0. */
+/* fl_gcf_hash_, _insert_, _delete_ and _contains_ for hash, bytes, u64, hashes and u64s, and
+ * the kernel binding (filterlab.h's FL_DECLARE_KEY_CALLS). Inserts: FL_OK, or an error with
+ * nothing stored (see "Growth policy"); FL_ERR_INVALID_ARG for a NULL filter or a NULL key
+ * with len > 0; a batch stops at the first key not stored (the keys before it stay). Deletes
+ * remove one copy (see the top of this file): FL_OK, FL_ERR_NOT_FOUND (nothing changed),
+ * FL_ERR_INVALID_ARG; a batch stops at the first key not found. Lookups answer 0 for a NULL
+ * filter or key; one key is probed in line (fl_gcf_probe), batches through the filter's
+ * kernel (the gcf module), FL_ERR_INVALID_ARG for NULL arrays with n > 0. */
 FL_DECLARE_KEY_CALLS(fl_gcf, fl_gcf);
 
 /* ---- persistence (filterlab format v2, kind growing cuckoo filter) ---------------------
@@ -245,10 +281,6 @@ FL_DECLARE_KEY_CALLS(fl_gcf, fl_gcf);
  * bytes loaded (0: no cap; FL_ERR_TOO_LARGE above it) and becomes the loaded filter's byte
  * limit, so a file cannot make a later insert allocate past what its loader allowed. */
 FL_DECLARE_FILE_CALLS(fl_gcf, fl_gcf);
-
-/* Kernel choice per filter, like fl_filter_bind_kernel ("auto" or NULL unbinds). */
-fl_status fl_gcf_bind_kernel(fl_gcf *g, const char *name);
-const char *fl_gcf_kernel(const fl_gcf *g);
 
 fl_status fl_gcf_info_get(const fl_gcf *g, fl_gcf_info *out);
 

@@ -1,10 +1,10 @@
 /*
  * The gcf module's AVX2 kernel (-mavx2 -mbmi2 -mfma): 4 keys per iteration, a key per qword
- * lane, as kernels/gcf_avx512.c does with 8: the two bucket indices of
- * include/filterlab_gcf.h in the lanes, two gathers, the header's SWAR slot test
- * (fl_gcf_match) on the 4 words at once. Tables past PF_MIN_BYTES get both words of the keys
- * PF_DIST ahead prefetched; the tail runs kernels/gcf_loop.h's key loop. Checked against
- * scalar by tests/checkkernels/check_gcf.c.
+ * lane: the two bucket indices of include/filterlab_gcf.h in the lanes, two gathers, and
+ * the header's slot test in the 16 16-bit lanes of each gathered vector (shift, subtract,
+ * XOR, shift, AND-NOT, compare with zero), then one qword compare per key. Tables past
+ * PF_MIN_BYTES get both words of the keys PF_DIST ahead prefetched; the tail runs
+ * kernels/gcf_loop.h's key loop. Checked against scalar by tests/checkkernels/check_gcf.c.
  */
 #if !defined(__AVX2__) || !defined(__BMI2__)
 #error "kernels/gcf_avx2.c needs -mavx2 -mbmi2"
@@ -17,38 +17,37 @@
 #include "gcf_loop.h"
 
 #define V(x) _mm256_set1_epi64x((long long)(x))
+#define COUNT(n) _mm_cvtsi32_si128((int)(n))
 
+/* fl_gcf_buckets and fl_gcf_pattern of 4 hashes in qword lanes, as the AVX-512 file's. */
 FL_INLINE void gcf_index4(__m256i h, const gcf_shape *s, __m256i *i1, __m256i *i2,
                           __m256i *pat) {
-    const __m256i kmask = V(s->kmask), c = V(s->c);
+    const uint32_t k = s->kbits, ww = s->w < k ? s->w : k;
     __m256i tag = _mm256_and_si256(h, V(0xff));
     tag = _mm256_sub_epi64(tag, _mm256_cmpeq_epi64(tag, _mm256_setzero_si256())); /* 0 -> 1 */
-    __m256i stripe = _mm256_and_si256(_mm256_srli_epi64(h, 8), kmask);
-    __m256i col = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(h, 48), c), 16);
-    __m256i alt = _mm256_srl_epi32(_mm256_mullo_epi32(tag, V(FL_GCF_ALT_MUL)),
-                                   _mm_cvtsi32_si128((int)(32 - s->w)));
-    alt = _mm256_or_si256(alt, V(1));
-    __m256i lo2 = _mm256_and_si256(_mm256_xor_si256(stripe, alt), kmask);
-    *i1 = _mm256_add_epi64(_mm256_mul_epu32(stripe, c), col);
-    *i2 = _mm256_add_epi64(_mm256_mul_epu32(lo2, c), col);
-    __m256i q = _mm256_and_si256(_mm256_srl_epi64(h, _mm_cvtsi32_si128((int)(8 + s->kbits))), V(0x7f));
-    __m256i p = _mm256_or_si256(tag, _mm256_slli_epi64(q, 8));
-    p = _mm256_or_si256(p, _mm256_slli_epi64(p, 16));
-    *pat = _mm256_or_si256(p, _mm256_slli_epi64(p, 32));
+    __m256i col = _mm256_mul_epu32(_mm256_and_si256(_mm256_srli_epi64(h, 8), V(0xffff)), V(s->c));
+    col = _mm256_sll_epi64(_mm256_srli_epi64(col, 16), COUNT(k));
+    __m256i stripe = _mm256_srli_epi64(_mm256_srl_epi64(h, COUNT(63 - k)), 1);
+    /* rotated left by W within K bits: the stripe's top W bits at the bottom */
+    __m256i rot = _mm256_or_si256(_mm256_and_si256(_mm256_sll_epi64(stripe, COUNT(ww)), V((1ull << k) - 1)),
+                                  _mm256_srl_epi64(stripe, COUNT(k - ww)));
+    __m256i alt = _mm256_srl_epi64(_mm256_mullo_epi32(tag, V(FL_GCF_ALT_MUL)), COUNT(32 - ww));
+    alt = _mm256_or_si256(alt, V(ww != 0));
+    *i1 = _mm256_or_si256(col, rot);
+    *i2 = _mm256_xor_si256(*i1, alt);
+    __m256i ext = _mm256_and_si256(_mm256_srl_epi64(h, COUNT(56 - k)), V(0xfe));
+    __m256i p = _mm256_or_si256(tag, _mm256_slli_epi64(ext, 8));
+    const __m256i rep16 = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9));
+    *pat = _mm256_shuffle_epi8(p, rep16);
 }
 
+/* All ones in each 16-bit lane whose slot matches its key's pattern. */
 FL_INLINE __m256i gcf_match4(__m256i x, __m256i pat) {
-    __m256i e = _mm256_and_si256(_mm256_srli_epi64(x, 8), V(FL_GCF_LANE_LO8));
-    __m256i m = _mm256_or_si256(e, _mm256_srli_epi64(e, 1));
-    m = _mm256_or_si256(m, _mm256_srli_epi64(m, 2));
-    m = _mm256_or_si256(m, _mm256_srli_epi64(m, 4));
-    __m256i care = _mm256_or_si256(
-        _mm256_slli_epi64(_mm256_and_si256(_mm256_srli_epi64(m, 1), V(FL_GCF_LANE_LO7)), 8),
-        V(FL_GCF_LANE_LO8));
-    __m256i d = _mm256_and_si256(_mm256_xor_si256(x, pat), care);
-    __m256i nz = _mm256_or_si256(
-        _mm256_add_epi64(_mm256_and_si256(d, V(FL_GCF_LANE_LO15)), V(FL_GCF_LANE_LO15)), d);
-    return _mm256_andnot_si256(nz, V(FL_GCF_LANE_TOP));
+    __m256i f = _mm256_srli_epi16(x, 8);
+    __m256i t = _mm256_xor_si256(f, _mm256_sub_epi16(f, _mm256_set1_epi16(1)));
+    __m256i d = _mm256_andnot_si256(_mm256_slli_epi16(t, 8), _mm256_xor_si256(x, pat));
+    return _mm256_cmpeq_epi16(d, _mm256_setzero_si256());
 }
 
 FL_INLINE size_t gcf_contains_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
@@ -71,7 +70,7 @@ FL_INLINE size_t gcf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
         __m256i w1 = _mm256_i64gather_epi64(base, i1, 8);
         __m256i w2 = _mm256_i64gather_epi64(base, i2, 8);
         __m256i hit = _mm256_or_si256(gcf_match4(w1, pat), gcf_match4(w2, pat));
-        /* a lane with a hit is nonzero: its qword's compare with 0 is false */
+        /* a key with a match has a nonzero qword: its compare with 0 is false */
         unsigned z = (unsigned)_mm256_movemask_pd(
             _mm256_castsi256_pd(_mm256_cmpeq_epi64(hit, _mm256_setzero_si256())));
         unsigned hits = ~z & 0xfu;

@@ -16,7 +16,7 @@
 
 typedef struct gcf_shape {
     const uint64_t *b;
-    uint32_t c, kbits, w, kmask;
+    uint32_t c, kbits, w;
 } gcf_shape;
 
 /* The view's columns and window (k), K = floor(log2(units / c)): c << K <= units. */
@@ -31,16 +31,18 @@ FL_INLINE gcf_shape gcf_shape_of(const fl_kview *f) {
     if (s.w == 0) s.w = s.kbits; /* the whole table (kernels/kernels.h) */
     if (s.w < 1) s.w = 1;
     if (s.w > 31) s.w = 31;
-    s.kmask = (uint32_t)((1ull << s.kbits) - 1);
     return s;
 }
 
 FL_INLINE size_t gcf_index1(const gcf_shape *s, uint64_t h) {
-    return (size_t)fl_gcf_stripe(h, s->kbits) * s->c + fl_gcf_column(h, s->c);
+    size_t i1, i2;
+    fl_gcf_buckets(h, s->c, s->kbits, s->w, &i1, &i2);
+    return i1;
 }
 FL_INLINE size_t gcf_index2(const gcf_shape *s, uint64_t h) {
-    uint32_t lo2 = (fl_gcf_stripe(h, s->kbits) ^ fl_gcf_alt_xor(fl_gcf_tag(h), s->w)) & s->kmask;
-    return (size_t)lo2 * s->c + fl_gcf_column(h, s->c);
+    size_t i1, i2;
+    fl_gcf_buckets(h, s->c, s->kbits, s->w, &i1, &i2);
+    return i2;
 }
 
 /* Keys [from, n) one at a time; returns their positives. */

@@ -1,8 +1,7 @@
 /*
  * The gcf module's NEON kernel: one key at a time, its two bucket words loaded as one
- * 8 x 16-bit vector, include/filterlab_gcf.h's slot test in 16-bit lanes (vshrq_n_u16 keeps
- * each lane's bits to itself, so the smear needs no masks between lanes), one vceqq against
- * zero and a horizontal max. Native on aarch64, through SIMDe on x86 (checked there, never
+ * 8 x 16-bit vector, include/filterlab_gcf.h's slot test in 16-bit lanes (shift, subtract,
+ * XOR, shift, bit clear), one vceqq against zero and a horizontal max. Native on aarch64, through SIMDe on x86 (checked there, never
  * picked automatically). The prefetch policy and key loop are kernels/gcf_loop.h's.
  */
 #include "neon_common.h"
@@ -11,13 +10,10 @@
 FL_INLINE int gcf_probe_neon(const gcf_shape *s, uint64_t h) {
     uint16x8_t x = vreinterpretq_u16_u64(
         vcombine_u64(vld1_u64(s->b + gcf_index1(s, h)), vld1_u64(s->b + gcf_index2(s, h))));
-    uint16_t p = (uint16_t)(fl_gcf_tag(h) | ((h >> (8 + s->kbits)) & 0x7fu) << 8);
-    uint16x8_t e = vshrq_n_u16(x, 8);
-    uint16x8_t m = vorrq_u16(e, vshrq_n_u16(e, 1));
-    m = vorrq_u16(m, vshrq_n_u16(m, 2));
-    m = vorrq_u16(m, vshrq_n_u16(m, 4));
-    uint16x8_t care = vorrq_u16(vshlq_n_u16(vshrq_n_u16(m, 1), 8), vdupq_n_u16(0xff));
-    uint16x8_t d = vandq_u16(veorq_u16(x, vdupq_n_u16(p)), care);
+    uint16x8_t f = vshrq_n_u16(x, 8);
+    uint16x8_t t = veorq_u16(f, vsubq_u16(f, vdupq_n_u16(1)));
+    uint16x8_t d = vbicq_u16(veorq_u16(x, vdupq_n_u16((uint16_t)fl_gcf_pattern(h, s->kbits))),
+                             vshlq_n_u16(t, 8));
     return vmaxvq_u16(vceqq_u16(d, vdupq_n_u16(0))) != 0;
 }
 

@@ -30,14 +30,15 @@ static uint64_t splitmix(uint64_t *s) {
 
 /* ---- the slot test ------------------------------------------------------------------------ */
 
-/* One slot against a key's tag and next 7 bits, as the header's prose says. */
+/* One slot against a key's tag and extension byte q (7 bits from bit 7 down), as the
+ * header's prose says: the L bits above the sentinel, the lowest set bit of f. */
 static int slot_matches(uint32_t s, uint32_t tag, uint32_t q) {
     if (s == 0) return 0;
-    uint32_t e = s >> 8;
-    if (e == 0) return (s & 0xff) == tag; /* no sentinel: no filter holds it; L = 0 */
-    uint32_t len = 31u - (uint32_t)__builtin_clz(e);
-    uint32_t mask = (1u << len) - 1;
-    return (s & 0xff) == tag && (e & mask) == (q & mask);
+    uint32_t f = s >> 8;
+    if (f == 0) return (s & 0xff) == tag; /* no sentinel: no filter holds it; tag only */
+    uint32_t len = 7u - (uint32_t)__builtin_ctz(f);
+    uint32_t mask = (0xffu << (8 - len)) & 0xffu; /* the top len bits */
+    return (s & 0xff) == tag && (f & mask) == (q & mask);
 }
 
 static void test_match(void **state) {
@@ -46,7 +47,7 @@ static void test_match(void **state) {
     for (int i = 0; i < 200000; i++) {
         uint64_t x = splitmix(&seed), r = splitmix(&seed);
         /* lanes often empty, often sharing the key's tag */
-        uint32_t tag = (uint32_t)(r & 0xff) | 1, q = (uint32_t)(r >> 8) & 0x7f;
+        uint32_t tag = (uint32_t)(r & 0xff) | 1, q = (uint32_t)(r >> 8) & 0xfe;
         for (int s = 0; s < 4; s++) {
             uint32_t kind = (uint32_t)(r >> (20 + 3 * s)) & 7;
             uint64_t lane = (x >> (16 * s)) & 0xffff;
@@ -54,8 +55,7 @@ static void test_match(void **state) {
             if (kind >= 5) lane = (lane & 0xff00) | tag;
             x = (x & ~(0xffffull << (16 * s))) | lane << (16 * s);
         }
-        uint64_t pat = (uint64_t)(tag | q << 8) * 0x0001000100010001ull;
-        uint64_t m = fl_gcf_match(x, pat);
+        uint64_t m = fl_gcf_match(x, tag | q << 8);
         for (int s = 0; s < 4; s++) {
             uint32_t lane = (uint32_t)(x >> (16 * s)) & 0xffff;
             int want = slot_matches(lane, tag, q);
@@ -287,36 +287,31 @@ static void test_duplicates(void **state) {
 }
 
 /* The delete rule. Key y is inserted, the table doubles twice (y's slot keeps 5 extension
- * bits), then key x with y's tag, buckets and those 5 bits but a different 6th and 7th.
- * x's lookup matches both slots; y's only its own. Deleting x must take x's 7-bit slot: the
- * first match in bucket order would be y's (it sits first in the same bucket) and leave y
- * absent. */
+ * bits), then key x with y's tag, column, buckets and those 5 bits but a different 6th and
+ * 7th. x's lookup matches both slots; y's only its own. Deleting x must take x's 7-bit slot:
+ * the first match in bucket order would be y's (it sits first in the same bucket) and leave
+ * y absent. */
 static void test_delete_longest(void **state) {
     (void)state;
     fl_gcf *g = NULL;
     assert_int_equal(fl_gcf_create(1, 1, &g), FL_OK);
     uint32_t w = g->wbits, c = g->columns;
-    /* y: tag 0x35, stripe 3, column from bits 48.., extension bits 0b1010110 */
-    uint64_t y = 0x35 | 3ull << 8 | (uint64_t)0x56 << (8 + w) | 0x1234ull << 48;
+    uint64_t y = 0xa5c3000000001235ull; /* tag 0x35, column bits 0x0012, stripe from the top */
     assert_int_equal(fl_gcf_insert_hash(g, y), FL_OK);
     /* filler keys in other stripes until two doublings happened */
     uint64_t seed = 8;
     while (g->kbits < w + 2) {
         uint64_t k = splitmix(&seed);
-        if (fl_gcf_stripe(k, g->kbits) == 3) continue;
+        if (fl_gcf_stripe(k, g->kbits) == fl_gcf_stripe(y, g->kbits)) continue;
         assert_int_equal(fl_gcf_insert_hash(g, k), FL_OK);
     }
-    uint32_t kb = g->kbits; /* w + 2: y's slot holds 5 bits, 0b10101 */
-    assert_int_equal(kb, w + 2);
-    /* x: same tag, the same stripe now (bits 8..8+kb of y), same first 5 bits past it,
-     * bits 6 and 7 flipped */
-    uint64_t stripe = (y >> 8) & ((1ull << kb) - 1);
-    uint64_t ext_y = (y >> (8 + kb)) & 0x7f;
-    uint64_t x = 0x35 | stripe << 8 | ((ext_y & 0x1f) | (~ext_y & 0x60)) << (8 + kb) |
-                 0x1234ull << 48;
-    assert_true(x != y);
+    uint32_t kb = g->kbits;
+    assert_int_equal(kb, w + 2); /* y's slot holds 5 extension bits */
+    /* extension bit j of a key is h bit 63 - kb - j: flip the 6th and 7th (j = 5, 6) */
+    uint64_t x = y ^ (1ull << (63 - kb - 5)) ^ (1ull << (63 - kb - 6));
+    assert_int_equal(fl_gcf_stripe(x, kb), fl_gcf_stripe(y, kb));
     assert_int_equal(fl_gcf_column(x, c), fl_gcf_column(y, c));
-    /* y's bucket must hold y's slot before x's: put x in after */
+    assert_int_equal(fl_gcf_tag(x), fl_gcf_tag(y));
     assert_int_equal(fl_gcf_insert_hash(g, x), FL_OK);
     assert_int_equal(fl_gcf_contains_hash(g, x), 1);
     assert_int_equal(fl_gcf_contains_hash(g, y), 1);
@@ -656,8 +651,8 @@ static void test_crafted(void **state) {
         uint8_t lo, hi;
     } BAD[] = {{0, t[at + 1]},              /* tag 0 */
                {t[at], 0},                  /* no sentinel */
-               {t[at], 0x01},               /* L = 0 after 2 doublings: too short */
-               {t[at], 0x03}};              /* L = 1 */
+               {t[at], 0x80},               /* L = 0 after 2 doublings: too short */
+               {t[at], 0x40}};              /* L = 1 */
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         memcpy(k, t, tlen);
         k[at] = BAD[i].lo;
@@ -670,7 +665,7 @@ static void test_crafted(void **state) {
     assert_true(e < tlen);
     memcpy(k, t, tlen);
     k[e] = 9;
-    k[e + 1] = 0x80;
+    k[e + 1] = 0x01; /* 7 extension bits */
     assert_int_equal(load_craft(head, k, tlen), FL_ERR_CORRUPT);
     /* ... and loads with the header counting it */
     memcpy(h, head, 32);

@@ -22,8 +22,8 @@
  * 2^32 or more, another slot layout, nonzero reserved bytes, more items than slots, a SLOT
  * length other than (c << K) * 8); the table bytes against the caller's cap (TOO_LARGE);
  * the input's length (TRUNCATED, TRAILING_DATA); the table's checksum (CHECKSUM); then
- * every slot (CORRUPT: an occupied slot with tag 0 or no sentinel, or with more than 7 or
- * fewer than 7 - (K - W) extension bits, which no insert and split can make; occupied slots
+ * every slot (CORRUPT: an occupied slot with tag 0 or no sentinel, or with fewer than
+ * 7 - (K - W) extension bits, which no insert and split can make; occupied slots
  * that do not sum to HEAD's items). A table that passes is one inserts could have made, so
  * the per-length counts rebuilt from it are exact and the next doubling finds a bit to
  * split every slot by.
@@ -103,8 +103,8 @@ static fl_status check_slots(fl_gcf *g, uint64_t items) {
             uint32_t v = (uint32_t)(x >> (16 * s)) & 0xffffu;
             if (!v) continue;
             if ((v & 0xffu) == 0 || (v >> 8) == 0) return FL_ERR_CORRUPT;
-            uint32_t len = fl_gcf_slot_ext(v);
-            if (len > FL_GCF_EXT_BITS || len < min_len) return FL_ERR_CORRUPT;
+            uint32_t len = fl_gcf_slot_ext(v); /* 0..7 by construction */
+            if (len < min_len) return FL_ERR_CORRUPT;
             g->by_ext[len]++;
         }
     }

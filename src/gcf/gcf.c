@@ -16,7 +16,6 @@
 
 /* Keys hashed per chunk on the u64 batch paths (a stack buffer, no allocation). */
 #define CHUNK 256
-#define LANE_ONE 0x0001000100010001ull
 
 int fl_gcf_shape_ok(uint32_t columns, uint32_t wbits, uint32_t kbits) {
     if (columns < 1 || columns > FL_GCF_MAX_COLUMNS) return 0;
@@ -144,16 +143,21 @@ static fl_status may_double(const fl_gcf *g) {
     return FL_OK;
 }
 
-/* Bucket p's slots split between p and p + buckets by their first extension bit (bit 8 of
- * the slot), each slot keeping its lane, its high byte shifted right by one within the lane
- * (the sentinel moves down with the bits: L - 1). Four lanes at once, no branch. */
-static void split(uint64_t *t, uint64_t m) {
-    for (uint64_t p = 0; p < m; p++) {
+/* The table doubled: bucket p (its low W bits t) splits into 2p - t and 2p - t + 2^W by its
+ * slots' first extension bit (bit 15 of the slot; the header's "Doubling"), each slot keeping
+ * its lane, its high byte shifted left by one within the lane (the sentinel moves up with
+ * the bits: L - 1). Four lanes at once, no branch. From the top bucket down: both
+ * destinations are at or above p, so every bucket is read before anything is written over
+ * it, and every word of the doubled table is written once. */
+static void split(uint64_t *t, uint64_t m, uint32_t wbits) {
+    const uint64_t wmask = ((uint64_t)1 << wbits) - 1;
+    for (uint64_t p = m; p-- > 0;) {
         uint64_t x = t[p];
-        uint64_t up = ((x >> 8) & LANE_ONE) * 0xffffu; /* lanes whose bit is 1 */
-        uint64_t y = (x & FL_GCF_LANE_LO8) | ((x >> 1) & 0x7f007f007f007f00ull);
-        t[p] = y & ~up;
-        t[p + m] = y & up;
+        uint64_t up = ((x >> 15) & FL_GCF_LANE_ONE) * 0xffffu; /* lanes whose bit is 1 */
+        uint64_t y = (x & FL_GCF_LANE_LO8) | ((x << 1) & 0xfe00fe00fe00fe00ull);
+        uint64_t d = 2 * p - (p & wmask);
+        t[d] = y & ~up;
+        t[d + wmask + 1] = y & up;
     }
 }
 
@@ -163,7 +167,7 @@ static fl_status grow(fl_gcf *g) {
     uint64_t m = g->buckets;
     st = extend_table(g, g->bytes * 2);
     if (st != FL_OK) return st;
-    split(g->table, m);
+    split(g->table, m, g->wbits);
     g->buckets = m * 2;
     g->bytes *= 2;
     g->kbits++;
@@ -187,10 +191,10 @@ static inline void lane_set(fl_gcf *g, uint64_t b, uint32_t s, uint32_t v) {
     g->table[b] = x | (uint64_t)v << (16 * s);
 }
 
-/* The other bucket of a slot with this tag in bucket b (an involution). */
+/* The other bucket of a slot with this tag in bucket b (an involution): b's low W bits (the
+ * stripe's top W) flipped. */
 static inline uint64_t alt_bucket(const fl_gcf *g, uint64_t b, uint32_t tag) {
-    uint64_t c = g->columns, lo = b / c, r = b - lo * c;
-    return (lo ^ fl_gcf_alt_xor(tag, g->wbits)) * c + r;
+    return b ^ fl_gcf_alt_xor(tag, g->wbits);
 }
 
 /* Puts slot v in a free lane of bucket b; 1 if there was one. */
@@ -207,10 +211,9 @@ static int try_place(fl_gcf *g, uint64_t b, uint32_t v) {
  * leaves the table exactly as it was. 1 if stored. */
 static int place(fl_gcf *g, uint64_t h) {
     uint32_t tag = fl_gcf_tag(h);
-    uint32_t v = tag | (((uint32_t)(h >> (8 + g->kbits)) & 0x7fu) | 0x80u) << 8;
-    uint64_t i1 = (uint64_t)fl_gcf_stripe(h, g->kbits) * g->columns +
-                  fl_gcf_column(h, g->columns);
-    uint64_t i2 = alt_bucket(g, i1, tag);
+    uint32_t v = tag | (fl_gcf_ext(h, g->kbits) | 1u) << 8; /* 7 bits and the sentinel */
+    size_t i1, i2;
+    fl_gcf_buckets(h, g->columns, g->kbits, g->wbits, &i1, &i2);
     if (try_place(g, i1, v) || try_place(g, i2, v)) return 1;
     struct {
         uint32_t bucket;
@@ -266,10 +269,9 @@ fl_status fl_gcf_insert_u64(fl_gcf *g, uint64_t key) {
 
 fl_status fl_gcf_delete_hash(fl_gcf *g, uint64_t h) {
     if (!g) return FL_ERR_INVALID_ARG;
-    uint64_t i1 = (uint64_t)fl_gcf_stripe(h, g->kbits) * g->columns +
-                  fl_gcf_column(h, g->columns);
-    uint64_t bk[2] = {i1, alt_bucket(g, i1, fl_gcf_tag(h))};
-    uint64_t pat = fl_gcf_pattern(h, g->kbits);
+    size_t bk[2];
+    fl_gcf_buckets(h, g->columns, g->kbits, g->wbits, &bk[0], &bk[1]);
+    uint32_t pat = fl_gcf_pattern(h, g->kbits);
     /* the matching slot with the most extension bits (InfiniFilter's rule: see the header) */
     int best_len = -1;
     uint64_t best_b = 0;

@@ -28,10 +28,10 @@ struct fl_gcf {
     const fl_kernel_table *bound;         /* fl_gcf_bind_kernel's table or NULL */
 };
 
-/* A slot's extension length L: the sentinel is the highest set bit of its high byte (an
- * occupied slot always has one). */
+/* A slot's extension length L: the sentinel is the lowest set bit of its high byte, at
+ * bit 7 - L (an occupied slot always has one). */
 static inline uint32_t fl_gcf_slot_ext(uint32_t s) {
-    return 31u - (uint32_t)__builtin_clz(s >> 8);
+    return 7u - (uint32_t)__builtin_ctz(s >> 8);
 }
 
 static inline uint64_t fl_gcf_items(const fl_gcf *g) {
