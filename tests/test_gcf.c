@@ -442,13 +442,7 @@ static void test_batch_equals_single(void **state) {
 
 /* ---- files ------------------------------------------------------------------------------- */
 
-static uint8_t *saved(const fl_gcf *g, size_t *len) {
-    *len = fl_gcf_serialized_size(g);
-    uint8_t *buf = malloc(*len);
-    assert_non_null(buf);
-    assert_int_equal(fl_gcf_save_mem(g, buf, *len, NULL), FL_OK);
-    return buf;
-}
+TEST_FILE_HELPERS(fl_gcf, fl_gcf, fl_gcf_free)
 
 /* A filter grown twice from capacity 1 (the smallest table), with copies and deletes: slots
  * of lengths 5, 6 and 7. */
@@ -465,7 +459,7 @@ static void test_round_trip(void **state) {
     (void)state;
     fl_gcf *g = sample();
     size_t len;
-    uint8_t *buf = saved(g, &len);
+    uint8_t *buf = saved_image(g, &len);
     fl_gcf *d = NULL;
     assert_int_equal(fl_gcf_load_mem(buf, len, 0, &d), FL_OK);
     assert_int_equal(d->buckets, g->buckets);
@@ -475,8 +469,8 @@ static void test_round_trip(void **state) {
     assert_memory_equal(d->by_ext, g->by_ext, sizeof g->by_ext);
     assert_memory_equal(d->table, g->table, g->bytes);
     size_t len2;
-    uint8_t *buf2 = saved(d, &len2);
-    assert_same_image_and_free(buf2, len2, saved(g, &len2), len2);
+    uint8_t *buf2 = saved_image(d, &len2);
+    assert_same_image_and_free(buf2, len2, saved_image(g, &len2), len2);
     for (uint64_t k = 0; k < 2000; k++)
         assert_int_equal(fl_gcf_contains_u64(d, k), fl_gcf_contains_u64(g, k));
     /* the loaded filter keeps growing (its eviction walks draw other random numbers than the
@@ -527,35 +521,19 @@ static void test_round_trip(void **state) {
     fl_gcf_free(g);
 }
 
-static fl_status load_status(const uint8_t *bytes, size_t n) {
-    fl_gcf *g = (fl_gcf *)1;
-    fl_status st = fl_gcf_load_mem(bytes, n, 0, &g);
-    assert_true(st == FL_OK ? g != NULL : g == NULL);
-    fl_gcf_free(g);
-    return st;
-}
-
+/* Other kinds' loaders refuse a growing cuckoo filter's file and the other way round, the
+ * vector quotient filter's too. */
 static void test_wrong_kind(void **state) {
     (void)state;
-    fl_filter *f = test_filter(FL_BLOCK512, 4, 8);
-    size_t flen = fl_serialized_size(f), len;
-    uint8_t *fbuf = malloc(flen);
-    assert_int_equal(fl_save_mem(f, fbuf, flen, NULL), FL_OK);
     fl_gcf *s = sample();
-    uint8_t *buf = saved(s, &len);
-    fl_filter *h = NULL;
+    size_t len;
+    uint8_t *buf = saved_image(s, &len);
+    assert_wrong_kind_both_ways(buf, len, load_status);
     fl_vqf *v = NULL;
-    fl_status got[4] = {load_status(fbuf, flen), fl_load_mem(buf, len, 0, &h),
-                        fl_vqf_load_mem(buf, len, 0, &v), FL_OK};
-    fbuf[8] = 1;
-    got[3] = load_status(fbuf, flen);
-    for (int i = 0; i < 4; i++) assert_int_equal(got[i], FL_ERR_WRONG_KIND);
-    assert_null(h);
+    assert_int_equal(fl_vqf_load_mem(buf, len, 0, &v), FL_ERR_WRONG_KIND);
     assert_null(v);
     free(buf);
-    free(fbuf);
     fl_gcf_free(s);
-    fl_free(f);
 }
 
 static void test_every_truncation_and_bit_flip(void **state) {
@@ -564,7 +542,7 @@ static void test_every_truncation_and_bit_flip(void **state) {
     assert_int_equal(fl_gcf_create(1, 77, &s), FL_OK); /* the smallest table: a short file */
     for (uint64_t k = 0; k < 100; k++) assert_int_equal(fl_gcf_insert_u64(s, k), FL_OK);
     size_t len;
-    uint8_t *buf = saved(s, &len);
+    uint8_t *buf = saved_image(s, &len);
     assert_int_equal(load_status(buf, len), FL_OK);
     assert_refuses_every_cut_and_flip(buf, len, load_status);
     free(buf);

@@ -574,13 +574,7 @@ static void test_batch_equals_single(void **state) {
 
 /* ---- files ------------------------------------------------------------------------------- */
 
-static uint8_t *saved(const fl_vqf *v, size_t *len) {
-    *len = fl_vqf_serialized_size(v);
-    uint8_t *buf = malloc(*len);
-    assert_non_null(buf);
-    assert_int_equal(fl_vqf_save_mem(v, buf, *len, NULL), FL_OK);
-    return buf;
-}
+TEST_FILE_HELPERS(fl_vqf, fl_vqf, fl_vqf_free)
 
 /* A filter of 7 blocks with a mix of keys, copies and deletes. */
 static fl_vqf *sample(void) {
@@ -595,7 +589,7 @@ static void test_round_trip(void **state) {
     (void)state;
     fl_vqf *v = sample();
     size_t len;
-    uint8_t *buf = saved(v, &len);
+    uint8_t *buf = saved_image(v, &len);
     fl_vqf *d = NULL;
     assert_int_equal(fl_vqf_load_mem(buf, len, 0, &d), FL_OK);
     assert_int_equal(d->nblocks, v->nblocks);
@@ -604,8 +598,8 @@ static void test_round_trip(void **state) {
     assert_memory_equal(d->blocks, v->blocks, v->bytes);
     /* byte for byte: the loaded filter saves the same file */
     size_t len2;
-    uint8_t *buf2 = saved(d, &len2);
-    assert_same_image_and_free(buf2, len2, saved(v, &len2), len2);
+    uint8_t *buf2 = saved_image(d, &len2);
+    assert_same_image_and_free(buf2, len2, saved_image(v, &len2), len2);
     /* it keeps working like the original */
     for (uint64_t k = 0; k < 200; k++) assert_int_equal(fl_vqf_contains_u64(d, k), fl_vqf_contains_u64(v, k));
     assert_int_equal(fl_vqf_delete_u64(d, 199), FL_OK);
@@ -641,45 +635,23 @@ static void test_round_trip(void **state) {
     fl_vqf_free(v);
 }
 
-/* fl_vqf_load_mem's status; an object exactly on success, freed. */
-static fl_status load_status(const uint8_t *bytes, size_t n) {
-    fl_vqf *v = (fl_vqf *)1;
-    fl_status st = fl_vqf_load_mem(bytes, n, 0, &v);
-    assert_true(st == FL_OK ? v != NULL : v == NULL);
-    fl_vqf_free(v);
-    return st;
-}
-
 /* A filter's file is not a vector quotient filter's, and the other way round (for the
  * filter and Count-Min loaders); a version-1 file is a filter's. */
 static void test_wrong_kind(void **state) {
     (void)state;
-    fl_filter *f = test_filter(FL_BLOCK512, 4, 8);
-    size_t flen = fl_serialized_size(f), len;
-    uint8_t *fbuf = malloc(flen);
-    assert_int_equal(fl_save_mem(f, fbuf, flen, NULL), FL_OK);
     fl_vqf *s = sample();
-    uint8_t *buf = saved(s, &len);
-    fl_filter *g = NULL;
-    fl_cms *c = NULL;
-    fl_status got[4] = {load_status(fbuf, flen), fl_load_mem(buf, len, 0, &g),
-                        fl_cms_load_mem(buf, len, 0, &c), FL_OK};
-    fbuf[8] = 1;
-    got[3] = load_status(fbuf, flen);
-    for (int i = 0; i < 4; i++) assert_int_equal(got[i], FL_ERR_WRONG_KIND);
-    assert_null(g);
-    assert_null(c);
+    size_t len;
+    uint8_t *buf = saved_image(s, &len);
+    assert_wrong_kind_both_ways(buf, len, load_status);
     free(buf);
-    free(fbuf);
     fl_vqf_free(s);
-    fl_free(f);
 }
 
 static void test_every_truncation_and_bit_flip(void **state) {
     (void)state;
     fl_vqf *s = sample();
     size_t len;
-    uint8_t *buf = saved(s, &len);
+    uint8_t *buf = saved_image(s, &len);
     assert_int_equal(load_status(buf, len), FL_OK);
     assert_refuses_every_cut_and_flip(buf, len, load_status);
     free(buf);

@@ -62,6 +62,48 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
     return f;
 }
 
+/* A structure's saved image (heap, *len bytes) and its loader's status (an object exactly on
+ * success, freed), for the five file calls of prefix and type (FL_DECLARE_FILE_CALLS):
+ * TEST_FILE_HELPERS(fl_x, fl_x, fl_x_free) defines saved_image() and load_status(). */
+#define TEST_FILE_HELPERS(prefix, type, free_fn)                                             \
+    static uint8_t *saved_image(const type *obj, size_t *len) {                              \
+        *len = prefix##_serialized_size(obj);                                                \
+        uint8_t *buf = malloc(*len);                                                         \
+        assert_non_null(buf);                                                                \
+        assert_int_equal(prefix##_save_mem(obj, buf, *len, NULL), FL_OK);                    \
+        return buf;                                                                          \
+    }                                                                                        \
+    static fl_status load_status(const uint8_t *bytes, size_t n) {                           \
+        type *obj = (type *)1;                                                               \
+        fl_status st = prefix##_load_mem(bytes, n, 0, &obj);                                 \
+        assert_true(st == FL_OK ? obj != NULL : obj == NULL);                                \
+        free_fn(obj);                                                                        \
+        return st;                                                                           \
+    }
+
+/* A structure's loader (load: its load_status) and the filter and Count-Min loaders refuse
+ * each other's files with FL_ERR_WRONG_KIND both ways: a filter's image given to load, the
+ * structure's image buf[0..len) to fl_load_mem and fl_cms_load_mem, and a version-1 file
+ * (a filter's) to load. */
+static inline void assert_wrong_kind_both_ways(const uint8_t *buf, size_t len, test_load_fn load) {
+    fl_filter *f = test_filter(FL_BLOCK512, 4, 8);
+    size_t flen = fl_serialized_size(f);
+    uint8_t *fbuf = malloc(flen);
+    assert_non_null(fbuf);
+    assert_int_equal(fl_save_mem(f, fbuf, flen, NULL), FL_OK);
+    fl_filter *g = NULL;
+    fl_cms *c = NULL;
+    fl_status got[4] = {load(fbuf, flen), fl_load_mem(buf, len, 0, &g),
+                        fl_cms_load_mem(buf, len, 0, &c), FL_OK};
+    fbuf[8] = 1; /* the format version: 1 is a filter's */
+    got[3] = load(fbuf, flen);
+    for (int i = 0; i < 4; i++) assert_int_equal(got[i], FL_ERR_WRONG_KIND);
+    assert_null(g);
+    assert_null(c);
+    free(fbuf);
+    fl_free(f);
+}
+
 /* The source tree (FL_SOURCE_ROOT, which meson sets), for tests reading its files;
  * skips the calling test when it is not known. */
 static inline const char *source_root_or_skip(void) {

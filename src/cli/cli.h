@@ -438,4 +438,11 @@ static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b
 typedef int (*cli_batch_fn)(cli_batch *b, void *ctx);
 int cli_batch_each(const char *input, cli_batch_fn step, void *ctx);
 
+/* A structure's query command (vqf-query, gcf-query): every input line through `lookup`,
+ * which sets b->hit[0..count) for a batch (hashing it with the structure's seed) and returns
+ * its positives; the lines that hit printed in input order, or with count_only their number
+ * alone. Returns cli_batch_each's code, then cli_out_finish's. */
+typedef size_t (*cli_lookup_fn)(const void *obj, cli_batch *b);
+int cli_query_lines(const char *input, int count_only, cli_lookup_fn lookup, const void *obj);
+
 #endif /* FL_CLI_H */

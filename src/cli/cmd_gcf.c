@@ -33,38 +33,49 @@ typedef struct line_op {
     uint64_t lines, limit;
 } line_op;
 
-static int why_refused(const line_op *o, fl_status s) {
+/* The refusal of line o->lines + 1 (its text quoted in q), named. */
+static int why_refused(const line_op *o, fl_status s, const char *q) {
     unsigned long long line = (unsigned long long)o->lines + 1;
     char lim[32];
     switch (s) {
     case FL_ERR_TOO_LARGE:
         cli_human_bytes(o->limit, lim, sizeof lim);
-        return cli_fail(EXIT_DATA, "%s: line %llu: the filter would grow past the size "
+        return cli_fail(EXIT_DATA, "%s: line %llu (%s): the filter would grow past the size "
                         "limit (%s: --max-bytes, or physical memory); nothing written",
-                        o->cmd, line, lim);
+                        o->cmd, line, q, lim);
     case FL_ERR_FULL:
-        return cli_fail(EXIT_DATA, "%s: line %llu: the filter is full (it has doubled %u "
-                        "times, the most it can; or the line was added 8 times already); "
+        return cli_fail(EXIT_DATA, "%s: line %llu (%s): the filter is full (it has doubled "
+                        "%u times, the most it can; or the line was added 8 times already); "
                         "nothing written: build a new filter with a larger --n",
-                        o->cmd, line, FL_GCF_MAX_DOUBLINGS);
+                        o->cmd, line, q, FL_GCF_MAX_DOUBLINGS);
     case FL_ERR_NOT_FOUND:
-        return cli_fail(EXIT_DATA, "%s: line %llu is not in the filter; nothing written",
-                        o->cmd, line);
+        return cli_fail(EXIT_DATA, "%s: line %llu (%s) is not in the filter; nothing written",
+                        o->cmd, line, q);
     default:
-        return cli_fail(EXIT_DATA, "%s: line %llu: %s; nothing written", o->cmd, line,
+        return cli_fail(EXIT_DATA, "%s: line %llu (%s): %s; nothing written", o->cmd, line, q,
                         fl_strerror(s));
     }
 }
 
+static void hash_lines(const fl_gcf *f, cli_batch *b) {
+    for (size_t i = 0; i < b->count; i++)
+        b->hash[i] = fl_gcf_hash_bytes(f, cli_batch_key(b, i), b->len[i]);
+}
+
 static int apply_batch(cli_batch *b, void *ctx) {
     line_op *o = ctx;
-    for (size_t i = 0; i < b->count; i++)
-        b->hash[i] = fl_gcf_hash_bytes(o->g, cli_batch_key(b, i), b->len[i]);
+    hash_lines(o->g, b);
     size_t done = 0;
     fl_status s = o->del ? fl_gcf_delete_hashes(o->g, b->hash, b->count, &done)
                          : fl_gcf_insert_hashes(o->g, b->hash, b->count, &done);
     o->lines += done;
-    return s == FL_OK ? EXIT_OK : why_refused(o, s);
+    if (s == FL_OK) return EXIT_OK;
+    char q[CLI_QUOTE_BUF], line[256];
+    size_t n = b->len[done] < sizeof line - 1 ? b->len[done] : sizeof line - 1;
+    memcpy(line, cli_batch_key(b, done), n);
+    line[n] = 0;
+    cli_quote(line, q, sizeof q);
+    return why_refused(o, s, q);
 }
 
 /* Every input line through o, then the filter saved to `output`. */
@@ -205,23 +216,11 @@ static void help_query(void) {
     cli_help_options();
 }
 
-typedef struct lookups {
-    const fl_gcf *g;
-    int count_only;
-    uint64_t positives;
-} lookups;
-
-static int lookup_batch(cli_batch *b, void *ctx) {
-    lookups *l = ctx;
-    for (size_t i = 0; i < b->count; i++)
-        b->hash[i] = fl_gcf_hash_bytes(l->g, cli_batch_key(b, i), b->len[i]);
+static size_t lookup_batch(const void *f, cli_batch *b) {
+    hash_lines(f, b);
     size_t pos = 0;
-    fl_gcf_contains_hashes(l->g, b->hash, b->count, b->hit, &pos);
-    l->positives += pos;
-    if (!l->count_only)
-        for (size_t i = 0; i < b->count; i++)
-            if (b->hit[i]) cli_out_line(cli_batch_key(b, i), b->len[i]);
-    return EXIT_OK;
+    fl_gcf_contains_hashes(f, b->hash, b->count, b->hit, &pos);
+    return pos;
 }
 
 int cmd_gcf_query(int argc, char **argv, const cli_globals *g) {
@@ -238,11 +237,9 @@ int cmd_gcf_query(int argc, char **argv, const cli_globals *g) {
     fl_gcf *f = NULL;
     rc = load_gcf(argv[optind], g->max_bytes, &f);
     if (rc != EXIT_OK) return rc;
-    lookups l = {f, count_only, 0};
-    rc = cli_batch_each(input, lookup_batch, &l);
-    if (rc == EXIT_OK && count_only) cli_outf("%llu\n", (unsigned long long)l.positives);
+    rc = cli_query_lines(input, count_only, lookup_batch, f);
     fl_gcf_free(f);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    return rc;
 }
 
 /* ---- gcf-info ----------------------------------------------------------------------------- */

@@ -112,21 +112,11 @@ static void help_query(void) {
     cli_help_options();
 }
 
-typedef struct queries {
-    const fl_vqf *v;
-    int count_only;
-    uint64_t positives;
-} queries;
-
-static int query_batch(cli_batch *b, void *ctx) {
-    queries *q = ctx;
-    hash_batch(q->v, b);
+static size_t lookup_batch(const void *v, cli_batch *b) {
+    hash_batch(v, b);
     size_t pos = 0;
-    fl_vqf_contains_hashes(q->v, b->hash, b->count, b->hit, &pos);
-    q->positives += pos;
-    for (size_t i = 0; i < b->count && !q->count_only; i++)
-        if (b->hit[i]) cli_out_line(cli_batch_key(b, i), b->len[i]);
-    return EXIT_OK;
+    fl_vqf_contains_hashes(v, b->hash, b->count, b->hit, &pos);
+    return pos;
 }
 
 int cmd_vqf_query(int argc, char **argv, const cli_globals *g) {
@@ -143,11 +133,9 @@ int cmd_vqf_query(int argc, char **argv, const cli_globals *g) {
     fl_vqf *v = NULL;
     rc = load_vqf(argv[optind], g->max_bytes, &v);
     if (rc != EXIT_OK) return rc;
-    queries q = {v, count_only, 0};
-    rc = cli_batch_each(input, query_batch, &q);
-    if (rc == EXIT_OK && count_only) cli_outf("%llu\n", (unsigned long long)q.positives);
+    rc = cli_query_lines(input, count_only, lookup_batch, v);
     fl_vqf_free(v);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    return rc;
 }
 
 /* ---- vqf-delete --------------------------------------------------------------------------- */

@@ -222,6 +222,32 @@ int cli_batch_each(const char *input, cli_batch_fn step, void *ctx)
     return cli_batch_end(b, got, rc, &in);
 }
 
+typedef struct query_pass {
+    cli_lookup_fn lookup;
+    const void *obj;
+    int count_only;
+    uint64_t positives;
+} query_pass;
+
+static int query_step(cli_batch *b, void *ctx)
+{
+    query_pass *q = ctx;
+    q->positives += q->lookup(q->obj, b);
+    for (size_t i = 0; i < b->count && !q->count_only; i++)
+        if (b->hit[i])
+            cli_out_line(b->arena + b->off[i], b->len[i]);
+    return EXIT_OK;
+}
+
+int cli_query_lines(const char *input, int count_only, cli_lookup_fn lookup, const void *obj)
+{
+    query_pass q = {lookup, obj, count_only, 0};
+    int rc = cli_batch_each(input, query_step, &q);
+    if (rc == EXIT_OK && count_only)
+        cli_outf("%llu\n", (unsigned long long)q.positives);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
+
 void cli_batch_hash(cli_batch *b, const fl_filter *f)
 {
     for (size_t i = 0; i < b->count; i++)
