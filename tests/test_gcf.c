@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/container.h"
+#include "test_craft.h"
 #include "gcf/gcf_internal.h"
 
 static uint64_t splitmix(uint64_t *s) {
@@ -541,38 +541,19 @@ static void test_every_truncation_and_bit_flip(void **state) {
     fl_gcf *s = NULL;
     assert_int_equal(fl_gcf_create(1, 77, &s), FL_OK); /* the smallest table: a short file */
     for (uint64_t k = 0; k < 100; k++) assert_int_equal(fl_gcf_insert_u64(s, k), FL_OK);
-    size_t len;
-    uint8_t *buf = saved_image(s, &len);
-    assert_int_equal(load_status(buf, len), FL_OK);
-    assert_refuses_every_cut_and_flip(buf, len, load_status);
-    free(buf);
+    assert_image_refuses_cuts_and_flips(s);
     fl_gcf_free(s);
 }
 
 /* Crafted files: valid checksums around invalid fields. */
+TEST_CRAFT_LOADER(fl_gcf, fl_gcf, fl_gcf_free, check_invariants)
+
 static fl_status load_craft(const uint8_t head[32], const uint8_t *table, uint64_t table_len) {
-    uint32_t tags[2] = {FL_CT_TAG('H', 'E', 'A', 'D'), FL_CT_TAG('S', 'L', 'O', 'T')};
-    uint64_t lengths[2] = {32, table_len};
-    size_t size = fl_ct_size(2, lengths);
-    uint8_t *buf = calloc(1, size);
-    assert_non_null(buf);
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, size);
-    fl_ct_writer w;
-    assert_int_equal(fl_ct_write_begin(&w, &sink, FL_KIND_GROWING_CUCKOO, 2, tags, lengths), FL_OK);
-    assert_int_equal(fl_ct_write_section(&w, head, 32), FL_OK);
-    assert_int_equal(fl_ct_write_section(&w, table, table_len), FL_OK);
-    assert_int_equal(fl_ct_write_end(&w), FL_OK);
-    fl_gcf *g = (fl_gcf *)1;
-    fl_status st = fl_gcf_load_mem(buf, size, 0, &g);
-    if (st == FL_OK) {
-        check_invariants(g);
-        fl_gcf_free(g);
-    } else {
-        assert_null(g);
-    }
-    free(buf);
-    return st;
+    size_t size;
+    uint8_t *buf = test_two_section_image(FL_KIND_GROWING_CUCKOO, FL_CT_TAG('H', 'E', 'A', 'D'),
+                                          head, 32, FL_CT_TAG('S', 'L', 'O', 'T'), table,
+                                          table_len, &size);
+    return load_crafted(buf, size);
 }
 
 static void test_crafted(void **state) {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/container.h"
+#include "test_craft.h"
 #include "vqf/vqf_internal.h"
 
 static uint64_t splitmix(uint64_t *s) {
@@ -650,39 +650,20 @@ static void test_wrong_kind(void **state) {
 static void test_every_truncation_and_bit_flip(void **state) {
     (void)state;
     fl_vqf *s = sample();
-    size_t len;
-    uint8_t *buf = saved_image(s, &len);
-    assert_int_equal(load_status(buf, len), FL_OK);
-    assert_refuses_every_cut_and_flip(buf, len, load_status);
-    free(buf);
+    assert_image_refuses_cuts_and_flips(s);
     fl_vqf_free(s);
 }
 
 /* Crafted files: valid checksums around invalid fields. head: the HEAD section; blocks:
  * nblocks * 64 bytes. */
+TEST_CRAFT_LOADER(fl_vqf, fl_vqf, fl_vqf_free, check_invariants)
+
 static fl_status load_craft(const uint8_t head[32], const uint8_t *blocks, uint64_t blocks_len) {
-    uint32_t tags[2] = {FL_CT_TAG('H', 'E', 'A', 'D'), FL_CT_TAG('B', 'L', 'K', 'S')};
-    uint64_t lengths[2] = {32, blocks_len};
-    size_t size = fl_ct_size(2, lengths);
-    uint8_t *buf = calloc(1, size);
-    assert_non_null(buf);
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, size);
-    fl_ct_writer w;
-    assert_int_equal(fl_ct_write_begin(&w, &sink, FL_KIND_VECTOR_QUOTIENT, 2, tags, lengths), FL_OK);
-    assert_int_equal(fl_ct_write_section(&w, head, 32), FL_OK);
-    assert_int_equal(fl_ct_write_section(&w, blocks, blocks_len), FL_OK);
-    assert_int_equal(fl_ct_write_end(&w), FL_OK);
-    fl_vqf *v = (fl_vqf *)1;
-    fl_status st = fl_vqf_load_mem(buf, size, 0, &v);
-    if (st == FL_OK) {
-        check_invariants(v);
-        fl_vqf_free(v);
-    } else {
-        assert_null(v);
-    }
-    free(buf);
-    return st;
+    size_t size;
+    uint8_t *buf = test_two_section_image(FL_KIND_VECTOR_QUOTIENT, FL_CT_TAG('H', 'E', 'A', 'D'),
+                                          head, 32, FL_CT_TAG('B', 'L', 'K', 'S'), blocks,
+                                          blocks_len, &size);
+    return load_crafted(buf, size);
 }
 
 static void test_crafted(void **state) {

@@ -64,7 +64,8 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
 
 /* A structure's saved image (heap, *len bytes) and its loader's status (an object exactly on
  * success, freed), for the five file calls of prefix and type (FL_DECLARE_FILE_CALLS):
- * TEST_FILE_HELPERS(fl_x, fl_x, fl_x_free) defines saved_image() and load_status(). */
+ * TEST_FILE_HELPERS(fl_x, fl_x, fl_x_free) defines saved_image(), load_status() and
+ * assert_image_refuses_cuts_and_flips() (assert_refuses_every_cut_and_flip on its image). */
 #define TEST_FILE_HELPERS(prefix, type, free_fn)                                             \
     static uint8_t *saved_image(const type *obj, size_t *len) {                              \
         *len = prefix##_serialized_size(obj);                                                \
@@ -79,6 +80,13 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
         assert_true(st == FL_OK ? obj != NULL : obj == NULL);                                \
         free_fn(obj);                                                                        \
         return st;                                                                           \
+    }                                                                                        \
+    static void assert_image_refuses_cuts_and_flips(const type *obj) {                       \
+        size_t len;                                                                          \
+        uint8_t *buf = saved_image(obj, &len);                                               \
+        assert_int_equal(load_status(buf, len), FL_OK);                                      \
+        assert_refuses_every_cut_and_flip(buf, len, load_status);                            \
+        free(buf);                                                                           \
     }
 
 /* A structure's loader (load: its load_status) and the filter and Count-Min loaders refuse

@@ -223,23 +223,19 @@ static size_t lookup_batch(const void *f, cli_batch *b) {
     return pos;
 }
 
-int cmd_gcf_query(int argc, char **argv, const cli_globals *g) {
-    static const char *const CMD = "gcf-query";
-    const char *input = NULL;
-    int count_only = 0;
-    const cli_opt opts[] = {
-        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
-        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL, "--count",
-         "print only how many lines may be in the filter"},
-    };
-    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_query, "FILTER");
-    if (rc >= 0) return rc;
+static int load_untyped(const char *path, size_t max_bytes, void **obj) {
     fl_gcf *f = NULL;
-    rc = load_gcf(argv[optind], g->max_bytes, &f);
-    if (rc != EXIT_OK) return rc;
-    rc = cli_query_lines(input, count_only, lookup_batch, f);
-    fl_gcf_free(f);
+    int rc = load_gcf(path, max_bytes, &f);
+    *obj = f;
     return rc;
+}
+static void free_untyped(void *obj) {
+    fl_gcf_free(obj);
+}
+
+int cmd_gcf_query(int argc, char **argv, const cli_globals *g) {
+    static const cli_query_ops ops = {help_query, load_untyped, lookup_batch, free_untyped};
+    return cli_query_command("gcf-query", argc, argv, g, &ops);
 }
 
 /* ---- gcf-info ----------------------------------------------------------------------------- */

@@ -119,23 +119,19 @@ static size_t lookup_batch(const void *v, cli_batch *b) {
     return pos;
 }
 
-int cmd_vqf_query(int argc, char **argv, const cli_globals *g) {
-    static const char *const CMD = "vqf-query";
-    const char *input = NULL;
-    int count_only = 0;
-    const cli_opt opts[] = {
-        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
-        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL, "--count",
-         "print only how many lines may be in the filter"},
-    };
-    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_query, "FILTER");
-    if (rc >= 0) return rc;
+static int load_any(const char *path, size_t max_bytes, void **obj) {
     fl_vqf *v = NULL;
-    rc = load_vqf(argv[optind], g->max_bytes, &v);
-    if (rc != EXIT_OK) return rc;
-    rc = cli_query_lines(input, count_only, lookup_batch, v);
-    fl_vqf_free(v);
+    int rc = load_vqf(path, max_bytes, &v);
+    *obj = v;
     return rc;
+}
+static void release(void *obj) {
+    fl_vqf_free(obj);
+}
+
+int cmd_vqf_query(int argc, char **argv, const cli_globals *g) {
+    static const cli_query_ops ops = {help_query, load_any, lookup_batch, release};
+    return cli_query_command("vqf-query", argc, argv, g, &ops);
 }
 
 /* ---- vqf-delete --------------------------------------------------------------------------- */

@@ -239,12 +239,28 @@ static int query_step(cli_batch *b, void *ctx)
     return EXIT_OK;
 }
 
-int cli_query_lines(const char *input, int count_only, cli_lookup_fn lookup, const void *obj)
+int cli_query_command(const char *cmd, int argc, char **argv, const cli_globals *g,
+                      const cli_query_ops *ops)
 {
-    query_pass q = {lookup, obj, count_only, 0};
-    int rc = cli_batch_each(input, query_step, &q);
+    const char *input = NULL;
+    int count_only = 0;
+    const cli_opt opts[] = {
+        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
+        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL, "--count",
+         "print only how many lines may be in the filter"},
+    };
+    int rc = cli_parse_one_operand(cmd, argc, argv, opts, CLI_NOPTS(opts), ops->help, "FILTER");
+    if (rc >= 0)
+        return rc;
+    void *obj = NULL;
+    rc = ops->load(argv[optind], g->max_bytes, &obj);
+    if (rc != EXIT_OK)
+        return rc;
+    query_pass q = {ops->lookup, obj, count_only, 0};
+    rc = cli_batch_each(input, query_step, &q);
     if (rc == EXIT_OK && count_only)
         cli_outf("%llu\n", (unsigned long long)q.positives);
+    ops->release(obj);
     return rc == EXIT_OK ? cli_out_finish(0) : rc;
 }
 
