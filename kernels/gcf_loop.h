@@ -2,8 +2,8 @@
  * What every gcf kernel file shares (kernels/gcf_<isa>.c): the view's shape decoded so that
  * no view makes a kernel read outside its payload (kernels/kernels.h), and the key-by-key
  * loop the scalar and NEON files use (each file has PF_MIN_BYTES, PF_DIST and pf_read from
- * its ISA's common header, the scalar file its own). The x86 files test several keys per
- * vector with the same SWAR arithmetic in 64-bit lanes and finish with this loop.
+ * its ISA's common header, the scalar file its own). The x86 files test 4 or 8 keys per
+ * vector (the slot test in 16-bit lanes) and finish with this loop.
  *
  * A key's two buckets are independent words, so on large tables the loop is bound by
  * memory: both words of the key PF_DIST keys ahead are prefetched once the table is past

@@ -1,6 +1,8 @@
 /*
  * The gcf module's reference kernel: batch lookups of a growing cuckoo filter, key by key,
- * with include/filterlab_gcf.h's probe (two bucket words, the SWAR slot test). Every other
+ * with include/filterlab_gcf.h's fl_gcf_probe (two bucket words; the slot test in SSE2's
+ * 16-bit lanes on x86-64, where SSE2 is the baseline, the 64-bit SWAR form elsewhere, which
+ * tests/test_gcf.c checks slot by slot). Every other
  * ISA's gcf kernel is checked against it (tests/checkkernels/check_gcf.c). Like the other
  * scalar lookups (scalar_common.h) it prefetches both buckets of the key FL_PREFETCH_AHEAD
  * keys ahead at every size.
