@@ -64,8 +64,10 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
 
 /* A structure's saved image (heap, *len bytes) and its loader's status (an object exactly on
  * success, freed), for the five file calls of prefix and type (FL_DECLARE_FILE_CALLS):
- * TEST_FILE_HELPERS(fl_x, fl_x, fl_x_free) defines saved_image(), load_status() and
- * assert_image_refuses_cuts_and_flips() (assert_refuses_every_cut_and_flip on its image). */
+ * TEST_FILE_HELPERS(fl_x, fl_x, fl_x_free) defines saved_image(), load_status(),
+ * assert_file_calls_refuse_misuse() (the file kind read back; a short buffer, NULLs, an
+ * empty path, a missing file: each its status) and assert_image_refuses_cuts_and_flips()
+ * (assert_refuses_every_cut_and_flip on its image). */
 #define TEST_FILE_HELPERS(prefix, type, free_fn)                                             \
     static uint8_t *saved_image(const type *obj, size_t *len) {                              \
         *len = prefix##_serialized_size(obj);                                                \
@@ -80,6 +82,22 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
         assert_true(st == FL_OK ? obj != NULL : obj == NULL);                                \
         free_fn(obj);                                                                        \
         return st;                                                                           \
+    }                                                                                        \
+    static void assert_file_calls_refuse_misuse(type *obj, uint32_t kind) {                  \
+        size_t len;                                                                          \
+        uint8_t *buf = saved_image(obj, &len);                                               \
+        uint32_t got = 0;                                                                    \
+        type *out = (type *)1;                                                               \
+        assert_int_equal(fl_file_kind_mem(buf, len, &got), FL_OK);                           \
+        assert_int_equal(got, kind);                                                         \
+        assert_int_equal(prefix##_save_mem(obj, buf, len - 1, NULL), FL_ERR_BUFFER_TOO_SMALL); \
+        assert_int_equal(prefix##_save_mem(NULL, buf, len, NULL), FL_ERR_INVALID_ARG);       \
+        assert_int_equal(prefix##_load_mem(NULL, len, 0, &out), FL_ERR_INVALID_ARG);         \
+        assert_int_equal(prefix##_save_file(obj, ""), FL_ERR_INVALID_ARG);                   \
+        assert_int_equal(prefix##_serialized_size(NULL), 0);                                 \
+        assert_int_equal(prefix##_load_file("/nonexistent/x", 0, &out), FL_ERR_IO);          \
+        assert_null(out);                                                                    \
+        free(buf);                                                                           \
     }                                                                                        \
     static void assert_image_refuses_cuts_and_flips(const type *obj) {                       \
         size_t len;                                                                          \

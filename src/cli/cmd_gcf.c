@@ -24,6 +24,17 @@ static int load_gcf(const char *path, size_t max_bytes, fl_gcf **out) {
                       : cli_load_kind_error(path, s, errno, FL_FILE_GROWING_CUCKOO, max_bytes);
 }
 
+/* load_gcf and fl_gcf_free as cli_query_command takes them. */
+static int load_untyped(const char *path, size_t max_bytes, void **obj) {
+    fl_gcf *f = NULL;
+    int rc = load_gcf(path, max_bytes, &f);
+    *obj = f;
+    return rc;
+}
+static void free_untyped(void *obj) {
+    fl_gcf_free(obj);
+}
+
 /* Inserts (gcf-build, gcf-add) or deletes (gcf-delete) of every line, all or nothing: the
  * caller writes the filter only when every line went through. */
 typedef struct line_op {
@@ -60,6 +71,14 @@ static int why_refused(const line_op *o, fl_status s, const char *q) {
 static void hash_lines(const fl_gcf *f, cli_batch *b) {
     for (size_t i = 0; i < b->count; i++)
         b->hash[i] = fl_gcf_hash_bytes(f, cli_batch_key(b, i), b->len[i]);
+}
+
+/* gcf-query's batch: the lines' hashes through the batch kernel */
+static size_t lookup_batch(const void *f, cli_batch *b) {
+    hash_lines(f, b);
+    size_t pos = 0;
+    fl_gcf_contains_hashes(f, b->hash, b->count, b->hit, &pos);
+    return pos;
 }
 
 static int apply_batch(cli_batch *b, void *ctx) {
@@ -214,23 +233,6 @@ static void help_query(void) {
                   "batch lookup kernel.");
     cli_outf("\nOptions:\n");
     cli_help_options();
-}
-
-static size_t lookup_batch(const void *f, cli_batch *b) {
-    hash_lines(f, b);
-    size_t pos = 0;
-    fl_gcf_contains_hashes(f, b->hash, b->count, b->hit, &pos);
-    return pos;
-}
-
-static int load_untyped(const char *path, size_t max_bytes, void **obj) {
-    fl_gcf *f = NULL;
-    int rc = load_gcf(path, max_bytes, &f);
-    *obj = f;
-    return rc;
-}
-static void free_untyped(void *obj) {
-    fl_gcf_free(obj);
 }
 
 int cmd_gcf_query(int argc, char **argv, const cli_globals *g) {
