@@ -388,6 +388,8 @@ static void test_fpr(void **state) {
     fl_gcf_free(g);
 }
 
+TEST_KEY_HELPERS(fl_gcf, fl_gcf)
+
 /* Batches equal single calls under every kernel this CPU runs; the in-line lookup too. */
 static void test_batch_equals_single(void **state) {
     (void)state;
@@ -395,39 +397,9 @@ static void test_batch_equals_single(void **state) {
     assert_int_equal(fl_gcf_create(1000, 11, &g), FL_OK);
     uint64_t *keys = test_hashes(20001, 1);
     size_t ins = 0;
-    assert_int_equal(fl_gcf_insert_u64s(g, keys, 5000, &ins), FL_OK); /* grows 5x */
+    assert_int_equal(fl_gcf_insert_u64s(g, keys, 5000, &ins), FL_OK); /* doubles once */
     assert_int_equal(ins, 5000);
-    uint8_t *out = malloc(20001);
-    assert_non_null(out);
-    static const char *const NAMES[] = {"scalar", "neon", "avx2", "avx512", "auto"};
-    for (size_t ni = 0; ni < sizeof NAMES / sizeof NAMES[0]; ni++) {
-        fl_status st = fl_gcf_bind_kernel(g, NAMES[ni]);
-        if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) continue;
-        assert_int_equal(st, FL_OK);
-        size_t pos = 0;
-        /* unaligned key arrays are allowed */
-        assert_int_equal(fl_gcf_contains_u64s(g, keys + 1, 20000, out, &pos), FL_OK);
-        size_t want = 0;
-        for (size_t i = 0; i < 20000; i++) {
-            int one = fl_gcf_contains_u64(g, keys[i + 1]);
-            assert_int_equal(out[i], one);
-            want += (size_t)one;
-        }
-        assert_int_equal(pos, want);
-        assert_true(pos >= 4999);
-        uint64_t *h = malloc(20000 * sizeof *h);
-        assert_non_null(h);
-        for (size_t i = 0; i < 20000; i++) h[i] = fl_gcf_hash_u64(g, keys[i + 1]);
-        assert_int_equal(fl_gcf_contains_hashes(g, h, 20000, out, &pos), FL_OK);
-        assert_int_equal(pos, want);
-        fl_gcf_lookup l = fl_gcf_lookup_of(g);
-        for (size_t i = 0; i < 20000; i++) {
-            assert_int_equal(out[i], fl_gcf_contains_hash(g, h[i]));
-            assert_int_equal(fl_gcf_lookup_u64(&l, keys[i + 1]), out[i]);
-        }
-        free(h);
-    }
-    assert_non_null(fl_gcf_kernel(g));
+    assert_batches_equal_single(g, keys, 20000, 5000);
     /* batch deletes stop at the first key not there */
     size_t del = 0;
     assert_int_equal(fl_gcf_delete_u64s(g, keys, 5000, &del), FL_OK);
@@ -435,7 +407,6 @@ static void test_batch_equals_single(void **state) {
     assert_int_equal(fl_gcf_items(g), 0);
     assert_int_equal(fl_gcf_delete_u64s(g, keys, 2, &del), FL_ERR_NOT_FOUND);
     assert_int_equal(del, 0);
-    free(out);
     free(keys);
     fl_gcf_free(g);
 }

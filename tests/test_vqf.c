@@ -527,6 +527,8 @@ static void test_fpr(void **state) {
     fl_vqf_free(v);
 }
 
+TEST_KEY_HELPERS(fl_vqf, fl_vqf)
+
 /* Batches equal single calls under every kernel this CPU runs; the in-line lookup too. */
 static void test_batch_equals_single(void **state) {
     (void)state;
@@ -536,38 +538,7 @@ static void test_batch_equals_single(void **state) {
     size_t ins = 0;
     assert_int_equal(fl_vqf_insert_u64s(v, keys, 5000, &ins), FL_OK);
     assert_int_equal(ins, 5000);
-    uint8_t *out = malloc(20001);
-    assert_non_null(out);
-    static const char *const NAMES[] = {"scalar", "neon", "avx2", "avx512", "auto"};
-    for (size_t ni = 0; ni < sizeof NAMES / sizeof NAMES[0]; ni++) {
-        fl_status st = fl_vqf_bind_kernel(v, NAMES[ni]);
-        if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) continue;
-        assert_int_equal(st, FL_OK);
-        size_t pos = 0;
-        /* unaligned key arrays are allowed */
-        assert_int_equal(fl_vqf_contains_u64s(v, keys + 1, 20000, out, &pos), FL_OK);
-        size_t want = 0;
-        for (size_t i = 0; i < 20000; i++) {
-            int one = fl_vqf_contains_u64(v, keys[i + 1]);
-            assert_int_equal(out[i], one);
-            want += (size_t)one;
-        }
-        assert_int_equal(pos, want);
-        assert_true(pos >= 4999); /* keys[1..5000) were inserted */
-        uint64_t *h = malloc(20000 * sizeof *h);
-        assert_non_null(h);
-        for (size_t i = 0; i < 20000; i++) h[i] = fl_vqf_hash_u64(v, keys[i + 1]);
-        assert_int_equal(fl_vqf_contains_hashes(v, h, 20000, out, &pos), FL_OK);
-        assert_int_equal(pos, want);
-        fl_vqf_lookup l = fl_vqf_lookup_of(v);
-        for (size_t i = 0; i < 20000; i++) {
-            assert_int_equal(out[i], fl_vqf_contains_hash(v, h[i]));
-            assert_int_equal(fl_vqf_lookup_u64(&l, keys[i + 1]), out[i]);
-        }
-        free(h);
-    }
-    assert_non_null(fl_vqf_kernel(v));
-    free(out);
+    assert_batches_equal_single(v, keys, 20000, 5000); /* keys[1..5000) inserted */
     free(keys);
     fl_vqf_free(v);
 }

@@ -107,6 +107,45 @@ static inline fl_filter *test_filter(fl_variant v, uint64_t units, uint32_t k) {
         free(buf);                                                                           \
     }
 
+/* assert_batches_equal_single(obj, keys, n, inserted): a deletable filter's batch lookups
+ * (u64 keys, unaligned at keys + 1, and hashes) give its one-key answers under every kernel
+ * it can be bound to, and so does its header's in-line lookup; keys[1..inserted) were
+ * inserted and must be found. For the calls FL_DECLARE_KEY_CALLS declares and a
+ * <prefix>_lookup handle (vqf, gcf). keys has n + 1 entries. */
+#define TEST_KEY_HELPERS(prefix, type)                                                       \
+    static void assert_batches_equal_single(type *obj, const uint64_t *keys, size_t n,      \
+                                            size_t inserted) {                               \
+        static const char *const names[] = {"scalar", "neon", "avx2", "avx512", "auto"};     \
+        uint8_t *out = malloc(n);                                                            \
+        uint64_t *h = malloc(n * sizeof *h);                                                 \
+        assert_true(out && h);                                                               \
+        for (size_t ni = 0; ni < sizeof names / sizeof names[0]; ni++) {                     \
+            fl_status st = prefix##_bind_kernel(obj, names[ni]);                             \
+            if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) continue;    \
+            assert_int_equal(st, FL_OK);                                                     \
+            size_t pos = 0, want = 0;                                                        \
+            assert_int_equal(prefix##_contains_u64s(obj, keys + 1, n, out, &pos), FL_OK);    \
+            for (size_t i = 0; i < n; i++) {                                                 \
+                int one = prefix##_contains_u64(obj, keys[i + 1]);                           \
+                assert_int_equal(out[i], one);                                               \
+                want += (size_t)one;                                                         \
+            }                                                                                \
+            assert_int_equal(pos, want);                                                     \
+            assert_true(pos + 1 >= inserted);                                                \
+            for (size_t i = 0; i < n; i++) h[i] = prefix##_hash_u64(obj, keys[i + 1]);       \
+            assert_int_equal(prefix##_contains_hashes(obj, h, n, out, &pos), FL_OK);         \
+            assert_int_equal(pos, want);                                                     \
+            prefix##_lookup l = prefix##_lookup_of(obj);                                     \
+            for (size_t i = 0; i < n; i++) {                                                 \
+                assert_int_equal(out[i], prefix##_contains_hash(obj, h[i]));                 \
+                assert_int_equal(prefix##_lookup_u64(&l, keys[i + 1]), out[i]);              \
+            }                                                                                \
+        }                                                                                    \
+        assert_non_null(prefix##_kernel(obj));                                               \
+        free(h);                                                                             \
+        free(out);                                                                           \
+    }
+
 /* A structure's loader (load: its load_status) and the filter and Count-Min loaders refuse
  * each other's files with FL_ERR_WRONG_KIND both ways: a filter's image given to load, the
  * structure's image buf[0..len) to fl_load_mem and fl_cms_load_mem, and a version-1 file
