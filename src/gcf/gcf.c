@@ -103,19 +103,42 @@ fl_gcf_lookup fl_gcf_lookup_of(const fl_gcf *g) {
 
 /* ---- the doubling ------------------------------------------------------------------------ */
 
+/* A mapping of len bytes moved (page tables, not bytes) to a 2 MiB boundary and extended:
+ * src/core/memory.c aligns payloads so that huge pages back them, and a doubled table left
+ * where mremap's own choice put it (any 4 KiB boundary) would take a TLB miss per lookup
+ * past the caches. An aligned range is reserved (PROT_NONE), mremap moves the table over its
+ * start (MREMAP_FIXED replaces what was there), the reservation's rest is released. */
+static void *move_aligned(void *old, size_t old_len, size_t len) {
+    uint8_t *raw = mmap(NULL, len + FL_HUGE_PAGE, PROT_NONE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) return MAP_FAILED;
+    uintptr_t start = ((uintptr_t)raw + FL_HUGE_PAGE - 1) & ~(uintptr_t)(FL_HUGE_PAGE - 1);
+    size_t head = start - (uintptr_t)raw, tail = FL_HUGE_PAGE - head;
+    void *p = mremap(old, old_len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)start);
+    if (p == MAP_FAILED) {
+        munmap(raw, len + FL_HUGE_PAGE);
+        return MAP_FAILED;
+    }
+    if (head) munmap(raw, head);
+    if (tail) munmap((uint8_t *)start + len, tail);
+    return p;
+}
+
 /* The table made twice as long, its first half unchanged and the second zero. A mapping is
- * extended by mremap (in place when the address space after it is free, else moved by the
- * kernel without copying), so the peak is the new table; a heap table (below 2 MiB) is
- * copied into a new payload. The bytes past g->bytes in a mapping (the slack and the rest
- * of its last huge page) are never written, so the new half is zero already. */
+ * extended by mremap (in place when the address space after it is free, else moved to a
+ * 2 MiB boundary by the kernel without copying: move_aligned), so the peak is the new
+ * table; a heap table (below 2 MiB) is copied into a new payload. The bytes past g->bytes
+ * in a mapping (the slack and the rest of its last huge page) are never written, so the
+ * new half is zero already. */
 static fl_status extend_table(fl_gcf *g, size_t new_bytes) {
     size_t need = new_bytes + FL_PAYLOAD_SLACK;
     if (need < new_bytes) return FL_ERR_TOO_LARGE;
-#ifdef MREMAP_MAYMOVE
+#ifdef MREMAP_FIXED
     if (g->mapped) {
         size_t len = (need + FL_HUGE_PAGE - 1) & ~(size_t)(FL_HUGE_PAGE - 1);
-        if (len < need) return FL_ERR_TOO_LARGE;
-        void *p = mremap(g->table, g->mapped, len, MREMAP_MAYMOVE);
+        if (len < need || len + FL_HUGE_PAGE < len) return FL_ERR_TOO_LARGE;
+        void *p = mremap(g->table, g->mapped, len, 0);
+        if (p == MAP_FAILED) p = move_aligned(g->table, g->mapped, len);
         if (p == MAP_FAILED) return FL_ERR_NO_MEMORY;
 #ifdef MADV_HUGEPAGE
         madvise(p, len, MADV_HUGEPAGE);
