@@ -117,6 +117,7 @@ typedef struct fb_options {
     size_t nsbf_filters;
     double sbf_growth;   /* EXPANSION of the measured chains */
     uint32_t cms_depth;  /* d of the Count-Min sizes (w from the size) */
+    uint32_t gcf_growth; /* the gcf suite's filters start at 1/G of the keys */
     uint32_t cms_topk;   /* candidates of the top-k update run at the seeds' point */
     uint32_t hll_precisions[FB_MAX_PARAMS];
     size_t nhll_precisions;

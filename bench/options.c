@@ -261,7 +261,9 @@ static const fb_opt opts[] = {
              "the bound (takes --sizes in bytes or, with --sizes-in keys, key\n"
              "counts); vqf: the vector quotient filter's inserts, batch\n"
              "lookups per kernel and hit rate, the one-key inline lookup and\n"
-             "deletes, with bits/key and FPR (sizes as static's)"},
+             "deletes, with bits/key and FPR (sizes as static's); gcf: the\n"
+             "growing cuckoo filter, as vqf, grown --gcf-growth times from its\n"
+             "first table (inserts include the doublings)"},
     {"sbf-filters", O(sbf_filters), .count = offsetof(fb_options, nsbf_filters),
      .kind = K_U32LIST, .lo = 1, .hi = FL_SBF_FILTERS_MAX, .section = S_STRUCT,
      .metavar = "LIST",
@@ -269,6 +271,9 @@ static const fb_opt opts[] = {
              "chain takes the --sizes bytes [%s]"},
     {"sbf-growth", O(sbf_growth), .kind = K_DOUBLE, .lo = 1, .hi = 64, .section = S_STRUCT,
      .metavar = "G", .help = "the chains' growth factor (EXPANSION), >= 1 [%s]"},
+    {"gcf-growth", O(gcf_growth), .kind = K_U32, .lo = 1, .hi = 128, .section = S_STRUCT,
+     .metavar = "G",
+     .help = "the gcf suite's filters start at 1/G of the keys and grow [%s]"},
     {"cms-depth", O(cms_depth), .kind = K_U32, .lo = 1, .hi = FL_CMS_DEPTH_MAX,
      .section = S_STRUCT, .metavar = "D",
      .help = "rows of the Count-Min sizes (width = size / (4 D)) [%s]"},
@@ -362,6 +367,7 @@ static void set_defaults(fb_options *o, fb_cli *cli) {
     o->nsbf_filters = sizeof sbf_default / sizeof sbf_default[0];
     o->sbf_growth = 2.0;
     o->cms_depth = 5;
+    o->gcf_growth = 8;
     o->cms_topk = 100;
     memcpy(o->hll_precisions, hll_default, sizeof hll_default);
     o->nhll_precisions = sizeof hll_default / sizeof hll_default[0];

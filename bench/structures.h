@@ -27,6 +27,8 @@
     /* binary fuse filters and the Bloomier filter */                       \
     X(STATIC, "static", 0, fb_family_static, fb_family_static_planned)      \
     /* the vector quotient filter */                                        \
-    X(VQF, "vqf", 0, fb_family_vqf, fb_family_vqf_planned)
+    X(VQF, "vqf", 0, fb_family_vqf, fb_family_vqf_planned)                  \
+    /* the growing cuckoo filter */                                         \
+    X(GCF, "gcf", 0, fb_family_gcf, fb_family_gcf_planned)
 
 #endif /* FB_STRUCTURES_H */

@@ -347,6 +347,38 @@ fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size
 #ifdef __cplusplus
 }
 #endif
+/* The key calls of a fingerprint filter with deletes (the vector quotient and growing
+ * cuckoo filters), declared for the handle type `type` under `prefix`: the hashes the byte
+ * and u64 keys get (<prefix>_hash_bytes, _hash_u64: 0 for a NULL handle); <prefix>_insert_,
+ * _delete_ and _contains_ for one hash, key of bytes or u64 key, and for arrays of hashes
+ * or u64 keys; and the per-object kernel choice (<prefix>_bind_kernel: a table's name,
+ * "auto" or NULL unbinds; <prefix>_kernel: the table its lookups use). Inserts and deletes
+ * return an fl_status and their batch forms stop at the first key that fails, *done (if not
+ * NULL) counting the keys done before it; one-key lookups return 1 (may be there) or 0,
+ * batches write out[i] = 0 or 1 and *positives (if not NULL) their sum. Each structure's
+ * header says what its errors mean. */
+#define FL_KEY_CHANGES_(prefix, type, op)                                                    \
+    fl_status prefix##_##op##_hash(type *obj, uint64_t hash);                                \
+    fl_status prefix##_##op##_bytes(type *obj, const void *key, size_t len);                 \
+    fl_status prefix##_##op##_u64(type *obj, uint64_t key);                                  \
+    fl_status prefix##_##op##_hashes(type *obj, const uint64_t *hashes, size_t n,            \
+                                     size_t *done);                                          \
+    fl_status prefix##_##op##_u64s(type *obj, const uint64_t *keys, size_t n, size_t *done)
+#define FL_DECLARE_KEY_CALLS(prefix, type)                                                   \
+    uint64_t prefix##_hash_bytes(const type *obj, const void *key, size_t len);              \
+    uint64_t prefix##_hash_u64(const type *obj, uint64_t key);                               \
+    FL_KEY_CHANGES_(prefix, type, insert);                                                   \
+    FL_KEY_CHANGES_(prefix, type, delete);                                                   \
+    fl_status prefix##_bind_kernel(type *obj, const char *name);                             \
+    const char *prefix##_kernel(const type *obj);                                            \
+    int prefix##_contains_hash(const type *obj, uint64_t hash);                              \
+    int prefix##_contains_bytes(const type *obj, const void *key, size_t len);               \
+    int prefix##_contains_u64(const type *obj, uint64_t key);                                \
+    fl_status prefix##_contains_hashes(const type *obj, const uint64_t *hashes, size_t n,    \
+                                       uint8_t *out, size_t *positives);                     \
+    fl_status prefix##_contains_u64s(const type *obj, const uint64_t *keys, size_t n,        \
+                                     uint8_t *out, size_t *positives)
+
 #include "filterlab_kernels.h"
 #include "filterlab_host.h"
 #include "filterlab_hll.h"
@@ -356,4 +388,5 @@ fl_status fl_parquet_export(const fl_filter *f, int with_header, void *buf, size
 #include "filterlab_layered.h"
 #include "filterlab_compressed.h"
 #include "filterlab_vqf.h"
+#include "filterlab_gcf.h"
 #endif /* FILTERLAB_H */

@@ -25,12 +25,13 @@ extern "C" {
  * is the public enum below; the container's fl_kind (src/format/container.h) is made from the
  * same rows; a program that wants a table per kind (a name, a loader, a command) expands the
  * list with its own X. `what` names the kind in a sentence ("... is a layered Bloom filter").
- * The value is stored in files: append, never renumber or reuse (3 has never been a kind; 10
- * up are free). The loaders: FILTER fl_load_*, SCALABLE_BLOOM fl_sbf_load_*
+ * The value is stored in files: append, never renumber or reuse (3, never a kind before,
+ * went to the growing cuckoo filter; 10 up are free). The loaders: FILTER fl_load_*, SCALABLE_BLOOM fl_sbf_load_*
  * (filterlab_sbf.h), COUNT_MIN fl_cms_load_* (filterlab_cms.h), BINARY_FUSE fl_fuse_load_*
  * and BLOOMIER fl_bloomier_load_* (filterlab_static.h), LAYERED_BLOOM fl_lbf_load_*
  * (filterlab_layered.h), COMPRESSED_BLOOM fl_cbf_load_* (filterlab_compressed.h),
- * VECTOR_QUOTIENT fl_vqf_load_* (filterlab_vqf.h).
+ * VECTOR_QUOTIENT fl_vqf_load_* (filterlab_vqf.h), GROWING_CUCKOO fl_gcf_load_*
+ * (filterlab_gcf.h).
  *
  * A new kind: its row at the end of this list (the only place its number is written), its
  * codec and load calls in its folder (HACKING.md, "Adding a structure"); whatever expands
@@ -43,7 +44,8 @@ extern "C" {
     X(BLOOMIER, 6, "a Bloomier filter")                 \
     X(LAYERED_BLOOM, 7, "a layered Bloom filter")       \
     X(COMPRESSED_BLOOM, 8, "a compressed Bloom filter")   \
-    X(VECTOR_QUOTIENT, 9, "a vector quotient filter")
+    X(VECTOR_QUOTIENT, 9, "a vector quotient filter")   \
+    X(GROWING_CUCKOO, 3, "a growing cuckoo filter")
 
 typedef enum fl_file_kind {
 #define FL_FILE_KIND_ENUM_(id, value, what) FL_FILE_##id = value,

@@ -344,48 +344,21 @@ void fl_vqf_free(fl_vqf *v);
 /* Removes every item; keeps blocks, seed and kernel binding. */
 fl_status fl_vqf_clear(fl_vqf *v);
 
-/* The hashes the byte and u64 calls use (0 for a NULL filter). */
-uint64_t fl_vqf_hash_bytes(const fl_vqf *v, const void *key, size_t len);
-uint64_t fl_vqf_hash_u64(const fl_vqf *v, uint64_t key);
-
-/* Inserts: FL_OK, or FL_ERR_FULL with nothing changed (both blocks of the key full);
- * FL_ERR_INVALID_ARG for a NULL filter or a NULL key with len > 0. The batch forms stop at
- * the first key that does not fit, with *inserted (if not NULL) the keys inserted before. */
-fl_status fl_vqf_insert_hash(fl_vqf *v, uint64_t hash);
-fl_status fl_vqf_insert_bytes(fl_vqf *v, const void *key, size_t len);
-fl_status fl_vqf_insert_u64(fl_vqf *v, uint64_t key);
-fl_status fl_vqf_insert_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *inserted);
-fl_status fl_vqf_insert_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *inserted);
-
-/* Deletes one copy (see the top of this file): FL_OK, FL_ERR_NOT_FOUND (nothing changed),
- * FL_ERR_INVALID_ARG. The batch forms stop at the first key not found, with *deleted (if not
- * NULL) the keys deleted before it (they stay deleted). */
-fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t hash);
-fl_status fl_vqf_delete_bytes(fl_vqf *v, const void *key, size_t len);
-fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key);
-fl_status fl_vqf_delete_hashes(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *deleted);
-fl_status fl_vqf_delete_u64s(fl_vqf *v, const uint64_t *keys, size_t n, size_t *deleted);
-
-/* Lookups: 1 if the key may be in the filter, 0 if it is not (0 for a NULL filter or key).
- * Batches write out[i] = 0 or 1 and *positives (if not NULL) = their sum, through the
- * filter's kernel (the vqf module); FL_ERR_INVALID_ARG for NULL arrays with n > 0. */
-int fl_vqf_contains_hash(const fl_vqf *v, uint64_t hash);
-int fl_vqf_contains_bytes(const fl_vqf *v, const void *key, size_t len);
-int fl_vqf_contains_u64(const fl_vqf *v, uint64_t key);
-fl_status fl_vqf_contains_hashes(const fl_vqf *v, const uint64_t *hashes, size_t n,
-                                 uint8_t *out, size_t *positives);
-fl_status fl_vqf_contains_u64s(const fl_vqf *v, const uint64_t *keys, size_t n, uint8_t *out,
-                               size_t *positives);
+/* fl_vqf_hash_, _insert_, _delete_ and _contains_ for hash, bytes, u64, hashes and u64s, and
+ * the kernel binding (filterlab.h's FL_DECLARE_KEY_CALLS). Inserts: FL_OK, or FL_ERR_FULL
+ * with nothing changed (both blocks of the key full); FL_ERR_INVALID_ARG for a NULL filter or
+ * a NULL key with len > 0; a batch stops at the first key that does not fit. Deletes remove
+ * one copy (see the top of this file): FL_OK, FL_ERR_NOT_FOUND (nothing changed),
+ * FL_ERR_INVALID_ARG; a batch stops at the first key not found (the keys before it stay
+ * deleted). Lookups answer 0 for a NULL filter or key; batches run through the filter's
+ * kernel (the vqf module), FL_ERR_INVALID_ARG for NULL arrays with n > 0. */
+FL_DECLARE_KEY_CALLS(fl_vqf, fl_vqf);
 
 /* ---- persistence (filterlab format v2, kind vector quotient filter) --------------------
  * Loads validate every block (metadata of exactly 80 ones below its zeros, free slots 0,
  * the items the header states): FL_ERR_CORRUPT otherwise, never a wrong answer later.
  * max_bytes caps the block bytes (0: no cap; FL_ERR_TOO_LARGE above it). */
 FL_DECLARE_FILE_CALLS(fl_vqf, fl_vqf);
-
-/* Kernel choice per filter, like fl_filter_bind_kernel ("auto" or NULL unbinds). */
-fl_status fl_vqf_bind_kernel(fl_vqf *v, const char *name);
-const char *fl_vqf_kernel(const fl_vqf *v);
 
 fl_status fl_vqf_info_get(const fl_vqf *v, fl_vqf_info *out);
 

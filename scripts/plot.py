@@ -223,6 +223,8 @@ FAMILY = {
     "static": (["build", "lookup", "lookup_inline"], "filter"),
     "vqf": (["insert", "insert_one", "lookup", "lookup_inline", "delete", "delete_one"],
             "kernel"),
+    "gcf": (["insert", "insert_one", "lookup", "lookup_inline", "delete", "delete_one"],
+            "kernel"),
 }
 PARAM_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"]

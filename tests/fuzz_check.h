@@ -53,4 +53,32 @@ static inline int check_load_outcome(const uint8_t *data, size_t size, fl_status
         free(buf_);                                                               \
     } while (0)
 
+/* A deletable filter's batch lookups (prefix##_contains_u64s) of keys[0..n) give exactly
+ * want[0..n) (its one-key answers, npos of them 1) under every kernel it can be bound to
+ * (those this CPU cannot run are refused by the bind and skipped). */
+#define CHECK_KERNELS_AGREE(prefix, obj, keys, n, want, npos)                              \
+    do {                                                                                   \
+        static const char *const names_[] = {"scalar", "neon", "avx2", "avx512", "auto"};  \
+        uint8_t got_[256];                                                                 \
+        CHECK((n) <= sizeof got_);                                                         \
+        for (size_t k_ = 0; k_ < sizeof names_ / sizeof names_[0]; k_++) {                 \
+            size_t pos_ = 0;                                                               \
+            if (prefix##_bind_kernel(obj, names_[k_]) != FL_OK) continue;                  \
+            CHECK(prefix##_contains_u64s(obj, keys, n, got_, &pos_) == FL_OK);             \
+            CHECK(pos_ == (npos) && memcmp(got_, want, n) == 0);                           \
+        }                                                                                  \
+    } while (0)
+
+/* What obj holds after the target changed it still saves, and the image loads. */
+#define CHECK_STILL_LOADS(prefix, type, obj)                                               \
+    do {                                                                                   \
+        size_t need_ = prefix##_serialized_size(obj);                                      \
+        uint8_t *out_ = malloc(need_);                                                     \
+        CHECK(out_ != NULL && prefix##_save_mem(obj, out_, need_, NULL) == FL_OK);         \
+        type *back_ = NULL;                                                                \
+        CHECK(prefix##_load_mem(out_, need_, 0, &back_) == FL_OK);                         \
+        free(out_);                                                                        \
+        prefix##_free(back_);                                                              \
+    } while (0)
+
 #endif

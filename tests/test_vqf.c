@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/container.h"
+#include "test_craft.h"
 #include "vqf/vqf_internal.h"
 
 static uint64_t splitmix(uint64_t *s) {
@@ -527,6 +527,8 @@ static void test_fpr(void **state) {
     fl_vqf_free(v);
 }
 
+TEST_KEY_HELPERS(fl_vqf, fl_vqf)
+
 /* Batches equal single calls under every kernel this CPU runs; the in-line lookup too. */
 static void test_batch_equals_single(void **state) {
     (void)state;
@@ -536,51 +538,14 @@ static void test_batch_equals_single(void **state) {
     size_t ins = 0;
     assert_int_equal(fl_vqf_insert_u64s(v, keys, 5000, &ins), FL_OK);
     assert_int_equal(ins, 5000);
-    uint8_t *out = malloc(20001);
-    assert_non_null(out);
-    static const char *const NAMES[] = {"scalar", "neon", "avx2", "avx512", "auto"};
-    for (size_t ni = 0; ni < sizeof NAMES / sizeof NAMES[0]; ni++) {
-        fl_status st = fl_vqf_bind_kernel(v, NAMES[ni]);
-        if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) continue;
-        assert_int_equal(st, FL_OK);
-        size_t pos = 0;
-        /* unaligned key arrays are allowed */
-        assert_int_equal(fl_vqf_contains_u64s(v, keys + 1, 20000, out, &pos), FL_OK);
-        size_t want = 0;
-        for (size_t i = 0; i < 20000; i++) {
-            int one = fl_vqf_contains_u64(v, keys[i + 1]);
-            assert_int_equal(out[i], one);
-            want += (size_t)one;
-        }
-        assert_int_equal(pos, want);
-        assert_true(pos >= 4999); /* keys[1..5000) were inserted */
-        uint64_t *h = malloc(20000 * sizeof *h);
-        assert_non_null(h);
-        for (size_t i = 0; i < 20000; i++) h[i] = fl_vqf_hash_u64(v, keys[i + 1]);
-        assert_int_equal(fl_vqf_contains_hashes(v, h, 20000, out, &pos), FL_OK);
-        assert_int_equal(pos, want);
-        fl_vqf_lookup l = fl_vqf_lookup_of(v);
-        for (size_t i = 0; i < 20000; i++) {
-            assert_int_equal(out[i], fl_vqf_contains_hash(v, h[i]));
-            assert_int_equal(fl_vqf_lookup_u64(&l, keys[i + 1]), out[i]);
-        }
-        free(h);
-    }
-    assert_non_null(fl_vqf_kernel(v));
-    free(out);
+    assert_batches_equal_single(v, keys, 20000, 5000); /* keys[1..5000) inserted */
     free(keys);
     fl_vqf_free(v);
 }
 
 /* ---- files ------------------------------------------------------------------------------- */
 
-static uint8_t *saved(const fl_vqf *v, size_t *len) {
-    *len = fl_vqf_serialized_size(v);
-    uint8_t *buf = malloc(*len);
-    assert_non_null(buf);
-    assert_int_equal(fl_vqf_save_mem(v, buf, *len, NULL), FL_OK);
-    return buf;
-}
+TEST_FILE_HELPERS(fl_vqf, fl_vqf, fl_vqf_free)
 
 /* A filter of 7 blocks with a mix of keys, copies and deletes. */
 static fl_vqf *sample(void) {
@@ -595,7 +560,7 @@ static void test_round_trip(void **state) {
     (void)state;
     fl_vqf *v = sample();
     size_t len;
-    uint8_t *buf = saved(v, &len);
+    uint8_t *buf = saved_image(v, &len);
     fl_vqf *d = NULL;
     assert_int_equal(fl_vqf_load_mem(buf, len, 0, &d), FL_OK);
     assert_int_equal(d->nblocks, v->nblocks);
@@ -604,8 +569,8 @@ static void test_round_trip(void **state) {
     assert_memory_equal(d->blocks, v->blocks, v->bytes);
     /* byte for byte: the loaded filter saves the same file */
     size_t len2;
-    uint8_t *buf2 = saved(d, &len2);
-    assert_same_image_and_free(buf2, len2, saved(v, &len2), len2);
+    uint8_t *buf2 = saved_image(d, &len2);
+    assert_same_image_and_free(buf2, len2, saved_image(v, &len2), len2);
     /* it keeps working like the original */
     for (uint64_t k = 0; k < 200; k++) assert_int_equal(fl_vqf_contains_u64(d, k), fl_vqf_contains_u64(v, k));
     assert_int_equal(fl_vqf_delete_u64(d, 199), FL_OK);
@@ -625,92 +590,42 @@ static void test_round_trip(void **state) {
     assert_null(d);
     assert_int_equal(fl_vqf_load_file(path, 7 * 64, &d), FL_OK);
     fl_vqf_free(d);
-    assert_int_equal(fl_vqf_load_file("/nonexistent/x", 0, &d), FL_ERR_IO);
-    uint32_t kind = 0;
-    assert_int_equal(fl_file_kind_mem(buf, len, &kind), FL_OK);
-    assert_int_equal(kind, FL_FILE_VECTOR_QUOTIENT);
-    /* bad arguments */
-    assert_int_equal(fl_vqf_save_mem(v, buf, len - 1, NULL), FL_ERR_BUFFER_TOO_SMALL);
-    assert_int_equal(fl_vqf_save_mem(NULL, buf, len, NULL), FL_ERR_INVALID_ARG);
-    assert_int_equal(fl_vqf_load_mem(NULL, len, 0, &d), FL_ERR_INVALID_ARG);
-    assert_int_equal(fl_vqf_save_file(v, ""), FL_ERR_INVALID_ARG);
-    assert_int_equal(fl_vqf_serialized_size(NULL), 0);
+    assert_file_calls_refuse_misuse(v, FL_FILE_VECTOR_QUOTIENT);
     unlink(path);
     rmdir(dir);
     free(buf);
     fl_vqf_free(v);
 }
 
-/* fl_vqf_load_mem's status; an object exactly on success, freed. */
-static fl_status load_status(const uint8_t *bytes, size_t n) {
-    fl_vqf *v = (fl_vqf *)1;
-    fl_status st = fl_vqf_load_mem(bytes, n, 0, &v);
-    assert_true(st == FL_OK ? v != NULL : v == NULL);
-    fl_vqf_free(v);
-    return st;
-}
-
 /* A filter's file is not a vector quotient filter's, and the other way round (for the
  * filter and Count-Min loaders); a version-1 file is a filter's. */
 static void test_wrong_kind(void **state) {
     (void)state;
-    fl_filter *f = test_filter(FL_BLOCK512, 4, 8);
-    size_t flen = fl_serialized_size(f), len;
-    uint8_t *fbuf = malloc(flen);
-    assert_int_equal(fl_save_mem(f, fbuf, flen, NULL), FL_OK);
     fl_vqf *s = sample();
-    uint8_t *buf = saved(s, &len);
-    fl_filter *g = NULL;
-    fl_cms *c = NULL;
-    fl_status got[4] = {load_status(fbuf, flen), fl_load_mem(buf, len, 0, &g),
-                        fl_cms_load_mem(buf, len, 0, &c), FL_OK};
-    fbuf[8] = 1;
-    got[3] = load_status(fbuf, flen);
-    for (int i = 0; i < 4; i++) assert_int_equal(got[i], FL_ERR_WRONG_KIND);
-    assert_null(g);
-    assert_null(c);
+    size_t len;
+    uint8_t *buf = saved_image(s, &len);
+    assert_wrong_kind_both_ways(buf, len, load_status);
     free(buf);
-    free(fbuf);
     fl_vqf_free(s);
-    fl_free(f);
 }
 
 static void test_every_truncation_and_bit_flip(void **state) {
     (void)state;
     fl_vqf *s = sample();
-    size_t len;
-    uint8_t *buf = saved(s, &len);
-    assert_int_equal(load_status(buf, len), FL_OK);
-    assert_refuses_every_cut_and_flip(buf, len, load_status);
-    free(buf);
+    assert_image_refuses_cuts_and_flips(s);
     fl_vqf_free(s);
 }
 
 /* Crafted files: valid checksums around invalid fields. head: the HEAD section; blocks:
  * nblocks * 64 bytes. */
+TEST_CRAFT_LOADER(fl_vqf, fl_vqf, fl_vqf_free, check_invariants)
+
 static fl_status load_craft(const uint8_t head[32], const uint8_t *blocks, uint64_t blocks_len) {
-    uint32_t tags[2] = {FL_CT_TAG('H', 'E', 'A', 'D'), FL_CT_TAG('B', 'L', 'K', 'S')};
-    uint64_t lengths[2] = {32, blocks_len};
-    size_t size = fl_ct_size(2, lengths);
-    uint8_t *buf = calloc(1, size);
-    assert_non_null(buf);
-    fl_mem_sink m;
-    fl_sink sink = fl_mem_sink_init(&m, buf, size);
-    fl_ct_writer w;
-    assert_int_equal(fl_ct_write_begin(&w, &sink, FL_KIND_VECTOR_QUOTIENT, 2, tags, lengths), FL_OK);
-    assert_int_equal(fl_ct_write_section(&w, head, 32), FL_OK);
-    assert_int_equal(fl_ct_write_section(&w, blocks, blocks_len), FL_OK);
-    assert_int_equal(fl_ct_write_end(&w), FL_OK);
-    fl_vqf *v = (fl_vqf *)1;
-    fl_status st = fl_vqf_load_mem(buf, size, 0, &v);
-    if (st == FL_OK) {
-        check_invariants(v);
-        fl_vqf_free(v);
-    } else {
-        assert_null(v);
-    }
-    free(buf);
-    return st;
+    size_t size;
+    uint8_t *buf = test_two_section_image(FL_KIND_VECTOR_QUOTIENT, FL_CT_TAG('H', 'E', 'A', 'D'),
+                                          head, 32, FL_CT_TAG('B', 'L', 'K', 'S'), blocks,
+                                          blocks_len, &size);
+    return load_crafted(buf, size);
 }
 
 static void test_crafted(void **state) {

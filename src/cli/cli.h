@@ -438,4 +438,19 @@ static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b
 typedef int (*cli_batch_fn)(cli_batch *b, void *ctx);
 int cli_batch_each(const char *input, cli_batch_fn step, void *ctx);
 
+/* A structure's query command (vqf-query, gcf-query: `filterlab CMD FILE [--input FILE]
+ * [--count]`, help from `help`): FILE loaded by load (an exit code; *obj the structure),
+ * every input line through lookup, which sets b->hit[0..count) for a batch (hashing it with
+ * the structure's seed) and returns its positives; the lines that hit printed in input
+ * order, or with --count their number alone; the structure freed by release. */
+typedef size_t (*cli_lookup_fn)(const void *obj, cli_batch *b);
+typedef struct cli_query_ops {
+    void (*help)(void);
+    int (*load)(const char *path, size_t max_bytes, void **obj);
+    cli_lookup_fn lookup;
+    void (*release)(void *obj);
+} cli_query_ops;
+int cli_query_command(const char *cmd, int argc, char **argv, const cli_globals *g,
+                      const cli_query_ops *ops);
+
 #endif /* FL_CLI_H */

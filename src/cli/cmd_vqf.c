@@ -112,42 +112,26 @@ static void help_query(void) {
     cli_help_options();
 }
 
-typedef struct queries {
-    const fl_vqf *v;
-    int count_only;
-    uint64_t positives;
-} queries;
-
-static int query_batch(cli_batch *b, void *ctx) {
-    queries *q = ctx;
-    hash_batch(q->v, b);
+static size_t lookup_batch(const void *v, cli_batch *b) {
+    hash_batch(v, b);
     size_t pos = 0;
-    fl_vqf_contains_hashes(q->v, b->hash, b->count, b->hit, &pos);
-    q->positives += pos;
-    for (size_t i = 0; i < b->count && !q->count_only; i++)
-        if (b->hit[i]) cli_out_line(cli_batch_key(b, i), b->len[i]);
-    return EXIT_OK;
+    fl_vqf_contains_hashes(v, b->hash, b->count, b->hit, &pos);
+    return pos;
+}
+
+static int load_any(const char *path, size_t max_bytes, void **obj) {
+    fl_vqf *v = NULL;
+    int rc = load_vqf(path, max_bytes, &v);
+    *obj = v;
+    return rc;
+}
+static void release(void *obj) {
+    fl_vqf_free(obj);
 }
 
 int cmd_vqf_query(int argc, char **argv, const cli_globals *g) {
-    static const char *const CMD = "vqf-query";
-    const char *input = NULL;
-    int count_only = 0;
-    const cli_opt opts[] = {
-        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
-        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL, "--count",
-         "print only how many lines may be in the filter"},
-    };
-    int rc = cli_parse_one_operand(CMD, argc, argv, opts, CLI_NOPTS(opts), help_query, "FILTER");
-    if (rc >= 0) return rc;
-    fl_vqf *v = NULL;
-    rc = load_vqf(argv[optind], g->max_bytes, &v);
-    if (rc != EXIT_OK) return rc;
-    queries q = {v, count_only, 0};
-    rc = cli_batch_each(input, query_batch, &q);
-    if (rc == EXIT_OK && count_only) cli_outf("%llu\n", (unsigned long long)q.positives);
-    fl_vqf_free(v);
-    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+    static const cli_query_ops ops = {help_query, load_any, lookup_batch, release};
+    return cli_query_command("vqf-query", argc, argv, g, &ops);
 }
 
 /* ---- vqf-delete --------------------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #define CLI_KIND_BLOOMIER READ_BY_QUERY
 #define CLI_KIND_LAYERED_BLOOM "'filterlab layered-count' or 'filterlab info'"
 #define CLI_KIND_VECTOR_QUOTIENT "'filterlab vqf-query' or 'filterlab vqf-info'"
+#define CLI_KIND_GROWING_CUCKOO "'filterlab gcf-query', 'filterlab gcf-add' or 'filterlab gcf-info'"
 #define CLI_KIND_COMPRESSED_BLOOM \
     "'filterlab compressed-query', 'filterlab decompress' or 'filterlab info'"
 

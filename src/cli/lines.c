@@ -222,6 +222,48 @@ int cli_batch_each(const char *input, cli_batch_fn step, void *ctx)
     return cli_batch_end(b, got, rc, &in);
 }
 
+typedef struct query_pass {
+    cli_lookup_fn lookup;
+    const void *obj;
+    int count_only;
+    uint64_t positives;
+} query_pass;
+
+static int query_step(cli_batch *b, void *ctx)
+{
+    query_pass *q = ctx;
+    q->positives += q->lookup(q->obj, b);
+    for (size_t i = 0; i < b->count && !q->count_only; i++)
+        if (b->hit[i])
+            cli_out_line(b->arena + b->off[i], b->len[i]);
+    return EXIT_OK;
+}
+
+int cli_query_command(const char *cmd, int argc, char **argv, const cli_globals *g,
+                      const cli_query_ops *ops)
+{
+    const char *input = NULL;
+    int count_only = 0;
+    const cli_opt opts[] = {
+        CLI_OPT_INPUT(&input, CLI_HELP_KEYS_FROM),
+        {"count", 0, CLI_ARG_NONE, &count_only, NULL, NULL, "--count",
+         "print only how many lines may be in the filter"},
+    };
+    int rc = cli_parse_one_operand(cmd, argc, argv, opts, CLI_NOPTS(opts), ops->help, "FILTER");
+    if (rc >= 0)
+        return rc;
+    void *obj = NULL;
+    rc = ops->load(argv[optind], g->max_bytes, &obj);
+    if (rc != EXIT_OK)
+        return rc;
+    query_pass q = {ops->lookup, obj, count_only, 0};
+    rc = cli_batch_each(input, query_step, &q);
+    if (rc == EXIT_OK && count_only)
+        cli_outf("%llu\n", (unsigned long long)q.positives);
+    ops->release(obj);
+    return rc == EXIT_OK ? cli_out_finish(0) : rc;
+}
+
 void cli_batch_hash(cli_batch *b, const fl_filter *f)
 {
     for (size_t i = 0; i < b->count; i++)

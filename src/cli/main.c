@@ -58,6 +58,11 @@ typedef struct cli_command {
     {"vqf-query", cmd_vqf_query, "print the lines that may be in a vector quotient filter", 1}) X(\
     {"vqf-delete", cmd_vqf_delete, "delete lines from a vector quotient filter", 1}) X(\
     {"vqf-info", cmd_vqf_info, "describe a vector quotient filter", 1}) X(\
+    {"gcf-build", cmd_gcf_build, "build a growing cuckoo filter (deletable) from lines", 1}) X(\
+    {"gcf-add", cmd_gcf_add, "add lines to a growing cuckoo filter, doubling it in place", 1}) X(\
+    {"gcf-query", cmd_gcf_query, "print the lines that may be in a growing cuckoo filter", 1}) X(\
+    {"gcf-delete", cmd_gcf_delete, "delete lines from a growing cuckoo filter", 1}) X(\
+    {"gcf-info", cmd_gcf_info, "describe a growing cuckoo filter", 1}) X(\
     {"compressed-query", cmd_compressed_query, "look lines up in a compressed Bloom filter", 1})
 
 #define CLI_COMMAND_PROTOTYPE(open, fn, summary, close) cli_command_fn fn;

@@ -116,6 +116,17 @@ void fl_payload_free(fl_filter *f);
 fl_status fl_payload_get(size_t bytes, void **data, size_t *mapped);
 void fl_payload_release(void *data, size_t mapped);
 
+/* The next number of a cuckoo eviction walk (src/cuckoo, src/gcf): Marsaglia's xorshift64
+ * ("Xorshift RNGs", 2003), shifts 13, 7, 17, on a nonzero state; its high 32 bits. */
+static inline uint32_t fl_xorshift64(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return (uint32_t)(x >> 32);
+}
+
 /* CLOCK_MONOTONIC in nanoseconds: the library's own timings (tune's measurement, a static
  * structure's build time). */
 static inline double fl_now_ns(void) {

@@ -23,13 +23,7 @@ void fl_cuckoo_reset(fl_filter *f) {
 }
 
 static uint32_t next_random(fl_filter *f) {
-    /* Marsaglia's xorshift64 ("Xorshift RNGs", 2003), shifts 13, 7, 17. */
-    uint64_t x = f->rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    f->rng = x;
-    return (uint32_t)(x >> 32);
+    return fl_xorshift64(&f->rng);
 }
 
 /* Puts fp in a free slot of bucket b; returns 1 on success. */

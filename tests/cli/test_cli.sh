@@ -1127,6 +1127,64 @@ t_vqf() {
 }
 check "vector quotient filters: build, query, delete (all or nothing), info, errors" t_vqf
 
+# gcf-info --json's field $2 of file $1 (python3's json reader)
+gcf_field() {
+    "$FL" gcf-info "$1" --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); v=d[sys.argv[1]]; print(sum(v) if isinstance(v, list) else v)' "$2"
+}
+
+t_gcf() {
+    # a first table for 100 keys (the smallest table holds 3686), lines from standard input
+    run "$FL" gcf-build --n 100 -o g.gcf <keys.txt
+    [ "$RC" -eq 0 ] || fail "gcf-build: $(cat err)"
+    [ "$(gcf_field g.gcf kind)" = growing_cuckoo ] || fail "kind: $(gcf_field g.gcf kind)"
+    for f in items items_by_ext; do
+        [ "$(gcf_field g.gcf $f)" = 2000 ] || fail "$f: $(gcf_field g.gcf $f)"
+    done
+    expect_ok "$FL" gcf-query g.gcf --input keys.txt
+    same_file out keys.txt
+    # gcf-add grows the file's filter: every line of both sets found after it
+    seq 1 20000 | sed 's/^/added-/' >more.txt
+    cp g.gcf before.gcf
+    expect_ok "$FL" gcf-add g.gcf --input more.txt -o grown.gcf
+    same_file g.gcf before.gcf
+    expect_ok "$FL" gcf-info grown.gcf --json
+    /usr/bin/python3 -c 'import json,sys; d=json.load(open("out")); sys.exit(d["items"] != 22000 or d["doublings"] < 2)' ||
+        fail "after gcf-add: $(cat out)"
+    cat keys.txt more.txt >all.txt
+    expect_ok "$FL" gcf-query grown.gcf --input all.txt --count
+    [ "$(cat out)" = 22000 ] || fail "gcf-add lost keys: $(cat out)"
+    # the size limit stops a growth: nothing written, status 2, the limit named
+    cp grown.gcf before.gcf
+    seq 1 300000 | sed 's/^/many-/' >many.txt
+    expect_error 2 "$FL" --max-bytes 300K gcf-add grown.gcf --input many.txt
+    grep -q 'size limit' err || fail "limit not named: $(cat err)"
+    same_file grown.gcf before.gcf
+    # deletes: one copy per line, all or nothing
+    expect_ok "$FL" gcf-delete grown.gcf --input more.txt -o d.gcf
+    expect_ok "$FL" gcf-query d.gcf --input keys.txt
+    same_file out keys.txt
+    cp d.gcf before.gcf
+    printf 'never-inserted-1\nnever-inserted-2\n' >absent.txt
+    expect_error 2 "$FL" gcf-delete d.gcf --input absent.txt
+    same_file d.gcf before.gcf
+    # a line added a ninth time has no slot left: refused, nothing written
+    for i in 1 2 3 4 5 6 7 8 9; do echo same; done >same.txt
+    expect_error 2 "$FL" gcf-build --n 10 --input same.txt -o same.gcf
+    grep -q 'full' err || fail "full not said: $(cat err)"
+    [ ! -e same.gcf ] || fail "same.gcf written"
+    expect_error 1 "$FL" gcf-build --input keys.txt -o x.gcf
+    expect_error 1 "$FL" gcf-build --n 10 --input keys.txt
+    expect_error 1 "$FL" gcf-build --n 99999999999999999 --input keys.txt -o x.gcf
+    # other kinds, and a cut file
+    expect_error 2 "$FL" query g.gcf --input keys.txt
+    grep -q 'growing cuckoo filter' err || fail "kind not named: $(cat err)"
+    expect_error 2 "$FL" vqf-query g.gcf --input keys.txt
+    head -c 200 g.gcf >cut.gcf
+    expect_error 2 "$FL" gcf-query cut.gcf --input keys.txt
+    expect_error 2 "$FL" gcf-info keys.txt
+}
+check "growing cuckoo filters: build, add (growing), query, delete (all or nothing), info, limits" t_gcf
+
 t_compressed() {
     expect_ok "$FL" build --type block512 --n 2000 --fpr 0.01 --input keys.txt -o b.flt
     for coder in golomb zstd; do

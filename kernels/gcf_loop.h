@@ -1,0 +1,66 @@
+/*
+ * What every gcf kernel file shares (kernels/gcf_<isa>.c): the view's shape decoded so that
+ * no view makes a kernel read outside its payload (kernels/kernels.h), and the key-by-key
+ * loop the scalar and NEON files use (each file has PF_MIN_BYTES, PF_DIST and pf_read from
+ * its ISA's common header, the scalar file its own). The x86 files test 4 or 8 keys per
+ * vector (the slot test in 16-bit lanes) and finish with this loop.
+ *
+ * A key's two buckets are independent words, so on large tables the loop is bound by
+ * memory: both words of the key PF_DIST keys ahead are prefetched once the table is past
+ * the prefetch threshold (FL_LOOKUP_BY_SIZE instantiates the loop with and without).
+ */
+#ifndef FL_GCF_LOOP_H
+#define FL_GCF_LOOP_H
+
+#include "simd_common.h"
+
+typedef struct gcf_shape {
+    const uint64_t *b;
+    uint32_t c, kbits, w;
+} gcf_shape;
+
+/* The view's columns and window (k), K = floor(log2(units / c)): c << K <= units. */
+FL_INLINE gcf_shape gcf_shape_of(const fl_kview *f) {
+    gcf_shape s;
+    s.b = (const uint64_t *)f->data;
+    s.c = f->k & 0xffu;
+    if (s.c == 0) s.c = 1;
+    if (s.c > f->units) s.c = f->units;
+    s.kbits = 31u - (uint32_t)__builtin_clz(f->units / s.c);
+    s.w = (f->k >> 8) & 0xffu;
+    if (s.w == 0) s.w = s.kbits; /* the whole table (kernels/kernels.h) */
+    if (s.w < 1) s.w = 1;
+    if (s.w > 31) s.w = 31;
+    return s;
+}
+
+FL_INLINE size_t gcf_index1(const gcf_shape *s, uint64_t h) {
+    size_t i1, i2;
+    fl_gcf_buckets(h, s->c, s->kbits, s->w, &i1, &i2);
+    return i1;
+}
+FL_INLINE size_t gcf_index2(const gcf_shape *s, uint64_t h) {
+    size_t i1, i2;
+    fl_gcf_buckets(h, s->c, s->kbits, s->w, &i1, &i2);
+    return i2;
+}
+
+/* Keys [from, n) one at a time; returns their positives. */
+FL_INLINE size_t gcf_contains_keys(const gcf_shape *s, const uint64_t *hashes, size_t from,
+                                   size_t n, uint8_t *out, const int prefetch) {
+    size_t pos = 0;
+    for (size_t i = from; i < n; i++) {
+        if (prefetch && i + PF_DIST < n) {
+            uint64_t p = fl_hash_at(hashes, i + PF_DIST);
+            pf_read(s->b + gcf_index1(s, p));
+            pf_read(s->b + gcf_index2(s, p));
+        }
+        uint64_t h = fl_hash_at(hashes, i);
+        int r = fl_gcf_probe(s->b, s->c, s->kbits, s->w, h);
+        out[i] = (uint8_t)r;
+        pos += (size_t)r;
+    }
+    return pos;
+}
+
+#endif /* FL_GCF_LOOP_H */
