@@ -144,10 +144,11 @@ static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, flr_inplace 
             ip->fpr_stop ? "the next doubling would exceed the error rate" : fl_strerror(st));
 }
 
-/* One BF item: 0 in *added if it may be present already, else inserted. A table that may
- * not double takes no more than its capacity (the bound is computed there). */
-static fl_status bf_add_hash(flr_inplace *ip, uint64_t h, int *added) {
-    *added = 0;
+/* One BF item: *inserted 0 if it may be present already (BF.ADD's 0), else 1. A table that
+ * may not double takes no more than its capacity (the bound is computed there). */
+static fl_status bf_add_hash(flr_inplace *ip, uint64_t h, int nx, uint8_t *inserted) {
+    (void)nx; /* a BF add is always "if absent" */
+    *inserted = 0;
     if (fl_gcf_contains_hash(ip->g, h)) return FL_OK;
     fl_gcf_info in;
     fl_gcf_info_get(ip->g, &in);
@@ -158,9 +159,44 @@ static fl_status bf_add_hash(flr_inplace *ip, uint64_t h, int *added) {
     fl_status st = fl_gcf_insert_hash(ip->g, h);
     if (st == FL_ERR_TOO_LARGE && ip->fpr_stop) st = FL_ERR_FULL; /* the bound's limit */
     if (st != FL_OK) return st;
-    *added = 1;
+    *inserted = 1;
     after_insert(ip);
     return FL_OK;
+}
+
+/* One CF item: a copy added (*inserted 1), or with nx none if one may be there already. */
+static fl_status cf_add_hash(flr_inplace *ip, uint64_t h, int nx, uint8_t *inserted) {
+    *inserted = 0;
+    if (nx && fl_gcf_contains_hash(ip->g, h)) return FL_OK;
+    fl_status st = fl_gcf_insert_hash(ip->g, h);
+    if (st != FL_OK) return st;
+    *inserted = 1;
+    after_insert(ip);
+    return FL_OK;
+}
+
+/* The items hashed into b (allocated for n), then added one at a time in order by `one`
+ * (so an item is checked against the filter as the items before it left it, and a
+ * doubling re-decides the growth limit before the next) until one fails: returns how many
+ * were handled, *st why the next was not (FL_OK: all), b->flags 1 where one was inserted.
+ * A failure is logged once per value. */
+static size_t add_in_order(RedisModuleCtx *ctx, RedisModuleString *name, flr_inplace *ip,
+                           RedisModuleString **items, flr_batch *b, int nx,
+                           fl_status (*one)(flr_inplace *, uint64_t, int, uint8_t *),
+                           fl_status *st) {
+    for (size_t i = 0; i < b->n; i++) b->hashes[i] = hash_item(ip, items[i]);
+    size_t done = 0;
+    *st = FL_OK;
+    for (; done < b->n; done++)
+        if ((*st = one(ip, b->hashes[done], nx, &b->flags[done])) != FL_OK) break;
+    if (*st != FL_OK) warn_full(ctx, name, ip, *st);
+    return done;
+}
+
+static int any_inserted(const flr_batch *b, size_t done) {
+    for (size_t i = 0; i < done; i++)
+        if (b->flags[i]) return 1;
+    return 0;
 }
 
 static void bf_reply_error(RedisModuleCtx *ctx, fl_status st) {
@@ -171,25 +207,13 @@ static void bf_reply_error(RedisModuleCtx *ctx, fl_status st) {
 int flr_inplace_bf_add(RedisModuleCtx *ctx, RedisModuleString *name, flr_inplace *ip,
                        RedisModuleString **items, size_t n, int single) {
     flr_batch b;
-    if (!flr_batch_alloc(&b, n)) {
-        RedisModule_ReplyWithError(ctx, "ERR out of memory");
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) b.hashes[i] = hash_item(ip, items[i]);
-    fl_status st = FL_OK;
-    size_t done = 0;
-    int changed = 0;
-    for (; done < n; done++) {
-        int added;
-        st = bf_add_hash(ip, b.hashes[done], &added);
-        if (st != FL_OK) break;
-        b.flags[done] = (uint8_t)added;
-        changed |= added;
-    }
-    if (st != FL_OK) warn_full(ctx, name, ip, st);
-    if (single) {
-        if (st != FL_OK) bf_reply_error(ctx, st);
-        else RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
+    if (!flr_batch_alloc(&b, n)) return RedisModule_ReplyWithError(ctx, "ERR out of memory"), 0;
+    fl_status st;
+    size_t done = add_in_order(ctx, name, ip, items, &b, 1, bf_add_hash, &st);
+    if (single && st != FL_OK) {
+        bf_reply_error(ctx, st);
+    } else if (single) {
+        RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
     } else {
         RedisModule_ReplyWithArray(ctx, (long)n);
         for (size_t i = 0; i < n; i++) {
@@ -197,6 +221,7 @@ int flr_inplace_bf_add(RedisModuleCtx *ctx, RedisModuleString *name, flr_inplace
             else bf_reply_error(ctx, st);
         }
     }
+    int changed = any_inserted(&b, done);
     flr_batch_free(&b);
     return changed;
 }
@@ -204,38 +229,21 @@ int flr_inplace_bf_add(RedisModuleCtx *ctx, RedisModuleString *name, flr_inplace
 int flr_inplace_cf_add(RedisModuleCtx *ctx, RedisModuleString *name, flr_inplace *ip,
                        RedisModuleString **items, size_t n, int single, int nx) {
     flr_batch b;
-    if (!flr_batch_alloc(&b, n)) {
-        RedisModule_ReplyWithError(ctx, "ERR out of memory");
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) b.hashes[i] = hash_item(ip, items[i]);
-    fl_status st = FL_OK;
-    size_t done = 0;
-    int changed = 0;
-    /* One key at a time: an NX item is checked against the filter as the items before it
-     * left it, and a doubling re-decides the growth limit before the next item. */
-    for (; done < n; done++) {
-        uint8_t present = nx && fl_gcf_contains_hash(ip->g, b.hashes[done]);
-        if (!present) {
-            st = fl_gcf_insert_hash(ip->g, b.hashes[done]);
-            if (st != FL_OK) break;
-            changed = 1;
-            after_insert(ip);
-        }
-        b.flags[done] = present;
-    }
-    if (st != FL_OK) warn_full(ctx, name, ip, st);
+    if (!flr_batch_alloc(&b, n)) return RedisModule_ReplyWithError(ctx, "ERR out of memory"), 0;
+    fl_status st;
+    size_t done = add_in_order(ctx, name, ip, items, &b, nx, cf_add_hash, &st);
     if (single) {
         if (st == FL_ERR_FULL) RedisModule_ReplyWithError(ctx, "ERR Filter is full");
         else if (st != FL_OK) flr_reply_status(ctx, st);
-        else RedisModule_ReplyWithLongLong(ctx, b.flags[0] ? 0 : 1);
+        else RedisModule_ReplyWithLongLong(ctx, b.flags[0]);
     } else if (st != FL_OK && st != FL_ERR_FULL) {
         flr_reply_status(ctx, st);
-    } else {
+    } else { /* 1 added, 0 present (NX), -1 from the item the filter refused on */
         RedisModule_ReplyWithArray(ctx, (long)n);
         for (size_t i = 0; i < n; i++)
-            RedisModule_ReplyWithLongLong(ctx, i >= done ? -1 : b.flags[i] ? 0 : 1);
+            RedisModule_ReplyWithLongLong(ctx, i >= done ? -1 : b.flags[i]);
     }
+    int changed = any_inserted(&b, done);
     flr_batch_free(&b);
     return changed;
 }
