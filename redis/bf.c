@@ -254,6 +254,8 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (nocreate && sizing_given)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
                                                "ERROR");
+    if (nocreate && o.growth_given) /* GROWTH, too, only shapes a key INSERT creates */
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with GROWTH");
     if (!bf_check_options(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, nocreate, bf_create, &o,

@@ -54,7 +54,9 @@ int bf_parse_shared_option(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
         if (!parse_variant(ctx, argv[++*i], &o->variant)) return -1;
         o->variant_given = 1;
     } else {
-        return flr_growth_option(ctx, argv, argc, i, &o->inplace);
+        int growth = flr_growth_option(ctx, argv, argc, i, &o->inplace);
+        o->growth_given |= growth > 0;
+        return growth;
     }
     return 1;
 }

@@ -17,7 +17,7 @@ typedef struct bf_options {
     int nonscaling;
     fl_variant variant;
     int expansion_given; /* EXPANSION was given: NONSCALING refuses it */
-    int variant_given, inplace; /* VARIANT was given; GROWTH INPLACE */
+    int variant_given, growth_given, inplace; /* VARIANT, GROWTH given; GROWTH INPLACE */
 } bf_options;
 
 /* The defaults with the module's ERROR_RATE and INITIAL_SIZE load arguments. */

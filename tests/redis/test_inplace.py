@@ -219,6 +219,7 @@ def test_bad_options(r):
         (("CF.RESERVE", "k", 1000, "GROWTH", "UP"), "CHAIN or INPLACE"),
         (("CF.RESERVE", "k", 1000, "GROWTH"), "wrong number"),
         (("CF.INSERT", "k", "NOCREATE", "GROWTH", "INPLACE", "ITEMS", "a"), "NOCREATE"),
+        (("BF.INSERT", "k", "NOCREATE", "GROWTH", "INPLACE", "ITEMS", "a"), "NOCREATE"),
         (("CF.INSERT", "k", "GROWTH", "BIG", "ITEMS", "a"), "CHAIN or INPLACE"),
         (("CF.RESERVE", "k", 1, "GROWTH", "INPLACE"), "Capacity must be at least"),
     ]
