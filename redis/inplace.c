@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
-
-#include "le.h"
 
 #define INPLACE_SEED 0 /* as the chains' filters (one hash family and seed per module) */
 /* The library's struct (about 150 bytes) and its payload's slack, as cf.c counts 256 bytes
@@ -114,11 +111,6 @@ flr_inplace *flr_inplace_create(RedisModuleCtx *ctx, const flr_inplace *p) {
     return ip;
 }
 
-void flr_inplace_free(flr_inplace *ip) {
-    if (!ip) return;
-    fl_gcf_free(ip->g);
-    free(ip);
-}
 
 /* ---- adds -------------------------------------------------------------------------------- */
 
@@ -347,73 +339,21 @@ int flr_inplace_debug_line(const flr_inplace *ip, char *line, size_t cap) {
 
 const char *flr_inplace_kernel(const flr_inplace *ip) { return fl_gcf_kernel(ip->g); }
 
-/* ---- serialization ------------------------------------------------------------------------
- *   0  "FLRGROW1"  the layout tag (a BF chain's blob starts with the library's file magic
- *                  "FLTRLAB\x1a", a CF chain's with "FLCF")
- *   8  u32 kind (enum flr_inplace_kind)   12 u32 bucket size   16 u32 max iterations
- *   20 u32 0       24 u64 error rate (IEEE 754 bits)   32 u64 capacity   40 u64 deleted
- *   48 u64 XXH3-64 of bytes 0..47
- *   56 the filter (fl_gcf_save_mem: its own header and checksum) */
-static const uint8_t TAG[8] = {'F', 'L', 'R', 'G', 'R', 'O', 'W', '1'};
-#define HEADER 56u
-
-int flr_inplace_is_blob(const uint8_t *blob, size_t len) {
-    return len >= sizeof TAG && memcmp(blob, TAG, sizeof TAG) == 0;
-}
+/* ---- serialization (inplace_codec.c) ---------------------------------------------------- */
 
 uint8_t *flr_inplace_serialize(const flr_inplace *ip, size_t *len, const char **err) {
-    size_t body = fl_gcf_serialized_size(ip->g), written = 0;
-    uint8_t *buf = body ? malloc(HEADER + body) : NULL;
-    if (!buf) {
-        *err = "ERR out of memory";
-        return NULL;
-    }
-    memcpy(buf, TAG, sizeof TAG);
-    uint64_t rate;
-    memcpy(&rate, &ip->error_rate, 8);
-    flr_put32(buf + 8, ip->kind);
-    flr_put32(buf + 12, ip->bucket_size);
-    flr_put32(buf + 16, ip->max_iterations);
-    flr_put32(buf + 20, 0);
-    flr_put64(buf + 24, rate);
-    flr_put64(buf + 32, ip->capacity);
-    flr_put64(buf + 40, ip->deleted);
-    flr_put64(buf + 48, XXH3_64bits(buf, 48));
-    if (fl_gcf_save_mem(ip->g, buf + HEADER, body, &written) != FL_OK) {
-        free(buf);
-        *err = "ERR could not serialize the filter";
-        return NULL;
-    }
-    *len = HEADER + written;
-    return buf;
+    uint8_t *blob = flr_inplace_encode(ip, len);
+    if (!blob) *err = "ERR could not serialize the filter";
+    return blob;
 }
 
 flr_inplace *flr_inplace_deserialize(const uint8_t *blob, size_t len, uint32_t kind,
                                      const char **err) {
-    *err = "ERR invalid dump: the GROWTH INPLACE header is corrupt";
-    if (!flr_inplace_is_blob(blob, len) || len < HEADER) return NULL;
-    if (flr_get64(blob + 48) != XXH3_64bits(blob, 48)) return NULL;
-    flr_inplace p = {.kind = flr_get32(blob + 8), .bucket_size = flr_get32(blob + 12),
-                     .max_iterations = flr_get32(blob + 16),
-                     .capacity = flr_get64(blob + 32), .deleted = flr_get64(blob + 40)};
-    uint64_t rate = flr_get64(blob + 24);
-    memcpy(&p.error_rate, &rate, 8);
-    int ok = p.kind == kind && flr_get32(blob + 20) == 0 && p.capacity > 0;
-    if (kind == FLR_INPLACE_BF)
-        ok = ok && p.error_rate > 0 && p.error_rate < 1 && !p.bucket_size && !p.max_iterations;
-    else
-        ok = ok && p.error_rate == 0 && p.bucket_size >= 1 && p.bucket_size <= 255 &&
-             p.max_iterations >= 1 && p.max_iterations <= 65535;
-    if (!ok) return NULL;
-    flr_inplace *ip = calloc(1, sizeof *ip);
-    if (!ip) {
-        *err = "ERR out of memory";
-        return NULL;
-    }
-    *ip = p;
-    if (fl_gcf_load_mem(blob + HEADER, len - HEADER, flr_load_max_bytes(), &ip->g) != FL_OK) {
-        *err = "ERR invalid dump: the filter does not load";
-        free(ip);
+    flr_inplace *ip = NULL;
+    fl_status st = flr_inplace_decode(blob, len, kind, flr_load_max_bytes(), &ip);
+    if (st != FL_OK) {
+        *err = st == FL_ERR_NO_MEMORY ? "ERR out of memory"
+                                      : "ERR invalid dump: the GROWTH INPLACE value does not load";
         return NULL;
     }
     /* The file's byte limit was the load's cap: from now on, this server's MAX_BYTES and

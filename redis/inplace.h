@@ -32,22 +32,7 @@
 #include <filterlab.h>
 
 #include "common.h"
-
-enum flr_inplace_kind { FLR_INPLACE_BF = 1, FLR_INPLACE_CF = 2 };
-
-typedef struct flr_inplace {
-    fl_gcf *g;
-    uint32_t kind;                        /* enum flr_inplace_kind */
-    uint32_t bucket_size, max_iterations; /* CF: as CF.RESERVE asked (reported); BF: 0 */
-    double error_rate;                    /* BF: the FPR bound; CF: 0 */
-    uint64_t capacity;                    /* the capacity the key was created for */
-    uint64_t deleted;                     /* CF: deletes (CF.INFO) */
-    /* Not saved: the server's MAX_BYTES, whether the error rate stops the next doubling,
-     * the table's bucket bits when that was decided, the "full" warning logged. */
-    uint64_t max_bytes;
-    int fpr_stop, warned_full;
-    uint32_t kbits_seen;
-} flr_inplace;
+#include "inplace_codec.h"
 
 /* GROWTH CHAIN | INPLACE at argv[*i]: 1 if it was (*inplace set, *i at its value), 0 if
  * argv[*i] is not GROWTH, -1 if its value is bad (replied). */
@@ -57,7 +42,6 @@ int flr_growth_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
 /* A new value of p's kind, capacity, error_rate (BF), bucket_size and max_iterations (CF),
  * held to MAX_BYTES. NULL if a reply was sent (the error). */
 flr_inplace *flr_inplace_create(RedisModuleCtx *ctx, const flr_inplace *p);
-void flr_inplace_free(flr_inplace *ip);
 
 /* BF.ADD (single: one integer) and BF.MADD / BF.INSERT (an array, an error element for
  * the item that could not go in and those after it). Replies; 1 if the filter changed. */
@@ -83,9 +67,8 @@ int flr_inplace_info_extra(RedisModuleCtx *ctx, const flr_inplace *ip);
 int flr_inplace_debug_line(const flr_inplace *ip, char *line, size_t cap);
 const char *flr_inplace_kernel(const flr_inplace *ip);
 
-/* Serialization: a tagged header and the filter's own file (inplace.c). is_blob: the blob
- * starts with the INPLACE tag (chain blobs never do). */
-int flr_inplace_is_blob(const uint8_t *blob, size_t len);
+/* Serialization (inplace_codec.h's, with the module's error texts; a loaded value is held
+ * to this server's MAX_BYTES and the error rate). */
 uint8_t *flr_inplace_serialize(const flr_inplace *ip, size_t *len, const char **err);
 flr_inplace *flr_inplace_deserialize(const uint8_t *blob, size_t len, uint32_t kind,
                                      const char **err);
