@@ -1,7 +1,8 @@
 """filterlab.GrowingCuckoo (python/src/gcf.c): growth through doublings with every key found,
 bytes/str/int keys and hashes alike in single and batch calls, counts and deletes, the byte
 limit refusing growth with nothing lost, file and bytes round trips, truncated and
-bit-flipped bytes refused, bad arguments refused with clear errors."""
+bit-flipped bytes refused, bad arguments refused with clear errors, every kernel answering
+alike, readers beside a writer that doubles the table."""
 import numpy as np
 import pytest
 
@@ -175,3 +176,44 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         g.contains_many(keyset("x", 3), out=np.zeros(2, dtype=bool))
     assert "GrowingCuckoo" in repr(g)
+
+
+def test_every_kernel_answers_alike_and_benchmark_kernels():
+    g = fl.GrowingCuckoo(2000)
+    g.add_many(np.arange(0, 30_000, 2, dtype=np.uint64))  # grown: two doublings
+    probe = np.arange(0, 40_000, dtype=np.uint64)
+    answers = {}
+    for name in [k.name for k in fl.kernels() if k.supported]:
+        g.bind_kernel(name)
+        assert g.kernel == name and g.bound_kernel == name
+        answers[name] = g.contains_many(probe)
+    for name, a in answers.items():
+        assert (a == answers["scalar"]).all(), name
+    assert answers["scalar"][:30_000:2].all()
+    g.bind_kernel(None)
+    timings = fl.benchmark_kernels(g, probe, repeat=1)
+    assert len(timings) == len(answers) and g.bound_kernel is None
+
+
+def test_threads_read_while_one_writes():
+    import threading
+    g = fl.GrowingCuckoo(1000)
+    base = np.arange(1, 5001, dtype=np.uint64)
+    g.add_many(base)
+    errors = []
+
+    def reader():
+        for _ in range(50):
+            if not g.contains_many(base).all():
+                errors.append("a key added before the readers started went missing")
+
+    def writer():
+        for i in range(20):  # doublings while the readers look up
+            g.add_many(np.arange(10**6 + i * 2000, 10**6 + (i + 1) * 2000, dtype=np.uint64))
+
+    threads = [threading.Thread(target=reader) for _ in range(3)] + [threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and g.info().doublings >= 3
