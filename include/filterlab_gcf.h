@@ -284,6 +284,16 @@ FL_DECLARE_FILE_CALLS(fl_gcf, fl_gcf);
 
 fl_status fl_gcf_info_get(const fl_gcf *g, fl_gcf_info *out);
 
+/* ---- counting (src/gcf/count_gcf.c) ----------------------------------------------------
+ * *count = the slots of the key's two buckets that match it (0..8): RedisBloom's CF.COUNT.
+ * Never below the copies of the key inserted and not deleted (every copy sits in one of the
+ * two buckets and matches); other keys that agree on the tag and the slots' extension bits
+ * add to it. FL_ERR_INVALID_ARG for a NULL filter or count, or a NULL key with len > 0
+ * (*count = 0 then). */
+fl_status fl_gcf_count_hash(const fl_gcf *g, uint64_t h, uint32_t *count);
+fl_status fl_gcf_count_bytes(const fl_gcf *g, const void *key, size_t len, uint32_t *count);
+fl_status fl_gcf_count_u64(const fl_gcf *g, uint64_t key, uint32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

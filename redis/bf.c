@@ -6,7 +6,8 @@
  * sub-filter; classic is RedisBloom's own layout). BF.INFO has exactly RedisBloom's fields;
  * the fill, the FPR predicted at the current fill, the variant and the kernel are in
  * FILTERLAB.INFO key. BF.DEBUG gives RedisBloom's per-sub-filter lines with filterlab's
- * numbers.
+ * numbers. GROWTH INPLACE at BF.RESERVE / BF.INSERT makes a key of one growing cuckoo filter
+ * instead of a chain (inplace.h); the options are bf_options.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +15,13 @@
 
 #include "chunk.h"
 #include "common.h"
-
-#define BF_ERROR_RATE_DEFAULT 0.01 /* RedisBloom's; ERROR_RATE and INITIAL_SIZE change them */
-#define BF_CAPACITY_DEFAULT 100
-#define BF_EXPANSION_DEFAULT 2
+#include "bf_options.h"
+#include "inplace.h"
 
 typedef struct bf_value {
     flr_value_header h; /* first: dump.c and flr_value_new read it */
-    fl_sbf *sbf;
+    fl_sbf *sbf;        /* GROWTH CHAIN (the default), or */
+    flr_inplace *ip;    /* GROWTH INPLACE (inplace.h); the other is NULL */
     int warned_full; /* the "non scaling filter is full" warning was logged */
 } bf_value;
 
@@ -31,104 +31,29 @@ static void bf_free(void *v) {
     bf_value *b = v;
     if (!b) return;
     fl_sbf_free(b->sbf);
+    flr_inplace_free(b->ip);
     free(b);
 }
 
-static bf_value *bf_wrap(fl_sbf *sbf) {
+static bf_value *bf_wrap(fl_sbf *sbf, flr_inplace *ip) {
     bf_value *b = flr_value_new(sizeof *b);
-    if (b) b->sbf = sbf;
-    else fl_sbf_free(sbf);
+    if (b) b->sbf = sbf, b->ip = ip;
+    else fl_sbf_free(sbf), flr_inplace_free(ip);
     return b;
 }
 
-/* ---- options ---------------------------------------------------------------------- */
-
-typedef struct bf_options {
-    double error_rate;
-    uint64_t capacity, expansion;
-    int nonscaling;
-    fl_variant variant;
-    int expansion_given; /* EXPANSION was given: NONSCALING refuses it */
-} bf_options;
-
-static const bf_options BF_DEFAULTS = {.error_rate = BF_ERROR_RATE_DEFAULT,
-                                       .capacity = BF_CAPACITY_DEFAULT,
-                                       .expansion = BF_EXPANSION_DEFAULT,
-                                       .variant = FL_BLOCK512};
-
-/* The defaults with the module's ERROR_RATE and INITIAL_SIZE load arguments. */
-static bf_options bf_defaults(void) {
-    bf_options o = BF_DEFAULTS;
-    o.error_rate = flr_cfg.bf_error_rate;
-    o.capacity = flr_cfg.bf_initial_size;
-    return o;
-}
-
-/* Parses VARIANT's value; replies and returns 0 on an error. */
-static int parse_variant(RedisModuleCtx *ctx, RedisModuleString *arg, fl_variant *out) {
-    size_t len;
-    const char *s = RedisModule_StringPtrLen(arg, &len);
-    char name[32];
-    if (len >= sizeof name) goto bad;
-    memcpy(name, s, len);
-    name[len] = 0;
-    fl_variant_info vi;
-    if (fl_variant_parse(name, out) != FL_OK || fl_variant_describe(*out, &vi) != FL_OK ||
-        vi.unit_slots != 0 || vi.counter_bits != 0)
-        goto bad;
-    return 1;
-bad:
-    RedisModule_ReplyWithError(ctx, "ERR bad variant (a Bloom variant: classic, block512, "
-                                    "split256, reg64)");
-    return 0;
-}
-
-/* The options BF.RESERVE and BF.INSERT share, at argv[*i]: NONSCALING, EXPANSION x,
- * VARIANT name. 1: it was one (*i is at its last word); 0: it was not; -1: a bad value,
- * replied. */
-static int parse_shared_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int *i,
-                               bf_options *o) {
-    if (flr_arg_is(argv[*i], "NONSCALING")) {
-        o->nonscaling = 1;
-    } else if (flr_arg_is(argv[*i], "EXPANSION") && *i + 1 < argc) {
-        if (!flr_arg_u64(argv[++*i], &o->expansion)) {
-            RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-            return -1;
-        }
-        o->expansion_given = 1;
-    } else if (flr_arg_is(argv[*i], "VARIANT") && *i + 1 < argc) {
-        if (!parse_variant(ctx, argv[++*i], &o->variant)) return -1;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-/* The checks both commands make once the options are read; replies and returns 0 on an
- * error. */
-static int check_options(RedisModuleCtx *ctx, const bf_options *o) {
-    if (o->nonscaling && o->expansion_given) {
-        RedisModule_ReplyWithError(ctx, "ERR nonscaling filters cannot expand");
-        return 0;
-    }
-    if (!(o->error_rate > 0 && o->error_rate < 1)) {
-        RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1)");
-        return 0;
-    }
-    if (o->capacity == 0) {
-        RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
-        return 0;
-    }
-    if (o->expansion == 0) {
-        RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
-        return 0;
-    }
-    return 1;
-}
-
-/* A new chain (o: a bf_options); replies with the error and returns NULL on failure. */
+/* A new value (o: a bf_options): a chain, or a growing filter with GROWTH INPLACE; replies
+ * with the error and returns NULL on failure. */
 static void *bf_create(RedisModuleCtx *ctx, const void *options) {
     const bf_options *o = options;
+    if (o->inplace) {
+        flr_inplace p = {.kind = FLR_INPLACE_BF, .capacity = o->capacity,
+                         .error_rate = o->error_rate};
+        flr_inplace *ip = flr_inplace_create(ctx, &p);
+        bf_value *b = ip ? bf_wrap(NULL, ip) : NULL;
+        if (ip && !b) RedisModule_ReplyWithError(ctx, "ERR out of memory");
+        return b;
+    }
     fl_sbf_config cfg = {.capacity = o->capacity, .error_rate = o->error_rate,
                          .growth = (double)o->expansion, .variant = o->variant,
                          .flags = o->nonscaling ? FL_SBF_NONSCALING : 0,
@@ -144,14 +69,15 @@ static void *bf_create(RedisModuleCtx *ctx, const void *options) {
         flr_reply_status(ctx, st);
         return NULL;
     }
-    bf_value *b = bf_wrap(sbf);
+    bf_value *b = bf_wrap(sbf, NULL);
     if (!b) RedisModule_ReplyWithError(ctx, "ERR out of memory");
     return b;
 }
 
 /* ---- commands ------------------------------------------------------------------------ */
 
-/* BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] [VARIANT name] */
+/* BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] [VARIANT name]
+ *            [GROWTH CHAIN|INPLACE] */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     bf_options o = bf_defaults();
@@ -160,11 +86,11 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (!flr_arg_u64(argv[3], &o.capacity))
         return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
     for (int i = 4; i < argc; i++) {
-        int shared = parse_shared_option(ctx, argv, argc, &i, &o);
+        int shared = bf_parse_shared_option(ctx, argv, argc, &i, &o);
         if (shared < 0) return REDISMODULE_OK;
         if (shared == 0) return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
     }
-    if (!check_options(ctx, &o)) return REDISMODULE_OK;
+    if (!bf_check_options(ctx, &o)) return REDISMODULE_OK;
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_bf_type, "ERR item exists");
     if (!key) return REDISMODULE_OK;
     bf_value *b = bf_create(ctx, &o);
@@ -265,6 +191,18 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
     return REDISMODULE_OK;
 }
 
+/* The items of BF.ADD (single) or BF.MADD / BF.INSERT, to either layout. */
+static void add_any(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
+                    RedisModuleString **items, size_t n, int single) {
+    if (!b->ip) {
+        if (single) add_single(ctx, name, b, items[0]);
+        else add_items(ctx, name, b, items, n);
+    } else if (flr_inplace_bf_add(ctx, name, b->ip, items, n, single)) {
+        flr_touch(b);
+        RedisModule_ReplicateVerbatim(ctx);
+    }
+}
+
 /* BF.ADD key item / BF.MADD key item [item ...]: a missing key is created with the
  * defaults. */
 static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int single) {
@@ -273,10 +211,7 @@ static int add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, i
     bf_options o = bf_defaults();
     RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, 0, bf_create, &o, &v);
     if (!key) return REDISMODULE_OK;
-    if (single)
-        add_single(ctx, argv[1], v, argv[2]);
-    else
-        add_items(ctx, argv[1], v, argv + 2, (size_t)(argc - 2));
+    add_any(ctx, argv[1], v, argv + 2, (size_t)(argc - 2), single);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -289,13 +224,13 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 }
 
 /* BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING]
- *           [VARIANT name] ITEMS item [item ...] */
+ *           [VARIANT name] [GROWTH CHAIN|INPLACE] ITEMS item [item ...] */
 static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
     bf_options o = bf_defaults();
     int nocreate = 0, items_at = -1, sizing_given = 0;
     for (int i = 2; i < argc && items_at < 0; i++) {
-        int shared = parse_shared_option(ctx, argv, argc, &i, &o);
+        int shared = bf_parse_shared_option(ctx, argv, argc, &i, &o);
         if (shared < 0) return REDISMODULE_OK;
         if (shared > 0) continue;
         if (flr_arg_is(argv[i], "ITEMS")) {
@@ -319,12 +254,14 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (nocreate && sizing_given)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY or "
                                                "ERROR");
-    if (!check_options(ctx, &o)) return REDISMODULE_OK;
+    if (nocreate && o.growth_given) /* GROWTH, too, only shapes a key INSERT creates */
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with GROWTH");
+    if (!bf_check_options(ctx, &o)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key = flr_open_or_create(ctx, argv[1], flr_bf_type, nocreate, bf_create, &o,
                                              &v);
     if (!key) return REDISMODULE_OK;
-    add_items(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at));
+    add_any(ctx, argv[1], v, argv + items_at, (size_t)(argc - items_at), 0);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -332,6 +269,10 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 /* Membership of a batch (flr_reply_lookup: BF.EXISTS, BF.MEXISTS). */
 static void bf_lookup(const void *v, RedisModuleString **items, flr_batch *batch) {
     const bf_value *b = v;
+    if (b->ip) {
+        flr_inplace_lookup(b->ip, items, batch);
+        return;
+    }
     for (size_t i = 0; i < batch->n; i++) {
         size_t len;
         const char *s = RedisModule_StringPtrLen(items[i], &len);
@@ -359,7 +300,10 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModuleKey *key;
     if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
         return REDISMODULE_OK;
-    RedisModule_ReplyWithLongLong(ctx, v ? (long long)fl_sbf_count(((bf_value *)v)->sbf) : 0);
+    uint64_t items = 0, unused;
+    if (v && ((bf_value *)v)->ip) flr_inplace_totals(((bf_value *)v)->ip, &unused, &items, &unused);
+    else if (v) items = fl_sbf_count(((bf_value *)v)->sbf);
+    RedisModule_ReplyWithLongLong(ctx, (long long)items);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -368,7 +312,7 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  * chain (structs, arrays, payloads; allocator rounding aside), and this struct. */
 static size_t bf_mem_usage(const void *v) {
     const bf_value *b = v;
-    return sizeof *b + fl_sbf_memory(b->sbf);
+    return sizeof *b + (b->ip ? flr_inplace_mem_usage(b->ip) : fl_sbf_memory(b->sbf));
 }
 
 /* Bits set over bits of all sub-filters. */
@@ -392,8 +336,11 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_bf_type, "ERR not found", &v);
     if (!key) return REDISMODULE_OK;
     bf_value *b = v;
-    fl_sbf_info in;
-    fl_sbf_get_info(b->sbf, &in);
+    fl_sbf_info in = {0};
+    if (b->ip) /* one filter that doubles; Capacity: what it holds before doubling */
+        flr_inplace_totals(b->ip, &in.total_capacity, &in.items, &(uint64_t){0}),
+            in.filters = 1, in.growth = 2;
+    else fl_sbf_get_info(b->sbf, &in);
     long long size = (long long)bf_mem_usage(b);
     int nonscaling = (in.flags & FL_SBF_NONSCALING) != 0;
     if (argc == 3) {
@@ -435,6 +382,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  * counts, payload bytes, variant, kernel... see FILTERLAB.INFO). */
 int flr_bf_info_extra(RedisModuleCtx *ctx, void *v) {
     bf_value *b = v;
+    if (b->ip) return flr_inplace_info_extra(ctx, b->ip);
     fl_sbf_info in;
     fl_sbf_get_info(b->sbf, &in);
     RedisModule_ReplyWithSimpleString(ctx, "Error rate");
@@ -450,7 +398,9 @@ int flr_bf_info_extra(RedisModuleCtx *ctx, void *v) {
     RedisModule_ReplyWithSimpleString(ctx, "Variant");
     const char *name = fl_variant_name(in.variant);
     RedisModule_ReplyWithSimpleString(ctx, name ? name : "?");
-    return 12;
+    RedisModule_ReplyWithSimpleString(ctx, "Layout");
+    RedisModule_ReplyWithSimpleString(ctx, "chain");
+    return 14;
 }
 
 /* BF.DEBUG key: RedisBloom's reply shape, "size:<items>" and then one line per sub-filter,
@@ -464,10 +414,20 @@ static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_bf_type, "ERR not found", &v);
     if (!key) return REDISMODULE_OK;
     const bf_value *b = v;
-    fl_sbf_info in;
+    fl_sbf_info in = {.filters = 1};
+    char line[256];
+    if (b->ip) {
+        flr_inplace_totals(b->ip, &(uint64_t){0}, &in.items, &(uint64_t){0});
+        RedisModule_ReplyWithArray(ctx, 2);
+        int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.items);
+        RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
+        n = flr_inplace_debug_line(b->ip, line, sizeof line);
+        RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
     fl_sbf_get_info(b->sbf, &in);
     RedisModule_ReplyWithArray(ctx, 1 + (long)in.filters);
-    char line[256];
     int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.items);
     RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
     for (uint32_t i = 0; i < in.filters; i++) {
@@ -489,6 +449,7 @@ static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 
 static uint8_t *bf_serialize(const void *v, size_t *len, const char **err) {
     const bf_value *b = v;
+    if (b->ip) return flr_inplace_serialize(b->ip, len, err);
     size_t cap = fl_sbf_serialized_size(b->sbf);
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf) {
@@ -504,6 +465,12 @@ static uint8_t *bf_serialize(const void *v, size_t *len, const char **err) {
 }
 
 static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
+    if (flr_inplace_is_blob(blob, len)) { /* GROWTH INPLACE: its tag (inplace.c) */
+        flr_inplace *ip = flr_inplace_deserialize(blob, len, FLR_INPLACE_BF, err);
+        bf_value *b = ip ? bf_wrap(NULL, ip) : NULL;
+        if (ip && !b) *err = "ERR out of memory";
+        return b;
+    }
     fl_sbf *sbf;
     fl_status st = fl_sbf_load_mem(blob, len, flr_load_max_bytes(), &sbf);
     if (st != FL_OK) {
@@ -517,7 +484,7 @@ static void *bf_deserialize(const uint8_t *blob, size_t len, const char **err) {
      * and a tightening that makes the next sub-filter ask for gigabytes). */
     fl_sbf_set_layout_slack(sbf, flr_cfg.bf_layout_slack);
     fl_sbf_set_byte_limit(sbf, flr_max_bytes());
-    bf_value *b = bf_wrap(sbf);
+    bf_value *b = bf_wrap(sbf, NULL);
     if (!b) *err = "ERR out of memory";
     return b;
 }
@@ -541,7 +508,9 @@ static const flr_type_ops BF_TYPE = {
 FLR_TYPE_GLUE(bf, BF_TYPE)
 
 const char *flr_bf_kernel(void *v) {
-    return fl_filter_kernel(fl_sbf_filter_at(((bf_value *)v)->sbf, 0));
+    const bf_value *b = v;
+    if (b->ip) return flr_inplace_kernel(b->ip);
+    return fl_filter_kernel(fl_sbf_filter_at(b->sbf, 0));
 }
 
 static const flr_command BF_COMMANDS[] = {

@@ -10,6 +10,9 @@
  * CF_MAX_EXPANSIONS filters (a load argument, default 32) takes no more items, and a
  * capacity below twice the bucket size is refused.
  *
+ * GROWTH INPLACE at CF.RESERVE / CF.INSERT makes a key of one growing cuckoo filter instead
+ * of a chain (inplace.h); the options are cf_options.c's.
+ *
  * CF.COUNT counts, as RedisBloom does, the copies of the item's fingerprint where its copies
  * can be (fl_count_hash, summed over the chain): an item added twice gives 2; other items
  * sharing a fingerprint and a bucket can add to it, nothing takes from it.
@@ -19,24 +22,25 @@
 #include <string.h>
 
 #include "cf_chain.h"
+#include "cf_options.h"
 #include "chunk.h"
 #include "common.h"
+#include "inplace.h"
 
-#define CF_CAPACITY_DEFAULT 1024 /* RedisBloom's capacity for a filter CF.ADD creates */
-#define CF_MIN_CAPACITY "ERR Capacity must be at least (BucketSize * 2)"
 #define CF_MAX_EXPANSIONS_REACHED "ERR Maximum expansions reached"
 
 /* RedisBloom refuses adds to a chain of CF_MAX_EXPANSIONS filters (so a flood of distinct
  * items cannot grow a filter without bound); 1 if that reply was sent. */
 static int refuse_max_expansions(RedisModuleCtx *ctx, const cf_chain *chain) {
-    if (chain->filters < flr_cfg.cf_max_expansions) return 0;
+    if (!chain || chain->filters < flr_cfg.cf_max_expansions) return 0;
     RedisModule_ReplyWithError(ctx, CF_MAX_EXPANSIONS_REACHED);
     return 1;
 }
 
 typedef struct cf_value {
     flr_value_header h; /* first: dump.c and flr_value_new read it */
-    cf_chain *chain;
+    cf_chain *chain;  /* GROWTH CHAIN (the default), or */
+    flr_inplace *ip;  /* GROWTH INPLACE (inplace.h); the other is NULL */
     int warned_full; /* the "filter is full" warning was logged */
 } cf_value;
 
@@ -46,23 +50,30 @@ static void cf_free(void *v) {
     cf_value *c = v;
     if (!c) return;
     cf_chain_free(c->chain);
+    flr_inplace_free(c->ip);
     free(c);
 }
 
-static cf_value *cf_wrap(cf_chain *chain) {
+static cf_value *cf_wrap(cf_chain *chain, flr_inplace *ip) {
     cf_value *c = flr_value_new(sizeof *c);
-    if (c) c->chain = chain;
-    else cf_chain_free(chain);
+    if (c) c->chain = chain, c->ip = ip;
+    else cf_chain_free(chain), flr_inplace_free(ip);
     return c;
 }
 
-static const cf_config CF_DEFAULTS = {CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAULT,
-                                      CF_MAX_ITERATIONS_DEFAULT, CF_EXPANSION_DEFAULT,
-                                      CF_FP_BITS_DEFAULT};
-
-/* A new chain (config: a cf_config); replies with the error and returns NULL on failure. */
-static void *cf_create(RedisModuleCtx *ctx, const void *config) {
-    const cf_config *cfg = config;
+/* A new value (options: a cf_options): a chain, or a growing filter with GROWTH INPLACE;
+ * replies with the error and returns NULL on failure. */
+static void *cf_create(RedisModuleCtx *ctx, const void *options) {
+    const cf_options *o = options;
+    const cf_config *cfg = &o->cfg;
+    if (o->inplace) {
+        flr_inplace p = {.kind = FLR_INPLACE_CF, .capacity = cfg->capacity,
+                         .bucket_size = cfg->bucket_size, .max_iterations = cfg->max_iterations};
+        flr_inplace *ip = flr_inplace_create(ctx, &p);
+        cf_value *c = ip ? cf_wrap(NULL, ip) : NULL;
+        if (ip && !c) RedisModule_ReplyWithError(ctx, "ERR out of memory");
+        return c;
+    }
     cf_chain *chain;
     fl_status st = cf_chain_create_capped(cfg, flr_max_bytes(), &chain);
     if (st == FL_ERR_TOO_LARGE) { /* above MAX_BYTES: RedisBloom's text for it */
@@ -73,7 +84,7 @@ static void *cf_create(RedisModuleCtx *ctx, const void *config) {
         flr_reply_status(ctx, st);
         return NULL;
     }
-    cf_value *c = cf_wrap(chain);
+    cf_value *c = cf_wrap(chain, NULL);
     if (!c) RedisModule_ReplyWithError(ctx, "ERR out of memory");
     return c;
 }
@@ -90,53 +101,15 @@ static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, cf_value *c)
             c->chain->cfg.expansion);
 }
 
-/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|12|16] */
+/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|12|16]
+ *            [GROWTH CHAIN|INPLACE] */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 3 || argc % 2 == 0) return RedisModule_WrongArity(ctx);
-    cf_config cfg = CF_DEFAULTS;
-    int64_t capacity;
-    if (!flr_arg_i64(argv[2], &capacity))
-        return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
-    /* RedisBloom's texts for the same refusals. */
-    for (int i = 3; i + 1 < argc; i += 2) {
-        int64_t x;
-        int num = flr_arg_i64(argv[i + 1], &x);
-        if (flr_arg_is(argv[i], "BUCKETSIZE")) {
-            if (!num) return RedisModule_ReplyWithError(ctx, "ERR Couldn't parse BUCKETSIZE");
-            if (x < 1 || x > 255)
-                return RedisModule_ReplyWithError(
-                    ctx, "ERR BUCKETSIZE: value must be an integer between 1 and 255, "
-                         "inclusive.");
-            cfg.bucket_size = (uint32_t)x;
-        } else if (flr_arg_is(argv[i], "MAXITERATIONS")) {
-            if (!num) return RedisModule_ReplyWithError(ctx, "ERR Couldn't parse MAXITERATIONS");
-            if (x < 1 || x > 65535)
-                return RedisModule_ReplyWithError(
-                    ctx, "ERR MAXITERATIONS: value must be an integer between 1 and 65535, "
-                         "inclusive.");
-            cfg.max_iterations = (uint32_t)x;
-        } else if (flr_arg_is(argv[i], "EXPANSION")) {
-            if (!num) return RedisModule_ReplyWithError(ctx, "ERR Couldn't parse EXPANSION");
-            if (x < 0 || x > CF_EXPANSION_MAX)
-                return RedisModule_ReplyWithError(
-                    ctx, "ERR EXPANSION: value must be an integer between 0 and 32768, "
-                         "inclusive.");
-            cfg.expansion = (uint32_t)x;
-        } else if (flr_arg_is(argv[i], "FPBITS")) {
-            if (!num || (x != 8 && x != 12 && x != 16))
-                return RedisModule_ReplyWithError(ctx, "ERR FPBITS: value must be 8, 12 or 16");
-            cfg.fp_bits = (uint32_t)x;
-        } else {
-            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
-        }
-    }
-    /* RedisBloom's minimum: two full buckets of the bucket size asked for. */
-    if (capacity < 2 * (long long)cfg.bucket_size)
-        return RedisModule_ReplyWithError(ctx, CF_MIN_CAPACITY);
-    cfg.capacity = (uint64_t)capacity;
+    cf_options o;
+    if (!cf_parse_reserve(ctx, argv, argc, &o)) return REDISMODULE_OK;
     RedisModuleKey *key = flr_open_new(ctx, argv[1], flr_cf_type, "ERR item exists");
     if (!key) return REDISMODULE_OK;
-    cf_value *c = cf_create(ctx, &cfg);
+    cf_value *c = cf_create(ctx, &o);
     if (c) {
         RedisModule_ModuleTypeSetValue(key, flr_cf_type, c);
         RedisModule_ReplicateVerbatim(ctx);
@@ -170,6 +143,14 @@ static int add_one(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int 
         flr_open_or_create(ctx, argv[1], flr_cf_type, 0, cf_create, &CF_DEFAULTS, &v);
     if (!key) return REDISMODULE_OK;
     cf_value *c = v;
+    if (c->ip) {
+        if (flr_inplace_cf_add(ctx, argv[1], c->ip, argv + 2, 1, 1, nx)) {
+            flr_touch(c);
+            RedisModule_ReplicateVerbatim(ctx);
+        }
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
     size_t len;
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
     uint64_t h = cf_chain_hash(c->chain, s, len);
@@ -210,36 +191,24 @@ static int cmd_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  * RedisBloom replies. */
 static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int nx) {
     if (argc < 4) return RedisModule_WrongArity(ctx);
-    cf_config cfg = CF_DEFAULTS;
-    int nocreate = 0, items_at = -1, capacity_given = 0;
-    for (int i = 2; i < argc && items_at < 0; i++) {
-        if (flr_arg_is(argv[i], "ITEMS")) {
-            items_at = i + 1;
-        } else if (flr_arg_is(argv[i], "NOCREATE")) {
-            nocreate = 1;
-        } else if (flr_arg_is(argv[i], "CAPACITY") && i + 1 < argc) {
-            int64_t capacity;
-            if (!flr_arg_i64(argv[++i], &capacity))
-                return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
-            /* The filter INSERT creates has the default bucket size. */
-            if (capacity < 2 * (long long)CF_BUCKET_SIZE_DEFAULT)
-                return RedisModule_ReplyWithError(ctx, CF_MIN_CAPACITY);
-            cfg.capacity = (uint64_t)capacity;
-            capacity_given = 1;
-        } else {
-            return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
-        }
-    }
-    if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
-    /* RedisBloom: NOCREATE and CAPACITY exclude each other. */
-    if (nocreate && capacity_given)
-        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be used with CAPACITY");
+    cf_options o;
+    int nocreate, items_at;
+    if (!cf_parse_insert(ctx, argv, argc, &o, &nocreate, &items_at)) return REDISMODULE_OK;
     void *v;
     RedisModuleKey *key =
-        flr_open_or_create(ctx, argv[1], flr_cf_type, nocreate, cf_create, &cfg, &v);
+        flr_open_or_create(ctx, argv[1], flr_cf_type, nocreate, cf_create, &o, &v);
     if (!key) return REDISMODULE_OK;
     cf_value *c = v;
     if (refuse_max_expansions(ctx, c->chain)) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    if (c->ip) {
+        if (flr_inplace_cf_add(ctx, argv[1], c->ip, argv + items_at, (size_t)(argc - items_at),
+                               0, nx)) {
+            flr_touch(c);
+            RedisModule_ReplicateVerbatim(ctx);
+        }
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
@@ -289,6 +258,10 @@ static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 /* Membership of a batch (flr_reply_lookup: CF.EXISTS, CF.MEXISTS). */
 static void cf_lookup(const void *v, RedisModuleString **items, flr_batch *b) {
     const cf_value *c = v;
+    if (c->ip) {
+        flr_inplace_lookup(c->ip, items, b);
+        return;
+    }
     hash_items(c, items, b);
     if (b->n == 1)
         b->flags[0] = contains_one(c->chain, b->hashes[0]);
@@ -313,7 +286,9 @@ static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_cf_type, &key, &v)) return REDISMODULE_OK;
     uint64_t count = 0;
     fl_status st = FL_OK;
-    if (v) {
+    if (v && ((cf_value *)v)->ip) {
+        count = flr_inplace_count(((cf_value *)v)->ip, argv[2]);
+    } else if (v) {
         const cf_value *c = v;
         size_t len;
         const char *s = RedisModule_StringPtrLen(argv[2], &len);
@@ -339,7 +314,8 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     cf_value *c = v;
     size_t len;
     const char *s = RedisModule_StringPtrLen(argv[2], &len);
-    fl_status st = cf_chain_delete(c->chain, cf_chain_hash(c->chain, s, len));
+    fl_status st = c->ip ? (flr_inplace_delete(c->ip, argv[2]) ? FL_OK : FL_ERR_NOT_FOUND)
+                         : cf_chain_delete(c->chain, cf_chain_hash(c->chain, s, len));
     if (st == FL_OK) {
         flr_touch(c);
         RedisModule_ReplicateVerbatim(ctx);
@@ -357,23 +333,43 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  * struct (about 200) and its payload's rounding. */
 static size_t cf_mem_usage(const void *v) {
     const cf_value *c = v;
+    if (c->ip) return sizeof *c + flr_inplace_mem_usage(c->ip);
     cf_totals t;
     cf_chain_totals(c->chain, &t);
     return sizeof *c + sizeof *c->chain + c->chain->f_alloc * sizeof *c->chain->f + t.bytes +
            (size_t)c->chain->filters * 256;
 }
 
-/* CF.INFO's and CF.DEBUG's start: `CMD key` opened for reading, its chain's totals in *t.
- * NULL when the reply (wrong arity, no such key) has been sent. */
+/* CF.INFO's and CF.DEBUG's numbers, from either layout (one growing filter: its buckets,
+ * one filter, expansion 2, the iterations CF.RESERVE asked for). */
+typedef struct cf_report {
+    cf_totals t;
+    uint64_t items, deleted;
+    uint32_t filters, expansion, max_iterations;
+} cf_report;
+
+/* CF.INFO's and CF.DEBUG's start: `CMD key` opened for reading, its numbers in *r. NULL
+ * when the reply (wrong arity, no such key) has been sent. */
 static RedisModuleKey *open_report(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
-                                   void **v, cf_totals *t) {
+                                   void **v, cf_report *r) {
     if (argc != 2) {
         RedisModule_WrongArity(ctx);
         return NULL;
     }
     RedisModuleKey *key =
         flr_open_existing(ctx, argv[1], REDISMODULE_READ, flr_cf_type, "ERR not found", v);
-    if (key) cf_chain_totals(((cf_value *)*v)->chain, t);
+    if (!key) return NULL;
+    const cf_value *c = *v;
+    memset(r, 0, sizeof *r);
+    if (c->ip) {
+        uint64_t capacity;
+        flr_inplace_totals(c->ip, &capacity, &r->items, &r->t.buckets);
+        *r = (cf_report){r->t, r->items, c->ip->deleted, 1, 2, c->ip->max_iterations};
+    } else {
+        cf_chain_totals(c->chain, &r->t);
+        *r = (cf_report){r->t, c->chain->items, c->chain->deleted, c->chain->filters,
+                         c->chain->cfg.expansion, c->chain->cfg.max_iterations};
+    }
     return key;
 }
 
@@ -381,33 +377,33 @@ static RedisModuleKey *open_report(RedisModuleCtx *ctx, RedisModuleString **argv
  * size is the table's (4 slots); the one CF.RESERVE asked for is in FILTERLAB.INFO. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     void *v;
-    cf_totals t;
-    RedisModuleKey *key = open_report(ctx, argv, argc, &v, &t);
+    cf_report r;
+    RedisModuleKey *key = open_report(ctx, argv, argc, &v, &r);
     if (!key) return REDISMODULE_OK;
-    const cf_chain *ch = ((cf_value *)v)->chain;
     RedisModule_ReplyWithArray(ctx, 16);
     RedisModule_ReplyWithSimpleString(ctx, "Size");
     RedisModule_ReplyWithLongLong(ctx, (long long)cf_mem_usage(v));
     RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
-    RedisModule_ReplyWithLongLong(ctx, (long long)t.buckets);
+    RedisModule_ReplyWithLongLong(ctx, (long long)r.t.buckets);
     RedisModule_ReplyWithSimpleString(ctx, "Number of filters");
-    RedisModule_ReplyWithLongLong(ctx, ch->filters);
+    RedisModule_ReplyWithLongLong(ctx, r.filters);
     RedisModule_ReplyWithSimpleString(ctx, "Number of items inserted");
-    RedisModule_ReplyWithLongLong(ctx, (long long)ch->items);
+    RedisModule_ReplyWithLongLong(ctx, (long long)r.items);
     RedisModule_ReplyWithSimpleString(ctx, "Number of items deleted");
-    RedisModule_ReplyWithLongLong(ctx, (long long)ch->deleted);
+    RedisModule_ReplyWithLongLong(ctx, (long long)r.deleted);
     RedisModule_ReplyWithSimpleString(ctx, "Bucket size");
     RedisModule_ReplyWithLongLong(ctx, CF_TABLE_BUCKET_SLOTS);
     RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
-    RedisModule_ReplyWithLongLong(ctx, ch->cfg.expansion);
+    RedisModule_ReplyWithLongLong(ctx, r.expansion);
     RedisModule_ReplyWithSimpleString(ctx, "Max iterations");
-    RedisModule_ReplyWithLongLong(ctx, ch->cfg.max_iterations);
+    RedisModule_ReplyWithLongLong(ctx, r.max_iterations);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
 /* FILTERLAB.INFO's fields for a cuckoo chain: what CF.INFO has no field for. */
 int flr_cf_info_extra(RedisModuleCtx *ctx, void *v) {
+    if (((cf_value *)v)->ip) return flr_inplace_info_extra(ctx, ((cf_value *)v)->ip);
     const cf_chain *ch = ((cf_value *)v)->chain;
     cf_totals t;
     cf_chain_totals(ch, &t);
@@ -429,7 +425,9 @@ int flr_cf_info_extra(RedisModuleCtx *ctx, void *v) {
     RedisModule_ReplyWithDouble(ctx, cf_chain_predicted_fpr(ch));
     RedisModule_ReplyWithSimpleString(ctx, "Payload bytes");
     RedisModule_ReplyWithLongLong(ctx, (long long)t.bytes);
-    return 14;
+    RedisModule_ReplyWithSimpleString(ctx, "Layout");
+    RedisModule_ReplyWithSimpleString(ctx, "chain");
+    return 16;
 }
 
 /* CF.DEBUG key: RedisBloom's line, "bktsize:B buckets:N items:I deletes:D filters:F
@@ -437,24 +435,24 @@ int flr_cf_info_extra(RedisModuleCtx *ctx, void *v) {
  * (4) and N the buckets of all filters, so N * B is the slots. */
 static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     void *v;
-    cf_totals t;
-    RedisModuleKey *key = open_report(ctx, argv, argc, &v, &t);
+    cf_report r;
+    RedisModuleKey *key = open_report(ctx, argv, argc, &v, &r);
     if (!key) return REDISMODULE_OK;
-    const cf_chain *ch = ((cf_value *)v)->chain;
     char line[256];
     int n = snprintf(line, sizeof line,
                      "bktsize:%u buckets:%llu items:%llu deletes:%llu filters:%u "
                      "max_iterations:%u expansion:%u",
-                     CF_TABLE_BUCKET_SLOTS, (unsigned long long)t.buckets,
-                     (unsigned long long)ch->items, (unsigned long long)ch->deleted,
-                     ch->filters, ch->cfg.max_iterations, ch->cfg.expansion);
+                     CF_TABLE_BUCKET_SLOTS, (unsigned long long)r.t.buckets,
+                     (unsigned long long)r.items, (unsigned long long)r.deleted, r.filters,
+                     r.max_iterations, r.expansion);
     RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
 /* CF.COMPACT key: drops the filters that hold nothing (cf_chain_compact), which deletes
- * can leave; "OK" whether or not one was dropped, as RedisBloom answers. */
+ * can leave; "OK" whether or not one was dropped, as RedisBloom answers. A GROWTH INPLACE
+ * key has one filter: nothing to drop. */
 static int cmd_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 2) return RedisModule_WrongArity(ctx);
     void *v;
@@ -462,7 +460,7 @@ static int cmd_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                                             flr_cf_type, "ERR Cuckoo filter was not found", &v);
     if (!key) return REDISMODULE_OK;
     cf_value *c = v;
-    if (cf_chain_compact(c->chain) > 0) {
+    if (c->chain && cf_chain_compact(c->chain) > 0) {
         flr_touch(c);
         c->warned_full = 0;
     }
@@ -473,12 +471,18 @@ static int cmd_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
 
 /* SCANDUMP of a chain that holds nothing: [0, nil] at once, as RedisBloom answers (such a
  * dump restores nothing; CF.RESERVE makes the filter again). */
-static int cf_dump_empty(const void *v) { return ((const cf_value *)v)->chain->items == 0; }
+static int cf_dump_empty(const void *v) {
+    const cf_value *c = v;
+    uint64_t items = c->chain ? c->chain->items : 0, unused;
+    if (c->ip) flr_inplace_totals(c->ip, &unused, &items, &unused);
+    return items == 0;
+}
 
 /* ---- serialization: RDB, AOF, SCANDUMP ----------------------------------------------- */
 
 static uint8_t *cf_serialize(const void *v, size_t *len, const char **err) {
     const cf_value *c = v;
+    if (c->ip) return flr_inplace_serialize(c->ip, len, err);
     size_t cap = cf_chain_serialized_size(c->chain);
     uint8_t *buf = malloc(cap);
     if (!buf) {
@@ -494,6 +498,12 @@ static uint8_t *cf_serialize(const void *v, size_t *len, const char **err) {
 }
 
 static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
+    if (flr_inplace_is_blob(blob, len)) { /* GROWTH INPLACE: its tag (inplace.c) */
+        flr_inplace *ip = flr_inplace_deserialize(blob, len, FLR_INPLACE_CF, err);
+        cf_value *c = ip ? cf_wrap(NULL, ip) : NULL;
+        if (ip && !c) *err = "ERR out of memory";
+        return c;
+    }
     cf_chain *chain;
     if (cf_chain_load(blob, len, &chain) != FL_OK) {
         *err = "ERR invalid dump: the filter does not load";
@@ -502,7 +512,7 @@ static void *cf_deserialize(const uint8_t *blob, size_t len, const char **err) {
     /* Growth from here on is bounded by this server's MAX_BYTES (the load itself is not:
      * refusing a saved value would lose it). */
     chain->max_bytes = flr_max_bytes();
-    cf_value *c = cf_wrap(chain);
+    cf_value *c = cf_wrap(chain, NULL);
     if (!c) *err = "ERR out of memory";
     return c;
 }
@@ -526,7 +536,10 @@ static const flr_type_ops CF_TYPE = {
 
 FLR_TYPE_GLUE(cf, CF_TYPE)
 
-const char *flr_cf_kernel(void *v) { return fl_filter_kernel(((cf_value *)v)->chain->f[0]); }
+const char *flr_cf_kernel(void *v) {
+    const cf_value *c = v;
+    return c->ip ? flr_inplace_kernel(c->ip) : fl_filter_kernel(c->chain->f[0]);
+}
 
 static const flr_command CF_COMMANDS[] = {
     {"CF.RESERVE", cmd_reserve, "write deny-oom"},

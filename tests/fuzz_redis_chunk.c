@@ -1,6 +1,7 @@
 /*
- * libFuzzer target for the Redis module's decoders (redis/chunk.c, redis/cf_chain.c): the
- * LOADCHUNK reassembly fed any sequence of chunks, and the CF value's codec fed any bytes.
+ * libFuzzer target for the Redis module's decoders (redis/chunk.c, redis/cf_chain.c,
+ * redis/inplace_codec.c): the LOADCHUNK reassembly fed any sequence of chunks, and the CF
+ * chain's and the GROWTH INPLACE value's codecs fed any bytes.
  * Neither may crash or read out of bounds; a reassembly that completes holds exactly the
  * pieces fed, and the blob it yields goes through the loader the module would use
  * (cf_chain_load, fl_sbf_load_mem), whose result must behave (lookups of the added keys,
@@ -8,7 +9,8 @@
  *
  * Input: byte 0 selects the mode: bit 0 "reseal" (recompute the hashes the module checks,
  * so mutations reach the structure decoders behind them), bit 1 "raw CF value" (the rest is
- * a cf_chain blob) else a chunk sequence: [kind u8][length u16 LE][chunk bytes] ...
+ * a cf_chain blob), else bit 2 "raw INPLACE value" (the rest is an INPLACE blob of kind BF,
+ * or CF with bit 3 set), else a chunk sequence: [kind u8][length u16 LE][chunk bytes] ...
  *
  *   CC=clang meson setup build-fuzz -Dfuzz=true && ninja -C build-fuzz
  *   mkdir -p /tmp/corpus_rc
@@ -31,6 +33,7 @@
 #include "chunk.h"
 #include "filterlab.h"
 #include "fuzz_check.h"
+#include "inplace_codec.h"
 
 #define FUZZ_CAP ((size_t)1 << 20)
 
@@ -57,6 +60,28 @@ static void check_cf(const uint8_t *blob, size_t len) {
     CHECK(cf_chain_contains(c, h, added, out) == FL_OK);
     for (size_t i = 0; i < added; i++) CHECK(out[i] == 1);
     cf_chain_free(c);
+}
+
+/* An INPLACE value: refused with *out untouched, or loaded: it encodes back to the same
+ * bytes and finds every key it then takes. */
+static void check_inplace(const uint8_t *blob, size_t len, uint32_t kind) {
+    flr_inplace *ip = (flr_inplace *)1;
+    fl_status st = flr_inplace_decode(blob, len, kind, FUZZ_CAP, &ip);
+    if (st != FL_OK) {
+        CHECK(ip == (flr_inplace *)1);
+        CHECK(st > FL_OK && st < FL_STATUS_COUNT);
+        return;
+    }
+    CHECK(ip->kind == kind && ip->capacity > 0);
+    size_t n = 0;
+    uint8_t *again = flr_inplace_encode(ip, &n);
+    CHECK(again != NULL && n == len && memcmp(again, blob, len) == 0);
+    free(again);
+    for (uint64_t i = 0; i < 64; i++) {
+        uint64_t h = fl_hash_u64(i, 78);
+        if (fl_gcf_insert_hash(ip->g, h) == FL_OK) CHECK(fl_gcf_contains_hash(ip->g, h));
+    }
+    flr_inplace_free(ip);
 }
 
 static void check_sbf(const uint8_t *blob, size_t len) {
@@ -96,6 +121,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(copy, data, size);
         if ((mode & 1) && size >= 8) put64(copy + size - 8, XXH3_64bits(copy, size - 8));
         check_cf(copy, size);
+        free(copy);
+        return 0;
+    }
+    if (mode & 4) {
+        uint8_t *copy = malloc(size ? size : 1);
+        CHECK(copy != NULL);
+        memcpy(copy, data, size);
+        if ((mode & 1) && size >= FLR_INPLACE_HEADER) put64(copy + 48, XXH3_64bits(copy, 48));
+        check_inplace(copy, size, (mode & 8) ? FLR_INPLACE_CF : FLR_INPLACE_BF);
         free(copy);
         return 0;
     }
@@ -220,6 +254,23 @@ static int write_seeds(const char *dir) {
     bad |= seed_chunks(dir, "bf_chunks", 0, blob, len, 200);
     fl_sbf_free(s);
     free(blob);
+    /* INPLACE values of each kind, raw: a growing cuckoo filter doubled once. */
+    for (uint32_t kind = FLR_INPLACE_BF; kind <= FLR_INPLACE_CF; kind++) {
+        flr_inplace p = {.kind = kind, .capacity = 100, .error_rate = kind == FLR_INPLACE_BF ? 0.01 : 0,
+                         .bucket_size = kind == FLR_INPLACE_CF ? 2 : 0,
+                         .max_iterations = kind == FLR_INPLACE_CF ? 20 : 0};
+        if (fl_gcf_create(100, 0, &p.g) != FL_OK) return 1;
+        for (uint64_t i = 0; i < 4000; i++) fl_gcf_insert_hash(p.g, fl_hash_u64(i, 3));
+        size_t n = 0;
+        uint8_t *v = flr_inplace_encode(&p, &n), *seed = malloc(1 + n);
+        seed[0] = kind == FLR_INPLACE_BF ? 4 : 12;
+        memcpy(seed + 1, v, n);
+        bad |= fuzz_write_seed(dir, kind == FLR_INPLACE_BF ? "inplace_bf_raw" : "inplace_cf_raw",
+                               seed, 1 + n);
+        free(v);
+        free(seed);
+        fl_gcf_free(p.g);
+    }
     return bad;
 }
 

@@ -36,6 +36,7 @@ from ._filterlab import (  # noqa: F401
     FormatError,
     FullError,
     FuseFilter,
+    GrowingCuckoo,
     HyperLogLog,
     LayeredBloom,
     ScalableBloom,
@@ -54,6 +55,7 @@ from ._info import (  # noqa: F401
     CompressedPlan,
     CountMinInfo,
     FilterInfo,
+    GrowingCuckooInfo,
     HyperLogLogInfo,
     KernelChoice,
     KernelInfo,
@@ -75,7 +77,7 @@ __all__ = [
     "HyperLogLogInfo", "KernelChoice", "KernelInfo", "KernelTiming", "Params",
     "FuseFilter", "Bloomier", "BuildError", "StaticInfo",
     "LayeredBloom", "LayeredBloomInfo", "CompressedBloom", "CompressedBloomInfo",
-    "CompressedPlan",
+    "CompressedPlan", "GrowingCuckoo", "GrowingCuckooInfo",
 ]
 
 # The read-only batch call of each class: what benchmark_kernels times by default (it must
@@ -86,6 +88,7 @@ _LOOKUP = {Filter: "contains_many", ScalableBloom: "contains_many", CountMin: "q
 # own seed): no hashes= argument.
 _KEYS_ONLY = (FuseFilter, Bloomier)
 _LOOKUP[LayeredBloom] = "count_many"
+_LOOKUP[GrowingCuckoo] = "contains_many"
 
 
 def benchmark_kernels(obj, keys, *, hashes: bool = False, repeat: int = 5,

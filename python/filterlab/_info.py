@@ -6,7 +6,7 @@ dataclasses.asdict); the C code fills them by keyword (python/src/*.c).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Tuple
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,29 @@ class ScalableBloomInfo:
     predicted_fpr: float
     kernel: str
     filters: List[SubFilterInfo] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GrowingCuckooInfo:
+    """What fl_gcf_info_get reports about a GrowingCuckoo (include/filterlab_gcf.h)."""
+
+    buckets: int
+    columns: int
+    window_bits: int
+    bucket_bits: int
+    doublings: int
+    bytes: int
+    seed: int
+    items: int
+    slots: int
+    capacity: int
+    max_capacity: int
+    load: float
+    bits_per_key: float
+    fpr: float
+    items_by_ext: Tuple[int, ...]
+    byte_limit: int
+    kernel: str
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,8 @@ int flpy_kernel_name(PyObject *obj, const char **name);
     X(fuse)             \
     X(bloomier)         \
     X(layered)          \
-    X(compressed)
+    X(compressed)       \
+    X(gcf)
 #define FLPY_DECLARE_ADD(name) int flpy_add_##name(PyObject *m);
 FLPY_CLASSES(FLPY_DECLARE_ADD)
 #undef FLPY_DECLARE_ADD

@@ -67,6 +67,23 @@ def test_cli_scalable_bloom(cli, tmp_path):
     assert marks.strip() == b"100"
 
 
+def test_cli_growing_cuckoo(cli, tmp_path):
+    path = tmp_path / "g.gcf"
+    keys = keyset("grow", 5000)
+    cli("gcf-build", "--n", 500, "--seed", 4, "-o", path, stdin=lines(keys))
+    g = fl.GrowingCuckoo.load(path)
+    assert g.info().doublings >= 1 and g.info().seed == 4 and g.contains_many(keys).all()
+    probe = keys + keyset("other", 5000)
+    found, _ = cli("gcf-query", path, stdin=lines(probe))
+    assert set(found.split()) == {k for k, hit in zip(probe, g.contains_many(probe)) if hit}
+    g.add_many(keyset("more", 100))
+    g.delete(keys[0])
+    out = tmp_path / "py.gcf"
+    g.save(out)
+    count, _ = cli("gcf-query", out, "--count", stdin=lines(keyset("more", 100)))
+    assert count.strip() == b"100"
+
+
 def test_cli_hyperloglog_strings_equal_python(cli, tmp_path):
     keys = keyset("visitor", 20000) + keyset("visitor", 100)
     out = tmp_path / "h.hll"

@@ -1,5 +1,5 @@
 """The methods every class shares (python/src/object.c): the same replies and errors for
-Filter, ScalableBloom, CountMin and HyperLogLog, and the static FuseFilter and Bloomier
+Filter, ScalableBloom, CountMin, HyperLogLog and GrowingCuckoo, and the static FuseFilter and Bloomier
 (built from their keys: no add, merge or clear)."""
 import pickle
 
@@ -23,6 +23,8 @@ def make(cls):
         o = fl.ScalableBloom(1000, 0.01)
     elif cls is fl.CountMin:
         o = fl.CountMin(width=64, depth=3)
+    elif cls is fl.GrowingCuckoo:
+        o = fl.GrowingCuckoo(1000)
     else:
         o = fl.HyperLogLog()
     for key in (b"a", b"b", 7):
@@ -30,10 +32,10 @@ def make(cls):
     return o
 
 
-ALL = [fl.Filter, fl.ScalableBloom, fl.CountMin, fl.HyperLogLog]
+ALL = [fl.Filter, fl.ScalableBloom, fl.CountMin, fl.HyperLogLog, fl.GrowingCuckoo]
 MERGEABLE = [fl.Filter, fl.CountMin, fl.HyperLogLog]
 STATIC = [fl.FuseFilter, fl.Bloomier]
-FILE_FORMAT = [fl.Filter, fl.ScalableBloom, fl.CountMin] + STATIC
+FILE_FORMAT = [fl.Filter, fl.ScalableBloom, fl.CountMin, fl.GrowingCuckoo] + STATIC
 LAYERED_COMPRESSED = [fl.LayeredBloom, fl.CompressedBloom]
 FILE_FORMAT = FILE_FORMAT + LAYERED_COMPRESSED
 

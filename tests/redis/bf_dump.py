@@ -42,12 +42,12 @@ def with_sbfh(blob, **fields):
     return bytes(out)
 
 
-def chunks_of(blob, piece=1 << 20):
-    """BF.LOADCHUNK's (iterator, chunk) pairs for a blob."""
+def chunks_of(blob, piece=1 << 20, kind=CHUNK_KIND_BF):
+    """BF.LOADCHUNK's (iterator, chunk) pairs for a blob (kind: redis/chunk.h's, 2 for CF)."""
     blob_hash, out = xxh3(blob), []
     for i, at in enumerate(range(0, len(blob), piece)):
         part = blob[at:at + piece]
-        head = b"FLRC" + struct.pack("<HHQQII", 1, CHUNK_KIND_BF, len(blob), at, len(part), 0)
+        head = b"FLRC" + struct.pack("<HHQQII", 1, kind, len(blob), at, len(part), 0)
         head += struct.pack("<Q", blob_hash)
         head += struct.pack("<Q", xxh3(head + part))
         out.append((i + 1, head + part))

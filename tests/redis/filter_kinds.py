@@ -6,6 +6,7 @@ every type alike, so adding CF or CMS to a test is one more name in a list.
 
   bf   RedisBloom's BF.RESERVE / BF.MADD / BF.MEXISTS (filterlab module)
   cf   CF.RESERVE / CF.INSERT / CF.MEXISTS (filterlab module)
+  bf-inplace, cf-inplace   the same with GROWTH INPLACE (one growing cuckoo filter per key)
   cms  CMS.INITBYDIM / CMS.INCRBY / CMS.QUERY (filterlab module): found means count >= 1
   set  native SADD / SMISMEMBER: the same harness with no module, to tell a harness fault
        from a module fault
@@ -57,6 +58,20 @@ class Cuckoo(Kind):
         return _absent(items, cmd("CF.MEXISTS", key, *items))
 
 
+class BloomInplace(Bloom):
+    name = "bf-inplace"
+
+    def create(self, cmd, key, capacity):
+        cmd("BF.RESERVE", key, "0.01", capacity, "GROWTH", "INPLACE")
+
+
+class CuckooInplace(Cuckoo):
+    name = "cf-inplace"
+
+    def create(self, cmd, key, capacity):
+        cmd("CF.RESERVE", key, capacity, "GROWTH", "INPLACE")
+
+
 class CountMin(Kind):
     name = "cms"
 
@@ -91,7 +106,8 @@ class NativeSet(Kind):
         return _absent(items, cmd("SMISMEMBER", key, *items))
 
 
-KINDS = {k.name: k for k in (Bloom(), Cuckoo(), CountMin(), NativeSet())}
+KINDS = {k.name: k for k in (Bloom(), Cuckoo(), BloomInplace(), CuckooInplace(), CountMin(),
+                             NativeSet())}
 
 
 def parse(names):

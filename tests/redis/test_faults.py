@@ -2,7 +2,7 @@
 """filterlab's Redis module survives a crash: SIGKILL mid-load, restart, nothing acknowledged
 is lost.
 
-    tests/redis/test_faults.py [--module PATH] [--kinds bf,cf,cms]
+    tests/redis/test_faults.py [--module PATH] [--kinds bf,cf,cms,bf-inplace,cf-inplace]
     tests/redis/test_faults.py --kinds set          (native sets, no module: the harness alone)
 
 Four scenarios, each on a fresh redis-server on 127.0.0.1 (free port, own temp dir), each
