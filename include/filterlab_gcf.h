@@ -18,7 +18,7 @@
  *           size need not be a power of two (buckets = c * 2^K; the waste of rounding a
  *           capacity up is at most 1/8 once c >= 8)
  *   stripe  s = the top K bits of h, read from bit 63 down, K the table's current bits
- *   ext     the 7 bits below them (bits 62 - K .. 56 - K): the bits later doublings use,
+ *   ext     the 7 bits below them (bits 63 - K .. 57 - K): the bits later doublings use,
  *           in the order they use them
  * The table is c columns of 2^K buckets, column-major, and a stripe's bucket in its column
  * is the stripe rotated left by W (its top W bits at the bottom): i1 = r * 2^K + rot(s), and

@@ -10,20 +10,27 @@
 
 #include "gcf/gcf_internal.h"
 
-/* The header's rule for one slot: tag equal and the slot's L extension bits equal the key's
- * first L bits past the stripe (L from the sentinel, the high byte's top set bit). */
+/* The header's rule for one slot, written out from its description: the tag equal, and the
+ * slot's L extension bits (above the sentinel, the high byte's lowest set bit, L = 7 - its
+ * position) equal the key's first L of the 7 bits below its stripe. */
 static uint32_t lane_matches(uint32_t s, uint64_t h, uint32_t kbits) {
-    if (s == 0 || (s >> 8) == 0) return 0;
-    uint32_t e = s >> 8, len = 31u - (uint32_t)__builtin_clz(e);
-    uint32_t q = (uint32_t)(h >> (8 + kbits)), mask = (1u << len) - 1;
-    return (s & 0xffu) == fl_gcf_tag(h) && (e & mask) == (q & mask);
+    uint32_t f = s >> 8;
+    if (f == 0) return 0;
+    uint32_t len = 7u - (uint32_t)__builtin_ctz(f);
+    uint32_t q7 = (uint32_t)(h >> (57 - kbits)) & 0x7fu;
+    uint32_t stored = len ? f >> (8 - len) : 0, wanted = len ? q7 >> (7 - len) : 0;
+    return (s & 0xffu) == fl_gcf_tag(h) && stored == wanted;
 }
 
+/* The key's two buckets from the header's description: stripe = the top K bits of h, column
+ * r = (h bits [8, 24) * c) >> 16, i1 = r * 2^K + the stripe rotated left by W within K bits,
+ * i2 = i1 XOR a(tag). */
 static uint32_t brute_count(const fl_gcf *g, uint64_t h) {
-    uint64_t c = g->columns, stripes = 1ull << g->kbits;
-    uint64_t lo = (h >> 8) & (stripes - 1), r = ((h >> 48) * c) >> 16;
-    uint64_t lo2 = lo ^ ((((uint32_t)fl_gcf_tag(h) * 0x9e3779b1u) >> (32 - g->wbits)) | 1u);
-    uint64_t b[2] = {lo * c + r, lo2 * c + r};
+    uint64_t K = g->kbits, W = g->wbits, stripes = 1ull << K;
+    uint64_t st = h >> (64 - K), r = (((h >> 8) & 0xffffu) * g->columns) >> 16;
+    uint64_t rot = ((st << W) | (st >> (K - W))) & (stripes - 1);
+    uint64_t a = ((((uint32_t)fl_gcf_tag(h) * 0x9e3779b1u) >> (32 - W)) | 1u);
+    uint64_t b[2] = {r * stripes + rot, r * stripes + (rot ^ a)};
     uint32_t n = 0;
     for (int j = 0; j < 2; j++)
         for (uint32_t s = 0; s < 4; s++)

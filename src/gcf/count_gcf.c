@@ -1,19 +1,20 @@
 /*
  * Growing cuckoo filter: how many slots of a key's two buckets match it (RedisBloom's
  * CF.COUNT semantics, include/filterlab_gcf.h). The buckets and the slot test are the
- * header's probe math (fl_gcf_probe's), counted instead of or-ed.
+ * header's probe math (fl_gcf_buckets and fl_gcf_match, as fl_gcf_probe), counted instead
+ * of or-ed.
  */
 #include "gcf_internal.h"
 
 fl_status fl_gcf_count_hash(const fl_gcf *g, uint64_t h, uint32_t *count) {
     if (count) *count = 0;
     if (!g || !count) return FL_ERR_INVALID_ARG;
-    uint32_t lo = fl_gcf_stripe(h, g->kbits), r = fl_gcf_column(h, g->columns);
-    uint32_t lo2 = lo ^ fl_gcf_alt_xor(fl_gcf_tag(h), g->wbits);
-    uint64_t pat = fl_gcf_pattern(h, g->kbits);
-    /* one bit per matching 16-bit lane (fl_gcf_match); lo2 != lo, so two distinct buckets */
-    uint64_t m1 = fl_gcf_match(g->table[(uint64_t)lo * g->columns + r], pat);
-    uint64_t m2 = fl_gcf_match(g->table[(uint64_t)lo2 * g->columns + r], pat);
+    size_t i1, i2;
+    fl_gcf_buckets(h, g->columns, g->kbits, g->wbits, &i1, &i2);
+    uint32_t pat = fl_gcf_pattern(h, g->kbits);
+    /* one bit per matching 16-bit lane (fl_gcf_match); i2 != i1, so two distinct buckets */
+    uint64_t m1 = fl_gcf_match(g->table[i1], pat);
+    uint64_t m2 = fl_gcf_match(g->table[i2], pat);
     *count = (uint32_t)(__builtin_popcountll(m1) + __builtin_popcountll(m2));
     return FL_OK;
 }
