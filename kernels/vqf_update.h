@@ -237,8 +237,9 @@ FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h) {
 
 /* ---- the entries: keys in order, the first refusal stops them ---------------------------
  * Both blocks of the key PF_DIST keys on are prefetched once the filter is past the ISA's
- * prefetch threshold (the lookups' PF_MIN_BYTES): on a filter past the caches each key
- * otherwise waits for two misses in turn (its metadata decides where it goes). */
+ * prefetch threshold (the lookups' PF_MIN_BYTES): on a filter past the caches a key
+ * otherwise waits for its block1's miss, and for block2's after it when block1 holds more
+ * than FL_VQF_CHOICE_ITEMS items (an insert) or lacks the copy (a delete). */
 FL_INLINE size_t vqf_update_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
                                  const int insert, const int prefetch) {
     uint8_t *base = (uint8_t *)f->data;
