@@ -170,8 +170,9 @@ FL_INLINE uint8_t *vqf_block_at(uint8_t *base, uint32_t i) {
  * beside block1 on every insert, as the paper's code does, showed no gain past the noise
  * (one-key inserts 0.87-1.00x the time at 100K to 10M keys, lookups of unchanged code
  * 0.87-1.36x in the same rounds: results/emeraldrapids-kvm-2c-5bce/vqf/block2_prefetch_ab.md),
- * so it is not done. Against the rule before (the emptier block always, both read):
- * vqf/block_choice_ab.md. */
+ * so it is not done. Against the rule before (the emptier block always, both read), in 7
+ * paired rounds: one-key inserts 0.82/0.90/0.89x the time at 100K/1M/10M keys, one-key
+ * deletes 0.60/0.80/0.67x (vqf/block_choice_ab_rerun.md). */
 FL_INLINE int vqf_insert1(uint8_t *base, uint32_t nb, uint64_t h) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
     uint8_t *t = vqf_block_at(base, i1);
