@@ -29,11 +29,14 @@
  * (Deleting every key of a full filter in insertion order hit that within 100K keys; this
  * pairing makes keys of one bucket and fingerprint interchangeable, which is what deleting
  * a copy assumes: tests/test_vqf.c and bench/baselines/vqf_load delete every key.) An
- * insert goes to the block with fewer items (ties: block1), the power of two choices that
- * lets the table fill to about 93% (the paper) before a pair of blocks is full; a full pair
- * refuses the insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the
- * fingerprint is among the bucket's slots in either block. A delete removes one copy from the
- * bucket in block1, else in block2 (FL_ERR_NOT_FOUND if neither has it).
+ * insert goes to block1 while block1 holds at most FL_VQF_CHOICE_ITEMS items, without reading
+ * block2; past that, to the block with fewer items (ties: block1), the power of two choices
+ * that lets the table fill to about 93% (the paper) before a pair of blocks is full. A full
+ * pair refuses the insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the
+ * fingerprint is among the bucket's slots in either block, so it answers the same wherever
+ * an insert put a key (and whatever rule filled a saved file). A delete removes one copy
+ * from the bucket in block1, else in block2 (FL_ERR_NOT_FOUND if neither has it); with the
+ * rule above most keys are in block1, so most deletes read one block.
  *
  * Duplicates are stored as copies (a multiset, like the cuckoo filter): insert a key twice,
  * delete it twice. Deleting a key never inserted may remove another key's identical
@@ -47,7 +50,7 @@
  * Sizing: fl_vqf_create(capacity) takes ceil(capacity / (48 * FL_VQF_SIZING_LOAD)) blocks.
  * FL_VQF_SIZING_LOAD is below the load at which the first insert was refused in every run
  * of results/emeraldrapids-kvm-2c-5bce/vqf/load_at_failure.md (bench/baselines/vqf_load:
- * 1,030 runs from 100 to 10M keys, none refused below 0.946), so a filter sized for n keys
+ * 820 runs from 100 to 10M keys, none refused below 0.942), so a filter sized for n keys
  * takes n inserts of distinct keys. Filled to n, it measured 0.44% FPR at 11.41 bits per
  * key from 10K keys up (small filters round up to whole blocks).
  *
@@ -90,6 +93,16 @@ typedef struct fl_vqf fl_vqf;
 #define FL_VQF_BLOCKS_MAX 0xffffffffu
 /* The fill a filter is sized for: see "Sizing" above (fl_vqf_blocks_for). */
 #define FL_VQF_SIZING_LOAD 0.935
+/* An insert whose block1 holds at most this many items (3/4 of 48, the paper's code's
+ * threshold too) goes there and never reads block2 (kernels/vqf_update.h): past the caches
+ * such an insert waits on one random line rather than two. The two choices then balance
+ * only the last quarter of each block, which is where they matter: over 200 runs per size
+ * from 100 to 100K keys and 10 at 1M (bench/baselines/vqf_load, results/emeraldrapids-kvm-
+ * 2c-5bce/vqf/load_choice_items_T<N>.md) the lowest load at the first refusal was 0.9420 at
+ * 36 and at 32, against 0.9469 with the emptier block always (T0, the rule before); 40 fell
+ * to 0.8681 and 44 to 0.6806, below FL_VQF_SIZING_LOAD. At 36, 88.5% of a full filter's
+ * keys sit in their block1 (66% at T0): the deletes that read one block. */
+#define FL_VQF_CHOICE_ITEMS 36u
 
 /* ---- probe math: THE definition of where a hash lands (the kernels, the library and the
  * in-line lookup below all use it; saved filters depend on it) --------------------------- */

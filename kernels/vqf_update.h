@@ -11,19 +11,22 @@
  *   VQF_MATCH(blk, fp)                 bit j set where slot j holds fp (48 bits)
  *
  * Without the first two the portable word shifts below are used; without VQF_MATCH a delete
- * looks at block1's bucket slot by slot, then block2's (as the reference always has); with
- * it a delete tests both blocks and picks one with a mask. The ISA file also has PF_MIN_BYTES,
- * PF_DIST and pf_read from its common header (as kernels/vqf_loop.h's users do).
+ * looks at a block's bucket slot by slot (block1's, then block2's if needed), with it by one
+ * compare of the block's slots. The ISA file also has PF_MIN_BYTES, PF_DIST and pf_read from
+ * its common header (as kernels/vqf_loop.h's users do).
  *
  * Every form leaves exactly the same block bytes, on any bytes a block holds: the metadata
  * arithmetic is this file's for every ISA, s is clamped to 48 (nothing moves and nothing is
- * written at 48, where only a block no filter holds puts it), and the choices (the emptier
- * block, ties block1; block1's copy first) are the same.
+ * written at 48, where only a block no filter holds puts it), and the choices (block1 up to
+ * FL_VQF_CHOICE_ITEMS items, else the emptier block, ties block1; block1's copy first) are
+ * the same.
  *
  * Why branch-free: which metadata word a bucket's run ends in, the slot, and which block is
  * emptier are random per key, and a mispredicted branch costs more than the shifts
  * (results/emeraldrapids-kvm-2c-5bce/vqf/insert_delete.md measured the word shifts and masks
- * at 0.85-0.91x the time of a memmove and branches).
+ * at 0.85-0.91x the time of a memmove and branches). The two branches left, whether an
+ * insert reads block2 and whether a delete does, are taken rarely (see vqf_insert1) and
+ * each spares a random cache line, which costs more than a mispredict past the caches.
  *
  * What the ISA forms bought on Emerald Rapids (scripts/flbench-ab, medians of paired rounds on
  * a shared 2-vCPU guest, results/emeraldrapids-kvm-2c-5bce/vqf/): against the scalar kernel,
@@ -160,16 +163,29 @@ FL_INLINE uint8_t *vqf_block_at(uint8_t *base, uint32_t i) {
 }
 
 /* Insert h (fl_vqf_insert_hash's contract): 1, or 0 with nothing changed when both blocks
- * are full (bit 127, the highest bit, is a block's 80th one only when it holds 48 items). */
+ * are full (bit 127, the highest bit, is a block's 80th one only when it holds 48 items).
+ * Block1 while it holds at most FL_VQF_CHOICE_ITEMS items (include/filterlab_vqf.h), block2
+ * neither computed nor read: that test is a branch, true for nearly every insert until the
+ * filter is well filled, and it is what spares the second cache miss. Prefetching block2
+ * beside block1 on every insert, as the paper's code does, showed no gain past the noise
+ * (one-key inserts 0.87-1.00x the time at 100K to 10M keys, lookups of unchanged code
+ * 0.87-1.36x in the same rounds: results/emeraldrapids-kvm-2c-5bce/vqf/block2_prefetch_ab.md),
+ * so it is not done. Against the rule before (the emptier block always, both read), in 7
+ * paired rounds: one-key inserts 0.82/0.90/0.89x the time at 100K/1M/10M keys, one-key
+ * deletes 0.60/0.80/0.67x (vqf/block_choice_ab_rerun.md). */
 FL_INLINE int vqf_insert1(uint8_t *base, uint32_t nb, uint64_t h) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
-    uint8_t *b1 = vqf_block_at(base, i1), *b2 = vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb));
-    uint64_t hi1 = fl_vqf_md_hi(b1), hi2 = fl_vqf_md_hi(b2);
-    if ((hi1 & hi2) >> 63) return 0;
-    /* The power of two choices: the emptier block (ties: block1), picked with a mask: which
-     * one is emptier is random, a branch mispredicts. */
-    uintptr_t pick2 = (uintptr_t)0 - (uintptr_t)(vqf_hi_lz(hi2) > vqf_hi_lz(hi1));
-    uint8_t *t = (uint8_t *)(((uintptr_t)b1 & ~pick2) | ((uintptr_t)b2 & pick2));
+    uint8_t *t = vqf_block_at(base, i1);
+    uint64_t hi1 = fl_vqf_md_hi(t);
+    if (vqf_hi_lz(hi1) < FL_VQF_SLOTS - FL_VQF_CHOICE_ITEMS) {
+        uint8_t *b2 = vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb));
+        uint64_t hi2 = fl_vqf_md_hi(b2);
+        if ((hi1 & hi2) >> 63) return 0;
+        /* The power of two choices: the emptier block (ties: block1), picked with a mask:
+         * which one is emptier is random, a branch mispredicts. */
+        uintptr_t pick2 = (uintptr_t)0 - (uintptr_t)(vqf_hi_lz(hi2) > vqf_hi_lz(hi1));
+        t = (uint8_t *)(((uintptr_t)t & ~pick2) | ((uintptr_t)b2 & pick2));
+    }
     uint64_t lo = fl_vqf_md_lo(t), hi = fl_vqf_md_hi(t);
     /* Bucket b's closing one, at bit e (its next slot is e - b): one select in the word
      * holding the rank-b one, picked with a mask as fl_vqf_end_onehot does; on metadata of
@@ -203,34 +219,23 @@ FL_INLINE uint32_t vqf_find(const uint8_t *blk, uint64_t lo, uint64_t hi, uint32
 }
 
 /* Delete one copy of h (fl_vqf_delete_hash's contract): block1's first, else block2's; 1,
- * or 0 with nothing changed when neither holds one. Slot j's zero is at bit j + b. */
+ * or 0 with nothing changed when neither holds one. Slot j's zero is at bit j + b. Block2 is
+ * computed and read only when block1 lacks the fingerprint: inserts fill block1 first
+ * (vqf_insert1), so that branch predicts well and most deletes select in one block's
+ * metadata (testing both and picking with masks, as before, cost two blocks' selects and
+ * both lines on every delete). */
 FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
-    uint8_t *b1 = vqf_block_at(base, i1), *b2 = vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb));
-    uint64_t lo1 = fl_vqf_md_lo(b1), hi1 = fl_vqf_md_hi(b1);
-    uint32_t j1 = vqf_find(b1, lo1, hi1, b, fp);
-#ifdef VQF_MATCH
-    /* Both blocks tested, one picked with masks: with a cheap select (pdep) that costs less
-     * than a branch on where the copy is, which mispredicts on about half the keys. */
-    uint64_t lo2 = fl_vqf_md_lo(b2), hi2 = fl_vqf_md_hi(b2);
-    uint32_t j2 = vqf_find(b2, lo2, hi2, b, fp);
-    if (j1 == FL_VQF_SLOTS && j2 == FL_VQF_SLOTS) return 0;
-    uint64_t in1 = (uint64_t)0 - (uint64_t)(j1 < FL_VQF_SLOTS);
-    uint8_t *t = (uint8_t *)(((uintptr_t)b1 & (uintptr_t)in1) | ((uintptr_t)b2 & ~(uintptr_t)in1));
-    uint64_t lo = (lo1 & in1) | (lo2 & ~in1), hi = (hi1 & in1) | (hi2 & ~in1);
-    uint32_t j = (j1 & (uint32_t)in1) | (j2 & ~(uint32_t)in1);
-#else
-    uint8_t *t = b1;
-    uint64_t lo = lo1, hi = hi1;
-    uint32_t j = j1;
-    if (j1 == FL_VQF_SLOTS) {
-        t = b2;
-        lo = fl_vqf_md_lo(b2);
-        hi = fl_vqf_md_hi(b2);
-        j = vqf_find(b2, lo, hi, b, fp);
+    uint8_t *t = vqf_block_at(base, i1);
+    uint64_t lo = fl_vqf_md_lo(t), hi = fl_vqf_md_hi(t);
+    uint32_t j = vqf_find(t, lo, hi, b, fp);
+    if (j == FL_VQF_SLOTS) {
+        t = vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb));
+        lo = fl_vqf_md_lo(t);
+        hi = fl_vqf_md_hi(t);
+        j = vqf_find(t, lo, hi, b, fp);
         if (j == FL_VQF_SLOTS) return 0;
     }
-#endif
     vqf_md_remove_bit(&lo, &hi, j + b);
     VQF_SHIFT_OUT(t, j, lo, hi);
     return 1;
@@ -238,8 +243,9 @@ FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h) {
 
 /* ---- the entries: keys in order, the first refusal stops them ---------------------------
  * Both blocks of the key PF_DIST keys on are prefetched once the filter is past the ISA's
- * prefetch threshold (the lookups' PF_MIN_BYTES): on a filter past the caches each key
- * otherwise waits for two misses in turn (its metadata decides where it goes). */
+ * prefetch threshold (the lookups' PF_MIN_BYTES): on a filter past the caches a key
+ * otherwise waits for its block1's miss, and for block2's after it when block1 holds more
+ * than FL_VQF_CHOICE_ITEMS items (an insert) or lacks the copy (a delete). */
 FL_INLINE size_t vqf_update_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
                                  const int insert, const int prefetch) {
     uint8_t *base = (uint8_t *)f->data;

@@ -4,7 +4,8 @@
  * sequences against an exact multiset model, on filters small enough to fill (every block's
  * invariants checked after every operation, no false negative ever, a refused insert leaving
  * every byte as it was); duplicates as copies; deletes of keys not there; n inserts landing
- * in a filter sized for n; one block byte for byte against a model after an insert and a
+ * in a filter sized for n; the block an insert picks (block1 up to FL_VQF_CHOICE_ITEMS items,
+ * then the emptier); one block byte for byte against a model after an insert and a
  * delete at every slot position; the measured FPR against the model; batch calls = single calls
  * under every kernel; the in-line lookup = the library's; files: round trips byte for byte,
  * every truncation and bit flip refused, crafted files with valid checksums around corrupt
@@ -407,6 +408,71 @@ static void test_against_model(void **state) {
     }
 }
 
+/* A hash with block1 x and (y < nblocks) partner y, or any partner other than x (y = ~0). */
+static uint64_t hash_between(const fl_vqf *v, uint32_t x, uint32_t y, uint64_t *s) {
+    for (;;) {
+        uint64_t h = splitmix(s);
+        uint32_t i2 = fl_vqf_block2(h, v->nblocks);
+        if (fl_vqf_block1(h, v->nblocks) == x && (y == ~0u ? i2 != x : i2 == y)) return h;
+    }
+}
+
+static uint32_t items_at(const fl_vqf *v, uint32_t i) {
+    return fl_vqf_block_items(v->blocks + 64 * (size_t)i);
+}
+
+/* Inserts h and checks that the block `into` took it and no other block changed. */
+static void insert_lands(fl_vqf *v, uint64_t h, uint32_t into) {
+    uint32_t before[64];
+    for (uint32_t i = 0; i < v->nblocks; i++) before[i] = items_at(v, i);
+    assert_int_equal(fl_vqf_insert_hash(v, h), FL_OK);
+    for (uint32_t i = 0; i < v->nblocks; i++)
+        assert_int_equal(items_at(v, i), before[i] + (i == into));
+}
+
+/* The block choice (include/filterlab_vqf.h): block1 while it holds at most
+ * FL_VQF_CHOICE_ITEMS items, whatever its partner holds; past that the emptier block, ties
+ * block1. Then every key reads present and deletes, from either block. */
+static void test_block_choice(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create_blocks(64, 3, &v), FL_OK);
+    uint64_t s = 11, keys[2 * FL_VQF_SLOTS + 8];
+    size_t nk = 0;
+    const uint32_t x = 5;
+    /* block1 x takes its keys up to T + 1 items, though every partner is empty */
+    while (items_at(v, x) <= FL_VQF_CHOICE_ITEMS) {
+        keys[nk] = hash_between(v, x, ~0u, &s);
+        insert_lands(v, keys[nk++], x);
+    }
+    /* past T: the emptier block, the partner y */
+    keys[nk] = hash_between(v, x, ~0u, &s);
+    const uint32_t y = fl_vqf_block2(keys[nk], v->nblocks);
+    insert_lands(v, keys[nk++], y);
+    /* y to x's count through keys whose block1 is y (y is at most T until the last) */
+    while (items_at(v, y) < items_at(v, x)) {
+        keys[nk] = hash_between(v, y, ~0u, &s);
+        insert_lands(v, keys[nk++], y);
+    }
+    assert_int_equal(items_at(v, x), FL_VQF_CHOICE_ITEMS + 1);
+    /* a tie goes to block1; then block1 x is fuller and y takes the next */
+    keys[nk] = hash_between(v, x, y, &s);
+    insert_lands(v, keys[nk++], x);
+    keys[nk] = hash_between(v, x, y, &s);
+    insert_lands(v, keys[nk++], y);
+    /* and from y's side: a tie (both T + 2) to y, then x, the emptier */
+    keys[nk] = hash_between(v, y, x, &s);
+    insert_lands(v, keys[nk++], y);
+    keys[nk] = hash_between(v, y, x, &s);
+    insert_lands(v, keys[nk++], x);
+    check_invariants(v);
+    for (size_t i = 0; i < nk; i++) assert_int_equal(fl_vqf_contains_hash(v, keys[i]), 1);
+    for (size_t i = 0; i < nk; i++) assert_int_equal(fl_vqf_delete_hash(v, keys[i]), FL_OK);
+    assert_int_equal(v->items, 0);
+    check_invariants(v);
+    fl_vqf_free(v);
+}
+
 /* Copies: a key inserted three times deletes three times, then is gone. */
 static void test_duplicates(void **state) {
     (void)state;
@@ -709,6 +775,7 @@ int main(void) {
         cmocka_unit_test(test_sizing_and_bad_arguments),
         cmocka_unit_test(test_every_slot_position),
         cmocka_unit_test(test_against_model),
+        cmocka_unit_test(test_block_choice),
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_sized_for_n),
         cmocka_unit_test(test_delete_every_key),

@@ -9,8 +9,9 @@
  * (fl_vqf_create), filled with distinct keys until an insert is refused; per run the load
  * (items / slots) at that first refusal and whether all n inserts landed. Then, per size, a
  * filter filled with n keys is probed with 10^6 keys not inserted (its FPR) and the bits per
- * key are bytes * 8 / n, and then every one of the n keys is deleted (a refusal would be a
- * false negative). Seeds: --seeds-small (default 200) runs up to 100K keys,
+ * key are bytes * 8 / n, the share of the n keys whose fingerprint is in their block1 (the
+ * deletes that read one block: include/filterlab_vqf.h's FL_VQF_CHOICE_ITEMS rule), and then
+ * every one of the n keys is deleted (a refusal would be a false negative). Seeds: --seeds-small (default 200) runs up to 100K keys,
  * --seeds-large (default 10) above. Public API only.
  */
 #include <math.h>
@@ -29,6 +30,7 @@ typedef struct row {
     uint32_t blocks, runs, n_ok;
     double min_load, med_load, max_load;
     double fpr, fpr_model, bpk;
+    double in_block1; /* share of the n keys found in their block1 */
     uint64_t delete_misses; /* deletes of inserted keys refused (must be 0) */
 } row;
 
@@ -64,8 +66,10 @@ static int measure(uint64_t n, uint32_t seeds, row *r) {
 
     fl_vqf *v = NULL;
     if (fl_vqf_create(n, 7, &v) != FL_OK) return 1;
-    for (uint64_t k = 0; k < n; k++)
-        if (fl_vqf_insert_u64(v, k) != FL_OK) break;
+    /* held: the keys that landed (all n unless the sizing load is above this run's load at
+     * first refusal); the share in block1 and the deletes are over them */
+    uint64_t held = 0;
+    while (held < n && fl_vqf_insert_u64(v, held) == FL_OK) held++;
     uint64_t fp = 0;
     for (uint64_t k = 0; k < PROBES; k++) fp += (uint64_t)fl_vqf_contains_u64(v, (1ull << 62) + k);
     fl_vqf_info info;
@@ -73,8 +77,17 @@ static int measure(uint64_t n, uint32_t seeds, row *r) {
     r->fpr = (double)fp / PROBES;
     r->fpr_model = info.fpr;
     r->bpk = (double)info.bytes * 8.0 / (double)n;
+    fl_vqf_lookup l = fl_vqf_lookup_of(v);
+    uint64_t in1 = 0;
+    for (uint64_t k = 0; k < held; k++) {
+        uint64_t h = fl_vqf_hash_u64(v, k);
+        in1 += (uint64_t)fl_vqf_block_has(
+            l.blocks + (size_t)fl_vqf_block1(h, l.nblocks) * FL_VQF_BLOCK_BYTES,
+            fl_vqf_bucket(h), fl_vqf_fp(h));
+    }
+    r->in_block1 = held ? (double)in1 / (double)held : 0.0;
     /* every inserted key deletes (no copy of another key can have taken its place) */
-    for (uint64_t k = 0; k < n; k++) r->delete_misses += fl_vqf_delete_u64(v, k) != FL_OK;
+    for (uint64_t k = 0; k < held; k++) r->delete_misses += fl_vqf_delete_u64(v, k) != FL_OK;
     fl_vqf_free(v);
     return 0;
 }
@@ -113,10 +126,10 @@ int main(int argc, char **argv) {
         }
         const row *r = &rows[nr++];
         printf("n=%llu blocks=%u runs=%u load at first refusal min %.4f median %.4f max %.4f; "
-               "n inserts landed in %u/%u; fpr %.5f (model %.5f), %.3f bits/key; %llu of n "
-               "deletes refused\n",
+               "n inserts landed in %u/%u; fpr %.5f (model %.5f), %.3f bits/key; %.4f in "
+               "block1; %llu of n deletes refused\n",
                (unsigned long long)r->n, r->blocks, r->runs, r->min_load, r->med_load,
-               r->max_load, r->n_ok, r->runs, r->fpr, r->fpr_model, r->bpk,
+               r->max_load, r->n_ok, r->runs, r->fpr, r->fpr_model, r->bpk, r->in_block1,
                (unsigned long long)r->delete_misses);
         fflush(stdout);
     }
@@ -129,21 +142,27 @@ int main(int argc, char **argv) {
         fprintf(f, "# Vector quotient filter: load at the first refused insert\n\n"
                    "Written by `build/bench/baselines/vqf_load` (bench/baselines/vqf_load.c). "
                    "Sizing load FL_VQF_SIZING_LOAD = %.3f: a filter sized for n keys has "
-                   "ceil(n / (48 * %.3f)) blocks. Per run: distinct keys inserted until the "
-                   "first FL_ERR_FULL; load = keys / (48 * blocks). FPR: 10^6 keys not "
-                   "inserted, probed after n inserts; bits/key = bytes * 8 / n; then all n keys "
-                   "deleted, and the deletes refused counted (any is a false negative).\n\n"
+                   "ceil(n / (48 * %.3f)) blocks. Inserts go to block1 while it holds at most "
+                   "FL_VQF_CHOICE_ITEMS = %u items, else to the emptier block. Per run: "
+                   "distinct keys inserted until the first FL_ERR_FULL; load = keys / (48 * "
+                   "blocks). FPR: 10^6 keys not inserted, probed after n inserts; bits/key = "
+                   "bytes * 8 / n; in block1: the share of the keys inserted whose fingerprint "
+                   "is in their block1 (a delete of those reads one block); then every key "
+                   "inserted deleted, and the deletes refused counted (any is a false "
+                   "negative). FPR, in block1 and deletes are over the first n keys, or over "
+                   "the keys before the first refusal in a run where fewer than n landed.\n\n"
                    "| keys n | blocks | runs | load at first refusal: min | median | max | "
                    "runs where all n inserts landed | FPR at n | model | bits/key | "
-                   "deletes refused |\n"
-                   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-                FL_VQF_SIZING_LOAD, FL_VQF_SIZING_LOAD);
+                   "in block1 | deletes refused |\n"
+                   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+                FL_VQF_SIZING_LOAD, FL_VQF_SIZING_LOAD, (unsigned)FL_VQF_CHOICE_ITEMS);
         for (size_t i = 0; i < nr; i++)
-            fprintf(f, "| %llu | %u | %u | %.4f | %.4f | %.4f | %u/%u | %.3f%% | %.3f%% | %.3f | %llu |\n",
+            fprintf(f, "| %llu | %u | %u | %.4f | %.4f | %.4f | %u/%u | %.3f%% | %.3f%% | %.3f | "
+                       "%.4f | %llu |\n",
                     (unsigned long long)rows[i].n, rows[i].blocks, rows[i].runs,
                     rows[i].min_load, rows[i].med_load, rows[i].max_load, rows[i].n_ok,
                     rows[i].runs, 100 * rows[i].fpr, 100 * rows[i].fpr_model, rows[i].bpk,
-                    (unsigned long long)rows[i].delete_misses);
+                    rows[i].in_block1, (unsigned long long)rows[i].delete_misses);
         fclose(f);
     }
     f = json ? fopen(json, "w") : NULL;
@@ -152,15 +171,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (f) {
-        fprintf(f, "{\"sizing_load\": %.6f, \"rows\": [", FL_VQF_SIZING_LOAD);
+        fprintf(f, "{\"sizing_load\": %.6f, \"choice_items\": %u, \"rows\": [",
+                FL_VQF_SIZING_LOAD, (unsigned)FL_VQF_CHOICE_ITEMS);
         for (size_t i = 0; i < nr; i++)
             fprintf(f, "%s\n {\"keys\": %llu, \"blocks\": %u, \"runs\": %u, \"min_load\": %.6f, "
                        "\"median_load\": %.6f, \"max_load\": %.6f, \"runs_all_landed\": %u, "
                        "\"fpr\": %.6f, \"fpr_model\": %.6f, \"bits_per_key\": %.4f, "
-                       "\"deletes_refused\": %llu}",
+                       "\"in_block1\": %.6f, \"deletes_refused\": %llu}",
                     i ? "," : "", (unsigned long long)rows[i].n, rows[i].blocks, rows[i].runs,
                     rows[i].min_load, rows[i].med_load, rows[i].max_load, rows[i].n_ok,
-                    rows[i].fpr, rows[i].fpr_model, rows[i].bpk,
+                    rows[i].fpr, rows[i].fpr_model, rows[i].bpk, rows[i].in_block1,
                     (unsigned long long)rows[i].delete_misses);
         fprintf(f, "\n]}\n");
         fclose(f);

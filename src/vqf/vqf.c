@@ -183,8 +183,8 @@ fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key) {
 
 /* ---- batches of inserts and deletes -------------------------------------------------------
  * Keys in order, stopping at the first that fails, *done the keys done before it. The
- * kernels prefetch both blocks of a key some keys ahead on filters past the caches (each
- * key otherwise waits for two misses in turn: its metadata decides where it goes). */
+ * kernels prefetch both blocks of a key some keys ahead on filters past the caches (a key
+ * otherwise waits for block1's miss, then block2's when block1's metadata sends it there). */
 
 static fl_status each_hash(fl_vqf *v, const uint64_t *hashes, size_t n, size_t *done,
                            int insert) {
