@@ -283,6 +283,10 @@ FL_DECLARE_KEY_CALLS(fl_gcf, fl_gcf);
 FL_DECLARE_FILE_CALLS(fl_gcf, fl_gcf);
 
 fl_status fl_gcf_info_get(const fl_gcf *g, fl_gcf_info *out);
+/* The bytes the filter holds: its struct and its table's allocation (the mapping's length
+ * for a mapped table, else the table and the slack after it), as fl_sbf_memory counts a
+ * chain; 0 for NULL. */
+size_t fl_gcf_memory(const fl_gcf *g);
 
 /* ---- counting (src/gcf/count_gcf.c) ----------------------------------------------------
  * *count = the slots of the key's two buckets that match it (0..8): RedisBloom's CF.COUNT.

@@ -10,9 +10,6 @@
 #include <string.h>
 
 #define INPLACE_SEED 0 /* as the chains' filters (one hash family and seed per module) */
-/* The library's struct (about 150 bytes) and its payload's slack, as cf.c counts 256 bytes
- * per chain filter. */
-#define INPLACE_FILTER_OVERHEAD 256u
 
 int flr_growth_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, int *i,
                       int *inplace) {
@@ -264,9 +261,7 @@ int flr_inplace_delete(flr_inplace *ip, RedisModuleString *item) {
 /* ---- reports --------------------------------------------------------------------------- */
 
 size_t flr_inplace_mem_usage(const flr_inplace *ip) {
-    fl_gcf_info in;
-    fl_gcf_info_get(ip->g, &in);
-    return sizeof *ip + INPLACE_FILTER_OVERHEAD + in.bytes;
+    return sizeof *ip + fl_gcf_memory(ip->g);
 }
 
 void flr_inplace_totals(const flr_inplace *ip, uint64_t *capacity, uint64_t *items,

@@ -13,6 +13,9 @@
  *   about 10 MB for 2,000 keys. Loaded with a 64 KiB cap, the add that would create it is
  *   refused with FL_ERR_TOO_LARGE, requests nothing near that size, leaves every added key
  *   present, and a save still writes back the loaded bytes.
+ * - fl_gcf_memory (include/filterlab_gcf.h), which the Redis module's GROWTH INPLACE keys
+ *   report as MEMORY USAGE, is likewise every byte a growing cuckoo filter holds, through
+ *   its doublings (heap tables: a mapped one's length is the mapping's).
  */
 #include "testutil.h"
 
@@ -173,6 +176,35 @@ static void test_memory_is_what_was_allocated(void **state) {
     check_memory_of(FL_CLASSIC, 0.1, 1, 40);
     check_memory_of(FL_SPLIT256, 1e-6, 1000, 10000);
     assert_int_equal(fl_sbf_memory(NULL), 0);
+}
+
+/* A growing cuckoo filter from its creation through three doublings (tables of 8 KiB to
+ * 64 KiB: heap, not mapped): fl_gcf_memory is what its allocations hold at every size. */
+static void test_gcf_memory_is_what_was_allocated(void **state) {
+    (void)state;
+    enum { KEYS = 25000 };
+    uint64_t *h = test_hashes(KEYS, 5);
+    fl_gcf *g = NULL;
+    track();
+    assert_int_equal(fl_gcf_create(1000, 1, &g), FL_OK);
+    assert_int_equal(fl_gcf_memory(g), live_bytes());
+    uint32_t doublings = 0;
+    for (size_t i = 0; i < KEYS; i++) {
+        assert_int_equal(fl_gcf_insert_hash(g, h[i]), FL_OK);
+        fl_gcf_info in;
+        assert_int_equal(fl_gcf_info_get(g, &in), FL_OK);
+        if (in.doublings != doublings) {
+            doublings = in.doublings;
+            assert_int_equal(fl_gcf_memory(g), live_bytes());
+            assert_true(fl_gcf_memory(g) > in.bytes);
+        }
+    }
+    assert_true(doublings >= 3);
+    fl_gcf_free(g);
+    assert_int_equal(live_bytes(), 0);
+    untrack();
+    assert_int_equal(fl_gcf_memory(NULL), 0);
+    free(h);
 }
 
 /* ---- the chain -------------------------------------------------------------------------- */
@@ -370,6 +402,7 @@ static void test_tighter_cap_applies(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory_is_what_was_allocated),
+        cmocka_unit_test(test_gcf_memory_is_what_was_allocated),
         cmocka_unit_test(test_uncapped_load_trusts_the_file),
         cmocka_unit_test(test_load_cap_bounds_growth),
         cmocka_unit_test(test_tighter_cap_applies),

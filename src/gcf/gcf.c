@@ -421,6 +421,11 @@ fl_status fl_gcf_contains_u64s(const fl_gcf *g, const uint64_t *keys, size_t n, 
 
 /* ---- info and kernels --------------------------------------------------------------------- */
 
+size_t fl_gcf_memory(const fl_gcf *g) {
+    if (!g) return 0;
+    return sizeof *g + (g->mapped ? g->mapped : g->bytes + FL_PAYLOAD_SLACK);
+}
+
 fl_status fl_gcf_info_get(const fl_gcf *g, fl_gcf_info *out) {
     if (!g || !out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
