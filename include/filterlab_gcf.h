@@ -256,6 +256,9 @@ typedef struct fl_gcf_info {
  * FL_ERR_INVALID_ARG (NULL out), FL_ERR_BAD_N (capacity 0), FL_ERR_TOO_LARGE (2^32 buckets
  * or more; a table that reaches 2^32 buckets refuses to double), FL_ERR_NO_MEMORY. */
 fl_status fl_gcf_create(uint64_t capacity, uint64_t seed, fl_gcf **out);
+/* The table bytes fl_gcf_create(capacity) would allocate (buckets * 8), without allocating:
+ * for a caller that caps memory before creating. Errors as fl_gcf_create's sizing. */
+fl_status fl_gcf_bytes_for(uint64_t capacity, uint64_t *bytes);
 void fl_gcf_free(fl_gcf *g);
 /* Removes every item; keeps the table's current size, seed, byte limit and kernel binding. */
 fl_status fl_gcf_clear(fl_gcf *g);

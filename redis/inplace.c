@@ -65,11 +65,10 @@ static void after_insert(flr_inplace *ip) {
 /* ---- create, free ---------------------------------------------------------------------- */
 
 flr_inplace *flr_inplace_create(RedisModuleCtx *ctx, const flr_inplace *p) {
-    /* The table's bytes are known before it is allocated: at least ceil(capacity / (4 *
-     * grow load)) buckets of 8 bytes (fl_gcf_create rounds up by at most 1/8 or 2^W
-     * buckets, checked after). */
-    double need = ceil((double)p->capacity / (FL_GCF_SLOTS * FL_GCF_GROW_LOAD)) * 8.0;
-    if (need > (double)flr_max_bytes()) {
+    /* The table's exact bytes before anything is allocated: over the cap, nothing is. */
+    uint64_t need = 0;
+    fl_status sized = fl_gcf_bytes_for(p->capacity, &need);
+    if (sized == FL_ERR_TOO_LARGE || (sized == FL_OK && need > flr_max_bytes())) {
         RedisModule_ReplyWithError(ctx, "ERR Insufficient memory to create filter");
         return NULL;
     }
@@ -86,7 +85,6 @@ flr_inplace *flr_inplace_create(RedisModuleCtx *ctx, const flr_inplace *p) {
     fl_status st = fl_gcf_create(p->capacity, INPLACE_SEED, &ip->g);
     fl_gcf_info in;
     if (st == FL_OK) fl_gcf_info_get(ip->g, &in);
-    if (st == FL_OK && in.bytes > ip->max_bytes) st = FL_ERR_TOO_LARGE;
     if (st == FL_OK && ip->kind == FLR_INPLACE_BF && fpr_at_capacity(&in, 1) > ip->error_rate) {
         char msg[200];
         snprintf(msg, sizeof msg,

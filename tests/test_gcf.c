@@ -75,6 +75,11 @@ static void test_sizing_and_bad_arguments(void **state) {
     assert_null(g);
     assert_int_equal(fl_gcf_create(10, 1, NULL), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_gcf_create(UINT64_MAX, 1, &g), FL_ERR_TOO_LARGE);
+    uint64_t sized = 1;
+    assert_int_equal(fl_gcf_bytes_for(0, &sized), FL_ERR_BAD_N);
+    assert_int_equal(sized, 0);
+    assert_int_equal(fl_gcf_bytes_for(UINT64_MAX, &sized), FL_ERR_TOO_LARGE);
+    assert_int_equal(fl_gcf_bytes_for(10, NULL), FL_ERR_INVALID_ARG);
     static const uint64_t caps[] = {1, 10, 100, 1000, 100000, 1000000, 12345678};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
         assert_int_equal(fl_gcf_create(caps[i], 1, &g), FL_OK);
@@ -88,6 +93,9 @@ static void test_sizing_and_bad_arguments(void **state) {
         if (info.buckets > ((uint64_t)FL_GCF_MAX_COLUMNS << FL_GCF_W_MIN))
             assert_true((double)info.capacity <= (double)caps[i] * 1.125 + 4);
         assert_int_equal(info.bytes, info.buckets * 8);
+        /* the sizing call predicts the table exactly (Redis caps memory with it) */
+        assert_int_equal(fl_gcf_bytes_for(caps[i], &sized), FL_OK);
+        assert_int_equal(sized, info.bytes);
         fl_gcf_free(g);
     }
     /* NULLs everywhere */

@@ -44,9 +44,8 @@ fl_status fl_gcf_new(uint32_t columns, uint32_t wbits, uint32_t kbits, uint64_t 
     return FL_OK;
 }
 
-fl_status fl_gcf_create(uint64_t capacity, uint64_t seed, fl_gcf **out) {
-    if (out) *out = NULL;
-    if (!out) return FL_ERR_INVALID_ARG;
+/* The shape fl_gcf_create gives `capacity`: c columns of 2^w buckets. */
+static fl_status shape_for(uint64_t capacity, uint32_t *columns, uint32_t *wbits) {
     if (capacity == 0) return FL_ERR_BAD_N;
     double need = ceil((double)capacity / (FL_GCF_SLOTS * FL_GCF_GROW_LOAD));
     if (need > (double)FL_GCF_BUCKETS_MAX) return FL_ERR_TOO_LARGE;
@@ -56,9 +55,28 @@ fl_status fl_gcf_create(uint64_t capacity, uint64_t seed, fl_gcf **out) {
         double c = ceil(need / ldexp(1.0, (int)w));
         if (c > FL_GCF_MAX_COLUMNS) continue;
         if ((uint64_t)c << w > FL_GCF_BUCKETS_MAX) return FL_ERR_TOO_LARGE;
-        return fl_gcf_new((uint32_t)c, w, w, seed, out);
+        *columns = (uint32_t)c;
+        *wbits = w;
+        return FL_OK;
     }
     return FL_ERR_TOO_LARGE;
+}
+
+fl_status fl_gcf_bytes_for(uint64_t capacity, uint64_t *bytes) {
+    if (!bytes) return FL_ERR_INVALID_ARG;
+    *bytes = 0;
+    uint32_t c, w;
+    fl_status st = shape_for(capacity, &c, &w);
+    if (st == FL_OK) *bytes = ((uint64_t)c << w) * 8;
+    return st;
+}
+
+fl_status fl_gcf_create(uint64_t capacity, uint64_t seed, fl_gcf **out) {
+    if (out) *out = NULL;
+    if (!out) return FL_ERR_INVALID_ARG;
+    uint32_t c, w;
+    fl_status st = shape_for(capacity, &c, &w);
+    return st == FL_OK ? fl_gcf_new(c, w, w, seed, out) : st;
 }
 
 void fl_gcf_free(fl_gcf *g) {
