@@ -238,7 +238,8 @@ def markdown(d):
                 cells += [f"{a['bytes'] / o['bytes']:.3f}",
                           f"{a['fpr'] / o['fpr']:.3f}" if o["fpr"] else "-"]
             lines.append(f"| {kind} | {g}x | " + " | ".join(cells) + " |")
-    lines += ["", f"Lookups on keys grown to 8x ({d['reps']} rounds, the sides alternated; "
+    rounds = f"{d['reps']} round{'s' if d['reps'] != 1 else ''}"
+    lines += ["", f"Lookups on keys grown to 8x ({rounds}, the sides alternated; "
               "redis-benchmark, fresh __rand_int__ items, ~all absent). Paired ratio: the "
               "median over the rounds of INPLACE's items/s over the other side's in the same "
               "round:", "",
