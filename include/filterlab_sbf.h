@@ -95,7 +95,8 @@ typedef struct fl_sbf_config {
     /* The chain's variant is each sub-filter's layout unless it would take more than
      * layout_slack times the bytes of a classic sub-filter of the same capacity and target
      * (or cannot reach the target); that sub-filter and every later one are then classic.
-     * 0: FL_SBF_LAYOUT_SLACK_DEFAULT; INFINITY: never; else >= 1 (FL_ERR_INVALID_ARG).
+     * 0: FL_SBF_LAYOUT_SLACK_DEFAULT; INFINITY: never; else >= 1 (FL_ERR_INVALID_ARG),
+     * kept in thousandths rounded up (fl_sbf_set_layout_slack).
      * Tightened targets fall without end along a chain, and a blocked layout's size grows
      * as 1/p below about 1e-12, so a long chain (growth 1) of a blocked variant would
      * otherwise grow super-linearly. A policy of the process: files do not store it, a
