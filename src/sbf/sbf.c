@@ -149,7 +149,11 @@ fl_status fl_sbf_alloc(const fl_sbf_setup *p, uint32_t filters, fl_sbf **out) {
 }
 
 void fl_sbf_adopt(fl_sbf *s, const fl_sbf_link *l) {
-    *fl_sbf_link_at(s, s->count) = *l;
+    fl_sbf_link *dst = fl_sbf_link_at(s, s->count);
+    *dst = *l;
+    size_t bytes = fl_sbf_link_bytes(dst);
+    fl_kernels_sized(bytes); /* sets the dispatch up (its size classes) at its first use */
+    dst->size_class = (uint8_t)fl_size_class_of(bytes);
     s->count++;
 }
 
@@ -365,21 +369,31 @@ typedef struct link_kernels {
     const fl_kernel_table *t;
 } link_kernels;
 
-static link_kernels kernels_of(const fl_sbf *s, uint32_t i) {
+static inline __attribute__((always_inline)) link_kernels kernels_of(const fl_sbf *s,
+                                                                     uint32_t i) {
     const fl_sbf_link *l = fl_sbf_link_at(s, i);
-    const fl_variant_desc *d = fl_variant_desc_of((fl_variant)l->variant);
     const fl_kernel_table *t = fl_sbf_bound(s);
-    link_kernels k = {.v = {l->data, l->units, l->k, NULL, 0}, .slots = d->kernel_slots(l->k),
-                      .t = t ? t : fl_kernels_sized(d->unit_bytes(l->k) * (size_t)l->units)};
+    if (!t) t = atomic_load_explicit(&fl_active_kernels[l->size_class], memory_order_acquire);
+    link_kernels k = {.v = {l->data, l->units, l->k, NULL, 0},
+                      .slots = fl_variant_desc_of((fl_variant)l->variant)->kernel_slots(l->k),
+                      .t = t};
     return k;
+}
+
+/* One key against a link whose kernels are resolved: the add paths resolve the newest
+ * link's once and use them for its duplicate check and its insert (per key, resolving
+ * costs about as much as the probe: the variant's descriptor, its slots, the table). */
+static int probe(const link_kernels *k, uint64_t h) {
+    if (k->slots.contains1 != FL_NO_KERNEL)
+        return FL_KERNEL_AT(k->t, k->slots.contains1, fl_contains1_fn)(k->v.data, k->v.units,
+                                                                      k->v.k, h);
+    uint8_t out;
+    return (int)FL_KERNEL_AT(k->t, k->slots.contains, fl_contains_fn)(&k->v, &h, 1, &out);
 }
 
 static int link_contains(const fl_sbf *s, uint32_t i, uint64_t h) {
     link_kernels k = kernels_of(s, i);
-    if (k.slots.contains1 != FL_NO_KERNEL)
-        return FL_KERNEL_AT(k.t, k.slots.contains1, fl_contains1_fn)(k.v.data, k.v.units, k.v.k, h);
-    uint8_t out;
-    return (int)FL_KERNEL_AT(k.t, k.slots.contains, fl_contains_fn)(&k.v, &h, 1, &out);
+    return probe(&k, h);
 }
 
 static size_t link_contains_many(const fl_sbf *s, uint32_t i, const uint64_t *h, size_t n,
@@ -389,19 +403,18 @@ static size_t link_contains_many(const fl_sbf *s, uint32_t i, const uint64_t *h,
     return FL_KERNEL_AT(k.t, k.slots.contains, fl_contains_fn)(&k.v, h, n, out);
 }
 
-static void link_insert(fl_sbf *s, uint32_t i, uint64_t h) {
-    link_kernels k = kernels_of(s, i);
-    FL_KERNEL_AT(k.t, k.slots.insert, fl_insert_fn)(&k.v, &h, 1);
-    fl_sbf_link_at(s, i)->keys++;
-}
 
 /* ---- lookups --------------------------------------------------------------------------- */
 
-/* Sub-filters [from, count) newest first, one key. */
-static int contains_from(const fl_sbf *s, uint32_t from, uint64_t h) {
-    for (uint32_t i = s->count; i-- > from;)
+/* Sub-filters [from, to) newest first, one key. */
+static int contains_range(const fl_sbf *s, uint32_t from, uint32_t to, uint64_t h) {
+    for (uint32_t i = to; i-- > from;)
         if (link_contains(s, i, h)) return 1;
     return 0;
+}
+
+static int contains_from(const fl_sbf *s, uint32_t from, uint64_t h) {
+    return contains_range(s, from, s->count, h);
 }
 
 int fl_sbf_contains_hash(const fl_sbf *s, uint64_t hash) {
@@ -473,9 +486,10 @@ fl_status fl_sbf_contains_hashes(const fl_sbf *s, const uint64_t *hashes, size_t
 
 /* ---- adds ------------------------------------------------------------------------------ */
 
-/* Inserts a key the chain does not report, into the newest sub-filter, growing first if it
- * is at capacity (RedisBloom grows when the last filter's count reaches its capacity). */
-static fl_status insert_new(fl_sbf *s, uint64_t h) {
+/* Inserts a key the chain does not report into the newest sub-filter, whose kernels *k
+ * holds, growing first if it is at capacity (RedisBloom grows when the last filter's count
+ * reaches its capacity); *k then holds the new sub-filter's. */
+static fl_status insert_new(fl_sbf *s, link_kernels *k, uint64_t h) {
     uint32_t last = s->count - 1;
     const fl_sbf_link *l = fl_sbf_link_at(s, last);
     if (l->keys >= l->cap) {
@@ -484,17 +498,20 @@ static fl_status insert_new(fl_sbf *s, uint64_t h) {
         fl_status st = fl_sbf_next_capacity(l->cap, s->growth, &cap);
         if (st == FL_OK) st = grow(s, cap);
         if (st != FL_OK) return st;
-        last++;
+        *k = kernels_of(s, ++last);
     }
-    link_insert(s, last, h);
+    FL_KERNEL_AT(k->t, k->slots.insert, fl_insert_fn)(&k->v, &h, 1);
+    fl_sbf_link_at(s, last)->keys++;
     return FL_OK;
 }
 
 fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added) {
     if (added) *added = 0;
     if (!s) return FL_ERR_INVALID_ARG;
-    if (contains_from(s, 0, hash)) return FL_OK;
-    fl_status st = insert_new(s, hash);
+    uint32_t last = s->count - 1;
+    link_kernels k = kernels_of(s, last);
+    if (probe(&k, hash) || contains_range(s, 0, last, hash)) return FL_OK;
+    fl_status st = insert_new(s, &k, hash);
     if (st == FL_OK && added) *added = 1;
     return st;
 }
@@ -520,10 +537,11 @@ fl_status fl_sbf_add_hashes(fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t
         size_t len = n - at < CHUNK ? n - at : CHUNK;
         contains_chunk(s, hashes + at, len, seen);
         uint32_t from = s->count - 1;
+        link_kernels k = kernels_of(s, from); /* the newest's, kept by insert_new */
         for (size_t j = 0; j < len; j++) {
             uint64_t h = hashes[at + j];
-            if (seen[j] || contains_from(s, from, h)) continue;
-            fl_status st = insert_new(s, h);
+            if (seen[j] || probe(&k, h) || contains_range(s, from, s->count - 1, h)) continue;
+            fl_status st = insert_new(s, &k, h);
             if (st != FL_OK) {
                 if (count) *count = done;
                 return st;

@@ -26,6 +26,10 @@ typedef struct fl_sbf_link {
     uint32_t units;   /* < 2^32 (FL_UNITS_MAX) */
     uint16_t k;       /* <= 32 for every Bloom variant */
     uint8_t variant;  /* the chain's, or classic (layout_slack) */
+    /* The dispatch's size class of the payload (fl_size_class_of, fixed once the dispatch
+     * is set up): which of the process's tables its calls use when the chain is not bound,
+     * read per call without recomputing the payload's size. Set by fl_sbf_adopt. */
+    uint8_t size_class;
 } fl_sbf_link;
 
 /* The rarely set parameters and the links after the first: allocated only when one of the
@@ -109,8 +113,8 @@ fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf_setup *out);
 /* An empty chain for the parameters (count 0), with room for `filters` sub-filters
  * (1..max_filters). */
 fl_status fl_sbf_alloc(const fl_sbf_setup *p, uint32_t filters, fl_sbf **out);
-/* Appends a link the codec loaded (its payload now the chain's) as the chain's next
- * sub-filter; the chain has room for it (fl_sbf_alloc). */
+/* Appends a link (grown, or loaded by the codec: its payload now the chain's) as the
+ * chain's next sub-filter, its size_class set here; the chain has room for it. */
 void fl_sbf_adopt(fl_sbf *s, const fl_sbf_link *l);
 
 #pragma GCC visibility pop
