@@ -108,6 +108,10 @@ double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i);
 static inline int fl_sbf_classic_from(const fl_sbf *s, uint32_t i) {
     return s->variant == FL_CLASSIC || (i > 0 && fl_sbf_link_at(s, i - 1)->variant == FL_CLASSIC);
 }
+/* The geometry of sub-filter i for `cap` keys (src/sbf/sbf_layout.c): the chain's
+ * variant, or classic (fl_sbf_classic_from, the layout slack), sized so that its model's
+ * FPR at capacity is at most the sub-filter's target. */
+fl_status fl_sbf_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geometry *g);
 /* Validates and normalises a configuration. */
 fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf_setup *out);
 /* An empty chain for the parameters (count 0), with room for `filters` sub-filters
