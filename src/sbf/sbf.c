@@ -285,14 +285,17 @@ typedef struct link_kernels {
     const fl_kernel_table *t;
 } link_kernels;
 
+static inline const fl_kernel_table *link_table(const fl_sbf *s, const fl_sbf_link *l) {
+    const fl_kernel_table *t = fl_sbf_bound(s);
+    return t ? t : atomic_load_explicit(&fl_active_kernels[l->size_class], memory_order_acquire);
+}
+
 static inline __attribute__((always_inline)) link_kernels kernels_of(const fl_sbf *s,
                                                                      uint32_t i) {
     const fl_sbf_link *l = fl_sbf_link_at(s, i);
-    const fl_kernel_table *t = fl_sbf_bound(s);
-    if (!t) t = atomic_load_explicit(&fl_active_kernels[l->size_class], memory_order_acquire);
     link_kernels k = {.v = {l->data, l->units, l->k, NULL, 0},
                       .slots = fl_variant_desc_of((fl_variant)l->variant)->kernel_slots(l->k),
-                      .t = t};
+                      .t = link_table(s, l)};
     return k;
 }
 
@@ -307,9 +310,16 @@ static int probe(const link_kernels *k, uint64_t h) {
     return (int)FL_KERNEL_AT(k->t, k->slots.contains, fl_contains_fn)(&k->v, &h, 1, &out);
 }
 
+/* A lookup of one key in link i: its one-key kernel straight from the link's fields (no
+ * view built on the stack: this is BF.EXISTS's whole library path). */
 static int link_contains(const fl_sbf *s, uint32_t i, uint64_t h) {
-    link_kernels k = kernels_of(s, i);
-    return probe(&k, h);
+    const fl_sbf_link *l = fl_sbf_link_at(s, i);
+    uint32_t slot = fl_variant_desc_of((fl_variant)l->variant)->kernel_slots(l->k).contains1;
+    if (slot == FL_NO_KERNEL) {
+        link_kernels k = kernels_of(s, i);
+        return probe(&k, h);
+    }
+    return FL_KERNEL_AT(link_table(s, l), slot, fl_contains1_fn)(l->data, l->units, l->k, h);
 }
 
 static size_t link_contains_many(const fl_sbf *s, uint32_t i, const uint64_t *h, size_t n,
