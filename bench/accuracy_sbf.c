@@ -85,10 +85,14 @@ static int run_chain(const acc_opts *o, fl_variant variant, json_t *arr, json_t 
         fl_sbf_filter_info fi;
         uint64_t fp;
         fl_sbf_filter_info_at(s, i, &fi);
-        if (chain_fpr(NULL, fl_sbf_filter_at(s, i), o->sbf_queries, 900 + i, buf, out, &fp)) {
+        fl_filter *sub = NULL;
+        if (fl_sbf_filter_copy(s, i, &sub) != FL_OK ||
+            chain_fpr(NULL, sub, o->sbf_queries, 900 + i, buf, out, &fp)) {
+            fl_free(sub);
             fl_sbf_free(s);
             return 1;
         }
+        fl_free(sub);
         json_array_append_new(subs, json_pack(
             "{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:i}", "variant", fl_variant_name(variant),
             "index", (int)i, "capacity", (json_int_t)fi.capacity, "items", (json_int_t)fi.items,

@@ -90,8 +90,7 @@ static void chain_fields(fb_result *r, const sbf_chain *ch) {
 
 /* The kernel the chain's sub-filters run now (after fl_sbf_bind_kernel). */
 static void kernel_used(fb_result *r, const sbf_chain *ch) {
-    const fl_filter *f0 = fl_sbf_filter_at(ch->s, 0);
-    const char *k = f0 ? fl_filter_kernel(f0) : NULL;
+    const char *k = fl_sbf_kernel(ch->s, 0);
     fb_result_str(r, "kernel_used", k ? k : "?");
 }
 

@@ -95,7 +95,8 @@ typedef struct fl_sbf_config {
     /* The chain's variant is each sub-filter's layout unless it would take more than
      * layout_slack times the bytes of a classic sub-filter of the same capacity and target
      * (or cannot reach the target); that sub-filter and every later one are then classic.
-     * 0: FL_SBF_LAYOUT_SLACK_DEFAULT; INFINITY: never; else >= 1 (FL_ERR_INVALID_ARG).
+     * 0: FL_SBF_LAYOUT_SLACK_DEFAULT; INFINITY: never; else >= 1 (FL_ERR_INVALID_ARG),
+     * kept in thousandths rounded up (fl_sbf_set_layout_slack).
      * Tightened targets fall without end along a chain, and a blocked layout's size grows
      * as 1/p below about 1e-12, so a long chain (growth 1) of a blocked variant would
      * otherwise grow super-linearly. A policy of the process: files do not store it, a
@@ -175,23 +176,34 @@ typedef struct fl_sbf_filter_info {
     double target_fpr;        /* p_i (non-scaling: p) */
     double predicted_fpr;     /* its model at `items` keys (<= target_fpr) */
     size_t bytes;
+    uint64_t bits_set;        /* of its payload's bits (fl_info's: set cells for counting) */
 } fl_sbf_filter_info;
 
 fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out);
-/* Heap bytes the chain holds: its struct, its arrays of sub-filters, and each sub-filter's
- * struct and payload (with the few bytes of slack after it that kernels may read). What
- * the allocator adds to each request (malloc's headers and size classes, a large payload's
- * mapping rounded to 2 MiB pages) is not counted. 0 for NULL. */
+/* Heap bytes the chain holds: its struct, its second allocation when it has one (the
+ * sub-filters after the first and the parameters left at their defaults elsewhere: a
+ * tightening, seed, max_filters or kernel binding of its own), and each sub-filter's
+ * payload (with the few bytes of slack after it that kernels may read). Sub-filters are not
+ * filter objects but 32-byte records in the chain (src/sbf/sbf_internal.h): a chain of one
+ * sub-filter with the default parameters is 80 bytes and its payload. What the allocator
+ * adds to each request (malloc's headers and size classes, a large payload's mapping
+ * rounded to 2 MiB pages) is not counted. 0 for NULL. */
 size_t fl_sbf_memory(const fl_sbf *s);
 
 /* Sub-filter i (0 = the oldest); FL_ERR_INVALID_ARG if i >= filters. */
 fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info *out);
-/* Sub-filter i itself, read-only (for tests and benchmarks); NULL if i >= filters. It
- * belongs to the chain and is freed with it. */
-const fl_filter *fl_sbf_filter_at(const fl_sbf *s, uint32_t i);
+/* A copy of sub-filter i as a filter of its own (payload, count, hash, seed and the chain's
+ * kernel binding), for tests, benchmarks and tools that probe one sub-filter; the caller
+ * frees it with fl_free. FL_ERR_INVALID_ARG if i >= filters, FL_ERR_NO_MEMORY. */
+fl_status fl_sbf_filter_copy(const fl_sbf *s, uint32_t i, fl_filter **out);
+/* The name of the kernel sub-filter i runs (the chain's binding, else the process's choice
+ * for its payload's size); NULL if i >= filters. */
+const char *fl_sbf_kernel(const fl_sbf *s, uint32_t i);
 
 /* Sets the layout slack for the sub-filters the chain creates from now on (layout_slack's
- * rules; 0 restores the default). FL_ERR_INVALID_ARG for NULL or a value below 1. */
+ * rules; 0 restores the default). The chain keeps it in thousandths, rounded up (a
+ * threshold: 1.1 stays 1.1, 1.23456 becomes 1.235; INFINITY stays INFINITY).
+ * FL_ERR_INVALID_ARG for NULL or a value below 1. */
 fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack);
 
 /* Caps the payload bytes of all sub-filters together for this chain in this process:
@@ -204,7 +216,9 @@ fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack);
 fl_status fl_sbf_set_byte_limit(fl_sbf *s, uint64_t bytes);
 
 /* Binds every sub-filter, and those the chain creates later, to a named kernel
- * (fl_filter_bind_kernel's rules; NULL or "auto" unbinds). Not saved in files. */
+ * (fl_filter_bind_kernel's rules; NULL or "auto" unbinds). Not saved in files.
+ * FL_ERR_NO_MEMORY: the chain's second allocation, which holds the binding, could not be
+ * made; the binding is then unchanged. */
 fl_status fl_sbf_bind_kernel(fl_sbf *s, const char *name);
 
 /* Serialization: one file holds the whole chain (a container of its own kind; see

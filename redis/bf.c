@@ -20,24 +20,39 @@
 
 typedef struct bf_value {
     flr_value_header h; /* first: dump.c and flr_value_new read it */
-    fl_sbf *sbf;        /* GROWTH CHAIN (the default), or */
-    flr_inplace *ip;    /* GROWTH INPLACE (inplace.h); the other is NULL */
-    int warned_full; /* the "non scaling filter is full" warning was logged */
+    /* The chain (GROWTH CHAIN, the default) or the growing filter (GROWTH INPLACE,
+     * inplace.h), with BF_INPLACE and BF_WARNED in the pointer's low bits: both are
+     * malloc'ed, so aligned to 16. MEMORY USAGE counts this struct, and most keys are one
+     * small chain (80 bytes and its bit array, src/sbf/sbf_internal.h): three fields here
+     * would be a tenth of a 10-item key, where RedisBloom's whole value is 96 bytes and its
+     * bit array (redis-memory.md holds the two within 1.1x). */
+    uintptr_t obj;
 } bf_value;
+#define BF_INPLACE ((uintptr_t)1) /* obj is an flr_inplace, else an fl_sbf */
+#define BF_WARNED ((uintptr_t)2)  /* the "non scaling filter is full" warning was logged */
+#define BF_TAGS ((uintptr_t)15)
+
+static inline fl_sbf *bf_sbf(const bf_value *b) {
+    return b->obj & BF_INPLACE ? NULL : (fl_sbf *)(b->obj & ~BF_TAGS);
+}
+static inline flr_inplace *bf_ip(const bf_value *b) {
+    return b->obj & BF_INPLACE ? (flr_inplace *)(b->obj & ~BF_TAGS) : NULL;
+}
 
 RedisModuleType *flr_bf_type;
 
 static void bf_free(void *v) {
     bf_value *b = v;
     if (!b) return;
-    fl_sbf_free(b->sbf);
-    flr_inplace_free(b->ip);
+    fl_sbf_free(bf_sbf(b));
+    flr_inplace_free(bf_ip(b));
     free(b);
 }
 
 static bf_value *bf_wrap(fl_sbf *sbf, flr_inplace *ip) {
+    _Static_assert(_Alignof(max_align_t) > BF_TAGS, "malloc's alignment leaves the tag bits");
     bf_value *b = flr_value_new(sizeof *b);
-    if (b) b->sbf = sbf, b->ip = ip;
+    if (b) b->obj = ip ? (uintptr_t)ip | BF_INPLACE : (uintptr_t)sbf;
     else fl_sbf_free(sbf), flr_inplace_free(ip);
     return b;
 }
@@ -105,10 +120,10 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
 
 /* Logs, once per value, that a non-scaling filter refused an add. */
 static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b) {
-    if (b->warned_full) return;
-    b->warned_full = 1;
+    if (b->obj & BF_WARNED) return;
+    b->obj |= BF_WARNED;
     fl_sbf_info in;
-    fl_sbf_get_info(b->sbf, &in);
+    fl_sbf_get_info(bf_sbf(b), &in);
     size_t len;
     const char *key = RedisModule_StringPtrLen(name, &len);
     flr_log(ctx, "warning",
@@ -124,7 +139,7 @@ static void add_single(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b
     size_t len;
     const char *s = RedisModule_StringPtrLen(item, &len);
     int added = 0;
-    fl_status st = fl_sbf_add_hash(b->sbf, fl_sbf_hash_bytes(b->sbf, s, len), &added);
+    fl_status st = fl_sbf_add_hash(bf_sbf(b), fl_sbf_hash_bytes(bf_sbf(b), s, len), &added);
     if (st != FL_OK) {
         if (st == FL_ERR_FULL) {
             warn_full(ctx, name, b);
@@ -148,10 +163,10 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const char *s = RedisModule_StringPtrLen(items[i], &len);
-        batch.hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
+        batch.hashes[i] = fl_sbf_hash_bytes(bf_sbf(b), s, len);
     }
     size_t count = 0;
-    fl_status st = fl_sbf_add_hashes(b->sbf, batch.hashes, n, batch.flags, &count);
+    fl_status st = fl_sbf_add_hashes(bf_sbf(b), batch.hashes, n, batch.flags, &count);
     /* On an error the library keeps the items before the failing one; added[] is 1 for
      * those it inserted and 0 for those it found present, so it does not say where the
      * failure was. Replaying one key at a time from just after the last inserted item
@@ -165,7 +180,7 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
             if (batch.flags[i]) failed_at = i + 1;
         for (size_t i = failed_at; i < n; i++) {
             int added;
-            if (fl_sbf_add_hash(b->sbf, batch.hashes[i], &added) != FL_OK) {
+            if (fl_sbf_add_hash(bf_sbf(b), batch.hashes[i], &added) != FL_OK) {
                 failed_at = i;
                 break;
             }
@@ -194,10 +209,10 @@ static int add_items(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
 /* The items of BF.ADD (single) or BF.MADD / BF.INSERT, to either layout. */
 static void add_any(RedisModuleCtx *ctx, RedisModuleString *name, bf_value *b,
                     RedisModuleString **items, size_t n, int single) {
-    if (!b->ip) {
+    if (!bf_ip(b)) {
         if (single) add_single(ctx, name, b, items[0]);
         else add_items(ctx, name, b, items, n);
-    } else if (flr_inplace_bf_add(ctx, name, b->ip, items, n, single)) {
+    } else if (flr_inplace_bf_add(ctx, name, bf_ip(b), items, n, single)) {
         flr_touch(b);
         RedisModule_ReplicateVerbatim(ctx);
     }
@@ -269,20 +284,20 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 /* Membership of a batch (flr_reply_lookup: BF.EXISTS, BF.MEXISTS). */
 static void bf_lookup(const void *v, RedisModuleString **items, flr_batch *batch) {
     const bf_value *b = v;
-    if (b->ip) {
-        flr_inplace_lookup(b->ip, items, batch);
+    if (bf_ip(b)) {
+        flr_inplace_lookup(bf_ip(b), items, batch);
         return;
     }
     for (size_t i = 0; i < batch->n; i++) {
         size_t len;
         const char *s = RedisModule_StringPtrLen(items[i], &len);
-        batch->hashes[i] = fl_sbf_hash_bytes(b->sbf, s, len);
+        batch->hashes[i] = fl_sbf_hash_bytes(bf_sbf(b), s, len);
     }
     /* One key (BF.EXISTS): the one-key call skips the batch call's chunk set-up. */
     if (batch->n == 1)
-        batch->flags[0] = (uint8_t)fl_sbf_contains_hash(b->sbf, batch->hashes[0]);
+        batch->flags[0] = (uint8_t)fl_sbf_contains_hash(bf_sbf(b), batch->hashes[0]);
     else
-        fl_sbf_contains_hashes(b->sbf, batch->hashes, batch->n, batch->flags, NULL);
+        fl_sbf_contains_hashes(bf_sbf(b), batch->hashes, batch->n, batch->flags, NULL);
 }
 
 /* BF.EXISTS key item / BF.MEXISTS key item [item ...]: a missing key holds nothing. */
@@ -301,8 +316,8 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!flr_open(ctx, argv[1], REDISMODULE_READ, flr_bf_type, &key, &v))
         return REDISMODULE_OK;
     uint64_t items = 0, unused;
-    if (v && ((bf_value *)v)->ip) flr_inplace_totals(((bf_value *)v)->ip, &unused, &items, &unused);
-    else if (v) items = fl_sbf_count(((bf_value *)v)->sbf);
+    if (v && bf_ip(v)) flr_inplace_totals(bf_ip(v), &unused, &items, &unused);
+    else if (v) items = fl_sbf_count(bf_sbf(v));
     RedisModule_ReplyWithLongLong(ctx, (long long)items);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -312,15 +327,15 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  * chain (structs, arrays, payloads; allocator rounding aside), and this struct. */
 static size_t bf_mem_usage(const void *v) {
     const bf_value *b = v;
-    return sizeof *b + (b->ip ? flr_inplace_mem_usage(b->ip) : fl_sbf_memory(b->sbf));
+    return sizeof *b + (bf_ip(b) ? flr_inplace_mem_usage(bf_ip(b)) : fl_sbf_memory(bf_sbf(b)));
 }
 
 /* Bits set over bits of all sub-filters. */
 static double bf_fill(const fl_sbf *s, uint32_t filters) {
     double set = 0, bits = 0;
     for (uint32_t i = 0; i < filters; i++) {
-        fl_info in;
-        if (fl_get_info(fl_sbf_filter_at(s, i), &in) != FL_OK) continue;
+        fl_sbf_filter_info in;
+        if (fl_sbf_filter_info_at(s, i, &in) != FL_OK) continue;
         set += (double)in.bits_set;
         bits += (double)in.bytes * 8;
     }
@@ -337,10 +352,10 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!key) return REDISMODULE_OK;
     bf_value *b = v;
     fl_sbf_info in = {0};
-    if (b->ip) /* one filter that doubles; Capacity: what it holds before doubling */
-        flr_inplace_totals(b->ip, &in.total_capacity, &in.items, &(uint64_t){0}),
+    if (bf_ip(b)) /* one filter that doubles; Capacity: what it holds before doubling */
+        flr_inplace_totals(bf_ip(b), &in.total_capacity, &in.items, &(uint64_t){0}),
             in.filters = 1, in.growth = 2;
-    else fl_sbf_get_info(b->sbf, &in);
+    else fl_sbf_get_info(bf_sbf(b), &in);
     long long size = (long long)bf_mem_usage(b);
     int nonscaling = (in.flags & FL_SBF_NONSCALING) != 0;
     if (argc == 3) {
@@ -382,15 +397,15 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
  * counts, payload bytes, variant, kernel... see FILTERLAB.INFO). */
 int flr_bf_info_extra(RedisModuleCtx *ctx, void *v) {
     bf_value *b = v;
-    if (b->ip) return flr_inplace_info_extra(ctx, b->ip);
+    if (bf_ip(b)) return flr_inplace_info_extra(ctx, bf_ip(b));
     fl_sbf_info in;
-    fl_sbf_get_info(b->sbf, &in);
+    fl_sbf_get_info(bf_sbf(b), &in);
     RedisModule_ReplyWithSimpleString(ctx, "Error rate");
     RedisModule_ReplyWithDouble(ctx, in.error_rate);
     RedisModule_ReplyWithSimpleString(ctx, "Initial capacity");
     RedisModule_ReplyWithLongLong(ctx, (long long)in.capacity);
     RedisModule_ReplyWithSimpleString(ctx, "Fill");
-    RedisModule_ReplyWithDouble(ctx, bf_fill(b->sbf, in.filters));
+    RedisModule_ReplyWithDouble(ctx, bf_fill(bf_sbf(b), in.filters));
     RedisModule_ReplyWithSimpleString(ctx, "Predicted FPR");
     RedisModule_ReplyWithDouble(ctx, in.predicted_fpr);
     RedisModule_ReplyWithSimpleString(ctx, "Payload bytes");
@@ -416,23 +431,23 @@ static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     const bf_value *b = v;
     fl_sbf_info in = {.filters = 1};
     char line[256];
-    if (b->ip) {
-        flr_inplace_totals(b->ip, &(uint64_t){0}, &in.items, &(uint64_t){0});
+    if (bf_ip(b)) {
+        flr_inplace_totals(bf_ip(b), &(uint64_t){0}, &in.items, &(uint64_t){0});
         RedisModule_ReplyWithArray(ctx, 2);
         int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.items);
         RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
-        n = flr_inplace_debug_line(b->ip, line, sizeof line);
+        n = flr_inplace_debug_line(bf_ip(b), line, sizeof line);
         RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
-    fl_sbf_get_info(b->sbf, &in);
+    fl_sbf_get_info(bf_sbf(b), &in);
     RedisModule_ReplyWithArray(ctx, 1 + (long)in.filters);
     int n = snprintf(line, sizeof line, "size:%llu", (unsigned long long)in.items);
     RedisModule_ReplyWithStringBuffer(ctx, line, (size_t)n);
     for (uint32_t i = 0; i < in.filters; i++) {
         fl_sbf_filter_info f;
-        if (fl_sbf_filter_info_at(b->sbf, i, &f) != FL_OK) memset(&f, 0, sizeof f);
+        if (fl_sbf_filter_info_at(bf_sbf(b), i, &f) != FL_OK) memset(&f, 0, sizeof f);
         n = snprintf(line, sizeof line,
                      "bytes:%zu bits:%llu hashes:%u hashwidth:64 capacity:%llu size:%llu "
                      "ratio:%g",
@@ -449,14 +464,14 @@ static int cmd_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
 
 static uint8_t *bf_serialize(const void *v, size_t *len, const char **err) {
     const bf_value *b = v;
-    if (b->ip) return flr_inplace_serialize(b->ip, len, err);
-    size_t cap = fl_sbf_serialized_size(b->sbf);
+    if (bf_ip(b)) return flr_inplace_serialize(bf_ip(b), len, err);
+    size_t cap = fl_sbf_serialized_size(bf_sbf(b));
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf) {
         *err = "ERR out of memory";
         return NULL;
     }
-    if (fl_sbf_save_mem(b->sbf, buf, cap, len) != FL_OK) {
+    if (fl_sbf_save_mem(bf_sbf(b), buf, cap, len) != FL_OK) {
         free(buf);
         *err = "ERR could not serialize the filter";
         return NULL;
@@ -509,8 +524,8 @@ FLR_TYPE_GLUE(bf, BF_TYPE)
 
 const char *flr_bf_kernel(void *v) {
     const bf_value *b = v;
-    if (b->ip) return flr_inplace_kernel(b->ip);
-    return fl_filter_kernel(fl_sbf_filter_at(b->sbf, 0));
+    if (bf_ip(b)) return flr_inplace_kernel(bf_ip(b));
+    return fl_sbf_kernel(bf_sbf(b), 0);
 }
 
 static const flr_command BF_COMMANDS[] = {

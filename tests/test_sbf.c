@@ -146,7 +146,10 @@ static void check_chain(const fl_sbf *s) {
     assert_true(in.predicted_fpr < in.error_rate);
     assert_int_equal(fl_sbf_filter_info_at(s, in.filters, &(fl_sbf_filter_info){0}),
                      FL_ERR_INVALID_ARG);
-    assert_null(fl_sbf_filter_at(s, in.filters));
+    fl_filter *nothing = NULL;
+    assert_int_equal(fl_sbf_filter_copy(s, in.filters, &nothing), FL_ERR_INVALID_ARG);
+    assert_null(nothing);
+    assert_null(fl_sbf_kernel(s, in.filters));
 }
 
 /* No false negative across growth, for several growth factors and variants: every key
@@ -321,6 +324,20 @@ static void test_batch_matches_single(void **state) {
     fl_sbf_info in;
     assert_int_equal(fl_sbf_get_info(a, &in), FL_OK);
     assert_true(in.filters >= 4);
+    /* each sub-filter as a filter of its own (fl_sbf_filter_copy): the chain answers as
+     * their union */
+    fl_filter **copies = calloc(in.filters, sizeof *copies);
+    for (uint32_t f = 0; f < in.filters; f++) {
+        assert_int_equal(fl_sbf_filter_copy(a, f, &copies[f]), FL_OK);
+        fl_sbf_filter_info fi;
+        assert_int_equal(fl_sbf_filter_info_at(a, f, &fi), FL_OK);
+        assert_int_equal(fl_count(copies[f]), fi.items);
+        assert_int_equal(fl_size_bytes(copies[f]), fi.bytes);
+        fl_info ci;
+        assert_int_equal(fl_get_info(copies[f], &ci), FL_OK);
+        assert_int_equal(ci.bits_set, fi.bits_set);
+        assert_true(fi.bits_set > 0);
+    }
     const size_t lens[] = {0, 1, 511, 1023, 1024, 1025, 1777, n};
     for (size_t l = 0; l < 2 * sizeof lens / sizeof *lens; l++) {
         if (l % (sizeof lens / sizeof *lens) == 0) {
@@ -335,7 +352,7 @@ static void test_batch_matches_single(void **state) {
         for (size_t i = 0; i < len; i++) {
             int any = 0;
             for (uint32_t f = 0; f < in.filters; f++)
-                any |= fl_contains_hash(fl_sbf_filter_at(a, f), q[i]);
+                any |= fl_contains_hash(copies[f], q[i]);
             assert_int_equal(out[i], any);
             assert_int_equal(out[i], fl_sbf_contains_hash(a, q[i]));
             want += out[i];
@@ -351,6 +368,8 @@ static void test_batch_matches_single(void **state) {
     assert_int_equal(one, 0);
     assert_int_equal(fl_sbf_add_bytes(a, NULL, 3, &one), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_sbf_contains_hashes(a, NULL, 3, out, NULL), FL_ERR_INVALID_ARG);
+    for (uint32_t f = 0; f < in.filters; f++) fl_free(copies[f]);
+    free(copies);
     free(out);
     free(sub);
     free(q);
@@ -419,7 +438,9 @@ static void test_full_and_caps(void **state) {
     /* a byte cap: the first sub-filter fits, the chain stops where the next would not */
     fl_sbf_config b = {.capacity = 1000, .error_rate = 0.01};
     assert_int_equal(fl_sbf_create(&b, &s), FL_OK);
-    size_t first = fl_sbf_filter_at(s, 0)->bytes;
+    fl_sbf_filter_info f0;
+    assert_int_equal(fl_sbf_filter_info_at(s, 0, &f0), FL_OK);
+    size_t first = f0.bytes;
     fl_sbf_free(s);
     b.max_bytes = 4 * first;
     assert_int_equal(fl_sbf_create(&b, &s), FL_OK);
@@ -477,13 +498,13 @@ static void test_bind_kernel(void **state) {
     assert_int_equal(fl_sbf_get_info(s, &in), FL_OK);
     assert_true(in.filters >= 4);
     for (uint32_t i = 0; i < in.filters; i++)
-        assert_string_equal(fl_filter_kernel(fl_sbf_filter_at(s, i)), "scalar");
+        assert_string_equal(fl_sbf_kernel(s, i), "scalar");
     uint8_t *o1 = malloc(5000), *o2 = malloc(5000);
     assert_int_equal(fl_sbf_contains_hashes(s, q, 5000, o1, NULL), FL_OK);
     assert_int_equal(fl_sbf_contains_hashes(t, q, 5000, o2, NULL), FL_OK);
     assert_memory_equal(o1, o2, 5000);
     assert_int_equal(fl_sbf_bind_kernel(s, "auto"), FL_OK);
-    assert_string_equal(fl_filter_kernel(fl_sbf_filter_at(s, 0)), fl_kernel_active());
+    assert_string_equal(fl_sbf_kernel(s, 0), fl_kernel_active());
     free(o1);
     free(o2);
     free(h);

@@ -219,8 +219,9 @@ static PyObject *Sbf_info(SbfObject *self, PyObject *Py_UNUSED(ignored))
             Py_CLEAR(subs);
         Py_XDECREF(one);
     }
-    const fl_filter *first = fl_sbf_filter_at(self->base.handle, 0);
-    const char *kernel = first ? fl_filter_kernel(first) : fl_kernel_active();
+    const char *kernel = fl_sbf_kernel(self->base.handle, 0);
+    if (kernel == NULL)
+        kernel = fl_kernel_active();
     flpy_unlock(&self->base.lock);
     if (st != FL_OK)
         return flpy_raise(st, "info", NULL);
@@ -264,8 +265,9 @@ static PyObject *Sbf_set_byte_limit(SbfObject *self, PyObject *arg)
 static PyObject *Sbf_get_kernel(SbfObject *self, void *Py_UNUSED(c))
 {
     flpy_read_lock_gil(&self->base.lock);
-    const fl_filter *first = fl_sbf_filter_at(self->base.handle, 0);
-    const char *k = first ? fl_filter_kernel(first) : fl_kernel_active();
+    const char *k = fl_sbf_kernel(self->base.handle, 0);
+    if (k == NULL)
+        k = fl_kernel_active();
     flpy_unlock(&self->base.lock);
     return PyUnicode_FromString(k);
 }

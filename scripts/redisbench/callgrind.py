@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 from redis_server import RedisServer
-from redisbench.against import NATIVE, against_workloads
+from redisbench.against import CREATE, NATIVE, against_workloads
 from redisbench.output import run_record, write_results
 from redisbench.runs import BENCH, DISTINCT_SPACE, PIPELINE
 
@@ -178,6 +178,9 @@ def callgrind_main(a, module, host, out):
             fill = (CG_WARM + CG_COMMANDS + 2 * PIPELINE) * per
         name, argv, per, setup, _goal = against_workloads(fill)[i]
         rows.append((name, argv, per, setup))
+    # Key creation (redis-against.md's last table): every command names a new key, so each
+    # one creates a filter of the module's default shape, or of one reserved shape.
+    rows += [(name, argv, 1, None) for name, argv in CREATE]
     native = [("PING", ["PING"], 1, None)] + [(nm, argv, per, setup)
                                               for nm, argv, per, setup in NATIVE]
     with tempfile.TemporaryDirectory(prefix="fl_callgrind_") as d:
@@ -219,7 +222,10 @@ def callgrind_markdown(d):
         "ran for them, divided by the items. An add row starts on a fresh key reserved for "
         "the items it adds and two pipelines more (BF at 0.01; the counted adds fill it "
         "nearly to capacity, as the timed runs do, and no chain grows); a lookup row reads "
-        "the key the add before it filled. Valgrind has no AVX-512: filterlab's kernels "
+        "the key the add before it filled. A *new key* row names a new key in every "
+        "command (redis-benchmark's `__rand_int__` in the key name): each creates a filter "
+        "of the module's default shape (BF.ADD, CF.ADD) or of the one BF.INSERT reserves, "
+        "as redis-against.md's key creation runs do. Valgrind has no AVX-512: filterlab's kernels "
         "run their AVX2 or scalar forms here. Instruction counts, not time: they leave out "
         "cache misses and the machine's load, and they repeat.",
         "",

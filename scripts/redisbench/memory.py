@@ -13,6 +13,20 @@ MEMORY_CAPACITIES = (1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000)
 # EXPANSION 1 chains: reserved for CHAIN_LINK items, filled with CHAIN_ITEMS distinct items
 # (100 sub-filters), at these error rates.
 CHAIN_LINK, CHAIN_ITEMS, CHAIN_ERRORS = 1000, 100_000, (0.1, 0.01, 1e-4)
+# Where the bytes of a small key go, in the markdown (the JSON has every cell).
+ACCOUNT_CAPACITIES, ACCOUNT_ERRORS = (1, 10, 100, 1000), (0.1, 0.01, 1e-9)
+
+
+def key_account(c, key, usage):
+    """MEMORY USAGE split in three: the server's bytes for the key (its name and dict entry:
+    MEMORY USAGE less the module's figure, BF.INFO Size), the module's structs (Size less
+    the bit arrays), and the bit arrays (BF.DEBUG's bytes per sub-filter, the same lines on
+    both modules)."""
+    info = c.execute_command("BF.INFO", key)
+    size = int(dict(zip(info[::2], info[1::2]))[b"Size"])
+    arrays = sum(int(word.split(b":")[1]) for line in c.execute_command("BF.DEBUG", key)[1:]
+                 for word in line.split() if word.startswith(b"bytes:"))
+    return {"key": usage - size, "structs": size - arrays, "bit_arrays": arrays}
 
 
 def memory_main(a, module, host, out):
@@ -34,6 +48,7 @@ def memory_main(a, module, host, out):
                     c.execute_command("BF.RESERVE", "m", p, n)
                     row[side + "_bytes"] = int(c.execute_command("MEMORY", "USAGE", "m",
                                                                  "SAMPLES", "0"))
+                    row[side + "_account"] = key_account(c, "m", row[side + "_bytes"])
                     c.delete("m")
                 row["ratio"] = ratio(row["filterlab_bytes"], row["other_bytes"])
                 grid.append(row)
@@ -94,6 +109,26 @@ def memory_markdown(d):
     worst = d.get("worst_reserve_ratio_by_capacity", {})
     if worst:
         lines.append("| worst | " + " | ".join(f"{worst[str(c)]:.3f}x" for c in caps) + " |")
+    account = [r for r in d["reserve"] if "filterlab_account" in r and
+               r["capacity"] in ACCOUNT_CAPACITIES and r["error_rate"] in ACCOUNT_ERRORS]
+    if account:
+        lines += [
+            "",
+            "Where the bytes of a small key go: MEMORY USAGE = the server's bytes for the key "
+            "(its name and dict entry: MEMORY USAGE less BF.INFO Size) + the module's structs "
+            "(Size less the bit arrays: filterlab's value, chain and payload slack; the other's "
+            "chain and link structs) + the bit arrays (BF.DEBUG's bytes per sub-filter).",
+            "",
+            "| error rate | capacity | filterlab: key + structs + bit arrays | other: key + "
+            "structs + bit arrays | filterlab / other |",
+            "|---:|---:|---:|---:|---:|",
+        ]
+        for r in sorted(account, key=lambda r: (-r["error_rate"], r["capacity"])):
+            fa, oa = r["filterlab_account"], r["other_account"]
+            lines.append(
+                f"| {r['error_rate']:g} | {r['capacity']:,} | {r['filterlab_bytes']:,} = "
+                f"{fa['key']} + {fa['structs']} + {fa['bit_arrays']:,} | {r['other_bytes']:,} = "
+                f"{oa['key']} + {oa['structs']} + {oa['bit_arrays']:,} | {r['ratio']:.3f}x |")
     lines += [
         "",
         f"EXPANSION 1 chains (goal <= {d['goal']['expansion_1_chain']:g}x; worst "

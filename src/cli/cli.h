@@ -430,6 +430,8 @@ int cli_batch_status(const cli_batch *b, long got, int rc);
 int cli_batch_end(cli_batch *b, long got, int rc, cli_lines *in);
 /* Hashes every key of the batch with the filter's hash and seed. */
 void cli_batch_hash(cli_batch *b, const fl_filter *f);
+/* The same for a scalable chain: its hash (fl_sbf_hash_bytes). */
+void cli_batch_hash_chain(cli_batch *b, const fl_sbf *s);
 static inline const char *cli_batch_key(const cli_batch *b, size_t i) { return b->arena + b->off[i]; }
 /* A batched pass over the lines of `input` (NULL or "-": standard input): step gets each
  * batch in input order and returns EXIT_OK to go on, or the exit code to stop with (having

@@ -152,7 +152,7 @@ static int build_growing(const fl_sbf_config *sc, const char *input, const char 
     long got = 0;
     while (b && (got = cli_batch_fill(b, &in)) > 0) {
         /* Every sub-filter hashes with the chain's hash and seed: the first one's will do. */
-        cli_batch_hash(b, fl_sbf_filter_at(s, 0));
+        cli_batch_hash_chain(b, s);
         size_t done = 0;
         fl_status st = fl_sbf_add_hashes(s, b->hash, b->count, NULL, &done);
         added += done;

@@ -88,7 +88,10 @@ int cmd_query(int argc, char **argv, const cli_globals *g)
     /* Hash a batch, look it up in one kernel call, then print in input order. */
     while (b && (got = cli_batch_fill(b, &in)) > 0) {
         /* Every sub-filter of a chain hashes with the chain's hash and seed. */
-        cli_batch_hash(b, chain ? fl_sbf_filter_at(chain, 0) : f);
+        if (chain)
+            cli_batch_hash_chain(b, chain);
+        else
+            cli_batch_hash(b, f);
         size_t pos = 0;
         fl_status s = chain ? fl_sbf_contains_hashes(chain, b->hash, b->count, b->hit, &pos)
                             : fl_contains_hashes(f, b->hash, b->count, b->hit, &pos);

@@ -269,3 +269,9 @@ void cli_batch_hash(cli_batch *b, const fl_filter *f)
     for (size_t i = 0; i < b->count; i++)
         b->hash[i] = fl_hash_bytes(f, b->arena + b->off[i], b->len[i]);
 }
+
+void cli_batch_hash_chain(cli_batch *b, const fl_sbf *s)
+{
+    for (size_t i = 0; i < b->count; i++)
+        b->hash[i] = fl_sbf_hash_bytes(s, b->arena + b->off[i], b->len[i]);
+}

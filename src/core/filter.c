@@ -97,11 +97,15 @@ void fl_free_chain(fl_filter **chain, uint32_t n) {
     free(chain);
 }
 
+uint64_t fl_hash_key(fl_hash_id hash, uint64_t seed, const void *key, size_t len) {
+    if (!key) key = ""; /* a NULL key of length 0 is the empty key */
+    if (hash == FL_HASH_XXH64) return XXH64(key, len, seed);
+    return XXH3_64bits_withSeed(key, len, seed);
+}
+
 uint64_t fl_hash_bytes(const fl_filter *f, const void *key, size_t len) {
     if (!f || (!key && len)) return 0;
-    if (!key) key = ""; /* a NULL key of length 0 is the empty key */
-    if (f->hash == FL_HASH_XXH64) return XXH64(key, len, f->seed);
-    return XXH3_64bits_withSeed(key, len, f->seed);
+    return fl_hash_key(f->hash, f->seed, key, len);
 }
 
 uint64_t fl_hash_u64(uint64_t key, uint64_t seed) {

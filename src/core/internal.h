@@ -114,6 +114,10 @@ void fl_payload_free(fl_filter *f);
  * vector quotient filter's blocks): *data and the length *mapped that
  * fl_payload_release needs (0: aligned_alloc'ed). */
 fl_status fl_payload_get(size_t bytes, void **data, size_t *mapped);
+/* The mapping's length for a payload of `bytes` (0: it is aligned_alloc'ed), the `mapped`
+ * fl_payload_get gives for that size, for holders that keep the size and not the length
+ * (src/sbf's links). */
+size_t fl_payload_mapped(size_t bytes);
 void fl_payload_release(void *data, size_t mapped);
 
 /* The next number of a cuckoo eviction walk (src/cuckoo, src/gcf): Marsaglia's xorshift64
@@ -138,6 +142,9 @@ static inline double fl_now_ns(void) {
 /* filter.c */
 fl_status fl_filter_new(const fl_geometry *g, fl_hash_id hash, uint64_t seed, uint32_t flags,
                         fl_filter **out);
+/* The hash of a byte key under a hash id and seed (fl_hash_bytes's, and a scalable chain's,
+ * whose sub-filters share them); key may be NULL when len is 0. */
+uint64_t fl_hash_key(fl_hash_id hash, uint64_t seed, const void *key, size_t len);
 /* Frees a chain of filters (a layered filter's layers, a scalable one's sub-filters: the
  * first n of them; NULL entries are skipped) and the array itself. */
 void fl_free_chain(fl_filter **chain, uint32_t n);

@@ -12,6 +12,12 @@
 
 #include "core/internal.h"
 
+size_t fl_payload_mapped(size_t bytes) {
+    if (bytes > SIZE_MAX - FL_PAYLOAD_SLACK - FL_HUGE_PAGE) return 0;
+    size_t need = bytes + FL_PAYLOAD_SLACK;
+    return need < FL_HUGE_PAGE ? 0 : (need + FL_HUGE_PAGE - 1) & ~(size_t)(FL_HUGE_PAGE - 1);
+}
+
 fl_status fl_payload_alloc(fl_filter *f, size_t bytes) {
     f->data = NULL;
     f->bytes = bytes;
@@ -21,7 +27,7 @@ fl_status fl_payload_alloc(fl_filter *f, size_t bytes) {
      * at its 6-byte bucket (kernels/kernels.h). They are never written nor saved. */
     if (bytes > SIZE_MAX - FL_PAYLOAD_SLACK - FL_HUGE_PAGE) return FL_ERR_TOO_LARGE;
     size_t need = bytes + FL_PAYLOAD_SLACK;
-    if (need < FL_HUGE_PAGE) {
+    if (!fl_payload_mapped(bytes)) {
         /* posix_memalign takes any size: the payload and its slack, not rounded up to a
          * multiple of 64 as aligned_alloc would want (that rounding cost a small filter up
          * to 63 bytes, a quarter of a 100-key Bloom filter's payload). */
@@ -32,7 +38,7 @@ fl_status fl_payload_alloc(fl_filter *f, size_t bytes) {
         return FL_OK;
     }
     /* Over-map by one huge page and trim, so the payload starts on a 2 MiB boundary. */
-    size_t len = (need + FL_HUGE_PAGE - 1) & ~(size_t)(FL_HUGE_PAGE - 1);
+    size_t len = fl_payload_mapped(bytes);
     if (len < need || len + FL_HUGE_PAGE < len) return FL_ERR_TOO_LARGE;
     uint8_t *raw = mmap(NULL, len + FL_HUGE_PAGE, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -57,28 +57,63 @@
  * (src/format/codec_chain.c). */
 static const fl_codec_chain sbf_sections = {TAG_SBFH, TAG_SUBH, TAG_DATA, SBFH_LEN, 1};
 
+/* The codec of a list of filters (src/format/codec_chain.c) reads fl_filter objects: each
+ * sub-filter as one that reads its payload in place (fl_sbf_link_view), with its capacity.
+ * One allocation, freed with free(). */
+typedef struct sbf_views {
+    fl_filter *views;
+    fl_filter **list;
+    uint64_t *caps;
+} sbf_views;
+
+static fl_status views_of(const fl_sbf *s, sbf_views *v) {
+    size_t n = s->count;
+    char *mem = malloc(n * (sizeof *v->views + sizeof *v->list + sizeof *v->caps));
+    if (!mem) return FL_ERR_NO_MEMORY;
+    v->views = (fl_filter *)(void *)mem;
+    v->list = (fl_filter **)(void *)(mem + n * sizeof *v->views);
+    v->caps = (uint64_t *)(void *)(mem + n * (sizeof *v->views + sizeof *v->list));
+    for (uint32_t i = 0; i < s->count; i++) {
+        fl_sbf_link_view(s, i, &v->views[i]);
+        v->list[i] = &v->views[i];
+        v->caps[i] = fl_sbf_link_at(s, i)->cap;
+    }
+    return FL_OK;
+}
+
+/* 0 also when the views cannot be allocated: a save then fails as for a size that
+ * overflows. */
 size_t fl_sbf_serialized_size(const fl_sbf *s) {
     if (!s) return 0;
-    return fl_codec_chain_size(&sbf_sections, s->filters, s->count);
+    sbf_views v;
+    if (views_of(s, &v) != FL_OK) return 0;
+    size_t n = fl_codec_chain_size(&sbf_sections, v.list, s->count);
+    free(v.views);
+    return n;
 }
 
 static fl_status write_sbf(const fl_sbf *s, fl_sink *sink) {
     uint8_t h[SBFH_LEN];
     memset(h, 0, sizeof h);
-    h[0] = (uint8_t)s->variant;
-    h[1] = (uint8_t)s->hash;
+    h[0] = s->variant;
+    h[1] = s->hash;
     fl_put16(h + 2, (uint16_t)s->flags);
     fl_put16(h + 4, (uint16_t)s->count);
-    fl_put16(h + 6, (uint16_t)s->max_filters);
-    fl_put64(h + 8, s->capacity);
+    fl_put16(h + 6, (uint16_t)fl_sbf_max_filters(s));
+    fl_put64(h + 8, s->first.cap);
     fl_put64(h + 16, fl_double_bits(s->error_rate));
     fl_put64(h + 24, fl_double_bits(s->growth));
-    fl_put64(h + 32, fl_double_bits(s->tightening));
-    fl_put64(h + 40, s->seed);
+    fl_put64(h + 32, fl_double_bits(fl_sbf_tightening(s)));
+    fl_put64(h + 40, fl_sbf_seed(s));
     fl_put64(h + 48, fl_sbf_count(s));
     fl_put64(h + 56, s->max_bytes);
-    return fl_codec_chain_write(&sbf_sections, sink, FL_KIND_SCALABLE_BLOOM, h, s->filters, s->count,
-                                s->cap);
+    sbf_views v;
+    fl_status st = views_of(s, &v);
+    if (st != FL_OK) return st;
+    st = fl_codec_chain_write(&sbf_sections, sink, FL_KIND_SCALABLE_BLOOM, h, v.list, s->count,
+                              v.caps);
+    free(v.views);
+    return st;
 }
 
 /* The codec in the shape every kind's save and load share (src/format/kind_io.c). */
@@ -111,7 +146,7 @@ fl_status fl_sbf_save_file(const fl_sbf *s, const char *path) {
 /* ---- reading ---------------------------------------------------------------------------- */
 
 /* The chain's parameters: whatever fl_sbf_create would refuse is CORRUPT here. */
-static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
+static fl_status read_params(fl_ct_reader *r, fl_sbf_setup *params, uint64_t *items) {
     fl_ct_section sec = fl_ct_section_at(r, 0);
     const uint8_t *h;
     fl_status st = fl_ct_view(r, &sec, &h);
@@ -142,7 +177,8 @@ static fl_status read_params(fl_ct_reader *r, fl_sbf *params, uint64_t *items) {
 }
 
 /* The payloads together against the caller's cap and the chain's own. */
-static fl_status check_payload(const fl_ct_reader *r, const fl_sbf *params, size_t max_bytes) {
+static fl_status check_payload(const fl_ct_reader *r, const fl_sbf_setup *params,
+                               size_t max_bytes) {
     uint64_t total = 0;
     fl_status st = fl_codec_chain_check_payload(r, max_bytes, &total);
     if (st != FL_OK) return st;
@@ -161,18 +197,24 @@ static fl_status read_filter(fl_ct_reader *r, fl_sbf *s, uint32_t i, uint32_t fi
      * choose_layout): from then on every sub-filter is classic. */
     int layout_ok = f.g.variant == FL_CLASSIC ||
                     (f.g.variant == s->variant && !fl_sbf_classic_from(s, i));
-    if (!layout_ok || f.hash != s->hash || f.seed != s->seed) return FL_ERR_CORRUPT;
+    if (!layout_ok || f.hash != s->hash || f.seed != fl_sbf_seed(s)) return FL_ERR_CORRUPT;
     if (fl_get64(p + FL_CODEC_HEAD_LEN) != cap || f.keys > cap) return FL_ERR_CORRUPT;
     if (i + 1 < filters && f.keys != cap) return FL_ERR_CORRUPT;
     fl_filter *filter = NULL;
     st = fl_codec_chain_sub_read(r, i, &f, &filter);
     if (st != FL_OK) return st;
-    fl_sbf_adopt(s, filter, cap);
+    /* The chain keeps the payload (fl_payload_alloc's: fl_payload_mapped gives its mapping
+     * back from its size) and the fields, not the filter object. */
+    fl_sbf_link l = {.data = filter->data, .keys = filter->keys, .cap = cap,
+                     .units = (uint32_t)filter->g.units, .k = (uint16_t)filter->g.k,
+                     .variant = (uint8_t)filter->g.variant};
+    free(filter);
+    fl_sbf_adopt(s, &l);
     return FL_OK;
 }
 
 static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
-    fl_sbf params;
+    fl_sbf_setup params;
     uint64_t items = 0;
     /* SBFH first, then SUBH/DATA pairs of the right lengths, nothing else */
     fl_status st = fl_codec_chain_check(&sbf_sections, r);
@@ -182,14 +224,9 @@ static fl_status read_sbf(fl_ct_reader *r, size_t max_bytes, fl_sbf **out) {
     if (st != FL_OK) return st;
     uint32_t filters = (r->count - 1) / 2;
     fl_sbf *s = NULL;
-    st = fl_sbf_alloc(&params, &s);
+    st = fl_sbf_alloc(&params, filters, &s); /* read_params checked filters <= max_filters */
     if (st != FL_OK) return st;
-    st = fl_sbf_room(s, filters); /* read_params checked filters <= max_filters */
-    if (st != FL_OK) {
-        fl_sbf_free(s);
-        return st;
-    }
-    uint64_t cap = s->capacity;
+    uint64_t cap = params.capacity;
     for (uint32_t i = 0; i < filters && st == FL_OK; i++) {
         if (i > 0 && fl_sbf_next_capacity(cap, s->growth, &cap) != FL_OK) st = FL_ERR_CORRUPT;
         if (st == FL_OK) st = read_filter(r, s, i, filters, cap);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sbf/sbf_internal.h"
 
@@ -28,10 +29,26 @@ fl_status fl_sbf_next_capacity(uint64_t prev, double growth, uint64_t *out) {
  * RedisBloom (its first link gets error_rate * 0.5 when scaling, error_rate when not). */
 double fl_sbf_target_fpr(const fl_sbf *s, uint32_t i) {
     if (s->flags & FL_SBF_NONSCALING) return s->error_rate;
-    return s->error_rate * (1.0 - s->tightening) * pow(s->tightening, (double)i);
+    double r = fl_sbf_tightening(s);
+    /* pow(r, 0) is 1, but libm's pow costs a few hundred instructions even then, and every
+     * chain's creation asks for sub-filter 0. */
+    return s->error_rate * (1.0 - r) * (i == 0 ? 1.0 : pow(r, (double)i));
 }
 
-fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s) {
+/* layout_slack in the chain's thousandths, rounded up so that the fallback never comes
+ * earlier than asked; above what 32 bits hold, a slack of millions, it stays as large as
+ * they allow (the fallback then only where the variant cannot reach the target). */
+static uint32_t slack_to_milli(double slack) {
+    if (isinf(slack)) return FL_SBF_SLACK_NEVER;
+    double m = ceil(slack * 1000.0 - 1e-6); /* 1.1 * 1000 is 1100.0000000000002 */
+    return m >= (double)(FL_SBF_SLACK_NEVER - 1) ? FL_SBF_SLACK_NEVER - 1 : (uint32_t)m;
+}
+
+static double slack_of(const fl_sbf *s) {
+    return s->slack_milli == FL_SBF_SLACK_NEVER ? INFINITY : s->slack_milli / 1000.0;
+}
+
+fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf_setup *p) {
     if (!cfg) return FL_ERR_INVALID_ARG;
     if (cfg->flags & ~(uint32_t)FL_SBF_NONSCALING) return FL_ERR_INVALID_ARG;
     if (cfg->max_filters > FL_SBF_FILTERS_MAX) return FL_ERR_INVALID_ARG;
@@ -50,33 +67,80 @@ fl_status fl_sbf_params(const fl_sbf_config *cfg, fl_sbf *s) {
     fl_hash_id hash;
     fl_status st = fl_chain_variant(cfg->variant, cfg->hash, &v, &hash);
     if (st != FL_OK) return st;
-    memset(s, 0, sizeof *s);
-    s->capacity = cfg->capacity;
-    s->error_rate = cfg->error_rate;
-    s->growth = growth;
-    s->tightening = r;
-    s->variant = v;
-    s->hash = hash;
-    s->seed = cfg->seed;
-    s->flags = cfg->flags;
-    s->max_filters = cfg->max_filters ? cfg->max_filters : FL_SBF_FILTERS_MAX;
-    s->max_bytes = cfg->max_bytes;
-    s->layout_slack = cfg->layout_slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : cfg->layout_slack;
+    memset(p, 0, sizeof *p);
+    p->capacity = cfg->capacity;
+    p->error_rate = cfg->error_rate;
+    p->growth = growth;
+    p->tightening = r;
+    p->variant = v;
+    p->hash = hash;
+    p->seed = cfg->seed;
+    p->flags = cfg->flags;
+    p->max_filters = cfg->max_filters ? cfg->max_filters : FL_SBF_FILTERS_MAX;
+    p->max_bytes = cfg->max_bytes;
+    p->layout_slack = cfg->layout_slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : cfg->layout_slack;
     return FL_OK;
 }
 
-fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
-    fl_sbf *s = malloc(sizeof *s);
+/* Entries of more->links for n sub-filters: none for one, else the power of two at or
+ * above n less the first, at most max_filters - 1. A function of n alone, so that a chain
+ * grown one sub-filter at a time, the same chain loaded from its file, and a cleared one
+ * hold the same memory (the Redis module's MEMORY USAGE and BF.INFO Size must not change
+ * across a save and a load). */
+static uint32_t slots_for(uint32_t max_filters, uint32_t n) {
+    uint32_t slots = 1;
+    while (slots < n) slots *= 2;
+    if (slots > max_filters) slots = max_filters;
+    return slots - 1;
+}
+
+static size_t more_size(uint32_t slots) {
+    return sizeof(fl_sbf_more) + (size_t)slots * sizeof(fl_sbf_link);
+}
+
+/* Whether a chain of these parameters and n sub-filters needs its fl_sbf_more. */
+static int more_needed(double tightening, uint64_t seed, const fl_kernel_table *bound,
+                       uint32_t max_filters, uint32_t n) {
+    return tightening != FL_SBF_TIGHTENING_DEFAULT || seed != 0 || bound ||
+           max_filters != FL_SBF_FILTERS_MAX || n > 1;
+}
+
+/* Makes s->more what a chain of n sub-filters (n >= count) with these parameters holds:
+ * allocated or not, links for n. On FL_ERR_NO_MEMORY the chain is unchanged. */
+static fl_status reshape_more(fl_sbf *s, double tightening, uint64_t seed,
+                              const fl_kernel_table *bound, uint32_t max_filters, uint32_t n) {
+    if (!more_needed(tightening, seed, bound, max_filters, n)) {
+        free(s->more);
+        s->more = NULL;
+        return FL_OK;
+    }
+    uint32_t slots = slots_for(max_filters, n);
+    if (!s->more || s->more->slots != slots) {
+        fl_sbf_more *m = realloc(s->more, more_size(slots));
+        if (!m) return FL_ERR_NO_MEMORY;
+        if (!s->more) memset(m, 0, sizeof *m);
+        s->more = m;
+    }
+    s->more->tightening = tightening;
+    s->more->seed = seed;
+    __atomic_store_n(&s->more->bound, bound, __ATOMIC_RELEASE);
+    s->more->max_filters = max_filters;
+    s->more->slots = slots;
+    return FL_OK;
+}
+
+fl_status fl_sbf_alloc(const fl_sbf_setup *p, uint32_t filters, fl_sbf **out) {
+    fl_sbf *s = calloc(1, sizeof *s);
     if (!s) return FL_ERR_NO_MEMORY;
-    *s = *params;
-    s->count = 0;
-    s->kernel = NULL;
-    s->slots = 1; /* most chains never grow: fl_sbf_room doubles it when one does */
-    s->filters = calloc(s->slots, sizeof *s->filters);
-    s->cap = calloc(s->slots, sizeof *s->cap);
-    if (!s->filters || !s->cap) {
-        free(s->filters);
-        free(s->cap);
+    s->error_rate = p->error_rate;
+    s->growth = p->growth;
+    s->max_bytes = p->max_bytes;
+    s->slack_milli = slack_to_milli(p->layout_slack);
+    s->variant = (uint8_t)p->variant;
+    s->hash = (uint8_t)p->hash;
+    s->flags = (uint8_t)p->flags;
+    s->first.cap = p->capacity;
+    if (reshape_more(s, p->tightening, p->seed, NULL, p->max_filters, filters) != FL_OK) {
         free(s);
         return FL_ERR_NO_MEMORY;
     }
@@ -84,95 +148,43 @@ fl_status fl_sbf_alloc(const fl_sbf *params, fl_sbf **out) {
     return FL_OK;
 }
 
-/* Resizes both arrays to `slots` entries (at least count). On FL_ERR_NO_MEMORY the slot
- * count is unchanged and the arrays hold the same entries. */
-static fl_status resize_arrays(fl_sbf *s, uint32_t slots) {
-    fl_filter **filters = realloc(s->filters, slots * sizeof *filters);
-    if (!filters) return FL_ERR_NO_MEMORY;
-    s->filters = filters; /* holding the same entries: nothing else changed */
-    uint64_t *cap = realloc(s->cap, slots * sizeof *cap);
-    if (!cap) {
-        if (slots < s->slots) s->slots = slots; /* the filters array did shrink */
-        return FL_ERR_NO_MEMORY;
-    }
-    s->cap = cap;
-    s->slots = slots;
-    return FL_OK;
-}
-
-/* The slots for n sub-filters: the power of two at or above n, at most max_filters. A
- * function of n alone, so that a chain grown one sub-filter at a time, the same chain
- * loaded from its file, and a cleared one hold arrays of the same size (the Redis module's
- * MEMORY USAGE and BF.INFO Size must not change across a save and a load). */
-static uint32_t slots_for(const fl_sbf *s, uint32_t n) {
-    uint32_t slots = 1;
-    while (slots < n) slots *= 2;
-    return slots < s->max_filters ? slots : s->max_filters;
-}
-
-fl_status fl_sbf_room(fl_sbf *s, uint32_t n) {
-    if (n <= s->slots) return FL_OK;
-    if (n > s->max_filters) return FL_ERR_TOO_LARGE;
-    return resize_arrays(s, slots_for(s, n));
-}
-
-void fl_sbf_adopt(fl_sbf *s, fl_filter *f, uint64_t cap) {
-    s->filters[s->count] = f;
-    s->cap[s->count] = cap;
+void fl_sbf_adopt(fl_sbf *s, const fl_sbf_link *l) {
+    fl_sbf_link *dst = fl_sbf_link_at(s, s->count);
+    *dst = *l;
+    size_t bytes = fl_sbf_link_bytes(dst);
+    fl_kernels_sized(bytes); /* sets the dispatch up (its size classes) at its first use */
+    dst->size_class = (uint8_t)fl_size_class_of(bytes);
     s->count++;
+}
+
+size_t fl_sbf_link_bytes(const fl_sbf_link *l) {
+    return fl_variant_desc_of((fl_variant)l->variant)->unit_bytes(l->k) * (size_t)l->units;
+}
+
+void fl_sbf_link_view(const fl_sbf *s, uint32_t i, fl_filter *v) {
+    const fl_sbf_link *l = fl_sbf_link_at(s, i);
+    memset(v, 0, sizeof *v);
+    v->g = (fl_geometry){.variant = (fl_variant)l->variant, .units = l->units, .k = l->k};
+    v->desc = fl_variant_desc_of(v->g.variant);
+    v->slots = v->desc->kernel_slots(l->k);
+    v->bound = fl_sbf_bound(s);
+    v->data = l->data;
+    v->bytes = fl_sbf_link_bytes(l);
+    v->hash = (fl_hash_id)s->hash;
+    v->seed = fl_sbf_seed(s);
+    v->keys = l->keys;
+}
+
+static void link_free(fl_sbf_link *l) {
+    if (l->data) fl_payload_release(l->data, fl_payload_mapped(fl_sbf_link_bytes(l)));
+    l->data = NULL;
 }
 
 /* Payload bytes of all sub-filters. */
 static size_t chain_bytes(const fl_sbf *s) {
     size_t n = 0;
-    for (uint32_t i = 0; i < s->count; i++) n += s->filters[i]->bytes;
+    for (uint32_t i = 0; i < s->count; i++) n += fl_sbf_link_bytes(fl_sbf_link_at(s, i));
     return n;
-}
-
-/* The geometry of sub-filter i for `cap` keys in variant v: the variant's sizing for p_i,
- * then, where the sizing rounds (classic rounds k, which can leave its prediction a hair
- * above the target), more units until the model's FPR at capacity is <= p_i, which the
- * chain's bound needs. */
-static fl_status size_filter(const fl_sbf *s, fl_variant v, uint32_t i, uint64_t cap,
-                             fl_geometry *g) {
-    double p = fl_sbf_target_fpr(s, i);
-    if (!(p > 0)) return FL_ERR_BAD_FPR; /* r^i underflowed: far past any real chain */
-    fl_params pr;
-    fl_status st = fl_params_for(v, cap, p, &pr);
-    if (st != FL_OK) return st;
-    *g = pr.geometry;
-    double at_cap;
-    for (int tries = 0; (at_cap = fl_predict_fpr(g, cap)) > p; tries++) {
-        uint64_t more = g->units / 1024 + 1;
-        if (tries > 4096 || g->units + more > FL_UNITS_MAX) return FL_ERR_TOO_LARGE;
-        g->units += more;
-    }
-    return isnan(at_cap) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
-}
-
-/* The layout of sub-filter i: the chain's variant, unless it would take more than
- * layout_slack times the bytes of a classic sub-filter for the same capacity and p_i (or
- * cannot reach p_i at all). A blocked filter's bits per key grow faster than classic's as
- * the target falls: k bits confined to one block saturate it, so past a point the units
- * must grow as 1/p instead of log(1/p) (block512 at 1e-9 costs 2.0x classic, at 1e-24
- * 12 MiB for 1000 keys). The tightening p_i = p (1 - r) r^i drives a long chain there
- * (growth 1: sub-filter 30 of a 1% chain is at 5e-12), so without this a chain's memory
- * grows super-linearly with its keys. Once a sub-filter is classic the later ones are too
- * (their targets are smaller still), which also spares sizing the variant where that is
- * slow. */
-static fl_status choose_layout(const fl_sbf *s, uint32_t i, uint64_t cap, fl_geometry *g) {
-    if (fl_sbf_classic_from(s, i)) return size_filter(s, FL_CLASSIC, i, cap, g);
-    fl_status st = size_filter(s, s->variant, i, cap, g);
-    if (isinf(s->layout_slack)) return st;
-    fl_geometry gc;
-    size_t bytes = 0, bytes_c = 0;
-    if (size_filter(s, FL_CLASSIC, i, cap, &gc) != FL_OK ||
-        fl_geometry_check(&gc, &bytes_c) != FL_OK)
-        return st;
-    if (st != FL_OK || fl_geometry_check(g, &bytes) != FL_OK ||
-        (double)bytes > s->layout_slack * (double)bytes_c)
-        *g = gc;
-    return FL_OK;
 }
 
 /* The payload bytes the chain may hold in all: the tighter of its own max_bytes and the
@@ -185,41 +197,43 @@ static uint64_t growth_limit(const fl_sbf *s) {
 
 /* Appends sub-filter `count` (capacity `cap`), within the caps. Nothing changes on error. */
 static fl_status grow(fl_sbf *s, uint64_t cap) {
-    if (s->count >= s->max_filters) return FL_ERR_TOO_LARGE;
+    uint32_t max_filters = fl_sbf_max_filters(s);
+    if (s->count >= max_filters) return FL_ERR_TOO_LARGE;
     fl_geometry g;
-    fl_status st = choose_layout(s, s->count, cap, &g);
+    fl_status st = fl_sbf_layout(s, s->count, cap, &g);
     if (st != FL_OK) return st;
     size_t bytes = 0;
     st = fl_geometry_check(&g, &bytes);
     if (st != FL_OK) return st;
     uint64_t limit = growth_limit(s);
     if (limit && (bytes > limit || chain_bytes(s) > limit - bytes)) return FL_ERR_TOO_LARGE;
-    /* Only now the arrays: a refused growth leaves the chain's memory as it was. (Larger
-     * arrays left behind by a later failure are harmless: the next growth uses them.) */
-    st = fl_sbf_room(s, s->count + 1);
-    if (st != FL_OK) return st;
-    fl_config c = {.variant = g.variant, .geometry = g, .hash = s->hash, .seed = s->seed};
-    fl_filter *f = NULL;
-    st = fl_create(&c, &f);
-    if (st != FL_OK) return st;
-    if (s->kernel && (st = fl_filter_bind_kernel(f, s->kernel)) != FL_OK) {
-        fl_free(f);
-        return st;
+    /* Only now the links: a refused growth leaves the chain's memory as it was. (More
+     * room left behind by a failed payload is harmless: the next growth uses it, and it
+     * is what a chain of count + 1 sub-filters holds.) */
+    if (s->count > 0) {
+        st = reshape_more(s, fl_sbf_tightening(s), fl_sbf_seed(s), fl_sbf_bound(s),
+                          max_filters, s->count + 1);
+        if (st != FL_OK) return st;
     }
-    fl_sbf_adopt(s, f, cap);
+    fl_sbf_link l = {.cap = cap, .units = (uint32_t)g.units, .k = (uint16_t)g.k,
+                     .variant = (uint8_t)g.variant};
+    size_t mapped;
+    st = fl_payload_get(bytes, &l.data, &mapped);
+    if (st != FL_OK) return st;
+    fl_sbf_adopt(s, &l);
     return FL_OK;
 }
 
 fl_status fl_sbf_create(const fl_sbf_config *cfg, fl_sbf **out) {
     if (!out) return FL_ERR_INVALID_ARG;
     *out = NULL;
-    fl_sbf params;
-    fl_status st = fl_sbf_params(cfg, &params);
+    fl_sbf_setup p;
+    fl_status st = fl_sbf_params(cfg, &p);
     if (st != FL_OK) return st;
     fl_sbf *s = NULL;
-    st = fl_sbf_alloc(&params, &s);
+    st = fl_sbf_alloc(&p, 1, &s);
     if (st != FL_OK) return st;
-    st = grow(s, s->capacity);
+    st = grow(s, p.capacity);
     if (st != FL_OK) {
         fl_sbf_free(s);
         return st;
@@ -230,36 +244,103 @@ fl_status fl_sbf_create(const fl_sbf_config *cfg, fl_sbf **out) {
 
 void fl_sbf_free(fl_sbf *s) {
     if (!s) return;
-    fl_free_chain(s->filters, s->count);
-    free(s->cap);
+    for (uint32_t i = 0; i < s->count; i++) link_free(fl_sbf_link_at(s, i));
+    free(s->more);
     free(s);
 }
 
 void fl_sbf_clear(fl_sbf *s) {
     if (!s) return;
-    for (uint32_t i = 1; i < s->count; i++) fl_free(s->filters[i]);
+    for (uint32_t i = 1; i < s->count; i++) link_free(fl_sbf_link_at(s, i));
     s->count = 1;
-    resize_arrays(s, 1); /* shrinking: if realloc refuses, the larger arrays serve */
-    fl_clear(s->filters[0]);
+    /* Shrinking: if realloc refuses, the larger links array serves (and is counted). */
+    reshape_more(s, fl_sbf_tightening(s), fl_sbf_seed(s), fl_sbf_bound(s),
+                 fl_sbf_max_filters(s), 1);
+    fl_sbf_link *l = &s->first;
+    size_t bytes = fl_sbf_link_bytes(l), mapped = fl_payload_mapped(bytes);
+    /* A mapped payload gives its pages back instead of being written, as fl_clear does. */
+    if (!mapped || madvise(l->data, mapped, MADV_DONTNEED) != 0) memset(l->data, 0, bytes);
+    l->keys = 0;
 }
 
 uint64_t fl_sbf_hash_bytes(const fl_sbf *s, const void *key, size_t len) {
-    return s ? fl_hash_bytes(s->filters[0], key, len) : 0;
+    if (!s || (!key && len)) return 0;
+    /* What each sub-filter saved as a filter of its own hashes the key to. */
+    return fl_hash_key((fl_hash_id)s->hash, fl_sbf_seed(s), key, len);
 }
 
 uint64_t fl_sbf_count(const fl_sbf *s) {
     uint64_t n = 0;
-    for (uint32_t i = 0; s && i < s->count; i++) n += s->filters[i]->keys;
+    for (uint32_t i = 0; s && i < s->count; i++) n += fl_sbf_link_at(s, i)->keys;
     return n;
 }
 
+/* ---- kernels --------------------------------------------------------------------------- */
+
+/* What a link's kernel calls need: its view, its slots in the table, the table (the chain's
+ * bound one, else the process's for the payload's size class, as for a filter). */
+typedef struct link_kernels {
+    fl_kview v;
+    fl_kernel_slots slots;
+    const fl_kernel_table *t;
+} link_kernels;
+
+static inline const fl_kernel_table *link_table(const fl_sbf *s, const fl_sbf_link *l) {
+    const fl_kernel_table *t = fl_sbf_bound(s);
+    return t ? t : atomic_load_explicit(&fl_active_kernels[l->size_class], memory_order_acquire);
+}
+
+static inline __attribute__((always_inline)) link_kernels kernels_of(const fl_sbf *s,
+                                                                     uint32_t i) {
+    const fl_sbf_link *l = fl_sbf_link_at(s, i);
+    link_kernels k = {.v = {l->data, l->units, l->k, NULL, 0},
+                      .slots = fl_variant_desc_of((fl_variant)l->variant)->kernel_slots(l->k),
+                      .t = link_table(s, l)};
+    return k;
+}
+
+/* One key against a link whose kernels are resolved: the add paths resolve the newest
+ * link's once and use them for its duplicate check and its insert (per key, resolving
+ * costs about as much as the probe: the variant's descriptor, its slots, the table). */
+static int probe(const link_kernels *k, uint64_t h) {
+    if (k->slots.contains1 != FL_NO_KERNEL)
+        return FL_KERNEL_AT(k->t, k->slots.contains1, fl_contains1_fn)(k->v.data, k->v.units,
+                                                                      k->v.k, h);
+    uint8_t out;
+    return (int)FL_KERNEL_AT(k->t, k->slots.contains, fl_contains_fn)(&k->v, &h, 1, &out);
+}
+
+/* A lookup of one key in link i: its one-key kernel straight from the link's fields (no
+ * view built on the stack: this is BF.EXISTS's whole library path). */
+static int link_contains(const fl_sbf *s, uint32_t i, uint64_t h) {
+    const fl_sbf_link *l = fl_sbf_link_at(s, i);
+    uint32_t slot = fl_variant_desc_of((fl_variant)l->variant)->kernel_slots(l->k).contains1;
+    if (slot == FL_NO_KERNEL) {
+        link_kernels k = kernels_of(s, i);
+        return probe(&k, h);
+    }
+    return FL_KERNEL_AT(link_table(s, l), slot, fl_contains1_fn)(l->data, l->units, l->k, h);
+}
+
+static size_t link_contains_many(const fl_sbf *s, uint32_t i, const uint64_t *h, size_t n,
+                                 uint8_t *out) {
+    if (n == 0) return 0;
+    link_kernels k = kernels_of(s, i);
+    return FL_KERNEL_AT(k.t, k.slots.contains, fl_contains_fn)(&k.v, h, n, out);
+}
+
+
 /* ---- lookups --------------------------------------------------------------------------- */
 
-/* Sub-filters [from, count) newest first, one key. */
-static int contains_from(const fl_sbf *s, uint32_t from, uint64_t h) {
-    for (uint32_t i = s->count; i-- > from;)
-        if (fl_contains_hash(s->filters[i], h)) return 1;
+/* Sub-filters [from, to) newest first, one key. */
+static int contains_range(const fl_sbf *s, uint32_t from, uint32_t to, uint64_t h) {
+    for (uint32_t i = to; i-- > from;)
+        if (link_contains(s, i, h)) return 1;
     return 0;
+}
+
+static int contains_from(const fl_sbf *s, uint32_t from, uint64_t h) {
+    return contains_range(s, from, s->count, h);
 }
 
 int fl_sbf_contains_hash(const fl_sbf *s, uint64_t hash) {
@@ -279,12 +360,12 @@ int fl_sbf_contains_bytes(const fl_sbf *s, const void *key, size_t len) {
  * share of positives after the newest sub-filter picks the way. */
 static size_t contains_chunk(const fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t *out) {
     size_t pos = 0;
-    fl_contains_hashes(s->filters[s->count - 1], hashes, n, out, &pos);
+    pos = link_contains_many(s, s->count - 1, hashes, n, out);
     if (s->count == 1 || pos == n) return pos;
     uint8_t hit[CHUNK];
     if (pos < n / 4) {
         for (uint32_t i = s->count - 1; i-- > 0;) {
-            fl_contains_hashes(s->filters[i], hashes, n, hit, NULL);
+            link_contains_many(s, i, hashes, n, hit);
             for (size_t j = 0; j < n; j++) out[j] |= hit[j];
         }
         pos = 0;
@@ -301,7 +382,7 @@ static size_t contains_chunk(const fl_sbf *s, const uint64_t *hashes, size_t n, 
     }
     for (uint32_t i = s->count - 1; i-- > 0 && m > 0;) {
         size_t found = 0;
-        fl_contains_hashes(s->filters[i], left, m, hit, &found);
+        found = link_contains_many(s, i, left, m, hit);
         if (found == 0) continue;
         pos += found;
         size_t keep = 0;
@@ -331,26 +412,32 @@ fl_status fl_sbf_contains_hashes(const fl_sbf *s, const uint64_t *hashes, size_t
 
 /* ---- adds ------------------------------------------------------------------------------ */
 
-/* Inserts a key the chain does not report, into the newest sub-filter, growing first if it
- * is at capacity (RedisBloom grows when the last filter's count reaches its capacity). */
-static fl_status insert_new(fl_sbf *s, uint64_t h) {
+/* Inserts a key the chain does not report into the newest sub-filter, whose kernels *k
+ * holds, growing first if it is at capacity (RedisBloom grows when the last filter's count
+ * reaches its capacity); *k then holds the new sub-filter's. */
+static fl_status insert_new(fl_sbf *s, link_kernels *k, uint64_t h) {
     uint32_t last = s->count - 1;
-    if (s->filters[last]->keys >= s->cap[last]) {
+    const fl_sbf_link *l = fl_sbf_link_at(s, last);
+    if (l->keys >= l->cap) {
         if (s->flags & FL_SBF_NONSCALING) return FL_ERR_FULL;
         uint64_t cap = 0;
-        fl_status st = fl_sbf_next_capacity(s->cap[last], s->growth, &cap);
+        fl_status st = fl_sbf_next_capacity(l->cap, s->growth, &cap);
         if (st == FL_OK) st = grow(s, cap);
         if (st != FL_OK) return st;
-        last++;
+        *k = kernels_of(s, ++last);
     }
-    return fl_insert_hash(s->filters[last], h);
+    FL_KERNEL_AT(k->t, k->slots.insert, fl_insert_fn)(&k->v, &h, 1);
+    fl_sbf_link_at(s, last)->keys++;
+    return FL_OK;
 }
 
 fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added) {
     if (added) *added = 0;
     if (!s) return FL_ERR_INVALID_ARG;
-    if (contains_from(s, 0, hash)) return FL_OK;
-    fl_status st = insert_new(s, hash);
+    uint32_t last = s->count - 1;
+    link_kernels k = kernels_of(s, last);
+    if (probe(&k, hash) || contains_range(s, 0, last, hash)) return FL_OK;
+    fl_status st = insert_new(s, &k, hash);
     if (st == FL_OK && added) *added = 1;
     return st;
 }
@@ -376,10 +463,11 @@ fl_status fl_sbf_add_hashes(fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t
         size_t len = n - at < CHUNK ? n - at : CHUNK;
         contains_chunk(s, hashes + at, len, seen);
         uint32_t from = s->count - 1;
+        link_kernels k = kernels_of(s, from); /* the newest's, kept by insert_new */
         for (size_t j = 0; j < len; j++) {
             uint64_t h = hashes[at + j];
-            if (seen[j] || contains_from(s, from, h)) continue;
-            fl_status st = insert_new(s, h);
+            if (seen[j] || probe(&k, h) || contains_range(s, from, s->count - 1, h)) continue;
+            fl_status st = insert_new(s, &k, h);
             if (st != FL_OK) {
                 if (count) *count = done;
                 return st;
@@ -396,47 +484,68 @@ fl_status fl_sbf_add_hashes(fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t
 
 fl_status fl_sbf_filter_info_at(const fl_sbf *s, uint32_t i, fl_sbf_filter_info *out) {
     if (!s || !out || i >= s->count) return FL_ERR_INVALID_ARG;
-    const fl_filter *f = s->filters[i];
+    fl_filter v;
+    fl_sbf_link_view(s, i, &v);
     memset(out, 0, sizeof *out);
-    out->geometry = f->g;
-    out->capacity = s->cap[i];
-    out->items = f->keys;
+    out->geometry = v.g;
+    out->capacity = fl_sbf_link_at(s, i)->cap;
+    out->items = v.keys;
     out->target_fpr = fl_sbf_target_fpr(s, i);
-    out->predicted_fpr = fl_predict_fpr(&f->g, f->keys);
-    out->bytes = f->bytes;
+    out->predicted_fpr = fl_predict_fpr(&v.g, v.keys);
+    out->bytes = v.bytes;
+    fl_info occ = {0};
+    v.desc->occupancy(&v, &occ);
+    out->bits_set = occ.bits_set;
     return isnan(out->predicted_fpr) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
 }
 
-const fl_filter *fl_sbf_filter_at(const fl_sbf *s, uint32_t i) {
-    return s && i < s->count ? s->filters[i] : NULL;
+fl_status fl_sbf_filter_copy(const fl_sbf *s, uint32_t i, fl_filter **out) {
+    if (out) *out = NULL;
+    if (!s || !out || i >= s->count) return FL_ERR_INVALID_ARG;
+    fl_filter v;
+    fl_sbf_link_view(s, i, &v);
+    fl_filter *f = NULL;
+    fl_status st = fl_filter_new(&v.g, v.hash, v.seed, 0, &f);
+    if (st != FL_OK) return st;
+    memcpy(f->data, v.data, v.bytes);
+    f->keys = v.keys;
+    f->bound = v.bound;
+    *out = f;
+    return FL_OK;
+}
+
+const char *fl_sbf_kernel(const fl_sbf *s, uint32_t i) {
+    if (!s || i >= s->count) return NULL;
+    return fl_kernel_table_name(kernels_of(s, i).t);
 }
 
 fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
     if (!s || !out) return FL_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    out->capacity = s->capacity;
+    out->capacity = s->first.cap;
     out->items = fl_sbf_count(s);
     out->error_rate = s->error_rate;
     out->growth = s->growth;
-    out->tightening = s->tightening;
-    out->variant = s->variant;
-    out->hash = s->hash;
-    out->seed = s->seed;
+    out->tightening = fl_sbf_tightening(s);
+    out->variant = (fl_variant)s->variant;
+    out->hash = (fl_hash_id)s->hash;
+    out->seed = fl_sbf_seed(s);
     out->flags = s->flags;
-    out->max_filters = s->max_filters;
+    out->max_filters = fl_sbf_max_filters(s);
     out->max_bytes = s->max_bytes;
     out->byte_limit = s->byte_limit;
-    out->layout_slack = s->layout_slack;
+    out->layout_slack = slack_of(s);
     out->filters = s->count;
     out->bytes = chain_bytes(s);
     /* Independent sub-filters (each holds other keys): the chance that none reports a
      * never-added key is the product of their true-negative rates. */
     double none = 1.0;
     for (uint32_t i = 0; i < s->count; i++) {
-        out->total_capacity += s->cap[i];
-        out->classic_filters +=
-            s->variant != FL_CLASSIC && s->filters[i]->g.variant == FL_CLASSIC;
-        none *= 1.0 - fl_predict_fpr(&s->filters[i]->g, s->filters[i]->keys);
+        const fl_sbf_link *l = fl_sbf_link_at(s, i);
+        fl_geometry g = {.variant = (fl_variant)l->variant, .units = l->units, .k = l->k};
+        out->total_capacity += l->cap;
+        out->classic_filters += s->variant != FL_CLASSIC && l->variant == FL_CLASSIC;
+        none *= 1.0 - fl_predict_fpr(&g, l->keys);
     }
     out->predicted_fpr = 1.0 - none;
     return isnan(none) ? FL_ERR_NO_MEMORY : FL_OK; /* the blocked model's tables */
@@ -444,14 +553,15 @@ fl_status fl_sbf_get_info(const fl_sbf *s, fl_sbf_info *out) {
 
 fl_status fl_sbf_set_layout_slack(fl_sbf *s, double slack) {
     if (!s || !(slack == 0 || slack >= 1)) return FL_ERR_INVALID_ARG;
-    s->layout_slack = slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : slack;
+    s->slack_milli = slack_to_milli(slack == 0 ? FL_SBF_LAYOUT_SLACK_DEFAULT : slack);
     return FL_OK;
 }
 
 size_t fl_sbf_memory(const fl_sbf *s) {
     if (!s) return 0;
-    size_t n = sizeof *s + (size_t)s->slots * (sizeof *s->filters + sizeof *s->cap);
-    for (uint32_t i = 0; i < s->count; i++) n += fl_filter_memory(s->filters[i]);
+    size_t n = sizeof *s + (s->more ? more_size(s->more->slots) : 0);
+    for (uint32_t i = 0; i < s->count; i++)
+        n += fl_sbf_link_bytes(fl_sbf_link_at(s, i)) + FL_PAYLOAD_SLACK;
     return n;
 }
 
@@ -468,8 +578,8 @@ fl_status fl_sbf_bind_kernel(fl_sbf *s, const char *name) {
         fl_status st = fl_kernel_table_named(name, &t);
         if (st != FL_OK) return st;
     }
-    /* Validated above, so binding each sub-filter cannot fail half way. */
-    for (uint32_t i = 0; i < s->count; i++) fl_filter_bind_kernel(s->filters[i], name);
-    s->kernel = t ? fl_kernel_table_name(t) : NULL;
-    return FL_OK;
+    /* The binding is the chain's: kept in its fl_sbf_more, which an unbound chain of one
+     * sub-filter with the default parameters does without. */
+    return reshape_more(s, fl_sbf_tightening(s), fl_sbf_seed(s), t, fl_sbf_max_filters(s),
+                        s->count);
 }

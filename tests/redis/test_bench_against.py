@@ -9,7 +9,8 @@ Two servers start and stop; every RedisBloom command row has both columns, its r
 goal; SADD and SISMEMBER are there as the native ceiling; the top-k recall of both sides is
 there, with MEMORY USAGE of the keys the add rows filled; so are the key creation rows; the
 load averages are recorded; the Markdown has the tables. --commands runs a subset (a lookup with the add that fills its key)
-into files of their own. A missing --against file or an unknown --commands name is one
+into files of their own. --memory splits every key's MEMORY USAGE into the server's bytes,
+the module's structs and the bit arrays, adding up exactly. A missing --against file or an unknown --commands name is one
 clear error line and no output. Skipped (77) without redis-server, redis-benchmark or
 python3-redis."""
 import json
@@ -110,6 +111,31 @@ def main():
         check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and
               "BF.NOPE" in p.stderr and not os.path.exists(os.path.join(out, "y")),
               f"an unknown --commands name: exit {p.returncode}, {p.stderr!r}")
+        # --memory (no timing): every cell's MEMORY USAGE splits exactly into the server's
+        # bytes for the key, the module's structs and the bit arrays, on both sides; the
+        # module against itself holds the same bytes; a one-sub-filter key's structs are
+        # its 16-byte value, its 80-byte chain and the payload's 8 bytes of slack.
+        p = subprocess.run([sys.executable, SCRIPT, "--build", build, "--module", module,
+                            "--against", module, "--memory", "--out", out],
+                           capture_output=True, text=True, timeout=240,
+                           stdin=subprocess.DEVNULL)
+        if check(p.returncode == 0, f"--memory exit {p.returncode}: {p.stderr[-2000:]}"):
+            with open(os.path.join(out, "redis-memory.json")) as f:
+                mem = json.load(f)
+            with open(os.path.join(out, "redis-memory.md")) as f:
+                mem_md = f.read()
+            for r in mem["reserve"]:
+                for side in ("filterlab", "other"):
+                    a = r[side + "_account"]
+                    check(a["key"] > 0 and a["structs"] > 0 and a["bit_arrays"] > 0 and
+                          a["key"] + a["structs"] + a["bit_arrays"] == r[side + "_bytes"],
+                          f"--memory account {side}: {r}")
+                check(r["ratio"] == 1.0, f"--memory, the module against itself: {r}")
+                if r["capacity"] <= 1000:
+                    check(r["filterlab_account"]["structs"] == 16 + 80 + 8,
+                          f"--memory, a one-sub-filter key's structs: {r}")
+            check("Where the bytes of a small key go" in mem_md and
+                  "| 0.01 | 1 | " in mem_md, "the Markdown account table")
         missing = os.path.join(out, "none.so")
         p = subprocess.run([sys.executable, SCRIPT, "--build", build, "--module", module,
                             "--against", missing, "--out", os.path.join(out, "x")],

@@ -84,6 +84,13 @@ def redisbloom_bytes(capacity, error_rate):
     return math.ceil(capacity * -math.log(error_rate / 2) / (math.log(2) ** 2) / 8)
 
 
+def redisbloom_words(capacity, error_rate):
+    """RedisBloom 2.4's bloom_init with BF.RESERVE's options (NOROUND): floor(n * bpe) bits,
+    bpe = ln(1/p0) / ln(2)^2, at least 1, in whole 64-bit words; in bytes."""
+    bits = max(1, int(capacity * -math.log(error_rate / 2) / (math.log(2) ** 2)))
+    return (bits + 63) // 64 * 8
+
+
 def test_bf_memory(r):
     # One BF.RESERVE, every error rate the README promises: within 1.1x RedisBloom's bytes
     # (the chain's sub-filters switch to classic where block512 would cost more).
@@ -94,16 +101,18 @@ def test_bf_memory(r):
         check(used <= 1.1 * want + 1024, f"BF.RESERVE m {p} 100000: {used} bytes, "
               f"RedisBloom's bit array {want}")
         r.delete("m")
-    # Small capacities, where a value's bookkeeping weighs: RedisBloom's value is its bit
-    # array and two structs (chain, link: 104 bytes); this module's holds at most 224 bytes
-    # more than 1.1x that (its value, chain and filter structs; README's BF row).
+    # Small capacities, where a value's bookkeeping weighs: within 1.1x of the MEMORY USAGE
+    # RedisBloom 2.4 reports for the same key, which is the server's bytes for the key (the
+    # same on both: MEMORY USAGE less the value's own, BF.INFO Size), its chain and link
+    # structs (32 + 64 bytes) and its bit array in 64-bit words (redisbloom_words).
     for n in (1, 10, 100, 1000):
-        for p in (0.1, 0.01, 1e-4, 1e-9):
+        for p in (0.1, 0.01, 1e-3, 1e-4, 1e-9):
             r.execute_command("BF.RESERVE", "s", p, n)
             used = r.memory_usage("s")
-            want = 104 + redisbloom_bytes(n, p)
-            check(used <= 1.1 * want + 224, f"BF.RESERVE s {p} {n}: {used} bytes, "
-                  f"RedisBloom's value {want}")
+            key = used - pairs(r.execute_command("BF.INFO", "s"))["Size"]
+            want = key + 96 + redisbloom_words(n, p)
+            check(used <= 1.1 * want, f"BF.RESERVE s {p} {n}: {used} bytes, "
+                  f"RedisBloom's MEMORY USAGE {want}")
             r.delete("s")
     # Absurd targets stay small: one classic sub-filter, not the blocked layout's megabytes.
     r.execute_command("BF.RESERVE", "t", 1e-30, 1)

@@ -271,13 +271,10 @@ int main(int argc, char **argv) {
         uint64_t *in = random_keys(nadd, &seed);
         CHECK("sbf add", fl_sbf_add_hashes(s, in, nadd, NULL, NULL));
         size_t total = 0;
-        for (uint32_t i = 0; i < 4; i++) {
-            const fl_filter *f = fl_sbf_filter_at(s, i);
-            fl_info fi;
-            if (!f || fl_sbf_filter_at(s, 4)) die("not 4 sub-filters", FL_ERR_INVALID_ARG);
-            CHECK("info", fl_get_info(f, &fi));
-            total += fi.bytes;
-        }
+        fl_sbf_info si;
+        CHECK("info", fl_sbf_get_info(s, &si));
+        if (si.filters != 4) die("not 4 sub-filters", FL_ERR_INVALID_ARG);
+        total = si.bytes;
         fl_params pr;
         CHECK("params", fl_params_for_bytes(FL_BLOCK512, nadd, total, &pr));
         fl_config one_cfg = {.variant = FL_BLOCK512, .geometry = pr.geometry};
