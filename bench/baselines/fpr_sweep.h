@@ -1,7 +1,8 @@
 /*
  * fpr_sweep's shared parts: fpr_sweep.c runs the modes, fpr_sweep_rows.c holds the keys, the
  * queries and the rows every mode writes, fpr_sweep_vqf.c the vector quotient filter's
- * "space" rows (its own API, not an fl_filter variant).
+ * "space" rows and fpr_sweep_gcf.c the growing cuckoo filter's (their own APIs, not
+ * fl_filter variants).
  */
 #ifndef FPR_SWEEP_H
 #define FPR_SWEEP_H
@@ -63,5 +64,9 @@ void width_error_row(bl_json *j, const char *variant, double target, uint32_t bi
 /* The vector quotient filter's "space"/"deletes" row for n keys at target (fpr_sweep_vqf.c);
  * failures counts the filters that could not be built. */
 void vqf_space_row(bl_json *j, uint64_t n, double target, uint64_t salt, int *failures);
+
+/* The growing cuckoo filter's two "space" rows of label "growing" for n keys, fresh and grown
+ * by three doublings (fpr_sweep_gcf.c); failures counts the filters that could not be built. */
+void gcf_space_rows(bl_json *j, uint64_t n, uint64_t salt, int *failures);
 
 #endif /* FPR_SWEEP_H */
