@@ -14,31 +14,15 @@
 
 #define GCF_NAME "gcf"
 
-/* The keys 0 .. n-1 inserted; how many went in (n unless one was refused: *full = 1). */
-static uint64_t gcf_fill(fl_gcf *g, uint64_t n, int *full)
+static fl_status gcf_insert(void *f, const uint64_t *h, size_t m, size_t *done)
 {
-    *full = 0;
-    for (uint64_t a = 0; a < n; a += CHUNK) {
-        size_t m = chunk_at(a, n), done = 0;
-        key_hashes(a, m);
-        if (fl_gcf_insert_hashes(g, hbuf, m, &done) != FL_OK) {
-            *full = 1;
-            return a + done;
-        }
-    }
-    return n;
+    return fl_gcf_insert_hashes(f, h, m, done);
 }
 
-static uint64_t gcf_false_positives(const fl_gcf *g, uint64_t salt)
+static fl_status gcf_contains(const void *f, const uint64_t *h, size_t m, uint8_t *out,
+                              size_t *positives)
 {
-    uint64_t pos = 0;
-    for (uint64_t a = 0; a < g_queries; a += CHUNK) {
-        size_t m = chunk_at(a, g_queries), p = 0;
-        query_hashes(salt, a, m);
-        fl_gcf_contains_hashes(g, hbuf, m, obuf, &p);
-        pos += p;
-    }
-    return pos;
+    return fl_gcf_contains_hashes(f, h, m, out, positives);
 }
 
 static void gcf_row(bl_json *j, const char *state, uint64_t capacity, uint64_t n, uint64_t salt,
@@ -52,10 +36,7 @@ static void gcf_row(bl_json *j, const char *state, uint64_t capacity, uint64_t n
         return;
     }
     measured m = {.variant = GCF_NAME, .k = 16};
-    double t0 = bl_now_ns();
-    m.inserted = gcf_fill(g, n, &m.full);
-    m.build_s = (bl_now_ns() - t0) / 1e9;
-    m.fp = gcf_false_positives(g, salt);
+    fill_and_count(g, gcf_insert, gcf_contains, n, salt, &m);
     fl_gcf_info info;
     fl_gcf_info_get(g, &info);
     m.units = info.buckets;
