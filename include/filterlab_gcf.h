@@ -48,10 +48,10 @@
  * key's first L. With q = the key's 7 extension bits from bit 7 down (h >> (56 - K), bit 0
  * cleared) and t = f XOR (f - 1) (the sentinel and the bits below it: a borrow-free
  * lowest-set-bit mask), the slot matches iff ((s XOR (tag | q << 8)) AND NOT (t << 8)) == 0
- * in 16 bits. Per slot that is a shift, a subtract, two XORs, a shift and an AND-NOT, in
- * 16-bit lanes (SSE2 for one key, AVX2 and AVX-512 for 4 and 8 keys: tests run them against
- * the 64-bit SWAR form of fl_gcf_match); two loads per key, the memory traffic of a 16-bit
- * cuckoo filter.
+ * in 16 bits. In 16-bit lanes t << 8 is s XOR (s - 0x100) (fl_gcf_lane_match), so per slot
+ * that is a subtract, two XORs and an AND-NOT (SSE2 for one key, AVX2 and AVX-512 for 4
+ * and 8 keys, NEON; tests run them against the 64-bit SWAR form of fl_gcf_match and a
+ * slot-by-slot test); two loads per key, the memory traffic of a 16-bit cuckoo filter.
  *
  * FPR: a key not inserted meets 8 slots; one with L extension bits matches with probability
  * about 2^-(8 + L): 8 * 2^-15 = 0.024% for a table of fresh slots, 8 * 2^-12 = 0.2% for slots
