@@ -150,10 +150,10 @@ FL_GCF_INLINE uint32_t fl_gcf_column(uint64_t h, uint32_t c) {
 /* A shape's constants (c, K and W' = min(W, K); W above K is read as K, which no filter
  * has and a kernel view may), made once per shape by fl_gcf_geom_of, so that a lookup
  * shifts only by counts it does not compute. Computed from c, K and W at every key, the
- * one-key lookup took about 80 instructions (x86-64 baseline), 7 of them shifts by a count
- * in CL (two uops each without BMI2, plus the moves into CL); with them, about 60 (a 16-bit
- * cuckoo filter's takes about 50). Past the caches a one-key loop is bound by how many
- * keys' loads the out-of-order window holds, so instructions per key become ns per key
+ * one-key lookup at x86-64 baseline flags shifted 7 times by a count in CL (two uops each
+ * without BMI2, plus the count's arithmetic and the moves into CL); with them, twice, by
+ * counts loaded as they are. Past the caches a one-key loop is bound by how many keys'
+ * loads the out-of-order window holds, so instructions per key become ns per key
  * (results/emeraldrapids-kvm-2c-5bce/gcf/lookups.md). The forms below are the top
  * comment's, rewritten with them:
  *   y = h >> (64 - K - W'): the stripe s (K bits) above the W' bits below it, so
