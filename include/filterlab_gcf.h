@@ -48,10 +48,10 @@
  * key's first L. With q = the key's 7 extension bits from bit 7 down (h >> (56 - K), bit 0
  * cleared) and t = f XOR (f - 1) (the sentinel and the bits below it: a borrow-free
  * lowest-set-bit mask), the slot matches iff ((s XOR (tag | q << 8)) AND NOT (t << 8)) == 0
- * in 16 bits. Per slot that is a shift, a subtract, two XORs, a shift and an AND-NOT, in
- * 16-bit lanes (SSE2 for one key, AVX2 and AVX-512 for 4 and 8 keys: tests run them against
- * the 64-bit SWAR form of fl_gcf_match); two loads per key, the memory traffic of a 16-bit
- * cuckoo filter.
+ * in 16 bits. In 16-bit lanes t << 8 is s XOR (s - 0x100) (fl_gcf_lane_match), so per slot
+ * that is a subtract, two XORs and an AND-NOT (SSE2 for one key, AVX2 and AVX-512 for 4
+ * and 8 keys, NEON; tests run them against the 64-bit SWAR form of fl_gcf_match and a
+ * slot-by-slot test); two loads per key, the memory traffic of a 16-bit cuckoo filter.
  *
  * FPR: a key not inserted meets 8 slots; one with L extension bits matches with probability
  * about 2^-(8 + L): 8 * 2^-15 = 0.024% for a table of fresh slots, 8 * 2^-12 = 0.2% for slots
@@ -146,22 +146,61 @@ FL_GCF_INLINE uint32_t fl_gcf_tag(uint64_t h) {
 FL_GCF_INLINE uint32_t fl_gcf_column(uint64_t h, uint32_t c) {
     return (uint32_t)((((h >> 8) & 0xffffu) * c) >> 16);
 }
-/* The top kbits bits of h (0 <= kbits <= 31; two shifts, so kbits = 0 gives 0). */
-FL_GCF_INLINE uint32_t fl_gcf_stripe(uint64_t h, uint32_t kbits) {
-    return (uint32_t)((h >> (63 - kbits)) >> 1);
+
+/* A shape's constants (c, K and W' = min(W, K); W above K is read as K, which no filter
+ * has and a kernel view may), made once per shape by fl_gcf_geom_of, so that a lookup
+ * shifts only by counts it does not compute. Computed from c, K and W at every key, the
+ * one-key lookup at x86-64 baseline flags shifted 7 times by a count in CL (two uops each
+ * without BMI2, plus the count's arithmetic and the moves into CL); with them, twice, by
+ * counts loaded as they are. Past the caches a one-key loop is bound by how many keys'
+ * loads the out-of-order window holds, so instructions per key become ns per key
+ * (results/emeraldrapids-kvm-2c-5bce/gcf/lookups.md). The forms below are the top
+ * comment's, rewritten with them:
+ *   y = h >> (64 - K - W'): the stripe s (K bits) above the W' bits below it, so
+ *   rot(s) = (y & bits [W', K)) | (y >> K): its low K - W' bits moved up by W', its top W'
+ *           to the bottom;
+ *   r << K = r * 2^K, and the extension byte is bits 63..57 of h << K = h * 2^K;
+ *   a(tag) = ((tag * 0x9e3779b1 mod 2^32) * 2^W') >> 32 | 1 (| 0 when W' = 0: a view of
+ *           one stripe, whose second bucket is its first).
+ * tests/test_gcf.c checks them against the prose's forms at every shape. */
+typedef struct fl_gcf_geom {
+    uint64_t stride;  /* 2^K: buckets per column */
+    uint64_t rmask;   /* bits [W', K) */
+    uint64_t wmul;    /* 2^W' */
+    uint32_t columns; /* c */
+    uint32_t alt_or;  /* 1; 0 when W' = 0 */
+    uint8_t yshift;   /* 64 - K - W'; 63 for K = 0 (y is then 1 bit, and y >> 1 = 0) */
+    uint8_t kshift;   /* K; 1 for K = 0 */
+} fl_gcf_geom;
+
+/* c in 1..15 (a kernel view's c up to 255 gives the same arithmetic), kbits <= 31. */
+FL_GCF_INLINE fl_gcf_geom fl_gcf_geom_of(uint32_t c, uint32_t kbits, uint32_t w) {
+    uint32_t ww = w < kbits ? w : kbits;
+    fl_gcf_geom g;
+    g.stride = (uint64_t)1 << kbits;
+    g.rmask = (((uint64_t)1 << kbits) - 1) ^ (((uint64_t)1 << ww) - 1);
+    g.wmul = (uint64_t)1 << ww;
+    g.columns = c;
+    g.alt_or = ww != 0;
+    g.yshift = (uint8_t)(kbits ? 64 - kbits - ww : 63);
+    g.kshift = (uint8_t)(kbits ? kbits : 1);
+    return g;
 }
-/* The key's extension byte: its next 7 bits from bit 7 down, bit 0 clear. */
-FL_GCF_INLINE uint32_t fl_gcf_ext(uint64_t h, uint32_t kbits) {
-    return (uint32_t)(h >> (56 - kbits)) & 0xfeu;
+/* The XOR from a key's first bucket to its second, a(tag). */
+FL_GCF_INLINE uint64_t fl_gcf_alt_xor(const fl_gcf_geom *g, uint32_t tag) {
+    return (((uint64_t)(uint32_t)(tag * FL_GCF_ALT_MUL) * g->wmul) >> 32) | g->alt_or;
 }
-/* The XOR from a key's first bucket to its second, a(tag), for the window bits w <= kbits
- * (0 when kbits = 0: a view of one stripe). */
-FL_GCF_INLINE uint32_t fl_gcf_alt_xor(uint32_t tag, uint32_t w) {
-    return (uint32_t)((uint64_t)(tag * FL_GCF_ALT_MUL) >> (32 - w)) | (w != 0);
+/* A key's two buckets. */
+FL_GCF_INLINE void fl_gcf_buckets(const fl_gcf_geom *g, uint64_t h, size_t *i1, size_t *i2) {
+    uint64_t y = h >> g->yshift;
+    uint64_t i = (uint64_t)fl_gcf_column(h, g->columns) * g->stride | (y & g->rmask) | (y >> g->kshift);
+    *i1 = (size_t)i;
+    *i2 = (size_t)(i ^ fl_gcf_alt_xor(g, fl_gcf_tag(h)));
 }
-/* The 16-bit slot pattern of a key: tag | ext << 8. */
-FL_GCF_INLINE uint32_t fl_gcf_pattern(uint64_t h, uint32_t kbits) {
-    return fl_gcf_tag(h) | fl_gcf_ext(h, kbits) << 8;
+/* The 16-bit slot pattern of a key: its tag, and its next 7 bits below the stripe in bits
+ * 15..9 (bit 8 clear). */
+FL_GCF_INLINE uint32_t fl_gcf_pattern(const fl_gcf_geom *g, uint64_t h) {
+    return fl_gcf_tag(h) | ((uint32_t)((h * g->stride) >> 48) & 0xfe00u);
 }
 /* The slots of a bucket word x (four 16-bit lanes) that match pattern pat: the top bit of
  * each matching lane (see the top of this file; the lowest-set-bit mask of each f is taken
@@ -173,37 +212,34 @@ FL_GCF_INLINE uint64_t fl_gcf_match(uint64_t x, uint32_t pat) {
     uint64_t nz = ((d & FL_GCF_LANE_LO15) + FL_GCF_LANE_LO15) | d;
     return ~nz & FL_GCF_LANE_TOP;
 }
+/* The slot test in one 16-bit lane, as the vector forms (SSE2 below, the AVX2, AVX-512 and
+ * NEON kernels) compute it: x - 0x100 subtracts 1 from the high byte f alone (the low
+ * byte has nothing to borrow), so x ^ (x - 0x100) is (f ^ (f - 1)) << 8, the sentinel and
+ * the bits below it, with no shift; for f = 0 it is 0xff00 (tag only). 1 if the slot
+ * matches. tests/test_gcf.c checks it on every 16-bit slot against the prose's test. */
+FL_GCF_INLINE int fl_gcf_lane_match(uint32_t x, uint32_t pat) {
+    uint32_t m = (x ^ (x - 0x100u)) & 0xffffu;
+    return ((x ^ pat) & ~m & 0xffffu) == 0;
+}
 FL_GCF_INLINE uint64_t fl_gcf_load_word(const uint64_t *b, size_t i) {
     uint64_t x;
     memcpy(&x, b + i, 8);
     return x;
 }
-/* A key's two buckets (buckets = c << kbits, kbits <= 31; w above kbits is read as kbits,
- * which no filter has and a kernel view may). */
-FL_GCF_INLINE void fl_gcf_buckets(uint64_t h, uint32_t c, uint32_t kbits, uint32_t w,
-                                  size_t *i1, size_t *i2) {
-    uint32_t ww = w < kbits ? w : kbits, kmask = (uint32_t)((1ull << kbits) - 1);
-    uint32_t s = fl_gcf_stripe(h, kbits);
-    uint32_t rot = ((s << ww) & kmask) | (s >> (kbits - ww)); /* top W bits to the bottom */
-    size_t col = (size_t)fl_gcf_column(h, c) << kbits;
-    *i1 = col | rot;
-    *i2 = col | (rot ^ fl_gcf_alt_xor(fl_gcf_tag(h), ww));
-}
 /* One key: 1 if a slot of its two buckets matches. On x86-64 the 8 slots are one SSE2
- * register (baseline) and the test runs in 16-bit lanes: fewer instructions than the SWAR
- * form, which a one-key loop pays in how many keys' loads it keeps in flight. Both forms
- * give the same answer (tests/checkkernels/check_gcf.c compares this lookup with the scalar
- * kernel, tests/test_gcf.c the SWAR test with a slot-by-slot one). */
-FL_GCF_INLINE int fl_gcf_probe(const uint64_t *b, uint32_t c, uint32_t kbits, uint32_t w,
-                               uint64_t h) {
+ * register (baseline) and the test runs in 16-bit lanes (fl_gcf_lane_match's form): fewer
+ * instructions than the SWAR form, which a one-key loop pays in how many keys' loads it
+ * keeps in flight. Both forms give the same answer (tests/checkkernels/check_gcf.c compares
+ * this lookup with the scalar kernel, tests/test_gcf.c the SWAR and lane tests with a
+ * slot-by-slot one). */
+FL_GCF_INLINE int fl_gcf_probe(const fl_gcf_geom *g, const uint64_t *b, uint64_t h) {
     size_t i1, i2;
-    fl_gcf_buckets(h, c, kbits, w, &i1, &i2);
-    uint32_t pat = fl_gcf_pattern(h, kbits);
+    fl_gcf_buckets(g, h, &i1, &i2);
+    uint32_t pat = fl_gcf_pattern(g, h);
 #if defined(__x86_64__) && !defined(FL_INLINE_PORTABLE)
     __m128i x = _mm_set_epi64x((long long)fl_gcf_load_word(b, i2), (long long)fl_gcf_load_word(b, i1));
-    __m128i f = _mm_srli_epi16(x, 8);
-    __m128i t = _mm_xor_si128(f, _mm_sub_epi16(f, _mm_set1_epi16(1)));
-    __m128i d = _mm_andnot_si128(_mm_slli_epi16(t, 8), _mm_xor_si128(x, _mm_set1_epi16((short)pat)));
+    __m128i m = _mm_xor_si128(x, _mm_sub_epi16(x, _mm_set1_epi16(0x100)));
+    __m128i d = _mm_andnot_si128(m, _mm_xor_si128(x, _mm_set1_epi16((short)pat)));
     return _mm_movemask_epi8(_mm_cmpeq_epi16(d, _mm_setzero_si128())) != 0;
 #else
     return (fl_gcf_match(fl_gcf_load_word(b, i1), pat) |
@@ -220,11 +256,12 @@ typedef struct fl_gcf_lookup {
     const uint64_t *buckets;
     uint32_t columns, kbits, wbits;
     uint64_t seed_mix; /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) = fl_mix64(key + it) */
+    fl_gcf_geom geom;  /* fl_gcf_geom_of(columns, kbits, wbits) */
 } fl_gcf_lookup;
 
 fl_gcf_lookup fl_gcf_lookup_of(const fl_gcf *g);
 static inline int fl_gcf_lookup_hash(const fl_gcf_lookup *l, uint64_t h) {
-    return l->buckets ? fl_gcf_probe(l->buckets, l->columns, l->kbits, l->wbits, h) : 0;
+    return l->buckets ? fl_gcf_probe(&l->geom, l->buckets, h) : 0;
 }
 static inline int fl_gcf_lookup_u64(const fl_gcf_lookup *l, uint64_t key) {
     return fl_gcf_lookup_hash(l, fl_mix64(key + l->seed_mix));

@@ -1,8 +1,8 @@
 /*
  * The gcf module's AVX2 kernel (-mavx2 -mbmi2 -mfma): 4 keys per iteration, a key per qword
  * lane: the two bucket indices of include/filterlab_gcf.h in the lanes, two gathers, and
- * the header's slot test in the 16 16-bit lanes of each gathered vector (shift, subtract,
- * XOR, shift, AND-NOT, compare with zero), then one qword compare per key. Tables past
+ * the header's slot test in the 16 16-bit lanes of each gathered vector (fl_gcf_lane_match:
+ * subtract, XOR, XOR, AND-NOT, compare with zero), then one qword compare per key. Tables past
  * PF_MIN_BYTES get both words of the keys PF_DIST ahead prefetched; the tail runs
  * kernels/gcf_loop.h's key loop. Checked against scalar by tests/checkkernels/check_gcf.c.
  */
@@ -44,9 +44,9 @@ FL_INLINE void gcf_index4(__m256i h, const gcf_shape *s, __m256i *i1, __m256i *i
 
 /* All ones in each 16-bit lane whose slot matches its key's pattern. */
 FL_INLINE __m256i gcf_match4(__m256i x, __m256i pat) {
-    __m256i f = _mm256_srli_epi16(x, 8);
-    __m256i t = _mm256_xor_si256(f, _mm256_sub_epi16(f, _mm256_set1_epi16(1)));
-    __m256i d = _mm256_andnot_si256(_mm256_slli_epi16(t, 8), _mm256_xor_si256(x, pat));
+    /* fl_gcf_lane_match: (x ^ pat) & ~(x ^ (x - 0x100)) */
+    __m256i m = _mm256_xor_si256(x, _mm256_sub_epi16(x, _mm256_set1_epi16(0x100)));
+    __m256i d = _mm256_andnot_si256(m, _mm256_xor_si256(x, pat));
     return _mm256_cmpeq_epi16(d, _mm256_setzero_si256());
 }
 

@@ -2,9 +2,9 @@
  * The gcf module's AVX-512 kernel (-mavx512f/bw/vl/dq -mbmi2): 8 keys per iteration, a key
  * per qword lane. The lanes compute include/filterlab_gcf.h's two buckets (shifts and ORs;
  * vpmuludq for the column, vpmulld for the tag's alternate), gather the two bucket words,
- * and run the header's slot test in the 32 16-bit lanes of each gathered vector: shift,
- * subtract, XOR, shift, one ternary (x ^ pattern) & ~mask and a test into a mask register,
- * 4 bits per key. Tables past PF_MIN_BYTES get both words of the keys PF_DIST ahead
+ * and run the header's slot test in the 32 16-bit lanes of each gathered vector
+ * (fl_gcf_lane_match): a subtract, one ternary and a test into a mask register, 4 bits per
+ * key. Tables past PF_MIN_BYTES get both words of the keys PF_DIST ahead
  * prefetched; the tail runs kernels/gcf_loop.h's key loop. Checked against scalar by
  * tests/checkkernels/check_gcf.c.
  */
@@ -50,10 +50,10 @@ FL_INLINE void gcf_index8(__m512i h, const gcf_shape *s, __m512i *i1, __m512i *i
 
 /* The slots of 8 bucket words that match their keys' patterns: one bit per 16-bit lane. */
 FL_INLINE __mmask32 gcf_match8(__m512i x, __m512i pat) {
-    __m512i f = _mm512_srli_epi16(x, 8);
-    __m512i t = _mm512_xor_si512(f, _mm512_sub_epi16(f, _mm512_set1_epi16(1)));
-    /* (x ^ pat) & ~(t << 8): ternary truth table 0x14 (A = x, B = pat, C = t << 8) */
-    __m512i d = _mm512_ternarylogic_epi64(x, pat, _mm512_slli_epi16(t, 8), 0x14);
+    /* fl_gcf_lane_match: (x ^ pat) & ~(x ^ (x - 0x100)), one ternary of A = x, B = pat,
+     * C = x - 0x100, true where A != B and A == C: (A,B,C) = (0,1,0) and (1,0,1), bits 2
+     * and 5 of the truth table */
+    __m512i d = _mm512_ternarylogic_epi64(x, pat, _mm512_sub_epi16(x, _mm512_set1_epi16(0x100)), 0x24);
     return _mm512_testn_epi16_mask(d, d);
 }
 

@@ -17,6 +17,7 @@
 typedef struct gcf_shape {
     const uint64_t *b;
     uint32_t c, kbits, w;
+    fl_gcf_geom geom; /* fl_gcf_geom_of(c, kbits, w) */
 } gcf_shape;
 
 /* The view's columns and window (k), K = floor(log2(units / c)): c << K <= units. */
@@ -31,17 +32,18 @@ FL_INLINE gcf_shape gcf_shape_of(const fl_kview *f) {
     if (s.w == 0) s.w = s.kbits; /* the whole table (kernels/kernels.h) */
     if (s.w < 1) s.w = 1;
     if (s.w > 31) s.w = 31;
+    s.geom = fl_gcf_geom_of(s.c, s.kbits, s.w);
     return s;
 }
 
 FL_INLINE size_t gcf_index1(const gcf_shape *s, uint64_t h) {
     size_t i1, i2;
-    fl_gcf_buckets(h, s->c, s->kbits, s->w, &i1, &i2);
+    fl_gcf_buckets(&s->geom, h, &i1, &i2);
     return i1;
 }
 FL_INLINE size_t gcf_index2(const gcf_shape *s, uint64_t h) {
     size_t i1, i2;
-    fl_gcf_buckets(h, s->c, s->kbits, s->w, &i1, &i2);
+    fl_gcf_buckets(&s->geom, h, &i1, &i2);
     return i2;
 }
 
@@ -56,7 +58,7 @@ FL_INLINE size_t gcf_contains_keys(const gcf_shape *s, const uint64_t *hashes, s
             pf_read(s->b + gcf_index2(s, p));
         }
         uint64_t h = fl_hash_at(hashes, i);
-        int r = fl_gcf_probe(s->b, s->c, s->kbits, s->w, h);
+        int r = fl_gcf_probe(&s->geom, s->b, h);
         out[i] = (uint8_t)r;
         pos += (size_t)r;
     }

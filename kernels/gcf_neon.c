@@ -1,7 +1,7 @@
 /*
  * The gcf module's NEON kernel: one key at a time, its two bucket words loaded as one
- * 8 x 16-bit vector, include/filterlab_gcf.h's slot test in 16-bit lanes (shift, subtract,
- * XOR, shift, bit clear), one vceqq against zero and a horizontal max. Native on aarch64, through SIMDe on x86 (checked there, never
+ * 8 x 16-bit vector, include/filterlab_gcf.h's slot test in 16-bit lanes (fl_gcf_lane_match:
+ * subtract, two XORs, bit clear), one vceqq against zero and a horizontal max. Native on aarch64, through SIMDe on x86 (checked there, never
  * picked automatically). The prefetch policy and key loop are kernels/gcf_loop.h's.
  */
 #include "neon_common.h"
@@ -10,10 +10,8 @@
 FL_INLINE int gcf_probe_neon(const gcf_shape *s, uint64_t h) {
     uint16x8_t x = vreinterpretq_u16_u64(
         vcombine_u64(vld1_u64(s->b + gcf_index1(s, h)), vld1_u64(s->b + gcf_index2(s, h))));
-    uint16x8_t f = vshrq_n_u16(x, 8);
-    uint16x8_t t = veorq_u16(f, vsubq_u16(f, vdupq_n_u16(1)));
-    uint16x8_t d = vbicq_u16(veorq_u16(x, vdupq_n_u16((uint16_t)fl_gcf_pattern(h, s->kbits))),
-                             vshlq_n_u16(t, 8));
+    uint16x8_t m = veorq_u16(x, vsubq_u16(x, vdupq_n_u16(0x100))); /* fl_gcf_lane_match */
+    uint16x8_t d = vbicq_u16(veorq_u16(x, vdupq_n_u16((uint16_t)fl_gcf_pattern(&s->geom, h))), m);
     return vmaxvq_u16(vceqq_u16(d, vdupq_n_u16(0))) != 0;
 }
 

@@ -66,6 +66,86 @@ static void test_match(void **state) {
     }
 }
 
+/* The 16-bit lane form of the vector kernels and the one-key lookup (fl_gcf_lane_match) on
+ * every slot value, against the prose's test: the key's tag equal to the slot's or not, its
+ * extension byte agreeing with the slot's bits above the sentinel up to every length. */
+static void test_lane_match(void **state) {
+    (void)state;
+    uint64_t seed = 3;
+    for (uint32_t x = 0; x < 0x10000; x++) {
+        for (int k = 0; k < 24; k++) {
+            uint64_t r = splitmix(&seed);
+            uint32_t tag = (k & 1) ? ((x & 0xff) | (x == 0)) : ((uint32_t)(r & 0xff) | 1);
+            uint32_t q = (uint32_t)(r >> 8) & 0xfe;
+            if (k & 2) { /* agree on the top (k >> 2) % 8 bits of the slot's high byte */
+                uint32_t top = (0xffu << (8 - (uint32_t)(k >> 2) % 8)) & 0xfeu;
+                q = ((x >> 8) & top) | (q & ~top & 0xfe);
+            }
+            int want = slot_matches(x, tag, q);
+            if (fl_gcf_lane_match(x, tag | q << 8) != want)
+                fail_msg("slot %04x tag %u q %u: lane form %d", x, tag, q, !want);
+        }
+    }
+}
+
+/* ---- where a hash lands -------------------------------------------------------------------- */
+
+/* The header's prose, bit by bit: the stripe is the top K bits of h, the extension byte
+ * the 7 bits below them from bit 7 down, the first bucket r * 2^K + the stripe rotated
+ * left by W' within K bits, the second the first XOR a(tag). */
+static uint32_t model_stripe(uint64_t h, uint32_t kb) {
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < kb; i++) s = s << 1 | (uint32_t)(h >> (63 - i) & 1);
+    return s;
+}
+static uint32_t model_ext(uint64_t h, uint32_t kb) {
+    uint32_t e = 0;
+    for (uint32_t j = 0; j < 7; j++) e |= (uint32_t)(h >> (63 - kb - j) & 1) << (7 - j);
+    return e;
+}
+static void model_buckets(uint64_t h, uint32_t c, uint32_t kb, uint32_t w, uint64_t *i1,
+                          uint64_t *i2) {
+    uint32_t ww = w < kb ? w : kb, s = model_stripe(h, kb), rot = 0;
+    for (uint32_t i = 0; i < kb; i++) rot |= (s >> i & 1) << ((i + ww) % kb);
+    uint64_t r = (((h >> 8) & 0xffff) * c) / 65536;
+    uint32_t tag = (uint32_t)(h & 0xff) ? (uint32_t)(h & 0xff) : 1;
+    uint64_t prod = (uint64_t)tag * 0x9e3779b1u % (1ull << 32);
+    uint64_t a = ww ? (prod / (1ull << (32 - ww))) | 1 : 0;
+    *i1 = r * (1ull << kb) + rot;
+    *i2 = *i1 ^ a;
+}
+
+/* fl_gcf_geom's forms (fl_gcf_buckets, fl_gcf_pattern) against the model at every c, K and
+ * W up to 15, 31 and 40: the shapes a filter can have (c 1..15, W 1..31, K W..W + 7 up to
+ * 31) and the shapes a kernel view may hold (W above K, K = 0); hashes with random bits and
+ * with every bit clear or set. */
+static void test_geometry(void **state) {
+    (void)state;
+    uint64_t seed = 5;
+    for (uint32_t c = 1; c <= 15; c++)
+        for (uint32_t kb = 0; kb <= 31; kb++)
+            for (uint32_t w = 0; w <= 40; w++) {
+                fl_gcf_geom g = fl_gcf_geom_of(c, kb, w);
+                for (int k = 0; k < (fl_gcf_shape_ok(c, w, kb) ? 64 : 16); k++) {
+                    uint64_t h = splitmix(&seed);
+                    if (k == 0) h = 0;
+                    if (k == 1) h = ~0ull;
+                    size_t i1, i2;
+                    uint64_t m1, m2;
+                    fl_gcf_buckets(&g, h, &i1, &i2);
+                    model_buckets(h, c, kb, w, &m1, &m2);
+                    uint32_t tag = (uint32_t)(h & 0xff) ? (uint32_t)(h & 0xff) : 1;
+                    uint32_t pat = tag | model_ext(h, kb) << 8;
+                    if (i1 != m1 || i2 != m2 || fl_gcf_pattern(&g, h) != pat)
+                        fail_msg("c %u K %u W %u h %016" PRIx64 ": buckets %zu %zu pattern %04x, "
+                                 "model %" PRIu64 " %" PRIu64 " %04x", c, kb, w, h, i1, i2,
+                                 fl_gcf_pattern(&g, h), m1, m2, pat);
+                    if (m1 >= (uint64_t)c << kb || m2 >= (uint64_t)c << kb)
+                        fail_msg("c %u K %u W %u: a bucket past the table", c, kb, w);
+                }
+            }
+}
+
 /* ---- sizing and bad arguments ------------------------------------------------------------ */
 
 static void test_sizing_and_bad_arguments(void **state) {
@@ -327,14 +407,14 @@ static void test_delete_longest(void **state) {
     uint64_t seed = 8;
     while (g->kbits < w + 2) {
         uint64_t k = splitmix(&seed);
-        if (fl_gcf_stripe(k, g->kbits) == fl_gcf_stripe(y, g->kbits)) continue;
+        if (model_stripe(k, g->kbits) == model_stripe(y, g->kbits)) continue;
         assert_int_equal(fl_gcf_insert_hash(g, k), FL_OK);
     }
     uint32_t kb = g->kbits;
     assert_int_equal(kb, w + 2); /* y's slot holds 5 extension bits */
     /* extension bit j of a key is h bit 63 - kb - j: flip the 6th and 7th (j = 5, 6) */
     uint64_t x = y ^ (1ull << (63 - kb - 5)) ^ (1ull << (63 - kb - 6));
-    assert_int_equal(fl_gcf_stripe(x, kb), fl_gcf_stripe(y, kb));
+    assert_int_equal(model_stripe(x, kb), model_stripe(y, kb));
     assert_int_equal(fl_gcf_column(x, c), fl_gcf_column(y, c));
     assert_int_equal(fl_gcf_tag(x), fl_gcf_tag(y));
     assert_int_equal(fl_gcf_insert_hash(g, x), FL_OK);
@@ -626,6 +706,8 @@ static void test_crafted(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match),
+        cmocka_unit_test(test_lane_match),
+        cmocka_unit_test(test_geometry),
         cmocka_unit_test(test_sizing_and_bad_arguments),
         cmocka_unit_test(test_every_generation_found),
         cmocka_unit_test(test_growth_limit),

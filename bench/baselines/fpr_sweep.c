@@ -26,7 +26,8 @@
  *   the load capped at the library's sizing load; a width that meets it only below load
  *   WIDTH_MIN_LOAD is reported as unreachable), the vector quotient filter under the same
  *   rules (its fixed 8-bit fingerprints; fpr_sweep_vqf.c) and the counting variants as
- *   fl_params_for sizes them.
+ *   fl_params_for sizes them; then the growing cuckoo filter, which has no target to be sized
+ *   for, fresh and grown by three doublings to n keys (label "growing"; fpr_sweep_gcf.c).
  * cuckoo: 8-, 12- and 16-bit fingerprints, B buckets of 4, filled to each load A.
  */
 #include <getopt.h>
@@ -347,6 +348,8 @@ static int run_space(bl_json *j, uint64_t n, const double *targets, int nt)
         space_variants(j, COUNTING, NCOUNTING, "deletes", n, targets[t], t, &step, total,
                        &failures);
     }
+    progress("space", "growing cuckoo filter, fresh and grown", total, total);
+    gcf_space_rows(j, n, (uint64_t)nt, &failures);
     return failures;
 }
 

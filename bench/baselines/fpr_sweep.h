@@ -1,7 +1,8 @@
 /*
  * fpr_sweep's shared parts: fpr_sweep.c runs the modes, fpr_sweep_rows.c holds the keys, the
  * queries and the rows every mode writes, fpr_sweep_vqf.c the vector quotient filter's
- * "space" rows (its own API, not an fl_filter variant).
+ * "space" rows and fpr_sweep_gcf.c the growing cuckoo filter's (their own APIs, not
+ * fl_filter variants).
  */
 #ifndef FPR_SWEEP_H
 #define FPR_SWEEP_H
@@ -38,6 +39,18 @@ void key_hashes(uint64_t a, size_t m);
 /* hbuf[0..m) = the hashes of never-inserted queries a, a + 1, ... of salt's range. */
 void query_hashes(uint64_t salt, uint64_t a, size_t m);
 
+/* A structure with its own API (not an fl_filter variant), as fill_keys and
+ * count_false_positives take it: its batch insert and batch lookup of hashes. */
+typedef fl_status (*insert_hashes_fn)(void *f, const uint64_t *h, size_t m, size_t *done);
+typedef fl_status (*contains_hashes_fn)(const void *f, const uint64_t *h, size_t m,
+                                        uint8_t *out, size_t *positives);
+/* The keys 0 .. n-1 inserted (the hashes every filter gets): how many went in, n unless an
+ * insert was refused (*full = 1: the row then says so, as a full cuckoo's does). */
+uint64_t fill_keys(void *f, insert_hashes_fn insert, uint64_t n, int *full);
+/* The positives among the g_queries never-inserted queries of salt, through the batch
+ * lookup. */
+uint64_t count_false_positives(const void *f, contains_hashes_fn contains, uint64_t salt);
+
 /* What every measured row states, whatever the filter. */
 typedef struct measured {
     const char *variant;
@@ -48,6 +61,10 @@ typedef struct measured {
     double predicted_fpr, build_s;
     uint64_t fp;    /* false positives among g_queries */
 } measured;
+
+/* fill_keys (timed: m->build_s) and count_false_positives into m. */
+void fill_and_count(void *f, insert_hashes_fn insert, contains_hashes_fn contains, uint64_t n,
+                    uint64_t salt, measured *m);
 
 /* The common columns of a measured row (the caller opens and closes the object). */
 void emit_measured(bl_json *j, const char *experiment, const char *label, double target,
@@ -63,5 +80,9 @@ void width_error_row(bl_json *j, const char *variant, double target, uint32_t bi
 /* The vector quotient filter's "space"/"deletes" row for n keys at target (fpr_sweep_vqf.c);
  * failures counts the filters that could not be built. */
 void vqf_space_row(bl_json *j, uint64_t n, double target, uint64_t salt, int *failures);
+
+/* The growing cuckoo filter's two "space" rows of label "growing" for n keys, fresh and grown
+ * by three doublings (fpr_sweep_gcf.c); failures counts the filters that could not be built. */
+void gcf_space_rows(bl_json *j, uint64_t n, uint64_t salt, int *failures);
 
 #endif /* FPR_SWEEP_H */

@@ -23,6 +23,41 @@ void query_hashes(uint64_t salt, uint64_t a, size_t m)
         hbuf[i] = fl_hash_u64(base + a + i, g_seed);
 }
 
+uint64_t fill_keys(void *f, insert_hashes_fn insert, uint64_t n, int *full)
+{
+    *full = 0;
+    for (uint64_t a = 0; a < n; a += CHUNK) {
+        size_t m = chunk_at(a, n), done = 0;
+        key_hashes(a, m);
+        if (insert(f, hbuf, m, &done) != FL_OK) {
+            *full = 1;
+            return a + done;
+        }
+    }
+    return n;
+}
+
+uint64_t count_false_positives(const void *f, contains_hashes_fn contains, uint64_t salt)
+{
+    uint64_t pos = 0;
+    for (uint64_t a = 0; a < g_queries; a += CHUNK) {
+        size_t m = chunk_at(a, g_queries), p = 0;
+        query_hashes(salt, a, m);
+        contains(f, hbuf, m, obuf, &p);
+        pos += p;
+    }
+    return pos;
+}
+
+void fill_and_count(void *f, insert_hashes_fn insert, contains_hashes_fn contains, uint64_t n,
+                    uint64_t salt, measured *m)
+{
+    double t0 = bl_now_ns();
+    m->inserted = fill_keys(f, insert, n, &m->full);
+    m->build_s = (bl_now_ns() - t0) / 1e9;
+    m->fp = count_false_positives(f, contains, salt);
+}
+
 void emit_measured(bl_json *j, const char *experiment, const char *label, double target,
                    const measured *m)
 {

@@ -51,33 +51,15 @@ static fl_status vqf_target_blocks(uint64_t n, double p, uint32_t *blocks)
     return FL_OK;
 }
 
-/* Inserts the keys 0 .. n-1 (the hashes every other filter gets): returns how many went in,
- * n unless an insert was refused (*full = 1: the row then says so, as a full cuckoo's does). */
-static uint64_t vqf_fill(fl_vqf *v, uint64_t n, int *full)
+static fl_status vqf_insert(void *f, const uint64_t *h, size_t m, size_t *done)
 {
-    *full = 0;
-    for (uint64_t a = 0; a < n; a += CHUNK) {
-        size_t m = chunk_at(a, n), done = 0;
-        key_hashes(a, m);
-        if (fl_vqf_insert_hashes(v, hbuf, m, &done) != FL_OK) {
-            *full = 1;
-            return a + done;
-        }
-    }
-    return n;
+    return fl_vqf_insert_hashes(f, h, m, done);
 }
 
-/* The positives among the g_queries queries of salt, through the batch lookup. */
-static uint64_t vqf_false_positives(const fl_vqf *v, uint64_t salt)
+static fl_status vqf_contains(const void *f, const uint64_t *h, size_t m, uint8_t *out,
+                              size_t *positives)
 {
-    uint64_t pos = 0;
-    for (uint64_t a = 0; a < g_queries; a += CHUNK) {
-        size_t m = chunk_at(a, g_queries), p = 0;
-        query_hashes(salt, a, m);
-        fl_vqf_contains_hashes(v, hbuf, m, obuf, &p);
-        pos += p;
-    }
-    return pos;
+    return fl_vqf_contains_hashes(f, h, m, out, positives);
 }
 
 void vqf_space_row(bl_json *j, uint64_t n, double target, uint64_t salt, int *failures)
@@ -92,10 +74,7 @@ void vqf_space_row(bl_json *j, uint64_t n, double target, uint64_t salt, int *fa
         return;
     }
     measured m = {.variant = VQF_NAME, .units = blocks, .k = VQF_FP_BITS};
-    double t0 = bl_now_ns();
-    m.inserted = vqf_fill(v, n, &m.full);
-    m.build_s = (bl_now_ns() - t0) / 1e9;
-    m.fp = vqf_false_positives(v, salt);
+    fill_and_count(v, vqf_insert, vqf_contains, n, salt, &m);
     fl_vqf_info info;
     fl_vqf_info_get(v, &info);
     m.bytes = info.bytes;

@@ -10,8 +10,8 @@ fl_status fl_gcf_count_hash(const fl_gcf *g, uint64_t h, uint32_t *count) {
     if (count) *count = 0;
     if (!g || !count) return FL_ERR_INVALID_ARG;
     size_t i1, i2;
-    fl_gcf_buckets(h, g->columns, g->kbits, g->wbits, &i1, &i2);
-    uint32_t pat = fl_gcf_pattern(h, g->kbits);
+    fl_gcf_buckets(&g->geom, h, &i1, &i2);
+    uint32_t pat = fl_gcf_pattern(&g->geom, h);
     /* one bit per matching 16-bit lane (fl_gcf_match); i2 != i1, so two distinct buckets */
     uint64_t m1 = fl_gcf_match(g->table[i1], pat);
     uint64_t m2 = fl_gcf_match(g->table[i2], pat);

@@ -37,7 +37,8 @@ fl_status fl_gcf_new(uint32_t columns, uint32_t wbits, uint32_t kbits, uint64_t 
         return FL_ERR_NO_MEMORY;
     }
     *g = (fl_gcf){.table = mem, .buckets = buckets, .columns = columns, .wbits = wbits,
-                  .kbits = kbits, .bytes = bytes, .mapped = mapped, .seed = seed};
+                  .kbits = kbits, .geom = fl_gcf_geom_of(columns, kbits, wbits),
+                  .bytes = bytes, .mapped = mapped, .seed = seed};
     /* xorshift64 needs a nonzero state; the walk is deterministic for a given seed */
     g->rng = fl_hash_u64_inline(seed, 0x243f6a8885a308d3ull) | 1;
     *out = g;
@@ -108,13 +109,15 @@ uint64_t fl_gcf_hash_u64(const fl_gcf *g, uint64_t key) {
 }
 
 fl_gcf_lookup fl_gcf_lookup_of(const fl_gcf *g) {
-    fl_gcf_lookup l = {NULL, 0, 0, 0, 0};
+    fl_gcf_lookup l;
+    memset(&l, 0, sizeof l);
     if (g) {
         l.buckets = g->table;
         l.columns = g->columns;
         l.kbits = g->kbits;
         l.wbits = g->wbits;
         l.seed_mix = g->seed * FL_SEED_MIX;
+        l.geom = g->geom;
     }
     return l;
 }
@@ -212,6 +215,7 @@ static fl_status grow(fl_gcf *g) {
     g->buckets = m * 2;
     g->bytes *= 2;
     g->kbits++;
+    g->geom = fl_gcf_geom_of(g->columns, g->kbits, g->wbits);
     /* every slot lost one extension bit; none had 0 (L >= 7 - doublings >= 1 here) */
     for (uint32_t l = 0; l < FL_GCF_EXT_BITS; l++) g->by_ext[l] = g->by_ext[l + 1];
     g->by_ext[FL_GCF_EXT_BITS] = 0;
@@ -235,7 +239,7 @@ static inline void lane_set(fl_gcf *g, uint64_t b, uint32_t s, uint32_t v) {
 /* The other bucket of a slot with this tag in bucket b (an involution): b's low W bits (the
  * stripe's top W) flipped. */
 static inline uint64_t alt_bucket(const fl_gcf *g, uint64_t b, uint32_t tag) {
-    return b ^ fl_gcf_alt_xor(tag, g->wbits);
+    return b ^ fl_gcf_alt_xor(&g->geom, tag);
 }
 
 /* Puts slot v in a free lane of bucket b; 1 if there was one. */
@@ -251,10 +255,9 @@ static int try_place(fl_gcf *g, uint64_t b, uint32_t v) {
  * whose every move is logged and undone when it finds no free slot, so a failed attempt
  * leaves the table exactly as it was. 1 if stored. */
 static int place(fl_gcf *g, uint64_t h) {
-    uint32_t tag = fl_gcf_tag(h);
-    uint32_t v = tag | (fl_gcf_ext(h, g->kbits) | 1u) << 8; /* 7 bits and the sentinel */
+    uint32_t v = fl_gcf_pattern(&g->geom, h) | 0x100u; /* 7 bits and the sentinel */
     size_t i1, i2;
-    fl_gcf_buckets(h, g->columns, g->kbits, g->wbits, &i1, &i2);
+    fl_gcf_buckets(&g->geom, h, &i1, &i2);
     if (try_place(g, i1, v) || try_place(g, i2, v)) return 1;
     struct {
         uint32_t bucket;
@@ -311,8 +314,8 @@ fl_status fl_gcf_insert_u64(fl_gcf *g, uint64_t key) {
 fl_status fl_gcf_delete_hash(fl_gcf *g, uint64_t h) {
     if (!g) return FL_ERR_INVALID_ARG;
     size_t bk[2];
-    fl_gcf_buckets(h, g->columns, g->kbits, g->wbits, &bk[0], &bk[1]);
-    uint32_t pat = fl_gcf_pattern(h, g->kbits);
+    fl_gcf_buckets(&g->geom, h, &bk[0], &bk[1]);
+    uint32_t pat = fl_gcf_pattern(&g->geom, h);
     /* the matching slot with the most extension bits (InfiniFilter's rule: see the header) */
     int best_len = -1;
     uint64_t best_b = 0;
@@ -398,9 +401,9 @@ static size_t contains_with(const fl_gcf *g, const fl_kernel_table *t, const uin
     return t->gcf.contains(&view, h, n, out);
 }
 
-/* One key in line: two words and the SWAR test, cheaper than a kernel call. */
+/* One key in line (fl_gcf_probe), cheaper than a kernel call. */
 int fl_gcf_contains_hash(const fl_gcf *g, uint64_t h) {
-    return g ? fl_gcf_probe(g->table, g->columns, g->kbits, g->wbits, h) : 0;
+    return g ? fl_gcf_probe(&g->geom, g->table, h) : 0;
 }
 
 int fl_gcf_contains_bytes(const fl_gcf *g, const void *key, size_t len) {

@@ -19,6 +19,7 @@ struct fl_gcf {
     uint32_t columns;   /* c, 1..FL_GCF_MAX_COLUMNS */
     uint32_t wbits;     /* W, fixed for the filter's life */
     uint32_t kbits;     /* K, W..W + FL_GCF_MAX_DOUBLINGS */
+    fl_gcf_geom geom;   /* fl_gcf_geom_of(columns, kbits, wbits), kept with kbits */
     size_t bytes;       /* buckets * 8 */
     size_t mapped;      /* the mapping's length (fl_payload_get), 0: heap */
     uint64_t seed;

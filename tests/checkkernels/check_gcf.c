@@ -40,7 +40,7 @@ static fl_gcf *grown(uint64_t cap, uint32_t doublings, uint64_t *pos, size_t cap
 static int check_inline(const kernel *ref, tfilter *t, const uint64_t *q) {
     uint32_t c = t->v.k & 0xffu, w = (t->v.k >> 8) & 0xffu;
     uint32_t kb = 31u - (uint32_t)__builtin_clz(t->v.units / c);
-    fl_gcf_lookup l = {t->v.data, c, kb, w, 0};
+    fl_gcf_lookup l = {t->v.data, c, kb, w, 0, fl_gcf_geom_of(c, kb, w)};
     uint8_t want[POOL];
     ref->t->gcf.contains(&t->v, q, POOL, want);
     for (size_t i = 0; i < POOL; i++) {

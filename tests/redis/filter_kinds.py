@@ -20,6 +20,9 @@ class Kind:
     its reply (a client's execute_command, or one pinned to a cluster node)."""
     name = None
     needs_module = True
+    # a key that doubles its table in place (GROWTH INPLACE), whose FILTERLAB.INFO reports
+    # "Doublings"
+    grows = False
 
 
 def _absent(items, replies):
@@ -60,6 +63,7 @@ class Cuckoo(Kind):
 
 class BloomInplace(Bloom):
     name = "bf-inplace"
+    grows = True
 
     def create(self, cmd, key, capacity):
         cmd("BF.RESERVE", key, "0.01", capacity, "GROWTH", "INPLACE")
@@ -67,6 +71,7 @@ class BloomInplace(Bloom):
 
 class CuckooInplace(Cuckoo):
     name = "cf-inplace"
+    grows = True
 
     def create(self, cmd, key, capacity):
         cmd("CF.RESERVE", key, capacity, "GROWTH", "INPLACE")

@@ -2,7 +2,7 @@
 """filterlab's Redis module on Redis Cluster: a master dies, its replica takes over, nothing
 acknowledged is lost.
 
-    tests/redis/test_cluster.py [--module PATH] [--kinds bf,cf,cms]
+    tests/redis/test_cluster.py [--module PATH] [--kinds bf,cf,cms,bf-inplace,cf-inplace]
     tests/redis/test_cluster.py --kinds set          (native sets, no module: the harness alone)
 
 1. Starts 6 redis-servers on 127.0.0.1 (free ports picked here, cluster bus ports too), each
@@ -10,9 +10,12 @@ acknowledged is lost.
    `redis-cli --cluster create ... --cluster-replicas 1 --cluster-yes` makes 3 masters with
    one replica each. Waits (bounded) until every node says cluster_state:ok and every replica
    has finished its first sync (of an empty data set).
-2. Through python3-redis's cluster client (redis.cluster.RedisCluster) creates, for each kind,
-   one key in each of the 16 slot ranges [1024 i, 1024 (i+1)) — so every master holds keys of
-   every kind — and adds items in multi-item commands (replicated as commands). An item is
+2. Through python3-redis's cluster client (redis.cluster.RedisCluster) creates, for each kind
+   (tests/redis/filter_kinds.py: BF and CF keys as chains and as GROWTH INPLACE growing cuckoo
+   filters, CMS), one key in each of the 16 slot ranges [1024 i, 1024 (i+1)) — so every
+   master holds keys of every kind — and adds items in multi-item commands (replicated as
+   commands); the first GROWTH INPLACE key of each kind gets enough to double its table
+   (its FILTERLAB.INFO "Doublings", checked again after the failover). An item is
    *acknowledged* when its write succeeded and a WAIT 1 on the same connection then
    reported one replica had it.
 3. The dying master's replica is SIGKILLed and restarted empty, and must fully resync (an
@@ -54,6 +57,10 @@ CLI = "/usr/bin/redis-cli"
 HOST = "127.0.0.1"
 SLOT_RANGES = 16            # keys in slots [1024 i, 1024 (i + 1)) for each i
 ITEMS_PER_KEY = 1000        # loaded before the failover
+# A GROWTH INPLACE key's smallest table holds 3,686 items (FL_GCF_W_MIN, FL_GCF_GROW_LOAD), so
+# the first key of each such kind gets this many more before the failover: it doubles, and
+# the replica's resync and the promotion carry a grown table.
+GROW_ITEMS = 4000
 BATCH = 100                 # items per multi-item command
 # cluster-node-timeout: how soon a dead master is failed over. Not shorter: on a loaded
 # 2-vCPU machine a busy master must not look dead.
@@ -141,8 +148,11 @@ def write_acked(rc, kind, key, items, acked):
         after = cmd("CLIENT", "ID")
     except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError,
             redis.exceptions.ClusterError, redis.exceptions.RedisClusterException) as e:
-        if isinstance(e, redis.ResponseError) and not str(e).startswith(
-                ("CLUSTERDOWN", "MOVED", "TRYAGAIN", "ASK", "LOADING", "READONLY")):
+        # redis-py's ClusterDownError is a ResponseError too, its text "The cluster is
+        # down" (the reply's CLUSTERDOWN stripped): a fault of the failover, like the rest
+        if isinstance(e, redis.ResponseError) and not isinstance(e, redis.exceptions.ClusterError) \
+                and not str(e).startswith(("CLUSTERDOWN", "MOVED", "TRYAGAIN", "ASK", "LOADING",
+                                           "READONLY")):
             raise  # a real error reply from the module: a failure, not a fault
         acked.unacked_batches += 1
         return False
@@ -153,9 +163,23 @@ def write_acked(rc, kind, key, items, acked):
     return True
 
 
+def doublings_of(rc, key):
+    """A GROWTH INPLACE key's "Doublings" from its FILTERLAB.INFO reply (field, value, ...)."""
+    reply = rc.execute_command("FILTERLAB.INFO", key)
+    fields = reply if isinstance(reply, dict) else dict(zip(reply[0::2], reply[1::2]))
+    fields = {(k.decode() if isinstance(k, bytes) else k): v for k, v in fields.items()}
+    if "Doublings" not in fields:
+        raise AssertionError(f"FILTERLAB.INFO {key} has no Doublings: {reply!r}")
+    return int(fields["Doublings"])
+
+
 def cluster_client(servers):
     nodes = [ClusterNode(HOST, s.port) for s in servers if s.alive()]
-    return RedisCluster(startup_nodes=nodes, socket_timeout=5, socket_connect_timeout=2,
+    # socket_timeout above WAIT_MS: a WAIT that no replica answers (a key of the promoted
+    # replica, which has none) must come back as 0, not time the socket out at the same
+    # moment, which the client retries as a connection error (three times, after
+    # re-reading the topology)
+    return RedisCluster(startup_nodes=nodes, socket_timeout=WAIT_MS / 1000 + 5, socket_connect_timeout=2,
                         cluster_error_retry_attempts=1)
 
 
@@ -215,7 +239,9 @@ def run(servers, tmp, kinds, module, deadline, failures):
     for kind in kinds:
         for key in keys[kind.name]:
             node = rc.get_node_from_key(key)
-            kind.create(lambda *a: rc.execute_command(*a, target_nodes=node), key, 100000)
+            # a GROWTH INPLACE key at the least capacity, so that GROW_ITEMS double it
+            kind.create(lambda *a: rc.execute_command(*a, target_nodes=node), key,
+                        ITEMS_PER_KEY if kind.grows else 100000)
     batches = 0
     for kind in kinds:
         for key in keys[kind.name]:
@@ -223,6 +249,18 @@ def run(servers, tmp, kinds, module, deadline, failures):
                 deadline.left()
                 write_acked(rc, kind, key, next_items(BATCH), acked)
                 batches += 1
+    for kind in kinds:
+        if not kind.grows:
+            continue
+        key = keys[kind.name][0]
+        for _ in range(GROW_ITEMS // BATCH):
+            deadline.left()
+            write_acked(rc, kind, key, next_items(BATCH), acked)
+            batches += 1
+        doublings = doublings_of(rc, key)
+        if doublings < 1:
+            failures.append(f"{kind.name} {key}: {doublings} doublings after "
+                            f"{ITEMS_PER_KEY + GROW_ITEMS} items")
     rc.close()
     # On a healthy cluster nearly every write is replicated within WAIT_MS; a straggler on a
     # loaded machine is only not counted, but many mean the replicas are not keeping up.
@@ -275,8 +313,13 @@ def run(servers, tmp, kinds, module, deadline, failures):
         try:
             i = 0
             while not stop.is_set() and deadline.left() > 5:
+                # Every (kind, key) pair once in each len(kinds) * 16 writes (16 and 7 are
+                # coprime, as 16 and 3 or 5 are), consecutive writes in slot ranges 7 apart:
+                # on different masters, so the writes that wait WAIT_MS in vain for the
+                # promoted replica's missing replica come one at a time, not a kind's worth
+                # of keys in a row.
                 kind = kinds[i % len(kinds)]
-                key = keys[kind.name][(i // len(kinds)) % SLOT_RANGES]
+                key = keys[kind.name][(7 * i) % SLOT_RANGES]
                 if not write_acked(wc, kind, key, next_items(BATCH), acked):
                     time.sleep(0.05)  # the cluster is failing over: don't spin
                 i += 1
@@ -335,6 +378,9 @@ def run(servers, tmp, kinds, module, deadline, failures):
                 if lost:
                     failures.append(f"{kind.name} {key}: {len(lost)} of {len(items)} "
                                     f"acknowledged items lost, e.g. {lost[:3]}")
+                if kind.grows and key == keys[kind.name][0] \
+                        and doublings_of(vc, key) < 1:
+                    failures.append(f"{kind.name} {key}: its grown table did not survive")
                 if key in victim_keys:
                     moved += 1
                     if vc.get_node_from_key(key).port != replica.port:

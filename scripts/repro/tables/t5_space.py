@@ -2,8 +2,9 @@
 bits per key of every variant sized by the library at each target (data/t5_space.json, label
 "library"), Fan et al.'s ideal cuckoo model beside them; the filters that delete (label
 "deletes": cuckoo at each fingerprint width, the vector quotient filter, counting,
-counting512) as bits per key against log2(1/measured FPR); and the cuckoo filter's FPR at each
-load and width (data/t5_cuckoo.json)."""
+counting512) as bits per key against log2(1/measured FPR); the growing cuckoo filter (label
+"growing": no target to size for, so fresh and grown by three doublings to the same n keys);
+and the cuckoo filter's FPR at each load and width (data/t5_cuckoo.json)."""
 
 import math
 
@@ -68,7 +69,7 @@ def library_rows(d):
 def deletes_table(ctx, d, src):
     """Per target, each filter that deletes: bits per key, measured FPR, log2(1/measured FPR)."""
     out = []
-    for t in sorted({r["target_fpr"] for r in d["rows"]}, reverse=True):
+    for t in sorted({r["target_fpr"] for r in d["rows"] if r.get("label") != "growing"}, reverse=True):
         pr = {"target": t, "bound": math.log2(1 / t)}
         for col, v, f, _ in DELETES:
             r = next((r for r in d["rows"] if r.get("label") == "deletes" and r["target_fpr"] == t
@@ -96,6 +97,28 @@ def deletes_table(ctx, d, src):
             ctx.fact("t5.%s.full.bpk" % col, best["bpk"], src)
             ctx.fact("t5.%s.full.measured" % col, best["measured"], src)
             ctx.fact("t5.%s.full.load" % col, best["load"], src)
+    return out
+
+
+def growing_table(ctx, d, src):
+    """The growing cuckoo filter's rows (fpr_sweep_gcf.c): fresh (created for n) and grown
+    (created for n / 8, three doublings), each holding the n keys: bits per key, measured FPR,
+    log2(1/measured FPR), fl_gcf_info_get's estimate, load."""
+    out = []
+    for r in d["rows"]:
+        if r.get("label") != "growing":
+            continue
+        if r.get("error"):
+            out.append({"state": r.get("state", "?"), "error": r["error"]})
+            continue
+        c = {"state": r["state"], "initial_capacity": r["initial_capacity"], "doublings": r["doublings"],
+             "keys": r["inserted"], "bpk": r["bits_per_key"], "measured": r["measured_fpr"],
+             "fp": r["false_positives"], "estimate": r["predicted_fpr"], "load": r["load"],
+             "bytes": r["bytes"], "full": r["full"]}
+        c["bound_measured"] = math.log2(1 / r["measured_fpr"]) if r["false_positives"] else None
+        out.append(c)
+        ctx.fact("t5.gcf.%s.bpk" % c["state"], c["bpk"], src)
+        ctx.fact("t5.gcf.%s.measured" % c["state"], c["measured"], src)
     return out
 
 
@@ -166,6 +189,7 @@ def build(ctx, d):
                              "ideal_crossover": cuckoo_crossover(3.0),
                              "ideal_crossover_semisort": cuckoo_crossover(2.0),
                              "deletes": deletes_table(ctx, d, src), "delete_speed": delete_speed(ctx),
+                             "growing": growing_table(ctx, d, src),
                              "vqf_sizing_load": next((r["sizing_load"] for r in d["rows"]
                                                       if r.get("variant") == "vqf" and "sizing_load" in r), None)}
     # cuckoo FPR against 2b/2^f
@@ -255,6 +279,27 @@ def report(page, t5):
                     row.append("-")
             rows.append(row)
         page.table(["target", "log2(1/e)"] + [h for _, _, _, h in DELETES], rows)
+    if t5.get("growing"):
+        page.w("The growing cuckoo filter (`gcf`, include/filterlab_gcf.h: 16-bit slots of an 8-bit tag "
+               "and up to 7 extension bits, doubled in place) deletes too but has no target to be sized for: "
+               "its FPR follows the extension bits its slots still hold. The same %s keys, in a filter "
+               "created for them (fresh: no doubling, 7 bits in every slot) and in one created for an "
+               "eighth of them and grown by their inserts (three doublings: the oldest eighth's slots hold 4 "
+               "bits). Measured as the rows above; the estimate is `fl_gcf_info_get`'s, from the slots' "
+               "extension lengths." % "{:,}".format(t5["n"]))
+        page.w()
+        rows = []
+        for c in t5["growing"]:
+            if "error" in c:
+                rows.append([c["state"], c["error"]] + ["-"] * 7)
+                continue
+            rows.append([c["state"], "{:,}".format(c["initial_capacity"]), str(c["doublings"]),
+                         "{:,}".format(c["keys"]) + (" (full)" if c["full"] else ""), g(c["load"], 3),
+                         g(c["bpk"], 4), g(c["measured"]),
+                         g(c["bound_measured"]) if c["bound_measured"] is not None else "no false positive",
+                         g(c["estimate"])])
+        page.table(["gcf", "created for", "doublings", "keys", "load", "bits/key", "measured FPR",
+                    "log2(1/measured FPR)", "estimate"], rows)
     if t5.get("delete_speed"):
         page.w("Delete speed, from table 8's sweep at 1% (`data/t8_sweep.csv`): ns per `fl_delete_hash`, one "
                "inserted key at a time, each deleted key put back untimed; the same code runs under every "
@@ -315,6 +360,9 @@ def _csv_deletes(t5):
 CSVS = (
     ("t5_space.csv", _csv_space),
     ("t5_deletes.csv", _csv_deletes),
+    ("t5_growing.csv", lambda t: ([c for c in t.get("growing") or [] if "error" not in c] or None, [
+        "state", "initial_capacity", "doublings", "keys", "load", "bytes", "bpk", "measured", "fp",
+        "bound_measured", "estimate", "full"])),
     ("t5_delete_speed.csv", lambda t: (t.get("delete_speed") or None, [
         "filter", "target_bytes", "filter_bytes", "class", "bits_per_key", "ns_per_delete", "kernels"])),
     ("t5_cuckoo_fpr.csv", lambda t: (t.get("cuckoo") or None, [
@@ -375,6 +423,13 @@ def _figure_deletes(t5, out, stamp):
         if pts:
             ax.plot([x for x, _ in pts], [y for _, y in pts], marker + "-", color=colour, label=label, ms=3)
             top = max(top, max(x for x, _ in pts))
+    # the growing cuckoo filter: one point per state (no target line to draw)
+    for c in t5.get("growing") or []:
+        if c.get("bound_measured") is None:
+            continue
+        ax.plot([c["bound_measured"]], [c["bpk"]], "*", color="#2ca02c" if c["state"] == "fresh" else "#9467bd",
+                ms=9, label="gcf, %s (%d doublings)" % (c["state"], c["doublings"]))
+        top = max(top, c["bound_measured"])
     if top:
         ax.plot([0, top], [0, top], "k-", lw=1, label="log2(1/FPR) (lower bound)")
     ax.set_ylim(bottom=0)
