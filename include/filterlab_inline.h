@@ -38,7 +38,8 @@
  *     NEON on AArch64, both baseline there, so no compiler flag is needed; portable SWAR code
  *     elsewhere and for 12 bits everywhere.
  *   - split256: AVX2 when the including file is compiled with AVX2 (-mavx2, -march=x86-64-v3,
- *     -march=native on an AVX2 machine), NEON on AArch64.
+ *     -march=native on an AVX2 machine), NEON on AArch64; with BMI2 as well (-mbmi2,
+ *     x86-64-v3), the one-variant handle's hash uses shrx (fl_mix64_one_key).
  *   - everything else (split256 at x86-64 baseline, classic, block512, reg64): the kernel the
  *     library dispatched for this CPU, called through the handle's function pointer, which
  *     skips the PLT and the argument set-up of fl_contains_hash.
@@ -216,13 +217,13 @@ static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uin
 #if defined(__AVX2__) && !defined(FL_INLINE_PORTABLE)
 #define FL_LOOKUP_SPLIT256_INLINE 1
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* A one-key split256 lookup in L1 or L2 is bound by the ALU ports, not by latency: about 24
- * ALU micro-ops a key (hash, block index, the vector probe, the caller's loop) on 5 ALU ports,
- * of which 16 can only issue on ports 0, 1 and 6 (shifts, multiplies, vector shifts, the
- * branch): at least 5.3 cycles a key. The three forms below compute the same values with
- * fewer ALU micro-ops or move them off ports 0, 1 and 6 (split256-onekey-uops.md in
- * results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/fuse-onekey/ has the counts and
- * the measurements). */
+/* A one-key split256 lookup in L1 or L2 is bound by the ALU ports, not by latency: written
+ * plainly, 24 ALU micro-ops a key (hash, block index, the vector probe, the caller's loop) on
+ * 5 ALU ports, of which 16 can only issue on ports 0, 1 and 6 (shifts, multiplies, vector
+ * shifts, the branch): at least 5.3 cycles a key on Golden/Raptor Cove. The forms below
+ * compute the same values in 22, 13 of them on ports 0, 1 and 6: at least 4.4 cycles
+ * (split256-onekey-uops.md in results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/
+ * fuse-onekey/ has the counts and the measurements). */
 /* __extension__: quiet under -Wpedantic, in C and C++. */
 __extension__ typedef unsigned __int128 fl_split256_u128;
 /* The block's byte offset 32 * reduce32(h >> 32, blocks), from one 64x64 -> 128-bit multiply:
