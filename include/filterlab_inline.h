@@ -398,14 +398,14 @@ static inline int fl_lookup_hash(const fl_lookup *l, uint64_t hash) {
     return l->probe(l->data, l->units, l->k, hash);
 }
 
-/* fl_mix64 for the split256 handle's loop: the same value, without the register copies. A
- * shift by a constant overwrites its operand, so each z ^ (z >> s) of the finalizer also
- * costs a copy; shrx (BMI2) writes a third register but takes its count from a register, and
+/* fl_mix64 for the split256 handle's loop: the same value (tests/lookup_checks.c compares the
+ * two), without the register copies. A shift by a constant overwrites its operand, so each
+ * z ^ (z >> s) of the finalizer also costs a copy; shrx (BMI2) writes a third register but takes its count from a register, and
  * compilers fold a constant count back into the two-operand shift. The empty asm hides the
  * constant: not volatile and with a constant input, it is hoisted out of the caller's loop,
  * so the three counts stay in registers and each step is shrx + xor. Only the split256 handle
- * uses it: in the cuckoo and fuse loops the three extra registers cost spills (measured in
- * the results file named above fl_split256_block_offset). */
+ * uses it: in the cuckoo and fuse loops the three extra registers cost spills (fuse8 0.93x:
+ * split256-handle-ab-shrx-in-every-handle.md, beside split256-onekey-uops.md). */
 #if defined(__BMI2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(FL_INLINE_PORTABLE)
 static inline uint64_t fl_shr_by_reg(uint64_t z, unsigned s) {
