@@ -38,7 +38,8 @@
  *     NEON on AArch64, both baseline there, so no compiler flag is needed; portable SWAR code
  *     elsewhere and for 12 bits everywhere.
  *   - split256: AVX2 when the including file is compiled with AVX2 (-mavx2, -march=x86-64-v3,
- *     -march=native on an AVX2 machine), NEON on AArch64.
+ *     -march=native on an AVX2 machine), NEON on AArch64; with BMI2 as well (-mbmi2,
+ *     x86-64-v3), the one-variant handle's hash uses shrx (fl_mix64_one_key).
  *   - everything else (split256 at x86-64 baseline, classic, block512, reg64): the kernel the
  *     library dispatched for this CPU, called through the handle's function pointer, which
  *     skips the PLT and the argument set-up of fl_contains_hash.
@@ -215,6 +216,43 @@ static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uin
  * products, 8 bits, one test (all bits set). */
 #if defined(__AVX2__) && !defined(FL_INLINE_PORTABLE)
 #define FL_LOOKUP_SPLIT256_INLINE 1
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* A one-key split256 lookup in L1 or L2 is bound by the ALU ports, not by latency: written
+ * plainly, 24 ALU micro-ops a key (hash, block index, the vector probe, the caller's loop) on
+ * 5 ALU ports, of which 16 can only issue on ports 0, 1 and 6 (shifts, multiplies, vector
+ * shifts, the branch): at least 5.3 cycles a key on Golden/Raptor Cove. The forms below
+ * compute the same values in 22, 13 of them on ports 0, 1 and 6: at least 4.4 cycles
+ * (split256-onekey-uops.md in results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/
+ * fuse-onekey/ has the counts and the measurements). */
+/* __extension__: quiet under -Wpedantic, in C and C++. */
+__extension__ typedef unsigned __int128 fl_split256_u128;
+/* The block's byte offset 32 * reduce32(h >> 32, blocks), from one 64x64 -> 128-bit multiply:
+ * with h's low half cleared, the high half of h * (32 * blocks) is
+ * floor((h >> 32) * blocks / 2^27), whose bits above the low 5 are 32 * reduce32(h >> 32,
+ * blocks). An AND (any ALU port) and the multiply's high half replace two shifts (ports 0 and
+ * 6 only) around the 64-bit multiply. */
+static inline size_t fl_split256_block_offset(uint64_t h, uint32_t blocks) {
+    fl_split256_u128 p = (fl_split256_u128)(h & 0xffffffff00000000ull) * ((uint64_t)blocks << 5);
+    return (size_t)(uint64_t)(p >> 64) & ~(size_t)31;
+}
+/* h32 in all 8 lanes, read back from memory: the store and the broadcast load use the load
+ * and store ports, where vmovd + vpbroadcastd (what a compiler emits for _mm256_set1_epi32 of
+ * a register) take two ALU micro-ops on port 5. Store-to-load forwarding adds a few cycles of
+ * latency, which the out-of-order core hides behind the other keys of the caller's loop. */
+static inline __m256i fl_split256_broadcast(uint32_t h32) {
+    __m256i v;
+    __asm__("vpbroadcastd %1, %0" : "=x"(v) : "m"(h32));
+    return v;
+}
+#else
+static inline size_t fl_split256_block_offset(uint64_t h, uint32_t blocks) {
+    return 32 * (size_t)fl_reduce32((uint32_t)(h >> 32), blocks);
+}
+static inline __m256i fl_split256_broadcast(uint32_t h32) {
+    return _mm256_set1_epi32((int)h32);
+}
+#endif
+/* The probe as a function of its own (the AVX2 kernels' one-key lookup, a call per key). */
 static inline int fl_split256_probe_avx2(const void *data, uint32_t blocks, uint64_t h) {
     const uint32_t *b = (const uint32_t *)data + 8 * (size_t)fl_reduce32((uint32_t)(h >> 32), blocks);
     __m256i t = _mm256_mullo_epi32(_mm256_set1_epi32((int)(uint32_t)h),
@@ -222,7 +260,18 @@ static inline int fl_split256_probe_avx2(const void *data, uint32_t blocks, uint
     __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(t, 27));
     return _mm256_testc_si256(_mm256_load_si256((const __m256i *)(const void *)b), bits);
 }
-#define FL_SPLIT256_PROBE_INLINE fl_split256_probe_avx2
+/* The same answer in the caller's loop (the handles): the forms above, whose constants (the
+ * mask, 32 * blocks) the loop keeps in registers. In a function called per key they would be
+ * rebuilt every call and the broadcast's stack slot would need a frame, which made the
+ * kernels' one-key lookup slower (split256-onekey-uops.md). */
+static inline int fl_split256_probe_avx2_in_loop(const void *data, uint32_t blocks, uint64_t h) {
+    const uint8_t *b = (const uint8_t *)data + fl_split256_block_offset(h, blocks);
+    __m256i t = _mm256_mullo_epi32(fl_split256_broadcast((uint32_t)h),
+                                   _mm256_loadu_si256((const __m256i *)(const void *)FL_SALT));
+    __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(t, 27));
+    return _mm256_testc_si256(_mm256_load_si256((const __m256i *)(const void *)b), bits);
+}
+#define FL_SPLIT256_PROBE_INLINE fl_split256_probe_avx2_in_loop
 #elif defined(FL_LOOKUP_NEON)
 #define FL_LOOKUP_SPLIT256_INLINE 1
 static inline int fl_split256_probe_neon(const void *data, uint32_t blocks, uint64_t h) {
@@ -349,9 +398,34 @@ static inline int fl_lookup_hash(const fl_lookup *l, uint64_t hash) {
     return l->probe(l->data, l->units, l->k, hash);
 }
 
+/* fl_mix64 for the split256 handle's loop: the same value (tests/lookup_checks.c compares the
+ * two), without the register copies. A shift by a constant overwrites its operand, so each
+ * z ^ (z >> s) of the finalizer also costs a copy; shrx (BMI2) writes a third register but takes its count from a register, and
+ * compilers fold a constant count back into the two-operand shift. The empty asm hides the
+ * constant: not volatile and with a constant input, it is hoisted out of the caller's loop,
+ * so the three counts stay in registers and each step is shrx + xor. Only the split256 handle
+ * uses it: in the cuckoo and fuse loops the three extra registers cost spills (fuse8 0.93x:
+ * split256-handle-ab-shrx-in-every-handle.md, beside split256-onekey-uops.md). */
+#if defined(__BMI2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(FL_INLINE_PORTABLE)
+static inline uint64_t fl_shr_by_reg(uint64_t z, unsigned s) {
+    __asm__("" : "+r"(s));
+    return z >> s;
+}
+static inline uint64_t fl_mix64_one_key(uint64_t z) {
+    z = (z ^ fl_shr_by_reg(z, 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ fl_shr_by_reg(z, 27)) * 0x94d049bb133111ebull;
+    return z ^ fl_shr_by_reg(z, 31);
+}
+#else
+static inline uint64_t fl_mix64_one_key(uint64_t z) {
+    return fl_mix64(z);
+}
+#endif
+
 /* 1 if the integer key may be in the filter: fl_contains_u64 without the call. */
 static inline int fl_split256_lookup_u64(const fl_split256_lookup *l, uint64_t key) {
-    return fl_split256_lookup_hash(l, fl_mix64(key + l->seed_mix));
+    return fl_split256_lookup_hash(l, fl_mix64_one_key(key + l->seed_mix));
 }
 static inline int fl_cuckoo_lookup_u64(const fl_cuckoo_lookup *l, uint64_t key) {
     return fl_cuckoo_lookup_hash(l, fl_mix64(key + l->seed_mix));

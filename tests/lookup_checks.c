@@ -338,6 +338,41 @@ static void test_static_views_of_either_kind(void **state) {
     free(values);
 }
 
+/* The split256 handle's rewritten arithmetic equals its definition everywhere, including
+ * block counts no test filter reaches (up to 2^32 - 1 blocks, 128 GiB): the hash of the
+ * one-key loop (fl_mix64_one_key) is fl_mix64, and in the AVX2 probe the block offset from
+ * one 128-bit multiply is 32 * fl_reduce32(h >> 32, blocks) and the broadcast from memory
+ * puts h32 in every lane. */
+static void test_split256_probe_math(void **state) {
+    (void)state;
+    static const uint64_t hs[] = {0, 1, 0xffffffffu, UINT64_C(1) << 32, UINT64_C(0xffffffff00000000),
+                                  UINT64_C(0x8000000000000000), UINT64_C(0xffffffffffffffff),
+                                  UINT64_C(0x7fffffff80000000)};
+    static const uint32_t blocks[] = {1, 2, 3, 31, 32, 33, 255, 4096, 0x7fffffffu, 0x80000000u,
+                                      0x80000001u, 0xfffffffeu, 0xffffffffu};
+    uint64_t z = 12345;
+    for (size_t i = 0; i < 200000; i++) {
+        z = fl_mix64(z + FL_SEED_MIX);
+        assert_true(fl_mix64_one_key(z) == fl_mix64(z));
+        uint64_t h = i < 8 ? hs[i] : z;
+        (void)h;
+#if defined(__AVX2__) && defined(FL_LOOKUP_SPLIT256_INLINE)
+        for (size_t b = 0; b < sizeof blocks / sizeof *blocks + 1; b++) {
+            uint32_t n = b < sizeof blocks / sizeof *blocks ? blocks[b] : (uint32_t)(z >> 7) | 1u;
+            size_t got = fl_split256_block_offset(h, n);
+            size_t want = 32 * (size_t)fl_reduce32((uint32_t)(h >> 32), n);
+            if (got != want)
+                fail_msg("h %016llx blocks %u: offset %zu, want %zu", (unsigned long long)h, n,
+                         got, want);
+        }
+        uint32_t lanes[8];
+        _mm256_storeu_si256((__m256i *)(void *)lanes, fl_split256_broadcast((uint32_t)h));
+        for (size_t l = 0; l < 8; l++) assert_int_equal(lanes[l], (uint32_t)h);
+#endif
+    }
+    (void)blocks;
+}
+
 int run_lookup_tests(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_filter),
@@ -346,6 +381,7 @@ int run_lookup_tests(void) {
         cmocka_unit_test(test_cuckoo),
         cmocka_unit_test(test_handle_is_live),
         cmocka_unit_test(test_static_views_of_either_kind),
+        cmocka_unit_test(test_split256_probe_math),
     };
     printf("# filterlab_inline.h compiled with: %s\n", lookup_paths());
     return cmocka_run_group_tests_name(lookup_paths(), tests, NULL, NULL);

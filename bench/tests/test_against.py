@@ -2,8 +2,9 @@
 """scripts/bench-static --against's report on made-up raw files: fastfilter_cpp's result rows
 and single_key's CSV are paired by round and key count, the ratios ff / filterlab are the
 ones the numbers give, each target's verdict is taken on the median over the rounds, a round
-without its CSV is left out, a target whose rows are absent says "not measured", and a folder
-without any complete round is an error."""
+without its CSV is left out, a target whose rows are absent says "not measured", the memory bound's rows come from the
+probe's fastest repetitions, and a folder without any complete round is an error."""
+import json
 import os
 import re
 import subprocess
@@ -62,6 +63,14 @@ ff_file(os.path.join(d, "ff-4-%d.txt" % N), 1.0, 1.0)
 ff_file(os.path.join(d, "ff-1-10000000.txt"), 16.0, None)
 fl_file(os.path.join(d, "fl-1-10000000.csv"), 10000000, {
     ("fuse8", "lookup"): 12.0, ("fuse8", "batch_u64s"): 9.0, ("split256", "typed_avx2"): 8.0})
+# The memory probe at the filters' footprint (fl_file writes 1000 bytes for every filter):
+# fastest repetitions 130 ns a dependent load, 3.0 ns a random line.
+with open(os.path.join(d, "probe.json"), "w") as f:
+    json.dump({"benchmarks": [
+        {"run_name": "probe/%s/bytes:1000" % kind, "run_type": "iteration", "real_time": t}
+        for kind, ts in (("latency", (140.0, 130.0)), ("random_line", (3.2, 3.0)))
+        for t in ts] + [{"run_name": "probe/random_line/bytes:1000", "run_type": "aggregate",
+                         "real_time": 0.5}]}, f)
 with open(os.path.join(d, "load.txt"), "w") as f:
     f.write("round 1 ff 100000 before: 0.50 0.40 0.30 1/75 1\n")
     f.write("round 1 fl 100000 after: 1.30 0.40 0.30 1/75 1\n")
@@ -112,6 +121,18 @@ check(verdict == "not measured" and "## 1,000,000 keys" not in text, "1M without
 check("| 4 |" not in text, "a round without its CSV was reported")
 check(re.search(r"^\| 1 \| 0\.5-1\.3 \| 4\.00 \| 3\.20 \(1\.25x\)", text, re.M) is not None,
       "round 1's row (load range, ff, fl and ratio):\n" + text)
+
+# The memory bound at 10M: fuse8 reads 3 lines a key, 3 x 3.0 = 9.00 ns (the fastest
+# repetitions; an aggregate row is not a repetition); ff's 16 is 1.78x it, the one-key 12
+# 1.33x, the batch 9.0 1.00x; the targets need 16 / 1.2 = 13.33 ns (1.48x the bound) and
+# 16 / 2 = 8.00 (0.89x: below what any code can reach). split256: one line, no ff row.
+m = re.search(r"^\| fuse8 \| 1000 \| 130\.0 \| 3\.00 \| 3 \| 9\.00 \| 16\.00 \(1\.78x\) \| "
+              r"12\.00 \(1\.33x\) \| 9\.00 \(1\.00x\) \| one key <= 13\.33 ns \(1\.48x the bound\); "
+              r"batch <= 8\.00 ns \(0\.89x the bound\) \|$", text, re.M)
+check(m is not None, "the memory bound's fuse8 row:\n" + text)
+m = re.search(r"^\| split256 \| 1000 \| 130\.0 \| 3\.00 \| 1 \| 3\.00 \| - \| 8\.00 \(2\.67x\) \| - \| - \|$",
+              text, re.M)
+check(m is not None, "the memory bound's split256 row:\n" + text)
 
 empty = tmpdir()
 cp = report(empty)
