@@ -36,15 +36,12 @@ FL_INLINE gcf_shape gcf_shape_of(const fl_kview *f) {
     return s;
 }
 
-FL_INLINE size_t gcf_index1(const gcf_shape *s, uint64_t h) {
+/* Both bucket words of the key PF_DIST ahead into the cache: its buckets computed once. */
+FL_INLINE void gcf_prefetch(const gcf_shape *s, uint64_t h) {
     size_t i1, i2;
     fl_gcf_buckets(&s->geom, h, &i1, &i2);
-    return i1;
-}
-FL_INLINE size_t gcf_index2(const gcf_shape *s, uint64_t h) {
-    size_t i1, i2;
-    fl_gcf_buckets(&s->geom, h, &i1, &i2);
-    return i2;
+    pf_read(s->b + i1);
+    pf_read(s->b + i2);
 }
 
 /* Keys [from, n) one at a time; returns their positives. */
@@ -53,9 +50,7 @@ FL_INLINE size_t gcf_contains_keys(const gcf_shape *s, const uint64_t *hashes, s
     size_t pos = 0;
     for (size_t i = from; i < n; i++) {
         if (prefetch && i + PF_DIST < n) {
-            uint64_t p = fl_hash_at(hashes, i + PF_DIST);
-            pf_read(s->b + gcf_index1(s, p));
-            pf_read(s->b + gcf_index2(s, p));
+            gcf_prefetch(s, fl_hash_at(hashes, i + PF_DIST));
         }
         uint64_t h = fl_hash_at(hashes, i);
         int r = fl_gcf_probe(&s->geom, s->b, h);

@@ -8,8 +8,9 @@
 #include "gcf_loop.h"
 
 FL_INLINE int gcf_probe_neon(const gcf_shape *s, uint64_t h) {
-    uint16x8_t x = vreinterpretq_u16_u64(
-        vcombine_u64(vld1_u64(s->b + gcf_index1(s, h)), vld1_u64(s->b + gcf_index2(s, h))));
+    size_t i1, i2;
+    fl_gcf_buckets(&s->geom, h, &i1, &i2);
+    uint16x8_t x = vreinterpretq_u16_u64(vcombine_u64(vld1_u64(s->b + i1), vld1_u64(s->b + i2)));
     uint16x8_t m = veorq_u16(x, vsubq_u16(x, vdupq_n_u16(0x100))); /* fl_gcf_lane_match */
     uint16x8_t d = vbicq_u16(veorq_u16(x, vdupq_n_u16((uint16_t)fl_gcf_pattern(&s->geom, h))), m);
     return vmaxvq_u16(vceqq_u16(d, vdupq_n_u16(0))) != 0;
@@ -21,9 +22,7 @@ FL_INLINE size_t gcf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         if (prefetch && i + PF_DIST < n) {
-            uint64_t p = fl_hash_at(hashes, i + PF_DIST);
-            pf_read(s.b + gcf_index1(&s, p));
-            pf_read(s.b + gcf_index2(&s, p));
+            gcf_prefetch(&s, fl_hash_at(hashes, i + PF_DIST));
         }
         int r = gcf_probe_neon(&s, fl_hash_at(hashes, i));
         out[i] = (uint8_t)r;
