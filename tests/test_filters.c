@@ -41,6 +41,40 @@ static void no_false_negatives(void **state) {
 }
 
 /* Byte and integer keys go through the filter's hash; XXH64 is selectable. */
+/* The bit arrays' test-and-set (the descriptor's add_one, what scalable chains add with)
+ * against a lookup then an insert through the kernels: it answers 1 exactly when the lookup
+ * before would have answered absent, and leaves the same bits. Small filters, so that many
+ * keys find their bits already set; every k the default sizing picks at these FPRs. */
+static void add_one_is_lookup_then_insert(void **state) {
+    (void)state;
+    const size_t n = 20000;
+    uint64_t *h = test_hashes(n, 21);
+    for (size_t i = 0; i < n; i += 5) h[i] = h[i / 3]; /* repeats */
+    const double fprs[] = {0.3, 0.01, 1e-6};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t p = 0; p < 3; p++) {
+            fl_filter *a = sized(variants[i], n / 4, fprs[p]);
+            fl_filter *b = sized(variants[i], n / 4, fprs[p]);
+            assert_non_null(a->desc->add_one);
+            fl_kview v = fl_view(a);
+            size_t fresh = 0, dup = 0;
+            for (size_t j = 0; j < n; j++) {
+                int absent = !fl_contains_hash(b, h[j]);
+                assert_int_equal(fl_insert_hashes(b, &h[j], 1, NULL), FL_OK);
+                int got = a->desc->add_one(&v, h[j]);
+                assert_int_equal(got, absent);
+                fresh += got;
+                dup += !got;
+            }
+            assert_true(fresh > 0 && dup > 0);
+            assert_memory_equal(a->data, b->data, a->bytes);
+            fl_free(a);
+            fl_free(b);
+        }
+    assert_null(fl_variant_desc_of(FL_CUCKOO)->add_one);
+    free(h);
+}
+
 static void byte_and_integer_keys(void **state) {
     (void)state;
     for (size_t i = 0; i < 5; i++) {
@@ -452,6 +486,7 @@ static void null_arguments_are_errors(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_false_negatives),
+        cmocka_unit_test(add_one_is_lookup_then_insert),
         cmocka_unit_test(byte_and_integer_keys),
         cmocka_unit_test(single_and_batch_agree),
         cmocka_unit_test(integer_key_batches),

@@ -63,6 +63,51 @@ static void atomic_reg64(const fl_kview *v, uint64_t h) {
     or64(&w[fl_reduce32((uint32_t)(h >> 32), v->units)], fl_reg64_mask(h, v->k));
 }
 
+/* One key's bits set, answering whether any of them was clear: the test and the insert of
+ * an add that must say whether the key was new (BF.ADD, fl_sbf_add_*) in one pass over the
+ * words, where a one-key lookup then an insert would read them twice. The same bits as the
+ * insert kernels; 0 exactly when a lookup before the insert would have answered "present". */
+int fl_bloom_add_one_classic(const fl_kview *v, uint64_t h) {
+    uint64_t g = h, step = fl_classic_step(h), clear = 0;
+    uint64_t *w = v->data;
+    for (uint32_t j = 0; j < v->k; j++, g += step) {
+        uint64_t *x = &w[fl_reduce32((uint32_t)(g >> 32), v->units)], m = 1ull << (g & 63);
+        clear |= m & ~*x;
+        *x |= m;
+    }
+    return clear != 0;
+}
+
+int fl_bloom_add_one_block512(const fl_kview *v, uint64_t h) {
+    uint64_t *b = (uint64_t *)fl_block512_at(v, h), clear = 0;
+    uint32_t lo = (uint32_t)h;
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < v->k; i++) {
+        uint32_t p = (lo * FL_SALT[i]) >> 23;
+        uint64_t m = 1ull << (p & 63);
+        clear |= m & ~b[p >> 6];
+        b[p >> 6] |= m;
+    }
+    return clear != 0;
+}
+
+int fl_bloom_add_one_split256(const fl_kview *v, uint64_t h) {
+    uint32_t *b = (uint32_t *)fl_split256_at(v, h), clear = 0;
+    for (int w = 0; w < 8; w++) {
+        uint32_t m = fl_split256_bit((uint32_t)h, w);
+        clear |= m & ~b[w];
+        b[w] |= m;
+    }
+    return clear != 0;
+}
+
+int fl_bloom_add_one_reg64(const fl_kview *v, uint64_t h) {
+    uint64_t *w = (uint64_t *)v->data + fl_reduce32((uint32_t)(h >> 32), v->units);
+    uint64_t m = fl_reg64_mask(h, v->k), clear = m & ~*w;
+    *w |= m;
+    return clear != 0;
+}
+
 /* The batch entries the descriptors of src/core/variants.c name. */
 #define ATOMIC_BATCH(fam)                                                                    \
     fl_status fl_bloom_insert_atomic_##fam(fl_filter *f, const uint64_t *hashes, size_t n) {  \

@@ -96,6 +96,9 @@ struct fl_variant_desc {
      * span the array, counting holds counters, cuckoo has two buckets). */
     int (*unit_probe)(const fl_kview *unit, uint64_t h);
     fl_status (*insert_atomic)(fl_filter *f, const uint64_t *hashes, size_t n);
+    /* Bit arrays: sets one key's bits and returns 1 if any was clear, 0 if the key was
+     * already reported (a lookup and an insert in one pass; src/bloom/bloom.c). */
+    int (*add_one)(const fl_kview *v, uint64_t h);
     fl_status (*merge)(fl_filter *dst, const fl_filter *src);
     /* fl_info's occupancy fields: bits_set, fill, stash_used. */
     void (*occupancy)(const fl_filter *f, fl_info *out);
@@ -178,6 +181,10 @@ fl_status fl_bloom_insert_atomic_classic(fl_filter *f, const uint64_t *hashes, s
 fl_status fl_bloom_insert_atomic_block512(fl_filter *f, const uint64_t *hashes, size_t n);
 fl_status fl_bloom_insert_atomic_split256(fl_filter *f, const uint64_t *hashes, size_t n);
 fl_status fl_bloom_insert_atomic_reg64(fl_filter *f, const uint64_t *hashes, size_t n);
+int fl_bloom_add_one_classic(const fl_kview *v, uint64_t h);
+int fl_bloom_add_one_block512(const fl_kview *v, uint64_t h);
+int fl_bloom_add_one_split256(const fl_kview *v, uint64_t h);
+int fl_bloom_add_one_reg64(const fl_kview *v, uint64_t h);
 void fl_bloom_occupancy(const fl_filter *f, fl_info *out);
 
 /* cuckoo.c */

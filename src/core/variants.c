@@ -79,7 +79,7 @@ static fl_kernel_slots slots_counting512(uint32_t k) {
 
 #define BLOOM_OPS(fam)                                                                       \
     .merge = fl_bloom_union, .insert_atomic = fl_bloom_insert_atomic_##fam,                  \
-    .occupancy = fl_bloom_occupancy
+    .add_one = fl_bloom_add_one_##fam, .occupancy = fl_bloom_occupancy
 
 static const fl_variant_desc classic = {
     .info = {.variant = FL_CLASSIC, .name = "classic",

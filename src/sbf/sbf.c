@@ -283,6 +283,7 @@ typedef struct link_kernels {
     fl_kview v;
     fl_kernel_slots slots;
     const fl_kernel_table *t;
+    int (*add_one)(const fl_kview *v, uint64_t h); /* the variant's test-and-set */
 } link_kernels;
 
 static inline const fl_kernel_table *link_table(const fl_sbf *s, const fl_sbf_link *l) {
@@ -293,9 +294,11 @@ static inline const fl_kernel_table *link_table(const fl_sbf *s, const fl_sbf_li
 static inline __attribute__((always_inline)) link_kernels kernels_of(const fl_sbf *s,
                                                                      uint32_t i) {
     const fl_sbf_link *l = fl_sbf_link_at(s, i);
+    const fl_variant_desc *d = fl_variant_desc_of((fl_variant)l->variant);
     link_kernels k = {.v = {l->data, l->units, l->k, NULL, 0},
-                      .slots = fl_variant_desc_of((fl_variant)l->variant)->kernel_slots(l->k),
-                      .t = link_table(s, l)};
+                      .slots = d->kernel_slots(l->k),
+                      .t = link_table(s, l),
+                      .add_one = d->add_one};
     return k;
 }
 
@@ -431,15 +434,32 @@ static fl_status insert_new(fl_sbf *s, link_kernels *k, uint64_t h) {
     return FL_OK;
 }
 
+/* Adds a key unless sub-filters [from, newest] report it: 1 if it was new (inserted in the
+ * newest, grown first if that was at capacity), 0 if present, or an error (a negative
+ * fl_status). While the newest has room, its test-and-set is the lookup and the
+ * insert in one pass (a key whose bits are all set is present and changes nothing); a full
+ * newest is probed first, so that a present key does not make the chain grow. */
+static int add_new(fl_sbf *s, link_kernels *k, uint32_t from, uint64_t h) {
+    if (contains_range(s, from, s->count - 1, h)) return 0;
+    fl_sbf_link *l = fl_sbf_link_at(s, s->count - 1);
+    if (k->add_one && l->keys < l->cap) {
+        if (!k->add_one(&k->v, h)) return 0;
+        l->keys++;
+        return 1;
+    }
+    if (probe(k, h)) return 0;
+    fl_status st = insert_new(s, k, h);
+    return st == FL_OK ? 1 : -(int)st;
+}
+
 fl_status fl_sbf_add_hash(fl_sbf *s, uint64_t hash, int *added) {
     if (added) *added = 0;
     if (!s) return FL_ERR_INVALID_ARG;
-    uint32_t last = s->count - 1;
-    link_kernels k = kernels_of(s, last);
-    if (probe(&k, hash) || contains_range(s, 0, last, hash)) return FL_OK;
-    fl_status st = insert_new(s, &k, hash);
-    if (st == FL_OK && added) *added = 1;
-    return st;
+    link_kernels k = kernels_of(s, s->count - 1);
+    int r = add_new(s, &k, 0, hash);
+    if (r < 0) return (fl_status)-r;
+    if (added) *added = r;
+    return FL_OK;
 }
 
 fl_status fl_sbf_add_bytes(fl_sbf *s, const void *key, size_t len, int *added) {
@@ -465,13 +485,15 @@ fl_status fl_sbf_add_hashes(fl_sbf *s, const uint64_t *hashes, size_t n, uint8_t
         uint32_t from = s->count - 1;
         link_kernels k = kernels_of(s, from); /* the newest's, kept by insert_new */
         for (size_t j = 0; j < len; j++) {
-            uint64_t h = hashes[at + j];
-            if (seen[j] || probe(&k, h) || contains_range(s, from, s->count - 1, h)) continue;
-            fl_status st = insert_new(s, &k, h);
-            if (st != FL_OK) {
+            if (seen[j]) continue;
+            /* Sub-filters grown during this chunk, older than the newest now, may hold an
+             * earlier copy of the key from this chunk: add_new looks there too. */
+            int r = add_new(s, &k, from, hashes[at + j]);
+            if (r < 0) {
                 if (count) *count = done;
-                return st;
+                return (fl_status)-r;
             }
+            if (!r) continue;
             if (added) added[at + j] = 1;
             done++;
         }
