@@ -24,22 +24,27 @@
 
 #include "fuse_simd.h"
 
-FL_INLINE __m512i mix64(__m512i z) {
-    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 30));
-    z = _mm512_mullo_epi64(z, _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull));
-    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 27));
-    z = _mm512_mullo_epi64(z, _mm512_set1_epi64((long long)0x94d049bb133111ebull));
-    return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
-}
+/* SplitMix64's finalizer (vpmullq) and fl_fuse_reduce's t = (h >> 32) * range +
+ * ((h & 0xffffffff) * range >> 32), whose high half is p0, per 64-bit lane, in W-bit vectors:
+ * mix64_512 / reduce_512 for the loads form, mix64_256 / reduce_256 for the gathers. */
+#define FUSE_HASH_AT_WIDTH(W, set1)                                                          \
+    FL_INLINE __m##W##i mix64_##W(__m##W##i z) {                                             \
+        z = _mm##W##_xor_si##W(z, _mm##W##_srli_epi64(z, 30));                               \
+        z = _mm##W##_mullo_epi64(z, set1((long long)0xbf58476d1ce4e5b9ull));                 \
+        z = _mm##W##_xor_si##W(z, _mm##W##_srli_epi64(z, 27));                               \
+        z = _mm##W##_mullo_epi64(z, set1((long long)0x94d049bb133111ebull));                 \
+        return _mm##W##_xor_si##W(z, _mm##W##_srli_epi64(z, 31));                            \
+    }                                                                                        \
+    FL_INLINE __m##W##i reduce_##W(__m##W##i h, __m##W##i range) {                           \
+        return _mm##W##_add_epi64(_mm##W##_mul_epu32(_mm##W##_srli_epi64(h, 32), range),     \
+                                  _mm##W##_srli_epi64(_mm##W##_mul_epu32(h, range), 32));    \
+    }
+FUSE_HASH_AT_WIDTH(512, _mm512_set1_epi64)
+FUSE_HASH_AT_WIDTH(256, _mm256_set1_epi64x)
 
-/* 8 keys: their hashes, and fl_fuse_reduce's t, whose high half is p0. */
+/* 8 keys: their hashes. */
 FL_INLINE __m512i hash8(const uint64_t *keys, __m512i seed_mix) {
-    return mix64(_mm512_add_epi64(_mm512_loadu_si512((const void *)keys), seed_mix));
-}
-FL_INLINE __m512i reduce8(__m512i h, __m512i range) {
-    /* ((h >> 32) * range + ((h & 0xffffffff) * range >> 32)); p0 is its high half */
-    return _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), range),
-                            _mm512_srli_epi64(_mm512_mul_epu32(h, range), 32));
+    return mix64_512(_mm512_add_epi64(_mm512_loadu_si512((const void *)keys), seed_mix));
 }
 
 /* The loads form, 16 keys: the XOR of their cells and words, masked to the cell width (0
@@ -60,7 +65,7 @@ FL_INLINE __m512i probe16_loads(const fl_fuse_view *v, const uint64_t *keys, int
     __m512i lo = _mm512_permutex2var_epi32(a, even, b);
     __m512i hi = _mm512_permutex2var_epi32(a, odd, b);
     __m512i p[4];
-    p[0] = _mm512_permutex2var_epi32(reduce8(a, range), odd, reduce8(b, range));
+    p[0] = _mm512_permutex2var_epi32(reduce_512(a, range), odd, reduce_512(b, range));
     __m512i len2 = _mm512_add_epi32(len, len);
     __m512i x1 = _mm512_or_si512(_mm512_srli_epi32(lo, 18), _mm512_slli_epi32(hi, 14));
     p[1] = _mm512_xor_si512(_mm512_add_epi32(p[0], len), _mm512_and_si512(x1, mask));
@@ -90,17 +95,6 @@ FL_INLINE __m512i probe16_loads(const fl_fuse_view *v, const uint64_t *keys, int
 #define TERN_XOR3 0x96       /* a ^ b ^ c */
 #define TERN_AND_XOR 0x78    /* a ^ (b & c) */
 #define TERN_XOR_AND 0x28    /* (a ^ b) & c */
-FL_INLINE __m256i mix64_256(__m256i z) {
-    z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 30));
-    z = _mm256_mullo_epi64(z, _mm256_set1_epi64x((long long)0xbf58476d1ce4e5b9ull));
-    z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 27));
-    z = _mm256_mullo_epi64(z, _mm256_set1_epi64x((long long)0x94d049bb133111ebull));
-    return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
-}
-FL_INLINE __m256i reduce4(__m256i h, __m256i range) {
-    return _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(h, 32), range),
-                            _mm256_srli_epi64(_mm256_mul_epu32(h, range), 32));
-}
 /* The positions (p[0..arity)) and the word of 8 keys. */
 typedef struct pos8 {
     __m256i p[4], word;
@@ -118,7 +112,7 @@ FL_INLINE void positions8(const fl_fuse_view *v, const uint64_t *keys, int arity
         _mm256_loadu_si256((const __m256i *)(const void *)(keys + 4)), seed_mix));
     __m256i lo = _mm256_permutex2var_epi32(a, even, b);
     __m256i hi = _mm256_permutex2var_epi32(a, odd, b);
-    __m256i p0 = _mm256_permutex2var_epi32(reduce4(a, range), odd, reduce4(b, range));
+    __m256i p0 = _mm256_permutex2var_epi32(reduce_256(a, range), odd, reduce_256(b, range));
     __m256i len2 = _mm256_add_epi32(len, len);
     /* h >> 18 = lo >> 18 | hi << 14 in the bits seg_mask (< 2^18) keeps */
     __m256i x1 = _mm256_or_si256(_mm256_srli_epi32(lo, 18), _mm256_slli_epi32(hi, 14));
