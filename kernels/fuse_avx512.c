@@ -140,8 +140,10 @@ FL_INLINE __m256i cells8(const fl_fuse_view *v, const pos8 *q, int arity, int bi
 #define STAGE 2 /* groups of 8 keys whose positions are computed before their cells are read */
 
 /* The table's lookups and retrievals (gather = 1) gather; the loads form (gather = 0,
- * fl_fuse_kernels_loads_avx512) is its own candidate of the kernel choice (src/cpu/
- * kernel_rules.c takes it where it was measured ahead: 3-wise arrays in cache on AMD Zen 5). */
+ * fl_fuse_kernels_loads_avx512) is its own candidate of the kernel choice: the rules of
+ * src/cpu/kernel_rules.c or a `filterlab tune` wisdom file pick between the two per CPU and
+ * size class (on AMD Zen 5 the 16-lane loads led 3-wise arrays up to 2 MiB against the
+ * earlier 16-lane gathers: results/zen5-kvm-2c-5bce/static/avx512_gather_vs_loads_ab.txt). */
 FL_INLINE size_t contains_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
                                uint8_t *out, int arity, int bits, int gather,
                                fl_fuse_contains_fn tail) {
