@@ -47,28 +47,65 @@ FL_INLINE __m512i split256_bits(__m512i h, __m512i sel, __m512i salts) {
                              _mm512_srli_epi32(_mm512_mullo_epi32(lo, salts), 27));
 }
 
+/* Byte offset of hashes[i]'s block: unit_at's ((hi * units) >> 32) * 32 as one shift and an
+ * AND ((x >> 32) << 5 == (x >> 27) & ~31), so the scalar side adds one shift a key to port
+ * 0 or 6, not two: with the vector multiplies and shifts on port 0, port 6 takes them. */
+FL_INLINE size_t block_offset(const uint64_t *hashes, size_t i, uint32_t units) {
+    uint32_t hi;
+    memcpy(&hi, (const unsigned char *)hashes + 8 * i + 4, 4);
+    return (size_t)((((uint64_t)hi * units) >> 27) & ~(uint64_t)31);
+}
+
+/* The lookups' bit masks of keys 2p and 2p + 1 (lanes 0..7, 8..15), built to spare port 0,
+ * which runs every 512-bit multiply and shift (Golden Cove fuses port 1's vector unit into
+ * port 0 while 512-bit micro-ops are in flight): the low halves are broadcast by loads (the
+ * second a merge-masked one, which may run on port 0 or 5) instead of a port-5 permute, and
+ * 1 << s comes from a two-table vpermi2d of the 32 powers of two (port 5) instead of vpsllvd
+ * (port 0). Together with block_offset and zero_bytes_gpr: 1.06x faster split256 batch
+ * lookups at 100K keys on Emerald Rapids (results/emeraldrapids-kvm-2c-5bce/against/
+ * fastfilter_cpp/fuse-onekey/split256-batch-ports-ab.md). */
+FL_INLINE __m512i split256_pair_bits(const uint64_t *hashes, size_t i, __m512i salts,
+                                     __m512i pow_lo, __m512i pow_hi) {
+    __m512i x = _mm512_mask_set1_epi32(_mm512_set1_epi32((int)low_at(hashes, i)), 0xff00,
+                                       (int)low_at(hashes, i + 1));
+    __m512i s = _mm512_srli_epi32(_mm512_mullo_epi32(x, salts), 27);
+    return _mm512_permutex2var_epi32(pow_lo, s, pow_hi);
+}
+
+/* zero_bytes, kept in general registers: GCC otherwise does its last XOR as kmovq, kandnq
+ * and kmovq in the mask registers, three more micro-ops on ports 0 and 5, the ones the
+ * vector work saturates. */
+FL_INLINE uint64_t zero_bytes_gpr(uint64_t m) {
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t nz = ((((m & lo7) + lo7) | m) & 0x8080808080808080ull) >> 7;
+    __asm__("" : "+r"(nz));
+    return nz ^ 0x0101010101010101ull;
+}
+
 FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
     const uint8_t *base = (const uint8_t *)f->data;
     const __m512i salts = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)FL_SALT));
-    const __m512i sel[4] = {PAIR_SEL(0), PAIR_SEL(1), PAIR_SEL(2), PAIR_SEL(3)};
+    const __m512i pow_lo = _mm512_setr_epi32(1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 4, 1 << 5,
+                                             1 << 6, 1 << 7, 1 << 8, 1 << 9, 1 << 10, 1 << 11,
+                                             1 << 12, 1 << 13, 1 << 14, 1 << 15);
+    const __m512i pow_hi = _mm512_slli_epi32(pow_lo, 16);
     size_t i = 0, pos = 0;
     for (; i + 8 <= n; i += 8) {
         if (prefetch && i + PF_DIST + 8 <= n)
             prefetch8(base, 32, hashes, i + PF_DIST, f->units, 0);
-        __m512i h = load8(hashes, i);
         __mmask16 miss[4];
         for (int p = 0; p < 4; p++) {
-            const uint8_t *b0 = base + 32 * unit_at(hashes, i + 2 * (size_t)p, f->units);
-            const uint8_t *b1 = base + 32 * unit_at(hashes, i + 2 * (size_t)p + 1, f->units);
-            __m512i bit = split256_bits(h, sel[p], salts);
+            const uint8_t *b0 = base + block_offset(hashes, i + 2 * (size_t)p, f->units);
+            const uint8_t *b1 = base + block_offset(hashes, i + 2 * (size_t)p + 1, f->units);
+            __m512i bit = split256_pair_bits(hashes, i + 2 * (size_t)p, salts, pow_lo, pow_hi);
             __m512i blk = _mm512_inserti64x4(
                 _mm512_castsi256_si512(_mm256_load_si256((const __m256i *)b0)),
                 _mm256_load_si256((const __m256i *)b1), 1);
             /* bit has one bit per lane, so "blk & bit == 0" is exactly "bit missing". */
             miss[p] = _mm512_testn_epi32_mask(blk, bit);
         }
-        uint64_t hit = zero_bytes(join4(miss));
+        uint64_t hit = zero_bytes_gpr(join4(miss));
         memcpy(out + i, &hit, 8);
         pos += (size_t)__builtin_popcountll(hit);
     }

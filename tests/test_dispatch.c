@@ -444,6 +444,8 @@ static void rules_on_fake_cpus(void **state) {
         {&emr, x86, "cms.update_cons", FL_SIZE_L2, "scalar", "11.3"},
         {&emr, x86, "cms.update_cons", FL_SIZE_DRAM, "avx2", "52.0"},
         {&emr, x86, "bloom.contains.split256", FL_SIZE_L1, "avx512", "Emerald Rapids"},
+        {&emr, x86, "fuse.contains.3_8", FL_SIZE_L2, "avx512", "2.74"},
+        {&emr, x86, "fuse.contains.4_16", FL_SIZE_DRAM, "avx512", "2.74"},
         {&emr, no512, "bloom.contains.classic", FL_SIZE_L1, "scalar", "not measured"},
         {&skx, x86, "bloom.contains.classic", FL_SIZE_L1, "scalar", "Gather Data Sampling"},
         {&skx, x86, "bloom.contains.reg64", FL_SIZE_L1, "avx512", "widest"},

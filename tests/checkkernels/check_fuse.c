@@ -20,8 +20,8 @@
 #define NQ 4000
 #define CANARY 0xa7u
 
-/* 1.2M keys: past 2 MiB of cells in every shape, where the AVX-512 lookups switch from
- * scalar loads to gathers (kernels/fuse_avx512.c's use_gather); below it, the loads. */
+/* 1.2M keys: past 2 MiB of cells in every shape, the L2 size class of most x86 cores, where
+ * the automatic choice may take another form of a kernel (src/cpu/kernel_rules.c). */
 static const size_t set_sizes[] = {1, 2, 5, 100, 3001, 300000, 1200000};
 
 static const struct {
