@@ -58,8 +58,7 @@ FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
             uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
             int r = VQF_BLOCK_HAS(base + (size_t)i1 * FL_VQF_BLOCK_BYTES, b, fp);
             uint32_t i2 = fl_vqf_alt(i1, b, fp, nb);
-            uint32_t keep = (uint32_t)0 - (uint32_t)r; /* found: block1 again */
-            pf_read(base + (size_t)((i1 & keep) | (i2 & ~keep)) * FL_VQF_BLOCK_BYTES);
+            pf_read(base + (size_t)(FL_VQF_COIN(r) ? i1 : i2) * FL_VQF_BLOCK_BYTES);
             out[g + i] = (uint8_t)r;
             pos += (size_t)r;
             pend[np] = (uint64_t)i2 << 32 | (uint64_t)i << 16 | b << 8 | fp;
