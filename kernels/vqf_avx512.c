@@ -3,8 +3,9 @@
  *
  * Lookups: a block's 48 slots compared with the key's fingerprint in one 64-byte vpcmpeqb
  * into a mask register (the metadata's 16 bytes compare too and are shifted out), ANDed with
- * the bucket's slots (one popcnt, two pdeps and rotations): include/filterlab_vqf.h's
- * fl_vqf_block_has as this file's flags compile it. The loop is kernels/vqf_loop.h's.
+ * the bucket's slots (one popcnt, one pdep for both ends of the run, a rotation):
+ * include/filterlab_vqf.h's fl_vqf_block_has as this file's flags compile it. The loop is
+ * kernels/vqf_loop.h's.
  *
  * Inserts and deletes: kernels/vqf_update.h's, with the select as pdep and tzcnt, a delete's
  * search as the lookup's compare, and the slot shift as one 64-byte register: the block moved

@@ -96,7 +96,17 @@ static void test_select(void **state) {
             if (got != want)
                 fail_msg("md %016" PRIx64 " %016" PRIx64 " bucket %u: %012" PRIx64 ", want %012" PRIx64,
                          md[0], md[1], b, got, want);
+            /* the one-pdep form and the two-select form agree on every bucket */
+            uint32_t c = (uint32_t)__builtin_popcountll(md[0]);
+            assert_int_equal(got, fl_vqf_bucket_mask_two_selects(md[0], md[1], c, b));
         }
+        /* metadata no filter holds (any 128 bits, any bucket up to 127): still slots of the
+         * block only, so no lookup reads past it */
+        uint64_t rlo = splitmix(&s), rhi = splitmix(&s);
+        if (t % 4 == 1) rlo = ~0ull;
+        if (t % 4 == 2) rhi = 0;
+        for (uint32_t b = 0; b < 128; b++)
+            assert_true(fl_vqf_bucket_mask(rlo, rhi, b) >> FL_VQF_SLOTS == 0);
     }
 }
 
