@@ -1,8 +1,8 @@
 /*
  * The gcf module's AVX-512 kernel (-mavx512f/bw/vl/dq -mbmi2): 8 keys per iteration, a key
  * per qword lane. The lanes compute include/filterlab_gcf.h's two buckets and slot pattern
- * with the shape's shift counts and masks made once per call (gcf_consts8, from the view's
- * fl_gcf_geom), gather the two bucket words, and run the header's slot test in the 32 16-bit
+ * with the shape's shift counts and masks made once per call (kernels/gcf_loop.h's
+ * gcf_lane_consts, from the view's fl_gcf_geom), gather the two bucket words, and run the header's slot test in the 32 16-bit
  * lanes of each gathered vector (fl_gcf_lane_match: a subtract and one ternary each; the two
  * results' word-wise minimum has a zero word where either had one, so one test into a mask
  * register, 4 bits per key). Tables past PF_MIN_BYTES get both words of the keys PF_DIST
@@ -16,8 +16,9 @@
  * count is a vector, the column's 16 x 16-bit multiply-high is one vpmulhuw, the tag's
  * 0 -> 1 is one vpmaxub, and the pattern's two bytes come from one blend and one byte
  * shuffle: about 22 vector micro-ops per 8 keys besides the gathers, where the forms
- * computed from c, K and W at every key took about 40
- * (results/emeraldrapids-kvm-2c-5bce/gcf/lookups.md).
+ * computed from c, K and W at every key took about 40 (batch lookups of the filter grown to
+ * 800K keys: 1.07x a cuckoo16 filter's time, 2.29x before, in one period of a loaded
+ * machine: results/emeraldrapids-kvm-2c-5bce/gcf/lookups-batch-kernel-loaded*.md).
  */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) || !defined(__BMI2__)
 #error "kernels/gcf_avx512.c needs -mavx512f -mavx512bw -mavx512dq -mbmi2"
@@ -31,52 +32,28 @@
 
 #define V(x) _mm512_set1_epi64((long long)(x))
 
-/* A shape's vectors: every lane the same (see fl_gcf_geom for the fields' meaning). */
-typedef struct gcf_consts8 {
-    __m512i col_mul; /* c in the low word of each qword, 0 in the others: vpmulhuw's factor */
-    __m512i kbits;   /* K: the column's shift, and the pattern's (h * 2^K) */
-    __m512i yshift;  /* y = h >> (64 - K - W') */
-    __m512i ytop;    /* h >> (64 - W'): the stripe's top W' bits (y >> K); 64 gives 0 */
-    __m512i rmask;   /* bits [W', K) */
-    __m512i altsh;   /* 32 - W' */
-    __m512i alt_or;  /* 1; 0 when W' = 0 */
-} gcf_consts8;
-
-FL_INLINE gcf_consts8 gcf_consts8_of(const gcf_shape *s) {
-    const fl_gcf_geom *g = &s->geom;
-    gcf_consts8 k;
-    k.col_mul = V(g->columns);
-    k.kbits = V(s->kbits);
-    k.yshift = V(g->yshift);
-    k.ytop = V((uint32_t)g->yshift + g->kshift);
-    k.rmask = V(g->rmask);
-    k.altsh = V(32u - (uint32_t)__builtin_ctzll(g->wmul));
-    k.alt_or = V(g->alt_or);
-    return k;
-}
-
 /* fl_gcf_buckets of 8 hashes in qword lanes; h1 is h with its low byte raised to at least
  * 1 (the tag in the low byte). */
-FL_INLINE void gcf_index8(__m512i h, __m512i h1, const gcf_consts8 *k, __m512i *i1,
+FL_INLINE void gcf_index8(__m512i h, __m512i h1, const __m512i *k, __m512i *i1,
                           __m512i *i2) {
     /* the column: (h bits [8, 24) * c) >> 16 in the low word, the other words 0 * x */
-    __m512i col = _mm512_sllv_epi64(_mm512_mulhi_epu16(_mm512_srli_epi64(h, 8), k->col_mul), k->kbits);
-    __m512i y = _mm512_srlv_epi64(h, k->yshift);
+    __m512i col = _mm512_sllv_epi64(_mm512_mulhi_epu16(_mm512_srli_epi64(h, 8), k[GCF_COL_MUL]), k[GCF_KBITS]);
+    __m512i y = _mm512_srlv_epi64(h, k[GCF_YSHIFT]);
     /* col | (y & rmask) | (h >> (64 - W')): the stripe rotated, in its column */
-    __m512i i = _mm512_ternarylogic_epi64(col, y, k->rmask, 0xf8); /* A | (B & C) */
-    *i1 = _mm512_or_si512(i, _mm512_srlv_epi64(h, k->ytop));
+    __m512i i = _mm512_ternarylogic_epi64(col, y, k[GCF_RMASK], 0xf8); /* A | (B & C) */
+    *i1 = _mm512_or_si512(i, _mm512_srlv_epi64(h, k[GCF_YTOP]));
     /* a(tag): (tag * mul mod 2^32) >> (32 - W') | alt_or; vpmulld keeps the low dword (the
      * high one is 0 * mul) */
     __m512i tag = _mm512_and_si512(h1, V(0xff));
-    __m512i alt = _mm512_srlv_epi64(_mm512_mullo_epi32(tag, V(FL_GCF_ALT_MUL)), k->altsh);
-    *i2 = _mm512_ternarylogic_epi64(*i1, alt, k->alt_or, 0x1e); /* A ^ (B | C) */
+    __m512i alt = _mm512_srlv_epi64(_mm512_mullo_epi32(tag, V(FL_GCF_ALT_MUL)), k[GCF_ALTSH]);
+    *i2 = _mm512_ternarylogic_epi64(*i1, alt, k[GCF_ALT_OR], 0x1e); /* A ^ (B | C) */
 }
 
 /* fl_gcf_pattern of 8 hashes, in the 4 words of each key's qword: the tag (h1's low byte)
  * and byte 7 of h * 2^K, whose top 7 bits are the key's extension bits (its bit 0, the
  * pattern's bit 8, is never compared: fl_gcf_lane_match's mask always holds bit 8). */
-FL_INLINE __m512i gcf_pattern8(__m512i h1, const gcf_consts8 *k) {
-    __m512i e = _mm512_sllv_epi64(h1, k->kbits);
+FL_INLINE __m512i gcf_pattern8(__m512i h1, const __m512i *k) {
+    __m512i e = _mm512_sllv_epi64(h1, k[GCF_KBITS]);
     /* byte 7 from e, the rest from h1 */
     __m512i b = _mm512_ternarylogic_epi64(e, h1, V(0xff00000000000000ull), 0xe4); /* C ? A : B */
     const __m512i rep = _mm512_broadcast_i32x4(
@@ -101,7 +78,10 @@ FL_INLINE unsigned any_of_4(uint32_t m) {
 FL_INLINE size_t gcf_contains_loop(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
     gcf_shape s = gcf_shape_of(f);
-    const gcf_consts8 k = gcf_consts8_of(&s);
+    uint64_t c[GCF_NCONSTS];
+    __m512i k[GCF_NCONSTS];
+    gcf_lane_consts(&s, c);
+    for (int j = 0; j < GCF_NCONSTS; j++) k[j] = V(c[j]);
     const __m512i tag_floor = V(1); /* vpmaxub: the low byte at least 1, the others as they are */
     const long long *base = (const long long *)(const void *)s.b;
     size_t i = 0, pos = 0;
@@ -109,7 +89,7 @@ FL_INLINE size_t gcf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
         if (prefetch && i + PF_DIST + 8 <= n) {
             __m512i ha = load8(hashes, i + PF_DIST), a1, a2;
             uint64_t ia[16];
-            gcf_index8(ha, _mm512_max_epu8(ha, tag_floor), &k, &a1, &a2);
+            gcf_index8(ha, _mm512_max_epu8(ha, tag_floor), k, &a1, &a2);
             _mm512_storeu_si512(ia, a1);
             _mm512_storeu_si512(ia + 8, a2);
             /* stored and reloaded, as kernels/cuckoo_avx512.c does: not 16 extractions */
@@ -117,10 +97,10 @@ FL_INLINE size_t gcf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
             for (int j = 0; j < 16; j++) pf_read(s.b + ia[j]);
         }
         __m512i h = load8(hashes, i), h1 = _mm512_max_epu8(h, tag_floor), i1, i2;
-        gcf_index8(h, h1, &k, &i1, &i2);
+        gcf_index8(h, h1, k, &i1, &i2);
         __m512i w1 = _mm512_i64gather_epi64(i1, base, 8);
         __m512i w2 = _mm512_i64gather_epi64(i2, base, 8);
-        __m512i pat = gcf_pattern8(h1, &k);
+        __m512i pat = gcf_pattern8(h1, k);
         __m512i miss = _mm512_min_epu16(gcf_miss8(w1, pat), gcf_miss8(w2, pat));
         pos += emit8(out + i, any_of_4((uint32_t)_mm512_testn_epi16_mask(miss, miss)));
     }
