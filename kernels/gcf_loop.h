@@ -3,7 +3,8 @@
  * no view makes a kernel read outside its payload (kernels/kernels.h), and the key-by-key
  * loop the scalar and NEON files use (each file has PF_MIN_BYTES, PF_DIST and pf_read from
  * its ISA's common header, the scalar file its own). The x86 files test 4 or 8 keys per
- * vector (the slot test in 16-bit lanes) and finish with this loop.
+ * vector (the slot test in 16-bit lanes, the shape's constants from gcf_lane_consts below)
+ * and finish with this loop.
  *
  * A key's two buckets are independent words, so on large tables the loop is bound by
  * memory: both words of the key PF_DIST keys ahead are prefetched once the table is past
