@@ -17,8 +17,9 @@
  * 0 -> 1 is one vpmaxub, and the pattern's two bytes come from one blend and one byte
  * shuffle: about 22 vector micro-ops per 8 keys besides the gathers, where the forms
  * computed from c, K and W at every key took about 40 (batch lookups of the filter grown to
- * 800K keys: 1.07x a cuckoo16 filter's time, 2.29x before, in one period of a loaded
- * machine: results/emeraldrapids-kvm-2c-5bce/gcf/lookups-batch-kernel-loaded*.md).
+ * 800K keys: 1.31x a cuckoo16 filter's time where those forms, run right after, took 1.44x,
+ * results/emeraldrapids-kvm-2c-5bce/gcf/lookups.md and lookups-base154aba3.md; 1.07x
+ * against 2.29x at load 5, lookups-batch-kernel-loaded*.md).
  */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) || !defined(__BMI2__)
 #error "kernels/gcf_avx512.c needs -mavx512f -mavx512bw -mavx512dq -mbmi2"
