@@ -35,8 +35,9 @@
  *
  * What is inlined depends on how the including file is compiled, never on a run-time guess:
  *   - cuckoo (8-, 12- and 16-bit fingerprints): always. 8 and 16 bits in SSE2 on x86-64 and
- *     NEON on AArch64, both baseline there, so no compiler flag is needed; portable SWAR code
- *     elsewhere and for 12 bits everywhere.
+ *     NEON on AArch64, both baseline there, so no compiler flag is needed; 12 bits in SSSE3
+ *     when the including file is compiled with it (-mssse3, -mavx2, x86-64-v2 and up);
+ *     portable SWAR code elsewhere.
  *   - split256: AVX2 when the including file is compiled with AVX2 (-mavx2, -march=x86-64-v3,
  *     -march=native on an AVX2 machine), NEON on AArch64; with BMI2 as well (-mbmi2,
  *     x86-64-v3), the one-variant handle's hash uses shrx (fl_mix64_one_key).
@@ -174,10 +175,25 @@ static inline int fl_cuckoo_stash_match(const fl_stash_entry *stash, uint32_t co
 }
 
 /* Both buckets of a key at once: one compare of 8 (or 16) slots. 12-bit slots have no
- * vector lane of their width: two 64-bit SWAR tests on every host. */
+ * vector lane of their width: a byte shuffle widens them where SSSE3 is compiled in, two
+ * 64-bit SWAR tests elsewhere. */
 static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uint32_t i1,
                                          uint32_t i2, uint32_t fp) {
     const uint8_t *d = (const uint8_t *)data;
+#if defined(FL_LOOKUP_X86) && defined(__SSSE3__)
+    if (fp_bits == 12) {
+        /* With pshufb (SSSE3: an -mavx2 build) the 8 slots become 16-bit lanes: bytes (0,1),
+         * (1,2), (3,4), (4,5) of each bucket hold its slots 0..3 in bits 0..11, 4..15, 0..11
+         * and 4..15; masked, each lane equals fp or fp << 4 (a dword of fp * 0x100001) iff
+         * its slot equals fp. Six vector instructions where the SWAR test below takes about
+         * a dozen, fp copied into every lane among them. */
+        __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(d + 6 * (size_t)i1)),
+                                       _mm_loadl_epi64((const __m128i *)(const void *)(d + 6 * (size_t)i2)));
+        x = _mm_shuffle_epi8(x, _mm_setr_epi8(0, 1, 1, 2, 3, 4, 4, 5, 8, 9, 9, 10, 11, 12, 12, 13));
+        x = _mm_and_si128(x, _mm_set1_epi32((int)0xfff00fffu));
+        return _mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_set1_epi32((int)(fp * 0x100001u)))) != 0;
+    }
+#endif
     if (fp_bits == 12)
         return (fl_cuckoo12_has(fl_cuckoo12_word(d, i1), fp) |
                 fl_cuckoo12_has(fl_cuckoo12_word(d, i2), fp)) != 0;
