@@ -141,4 +141,4 @@ FL_INLINE size_t get_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
 }
 
 /* contains3_8 ... get4_32, fl_fuse_kernels_loads_avx2 and fl_fuse_kernels_init_avx2() */
-FL_FUSE_X86_KERNELS(avx2, 1)
+FL_FUSE_X86_KERNELS(avx2)

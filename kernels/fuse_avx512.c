@@ -143,7 +143,9 @@ FL_INLINE __m256i cells8(const fl_fuse_view *v, const pos8 *q, int arity, int bi
  * fl_fuse_kernels_loads_avx512) is its own candidate of the kernel choice: the rules of
  * src/cpu/kernel_rules.c or a `filterlab tune` wisdom file pick between the two per CPU and
  * size class (on AMD Zen 5 the 16-lane loads led 3-wise arrays up to 2 MiB against the
- * earlier 16-lane gathers: results/zen5-kvm-2c-5bce/static/avx512_gather_vs_loads_ab.txt). */
+ * earlier 16-lane gathers: results/zen5-kvm-2c-5bce/static/avx512_gather_vs_loads_ab.txt;
+ * the 256-bit gathers here have been measured on Emerald Rapids only, so only its rule
+ * takes them: on AMD the Zen 4 rule keeps avx2, other CPUs the loads form). */
 FL_INLINE size_t contains_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
                                uint8_t *out, int arity, int bits, int gather,
                                fl_fuse_contains_fn tail) {
@@ -213,4 +215,4 @@ FL_INLINE size_t get_impl(const fl_fuse_view *v, const uint64_t *keys, size_t n,
 }
 
 /* contains3_8 ... get4_32, fl_fuse_kernels_loads_avx512 and fl_fuse_kernels_init_avx512() */
-FL_FUSE_X86_KERNELS(avx512, 1)
+FL_FUSE_X86_KERNELS(avx512)

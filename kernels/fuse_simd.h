@@ -46,9 +46,10 @@ FL_INLINE int gather_reaches(const fl_fuse_view *v, int arity) {
 /* The x86 files' entries over their
  *   contains_impl(v, keys, n, out, arity, bits, gather, tail)
  *   get_impl(v, keys, n, values, found, arity, bits, gather, tail)
- * FL_FUSE_X86_KERNELS(isa, table_gather) defines the table's entries (lookups with
- * gather = table_gather, retrievals with the gathers), the loads form's table
- * fl_fuse_kernels_loads_<isa> (gather = 0), and fl_fuse_kernels_init_<isa>(). */
+ * FL_FUSE_X86_KERNELS(isa) defines the table's entries (lookups and retrievals with the
+ * gathers, gather = 1), the loads form's table fl_fuse_kernels_loads_<isa> (gather = 0: a
+ * candidate of its own, which src/cpu/kernel_rules.c may pick), and
+ * fl_fuse_kernels_init_<isa>(). */
 #define FL_FUSE_CONTAINS(name, arity, bits, gather, shape)                                   \
     static size_t name(const fl_fuse_view *v, const uint64_t *keys, size_t n, uint8_t *out) { \
         return contains_impl(v, keys, n, out, arity, bits, gather,                           \
@@ -71,11 +72,11 @@ FL_INLINE int gather_reaches(const fl_fuse_view *v, int arity) {
         __asm__ volatile("" ::: "memory");                                                  \
     } while (0)
 
-#define FL_FUSE_X86_KERNELS(isa, table_gather)                                               \
-    FL_FUSE_CONTAINS(contains3_8, 3, 8, table_gather, FL_FUSE3_8)                            \
-    FL_FUSE_CONTAINS(contains3_16, 3, 16, table_gather, FL_FUSE3_16)                         \
-    FL_FUSE_CONTAINS(contains4_8, 4, 8, table_gather, FL_FUSE4_8)                            \
-    FL_FUSE_CONTAINS(contains4_16, 4, 16, table_gather, FL_FUSE4_16)                         \
+#define FL_FUSE_X86_KERNELS(isa)                                                             \
+    FL_FUSE_CONTAINS(contains3_8, 3, 8, 1, FL_FUSE3_8)                                       \
+    FL_FUSE_CONTAINS(contains3_16, 3, 16, 1, FL_FUSE3_16)                                    \
+    FL_FUSE_CONTAINS(contains4_8, 4, 8, 1, FL_FUSE4_8)                                       \
+    FL_FUSE_CONTAINS(contains4_16, 4, 16, 1, FL_FUSE4_16)                                    \
     FL_FUSE_GET(get3_16, 3, 16, 1, FL_BLOOMIER3_16)                                          \
     FL_FUSE_GET(get3_32, 3, 32, 1, FL_BLOOMIER3_32)                                          \
     FL_FUSE_GET(get4_16, 4, 16, 1, FL_BLOOMIER4_16)                                          \

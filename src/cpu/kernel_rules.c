@@ -70,9 +70,12 @@ static const rule rules[] = {
      "Emerald Rapids: conservative Count-Min updates 52.0 ns in avx2, 56.5 in avx512, 96.2 in "
      "scalar (depth 4, 64 MiB; " EMR_SRC ")"},
     {"emeraldrapids sapphirerapids", "fuse.contains.", ALL_CLASSES, FL_CAND_AVX512,
-     "Emerald Rapids: binary fuse lookups (8-bit, 3-wise) 2.74 ns in avx512, 3.18 in avx2, "
-     "3.94 in avx512-loads at 100K keys; 12.25, 15.06 and 14.24 at 10M (Emerald Rapids 2-vCPU "
-     "KVM guest, checkkernels --bench --min, 2026-11-27: the 256-bit gathers)"},
+     /* results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/fuse-onekey/
+      * fuse-kernels-checkkernels-ymm-gathers.txt (two runs at load 2.2-3.1) */
+     "Emerald Rapids: fuse lookups (8-bit, 3-wise) 2.74 ns in avx512 (256-bit gathers), 3.18 "
+     "in avx2, 3.94 in avx512-loads at 100K keys, 12.25, 15.06, 14.24 at 10M; avx512 led every "
+     "shape but 4-wise 16-bit at 10M (within 6%) (checkkernels --bench-only --min, "
+     "2026-11-27)"},
     {"emeraldrapids sapphirerapids", GATHERY, ALL_CLASSES, FL_CAND_AVX512,
      "Emerald Rapids: classic Bloom lookups 5.60 ns in avx512, 7.45 in avx2, 18.4 in scalar "
      "(1 MiB; " EMR_SRC "): gathers are fast here"},
