@@ -113,18 +113,6 @@ typedef struct fl_vqf fl_vqf;
 #define FL_VQF_INLINE static inline
 #endif
 
-/* A condition true for about half the keys at random (whether a key's block1 answered, in
- * the batch loop's choice of the line to prefetch): the hint makes GCC pick between two
- * values with cmov rather than and/or masks. (On the metadata word of fl_vqf_bucket_mask it
- * made GCC 12 emit a branch instead, so the masks stay there.) */
-#if defined(__clang__)
-#define FL_VQF_COIN(x) __builtin_unpredictable(x)
-#elif defined(__GNUC__) && __GNUC__ >= 9
-#define FL_VQF_COIN(x) __builtin_expect_with_probability((x), 1, 0.5)
-#else
-#define FL_VQF_COIN(x) (x)
-#endif
-
 #define FL_VQF_MIX 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio, odd */
 
 /* Lemire's multiply-shift range reduction, (x * n) >> 32: filterlab_inline.h's fl_reduce32,

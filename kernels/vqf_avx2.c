@@ -4,7 +4,8 @@
  * Lookups: a block's slots compared with the key's fingerprint in two 32-byte vpcmpeqb (the
  * metadata's 16 bytes compare too and are shifted out of the movemask), ANDed with the
  * bucket's slots (one popcnt, one pdep for both ends of the run, a rotation):
- * include/filterlab_vqf.h's fl_vqf_block_has as this file's flags compile it. The loop is kernels/vqf_loop.h's.
+ * include/filterlab_vqf.h's fl_vqf_block_has as this file's flags compile it. The loop is
+ * kernels/vqf_loop.h's.
  *
  * Inserts and deletes: kernels/vqf_update.h's, with the select as pdep and tzcnt, a delete's
  * search as the lookup's compare, and the slot shift as two overlapping 32-byte halves of the

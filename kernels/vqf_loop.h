@@ -14,8 +14,21 @@
 
 #include "simd_common.h"
 
-/* Both blocks of the key PF_DIST keys after key i, if there is one (the lookup loop below and
- * kernels/vqf_update.h's). */
+/* A condition true for about half the keys at random (whether a key's block1 answered, in
+ * the batch loop's choice of the line to prefetch): the hint makes GCC pick between two
+ * values with cmov rather than and/or masks. (On the metadata word of
+ * include/filterlab_vqf.h's fl_vqf_bucket_mask it made GCC 12 emit a branch instead, so the
+ * masks stay there.) */
+#if defined(__clang__)
+#define VQF_COIN(x) __builtin_unpredictable(x)
+#elif defined(__GNUC__) && __GNUC__ >= 9
+#define VQF_COIN(x) __builtin_expect_with_probability((x), 1, 0.5)
+#else
+#define VQF_COIN(x) (x)
+#endif
+
+/* Both blocks of the key PF_DIST keys after key i, if there is one (kernels/vqf_update.h's
+ * inserts and deletes; the lookups below prefetch block1 ahead and block2 when needed). */
 FL_INLINE void vqf_prefetch_ahead(const uint8_t *base, uint32_t nb, const uint64_t *hashes,
                                   size_t i, size_t n) {
     if (i + PF_DIST >= n) return;
@@ -58,7 +71,7 @@ FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
             uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
             int r = VQF_BLOCK_HAS(base + (size_t)i1 * FL_VQF_BLOCK_BYTES, b, fp);
             uint32_t i2 = fl_vqf_alt(i1, b, fp, nb);
-            pf_read(base + (size_t)(FL_VQF_COIN(r) ? i1 : i2) * FL_VQF_BLOCK_BYTES);
+            pf_read(base + (size_t)(VQF_COIN(r) ? i1 : i2) * FL_VQF_BLOCK_BYTES);
             out[g + i] = (uint8_t)r;
             pos += (size_t)r;
             pend[np] = (uint64_t)i2 << 32 | (uint64_t)i << 16 | b << 8 | fp;
