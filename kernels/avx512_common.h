@@ -29,12 +29,25 @@ FL_INLINE __m512i unit_index(__m512i h, __m512i units) {
     return reduce_lo(_mm512_srli_epi64(h, 32), units);
 }
 
-/* Bytes of m that are zero become 0x01, the others 0x00 (carry-free SWAR: the +0x7f sets
+/* Bytes of m that are nonzero become 0x01, the others 0x00 (carry-free SWAR: the +0x7f sets
  * bit 7 of a byte iff its low 7 bits are nonzero and cannot carry into the next byte). */
-FL_INLINE uint64_t zero_bytes(uint64_t m) {
+FL_INLINE uint64_t nonzero_bytes(uint64_t m) {
     const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
-    uint64_t nz = (((m & lo7) + lo7) | m) & 0x8080808080808080ull;
-    return (nz >> 7) ^ 0x0101010101010101ull;
+    return ((((m & lo7) + lo7) | m) & 0x8080808080808080ull) >> 7;
+}
+
+/* Bytes of m that are zero become 0x01, the others 0x00. */
+FL_INLINE uint64_t zero_bytes(uint64_t m) {
+    return nonzero_bytes(m) ^ 0x0101010101010101ull;
+}
+
+/* zero_bytes, kept in general registers: GCC otherwise may do its last XOR as kmovq, kandnq
+ * and kmovq in the mask registers, three more micro-ops on ports 0 and 5, the ones the
+ * vector work of a 512-bit loop saturates (split256's batch lookups). */
+FL_INLINE uint64_t zero_bytes_gpr(uint64_t m) {
+    uint64_t nz = nonzero_bytes(m);
+    __asm__("" : "+r"(nz));
+    return nz ^ 0x0101010101010101ull;
 }
 
 /* Four 16-bit lane masks as one 64-bit word, m[0] lowest. kunpck runs on port 5, next to

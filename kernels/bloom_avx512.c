@@ -72,16 +72,6 @@ FL_INLINE __m512i split256_pair_bits(const uint64_t *hashes, size_t i, __m512i s
     return _mm512_permutex2var_epi32(pow_lo, s, pow_hi);
 }
 
-/* zero_bytes, kept in general registers: GCC otherwise does its last XOR as kmovq, kandnq
- * and kmovq in the mask registers, three more micro-ops on ports 0 and 5, the ones the
- * vector work saturates. */
-FL_INLINE uint64_t zero_bytes_gpr(uint64_t m) {
-    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
-    uint64_t nz = ((((m & lo7) + lo7) | m) & 0x8080808080808080ull) >> 7;
-    __asm__("" : "+r"(nz));
-    return nz ^ 0x0101010101010101ull;
-}
-
 FL_INLINE size_t split256_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
                                    uint8_t *out, const int prefetch) {
     const uint8_t *base = (const uint8_t *)f->data;
