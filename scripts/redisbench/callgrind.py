@@ -17,13 +17,18 @@ CG_WARM = 200        # commands run before the counters are zeroed
 # Server functions by what they do, matched against callgrind's function names (Debian's
 # redis-server exports its symbols; its static functions stay nameless and count as
 # "other"). Self cost only: a function's callees are counted where they are.
+# Building a reply, inside call(): the module API's RM_ReplyWith* and the server's addReply*
+# under them. prepareClientToWrite runs for every reply element and calls
+# clientHasPendingReplies each time; the write path after call() calls that too, but once a
+# command, not once an item. Writing the reply out (writeToClient and below) is after call().
+REPLY_BUILD = (r"addReply.*|_addReply.*|prepareClientToWrite|clientHasPendingReplies|"
+               r"RM_ReplyWith.*|RM_ReplySetArrayLength|setDeferred.*")
 CG_CATEGORIES = [
     ("read and parse", r"^(processMultibulkBuffer|processInlineBuffer|processInputBuffer|"
      r"string2ll|createEmbeddedStringObject|createStringObject|createRawStringObject|"
      r"createObject|readQueryFromClient|sdsMakeRoomFor.*|_?sdsnewlen|sdsrange|"
      r"__strchr_.*|__memchr_.*|connSocketRead|read)$"),
-    ("reply", r"^(addReply.*|_addReply.*|prepareClientToWrite|clientHasPendingReplies|"
-     r"RM_ReplyWith.*|RM_ReplySetArrayLength|setDeferred.*|writeToClient|_writeToClient|"
+    ("reply", r"^(" + REPLY_BUILD + r"|writeToClient|_writeToClient|"
      r"handleClientsWithPendingWrites.*|connSocketWrite|write|writev)$"),
     ("allocation", r"^(malloc|free|calloc|realloc|malloc_usable_size|zmalloc.*|zfree|"
      r"zcalloc.*|ztrymalloc.*|zrealloc.*|decrRefCount|freeClientArgv|sdsfree|je_.*|"
@@ -40,8 +45,7 @@ CG_CATEGORIES = [
 # own code: building the reply (writing it out happens after call()) and reading each
 # argument's bytes (RM_StringPtrLen, the module API's only way to them). The floor under a
 # module's instructions, beside everything outside call().
-CG_FLOOR = r"^(addReply.*|_addReply.*|prepareClientToWrite|clientHasPendingReplies|" \
-    r"RM_ReplyWith.*|RM_ReplySetArrayLength|setDeferred.*|RM_StringPtrLen)$"
+CG_FLOOR = r"^(" + REPLY_BUILD + r"|RM_StringPtrLen)$"
 
 
 class CallgrindServer(RedisServer):
@@ -96,6 +100,44 @@ def callgrind_costs(path):
     return cost
 
 
+def callgrind_figures(cost, mine, commands, per):
+    """One row's figures from callgrind_costs' {(function, object): [self, inclusive]} of
+    `commands` commands of `per` items: instructions per command and per item, call()'s
+    share, the floor inside it (CG_FLOOR), the categories (the module: every function of an
+    object in `mine`, real paths), and the module's six most expensive functions."""
+    total = sum(v[0] for v in cost.values())
+    cats = {k: 0 for k, _ in CG_CATEGORIES}
+    cats["module"] = cats["other"] = 0
+    top, floor = {}, 0
+    for (fn, ob), (own, _) in cost.items():
+        if ob and os.path.realpath(ob) in mine:
+            cats["module"] += own
+            top[fn] = top.get(fn, 0) + own
+            continue
+        if fn and re.match(CG_FLOOR, fn):
+            floor += own
+        for k, rx in CG_CATEGORIES:
+            if fn and re.match(rx, fn):
+                cats[k] += own
+                break
+        else:
+            cats["other"] += own
+    call = sum(v[1] for (fn, _), v in cost.items() if fn == "call")
+    items = commands * per
+    return {
+        "items_per_command": per, "instructions_per_command": total / commands,
+        "instructions_per_item": total / items,
+        # call(): the command's execution (module code, module API, reply building) as
+        # opposed to reading, parsing, writing and the event loop.
+        "call_per_item": call / items,
+        # reply building and argument reading inside call() (CG_FLOOR)
+        "floor_in_call_per_item": floor / items,
+        "per_item": {k: v / items for k, v in cats.items()},
+        "module_top_per_item": sorted(((v / items, k) for k, v in top.items()),
+                                      reverse=True)[:6],
+    }
+
+
 def module_objects(module):
     """The module's object and the shared libraries it brings that redis-server does not
     link (filterlab's: libxxhash): the code counted as the module's."""
@@ -136,38 +178,7 @@ def callgrind_side(module, rows, out_dir):
             if len(dump) != 1:
                 raise RuntimeError(f"callgrind: {name}: no single new dump ({dump})")
             cost = callgrind_costs(os.path.join(out_dir, dump[0]))
-            total = sum(v[0] for v in cost.values())
-            cats = {k: 0 for k, _ in CG_CATEGORIES}
-            cats["module"] = cats["other"] = 0
-            top = {}
-            for (fn, ob), (own, _) in cost.items():
-                if ob and os.path.realpath(ob) in mine:
-                    cats["module"] += own
-                    top[fn] = top.get(fn, 0) + own
-                    continue
-                for k, rx in CG_CATEGORIES:
-                    if fn and re.match(rx, fn):
-                        cats[k] += own
-                        break
-                else:
-                    cats["other"] += own
-            call = sum(v[1] for (fn, _), v in cost.items() if fn == "call")
-            floor = sum(v[0] for (fn, ob), v in cost.items()
-                        if fn and re.match(CG_FLOOR, fn) and
-                        not (ob and os.path.realpath(ob) in mine))
-            items = CG_COMMANDS * per
-            res[name] = {
-                "items_per_command": per, "instructions_per_command": total / CG_COMMANDS,
-                "instructions_per_item": total / items,
-                # call(): the command's execution (module code, module API, reply building)
-                # as opposed to reading, parsing, writing and the event loop.
-                "call_per_item": call / items,
-                # reply building and argument reading inside call() (CG_FLOOR)
-                "floor_in_call_per_item": floor / items,
-                "per_item": {k: v / items for k, v in cats.items()},
-                "module_top_per_item": sorted(((v / items, k) for k, v in top.items()),
-                                              reverse=True)[:6],
-            }
+            res[name] = callgrind_figures(cost, mine, CG_COMMANDS, per)
         c.close()
     return res
 

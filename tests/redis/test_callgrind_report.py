@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """scripts/bench-redis --callgrind's arithmetic, without valgrind or a server: a callgrind
 output file read back (compressed names, self against inclusive costs, a call's cost line
-counted only inclusively) and the report's two bounds computed from made-up counts:
+counted only inclusively), one row's figures from its costs (categories, call(), the floor:
+a module's own functions never count in it) and the report's two bounds computed from
+made-up counts:
 
     tests/redis/test_callgrind_report.py
 
@@ -13,7 +15,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from redisbench.callgrind import CG_FLOOR, callgrind_costs, callgrind_markdown  # noqa: E402
+from redisbench.callgrind import (CG_FLOOR, callgrind_costs, callgrind_figures,  # noqa: E402
+                                  callgrind_markdown)
 import re  # noqa: E402
 
 FAILS = []
@@ -69,6 +72,22 @@ def main():
     check(c.get(("addReplyLongLong", srv)) == [40, 40], "compressed name (2) reused")
     check(c.get(("RM_StringPtrLen", srv)) == [7, 7], "relative line numbers")
     check(c.get(("cmd_add", mod)) == [25, 32], "a call into another object: inclusive only")
+    # one row: 2 commands of 10 items
+    fig = callgrind_figures({("call", srv): [100, 700], ("addReplyLongLong", srv): [40, 40],
+                             ("RM_StringPtrLen", srv): [20, 20], ("writeToClient", srv): [60, 60],
+                             ("processMultibulkBuffer", srv): [80, 80],
+                             ("addReplyFake", mod): [30, 30], ("cmd_add", mod): [50, 90]},
+                            {mod}, 2, 10)
+    check(fig["instructions_per_item"] == 380 / 20, f"total over items ({fig})")
+    check(fig["instructions_per_command"] == 190, "total over commands")
+    check(fig["call_per_item"] == 700 / 20, "call()'s inclusive cost over items")
+    check(fig["floor_in_call_per_item"] == 60 / 20,
+          "the floor: reply building and argument reading, not the write, not the module's")
+    check(fig["per_item"]["module"] == 80 / 20 and fig["per_item"]["reply"] == 100 / 20,
+          f"categories ({fig['per_item']})")
+    check(fig["per_item"]["read and parse"] == 4 and fig["per_item"]["other"] == 0,
+          "read and parse; nothing left over")
+    check(fig["module_top_per_item"][0] == (50 / 20, "cmd_add"), "the module's top function")
     for fn in ("addReplyLongLong", "RM_ReplyWithLongLong", "RM_StringPtrLen",
                "prepareClientToWrite"):
         check(re.match(CG_FLOOR, fn), f"{fn} is part of the floor")
