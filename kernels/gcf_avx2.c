@@ -23,7 +23,8 @@
  * its low byte raised to at least 1, the tag). */
 FL_INLINE void gcf_index4(__m256i h, __m256i h1, const __m256i *k, __m256i *i1,
                           __m256i *i2) {
-    __m256i col = _mm256_sllv_epi64(_mm256_mulhi_epu16(_mm256_srli_epi64(h, 8), k[GCF_COL_MUL]), k[GCF_KBITS]);
+    __m256i col = _mm256_sllv_epi64(_mm256_mulhi_epu16(_mm256_srli_epi64(h, 8), k[GCF_COL_MUL]),
+                                    k[GCF_KBITS]);
     __m256i y = _mm256_and_si256(_mm256_srlv_epi64(h, k[GCF_YSHIFT]), k[GCF_RMASK]);
     *i1 = _mm256_or_si256(_mm256_or_si256(col, y), _mm256_srlv_epi64(h, k[GCF_YTOP]));
     __m256i tag = _mm256_and_si256(h1, V(0xff));

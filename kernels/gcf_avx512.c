@@ -2,8 +2,8 @@
  * The gcf module's AVX-512 kernel (-mavx512f/bw/vl/dq -mbmi2): 8 keys per iteration, a key
  * per qword lane. The lanes compute include/filterlab_gcf.h's two buckets and slot pattern
  * with the shape's shift counts and masks made once per call (kernels/gcf_loop.h's
- * gcf_lane_consts, from the view's fl_gcf_geom), gather the two bucket words, and run the header's slot test in the 32 16-bit
- * lanes of each gathered vector (fl_gcf_lane_match: a subtract and one ternary each; the two
+ * gcf_lane_consts, from the view's fl_gcf_geom), gather the two bucket words, and run the
+ * header's slot test in the 32 16-bit lanes of each gathered vector (fl_gcf_lane_match: a subtract and one ternary each; the two
  * results' word-wise minimum has a zero word where either had one, so one test into a mask
  * register, 4 bits per key). Tables past PF_MIN_BYTES get both words of the keys PF_DIST
  * ahead prefetched; the tail runs kernels/gcf_loop.h's key loop. Checked against scalar by
@@ -18,8 +18,8 @@
  * shuffle: about 22 vector micro-ops per 8 keys besides the gathers, where the forms
  * computed from c, K and W at every key took about 40 (batch lookups of the filter grown to
  * 800K keys: 1.31x a cuckoo16 filter's time where those forms, run right after, took 1.44x,
- * results/emeraldrapids-kvm-2c-5bce/gcf/lookups.md and lookups-base154aba3.md; 1.07x
- * against 2.29x at load 5, lookups-batch-kernel-loaded*.md).
+ * results/emeraldrapids-kvm-2c-5bce/gcf/lookups-gcfbatch.md and lookups-base154aba3.md;
+ * 1.07x against 2.29x at load 5, lookups-batch-kernel-loaded*.md).
  */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) || !defined(__BMI2__)
 #error "kernels/gcf_avx512.c needs -mavx512f -mavx512bw -mavx512dq -mbmi2"
@@ -38,7 +38,8 @@
 FL_INLINE void gcf_index8(__m512i h, __m512i h1, const __m512i *k, __m512i *i1,
                           __m512i *i2) {
     /* the column: (h bits [8, 24) * c) >> 16 in the low word, the other words 0 * x */
-    __m512i col = _mm512_sllv_epi64(_mm512_mulhi_epu16(_mm512_srli_epi64(h, 8), k[GCF_COL_MUL]), k[GCF_KBITS]);
+    __m512i col = _mm512_sllv_epi64(_mm512_mulhi_epu16(_mm512_srli_epi64(h, 8), k[GCF_COL_MUL]),
+                                    k[GCF_KBITS]);
     __m512i y = _mm512_srlv_epi64(h, k[GCF_YSHIFT]);
     /* col | (y & rmask) | (h >> (64 - W')): the stripe rotated, in its column */
     __m512i i = _mm512_ternarylogic_epi64(col, y, k[GCF_RMASK], 0xf8); /* A | (B & C) */

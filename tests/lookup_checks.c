@@ -24,8 +24,10 @@
 
 /* Which code this compilation of the header inlines, for the test log. */
 const char *lookup_paths(void) {
-#if defined(FL_LOOKUP_X86)
-    const char *cuckoo = "cuckoo inline SSE2";
+#if defined(FL_LOOKUP_X86) && defined(__SSSE3__)
+    const char *cuckoo = "cuckoo inline SSE2 (12-bit: SSSE3 byte shuffle)";
+#elif defined(FL_LOOKUP_X86)
+    const char *cuckoo = "cuckoo inline SSE2 (12-bit: SWAR)";
 #elif defined(FL_LOOKUP_NEON)
     const char *cuckoo = "cuckoo inline NEON";
 #else

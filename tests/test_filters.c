@@ -40,7 +40,6 @@ static void no_false_negatives(void **state) {
     free(h);
 }
 
-/* Byte and integer keys go through the filter's hash; XXH64 is selectable. */
 /* The bit arrays' test-and-set (the descriptor's add_one, what scalable chains add with)
  * against a lookup then an insert through the kernels: it answers 1 exactly when the lookup
  * before would have answered absent, and leaves the same bits. Small filters, so that many
@@ -75,6 +74,7 @@ static void add_one_is_lookup_then_insert(void **state) {
     free(h);
 }
 
+/* Byte and integer keys go through the filter's hash; XXH64 is selectable. */
 static void byte_and_integer_keys(void **state) {
     (void)state;
     for (size_t i = 0; i < 5; i++) {
