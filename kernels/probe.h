@@ -180,6 +180,35 @@ static inline void fl_cuckoo_set(void *data, uint32_t fp_bits, uint32_t b, int s
     }
 }
 
+/* Puts fp in bucket b's first empty slot (the lowest-numbered slot holding 0) and returns 1;
+ * returns 0 if the bucket has none. One load of the bucket and fl_cuckoo_bucket_has's
+ * zero-lane test for fingerprint 0 (empty slots are exactly those holding 0) in place of a
+ * read per slot: Mycroft's test flags the lowest zero lane exactly (below it no lane
+ * borrows; lanes above it may be flagged falsely), so the lowest set bit is that lane's top
+ * bit, fp_bits * s + fp_bits - 1, and fp goes in with one OR and one store of the bucket's
+ * bytes (its 6 for 12-bit slots: nothing outside the bucket is written). The same slot as a
+ * slot-by-slot scan for a 0 picks (tests/test_cuckoo.c compares the tables the two build). A
+ * constant fp_bits folds the width tests away. */
+static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32_t b,
+                                            uint32_t fp) {
+    uint64_t empty = fl_cuckoo_bucket_has(data, fp_bits, b, 0);
+    if (!empty) return 0;
+    uint8_t *p = (uint8_t *)data + fl_cuckoo_bucket_bytes(fp_bits) * (size_t)b;
+    unsigned lane = (unsigned)__builtin_ctzll(empty) + 1u - fp_bits; /* its lowest bit */
+    if (fp_bits == 8) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        x |= fp << lane;
+        memcpy(p, &x, 4);
+    } else {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        x |= (uint64_t)fp << lane;
+        memcpy(p, &x, fl_cuckoo_bucket_bytes(fp_bits));
+    }
+    return 1;
+}
+
 static inline int fl_cuckoo_stash_has(const fl_kview *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     return fl_cuckoo_stash_match(f->stash, f->stash_count, i1, i2, fp);
 }

@@ -119,11 +119,16 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     return REDISMODULE_OK;
 }
 
-static void hash_items(const cf_value *c, RedisModuleString **items, flr_batch *b) {
-    for (size_t i = 0; i < b->n; i++) {
+/* Out of line: inlined into CF.INSERT's command function, the loop's pointers lived on the
+ * stack around its two calls per item (callgrind: 7 instructions an item). */
+static __attribute__((noinline)) void hash_items(const cf_value *c, RedisModuleString **items,
+                                                 flr_batch *b) {
+    const cf_chain *chain = c->chain;
+    uint64_t *hashes = b->hashes;
+    for (size_t i = 0, n = b->n; i < n; i++) {
         size_t len;
         const char *s = RedisModule_StringPtrLen(items[i], &len);
-        b->hashes[i] = cf_chain_hash(c->chain, s, len);
+        hashes[i] = cf_chain_hash(chain, s, len);
     }
 }
 
@@ -238,8 +243,8 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         flr_reply_status(ctx, st);
     } else {
         RedisModule_ReplyWithArray(ctx, (long)b.n);
-        for (size_t i = 0; i < b.n; i++)
-            RedisModule_ReplyWithLongLong(ctx, i >= added ? -1 : b.flags[i] ? 0 : 1);
+        for (size_t i = 0; i < added; i++) RedisModule_ReplyWithLongLong(ctx, !b.flags[i]);
+        for (size_t i = added; i < b.n; i++) RedisModule_ReplyWithLongLong(ctx, -1);
     }
     flr_touch(c);
     RedisModule_ReplicateVerbatim(ctx);

@@ -66,6 +66,7 @@ typedef struct cf_chain {
      * 500 bytes, a third of a 1,000-item 12-bit filter). */
     uint32_t f_alloc;
     fl_filter **f;
+    int hash_xxh3; /* the filters hash keys with XXH3, seed 0 (cf_chain_hash) */
 } cf_chain;
 
 /* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8, 12 or 16), FL_ERR_INVALID_ARG (bucket
@@ -76,6 +77,7 @@ fl_status cf_chain_create(const cf_config *cfg, cf_chain **out);
 /* The same with max_bytes set (the first filter is checked against it too). */
 fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_chain **out);
 void cf_chain_free(cf_chain *c);
+/* A key's hash, the one every filter of the chain gives it (fl_hash_bytes of any of them). */
 uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len);
 /* Adds one copy. FL_ERR_FULL: no filter could take it and the chain may not grow (or has
  * CF_FILTERS_MAX filters), or the chain may not grow and holds its capacity; no key was

@@ -1,7 +1,7 @@
 /* Cuckoo filter, at each fingerprint width (8, 12, 16): filling until FULL loses nothing,
  * FULL changes nothing, deletes (with duplicates), the stash, copy counts (fl_count_hash),
- * the alternate-bucket involution for any bucket count, the packed 12-bit slots, and the
- * measured FPR against the model. */
+ * the alternate-bucket involution for any bucket count, the packed 12-bit slots, the
+ * measured FPR against the model, and the insert's table against a slot-by-slot reference. */
 #include <math.h>
 #include <string.h>
 
@@ -318,12 +318,127 @@ static void fpr_of_12_bits_meets_the_model(void **state) {
     free(keys);
 }
 
+/* The insert as first written, slot by slot: each bucket's slots scanned in order for a 0,
+ * and the same eviction walk (random start bucket, random slot kicked, 500 kicks, then the
+ * stash). The library's insert (one load and a zero-lane test per bucket, a copy per
+ * fingerprint width, a batch loop) must build the same table, stash and walk state byte for
+ * byte: saved filters and the file fixtures depend on it. */
+typedef struct ref_cuckoo {
+    uint8_t *data;
+    uint32_t units, k, stash_count;
+    uint64_t rng;
+    fl_stash_entry stash[FL_STASH_MAX];
+} ref_cuckoo;
+
+static int ref_try_place(ref_cuckoo *r, uint32_t b, uint32_t fp) {
+    for (int s = 0; s < FL_CUCKOO_SLOTS; s++)
+        if (fl_cuckoo_get(r->data, r->k, b, s) == 0) {
+            fl_cuckoo_set(r->data, r->k, b, s, fp);
+            return 1;
+        }
+    return 0;
+}
+
+static fl_status ref_insert(ref_cuckoo *r, uint64_t h) {
+    uint32_t fp = fl_cuckoo_fp(h, r->k), i1 = fl_cuckoo_bucket(h, r->units);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, r->units);
+    if (ref_try_place(r, i1, fp) || ref_try_place(r, i2, fp)) return FL_OK;
+    if (r->stash_count == FL_STASH_MAX) return FL_ERR_FULL;
+    uint32_t b = (fl_xorshift64(&r->rng) & 1) ? i2 : i1, cur = fp;
+    for (int kick = 0; kick < FL_CUCKOO_KICKS; kick++) {
+        int s = (int)(fl_xorshift64(&r->rng) & 3);
+        uint32_t victim = fl_cuckoo_get(r->data, r->k, b, s);
+        fl_cuckoo_set(r->data, r->k, b, s, cur);
+        cur = victim;
+        b = fl_cuckoo_alt(b, cur, r->units);
+        if (ref_try_place(r, b, cur)) return FL_OK;
+    }
+    r->stash[r->stash_count++] = (fl_stash_entry){.bucket = b, .fp = (uint16_t)cur};
+    return FL_OK;
+}
+
+static void ref_sync(ref_cuckoo *r, const fl_filter *f) {
+    memcpy(r->data, f->data, f->bytes);
+    r->rng = f->rng;
+    r->stash_count = f->stash_count;
+    memcpy(r->stash, f->stash, sizeof r->stash);
+}
+
+static void assert_same_as_ref(const ref_cuckoo *r, const fl_filter *f) {
+    assert_memory_equal(r->data, f->data, f->bytes);
+    assert_true(r->rng == f->rng);
+    assert_int_equal(r->stash_count, f->stash_count);
+    for (uint32_t i = 0; i < r->stash_count; i++) {
+        assert_int_equal(r->stash[i].bucket, f->stash[i].bucket);
+        assert_int_equal(r->stash[i].fp, f->stash[i].fp);
+    }
+}
+
+/* Filled until FULL through the one-key insert and batches of every size (the batch stops
+ * where the reference refuses), with deletes on the way that leave holes before occupied
+ * slots (the first empty slot is then not the first after the occupied ones). */
+static void insert_builds_the_slot_by_slot_table(void **state) {
+    (void)state;
+    for (size_t fi = 0; fi < NFPS; fi++) {
+        const uint32_t buckets = 5003; /* prime: no power-of-two shortcut */
+        fl_filter *f = test_filter(FL_CUCKOO, buckets, FPS[fi]);
+        ref_cuckoo r = {.data = calloc(1, f->bytes + FL_PAYLOAD_SLACK), .units = buckets,
+                        .k = FPS[fi]};
+        assert_non_null(r.data);
+        ref_sync(&r, f);
+        enum { MAXN = 4 * 5003 + 64 };
+        uint64_t *keys = malloc(MAXN * sizeof *keys);
+        assert_non_null(keys);
+        uint64_t x = 0xc0ffee + fi, added = 0;
+        int full = 0;
+        for (int round = 0; !full; round++) {
+            size_t m = 1 + (size_t)(fl_hash_u64((uint64_t)round, 7) % 97);
+            if (added + m > MAXN) m = MAXN - added;
+            assert_true(m > 0);
+            for (size_t i = 0; i < m; i++) keys[added + i] = x = fl_hash_u64(x, 3);
+            size_t want = m;
+            for (size_t i = 0; i < m; i++)
+                if (ref_insert(&r, keys[added + i]) != FL_OK) {
+                    want = i;
+                    break;
+                }
+            size_t got = 0;
+            fl_status st;
+            if (round % 3 == 0) { /* one key at a time */
+                for (st = FL_OK; got < m && (st = fl_insert_hash(f, keys[added + got])) == FL_OK;)
+                    got++;
+            } else {
+                st = fl_insert_hashes(f, keys + added, m, &got);
+            }
+            assert_int_equal(got, want);
+            assert_int_equal(st, want == m ? FL_OK : FL_ERR_FULL);
+            full = want < m;
+            added += got;
+            assert_same_as_ref(&r, f);
+            if (round % 11 == 10 && added > 40) { /* holes anywhere in the table */
+                for (int d = 0; d < 8; d++) {
+                    size_t j = (size_t)(fl_hash_u64(added + (uint64_t)d, 9) % added);
+                    assert_int_equal(fl_delete_hash(f, keys[j]), FL_OK);
+                    keys[j] = keys[--added];
+                }
+                ref_sync(&r, f);
+            }
+        }
+        assert_true(f->keys == added);
+        assert_true(f->stash_count == FL_STASH_MAX);
+        free(keys);
+        free(r.data);
+        fl_free(f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(alternate_bucket_is_an_involution),
         cmocka_unit_test(slots_of_12_bits_are_packed),
         cmocka_unit_test(fpr_of_12_bits_meets_the_model),
         cmocka_unit_test(fill_until_full_loses_nothing),
+        cmocka_unit_test(insert_builds_the_slot_by_slot_table),
         cmocka_unit_test(delete_with_duplicates),
         cmocka_unit_test(delete_drains_the_stash),
         cmocka_unit_test(count_copies),

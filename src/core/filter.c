@@ -223,13 +223,11 @@ int fl_contains_u64(const fl_filter *f, uint64_t key) {
 fl_status fl_insert_hashes(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     if (inserted) *inserted = 0;
     if (!f || (!hashes && n)) return FL_ERR_INVALID_ARG;
-    if (f->desc->insert_one) { /* inserts that may fail stop at the first that does */
-        for (size_t i = 0; i < n; i++) {
-            fl_status s = f->desc->insert_one(f, fl_hash_at(hashes, i));
-            if (s != FL_OK) return s;
-            if (inserted) *inserted = i + 1;
-        }
-        return FL_OK;
+    if (f->desc->insert_many) { /* inserts that may fail stop at the first that does */
+        size_t done = 0;
+        fl_status s = f->desc->insert_many(f, hashes, n, &done);
+        if (inserted) *inserted = done;
+        return s;
     }
     fl_kview v = fl_view(f);
     if (n) FL_KERNEL_AT(fl_kernels_of(f), f->slots.insert, fl_insert_fn)(&v, hashes, n);

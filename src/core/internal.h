@@ -86,6 +86,9 @@ struct fl_variant_desc {
     double (*keys_from_fill)(const fl_variant_desc *d, const fl_geometry *g, double fill);
     /* Inserts and one-key lookups that are not kernels (NULL: the kernel table's). */
     fl_status (*insert_one)(fl_filter *f, uint64_t h);
+    /* A batch of insert_one's inserts, stopping at the first that fails (*inserted: the keys
+     * in before it), the per-key dispatch hoisted out of the loop: set with insert_one. */
+    fl_status (*insert_many)(fl_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
     int (*contains_one)(const fl_filter *f, uint64_t h);
     fl_status (*remove)(fl_filter *f, uint64_t h);
     uint32_t (*count)(const fl_filter *f, uint64_t h); /* FL_CAP_COUNT: copies stored */
@@ -189,6 +192,8 @@ void fl_bloom_occupancy(const fl_filter *f, fl_info *out);
 
 /* cuckoo.c */
 fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h);
+fl_status fl_cuckoo_insert_many(fl_filter *f, const uint64_t *hashes, size_t n,
+                                size_t *inserted);
 fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h);
 int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h);
 uint32_t fl_cuckoo_count(const fl_filter *f, uint64_t h);

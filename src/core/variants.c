@@ -153,7 +153,8 @@ static const fl_variant_desc cuckoo = {
     .units_phrase = "buckets of 4 slots", .k_before = "", .k_after = "-bit fingerprints",
     .unit_bytes = unit_bucket, .kernel_slots = slots_cuckoo,
     .predict_fpr = fl_model_cuckoo_fpr, .size = fl_size_cuckoo,
-    .insert_one = fl_cuckoo_insert, .contains_one = fl_cuckoo_contains_one,
+    .insert_one = fl_cuckoo_insert, .insert_many = fl_cuckoo_insert_many,
+    .contains_one = fl_cuckoo_contains_one,
     .remove = fl_cuckoo_delete, .count = fl_cuckoo_count, .occupancy = fl_cuckoo_occupancy,
     .reset = fl_cuckoo_reset,
 };

@@ -22,52 +22,112 @@ void fl_cuckoo_reset(fl_filter *f) {
     f->rng = fl_hash_u64_inline(f->seed, 0x243f6a8885a308d3ull) | 1;
 }
 
-static uint32_t next_random(fl_filter *f) {
-    return fl_xorshift64(&f->rng);
-}
+/* The insert is written once and compiled per fingerprint width (FL_CUCKOO_WIDTH with a
+ * constant fp_bits): slot reads, writes and the free-slot test then have no width test in
+ * them, and one switch per call (per batch for fl_cuckoo_insert_many) picks the copy. */
+#define FL_CUCKOO_WIDTH static inline __attribute__((always_inline))
 
-/* Puts fp in a free slot of bucket b; returns 1 on success. */
-static int try_place(fl_filter *f, uint32_t b, uint32_t fp) {
-    for (int s = 0; s < FL_CUCKOO_SLOTS; s++) {
-        if (fl_cuckoo_get(f->data, f->g.k, b, s) == 0) {
-            fl_cuckoo_set(f->data, f->g.k, b, s, fp);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h) {
-    uint32_t n = (uint32_t)f->g.units;
-    uint32_t fp = fl_cuckoo_fp(h, f->g.k);
-    uint32_t i1 = fl_cuckoo_bucket(h, n);
-    uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
-    if (try_place(f, i1, fp) || try_place(f, i2, fp)) {
-        f->keys++;
-        return FL_OK;
-    }
+/* Both buckets full: the bounded random walk of Fan et al. 2014 (Algorithm 1). Its random
+ * draws (which bucket starts, which slot is kicked) and so the resulting table depend only
+ * on the seed and the keys inserted before: files and tests rely on it. FL_OK once fp or
+ * the fingerprint it displaced last has a slot or a stash entry; the caller counts the key.
+ * The state and the payload pointer are held in locals: the payload's byte stores may alias
+ * any field of f, which would otherwise be reloaded after every store. */
+FL_CUCKOO_WIDTH fl_status walk(fl_filter *f, uint32_t fp_bits, uint32_t i1, uint32_t i2,
+                               uint32_t fp) {
     if (f->stash_count == FL_STASH_MAX) return FL_ERR_FULL;
-
-    uint32_t b = (next_random(f) & 1) ? i2 : i1;
+    void *data = f->data;
+    uint32_t n = (uint32_t)f->g.units;
+    uint64_t rng = f->rng;
+    uint32_t b = (fl_xorshift64(&rng) & 1) ? i2 : i1;
     uint32_t cur = fp;
     for (int kick = 0; kick < FL_CUCKOO_KICKS; kick++) {
-        int s = (int)(next_random(f) & (FL_CUCKOO_SLOTS - 1));
-        uint32_t victim = fl_cuckoo_get(f->data, f->g.k, b, s);
-        fl_cuckoo_set(f->data, f->g.k, b, s, cur);
+        int s = (int)(fl_xorshift64(&rng) & (FL_CUCKOO_SLOTS - 1));
+        uint32_t victim = fl_cuckoo_get(data, fp_bits, b, s);
+        fl_cuckoo_set(data, fp_bits, b, s, cur);
         cur = victim;
         b = fl_cuckoo_alt(b, cur, n);
-        if (try_place(f, b, cur)) {
-            f->keys++;
+        if (fl_cuckoo_put_first_empty(data, fp_bits, b, cur)) {
+            f->rng = rng;
             return FL_OK;
         }
     }
+    f->rng = rng;
     /* The walk ran out: the fingerprint in hand belongs to bucket b (or its alternate). */
     f->stash[f->stash_count].bucket = b;
     f->stash[f->stash_count].fp = (uint16_t)cur;
     f->stash[f->stash_count].unused = 0;
     f->stash_count++;
-    f->keys++;
     return FL_OK;
+}
+
+/* The walk's copies stay out of line: most inserts find a slot in one of their buckets, and
+ * the walk's code in the insert's would cost that path registers. */
+static __attribute__((noinline)) fl_status walk8(fl_filter *f, uint32_t i1, uint32_t i2,
+                                                 uint32_t fp) {
+    return walk(f, 8, i1, i2, fp);
+}
+static __attribute__((noinline)) fl_status walk12(fl_filter *f, uint32_t i1, uint32_t i2,
+                                                  uint32_t fp) {
+    return walk(f, 12, i1, i2, fp);
+}
+static __attribute__((noinline)) fl_status walk16(fl_filter *f, uint32_t i1, uint32_t i2,
+                                                  uint32_t fp) {
+    return walk(f, 16, i1, i2, fp);
+}
+
+/* One key into the payload data of n buckets: its first bucket, then (only when that is
+ * full) its alternate, then the walk. The key is not counted here. */
+FL_CUCKOO_WIDTH fl_status place(fl_filter *f, void *data, uint32_t n, uint32_t fp_bits,
+                                uint64_t h) {
+    uint32_t fp = fl_cuckoo_fp(h, fp_bits);
+    uint32_t i1 = fl_cuckoo_bucket(h, n);
+    if (fl_cuckoo_put_first_empty(data, fp_bits, i1, fp)) return FL_OK;
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
+    if (fl_cuckoo_put_first_empty(data, fp_bits, i2, fp)) return FL_OK;
+    return fp_bits == 8 ? walk8(f, i1, i2, fp) : fp_bits == 12 ? walk12(f, i1, i2, fp)
+                                                               : walk16(f, i1, i2, fp);
+}
+
+FL_CUCKOO_WIDTH fl_status insert_width(fl_filter *f, uint32_t fp_bits, uint64_t h) {
+    fl_status st = place(f, f->data, (uint32_t)f->g.units, fp_bits, h);
+    f->keys += st == FL_OK;
+    return st;
+}
+
+fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h) {
+    switch (f->g.k) {
+    case 8: return insert_width(f, 8, h);
+    case 12: return insert_width(f, 12, h);
+    default: return insert_width(f, 16, h);
+    }
+}
+
+/* A batch, stopping at the first key that does not fit: the keys in order, as
+ * fl_cuckoo_insert one by one would place them, with the payload, its bucket count and the
+ * key count kept in registers across the batch. */
+FL_CUCKOO_WIDTH fl_status insert_many_width(fl_filter *f, uint32_t fp_bits,
+                                            const uint64_t *hashes, size_t n, size_t *done) {
+    void *data = f->data;
+    uint32_t units = (uint32_t)f->g.units;
+    fl_status st = FL_OK;
+    size_t i = 0;
+    for (; i < n; i++) {
+        st = place(f, data, units, fp_bits, fl_hash_at(hashes, i));
+        if (st != FL_OK) break;
+    }
+    f->keys += i;
+    *done = i;
+    return st;
+}
+
+fl_status fl_cuckoo_insert_many(fl_filter *f, const uint64_t *hashes, size_t n,
+                                size_t *inserted) {
+    switch (f->g.k) {
+    case 8: return insert_many_width(f, 8, hashes, n, inserted);
+    case 12: return insert_many_width(f, 12, hashes, n, inserted);
+    default: return insert_many_width(f, 16, hashes, n, inserted);
+    }
 }
 
 /* After a delete freed a slot, stash entries whose buckets now have room move back. */
@@ -75,7 +135,8 @@ static void drain_stash(fl_filter *f) {
     uint32_t n = (uint32_t)f->g.units;
     for (uint32_t i = 0; i < f->stash_count;) {
         fl_stash_entry e = f->stash[i];
-        if (try_place(f, e.bucket, e.fp) || try_place(f, fl_cuckoo_alt(e.bucket, e.fp, n), e.fp)) {
+        if (fl_cuckoo_put_first_empty(f->data, f->g.k, e.bucket, e.fp) ||
+            fl_cuckoo_put_first_empty(f->data, f->g.k, fl_cuckoo_alt(e.bucket, e.fp, n), e.fp)) {
             f->stash[i] = f->stash[--f->stash_count];
         } else {
             i++;

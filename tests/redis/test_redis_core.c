@@ -246,6 +246,13 @@ static void test_cf_chain(void **state) {
         assert_int_equal(added, N);
         assert_true(c->filters > 1);
         assert_int_equal(c->items, N);
+        /* cf_chain_hash (XXH3 called directly) is the hash every filter gives a key, for
+         * every length XXH3 treats apart (0, 1-3, 4-8, 9-16, 17-128, 129-240, longer). */
+        char key[300];
+        for (size_t i = 0; i < sizeof key; i++) key[i] = (char)(i * 37 + fp);
+        for (size_t len = 0; len <= sizeof key; len += len < 20 ? 1 : 13)
+            for (uint32_t j = 0; j < c->filters; j++)
+                assert_true(cf_chain_hash(c, key, len) == fl_hash_bytes(c->f[j], key, len));
         assert_int_equal(cf_chain_contains(c, h, N, out), FL_OK);
         for (size_t i = 0; i < N; i++) assert_int_equal(out[i], 1);
         /* Deletes of half the keys. In a chain a delete removes the first matching
