@@ -464,6 +464,17 @@ static void rules_on_fake_cpus(void **state) {
                      fl_cand_names[c], why, cases[i].want, cases[i].why_has);
         assert_true(cases[i].avail & (1u << c)); /* never a kernel the CPU lacks */
     }
+    /* Every rule's text fits the reason dispatch.c keeps after "rule: ": a longer one would
+     * be cut without a word in `filterlab kernels`. */
+    const fl_cpu_id *cpus[] = {&zen4, &zen5, &zen3, &emr, &skx, &odd};
+    for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++)
+        for (size_t e = 0; e < fl_kernel_entry_count(); e++)
+            for (int cls = 0; cls < FL_NSIZE_CLASSES; cls++) {
+                const char *why = NULL;
+                fl_rule_choice(cpus[i], e, cls, cpus[i] == &zen3 ? no512 : x86, &why);
+                if (strlen("rule: ") + strlen(why) >= FL_REASON_MAX)
+                    fail_msg("rule text too long (%zu bytes): %s", strlen(why), why);
+            }
 }
 
 static void overrides_and_api(void **state) {

@@ -212,7 +212,7 @@ static void setup_candidates(void) {
 typedef struct choice_set {
     fl_kernel_table tables[FL_NSIZE_CLASSES];
     uint8_t cand[NENT][FL_NSIZE_CLASSES];
-    char reason[NENT][FL_NSIZE_CLASSES][288];
+    char reason[NENT][FL_NSIZE_CLASSES][FL_REASON_MAX];
     char summary[512];
 } choice_set;
 static choice_set sets[2];

@@ -72,6 +72,10 @@ fl_any_fn fl_cand_fn(int c, size_t e);
  * each), scalar first. Returns how many (at least 1: scalar). */
 size_t fl_entry_kernels(size_t e, int out[FL_NCAND]);
 
+/* Bytes of one choice's reason, its NUL included ("rule: " and a rule's text, or a measured
+ * choice's figures): dispatch.c keeps one per entry and size class. */
+#define FL_REASON_MAX 288
+
 /* ---- the rule table (src/cpu/kernel_rules.c) ----
  * The choice for entry e at size class cls on a CPU described by id, among the candidates of
  * avail_mask (bit c: candidate c runs here): the first rule that covers the CPU, entry and
