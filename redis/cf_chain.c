@@ -48,14 +48,6 @@ static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
     return fl_create(&fc, out);
 }
 
-/* Every filter of a chain hashes with the cuckoo variant's default hash and seed 0:
- * new_filter leaves both to the library, and cf_chain_load refuses filters that differ. */
-static int default_hash_is_xxh3(void) {
-    fl_variant_info cuckoo;
-    return fl_variant_describe(FL_CUCKOO, &cuckoo) == FL_OK &&
-           cuckoo.default_hash == FL_HASH_XXH3;
-}
-
 static fl_status check_config(const cf_config *cfg) {
     if (cfg->capacity == 0) return FL_ERR_BAD_N;
     if (cfg->fp_bits != 8 && cfg->fp_bits != 12 && cfg->fp_bits != 16) return FL_ERR_BAD_K;
@@ -88,7 +80,6 @@ fl_status cf_chain_create_capped(const cf_config *cfg, uint64_t max_bytes, cf_ch
     c->cfg = *cfg;
     c->sizing = CF_SIZING_LOAD;
     c->max_bytes = max_bytes;
-    c->hash_xxh3 = default_hash_is_xxh3();
     st = reserve_filters(c, 1) ? new_filter(c, 0, &c->f[0]) : FL_ERR_NO_MEMORY;
     if (st != FL_OK) {
         free(c->f);
@@ -107,13 +98,8 @@ void cf_chain_free(cf_chain *c) {
     free(c);
 }
 
-/* With XXH3 (the cuckoo default), a key's hash is XXH3_64bits(key): XXH3 of seed 0 is that
- * function (xxhash.h), and the module links libxxhash already. Called directly, a
- * CF.INSERT item skips fl_hash_bytes's argument checks and hash dispatch, 15 of the
- * module's 237 instructions per item (redis-callgrind.md). */
 uint64_t cf_chain_hash(const cf_chain *c, const void *key, size_t len) {
-    if (c->hash_xxh3) return XXH3_64bits(key, len);
-    return fl_hash_bytes(c->f[0], key, len);
+    return fl_hash_bytes(c->f[0], key, len); /* every filter has the same hash and seed */
 }
 
 /* Appends a filter when the chain may grow; FL_ERR_FULL when it may not. */
@@ -321,7 +307,6 @@ fl_status cf_chain_load(const uint8_t *buf, size_t len, cf_chain **out) {
     if (!c) return FL_ERR_NO_MEMORY;
     c->cfg = cfg;
     c->sizing = version == CF_FORMAT_SLOTS ? CF_SIZING_SLOTS : CF_SIZING_LOAD;
-    c->hash_xxh3 = default_hash_is_xxh3();
     c->items = flr_get64(buf + 32);
     c->deleted = flr_get64(buf + 40);
     if (!reserve_filters(c, filters)) {

@@ -66,7 +66,6 @@ typedef struct cf_chain {
      * 500 bytes, a third of a 1,000-item 12-bit filter). */
     uint32_t f_alloc;
     fl_filter **f;
-    int hash_xxh3; /* the filters hash keys with XXH3, seed 0 (cf_chain_hash) */
 } cf_chain;
 
 /* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8, 12 or 16), FL_ERR_INVALID_ARG (bucket
