@@ -27,6 +27,17 @@
  * at 0.85-0.91x the time of a memmove and branches). The two branches left, whether an
  * insert reads block2 and whether a delete does, are taken rarely (see vqf_insert1) and
  * each spares a random cache line, which costs more than a mispredict past the caches.
+ * Both were tried branch-free against main 05a1e78 (results/emeraldrapids-kvm-2c-5bce/
+ * against/fastfilter_cpp/deletable/, 3 paired rounds each): both high metadata words read
+ * and the block's address picked with masks, deletes searching both blocks, took 1.18-1.41x
+ * the time of one-key inserts and 1.39-1.60x of one-key deletes at 1M and 10M keys
+ * (ab-flbench-main-vs-both-md-words-read-address-picked-not-kept.md); both blocks loaded,
+ * updated in registers and both stored back, so that no store address waits on a load,
+ * 1.10-1.13x and 1.08-1.41x (ab-flbench-main-vs-both-blocks-read-and-stored-not-kept.md).
+ * A one-key insert runs about 175 instructions here (callgrind, the AVX2 kernel: 59 in the
+ * public call, src/vqf/vqf.c, about 115 in this file's code), so a few keys fill the
+ * out-of-order window; more instructions per key, even without a branch, leave fewer
+ * keys' misses in flight.
  *
  * What the ISA forms bought on Emerald Rapids (scripts/flbench-ab, medians of paired rounds on
  * a shared 2-vCPU guest, results/emeraldrapids-kvm-2c-5bce/vqf/): against the scalar kernel,
@@ -188,14 +199,19 @@ FL_INLINE uint8_t *vqf_block_at(uint8_t *base, uint32_t i) {
 /* Insert h (fl_vqf_insert_hash's contract): 1, or 0 with nothing changed when both blocks
  * are full (bit 127, the highest bit, is a block's 80th one only when it holds 48 items).
  * Block1 while it holds at most FL_VQF_CHOICE_ITEMS items (include/filterlab_vqf.h), block2
- * neither computed nor read: that test is a branch, true for nearly every insert until the
- * filter is well filled, and it is what spares the second cache miss. Prefetching block2
- * beside block1 on every insert, as the paper's code does, showed no gain past the noise
- * (one-key inserts 0.87-1.00x the time at 100K to 10M keys, lookups of unchanged code
- * 0.87-1.36x in the same rounds: results/emeraldrapids-kvm-2c-5bce/vqf/block2_prefetch_ab.md),
- * so it is not done. Against the rule before (the emptier block always, both read), in 7
+ * not read: that test is a branch, true for nearly every insert until the filter is well
+ * filled, and past about 75% fill close to a coin, resolved when block1's line arrives.
+ * pf2 (the one-key call; the batch loop prefetches both blocks keys ahead) prefetches block2
+ * first thing, so a key sent there finds its line on the way rather than starting a second
+ * miss after the first. Against the rule before (the emptier block always, both read), in 7
  * paired rounds: one-key inserts 0.82/0.90/0.89x the time at 100K/1M/10M keys, one-key
- * deletes 0.60/0.80/0.67x (vqf/block_choice_ab_rerun.md). */
+ * deletes 0.60/0.80/0.67x (vqf/block_choice_ab_rerun.md). The prefetch and the metadata's
+ * pdep/pext against main 05a1e78 (10 paired rounds, load 1.5-3.1): one-key inserts 0.92x,
+ * 0.87x and 1.00x the time at 100K, 1M and 10M keys, one-key deletes 0.99x, 0.86x and 0.84x
+ * (against/fastfilter_cpp/deletable/ab-flbench-main-05a1e78-vs-vqfupdate-pdep-prefetch2.md;
+ * the 10M rounds moved 0.52-1.59x on the insert, as lookups of unchanged code did
+ * 0.38-1.86x; 12 rounds at 10M keys at load 0.5-0.9, -prefetch2-10M.md: one-key inserts
+ * 0.71x, deletes 0.85x, lookups 0.99x). */
 FL_INLINE int vqf_insert1(uint8_t *base, uint32_t nb, uint64_t h, const int pf2) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
     uint8_t *t = vqf_block_at(base, i1);
@@ -246,10 +262,14 @@ FL_INLINE uint32_t vqf_find(const uint8_t *blk, uint64_t lo, uint64_t hi, uint32
 
 /* Delete one copy of h (fl_vqf_delete_hash's contract): block1's first, else block2's; 1,
  * or 0 with nothing changed when neither holds one. Slot j's zero is at bit j + b. Block2 is
- * computed and read only when block1 lacks the fingerprint: inserts fill block1 first
- * (vqf_insert1), so that branch predicts well and most deletes select in one block's
- * metadata (testing both and picking with masks, as before, cost two blocks' selects and
- * both lines on every delete). */
+ * read only when block1 lacks the fingerprint: inserts fill block1 first (vqf_insert1), so
+ * that branch predicts well and most deletes select in one block's metadata (testing both
+ * and picking with masks, as before, cost two blocks' selects and both lines on every
+ * delete). pf2 (the one-key call) prefetches block2 first thing, as vqf_insert1 does, for
+ * the 11.5% of keys there: 0.83x and 0.88x the time of one-key deletes at 10M and 1M keys
+ * against the same code without it (6 paired rounds, ab-flbench-insert-prefetch2-vs-plus-
+ * delete-prefetch2.md, whose one-key inserts, the same code in both, read 1.05x and 1.31x:
+ * the noise of that loaded hour). */
 FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h, const int pf2) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
     uint8_t *t = vqf_block_at(base, i1);
