@@ -30,8 +30,9 @@
  * pairing makes keys of one bucket and fingerprint interchangeable, which is what deleting
  * a copy assumes: tests/test_vqf.c and bench/baselines/vqf_load delete every key.) An
  * insert goes to block1 while block1 holds at most FL_VQF_CHOICE_ITEMS items, without reading
- * block2 (a one-key call only prefetches it); past that, to the block with fewer items (ties: block1), the power of two choices
- * that lets the table fill to about 93% (the paper) before a pair of blocks is full. A full
+ * block2 (a one-key call only prefetches it); past that, to the block with fewer items
+ * (ties: block1), the power of two choices that lets the table fill to about 93% (the
+ * paper) before a pair of blocks is full. A full
  * pair refuses the insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the
  * fingerprint is among the bucket's slots in either block, so it answers the same wherever
  * an insert put a key (and whatever rule filled a saved file). A delete removes one copy
