@@ -30,8 +30,9 @@
  * pairing makes keys of one bucket and fingerprint interchangeable, which is what deleting
  * a copy assumes: tests/test_vqf.c and bench/baselines/vqf_load delete every key.) An
  * insert goes to block1 while block1 holds at most FL_VQF_CHOICE_ITEMS items, without reading
- * block2; past that, to the block with fewer items (ties: block1), the power of two choices
- * that lets the table fill to about 93% (the paper) before a pair of blocks is full. A full
+ * block2 (a one-key call only prefetches it); past that, to the block with fewer items
+ * (ties: block1), the power of two choices that lets the table fill to about 93% (the
+ * paper) before a pair of blocks is full. A full
  * pair refuses the insert (FL_ERR_FULL) and changes nothing. A lookup asks whether the
  * fingerprint is among the bucket's slots in either block, so it answers the same wherever
  * an insert put a key (and whatever rule filled a saved file). A delete removes one copy
@@ -95,7 +96,8 @@ typedef struct fl_vqf fl_vqf;
 #define FL_VQF_SIZING_LOAD 0.935
 /* An insert whose block1 holds at most this many items (3/4 of 48, the paper's code's
  * threshold too) goes there and never reads block2 (kernels/vqf_update.h): past the caches
- * such an insert waits on one random line rather than two. The two choices then balance
+ * such an insert waits on one random line rather than two (a one-key call prefetches
+ * block2's, and does not wait for it). The two choices then balance
  * only the last quarter of each block, which is where they matter: over 200 runs per size
  * from 100 to 100K keys and 10 at 1M (bench/baselines/vqf_load, results/emeraldrapids-kvm-
  * 2c-5bce/vqf/load_choice_items_T<N>.md) the lowest load at the first refusal was 0.9420 at

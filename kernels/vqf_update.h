@@ -27,6 +27,17 @@
  * at 0.85-0.91x the time of a memmove and branches). The two branches left, whether an
  * insert reads block2 and whether a delete does, are taken rarely (see vqf_insert1) and
  * each spares a random cache line, which costs more than a mispredict past the caches.
+ * Both were tried branch-free against main 05a1e78 (results/emeraldrapids-kvm-2c-5bce/
+ * against/fastfilter_cpp/deletable/, 3 paired rounds each): both high metadata words read
+ * and the block's address picked with masks, deletes searching both blocks, took 1.18-1.41x
+ * the time of one-key inserts and 1.39-1.60x of one-key deletes at 1M and 10M keys
+ * (ab-flbench-main-vs-both-md-words-read-address-picked-not-kept.md); both blocks loaded,
+ * updated in registers and both stored back, so that no store address waits on a load,
+ * 1.10-1.13x and 1.08-1.41x (ab-flbench-main-vs-both-blocks-read-and-stored-not-kept.md).
+ * A one-key insert runs about 180 instructions here (callgrind, the AVX2 kernel: 59 in the
+ * public call, src/vqf/vqf.c, about 115 in this file's code), so a few keys fill the
+ * out-of-order window; more instructions per key, even without a branch, leave fewer
+ * keys' misses in flight.
  *
  * What the ISA forms bought on Emerald Rapids (scripts/flbench-ab, medians of paired rounds on
  * a shared 2-vCPU guest, results/emeraldrapids-kvm-2c-5bce/vqf/): against the scalar kernel,
@@ -56,23 +67,46 @@ FL_INLINE void vqf_md_below(uint32_t p, uint64_t *blo, uint64_t *bhi) {
     *bhi = (1ull << phi) - 1;
 }
 
-/* A 0 inserted at bit p: the bits from p up move up by one (bit 127, a 0 while the block has
- * room, falls off): (x & below) | ((x & ~below) << 1) on the 128-bit string. */
+/* A 0 inserted at bit p (0..128; 128, where only a block no filter holds puts it, shifts hi
+ * alone): the bits from p up move up by one (bit 127, a 0 while the block has room, falls
+ * off): (x & below) | ((x & ~below) << 1) on the 128-bit string.
+ *
+ * With BMI2 a deposit does it in the word holding p: pdep(x, ~(1 << p)) spreads x's low 63
+ * bits over every position but p. hi takes lo's bit 63 as its new bit 0 when p is in lo; the
+ * word below p's is unchanged, which is a deposit into all ones. Each word's mask comes from
+ * shifting a 0/1 flag, not from a branch. The masks' form took about twice the instructions
+ * on the path every insert takes. */
 FL_INLINE void vqf_md_insert_zero(uint64_t *lo, uint64_t *hi, uint32_t p) {
+#if defined(__BMI2__) && defined(__x86_64__)
+    uint64_t p_lo = (uint64_t)(p < 64), sh = p & 63;
+    uint64_t x = *hi, y = (x << 1) | (*lo >> 63), in_lo = (uint64_t)0 - p_lo;
+    *hi = _pdep_u64((y & in_lo) | (x & ~in_lo), ~((p_lo ^ 1) << sh));
+    *lo = _pdep_u64(*lo, ~(p_lo << sh));
+#else
     uint64_t blo, bhi;
     vqf_md_below(p, &blo, &bhi);
     uint64_t alo = *lo & ~blo, ahi = *hi & ~bhi;
     *hi = (*hi & bhi) | (ahi << 1) | (alo >> 63);
     *lo = (*lo & blo) | (alo << 1);
+#endif
 }
 
 /* Bit p removed: the bits above it move down by one, a 0 enters at bit 127:
- * (x & below) | ((x >> 1) & ~below). */
+ * (x & below) | ((x >> 1) & ~below). With BMI2, the extract that skips p packs its word (a 0
+ * entering at the top); when p is in lo, lo's top bit is then hi's bit 0 and hi moves down
+ * by one (an extract through all ones, shifted), as in vqf_md_insert_zero. */
 FL_INLINE void vqf_md_remove_bit(uint64_t *lo, uint64_t *hi, uint32_t p) {
+#if defined(__BMI2__) && defined(__x86_64__)
+    uint64_t p_lo = (uint64_t)(p < 64), sh = p & 63;
+    uint64_t x = *hi;
+    *lo = _pext_u64(*lo, ~(p_lo << sh)) | ((x << 63) & ((uint64_t)0 - p_lo));
+    *hi = _pext_u64(x, ~((p_lo ^ 1) << sh)) >> p_lo;
+#else
     uint64_t blo, bhi;
     vqf_md_below(p, &blo, &bhi);
     *lo = (*lo & blo) | (((*lo >> 1) | (*hi << 63)) & ~blo);
     *hi = (*hi & bhi) | ((*hi >> 1) & ~bhi);
+#endif
 }
 
 FL_INLINE void vqf_md_put(uint8_t *blk, uint64_t lo, uint64_t hi) {
@@ -165,19 +199,27 @@ FL_INLINE uint8_t *vqf_block_at(uint8_t *base, uint32_t i) {
 /* Insert h (fl_vqf_insert_hash's contract): 1, or 0 with nothing changed when both blocks
  * are full (bit 127, the highest bit, is a block's 80th one only when it holds 48 items).
  * Block1 while it holds at most FL_VQF_CHOICE_ITEMS items (include/filterlab_vqf.h), block2
- * neither computed nor read: that test is a branch, true for nearly every insert until the
- * filter is well filled, and it is what spares the second cache miss. Prefetching block2
- * beside block1 on every insert, as the paper's code does, showed no gain past the noise
- * (one-key inserts 0.87-1.00x the time at 100K to 10M keys, lookups of unchanged code
- * 0.87-1.36x in the same rounds: results/emeraldrapids-kvm-2c-5bce/vqf/block2_prefetch_ab.md),
- * so it is not done. Against the rule before (the emptier block always, both read), in 7
+ * not read: that test is a branch, true for nearly every insert until the filter is well
+ * filled, and past about 75% fill close to a coin, resolved when block1's line arrives.
+ * pf2 (the one-key call; the batch loop prefetches both blocks keys ahead) prefetches block2
+ * first thing, so a key sent there finds its line on the way rather than starting a second
+ * miss after the first. Against the rule before (the emptier block always, both read), in 7
  * paired rounds: one-key inserts 0.82/0.90/0.89x the time at 100K/1M/10M keys, one-key
- * deletes 0.60/0.80/0.67x (vqf/block_choice_ab_rerun.md). */
-FL_INLINE int vqf_insert1(uint8_t *base, uint32_t nb, uint64_t h) {
+ * deletes 0.60/0.80/0.67x (vqf/block_choice_ab_rerun.md). The prefetch and the metadata's
+ * pdep/pext against main 05a1e78 (10 paired rounds, load 1.5-3.1): one-key inserts 0.92x,
+ * 0.87x and 1.00x the time at 100K, 1M and 10M keys, one-key deletes 0.99x, 0.86x and 0.84x
+ * (against/fastfilter_cpp/deletable/ab-flbench-main-05a1e78-vs-vqfupdate-pdep-prefetch2.md;
+ * the 10M rounds moved 0.52-1.59x on the insert, as lookups of unchanged code did
+ * 0.38-1.86x; 12 rounds at 10M keys at load 0.5-0.9, -prefetch2-10M.md: one-key inserts
+ * 0.71x, deletes 0.85x, lookups 0.99x). */
+FL_INLINE int vqf_insert1(uint8_t *base, uint32_t nb, uint64_t h, const int pf2) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
     uint8_t *t = vqf_block_at(base, i1);
+    if (pf2) pf_read(vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb)));
     uint64_t hi1 = fl_vqf_md_hi(t);
-    if (vqf_hi_lz(hi1) < FL_VQF_SLOTS - FL_VQF_CHOICE_ITEMS) {
+    /* more than T items: fewer than 48 - T leading zeros in hi (vqf_hi_lz), so a one at
+     * bit 64 - (48 - T) of hi or above */
+    if (hi1 >> (64 - (FL_VQF_SLOTS - FL_VQF_CHOICE_ITEMS))) {
         uint8_t *b2 = vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb));
         uint64_t hi2 = fl_vqf_md_hi(b2);
         if ((hi1 & hi2) >> 63) return 0;
@@ -220,13 +262,18 @@ FL_INLINE uint32_t vqf_find(const uint8_t *blk, uint64_t lo, uint64_t hi, uint32
 
 /* Delete one copy of h (fl_vqf_delete_hash's contract): block1's first, else block2's; 1,
  * or 0 with nothing changed when neither holds one. Slot j's zero is at bit j + b. Block2 is
- * computed and read only when block1 lacks the fingerprint: inserts fill block1 first
- * (vqf_insert1), so that branch predicts well and most deletes select in one block's
- * metadata (testing both and picking with masks, as before, cost two blocks' selects and
- * both lines on every delete). */
-FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h) {
+ * read only when block1 lacks the fingerprint: inserts fill block1 first (vqf_insert1), so
+ * that branch predicts well and most deletes select in one block's metadata (testing both
+ * and picking with masks, as before, cost two blocks' selects and both lines on every
+ * delete). pf2 (the one-key call) prefetches block2 first thing, as vqf_insert1 does, for
+ * the 11.5% of keys there: 0.83x and 0.88x the time of one-key deletes at 10M and 1M keys
+ * against the same code without it (6 paired rounds, ab-flbench-insert-prefetch2-vs-plus-
+ * delete-prefetch2.md, whose one-key inserts, the same code in both, read 1.05x and 1.31x:
+ * the noise of that loaded hour). */
+FL_INLINE int vqf_delete1(uint8_t *base, uint32_t nb, uint64_t h, const int pf2) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, nb);
     uint8_t *t = vqf_block_at(base, i1);
+    if (pf2) pf_read(vqf_block_at(base, fl_vqf_alt(i1, b, fp, nb)));
     uint64_t lo = fl_vqf_md_lo(t), hi = fl_vqf_md_hi(t);
     uint32_t j = vqf_find(t, lo, hi, b, fp);
     if (j == FL_VQF_SLOTS) {
@@ -253,7 +300,7 @@ FL_INLINE size_t vqf_update_loop(const fl_kview *f, const uint64_t *hashes, size
     for (size_t i = 0; i < n; i++) {
         if (prefetch) vqf_prefetch_ahead(base, nb, hashes, i, n);
         uint64_t h = fl_hash_at(hashes, i);
-        if (!(insert ? vqf_insert1(base, nb, h) : vqf_delete1(base, nb, h))) return i;
+        if (!(insert ? vqf_insert1(base, nb, h, 0) : vqf_delete1(base, nb, h, 0))) return i;
     }
     return n;
 }
@@ -275,12 +322,12 @@ __attribute__((noinline)) static size_t vqf_delete_many(const fl_kview *f, const
 }
 
 static size_t vqf_insert(const fl_kview *f, const uint64_t *hashes, size_t n) {
-    if (n == 1) return (size_t)vqf_insert1((uint8_t *)f->data, f->units, fl_hash_at(hashes, 0));
+    if (n == 1) return (size_t)vqf_insert1((uint8_t *)f->data, f->units, fl_hash_at(hashes, 0), 1);
     return vqf_insert_many(f, hashes, n);
 }
 
 static size_t vqf_delete(const fl_kview *f, const uint64_t *hashes, size_t n) {
-    if (n == 1) return (size_t)vqf_delete1((uint8_t *)f->data, f->units, fl_hash_at(hashes, 0));
+    if (n == 1) return (size_t)vqf_delete1((uint8_t *)f->data, f->units, fl_hash_at(hashes, 0), 1);
     return vqf_delete_many(f, hashes, n);
 }
 

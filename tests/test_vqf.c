@@ -5,12 +5,12 @@
  * invariants checked after every operation, no false negative ever, a refused insert leaving
  * every byte as it was); duplicates as copies; deletes of keys not there; n inserts landing
  * in a filter sized for n; the block an insert picks (block1 up to FL_VQF_CHOICE_ITEMS items,
- * then the emptier); one block byte for byte against a model after an insert and a
- * delete at every slot position; the measured FPR against the model; batch calls = single calls
- * under every kernel; the in-line lookup = the library's; files: round trips byte for byte,
- * every truncation and bit flip refused, crafted files with valid checksums around corrupt
- * metadata, free slots, item counts and header fields, each with its exact status, wrong
- * kinds both ways.
+ * then the emptier) and the copy a delete takes (block1's first), under every kernel; one
+ * block byte for byte against a model after an insert and a delete at every slot position;
+ * the measured FPR against the model; batch calls = single calls under every kernel; the
+ * in-line lookup = the library's; files: round trips byte for byte, every truncation and
+ * bit flip refused, crafted files with valid checksums around corrupt metadata, free slots,
+ * item counts and header fields, each with its exact status, wrong kinds both ways.
  * Every sequence is generated from a fixed seed, so each run checks the same numbers.
  */
 #include "testutil.h"
@@ -440,13 +440,30 @@ static void insert_lands(fl_vqf *v, uint64_t h, uint32_t into) {
         assert_int_equal(items_at(v, i), before[i] + (i == into));
 }
 
+/* The kernels an update test runs under: each one this CPU can be bound to. */
+static const char *const UPDATE_KERNELS[] = {"scalar", "neon", "avx2", "avx512"};
+#define N_UPDATE_KERNELS (sizeof UPDATE_KERNELS / sizeof UPDATE_KERNELS[0])
+
+/* A filter of `blocks` blocks bound to kernel k, or NULL when this CPU cannot run it. */
+static fl_vqf *create_bound(uint32_t blocks, size_t k) {
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create_blocks(blocks, 3, &v), FL_OK);
+    fl_status st = fl_vqf_bind_kernel(v, UPDATE_KERNELS[k]);
+    if (st == FL_ERR_KERNEL_UNAVAILABLE || st == FL_ERR_UNKNOWN_KERNEL) {
+        fl_vqf_free(v);
+        return NULL;
+    }
+    assert_int_equal(st, FL_OK);
+    return v;
+}
+
 /* The block choice (include/filterlab_vqf.h): block1 while it holds at most
  * FL_VQF_CHOICE_ITEMS items, whatever its partner holds; past that the emptier block, ties
- * block1. Then every key reads present and deletes, from either block. */
-static void test_block_choice(void **state) {
-    (void)state;
-    fl_vqf *v = NULL;
-    assert_int_equal(fl_vqf_create_blocks(64, 3, &v), FL_OK);
+ * block1. Then every key reads present and deletes, from either block. Under every kernel:
+ * each picks the block with its own masks (kernels/vqf_update.h). */
+static void block_choice_with(size_t k) {
+    fl_vqf *v = create_bound(64, k);
+    if (!v) return;
     uint64_t s = 11, keys[2 * FL_VQF_SLOTS + 8];
     size_t nk = 0;
     const uint32_t x = 5;
@@ -481,6 +498,48 @@ static void test_block_choice(void **state) {
     assert_int_equal(v->items, 0);
     check_invariants(v);
     fl_vqf_free(v);
+}
+
+/* Copies of one key in both its blocks: a delete takes block1's while block1 has one, then
+ * block2's; one more is refused and changes nothing. One call per key, then the batch call
+ * for the last copies (both reach vqf_delete1). */
+static void delete_choice_with(size_t k) {
+    fl_vqf *v = create_bound(64, k);
+    if (!v) return;
+    uint64_t s = 29;
+    const uint32_t x = 9;
+    const uint64_t h = hash_between(v, x, ~0u, &s);
+    const uint32_t y = fl_vqf_block2(h, v->nblocks);
+    /* T + 1 copies to block1 x, the next two to y, the emptier */
+    for (uint32_t i = 0; i <= FL_VQF_CHOICE_ITEMS; i++) insert_lands(v, h, x);
+    insert_lands(v, h, y);
+    insert_lands(v, h, y);
+    for (uint32_t left = FL_VQF_CHOICE_ITEMS + 1; left > 0; left--) {
+        assert_int_equal(fl_vqf_delete_hash(v, h), FL_OK);
+        assert_int_equal(items_at(v, x), left - 1);
+        assert_int_equal(items_at(v, y), 2);
+    }
+    assert_int_equal(fl_vqf_contains_hash(v, h), 1);
+    const uint64_t two[2] = {h, h};
+    size_t done = 0;
+    assert_int_equal(fl_vqf_delete_hashes(v, two, 2, &done), FL_OK);
+    assert_int_equal(done, 2);
+    assert_int_equal(items_at(v, y), 0);
+    uint8_t before[64 * 64];
+    memcpy(before, v->blocks, sizeof before);
+    assert_int_equal(fl_vqf_delete_hash(v, h), FL_ERR_NOT_FOUND);
+    assert_memory_equal(v->blocks, before, sizeof before);
+    assert_int_equal(v->items, 0);
+    check_invariants(v);
+    fl_vqf_free(v);
+}
+
+static void test_block_choice(void **state) {
+    (void)state;
+    for (size_t k = 0; k < N_UPDATE_KERNELS; k++) {
+        block_choice_with(k);
+        delete_choice_with(k);
+    }
 }
 
 /* Copies: a key inserted three times deletes three times, then is gone. */
