@@ -5,7 +5,8 @@
  * below): the hash fields and both blocks, and each key's bucket slots from its block's
  * metadata (a select in lanes from byte popcounts, then both of fl_vqf_bucket_mask's forms
  * picked per lane), so that only the 64-byte compare of a block's slots with the key's
- * fingerprint runs one key at a time. It gives fl_vqf_bucket_mask's bits on any metadata
+ * fingerprint runs one key at a time, and only the keys with a fingerprint match among a
+ * block's 48 slots go on to the vector pass. It gives fl_vqf_bucket_mask's bits on any metadata
  * (tests/checkkernels/check_vqf.c: filters, random bytes and extreme metadata). One key
  * (n = 1) takes kernels/vqf_loop.h's path: include/filterlab_vqf.h's fl_vqf_block_has (one
  * popcnt, one pdep for both ends of the run, a rotation, the compare in a mask register).
@@ -167,36 +168,82 @@ FL_INLINE void lanes_compare(const uint8_t *base, const uint64_t *ent, size_t n,
     }
 }
 
-/* Which of the 8 entries at j answer: the compare's mask within the bucket's slots. */
-FL_INLINE __mmask8 lanes_found(const uint64_t *ent, const uint64_t *match, const __m128i *md,
-                               size_t j, __mmask8 valid, __m512i *e_out) {
+/* The keys of a compare pass that go on to the bucket's slots, compacted. */
+typedef struct lanes_kept {
+    _Alignas(64) uint64_t ent[LANES_GROUP + 8], match[LANES_GROUP + 8];
+    _Alignas(64) uint64_t lo[LANES_GROUP + 8], hi[LANES_GROUP + 8];
+} lanes_kept;
+
+/* A key none of whose 48 slots holds its fingerprint is not in that block, whatever its
+ * bucket's slots (at half hits about 41% of the keys at block1 and 75% of those at
+ * block2): of the n keys compared, only the others are kept, vpcompressq'd 8 at a time
+ * with their metadata words split. Returns how many; *bits gets a bit per key, set for
+ * those kept. The 8 places after the last are zeroed for the vector pass's round-up. */
+FL_INLINE size_t lanes_compact(const uint64_t *ent, const uint64_t *match, const __m128i *md,
+                               size_t n, lanes_kept *c, uint64_t *bits) {
     const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-    __m512i e = _mm512_load_si512((const void *)(ent + j));
-    __m512i m0 = _mm512_load_si512((const void *)(md + j));
-    __m512i m1 = _mm512_load_si512((const void *)(md + j + 4));
-    __m512i lo = _mm512_permutex2var_epi64(m0, even, m1);
-    __m512i hi = _mm512_permutex2var_epi64(m0, odd, m1);
-    __m512i b = _mm512_and_si512(_mm512_srli_epi64(e, 8), _mm512_set1_epi64(0xff));
-    __m512i slots = _mm512_slli_epi64(lanes_bucket_mask(lo, hi, b), 16);
-    *e_out = e;
-    return _mm512_mask_test_epi64_mask(valid, _mm512_load_si512((const void *)(match + j)),
-                                       slots);
+    const __m512i slots = _mm512_set1_epi64((long long)~0xffffull);
+    size_t k = 0;
+    uint64_t kept = 0;
+    for (size_t j = 0; j < n; j += 8) {
+        __m512i mt = _mm512_load_si512((const void *)(match + j));
+        __mmask8 some = _mm512_mask_test_epi64_mask(lanes_valid(n - j), mt, slots);
+        __m512i m0 = _mm512_load_si512((const void *)(md + j));
+        __m512i m1 = _mm512_load_si512((const void *)(md + j + 4));
+        __m512i e = _mm512_load_si512((const void *)(ent + j));
+        _mm512_storeu_si512((void *)(c->ent + k), _mm512_maskz_compress_epi64(some, e));
+        _mm512_storeu_si512((void *)(c->match + k), _mm512_maskz_compress_epi64(some, mt));
+        _mm512_storeu_si512((void *)(c->lo + k),
+                            _mm512_maskz_compress_epi64(some, _mm512_permutex2var_epi64(m0, even, m1)));
+        _mm512_storeu_si512((void *)(c->hi + k),
+                            _mm512_maskz_compress_epi64(some, _mm512_permutex2var_epi64(m0, odd, m1)));
+        kept |= (uint64_t)some << j;
+        k += (size_t)__builtin_popcount(some);
+    }
+    _mm512_storeu_si512((void *)(c->ent + k), _mm512_setzero_si512());
+    _mm512_storeu_si512((void *)(c->match + k), _mm512_setzero_si512());
+    _mm512_storeu_si512((void *)(c->lo + k), _mm512_setzero_si512());
+    _mm512_storeu_si512((void *)(c->hi + k), _mm512_setzero_si512());
+    *bits = kept;
+    return k;
+}
+
+/* Which of the n kept keys answer (a bit each): the compare's mask within the bucket's
+ * slots, 8 keys a vector. */
+FL_INLINE uint64_t lanes_found(const lanes_kept *c, size_t n) {
+    uint64_t found = 0;
+    for (size_t j = 0; j < n; j += 8) {
+        __m512i e = _mm512_load_si512((const void *)(c->ent + j));
+        __m512i b = _mm512_and_si512(_mm512_srli_epi64(e, 8), _mm512_set1_epi64(0xff));
+        __m512i lo = _mm512_load_si512((const void *)(c->lo + j));
+        __m512i hi = _mm512_load_si512((const void *)(c->hi + j));
+        __m512i slots = _mm512_slli_epi64(lanes_bucket_mask(lo, hi, b), 16);
+        found |= (uint64_t)_mm512_mask_test_epi64_mask(
+                     lanes_valid(n - j), _mm512_load_si512((const void *)(c->match + j)), slots)
+                 << j;
+    }
+    return found;
 }
 
 /* kernels/vqf_loop.h's two passes (block1 for every key, block2 for the keys it did not
- * answer, by a pending list appended without a branch), each now a per-key compare pass and
- * a vector pass over 8 keys at a time. The entries of the next group are made (and their
- * block1 prefetched) before the current group's compares, so a DRAM-sized filter's misses
- * have a group's work to arrive in; a pending key's block2 is prefetched as soon as the
- * vector pass knows it is needed (at every size, as kernels/vqf_loop.h does and why). */
+ * answer), each a per-key compare pass and a vector pass over the keys with a fingerprint
+ * match, 8 at a time; a group's answers are bits of a u64, put back in place by pdep (the
+ * compacted keys' among the group's, block2's among block1's misses) and stored as bytes in
+ * one masked store. The pending list is the misses' entries with block2, vpcompressq'd 8 keys
+ * at a time. The next group's entries are made (and with prefetching their block1 lines
+ * fetched) before the current group's compares; with prefetching, a missed key's block2 is
+ * fetched as soon as the list takes it (below PF_MIN_BYTES the lines are in L2, where the
+ * compare loop's independent loads overlap without it; the prefetches cost 2 instructions a
+ * key). */
 static size_t vqf_contains_lanes(const fl_kview *f, const uint64_t *hashes, size_t n,
                                  uint8_t *out, const int prefetch) {
     const uint8_t *base = (const uint8_t *)f->data;
     const uint32_t nb = f->units;
-    _Alignas(64) uint64_t ent[2][LANES_GROUP], blk2[2][LANES_GROUP];
-    _Alignas(64) uint64_t match[LANES_GROUP], pend[LANES_GROUP + 8];
+    _Alignas(64) uint64_t ent[2][LANES_GROUP], blk2[2][LANES_GROUP], pend[LANES_GROUP + 8];
+    _Alignas(64) uint64_t match[LANES_GROUP];
     _Alignas(64) __m128i md[LANES_GROUP];
+    lanes_kept kc;
     const __m512i low32 = _mm512_set1_epi64(0xffffffff);
     size_t pos = 0, cur = 0;
     if (n) lanes_entries(base, nb, hashes, n < LANES_GROUP ? n : LANES_GROUP, ent[0], blk2[0],
@@ -209,16 +256,16 @@ static size_t vqf_contains_lanes(const fl_kview *f, const uint64_t *hashes, size
                           next < LANES_GROUP ? next : LANES_GROUP, ent[cur ^ 1], blk2[cur ^ 1],
                           prefetch);
         }
+        const uint64_t keys = m == 64 ? ~(uint64_t)0 : (((uint64_t)1 << m) - 1);
+        uint64_t kept;
         lanes_compare(base, ent[cur], (m + 7) & ~(size_t)7, match, md);
+        size_t nk = lanes_compact(ent[cur], match, md, m, &kc, &kept);
+        const uint64_t found1 = _pdep_u64(lanes_found(&kc, nk), kept);
+        const uint64_t miss = keys & ~found1;
         size_t np = 0;
-        uint64_t found1 = 0, miss = 0, found2 = 0; /* bit per key of the group */
         for (size_t j = 0; j < m; j += 8) {
-            __m512i e;
-            const __mmask8 valid = lanes_valid(m - j);
-            __mmask8 found = lanes_found(ent[cur], match, md, j, valid, &e);
-            __mmask8 missed = valid & (__mmask8)~found;
-            found1 |= (uint64_t)found << j;
-            miss |= (uint64_t)missed << j;
+            const __mmask8 missed = (__mmask8)(miss >> j);
+            __m512i e = _mm512_load_si512((const void *)(ent[cur] + j));
             __m512i i2 = _mm512_load_si512((const void *)(blk2[cur] + j));
             __m512i pe = _mm512_or_si512(_mm512_and_si512(e, low32), _mm512_slli_epi64(i2, 32));
             _mm512_storeu_si512((void *)(pend + np), _mm512_maskz_compress_epi64(missed, pe));
@@ -228,22 +275,18 @@ static size_t vqf_contains_lanes(const fl_kview *f, const uint64_t *hashes, size
                 uint64_t off[8];
                 _mm512_storeu_si512(
                     (void *)off,
-                    _mm512_slli_epi64(_mm512_mask_blend_epi64(found, i2, _mm512_srli_epi64(e, 32)),
+                    _mm512_slli_epi64(_mm512_mask_blend_epi64(missed, _mm512_srli_epi64(e, 32),
+                                                              i2),
                                       6));
                 for (int l = 0; l < 8; l++) pf_read(base + off[l]);
             }
         }
-        /* Block 0 for the round-up past np (never answered: its lanes are not valid). */
+        /* Block 0 for the compare's round-up past np (not kept: past n). */
         _mm512_storeu_si512((void *)(pend + np), _mm512_setzero_si512());
         lanes_compare(base, pend, (np + 7) & ~(size_t)7, match, md);
-        for (size_t j = 0; j < np; j += 8) {
-            __m512i e;
-            found2 |= (uint64_t)lanes_found(pend, match, md, j, lanes_valid(np - j), &e) << j;
-        }
-        /* The pending keys are the group's misses in order: their answers go back to those
-         * bit positions by one pdep, and the group's 64 answers out as bytes in one store. */
-        uint64_t all = found1 | _pdep_u64(found2, miss);
-        __mmask64 keys = m == 64 ? ~(__mmask64)0 : (((__mmask64)1 << m) - 1);
+        nk = lanes_compact(pend, match, md, np, &kc, &kept);
+        const uint64_t found2 = _pdep_u64(lanes_found(&kc, nk), kept);
+        const uint64_t all = found1 | _pdep_u64(found2, miss);
         _mm512_mask_storeu_epi8(out + g, keys, _mm512_maskz_set1_epi8(all, 1));
         pos += (size_t)__builtin_popcountll(all);
     }
