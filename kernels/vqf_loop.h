@@ -4,6 +4,7 @@
  * answer: is fp among the bucket's slots), and has PF_MIN_BYTES, PF_DIST and pf_read from its
  * ISA's common header (the scalar file its own), then includes this file, which defines the
  * table entry vqf_contains for the file's init (inserts and deletes: kernels/vqf_update.h).
+ * A file may bring its own batch loop as VQF_CONTAINS_LOOP (kernels/vqf_avx512.c does).
  *
  * A key's answer is whether block1 or block2 holds its fingerprint: the loop tests block2
  * only for the keys block1 does not answer, gathered without a branch (vqf_contains_loop).
@@ -88,6 +89,12 @@ FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
     return pos;
 }
 
+/* The batch loop: this file's, unless the kernel file brings its own with the same
+ * signature and answers (kernels/vqf_avx512.c's keys-in-lanes loop). */
+#ifndef VQF_CONTAINS_LOOP
+#define VQF_CONTAINS_LOOP vqf_contains_loop
+#endif
+
 /* The table entry. One key (fl_vqf_contains_hash's call) tests both blocks and ORs the
  * answers, without the group's list: a single key has nothing to overlap with, and both
  * loads are then in flight at once. */
@@ -103,8 +110,8 @@ static size_t vqf_contains(const fl_kview *f, const uint64_t *hashes, size_t n, 
         return (size_t)r;
     }
     if ((size_t)f->units * FL_VQF_BLOCK_BYTES >= PF_MIN_BYTES)
-        return vqf_contains_loop(f, hashes, n, out, 1);
-    return vqf_contains_loop(f, hashes, n, out, 0);
+        return VQF_CONTAINS_LOOP(f, hashes, n, out, 1);
+    return VQF_CONTAINS_LOOP(f, hashes, n, out, 0);
 }
 
 #endif /* FL_VQF_LOOP_H */

@@ -1,8 +1,9 @@
 /*
  * checkkernels, module "vqf": vector quotient filter batch lookups against the scalar
  * table, on filters built by the library's own inserts (empty, half full, filled until the
- * first refused insert) and on blocks of random bytes (metadata no filter holds: every
- * kernel must still give scalar's answer, from inside the block); the header-inline
+ * first refused insert), on blocks of random bytes and on blocks of extreme metadata (words
+ * of no, all or few ones: metadata no filter holds, where every kernel must still give
+ * scalar's answer, from inside the block); the header-inline
  * one-key lookup (fl_vqf_lookup_hash, as this file's flags compile it) against the same
  * answers; inserts and deletes against the scalar table's, byte for byte (a filter filled
  * to its first refusal and emptied again in batches of every size, one block at every slot
@@ -20,9 +21,50 @@
 #define SLOT FL_KERNEL_SLOT(vqf.contains)
 #define SLOT_INSERT FL_KERNEL_SLOT(vqf.insert)
 #define SLOT_DELETE FL_KERNEL_SLOT(vqf.del)
-enum { FILL_RANDOM = FILL_COUNT, VQF_FILLS };
+enum { FILL_RANDOM = FILL_COUNT, FILL_SKEWED, VQF_FILLS };
 static const char *fill_name(int fill) {
-    return fill == FILL_RANDOM ? "random-bytes" : FILL[fill];
+    return fill == FILL_RANDOM   ? "random-bytes"
+           : fill == FILL_SKEWED ? "skewed-metadata"
+                                 : FILL[fill];
+}
+
+/* A metadata word of an extreme kind: none or all ones, one bit set or clear, or k random
+ * bits set for a k from 0 to 64. Random bytes hold about 32 ones a word, so they rarely
+ * reach the cases where a select runs out of ones or a bucket's rank sits at the lo/hi
+ * boundary with few or many ones below it. */
+static uint64_t skewed_word(void) {
+    switch (rnd_below(6)) {
+    case 0: return 0;
+    case 1: return ~(uint64_t)0;
+    case 2: return (uint64_t)1 << rnd_below(64);
+    case 3: return ~((uint64_t)1 << rnd_below(64));
+    case 4: {
+        uint64_t w = 0, k = rnd_below(65);
+        while ((uint64_t)__builtin_popcountll(w) < k) w |= (uint64_t)1 << rnd_below(64);
+        return w;
+    }
+    default: return rnd();
+    }
+}
+
+/* Blocks of extreme metadata (skewed_word) whose slots hold one byte v in about half the
+ * slots; the positives are hashes of fingerprint v, so their compare masks are dense and a
+ * lookup's answer depends on every bit of its bucket's slot mask. */
+static size_t fill_skewed(tfilter *t, uint64_t *pos, size_t cap) {
+    uint8_t *p = t->v.data;
+    const uint8_t v = (uint8_t)rnd();
+    for (size_t blk = 0; blk < t->bytes; blk += FL_VQF_BLOCK_BYTES) {
+        uint64_t md[2] = {skewed_word(), skewed_word()};
+        memcpy(p + blk, md, sizeof md);
+        for (size_t s = 16; s < FL_VQF_BLOCK_BYTES; s++)
+            p[blk + s] = rnd_below(2) ? v : (uint8_t)rnd();
+    }
+    for (size_t i = 0; i < cap; i++) {
+        uint64_t h;
+        do h = rnd(); while (fl_vqf_fp(h) != v);
+        pos[i] = h;
+    }
+    return cap;
 }
 
 /* A filter of t's blocks built by inserts (seeded from the harness's randomness), copied
@@ -30,6 +72,7 @@ static const char *fill_name(int fill) {
  * count (written to pos, at most cap). */
 static size_t fill_vqf(tfilter *t, int fill, uint64_t *pos, size_t cap) {
     uint32_t blocks = t->v.units;
+    if (fill == FILL_SKEWED) return fill_skewed(t, pos, cap);
     if (fill == FILL_RANDOM) {
         uint8_t *p = t->v.data;
         for (size_t i = 0; i < t->bytes; i += 8) {
@@ -293,7 +336,7 @@ void check_vqf(const kernel *ks, size_t nk) {
                 set_ctx("inline family=vqf blocks=%u fill=%s", units, fill_name(fill));
                 record(check_inline(&ks[0], &t, q));
                 /* No false negative: every inserted key answers 1 (the scalar reference). */
-                if (fill != FILL_RANDOM && npos) {
+                if (fill != FILL_RANDOM && fill != FILL_SKEWED && npos) {
                     uint8_t *out = malloc(npos);
                     if (!out) die_oom();
                     set_ctx("scalar family=vqf blocks=%u fill=%s positives", units,
