@@ -107,7 +107,9 @@ typedef struct fl_vqf fl_vqf;
 #define FL_VQF_CHOICE_ITEMS 36u
 
 /* ---- probe math: THE definition of where a hash lands (the kernels, the library and the
- * in-line lookup below all use it; saved filters depend on it) --------------------------- */
+ * in-line lookup below all use it; saved filters depend on it; kernels/vqf_avx512.c's batch
+ * lookup computes it eight keys a vector in lanes_entries and lanes_bucket_mask, so a change
+ * here is made there too) ------------------------------------------------------------------ */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FL_VQF_INLINE static inline __attribute__((always_inline))
@@ -267,7 +269,8 @@ FL_VQF_INLINE uint64_t fl_vqf_deposit2(uint64_t w, uint32_t r) {
  * [select1(b-1) - (b-1), select1(b) - b), below 48. THE definition every lookup uses; on
  * metadata no filter holds it is still some subset of the 48 slots, so a lookup never reads
  * outside the block, and every ISA computes the same bits (the portable deposit2 is pdep's
- * answer on any word).
+ * answer on any word; kernels/vqf_avx512.c's lanes_bucket_mask gives the same bits eight
+ * lanes at a time).
  *
  * One select finds both ends: when the ones of ranks b - 1 and b are in the same word w
  * (b >= 1 and b != popcount(lo)), P = pdep(3 << r, w) (r: b - 1's rank in w) holds both, and
