@@ -331,13 +331,26 @@ static size_t vqf_delete(const fl_kview *f, const uint64_t *hashes, size_t n) {
     return vqf_delete_many(f, hashes, n);
 }
 
-/* The module's init for an ISA with all three entries (the file's own lookup test, this
- * file's inserts and deletes). */
+/* The one-key entries (kernels/kernels.h's fl_vqf_update1_fn): the block code with block2
+ * prefetched first thing, as the batch entries' n == 1 path runs it. */
+static int vqf_insert_one(uint8_t *blocks, uint32_t nblocks, uint64_t h) {
+    return vqf_insert1(blocks, nblocks, h, 1);
+}
+
+static int vqf_delete_one(uint8_t *blocks, uint32_t nblocks, uint64_t h) {
+    return vqf_delete1(blocks, nblocks, h, 1);
+}
+
+/* The module's init for an ISA with every entry (the file's own lookup test, this file's
+ * inserts and deletes). */
 #define FL_VQF_INIT(isa)                                                                     \
     void fl_vqf_kernels_init_##isa(fl_kernel_table *t) {                                     \
         t->vqf.contains = vqf_contains;                                                      \
         t->vqf.insert = vqf_insert;                                                          \
         t->vqf.del = vqf_delete;                                                             \
+        t->vqf.contains1 = vqf_contains_one;                                                 \
+        t->vqf.insert1 = vqf_insert_one;                                                     \
+        t->vqf.del1 = vqf_delete_one;                                                        \
     }
 
 #endif /* FL_VQF_UPDATE_H */
