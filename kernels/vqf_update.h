@@ -34,10 +34,10 @@
  * (ab-flbench-main-vs-both-md-words-read-address-picked-not-kept.md); both blocks loaded,
  * updated in registers and both stored back, so that no store address waits on a load,
  * 1.10-1.13x and 1.08-1.41x (ab-flbench-main-vs-both-blocks-read-and-stored-not-kept.md).
- * A one-key insert runs about 180 instructions here (callgrind, the AVX2 kernel: 59 in the
- * public call, src/vqf/vqf.c, about 115 in this file's code), so a few keys fill the
- * out-of-order window; more instructions per key, even without a branch, leave fewer
- * keys' misses in flight.
+ * A one-key insert runs about 153 instructions (callgrind, the AVX2 kernel: 38 in the public
+ * call, src/vqf/vqf.c, the hash included, about 115 in this file's code, reached through the
+ * vqf.insert1 entry), so a few keys fill the out-of-order window; more instructions per key,
+ * even without a branch, leave fewer keys' misses in flight.
  *
  * What the ISA forms bought on Emerald Rapids (scripts/flbench-ab, medians of paired rounds on
  * a shared 2-vCPU guest, results/emeraldrapids-kvm-2c-5bce/vqf/): against the scalar kernel,
