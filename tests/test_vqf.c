@@ -696,10 +696,14 @@ static void test_one_key_calls(void **state) {
     uint64_t s = 17, full = 0, absent = 0;
     for (int step = 0; step < 3000; step++) {
         const char *k = CHOICE[splitmix(&s) % nchoice];
+        /* a kernel this CPU cannot run, or one not built for it (x86 names on aarch64),
+         * leaves the binding and the choice as they were */
         fl_status bst = fl_vqf_bind_kernel(rb, k);
-        assert_true(bst == FL_OK || bst == FL_ERR_KERNEL_UNAVAILABLE);
+        assert_true(bst == FL_OK || bst == FL_ERR_KERNEL_UNAVAILABLE ||
+                    bst == FL_ERR_UNKNOWN_KERNEL);
         fl_status sst = fl_kernel_select(k);
-        assert_true(sst == FL_OK || sst == FL_ERR_KERNEL_UNAVAILABLE);
+        assert_true(sst == FL_OK || sst == FL_ERR_KERNEL_UNAVAILABLE ||
+                    sst == FL_ERR_UNKNOWN_KERNEL);
         uint64_t key = splitmix(&s) % 200, r = splitmix(&s) % 100;
         int form = (int)(splitmix(&s) % 3);
         fl_vqf *vs[3] = {ref, rb, ub};
