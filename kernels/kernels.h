@@ -205,10 +205,19 @@ typedef struct fl_fuse_kernels {
  * finding no copy), which changes nothing; returns the keys done before it (n if none was
  * refused). hashes need no alignment; n may be 0. */
 typedef size_t (*fl_vqf_update_fn)(const fl_kview *f, const uint64_t *hashes, size_t n);
+/* One key (the API's fl_vqf_insert_hash and fl_vqf_delete_hash, each key its own call):
+ * blocks is the filter's payload of nblocks blocks, h the key's hash, all in registers;
+ * 1 done, or 0 refused with nothing changed (as above). No view, no hash array and no
+ * n == 1 test between the call and the block code: past the caches a one-key call's
+ * instructions decide how many keys' misses fit in the out-of-order window. */
+typedef int (*fl_vqf_update1_fn)(uint8_t *blocks, uint32_t nblocks, uint64_t h);
 typedef struct fl_vqf_kernels {
     fl_contains_fn contains;
     fl_vqf_update_fn insert;
     fl_vqf_update_fn del; /* delete (a C++ keyword: kernels.h stays includable from C++) */
+    fl_contains1_fn contains1; /* one key: (blocks, nblocks, k ignored, h) */
+    fl_vqf_update1_fn insert1;
+    fl_vqf_update1_fn del1;
 } fl_vqf_kernels;
 
 /* gcf: growing cuckoo filter batch lookups (include/filterlab_gcf.h's probe math). The

@@ -95,17 +95,22 @@ FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
 #define VQF_CONTAINS_LOOP vqf_contains_loop
 #endif
 
-/* The table entry. One key (fl_vqf_contains_hash's call) tests both blocks and ORs the
- * answers, without the group's list: a single key has nothing to overlap with, and both
- * loads are then in flight at once. */
+/* One key (the vqf.contains1 entry, fl_vqf_contains_hash's call; k is 8 and unused) tests
+ * both blocks and ORs the answers, without the group's list: a single key has nothing to
+ * overlap with, and both loads are then in flight at once. */
+static int vqf_contains_one(const void *data, uint32_t units, uint32_t k, uint64_t h) {
+    (void)k;
+    const uint8_t *base = (const uint8_t *)data;
+    uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, units);
+    uint32_t i2 = fl_vqf_alt(i1, b, fp, units);
+    return VQF_BLOCK_HAS(base + (size_t)i1 * FL_VQF_BLOCK_BYTES, b, fp) |
+           VQF_BLOCK_HAS(base + (size_t)i2 * FL_VQF_BLOCK_BYTES, b, fp);
+}
+
+/* The batch entry (one key: vqf_contains_one's test). */
 static size_t vqf_contains(const fl_kview *f, const uint64_t *hashes, size_t n, uint8_t *out) {
     if (n == 1) {
-        const uint8_t *base = (const uint8_t *)f->data;
-        uint64_t h = fl_hash_at(hashes, 0);
-        uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, f->units);
-        uint32_t i2 = fl_vqf_alt(i1, b, fp, f->units);
-        int r = VQF_BLOCK_HAS(base + (size_t)i1 * FL_VQF_BLOCK_BYTES, b, fp) |
-                VQF_BLOCK_HAS(base + (size_t)i2 * FL_VQF_BLOCK_BYTES, b, fp);
+        int r = vqf_contains_one(f->data, f->units, f->k, fl_hash_at(hashes, 0));
         out[0] = (uint8_t)r;
         return (size_t)r;
     }

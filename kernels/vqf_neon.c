@@ -31,4 +31,5 @@ FL_INLINE int vqf_block_has_neon(const uint8_t *blk, uint32_t b, uint32_t fp) {
  * so the select is the same portable one, and the slot shifts are a few word operations. */
 void fl_vqf_kernels_init_neon(fl_kernel_table *t) {
     t->vqf.contains = vqf_contains;
+    t->vqf.contains1 = vqf_contains_one;
 }

@@ -34,10 +34,10 @@
  * (ab-flbench-main-vs-both-md-words-read-address-picked-not-kept.md); both blocks loaded,
  * updated in registers and both stored back, so that no store address waits on a load,
  * 1.10-1.13x and 1.08-1.41x (ab-flbench-main-vs-both-blocks-read-and-stored-not-kept.md).
- * A one-key insert runs about 180 instructions here (callgrind, the AVX2 kernel: 59 in the
- * public call, src/vqf/vqf.c, about 115 in this file's code), so a few keys fill the
- * out-of-order window; more instructions per key, even without a branch, leave fewer
- * keys' misses in flight.
+ * A one-key insert runs about 153 instructions (callgrind, the AVX2 kernel: 38 in the public
+ * call, src/vqf/vqf.c, the hash included, about 115 in this file's code, reached through the
+ * vqf.insert1 entry), so a few keys fill the out-of-order window; more instructions per key,
+ * even without a branch, leave fewer keys' misses in flight.
  *
  * What the ISA forms bought on Emerald Rapids (scripts/flbench-ab, medians of paired rounds on
  * a shared 2-vCPU guest, results/emeraldrapids-kvm-2c-5bce/vqf/): against the scalar kernel,
@@ -331,13 +331,26 @@ static size_t vqf_delete(const fl_kview *f, const uint64_t *hashes, size_t n) {
     return vqf_delete_many(f, hashes, n);
 }
 
-/* The module's init for an ISA with all three entries (the file's own lookup test, this
- * file's inserts and deletes). */
+/* The one-key entries (kernels/kernels.h's fl_vqf_update1_fn): the block code with block2
+ * prefetched first thing, as the batch entries' n == 1 path runs it. */
+static int vqf_insert_one(uint8_t *blocks, uint32_t nblocks, uint64_t h) {
+    return vqf_insert1(blocks, nblocks, h, 1);
+}
+
+static int vqf_delete_one(uint8_t *blocks, uint32_t nblocks, uint64_t h) {
+    return vqf_delete1(blocks, nblocks, h, 1);
+}
+
+/* The module's init for an ISA with every entry (the file's own lookup test, this file's
+ * inserts and deletes). */
 #define FL_VQF_INIT(isa)                                                                     \
     void fl_vqf_kernels_init_##isa(fl_kernel_table *t) {                                     \
         t->vqf.contains = vqf_contains;                                                      \
         t->vqf.insert = vqf_insert;                                                          \
         t->vqf.del = vqf_delete;                                                             \
+        t->vqf.contains1 = vqf_contains_one;                                                 \
+        t->vqf.insert1 = vqf_insert_one;                                                     \
+        t->vqf.del1 = vqf_delete_one;                                                        \
     }
 
 #endif /* FL_VQF_UPDATE_H */

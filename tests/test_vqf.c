@@ -678,6 +678,93 @@ static void test_batch_equals_single(void **state) {
     fl_vqf_free(v);
 }
 
+/* The one-key calls (the vqf.insert1 / delete1 / contains1 entries) on a filter rebound
+ * before every call (each kernel this CPU runs, and back to the process's choice), and on
+ * one left unbound while the process's choice changes, against a filter bound to scalar
+ * throughout: the same statuses, answers, item counts and bytes, through the u64, bytes
+ * and hash forms. And the size class the unbound calls read is the payload's, for filters
+ * made at every class this test can afford and for a loaded one. */
+static void test_one_key_calls(void **state) {
+    (void)state;
+    fl_vqf *ref = NULL, *rb = NULL, *ub = NULL;
+    assert_int_equal(fl_vqf_create_blocks(3, 5, &ref), FL_OK); /* 3 blocks: refusals come */
+    assert_int_equal(fl_vqf_create_blocks(3, 5, &rb), FL_OK);
+    assert_int_equal(fl_vqf_create_blocks(3, 5, &ub), FL_OK);
+    assert_int_equal(fl_vqf_bind_kernel(ref, "scalar"), FL_OK);
+    static const char *const CHOICE[] = {"scalar", "neon", "avx2", "avx512", "auto"};
+    const size_t nchoice = sizeof CHOICE / sizeof CHOICE[0];
+    uint64_t s = 17, full = 0, absent = 0;
+    for (int step = 0; step < 3000; step++) {
+        const char *k = CHOICE[splitmix(&s) % nchoice];
+        /* a kernel this CPU cannot run, or one not built for it (x86 names on aarch64),
+         * leaves the binding and the choice as they were */
+        fl_status bst = fl_vqf_bind_kernel(rb, k);
+        assert_true(bst == FL_OK || bst == FL_ERR_KERNEL_UNAVAILABLE ||
+                    bst == FL_ERR_UNKNOWN_KERNEL);
+        fl_status sst = fl_kernel_select(k);
+        assert_true(sst == FL_OK || sst == FL_ERR_KERNEL_UNAVAILABLE ||
+                    sst == FL_ERR_UNKNOWN_KERNEL);
+        uint64_t key = splitmix(&s) % 200, r = splitmix(&s) % 100;
+        int form = (int)(splitmix(&s) % 3);
+        fl_vqf *vs[3] = {ref, rb, ub};
+        fl_status st[3];
+        for (int i = 0; i < 3; i++) {
+            fl_vqf *v = vs[i];
+            uint64_t h = fl_vqf_hash_u64(v, key);
+            if (r < 50)
+                st[i] = form == 0   ? fl_vqf_insert_u64(v, key)
+                        : form == 1 ? fl_vqf_insert_bytes(v, &key, sizeof key)
+                                    : fl_vqf_insert_hash(v, h);
+            else if (r < 90)
+                st[i] = form == 0   ? fl_vqf_delete_u64(v, key)
+                        : form == 1 ? fl_vqf_delete_bytes(v, &key, sizeof key)
+                                    : fl_vqf_delete_hash(v, h);
+            else
+                st[i] = (fl_status)(form == 0   ? fl_vqf_contains_u64(v, key)
+                                    : form == 1 ? fl_vqf_contains_bytes(v, &key, sizeof key)
+                                                : fl_vqf_contains_hash(v, h));
+        }
+        full += r < 50 && st[0] == FL_ERR_FULL;
+        absent += r >= 50 && r < 90 && st[0] == FL_ERR_NOT_FOUND;
+        for (int i = 1; i < 3; i++) {
+            assert_int_equal(st[i], st[0]);
+            assert_int_equal(vs[i]->items, ref->items);
+            assert_memory_equal(vs[i]->blocks, ref->blocks, ref->bytes);
+        }
+    }
+    assert_int_equal(fl_kernel_select("auto"), FL_OK);
+    /* the run reached both refusals (FL_ERR_FULL, FL_ERR_NOT_FOUND) */
+    assert_true(full > 0);
+    assert_true(absent > 0);
+    fl_vqf_free(ref);
+    fl_vqf_free(rb);
+    fl_vqf_free(ub);
+
+    uint64_t lim[3];
+    assert_int_equal(fl_size_class_limits(lim), FL_OK);
+    uint64_t sizes[] = {64, lim[0], lim[0] + 64, lim[1], lim[1] + 64};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (sizes[i] > ((uint64_t)64 << 20)) continue; /* past 64 MiB: not in a unit test */
+        fl_vqf *v = NULL;
+        assert_int_equal(fl_vqf_create_blocks((uint32_t)(sizes[i] / 64), 1, &v), FL_OK);
+        assert_int_equal(v->size_class, fl_size_class_of(v->bytes));
+        size_t len = fl_vqf_serialized_size(v);
+        uint8_t *buf = malloc(len);
+        assert_non_null(buf);
+        assert_int_equal(fl_vqf_save_mem(v, buf, len, NULL), FL_OK);
+        fl_vqf *d = NULL;
+        assert_int_equal(fl_vqf_load_mem(buf, len, 0, &d), FL_OK);
+        assert_int_equal(d->size_class, v->size_class);
+        assert_int_equal(fl_vqf_insert_u64(d, 42), FL_OK);
+        assert_int_equal(fl_vqf_contains_u64(d, 42), 1);
+        assert_int_equal(fl_vqf_delete_u64(d, 42), FL_OK);
+        assert_int_equal(d->items, 0);
+        free(buf);
+        fl_vqf_free(d);
+        fl_vqf_free(v);
+    }
+}
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 TEST_FILE_HELPERS(fl_vqf, fl_vqf, fl_vqf_free)
@@ -850,6 +937,7 @@ int main(void) {
         cmocka_unit_test(test_delete_every_key),
         cmocka_unit_test(test_fpr),
         cmocka_unit_test(test_batch_equals_single),
+        cmocka_unit_test(test_one_key_calls),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_wrong_kind),
         cmocka_unit_test(test_every_truncation_and_bit_flip),

@@ -34,6 +34,7 @@ typedef enum fl_entry_kind {
     FL_EK_FUSE_CONTAINS, /* fl_fuse_contains_fn, arity and cell bits below */
     FL_EK_BLOOMIER_GET,
     FL_EK_VQF_UPDATE, /* fl_vqf_update_fn on a payload of unit_bytes units */
+    FL_EK_VQF_UPDATE1, /* fl_vqf_update1_fn, one key per call */
 } fl_entry_kind;
 
 typedef struct fl_entry_desc {

@@ -57,6 +57,9 @@ const fl_entry_desc fl_entries[] = {
     E("vqf.contains", vqf.contains, FL_EK_CONTAINS, 1, 8, 64),
     E("vqf.insert", vqf.insert, FL_EK_VQF_UPDATE, 1, 8, 64),
     E("vqf.delete", vqf.del, FL_EK_VQF_UPDATE, 1, 8, 64),
+    E("vqf.contains1", vqf.contains1, FL_EK_CONTAINS1, 1, 8, 64),
+    E("vqf.insert1", vqf.insert1, FL_EK_VQF_UPDATE1, 1, 8, 64),
+    E("vqf.delete1", vqf.del1, FL_EK_VQF_UPDATE1, 1, 8, 64),
     /* k: 8 columns, window 0 = the whole table (kernels/kernels.h): a filter not grown */
     E("gcf.contains", gcf.contains, FL_EK_CONTAINS, 1, 8, 8),
 };

@@ -64,9 +64,15 @@ static void fuse_view(bench *b, const fl_entry_desc *d) {
     b->fuse.value_bits = d->kind == FL_EK_BLOOMIER_GET ? (uint8_t)(d->cell_bits / 2) : 0;
 }
 
-/* keys[0..n) through a vqf insert or delete kernel, each refused key passed over. */
-static size_t vqf_each(fl_vqf_update_fn fn, const fl_kview *v, const uint64_t *keys, size_t n) {
+/* keys[0..n) through a vqf insert or delete kernel, each refused key passed over: a batch
+ * entry, or a one-key entry (fn1, when not NULL) called per key. */
+static size_t vqf_each(fl_vqf_update_fn fn, fl_vqf_update1_fn fn1, const fl_kview *v,
+                       const uint64_t *keys, size_t n) {
     size_t done = 0;
+    if (fn1) {
+        for (size_t j = 0; j < n; j++) done += (size_t)fn1((uint8_t *)v->data, v->units, keys[j]);
+        return done;
+    }
     for (size_t j = 0; j < n; j++) {
         size_t d = fn(v, keys + j, n - j);
         done += d;
@@ -81,7 +87,7 @@ static size_t vqf_each(fl_vqf_update_fn fn, const fl_kview *v, const uint64_t *k
  * empty again: the keys the insert entry inserts are deleted after the timing, those the
  * delete entry deletes inserted before it, both by the scalar kernel. At most half the slots
  * are filled, where a pair of full blocks is all but impossible. ns per key. */
-static double run_vqf(bench *b, const fl_entry_desc *d, fl_vqf_update_fn fn) {
+static double run_vqf(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
     size_t blocks = b->bytes / FL_VQF_BLOCK_BYTES;
     uint32_t units = blocks < 0xffffffffu ? (uint32_t)blocks : 0xffffffffu;
     if (!b->vqf_empty) fl_vqf_init_blocks(b->payload, units);
@@ -90,19 +96,21 @@ static double run_vqf(bench *b, const fl_entry_desc *d, fl_vqf_update_fn fn) {
     const fl_kernel_table *ref = fl_kernel_table_at(0);
     size_t n = b->nkeys < (size_t)units * FL_VQF_SLOTS / 2 ? b->nkeys
                                                           : (size_t)units * FL_VQF_SLOTS / 2;
-    int insert = d->slot == FL_KERNEL_SLOT(vqf.insert);
-    if (!insert) vqf_each(ref->vqf.insert, &v, b->keys, n);
+    int insert = d->slot == FL_KERNEL_SLOT(vqf.insert) || d->slot == FL_KERNEL_SLOT(vqf.insert1);
+    int one = d->kind == FL_EK_VQF_UPDATE1;
+    if (!insert) vqf_each(ref->vqf.insert, NULL, &v, b->keys, n);
     double t0 = fl_now_ns();
-    b->sink += vqf_each(fn, &v, b->keys, n);
+    b->sink += vqf_each(one ? NULL : (fl_vqf_update_fn)fn, one ? (fl_vqf_update1_fn)fn : NULL,
+                        &v, b->keys, n);
     double t = fl_now_ns() - t0;
-    if (insert) vqf_each(ref->vqf.del, &v, b->keys, n);
+    if (insert) vqf_each(ref->vqf.del, NULL, &v, b->keys, n);
     return n ? t / (double)n : 0.0;
 }
 
 /* One pass of entry d's kernel fn over every key; ns per key (per register for the
  * HyperLogLog histogram and merge). */
 static double run(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
-    if (d->kind == FL_EK_VQF_UPDATE) return run_vqf(b, d, (fl_vqf_update_fn)fn);
+    if (d->kind == FL_EK_VQF_UPDATE || d->kind == FL_EK_VQF_UPDATE1) return run_vqf(b, d, fn);
     uint8_t out[BATCH];
     uint64_t out64[BATCH];
     uint32_t out32[BATCH];
@@ -157,6 +165,7 @@ static double run(bench *b, const fl_entry_desc *d, fl_any_fn fn) {
             acc += ((fl_bloomier_get_fn)fn)(&b->fuse, k, c, vals, out);
             break;
         case FL_EK_VQF_UPDATE: /* run_vqf's */
+        case FL_EK_VQF_UPDATE1:
             break;
         }
     }

@@ -73,8 +73,9 @@ fl_status fl_vqf_new(uint32_t blocks, uint64_t seed, fl_vqf **out) {
         free(v);
         return FL_ERR_NO_MEMORY;
     }
+    fl_kernels_sized(bytes); /* sets the dispatch up (its size classes) at its first use */
     *v = (fl_vqf){.blocks = mem, .nblocks = blocks, .bytes = bytes, .mapped = mapped,
-                  .seed = seed};
+                  .seed = seed, .size_class = (uint8_t)fl_size_class_of(bytes)};
     fl_vqf_init_blocks(v->blocks, blocks);
     *out = v;
     return FL_OK;
@@ -151,34 +152,61 @@ static fl_status update(fl_vqf *v, const fl_kernel_table *t, const uint64_t *has
     return d == n ? FL_OK : insert ? FL_ERR_FULL : FL_ERR_NOT_FOUND;
 }
 
+/* The table a one-key call uses: fl_kernels_bound's answer, the process's table read for
+ * the size class fl_vqf_new stored (the dispatch is set up by then, so no table is NULL)
+ * rather than recomputed from the payload's size on every call. Read per call, never
+ * cached across calls: another thread may rebind the filter or the process's choice at any
+ * time (include/filterlab.h). */
+static inline const fl_kernel_table *table_of(const fl_vqf *v) {
+    const fl_kernel_table *t = __atomic_load_n(&v->bound, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(t != NULL, 0)) return t; /* bound: tests and benchmarks */
+    return atomic_load_explicit(&fl_active_kernels[v->size_class], memory_order_acquire);
+}
+
+/* One key through the vqf.insert1 / vqf.del1 entry, the item count kept. Every one-key
+ * call (hash, bytes, u64) comes here in line rather than through the exported
+ * fl_vqf_*_hash: the call path runs only the argument checks, the table read, the hash and
+ * the count around the kernel. */
+static inline fl_status insert_one(fl_vqf *v, uint64_t h) {
+    if (!table_of(v)->vqf.insert1(v->blocks, v->nblocks, h)) return FL_ERR_FULL;
+    v->items++;
+    return FL_OK;
+}
+
+static inline fl_status delete_one(fl_vqf *v, uint64_t h) {
+    if (!table_of(v)->vqf.del1(v->blocks, v->nblocks, h)) return FL_ERR_NOT_FOUND;
+    v->items--;
+    return FL_OK;
+}
+
 fl_status fl_vqf_insert_hash(fl_vqf *v, uint64_t h) {
     if (!v) return FL_ERR_INVALID_ARG;
-    return update(v, fl_kernels_bound(&v->bound, v->bytes), &h, 1, NULL, 1);
+    return insert_one(v, h);
 }
 
 fl_status fl_vqf_insert_bytes(fl_vqf *v, const void *key, size_t len) {
     if (!v || (!key && len)) return FL_ERR_INVALID_ARG;
-    return fl_vqf_insert_hash(v, fl_vqf_hash_bytes(v, key, len));
+    return insert_one(v, fl_vqf_hash_bytes(v, key, len));
 }
 
 fl_status fl_vqf_insert_u64(fl_vqf *v, uint64_t key) {
     if (!v) return FL_ERR_INVALID_ARG;
-    return fl_vqf_insert_hash(v, fl_hash_u64_inline(key, v->seed));
+    return insert_one(v, fl_hash_u64_inline(key, v->seed));
 }
 
 fl_status fl_vqf_delete_hash(fl_vqf *v, uint64_t h) {
     if (!v) return FL_ERR_INVALID_ARG;
-    return update(v, fl_kernels_bound(&v->bound, v->bytes), &h, 1, NULL, 0);
+    return delete_one(v, h);
 }
 
 fl_status fl_vqf_delete_bytes(fl_vqf *v, const void *key, size_t len) {
     if (!v || (!key && len)) return FL_ERR_INVALID_ARG;
-    return fl_vqf_delete_hash(v, fl_vqf_hash_bytes(v, key, len));
+    return delete_one(v, fl_vqf_hash_bytes(v, key, len));
 }
 
 fl_status fl_vqf_delete_u64(fl_vqf *v, uint64_t key) {
     if (!v) return FL_ERR_INVALID_ARG;
-    return fl_vqf_delete_hash(v, fl_hash_u64_inline(key, v->seed));
+    return delete_one(v, fl_hash_u64_inline(key, v->seed));
 }
 
 /* ---- batches of inserts and deletes -------------------------------------------------------
@@ -229,20 +257,23 @@ static size_t contains_with(const fl_vqf *v, const fl_kernel_table *t, const uin
     return t->vqf.contains(&view, h, n, out);
 }
 
-/* One key through the dispatched kernel: this file is built at baseline flags, where the
- * probe's select is the portable one, several times the pdep form's cost. */
+/* One key through the dispatched vqf.contains1 entry: this file is built at baseline
+ * flags, where the probe's select is the portable one, several times the pdep form's cost. */
+static inline int contains_one(const fl_vqf *v, uint64_t h) {
+    return table_of(v)->vqf.contains1(v->blocks, v->nblocks, 8, h);
+}
+
 int fl_vqf_contains_hash(const fl_vqf *v, uint64_t h) {
-    uint8_t out;
-    return v ? (int)contains_with(v, fl_kernels_bound(&v->bound, v->bytes), &h, 1, &out) : 0;
+    return v ? contains_one(v, h) : 0;
 }
 
 int fl_vqf_contains_bytes(const fl_vqf *v, const void *key, size_t len) {
     if (!v || (!key && len)) return 0;
-    return fl_vqf_contains_hash(v, fl_vqf_hash_bytes(v, key, len));
+    return contains_one(v, fl_vqf_hash_bytes(v, key, len));
 }
 
 int fl_vqf_contains_u64(const fl_vqf *v, uint64_t key) {
-    return v ? fl_vqf_contains_hash(v, fl_hash_u64_inline(key, v->seed)) : 0;
+    return v ? contains_one(v, fl_hash_u64_inline(key, v->seed)) : 0;
 }
 
 fl_status fl_vqf_contains_hashes(const fl_vqf *v, const uint64_t *hashes, size_t n,

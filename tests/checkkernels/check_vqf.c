@@ -7,7 +7,9 @@
  * one-key lookup (fl_vqf_lookup_hash, as this file's flags compile it) against the same
  * answers; inserts and deletes against the scalar table's, byte for byte (a filter filled
  * to its first refusal and emptied again in batches of every size, one block at every slot
- * position and full, blocks of random bytes); and their benchmark.
+ * position and full, blocks of random bytes); the one-key entries (vqf.contains1,
+ * vqf.insert1, vqf.delete1) of every table, the scalar one's too, against the scalar batch
+ * entries on the same payloads; and their benchmark.
  */
 #include "harness.h"
 
@@ -21,6 +23,9 @@
 #define SLOT FL_KERNEL_SLOT(vqf.contains)
 #define SLOT_INSERT FL_KERNEL_SLOT(vqf.insert)
 #define SLOT_DELETE FL_KERNEL_SLOT(vqf.del)
+#define SLOT_CONTAINS1 FL_KERNEL_SLOT(vqf.contains1)
+#define SLOT_INSERT1 FL_KERNEL_SLOT(vqf.insert1)
+#define SLOT_DELETE1 FL_KERNEL_SLOT(vqf.del1)
 enum { FILL_RANDOM = FILL_COUNT, FILL_SKEWED, VQF_FILLS };
 static const char *fill_name(int fill) {
     return fill == FILL_RANDOM   ? "random-bytes"
@@ -115,18 +120,44 @@ static int check_inline(const kernel *ref, tfilter *t, const uint64_t *q) {
     return 1;
 }
 
+/* A table's one-key lookup entry, key by key, against the scalar batch entry's answers. */
+static int check_contains1(fl_contains1_fn fn, const kernel *ref, tfilter *t, const uint64_t *q) {
+    uint8_t want[POOL];
+    ref->t->vqf.contains(&t->v, q, POOL, want);
+    for (size_t i = 0; i < POOL; i++) {
+        int got = fn(t->v.data, t->v.units, 8, q[i]);
+        if (got != want[i]) {
+            failf("one key hash=%016" PRIx64 " (query %zu): vqf.contains1 %d, want %d", q[i], i,
+                  got, want[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ---- inserts and deletes ----------------------------------------------------------------
- * Each check runs the reference on payload a and the kernel on b, copies of one payload, and
- * wants the same count back, the same bytes and b's guard zone intact. */
+ * Each check runs the reference (the scalar batch entries) on payload a and the kernel on b,
+ * copies of one payload, and wants the same count back, the same bytes and b's guard zone
+ * intact. With ins1/del1 set, the kernel side is the table's one-key entries, called key by
+ * key up to the first refusal (the batch entries' contract). */
 
 typedef struct upd_pair {
     fl_vqf_update_fn ins, del, ref_ins, ref_del;
+    fl_vqf_update1_fn ins1, del1;
     tfilter a, b;
 } upd_pair;
 
+static size_t kernel_update(upd_pair *p, int insert, const uint64_t *h, size_t n) {
+    fl_vqf_update1_fn one = insert ? p->ins1 : p->del1;
+    if (!one) return (insert ? p->ins : p->del)(&p->b.v, h, n);
+    size_t i = 0;
+    while (i < n && one((uint8_t *)p->b.v.data, p->b.v.units, fl_hash_at(h, i))) i++;
+    return i;
+}
+
 static int same_update(upd_pair *p, int insert, const uint64_t *h, size_t n, size_t *done) {
     size_t want = (insert ? p->ref_ins : p->ref_del)(&p->a.v, h, n);
-    size_t got = (insert ? p->ins : p->del)(&p->b.v, h, n);
+    size_t got = kernel_update(p, insert, h, n);
     if (done) *done = want;
     const char *op = insert ? "insert" : "delete";
     if (got != want) {
@@ -294,25 +325,33 @@ static int check_random_bytes(upd_pair *p, uint32_t units) {
     return ok;
 }
 
-static void check_updates(const kernel *ks, size_t ki, uint64_t *stored) {
+/* Table ki's batch update entries (one = 0) or its one-key ones (one = 1). */
+static void check_updates(const kernel *ks, size_t ki, uint64_t *stored, int one) {
     upd_pair p;
     memset(&p, 0, sizeof p);
     p.ins = ks[ki].t->vqf.insert;
     p.del = ks[ki].t->vqf.del;
     p.ref_ins = ks[0].t->vqf.insert;
     p.ref_del = ks[0].t->vqf.del;
+    if (one) {
+        p.ins1 = ks[ki].t->vqf.insert1;
+        p.del1 = ks[ki].t->vqf.del1;
+    }
+    const char *form = one ? "one-key" : "batch";
     for (size_t gi = 0; gi < GEOMETRIES; gi++) {
         uint32_t units = geometry_units(gi, FL_VQF_BLOCK_BYTES);
-        set_ctx("kernel=%s family=vqf blocks=%u updates fill-and-empty", ks[ki].name, units);
+        set_ctx("kernel=%s family=vqf blocks=%u %s updates fill-and-empty", ks[ki].name, units,
+                form);
         upd_alloc(&p, units);
         record(check_fill_and_empty(&p, stored, (size_t)units * FL_VQF_SLOTS + 1,
                                     geometry_big(gi)));
         upd_free(&p);
         if (units > 1001) continue;
-        set_ctx("kernel=%s family=vqf blocks=%u updates random-bytes", ks[ki].name, units);
+        set_ctx("kernel=%s family=vqf blocks=%u %s updates random-bytes", ks[ki].name, units,
+                form);
         record(check_random_bytes(&p, units));
     }
-    set_ctx("kernel=%s family=vqf blocks=1 updates every-position", ks[ki].name);
+    set_ctx("kernel=%s family=vqf blocks=1 %s updates every-position", ks[ki].name, form);
     record(check_every_position(&p));
 }
 
@@ -335,6 +374,12 @@ void check_vqf(const kernel *ks, size_t nk) {
                 }
                 set_ctx("inline family=vqf blocks=%u fill=%s", units, fill_name(fill));
                 record(check_inline(&ks[0], &t, q));
+                for (size_t ki = 0; ki < nk; ki++) {
+                    if (ki && !kernel_overrides(ks, ki, SLOT_CONTAINS1)) continue;
+                    set_ctx("kernel=%s family=vqf blocks=%u fill=%s one-key", ks[ki].name,
+                            units, fill_name(fill));
+                    record(check_contains1(ks[ki].t->vqf.contains1, &ks[0], &t, q));
+                }
                 /* No false negative: every inserted key answers 1 (the scalar reference). */
                 if (fill != FILL_RANDOM && fill != FILL_SKEWED && npos) {
                     uint8_t *out = malloc(npos);
@@ -354,14 +399,19 @@ void check_vqf(const kernel *ks, size_t nk) {
         if (!stored) die_oom();
         for (size_t ki = 1; ki < nk; ki++)
             if (kernel_overrides(ks, ki, SLOT_INSERT) || kernel_overrides(ks, ki, SLOT_DELETE))
-                check_updates(ks, ki, stored);
+                check_updates(ks, ki, stored, 0);
+        for (size_t ki = 0; ki < nk; ki++) /* scalar's one-key entries against its batch ones */
+            if (!ki || kernel_overrides(ks, ki, SLOT_INSERT1) ||
+                kernel_overrides(ks, ki, SLOT_DELETE1))
+                check_updates(ks, ki, stored, 1);
         free(stored);
         report_checked("vqf");
     }
     for (size_t ki = 0; ki < nk; ki++) {
         set_ctx("kernel=%s family=vqf table", ks[ki].name);
-        const uint32_t slots[] = {SLOT, SLOT_INSERT, SLOT_DELETE};
-        check_entries_present(&ks[ki], slots, 3);
+        const uint32_t slots[] = {SLOT, SLOT_INSERT, SLOT_DELETE,
+                                  SLOT_CONTAINS1, SLOT_INSERT1, SLOT_DELETE1};
+        check_entries_present(&ks[ki], slots, 6);
     }
     free(q);
     free(pos);
