@@ -48,6 +48,7 @@
 typedef double (*time_fn)(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos);
 typedef double (*fuse_time_fn)(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos);
 
+#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
 /* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
 static int cpu_runs(const char *kernel) {
     for (size_t i = 0; i < fl_kernel_count(); i++) {
@@ -57,6 +58,7 @@ static int cpu_runs(const char *kernel) {
     }
     return 0;
 }
+#endif
 #define MISS_BASE (UINT64_C(1) << 62) /* never-inserted keys live above this */
 
 static void usage(FILE *to) {
