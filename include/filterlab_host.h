@@ -45,8 +45,10 @@ enum {
     /* What the avx2 and avx512 kernels need, OS state included (src/cpu/dispatch.c). */
     FL_CPU_AVX2_USABLE = 1u << 21,
     FL_CPU_AVX512_USABLE = 1u << 22,
+    FL_CPU_AVX512_VPOPCNTDQ = 1u << 23, /* CPUID.(7,0):ECX bit 14: vpopcntd/q */
+    FL_CPU_AVX512_BITALG = 1u << 24,    /* CPUID.(7,0):ECX bit 12: vpopcntb/w, vpshufbitqmb */
 };
-#define FL_CPU_FEATURE_COUNT 23
+#define FL_CPU_FEATURE_COUNT 25
 /* "AVX2", "AMX-TILE", ... for one FL_CPU_* bit; NULL for anything else. */
 const char *fl_cpu_feature_name(uint32_t feature);
 

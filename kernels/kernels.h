@@ -301,6 +301,10 @@ extern const fl_fuse_kernels fl_fuse_kernels_scalar;
  * instead of gathers), kept so checkkernels checks and times both (kernels/fuse_avx2.c). */
 extern const fl_fuse_kernels fl_fuse_kernels_loads_avx2;
 extern const fl_fuse_kernels fl_fuse_kernels_loads_avx512;
+/* The vqf batch lookup built with AVX512_VPOPCNTDQ and AVX512_BITALG (the avx512-popcnt
+ * candidate's vqf.contains, kernels/vqf_avx512_popcnt.c): only where FL_HAVE_AVX512_POPCNT. */
+size_t fl_vqf_contains_popcnt_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,
+                                     uint8_t *out);
 
 /* Declares the bloom and cuckoo lookup and insert kernels of one ISA with the shared
  * signatures (the scalar ones: the SIMD kernels' tails). */

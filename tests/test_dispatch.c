@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include "cpu/kernel_choice.h"
+#include "fl_config.h"
 
 static char wisdom_file[64];
 
@@ -446,6 +447,9 @@ static void rules_on_fake_cpus(void **state) {
         {&emr, x86, "bloom.contains.split256", FL_SIZE_L1, "avx512", "Emerald Rapids"},
         {&emr, x86, "fuse.contains.3_8", FL_SIZE_L2, "avx512", "2.74"},
         {&emr, x86, "fuse.contains.4_16", FL_SIZE_DRAM, "avx512", "2.74"},
+        {&emr, x86 | (1u << FL_CAND_AVX512_POPCNT), "vqf.contains", FL_SIZE_L2, "avx512-popcnt",
+         "4.81"},
+        {&emr, x86, "vqf.contains", FL_SIZE_L2, "avx512", "the widest"}, /* no popcnt bits */
         {&emr, no512, "bloom.contains.classic", FL_SIZE_L1, "scalar", "not measured"},
         {&skx, x86, "bloom.contains.classic", FL_SIZE_L1, "scalar", "Gather Data Sampling"},
         {&skx, x86, "bloom.contains.reg64", FL_SIZE_L1, "avx512", "widest"},
@@ -475,6 +479,64 @@ static void rules_on_fake_cpus(void **state) {
                 if (strlen("rule: ") + strlen(why) >= FL_REASON_MAX)
                     fail_msg("rule text too long (%zu bytes): %s", strlen(why), why);
             }
+}
+
+/* The mask of candidates a CPU with these features runs (fl_cand_needs), as dispatch builds
+ * it where the build has every candidate (off x86 the x86 ones are never there). */
+static unsigned avail_for(uint32_t f) {
+    unsigned m = 0;
+    for (int c = 0; c < FL_NCAND; c++)
+        if ((f & fl_cand_needs[c]) == fl_cand_needs[c] && c != FL_CAND_NEON) m |= 1u << c;
+    return m;
+}
+
+/* avx512-popcnt runs only with AVX-512, both popcount bits and the OS's ZMM state; where it
+ * runs, a CPU with no measured rule for it keeps avx512; in this process it is avx512's
+ * table with vqf.contains alone replaced. */
+static void avx512_popcnt_needs_its_bits(void **state) {
+    (void)state;
+    const uint32_t avx512 = FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA | FL_CPU_AVX512F |
+                            FL_CPU_AVX512BW | FL_CPU_AVX512VL | FL_CPU_AVX512DQ |
+                            FL_CPU_OS_YMM | FL_CPU_OS_ZMM | FL_CPU_AVX2_USABLE |
+                            FL_CPU_AVX512_USABLE;
+    const uint32_t popcnt = FL_CPU_AVX512_VPOPCNTDQ | FL_CPU_AVX512_BITALG;
+    const unsigned p = 1u << FL_CAND_AVX512_POPCNT;
+    /* Skylake-X and Cascade Lake: AVX-512 without either bit. */
+    fl_cpu_id skx = {"GenuineIntel", 6, 0x55, 4, -1, -1, avx512};
+    /* Ice Lake server: both bits, no measured rule. */
+    fl_cpu_id icx = {"GenuineIntel", 6, 0x6A, 6, -1, -1, avx512 | popcnt};
+    /* Emerald Rapids with both bits, and as a hypervisor that hid one of them. */
+    const uint32_t emr_f = avx512 | FL_CPU_AMX_TILE | FL_CPU_AVX512_FP16 | FL_CPU_HYPERVISOR;
+    fl_cpu_id emr = {"GenuineIntel", 6, 0xCF, 2, -1, -1, emr_f | popcnt};
+    fl_cpu_id emr_nobitalg = {"GenuineIntel", 6, 0xCF, 2, -1, -1, emr_f | FL_CPU_AVX512_VPOPCNTDQ};
+    assert_false(avail_for(skx.features) & p);
+    assert_false(avail_for(emr_nobitalg.features) & p);
+    assert_false(avail_for(avx512 & ~FL_CPU_AVX512_USABLE & ~FL_CPU_OS_ZMM) & p); /* no ZMM state */
+    assert_true(avail_for(icx.features) & p);
+    assert_true(avail_for(emr.features) & p);
+    int e = fl_entry_find("vqf.contains");
+    assert_true(e >= 0);
+    const fl_cpu_id *cpus[] = {&skx, &emr_nobitalg, &icx, &emr};
+    for (size_t i = 0; i < 4; i++)
+        for (int cls = 0; cls < FL_SIZE_CLASSES; cls++) {
+            const char *why = NULL;
+            int c = fl_rule_choice(cpus[i], (size_t)e, cls, avail_for(cpus[i]->features), &why);
+            assert_true(avail_for(cpus[i]->features) & (1u << c));
+            /* Measured on Emerald Rapids (the rule); elsewhere today's choice. */
+            assert_int_equal(c, cpus[i] == &emr ? FL_CAND_AVX512_POPCNT : FL_CAND_AVX512);
+            if (cpus[i] == &emr) assert_non_null(strstr(why, "avx512-popcnt"));
+        }
+    /* This process: the candidate's table exactly where the build and the CPU have it. */
+    const uint32_t need = fl_cand_needs[FL_CAND_AVX512_POPCNT];
+    const fl_kernel_table *pt = fl_cand_table(FL_CAND_AVX512_POPCNT);
+    assert_int_equal(pt != NULL, FL_HAVE_AVX512_POPCNT && (fl_cpu_features() & need) == need);
+    if (!pt) return;
+    for (size_t i = 0; i < fl_nentries; i++) {
+        int ks[FL_NCAND];
+        size_t nk = fl_entry_kernels(i, ks), has = 0;
+        for (size_t k = 0; k < nk; k++) has |= ks[k] == FL_CAND_AVX512_POPCNT;
+        assert_int_equal(has, (int)i == e); /* its own kernel in vqf.contains alone */
+    }
 }
 
 static void overrides_and_api(void **state) {
@@ -574,6 +636,7 @@ int main(void) {
         cmocka_unit_test(bind_per_filter),
         cmocka_unit_test(wisdom_rejected_with_reason),
         cmocka_unit_test(rules_on_fake_cpus),
+        cmocka_unit_test(avx512_popcnt_needs_its_bits),
         cmocka_unit_test(overrides_and_api),
         cmocka_unit_test(choice_for_geometry),
     };

@@ -77,6 +77,26 @@ static void feature_names(void **state) {
     assert_null(fl_cpu_feature_name(FL_CPU_AVX2 | FL_CPU_BMI2));
     assert_null(fl_cpu_feature_name((uint32_t)1 << FL_CPU_FEATURE_COUNT));
     assert_string_equal(fl_cpu_feature_name(FL_CPU_AMX_TILE), "AMX-TILE");
+    assert_string_equal(fl_cpu_feature_name(FL_CPU_AVX512_VPOPCNTDQ), "AVX512-VPOPCNTDQ");
+    assert_string_equal(fl_cpu_feature_name(FL_CPU_AVX512_BITALG), "AVX512-BITALG");
+}
+
+/* The bit is set exactly when Linux's flags line (which reads the same CPUID bit) has the
+ * flag; off x86 neither is there. */
+static int has_flag(const char *flags, const char *flag) {
+    size_t n = strlen(flag);
+    for (const char *p = flags; (p = strstr(p, flag)) != NULL; p += n)
+        if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+static void popcnt_bits_agree_with_cpuinfo(void **state) {
+    (void)state;
+    const fl_host *h = this_host();
+    if (!h->flags[0]) skip(); /* no flags line to compare with */
+    assert_int_equal((h->features & FL_CPU_AVX512_VPOPCNTDQ) != 0,
+                     has_flag(h->flags, "avx512_vpopcntdq"));
+    assert_int_equal((h->features & FL_CPU_AVX512_BITALG) != 0, has_flag(h->flags, "avx512_bitalg"));
 }
 
 /* One crafted CPU through the naming rule. */
@@ -230,6 +250,7 @@ int main(void) {
         cmocka_unit_test(describe_fills_fields),
         cmocka_unit_test(features_agree_with_dispatch),
         cmocka_unit_test(feature_names),
+        cmocka_unit_test(popcnt_bits_agree_with_cpuinfo),
         cmocka_unit_test(naming_believes_features_over_model),
         cmocka_unit_test(naming_tables),
         cmocka_unit_test(slug_matches_the_old_rule),

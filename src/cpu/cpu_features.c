@@ -54,6 +54,7 @@ static uint32_t detect_x86(void) {
             {0, 16, FL_CPU_AVX512F},       {0, 17, FL_CPU_AVX512DQ},
             {0, 30, FL_CPU_AVX512BW},      {0, 31, FL_CPU_AVX512VL},
             {1, 6, FL_CPU_AVX512_VBMI2},   {1, 11, FL_CPU_AVX512_VNNI},
+            {1, 12, FL_CPU_AVX512_BITALG}, {1, 14, FL_CPU_AVX512_VPOPCNTDQ},
             {2, 8, FL_CPU_AVX512_VP2INTERSECT}, {2, 22, FL_CPU_AMX_BF16},
             {2, 23, FL_CPU_AVX512_FP16},   {2, 24, FL_CPU_AMX_TILE},
             {2, 25, FL_CPU_AMX_INT8},
@@ -133,7 +134,8 @@ static const char *const feature_names[FL_CPU_FEATURE_COUNT] = {
     "AVX512-VBMI2",  "AVX512-VP2INTERSECT", "AVX512-BF16", "AVX512-FP16",
     "AVX-VNNI",      "AMX-TILE",      "AMX-INT8",      "AMX-BF16",
     "AMX-FP16",      "OS-YMM",        "OS-ZMM",        "HYPERVISOR",
-    "ASIMD",         "AVX2-USABLE",   "AVX512-USABLE",
+    "ASIMD",         "AVX2-USABLE",   "AVX512-USABLE", "AVX512-VPOPCNTDQ",
+    "AVX512-BITALG",
 };
 
 const char *fl_cpu_feature_name(uint32_t feature) {

@@ -52,6 +52,9 @@
 #ifndef FL_NEON_EMULATED
 #define FL_NEON_EMULATED 0
 #endif
+#ifndef FL_HAVE_AVX512_POPCNT
+#define FL_HAVE_AVX512_POPCNT 0
+#endif
 
 /* ---- CPU features: read by src/cpu/cpu_features.c, the one CPUID/XCR0/AT_HWCAP reader ---- */
 static int always(void) {
@@ -138,6 +141,9 @@ static const fl_kernel_table *cand_tab[FL_NCAND];
 #if FL_HAVE_AVX2 || FL_HAVE_AVX512
 static fl_kernel_table loads_tables[2]; /* avx2 and avx512 with the loads form of fuse */
 #endif
+#if FL_HAVE_AVX512_POPCNT
+static fl_kernel_table popcnt_table; /* avx512 with vqf.contains for VPOPCNTDQ and BITALG */
+#endif
 
 static void ensure_init(void);
 
@@ -203,6 +209,14 @@ static void setup_candidates(void) {
         loads_tables[1] = tables[i];
         loads_tables[1].fuse = fl_fuse_kernels_loads_avx512;
         cand_tab[FL_CAND_AVX512_LOADS] = &loads_tables[1];
+#if FL_HAVE_AVX512_POPCNT
+        const uint32_t need = fl_cand_needs[FL_CAND_AVX512_POPCNT];
+        if ((fl_cpu_features() & need) == need) {
+            popcnt_table = tables[i];
+            popcnt_table.vqf.contains = fl_vqf_contains_popcnt_avx512;
+            cand_tab[FL_CAND_AVX512_POPCNT] = &popcnt_table;
+        }
+#endif
     }
 #endif
     (void)i;

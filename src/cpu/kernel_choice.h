@@ -60,10 +60,15 @@ enum {
     FL_CAND_AVX2_LOADS,
     FL_CAND_AVX512,
     FL_CAND_AVX512_LOADS,
+    FL_CAND_AVX512_POPCNT, /* avx512 with vqf.contains built for VPOPCNTDQ and BITALG */
     FL_NCAND
 };
 extern const char *const fl_cand_names[FL_NCAND];
 int fl_cand_find(const char *name); /* index or -1 */
+/* The FL_CPU_* bits candidate c needs, OS state included: it runs on a CPU with features f
+ * when (f & fl_cand_needs[c]) == fl_cand_needs[c] (and the build has its code). Dispatch
+ * reads it for the candidates beyond an ISA's own table; tests feed it fake CPUs. */
+extern const uint32_t fl_cand_needs[FL_NCAND];
 /* The table of candidate c if this CPU runs it natively (not emulated), else NULL. */
 const fl_kernel_table *fl_cand_table(int c);
 typedef void (*fl_any_fn)(void);

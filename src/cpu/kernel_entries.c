@@ -79,8 +79,23 @@ int fl_entry_find(const char *name) {
 }
 
 /* ---- Candidates: the tables an entry's kernel can come from (FL_CAND_*) ----------------- */
-const char *const fl_cand_names[FL_NCAND] = {"scalar", "neon", "avx2", "avx2-loads", "avx512",
-                                             "avx512-loads"};
+const char *const fl_cand_names[FL_NCAND] = {"scalar",       "neon",   "avx2",
+                                             "avx2-loads",   "avx512", "avx512-loads",
+                                             "avx512-popcnt"};
+
+/* The ISA tables' bundles (src/cpu/cpu_features.c), and for avx512-popcnt the two CPUID
+ * bits its vpopcntq and vpopcntb need (kernels/vqf_avx512_popcnt.c): Skylake-X and Cascade
+ * Lake have AVX-512 without them. */
+const uint32_t fl_cand_needs[FL_NCAND] = {
+    [FL_CAND_SCALAR] = 0,
+    [FL_CAND_NEON] = FL_CPU_ASIMD,
+    [FL_CAND_AVX2] = FL_CPU_AVX2_USABLE,
+    [FL_CAND_AVX2_LOADS] = FL_CPU_AVX2_USABLE,
+    [FL_CAND_AVX512] = FL_CPU_AVX512_USABLE,
+    [FL_CAND_AVX512_LOADS] = FL_CPU_AVX512_USABLE,
+    [FL_CAND_AVX512_POPCNT] =
+        FL_CPU_AVX512_USABLE | FL_CPU_AVX512_VPOPCNTDQ | FL_CPU_AVX512_BITALG,
+};
 
 int fl_cand_find(const char *name) {
     for (int c = 0; name && c < FL_NCAND; c++)

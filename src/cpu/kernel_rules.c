@@ -76,6 +76,12 @@ static const rule rules[] = {
      "in avx2, 3.94 in avx512-loads at 100K keys, 12.25, 15.06, 14.24 at 10M; avx512 led every "
      "shape but 4-wise 16-bit at 10M (within 6%) (checkkernels --bench-only --min, "
      "2026-11-27)"},
+    {"emeraldrapids sapphirerapids", "vqf.contains", ALL_CLASSES, FL_CAND_AVX512_POPCNT,
+     /* results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/deletable/
+      * vqf-avx512-popcnt-vs-avx512-checkkernels-bench.txt (two runs, load 0.8-0.9) */
+     "Emerald Rapids: VQF batch lookups 4.81 ns in avx512-popcnt (vpopcntq, vpopcntb), 5.28 "
+     "in avx512 at 1 MiB, 13.80 and 15.27 at 64 MiB; 0.91x and 0.90-0.91x in both runs "
+     "(checkkernels --bench --min, 2026-11-27)"},
     {"emeraldrapids sapphirerapids", GATHERY, ALL_CLASSES, FL_CAND_AVX512,
      "Emerald Rapids: classic Bloom lookups 5.60 ns in avx512, 7.45 in avx2, 18.4 in scalar "
      "(1 MiB; " EMR_SRC "): gathers are fast here"},
