@@ -82,7 +82,8 @@ static void feature_names(void **state) {
 }
 
 /* The bit is set exactly when Linux's flags line (which reads the same CPUID bit) has the
- * flag; off x86 neither is there. */
+ * flag. Only an x86 build compares: an aarch64 build reads no CPUID, and under qemu-aarch64
+ * (scripts/test's aarch64 stage) /proc/cpuinfo is the x86 host's, with the flags set. */
 static int has_flag(const char *flags, const char *flag) {
     size_t n = strlen(flag);
     for (const char *p = flags; (p = strstr(p, flag)) != NULL; p += n)
@@ -92,6 +93,9 @@ static int has_flag(const char *flags, const char *flag) {
 
 static void popcnt_bits_agree_with_cpuinfo(void **state) {
     (void)state;
+#if !defined(__x86_64__)
+    skip();
+#endif
     const fl_host *h = this_host();
     if (!h->flags[0]) skip(); /* no flags line to compare with */
     assert_int_equal((h->features & FL_CPU_AVX512_VPOPCNTDQ) != 0,
