@@ -252,6 +252,22 @@ static inline const fl_kernel_table *fl_kernels_bound(const fl_kernel_table *con
     return t ? t : fl_kernels_sized(bytes);
 }
 
+/* A structure's size class, stored when it is made so that its one-key calls skip the size
+ * compares of fl_kernels_sized: the dispatch is set up first (its class limits are set once,
+ * then never change), and every table gives the same answers, so a class taken at creation
+ * stays valid. fl_kernels_in_class is the one-key calls' table: the bound one (`bound`, read
+ * atomically by the caller on every call: another thread may rebind), else the process's for
+ * the stored class, read on every call too (fl_kernel_select may change it). */
+static inline uint8_t fl_size_class_settled(size_t bytes) {
+    fl_kernels_sized(bytes);
+    return (uint8_t)fl_size_class_of(bytes);
+}
+static inline const fl_kernel_table *fl_kernels_in_class(const fl_kernel_table *bound,
+                                                         uint8_t size_class) {
+    if (__builtin_expect(bound != NULL, 0)) return bound; /* bound: tests and benchmarks */
+    return atomic_load_explicit(&fl_active_kernels[size_class], memory_order_acquire);
+}
+
 /* The table a filter's calls use: its bound one, else the process's for its payload size. */
 static inline const fl_kernel_table *fl_kernels_of(const fl_filter *f) {
     return fl_kernels_bound(&f->bound, f->bytes);

@@ -152,8 +152,7 @@ void fl_sbf_adopt(fl_sbf *s, const fl_sbf_link *l) {
     fl_sbf_link *dst = fl_sbf_link_at(s, s->count);
     *dst = *l;
     size_t bytes = fl_sbf_link_bytes(dst);
-    fl_kernels_sized(bytes); /* sets the dispatch up (its size classes) at its first use */
-    dst->size_class = (uint8_t)fl_size_class_of(bytes);
+    dst->size_class = fl_size_class_settled(bytes);
     s->count++;
 }
 
@@ -287,8 +286,7 @@ typedef struct link_kernels {
 } link_kernels;
 
 static inline const fl_kernel_table *link_table(const fl_sbf *s, const fl_sbf_link *l) {
-    const fl_kernel_table *t = fl_sbf_bound(s);
-    return t ? t : atomic_load_explicit(&fl_active_kernels[l->size_class], memory_order_acquire);
+    return fl_kernels_in_class(fl_sbf_bound(s), l->size_class);
 }
 
 static inline __attribute__((always_inline)) link_kernels kernels_of(const fl_sbf *s,

@@ -26,9 +26,9 @@ typedef struct fl_sbf_link {
     uint32_t units;   /* < 2^32 (FL_UNITS_MAX) */
     uint16_t k;       /* <= 32 for every Bloom variant */
     uint8_t variant;  /* the chain's, or classic (layout_slack) */
-    /* The dispatch's size class of the payload (fl_size_class_of, fixed once the dispatch
-     * is set up): which of the process's tables its calls use when the chain is not bound,
-     * read per call without recomputing the payload's size. Set by fl_sbf_adopt. */
+    /* The dispatch's size class of the payload (fl_size_class_settled, in fl_sbf_adopt):
+     * which of the process's tables its calls use when the chain is not bound
+     * (fl_kernels_in_class), read per call without recomputing the payload's size. */
     uint8_t size_class;
 } fl_sbf_link;
 

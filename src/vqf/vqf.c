@@ -73,9 +73,8 @@ fl_status fl_vqf_new(uint32_t blocks, uint64_t seed, fl_vqf **out) {
         free(v);
         return FL_ERR_NO_MEMORY;
     }
-    fl_kernels_sized(bytes); /* sets the dispatch up (its size classes) at its first use */
     *v = (fl_vqf){.blocks = mem, .nblocks = blocks, .bytes = bytes, .mapped = mapped,
-                  .seed = seed, .size_class = (uint8_t)fl_size_class_of(bytes)};
+                  .seed = seed, .size_class = fl_size_class_settled(bytes)};
     fl_vqf_init_blocks(v->blocks, blocks);
     *out = v;
     return FL_OK;
@@ -152,15 +151,9 @@ static fl_status update(fl_vqf *v, const fl_kernel_table *t, const uint64_t *has
     return d == n ? FL_OK : insert ? FL_ERR_FULL : FL_ERR_NOT_FOUND;
 }
 
-/* The table a one-key call uses: fl_kernels_bound's answer, the process's table read for
- * the size class fl_vqf_new stored (the dispatch is set up by then, so no table is NULL)
- * rather than recomputed from the payload's size on every call. Read per call, never
- * cached across calls: another thread may rebind the filter or the process's choice at any
- * time (include/filterlab.h). */
+/* The table a one-key call uses (src/core/internal.h's fl_kernels_in_class). */
 static inline const fl_kernel_table *table_of(const fl_vqf *v) {
-    const fl_kernel_table *t = __atomic_load_n(&v->bound, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(t != NULL, 0)) return t; /* bound: tests and benchmarks */
-    return atomic_load_explicit(&fl_active_kernels[v->size_class], memory_order_acquire);
+    return fl_kernels_in_class(__atomic_load_n(&v->bound, __ATOMIC_ACQUIRE), v->size_class);
 }
 
 /* One key through the vqf.insert1 / vqf.del1 entry, the item count kept. Every one-key

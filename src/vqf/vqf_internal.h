@@ -21,9 +21,9 @@ struct fl_vqf {
     uint64_t seed;
     uint64_t items;
     const fl_kernel_table *bound; /* fl_vqf_bind_kernel's table or NULL (atomic access) */
-    /* The dispatch's size class of the payload (fl_size_class_of, fixed once the dispatch
-     * is set up, which fl_vqf_new makes sure of): the one-key calls read the process's
-     * table for it without recomputing it. */
+    /* The dispatch's size class of the payload (fl_size_class_settled, in fl_vqf_new): the
+     * one-key calls read the process's table for it (fl_kernels_in_class) without
+     * recomputing it. */
     uint8_t size_class;
 };
 
