@@ -1,7 +1,7 @@
 /*
  * The insert and delete loops every vqf kernel file with update entries shares
  * (kernels/vqf_<isa>.c), over include/filterlab_vqf.h's block layout and probe math, and the
- * portable forms of the block shifts. What an ISA changes is how its flags compile the
+ * portable forms of the slot shifts (the metadata's: kernels/vqf_md.h). What an ISA changes is how its flags compile the
  * header's select (BMI2 pdep and tzcnt, POPCNT, against the broadword select and SWAR
  * popcount of the x86-64 baseline) and, optionally, the slot shifts and the fingerprint
  * compare:
@@ -54,65 +54,7 @@
 
 #include "simd_common.h"
 #include "vqf_loop.h" /* vqf_prefetch_ahead, and vqf_contains for FL_VQF_INIT */
-
-/* ---- the metadata as a 128-bit string (lo: bits 0..63) -------------------------------- */
-
-/* The bits below p (0..128) as two masks. min(p, 64) and p - 64 are picked with a mask (GCC
- * compiles a conditional here into a branch); shifting twice by half of 64 gives 0, so no
- * shift reaches 64. */
-FL_INLINE void vqf_md_below(uint32_t p, uint64_t *blo, uint64_t *bhi) {
-    uint32_t ge = (uint32_t)0 - (uint32_t)(p >= 64);
-    uint32_t plo = (p & ~ge) | (64u & ge), phi = (p - 64u) & ge & 63u;
-    *blo = ~((~0ull << (plo >> 1)) << (plo - (plo >> 1)));
-    *bhi = (1ull << phi) - 1;
-}
-
-/* A 0 inserted at bit p (0..128; 128, where only a block no filter holds puts it, shifts hi
- * alone): the bits from p up move up by one (bit 127, a 0 while the block has room, falls
- * off): (x & below) | ((x & ~below) << 1) on the 128-bit string.
- *
- * With BMI2 a deposit does it in the word holding p: pdep(x, ~(1 << p)) spreads x's low 63
- * bits over every position but p. hi takes lo's bit 63 as its new bit 0 when p is in lo; the
- * word below p's is unchanged, which is a deposit into all ones. Each word's mask comes from
- * shifting a 0/1 flag, not from a branch. The masks' form took about twice the instructions
- * on the path every insert takes. */
-FL_INLINE void vqf_md_insert_zero(uint64_t *lo, uint64_t *hi, uint32_t p) {
-#if defined(__BMI2__) && defined(__x86_64__)
-    uint64_t p_lo = (uint64_t)(p < 64), sh = p & 63;
-    uint64_t x = *hi, y = (x << 1) | (*lo >> 63), in_lo = (uint64_t)0 - p_lo;
-    *hi = _pdep_u64((y & in_lo) | (x & ~in_lo), ~((p_lo ^ 1) << sh));
-    *lo = _pdep_u64(*lo, ~(p_lo << sh));
-#else
-    uint64_t blo, bhi;
-    vqf_md_below(p, &blo, &bhi);
-    uint64_t alo = *lo & ~blo, ahi = *hi & ~bhi;
-    *hi = (*hi & bhi) | (ahi << 1) | (alo >> 63);
-    *lo = (*lo & blo) | (alo << 1);
-#endif
-}
-
-/* Bit p removed: the bits above it move down by one, a 0 enters at bit 127:
- * (x & below) | ((x >> 1) & ~below). With BMI2, the extract that skips p packs its word (a 0
- * entering at the top); when p is in lo, lo's top bit is then hi's bit 0 and hi moves down
- * by one (an extract through all ones, shifted), as in vqf_md_insert_zero. */
-FL_INLINE void vqf_md_remove_bit(uint64_t *lo, uint64_t *hi, uint32_t p) {
-#if defined(__BMI2__) && defined(__x86_64__)
-    uint64_t p_lo = (uint64_t)(p < 64), sh = p & 63;
-    uint64_t x = *hi;
-    *lo = _pext_u64(*lo, ~(p_lo << sh)) | ((x << 63) & ((uint64_t)0 - p_lo));
-    *hi = _pext_u64(x, ~((p_lo ^ 1) << sh)) >> p_lo;
-#else
-    uint64_t blo, bhi;
-    vqf_md_below(p, &blo, &bhi);
-    *lo = (*lo & blo) | (((*lo >> 1) | (*hi << 63)) & ~blo);
-    *hi = (*hi & bhi) | ((*hi >> 1) & ~bhi);
-#endif
-}
-
-FL_INLINE void vqf_md_put(uint8_t *blk, uint64_t lo, uint64_t hi) {
-    memcpy(blk, &lo, 8);
-    memcpy(blk + 8, &hi, 8);
-}
+#include "vqf_md.h"
 
 /* ---- the portable slot shifts: the 48 slots as six words (slot 8i + k is byte k of word i,
  * little-endian) ------------------------------------------------------------------------ */
