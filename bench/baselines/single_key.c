@@ -18,7 +18,11 @@
  *               variant is probed in line;
  *   lookup_avx2, typed_avx2
  *               the same file built with -mavx2 -mbmi2 (x86-64 with AVX2 only): split256
- *               probed in line with AVX2, what fastfilter_cpp's -march=native build does;
+ *               probed in line with AVX2;
+ *   lookup_native, typed_native
+ *               the same file built with -march=native, as fastfilter_cpp's benchmark is
+ *               (not in cross builds; run on a CPU with the extensions the build enabled:
+ *               it is meant for the machine that built it);
  *   batch       fl_hash_u64_inline into blocks of 1024 hashes, then fl_contains_hashes (the
  *               dispatched SIMD kernel);
  *   batch_u64s  fl_contains_u64s on blocks of 1024 keys (the library hashes them with the
@@ -28,10 +32,12 @@
  *   single      fl_fuse_contains_u64 per key (the library call);
  *   lookup      fl_fuse_lookup of filterlab_static.h per key on the filter's view (inline);
  *   typed       the view's typed lookup per key (fl_fuse8_lookup, ...);
- *   lookup_avx2, typed_avx2  the same two in the -mavx2 -mbmi2 build;
+ *   lookup_avx2, typed_avx2, lookup_native, typed_native
+ *               the same two in the -mavx2 -mbmi2 and -march=native builds;
  *   batch_u64s  fl_fuse_contains_u64s on blocks of 1024 keys (the dispatched kernel).
  * Vector quotient filters (--filter vqf: fl_vqf_create(n) holding [0, n), same stream):
- *   single, lookup (fl_vqf_lookup_u64 in line), lookup_avx2 and batch_u64s as above.
+ *   single, lookup (fl_vqf_lookup_u64 in line), lookup_avx2, lookup_native and batch_u64s
+ *   as above.
  * Output: CSV, one row per (variant, n, mode), units in the column names; k is the fuse
  * filter's arity (the fingerprint bits for vqf).
  */
@@ -48,15 +54,25 @@
 typedef double (*time_fn)(const fl_filter *f, const uint64_t *keys, size_t m, size_t *pos);
 typedef double (*fuse_time_fn)(const fl_fuse *f, const uint64_t *keys, size_t m, size_t *pos);
 
-#ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-/* Whether this CPU runs the kernel natively (the AVX2 build of the inline loop needs it). */
-static int cpu_runs(const char *kernel) {
-    for (size_t i = 0; i < fl_kernel_count(); i++) {
-        fl_kernel_desc d;
-        if (fl_kernel_describe(i, &d) == FL_OK && strcmp(d.name, kernel) == 0)
-            return d.supported && !d.emulated;
-    }
-    return 0;
+/* Which in-line builds this CPU runs: the AVX2 build and the native one. */
+typedef struct builds_run {
+    int avx2, native;
+} builds_run;
+
+#if defined(SINGLE_KEY_HAVE_AVX2_BUILD) || defined(SINGLE_KEY_HAVE_NATIVE_BUILD)
+/* Whether this CPU has every extension of a build's SINGLE_KEY_NEEDS_* bits (the compiler's
+ * check includes the OS's support for the wider registers). */
+static int cpu_has(unsigned needs) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+#define HAS(bit, name) (!(needs & SINGLE_KEY_NEEDS_##bit) || __builtin_cpu_supports(name))
+    return HAS(SSSE3, "ssse3") && HAS(POPCNT, "popcnt") && HAS(AVX2, "avx2") &&
+           HAS(BMI2, "bmi2") && HAS(AVX512F, "avx512f") && HAS(AVX512BW, "avx512bw") &&
+           HAS(AVX512VL, "avx512vl") && HAS(AVX512DQ, "avx512dq");
+#undef HAS
+#else
+    return needs == 0;
+#endif
 }
 #endif
 #define MISS_BASE (UINT64_C(1) << 62) /* never-inserted keys live above this */
@@ -127,7 +143,7 @@ static const struct {
 
 /* One fuse kind at n keys: its rows, or 2 after an error. */
 static int run_fuse(FILE *out, const char *name, uint32_t arity, uint32_t bits, uint64_t n,
-                    uint64_t *stream, size_t lookups, double *ns, int reps, int have_avx2_build) {
+                    uint64_t *stream, size_t lookups, double *ns, int reps, builds_run run) {
     uint64_t *keys = bl_xmalloc((size_t)(n ? n : 1) * sizeof *keys);
     for (uint64_t key = 0; key < n; key++) keys[key] = key;
     fl_fuse_config cfg = {.arity = arity, .fingerprint_bits = bits, .seed = 1};
@@ -142,26 +158,32 @@ static int run_fuse(FILE *out, const char *name, uint32_t arity, uint32_t bits, 
     make_stream(stream, lookups, n);
     fl_static_info info;
     fl_fuse_info(f, &info);
-    static const char *const mode_name[6] = {"single", "lookup", "typed", "lookup_avx2",
-                                             "typed_avx2", "batch_u64s"};
-    fuse_time_fn inline_fn[6] = {0, single_key_time_fuse_lookup_base,
+    static const char *const mode_name[8] = {"single", "lookup", "typed", "lookup_avx2",
+                                             "typed_avx2", "lookup_native", "typed_native",
+                                             "batch_u64s"};
+    fuse_time_fn inline_fn[8] = {0, single_key_time_fuse_lookup_base,
                                  single_key_time_fuse_typed_base};
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-    if (have_avx2_build) {
+    if (run.avx2) {
         inline_fn[3] = single_key_time_fuse_lookup_avx2;
         inline_fn[4] = single_key_time_fuse_typed_avx2;
     }
-#else
-    (void)have_avx2_build;
 #endif
-    for (int mode = 0; mode < 6; mode++) {
+#ifdef SINGLE_KEY_HAVE_NATIVE_BUILD
+    if (run.native) {
+        inline_fn[5] = single_key_time_fuse_lookup_native;
+        inline_fn[6] = single_key_time_fuse_typed_native;
+    }
+#endif
+    (void)run;
+    for (int mode = 0; mode < 8; mode++) {
         size_t pos = 0;
-        if (mode >= 1 && mode <= 4 && !inline_fn[mode]) continue;
+        if (mode >= 1 && mode <= 6 && !inline_fn[mode]) continue;
         int skip = 0;
         for (int r = -1; r < reps && !skip; r++) { /* r = -1: warm-up */
             double t;
             if (mode == 0) t = time_fuse_single(f, stream, lookups, &pos);
-            else if (mode <= 4) t = inline_fn[mode](f, stream, lookups, &pos);
+            else if (mode <= 6) t = inline_fn[mode](f, stream, lookups, &pos);
             else t = time_fuse_batch(f, stream, lookups, &pos);
             if (t < 0) skip = 1; /* no typed lookup for this view */
             else if (r >= 0) ns[r] = t;
@@ -193,7 +215,7 @@ static double vqf_batch(const fl_vqf *v, const uint64_t *keys, size_t m, size_t 
     return (bl_now_ns() - t0) / (double)m;
 }
 static int run_vqf(FILE *out, uint64_t n, uint64_t *stream, size_t lookups, double *ns,
-                   int reps, int have_avx2_build) {
+                   int reps, builds_run run) {
     fl_vqf *v;
     fl_status s = fl_vqf_create(n, 1, &v);
     for (uint64_t key = 0; s == FL_OK && key < n; key++) s = fl_vqf_insert_u64(v, key);
@@ -212,11 +234,14 @@ static int run_vqf(FILE *out, uint64_t n, uint64_t *stream, size_t lookups, doub
         {"single", vqf_single},
         {"lookup", single_key_time_vqf_lookup_base},
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-        {"lookup_avx2", have_avx2_build ? single_key_time_vqf_lookup_avx2 : NULL},
+        {"lookup_avx2", run.avx2 ? single_key_time_vqf_lookup_avx2 : NULL},
+#endif
+#ifdef SINGLE_KEY_HAVE_NATIVE_BUILD
+        {"lookup_native", run.native ? single_key_time_vqf_lookup_native : NULL},
 #endif
         {"batch_u64s", vqf_batch},
     };
-    (void)have_avx2_build;
+    (void)run;
     for (size_t mi = 0; mi < sizeof modes / sizeof modes[0]; mi++) {
         size_t pos = 0;
         if (!modes[mi].fn) continue;
@@ -281,10 +306,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "single_key: bad --keys, --lookups, --reps or --fpr\n");
         return 1;
     }
+    builds_run run = {0, 0};
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-    const int have_avx2_build = cpu_runs("avx2");
-#else
-    const int have_avx2_build = 0;
+    run.avx2 = cpu_has(single_key_needs_avx2);
+#endif
+#ifdef SINGLE_KEY_HAVE_NATIVE_BUILD
+    run.native = cpu_has(single_key_needs_native);
+    if (!run.native)
+        fprintf(stderr, "single_key: the -march=native build needs extensions this CPU lacks "
+                        "(built on another machine?): its modes are skipped\n");
 #endif
     FILE *out = bl_open_out(out_path);
     fprintf(out, "variant,keys,bytes,k,kernel,mode,ns_per_lookup_median,ns_per_lookup_min,reps,"
@@ -298,8 +328,7 @@ int main(int argc, char **argv) {
          name = strtok_r(NULL, ",", &save)) {
         if (!strcmp(name, "vqf")) {
             for (int ki = 0; ki < nkeys; ki++) {
-                int rc = run_vqf(out, (uint64_t)keys_list[ki], stream, lookups, ns, reps,
-                                 have_avx2_build);
+                int rc = run_vqf(out, (uint64_t)keys_list[ki], stream, lookups, ns, reps, run);
                 if (rc) return rc;
             }
             continue;
@@ -310,8 +339,7 @@ int main(int argc, char **argv) {
         if (fuse >= 0) {
             for (int ki = 0; ki < nkeys; ki++) {
                 int rc = run_fuse(out, name, fuse_kinds[fuse].arity, fuse_kinds[fuse].bits,
-                                  (uint64_t)keys_list[ki], stream, lookups, ns, reps,
-                                  have_avx2_build);
+                                  (uint64_t)keys_list[ki], stream, lookups, ns, reps, run);
                 if (rc) return rc;
             }
             continue;
@@ -339,24 +367,31 @@ int main(int argc, char **argv) {
             make_stream(stream, lookups, n);
             fl_info info;
             fl_get_info(f, &info);
-            static const char *const mode_name[7] = {"single", "lookup", "typed", "lookup_avx2",
-                                                     "typed_avx2", "batch", "batch_u64s"};
-            time_fn inline_fn[7] = {0, single_key_time_lookup_base, single_key_time_typed_base};
+            static const char *const mode_name[9] = {"single", "lookup", "typed", "lookup_avx2",
+                                                     "typed_avx2", "lookup_native",
+                                                     "typed_native", "batch", "batch_u64s"};
+            time_fn inline_fn[9] = {0, single_key_time_lookup_base, single_key_time_typed_base};
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-            if (have_avx2_build) {
+            if (run.avx2) {
                 inline_fn[3] = single_key_time_lookup_avx2;
                 inline_fn[4] = single_key_time_typed_avx2;
             }
 #endif
-            for (int mode = 0; mode < 7; mode++) {
+#ifdef SINGLE_KEY_HAVE_NATIVE_BUILD
+            if (run.native) {
+                inline_fn[5] = single_key_time_lookup_native;
+                inline_fn[6] = single_key_time_typed_native;
+            }
+#endif
+            for (int mode = 0; mode < 9; mode++) {
                 size_t pos = 0;
-                if (mode >= 1 && mode <= 4 && !inline_fn[mode]) continue;
+                if (mode >= 1 && mode <= 6 && !inline_fn[mode]) continue;
                 int skip = 0;
                 for (int r = -1; r < reps && !skip; r++) { /* r = -1: warm-up */
                     double t;
                     if (mode == 0) t = time_single(f, stream, lookups, &pos);
-                    else if (mode <= 4) t = inline_fn[mode](f, stream, lookups, &pos);
-                    else if (mode == 5) t = time_batch(f, stream, lookups, info.seed, &pos);
+                    else if (mode <= 6) t = inline_fn[mode](f, stream, lookups, &pos);
+                    else if (mode == 7) t = time_batch(f, stream, lookups, info.seed, &pos);
                     else t = time_batch_u64s(f, stream, lookups, &pos);
                     if (t < 0) skip = 1; /* no one-variant handle for this variant */
                     else if (r >= 0) ns[r] = t;

@@ -1,9 +1,11 @@
 /*
  * single_key's header-inline timing loops: filterlab_inline.h's handles, the way a user's hot
- * loop calls them. Compiled twice (bench/baselines/meson.build): at baseline flags (cuckoo in
- * line in SSE2/NEON, split256 through the dispatched kernel pointer) and, on x86-64, with
- * -mavx2 -mbmi2 like a user's file built for x86-64-v3 (split256 in line in AVX2).
- * SINGLE_KEY_SUFFIX names the build; single_key.c calls the AVX2 one only on an AVX2 CPU.
+ * loop calls them. Compiled once per set of flags (bench/baselines/meson.build): at baseline
+ * (cuckoo in line in SSE2/NEON, split256 through the dispatched kernel pointer), on x86-64
+ * with -mavx2 -mbmi2 like a user's file built for x86-64-v3 (split256 in line in AVX2), and
+ * with -march=native as fastfilter_cpp's benchmark is (the vqf lookup's AVX-512 compare on
+ * such a CPU). SINGLE_KEY_SUFFIX names the build; single_key.c calls a build only on a CPU
+ * with the extensions single_key_needs_<suffix> lists.
  *
  * Each handle is a local const whose address no call sees, as filterlab_inline.h advises.
  */
@@ -13,6 +15,35 @@
 
 #define NAME(s, what) NAME2(s, what)
 #define NAME2(s, what) single_key_time_##what##_##s
+#define NEEDS(s) NEEDS2(s)
+#define NEEDS2(s) single_key_needs_##s
+
+const unsigned NEEDS(SINGLE_KEY_SUFFIX) = 0
+#ifdef __SSSE3__
+    | SINGLE_KEY_NEEDS_SSSE3
+#endif
+#ifdef __POPCNT__
+    | SINGLE_KEY_NEEDS_POPCNT
+#endif
+#ifdef __AVX2__
+    | SINGLE_KEY_NEEDS_AVX2
+#endif
+#ifdef __BMI2__
+    | SINGLE_KEY_NEEDS_BMI2
+#endif
+#ifdef __AVX512F__
+    | SINGLE_KEY_NEEDS_AVX512F
+#endif
+#ifdef __AVX512BW__
+    | SINGLE_KEY_NEEDS_AVX512BW
+#endif
+#ifdef __AVX512VL__
+    | SINGLE_KEY_NEEDS_AVX512VL
+#endif
+#ifdef __AVX512DQ__
+    | SINGLE_KEY_NEEDS_AVX512DQ
+#endif
+    ;
 
 /* ns per lookup over keys[0..m): the generic handle, one fl_lookup_u64 per key. */
 double NAME(SINGLE_KEY_SUFFIX, lookup)(const fl_filter *f, const uint64_t *keys, size_t m,
@@ -69,7 +100,7 @@ double NAME(SINGLE_KEY_SUFFIX, fuse_typed)(const fl_fuse *f, const uint64_t *key
 
 /* Vector quotient filters (include/filterlab_vqf.h): fl_vqf_lookup_u64 per key on the
  * filter's handle, probed in line with what this build's flags allow (pdep and AVX2 compares
- * in the -mavx2 -mbmi2 build). */
+ * in the -mavx2 -mbmi2 build, one 64-byte compare with AVX-512BW). */
 double NAME(SINGLE_KEY_SUFFIX, vqf_lookup)(const fl_vqf *v, const uint64_t *keys, size_t m,
                                            size_t *pos) {
     const fl_vqf_lookup l = fl_vqf_lookup_of(v);
