@@ -60,19 +60,10 @@ typedef struct builds_run {
 } builds_run;
 
 #if defined(SINGLE_KEY_HAVE_AVX2_BUILD) || defined(SINGLE_KEY_HAVE_NATIVE_BUILD)
-/* Whether this CPU has every extension of a build's SINGLE_KEY_NEEDS_* bits (the compiler's
- * check includes the OS's support for the wider registers). */
+/* Whether this CPU has every FL_CPU_* bit of a build's single_key_needs_<build>. */
 static int cpu_has(unsigned needs) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-#define HAS(bit, name) (!(needs & SINGLE_KEY_NEEDS_##bit) || __builtin_cpu_supports(name))
-    return HAS(SSSE3, "ssse3") && HAS(POPCNT, "popcnt") && HAS(AVX2, "avx2") &&
-           HAS(BMI2, "bmi2") && HAS(AVX512F, "avx512f") && HAS(AVX512BW, "avx512bw") &&
-           HAS(AVX512VL, "avx512vl") && HAS(AVX512DQ, "avx512dq");
-#undef HAS
-#else
-    return needs == 0;
-#endif
+    fl_host h;
+    return fl_host_describe(&h) == FL_OK && (h.features & needs) == needs;
 }
 #endif
 #define MISS_BASE (UINT64_C(1) << 62) /* never-inserted keys live above this */

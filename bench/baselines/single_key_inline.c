@@ -19,29 +19,35 @@
 #define NEEDS2(s) single_key_needs_##s
 
 const unsigned NEEDS(SINGLE_KEY_SUFFIX) = 0
-#ifdef __SSSE3__
-    | SINGLE_KEY_NEEDS_SSSE3
-#endif
-#ifdef __POPCNT__
-    | SINGLE_KEY_NEEDS_POPCNT
-#endif
 #ifdef __AVX2__
-    | SINGLE_KEY_NEEDS_AVX2
+    | FL_CPU_AVX2 | FL_CPU_OS_YMM
+#endif
+#ifdef __FMA__
+    | FL_CPU_FMA
 #endif
 #ifdef __BMI2__
-    | SINGLE_KEY_NEEDS_BMI2
+    | FL_CPU_BMI2
 #endif
 #ifdef __AVX512F__
-    | SINGLE_KEY_NEEDS_AVX512F
+    | FL_CPU_AVX512F | FL_CPU_OS_ZMM
 #endif
 #ifdef __AVX512BW__
-    | SINGLE_KEY_NEEDS_AVX512BW
+    | FL_CPU_AVX512BW
 #endif
 #ifdef __AVX512VL__
-    | SINGLE_KEY_NEEDS_AVX512VL
+    | FL_CPU_AVX512VL
 #endif
 #ifdef __AVX512DQ__
-    | SINGLE_KEY_NEEDS_AVX512DQ
+    | FL_CPU_AVX512DQ
+#endif
+#ifdef __AVX512VBMI2__
+    | FL_CPU_AVX512_VBMI2
+#endif
+#ifdef __AVX512VPOPCNTDQ__
+    | FL_CPU_AVX512_VPOPCNTDQ
+#endif
+#ifdef __AVX512BITALG__
+    | FL_CPU_AVX512_BITALG
 #endif
     ;
 
