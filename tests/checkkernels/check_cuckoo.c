@@ -216,8 +216,9 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
     static const size_t mib[] = {1, 64};
     const size_t nq = (size_t)1 << 19;
     uint64_t *q = malloc(nq * sizeof *q), *pos = malloc(nq / 2 * sizeof *pos);
+    uint64_t *keys = malloc(nq * sizeof *keys);
     uint8_t *out = malloc(nq);
-    if (!q || !pos || !out) die_oom();
+    if (!q || !pos || !keys || !out) die_oom();
     for (size_t mi = 0; mi < sizeof mib / sizeof mib[0]; mi++)
         for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
             const width *w = &WIDTHS[wi];
@@ -241,9 +242,23 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
             double r[16][BENCH_REPS];
             bench_contains_reps(ks, nk, SLOT(w->id), &t, q, nq, out, r);
             print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "lookup", SLOT(w->id), r);
+            /* The same lookups from integer keys (contains_u64s: hashing included). */
+            for (size_t i = 0; i < nq; i++) keys[i] = key_of_hash(q[i], 0);
+            for (int rep = -1; rep < BENCH_REPS; rep++)
+                for (size_t ki = 0; ki < nk; ki++) {
+                    fl_contains_u64s_fn fn = KERNEL_FN(&ks[ki], SLOT_U64S(w->id), fl_contains_u64s_fn);
+                    size_t sum = 0;
+                    double t0 = now_ns();
+                    for (size_t i = 0; i < nq; i += BENCH_BATCH)
+                        sum += fn(&t.v, keys + i, BENCH_BATCH, 0, out + i);
+                    g_sink += sum;
+                    if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
+                }
+            print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "u64s", SLOT_U64S(w->id), r);
             tf_free(&t);
         }
     free(q);
     free(pos);
+    free(keys);
     free(out);
 }
