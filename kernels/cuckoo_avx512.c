@@ -135,10 +135,14 @@ FL_INLINE void cuckoo_prefetch8(const uint8_t *base, const uint64_t *hashes, siz
 
 /* The lookup loop, over hashes (keyed = 0) or integer keys (keyed = 1, seed's add). While
  * group i's words are compared, group i + 8's loads are issued and group i + 16's buckets
- * computed: the loads then leave the scheduler as soon as they issue instead of waiting
- * behind their own group's hash and index chain (about 60 cycles with the hash's two
- * vpmullq), and more groups' loads are in flight. Keyed loops never prefetch (see
- * cuckoo_contains_u64s). Groups of a batch of fewer than 24 keys go one by one. */
+ * computed: the gathers then issue as soon as they are allocated instead of waiting behind
+ * their own group's hash and index chain (two vpmullq of 15 cycles' latency each, then the
+ * index math's multiplies), and more groups' loads are in flight. Against one stage, at
+ * 100K / 1M / 10M keys: batch_u64s 1.24x / 1.12x / 1.03x, lookups of hashes 1.00x / 1.08x /
+ * 1.03x (deletable/cuckoo12-batch-u64s-ab-single-key-main-0d63e39.md); a fourth stage did
+ * not help (deletable/cuckoo12-batch-u64s-ab-four-stages-not-kept.md). Keyed loops never
+ * prefetch (see cuckoo_contains_u64s). Groups of a batch of fewer than 24 keys go one by
+ * one. */
 FL_INLINE size_t cuckoo_lookup(const fl_kview *f, const uint64_t *src, size_t n, uint8_t *out,
                                const int prefetch, const int bits, const int keyed, __m512i add) {
     const uint8_t *base = (const uint8_t *)f->data;
