@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "simd_common.h"
 #include "avx2_common.h"
+#include "cuckoo_u64s.h"
 
 /* ---- cuckoo ------------------------------------------------------------------------------ */
 
@@ -117,8 +118,15 @@ FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx2, 6, cuckoo_contains, 12)
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx2, 8, cuckoo_contains, 16)
 
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo8_avx2, fl_contains_cuckoo8_avx2)
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo12_avx2, fl_contains_cuckoo12_avx2)
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo16_avx2, fl_contains_cuckoo16_avx2)
+
 void fl_cuckoo_kernels_init_avx2(fl_kernel_table *t) {
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx2;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP8] = fl_contains_u64s_cuckoo8_avx2;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP12] = fl_contains_u64s_cuckoo12_avx2;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP16] = fl_contains_u64s_cuckoo16_avx2;
 }

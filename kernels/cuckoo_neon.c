@@ -7,6 +7,7 @@
  * software prefetching PF_DIST keys ahead.
  */
 #include "neon_common.h"
+#include "cuckoo_u64s.h"
 
 /* ---- cuckoo ------------------------------------------------------------------------------ */
 
@@ -117,8 +118,15 @@ FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_neon, 6, cuckoo_contains, 12)
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_neon, 8, cuckoo_contains, 16)
 
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo8_neon, fl_contains_cuckoo8_neon)
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo12_neon, fl_contains_cuckoo12_neon)
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo16_neon, fl_contains_cuckoo16_neon)
+
 void fl_cuckoo_kernels_init_neon(fl_kernel_table *t) {
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_neon;
     t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_neon;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_neon;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP8] = fl_contains_u64s_cuckoo8_neon;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP12] = fl_contains_u64s_cuckoo12_neon;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP16] = fl_contains_u64s_cuckoo16_neon;
 }

@@ -1,7 +1,7 @@
 /*
  * AVX-512 kernel of the hash module: filterlab.h's SplitMix64 finalizer over an array, the
- * integer keys of every structure's *_u64s calls. AVX2 has no 64 x 64 multiply, so only this
- * ISA overrides the scalar kernel (kernels/hash_scalar.c).
+ * integer keys of every structure's *_u64s calls (8 keys per zmm: hash_avx512.h). AVX2 has no
+ * 64 x 64 multiply, so only this ISA overrides the scalar kernel (kernels/hash_scalar.c).
  */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) ||               \
     !defined(__AVX512DQ__) || !defined(__BMI2__)
@@ -14,21 +14,13 @@
 #include "filterlab.h"
 #include "kernels.h"
 #include "probe.h"
-#include "avx512_common.h"
+#include "hash_avx512.h"
 
-/* The SplitMix64 finalizer of filterlab.h, 8 keys per zmm (vpmullq is AVX-512 DQ). */
 static void fl_hash_u64_avx512(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out) {
-    const __m512i add = _mm512_set1_epi64((long long)(seed * FL_SEED_MIX));
-    const __m512i c1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull);
-    const __m512i c2 = _mm512_set1_epi64((long long)0x94d049bb133111ebull);
+    const __m512i add = hash_seed_add(seed);
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m512i z = _mm512_add_epi64(load8(keys, i), add);
-        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), c1);
-        z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), c2);
-        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
-        _mm512_storeu_si512((void *)((unsigned char *)out + 8 * i), z);
-    }
+    for (; i + 8 <= n; i += 8)
+        _mm512_storeu_si512((void *)((unsigned char *)out + 8 * i), hash8_u64(load8(keys, i), add));
     for (; i < n; i++) {
         uint64_t h = fl_hash_u64_inline(fl_hash_at(keys, i), seed);
         memcpy((unsigned char *)out + 8 * i, &h, 8);

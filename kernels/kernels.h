@@ -86,8 +86,9 @@ typedef struct fl_bloom_kernels {
     fl_contains1_fn contains1[FL_BLOOM_FAMILIES];
 } fl_bloom_kernels;
 
-/* cuckoo: batch lookups by fingerprint width. Inserts relocate fingerprints and stay in
- * src/cuckoo/cuckoo.c; one-key lookups are inline in filterlab_inline.h. */
+/* cuckoo: batch lookups by fingerprint width, of hashes and of integer keys. Inserts relocate
+ * fingerprints and stay in src/cuckoo/cuckoo.c; one-key lookups are inline in
+ * filterlab_inline.h. */
 typedef enum fl_cuckoo_width {
     FL_CUCKOO_FP8 = 0,
     FL_CUCKOO_FP16,
@@ -95,8 +96,23 @@ typedef enum fl_cuckoo_width {
     FL_CUCKOO_WIDTHS
 } fl_cuckoo_width;
 
+/* The entry of a width (fp_bits 8, 12 or 16: 16 for anything else). */
+static inline fl_cuckoo_width fl_cuckoo_width_of(uint32_t fp_bits) {
+    return fp_bits == 8 ? FL_CUCKOO_FP8 : fp_bits == 12 ? FL_CUCKOO_FP12 : FL_CUCKOO_FP16;
+}
+
+/* Integer keys: out[i] = 1 if fl_hash_u64(keys[i], seed) may be in the filter (what the hash
+ * module's u64 kernel and then contains answer); returns the number of 1s. keys and out need
+ * no alignment; n may be 0. One entry so that an ISA can hash in the lookup loop itself
+ * (kernels/cuckoo_avx512.c: no block of hashes written and read back, the hash's multiplies
+ * issued while the bucket loads wait); the others hash blocks, then look up
+ * (kernels/cuckoo_u64s.h). */
+typedef size_t (*fl_contains_u64s_fn)(const fl_kview *f, const uint64_t *keys, size_t n,
+                                      uint64_t seed, uint8_t *out);
+
 typedef struct fl_cuckoo_kernels {
     fl_contains_fn contains[FL_CUCKOO_WIDTHS];
+    fl_contains_u64s_fn contains_u64s[FL_CUCKOO_WIDTHS]; /* fl_contains_u64s' route */
 } fl_cuckoo_kernels;
 
 /* hash: integer keys to 64-bit hashes, for every structure's *_u64s calls. */

@@ -1,10 +1,12 @@
 /* Cuckoo filter, at each fingerprint width (8, 12, 16): filling until FULL loses nothing,
  * FULL changes nothing, deletes (with duplicates), the stash, copy counts (fl_count_hash),
  * the alternate-bucket involution for any bucket count, the packed 12-bit slots, the
- * measured FPR against the model, and the insert's table against a slot-by-slot reference. */
+ * measured FPR against the model, the insert's table against a slot-by-slot reference, and
+ * batch lookups of integer keys (one kernel hashes and probes) against one-key lookups. */
 #include <math.h>
 #include <string.h>
 
+#include "filterlab_kernels.h"
 #include "core/internal.h"
 #include "probe.h"
 #include "testutil.h"
@@ -432,6 +434,57 @@ static void insert_builds_the_slot_by_slot_table(void **state) {
     }
 }
 
+/* fl_contains_u64s answers as fl_contains_u64 key by key, and counts its positives, with
+ * every kernel this CPU runs bound to the filter: a full filter (stash in use) and one above
+ * the SIMD kernels' prefetch size (2 MiB: the AVX-512 kernel hashes a block there, in the
+ * lookup loop below it), batch lengths around the kernels' groups of 8 and their 24-key
+ * pipeline, keys at every misalignment, a seed. */
+static void u64s_lookups_answer_as_one_key(void **state) {
+    (void)state;
+    static const size_t lens[] = {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40,
+                                  1000, 1023, 1024, 1025, 3001};
+    enum { NQ = 3001 + 1 };
+    uint64_t *buf = malloc((NQ + 1) * sizeof *buf);
+    uint8_t *out = malloc(NQ), *one = malloc(NQ);
+    assert_non_null(buf);
+    assert_non_null(out);
+    assert_non_null(one);
+    for (size_t fi = 0; fi < NFPS; fi++)
+        for (int big = 0; big <= 1; big++) {
+            fl_filter *f = test_filter(FL_CUCKOO, big ? 400009 : 1009, FPS[fi]);
+            f->seed = 0x5eed + fi;
+            uint64_t added = 0;
+            while ((big ? added < 200000 : 1) && fl_insert_u64(f, added) == FL_OK) added++;
+            if (!big) assert_true(f->stash_count > 0);
+            for (size_t ki = 0; ki < fl_kernel_count(); ki++) {
+                fl_kernel_desc d;
+                assert_int_equal(fl_kernel_describe(ki, &d), FL_OK);
+                if (!d.supported) continue;
+                assert_int_equal(fl_filter_bind_kernel(f, d.name), FL_OK);
+                for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                    size_t n = lens[li], mis = li & 7;
+                    /* half inserted keys, half others, from a misaligned start */
+                    uint64_t *keys = (uint64_t *)(void *)((unsigned char *)buf + mis);
+                    size_t want = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        uint64_t key = (i & 1) ? fl_hash_u64(i, li) : fl_hash_u64(i, li) % added;
+                        memcpy((unsigned char *)buf + mis + 8 * i, &key, 8);
+                        one[i] = (uint8_t)fl_contains_u64(f, key);
+                        want += one[i];
+                    }
+                    size_t got = 12345;
+                    assert_int_equal(fl_contains_u64s(f, keys, n, out, &got), FL_OK);
+                    assert_int_equal(got, want);
+                    assert_memory_equal(out, one, n);
+                }
+            }
+            fl_free(f);
+        }
+    free(buf);
+    free(out);
+    free(one);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(alternate_bucket_is_an_involution),
@@ -442,6 +495,7 @@ int main(void) {
         cmocka_unit_test(delete_with_duplicates),
         cmocka_unit_test(delete_drains_the_stash),
         cmocka_unit_test(count_copies),
+        cmocka_unit_test(u64s_lookups_answer_as_one_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -248,7 +248,8 @@ fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t 
 }
 
 /* Integer keys go through a stack block of hashes: the kernels take hashes, and a block of
- * 1024 keeps the hashes in L1 between the hash kernel and the lookup kernel. */
+ * 1024 keeps the hashes in L1 between the hash kernel and the lookup kernel. Cuckoo lookups
+ * have a kernel of integer keys instead (cuckoo.contains_u64s), which may hash in its loop. */
 #define U64_BLOCK 1024
 
 fl_status fl_insert_u64s(fl_filter *f, const uint64_t *keys, size_t n, size_t *inserted) {
@@ -271,8 +272,14 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
                            size_t *positives) {
     if (positives) *positives = 0;
     if (!f || ((!keys || !out) && n)) return FL_ERR_INVALID_ARG;
-    uint64_t h[U64_BLOCK];
     const fl_kernel_table *t = fl_kernels_of(f);
+    if (f->g.variant == FL_CUCKOO) { /* one kernel hashes and probes (kernels/kernels.h) */
+        fl_kview v = fl_view(f);
+        size_t pos = n ? t->cuckoo.contains_u64s[fl_cuckoo_width_of(f->g.k)](&v, keys, n, f->seed, out) : 0;
+        if (positives) *positives = pos;
+        return FL_OK;
+    }
+    uint64_t h[U64_BLOCK];
     size_t pos = 0;
     for (size_t off = 0; off < n; off += U64_BLOCK) {
         size_t m = n - off < U64_BLOCK ? n - off : U64_BLOCK, p = 0;

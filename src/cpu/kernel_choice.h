@@ -35,6 +35,7 @@ typedef enum fl_entry_kind {
     FL_EK_BLOOMIER_GET,
     FL_EK_VQF_UPDATE, /* fl_vqf_update_fn on a payload of unit_bytes units */
     FL_EK_VQF_UPDATE1, /* fl_vqf_update1_fn, one key per call */
+    FL_EK_CONTAINS_U64S, /* fl_contains_u64s_fn: FL_EK_CONTAINS's payload, integer keys */
 } fl_entry_kind;
 
 typedef struct fl_entry_desc {

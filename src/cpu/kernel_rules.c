@@ -82,6 +82,12 @@ static const rule rules[] = {
      "Emerald Rapids: VQF batch lookups 4.81 ns in avx512-popcnt (vpopcntq, vpopcntb), 5.28 "
      "in avx512 at 1 MiB, 13.80 and 15.27 at 64 MiB; 0.91x and 0.90-0.91x in both runs "
      "(checkkernels --bench --min, 2026-11-27)"},
+    {"emeraldrapids sapphirerapids", "cuckoo.contains_u64s.", ALL_CLASSES, FL_CAND_AVX512,
+     /* results/emeraldrapids-kvm-2c-5bce/against/fastfilter_cpp/deletable/
+      * cuckoo12-u64s-checkkernels-bench.txt */
+     "Emerald Rapids: 12-bit cuckoo lookups of integer keys 2.56-2.73 ns in avx512 (hashing in "
+     "the gather loop), 4.12-4.22 in avx2, 12.0-12.3 in scalar at 1 MiB; 16.0, 18.9-19.1, "
+     "50-55 at 64 MiB (checkkernels --bench-only --min, 2 runs at load 1.1, 2026-11-27)"},
     {"emeraldrapids sapphirerapids", GATHERY, ALL_CLASSES, FL_CAND_AVX512,
      "Emerald Rapids: classic Bloom lookups 5.60 ns in avx512, 7.45 in avx2, 18.4 in scalar "
      "(1 MiB; " EMR_SRC "): gathers are fast here"},

@@ -1,8 +1,9 @@
 /*
  * checkkernels, module "cuckoo": batch lookups per fingerprint width (8, 12 and 16 bits)
  * against the scalar table, with tables empty, half and fully occupied, with and without a
- * victim stash; the header-inline one-key lookup (SSE2/NEON/SWAR, stash included) against the
- * same answers; and their benchmark.
+ * victim stash; the integer-key lookups (contains_u64s, every table's, scalar's included)
+ * against the scalar lookup of the keys' hashes; the header-inline one-key lookup
+ * (SSE2/NEON/SWAR, stash included) against the same answers; and their benchmark.
  */
 #include "harness.h"
 
@@ -25,6 +26,25 @@ static const width WIDTHS[FL_CUCKOO_WIDTHS] = {
 };
 
 #define SLOT(w) FL_KERNEL_SLOT(cuckoo.contains[w])
+#define SLOT_U64S(w) FL_KERNEL_SLOT(cuckoo.contains_u64s[w])
+
+/* The key whose fl_hash_u64(key, seed) is h: the SplitMix64 finalizer undone step by step
+ * (each xorshift and each odd multiply is a bijection of 64-bit words), so the integer-key
+ * lookups are checked on exactly the hashes the hash lookups are (positives, edges of every
+ * reduction). */
+static uint64_t inv_odd(uint64_t c) { /* c * inv_odd(c) = 1 mod 2^64 (Newton, 6 steps) */
+    uint64_t x = c;
+    for (int i = 0; i < 6; i++) x *= 2 - c * x;
+    return x;
+}
+static uint64_t key_of_hash(uint64_t h, uint64_t seed) {
+    uint64_t z = h ^ (h >> 31) ^ (h >> 62);
+    z *= inv_odd(0x94d049bb133111ebull);
+    z ^= (z >> 27) ^ (z >> 54);
+    z *= inv_odd(0xbf58476d1ce4e5b9ull);
+    z ^= (z >> 30) ^ (z >> 60);
+    return z - seed * FL_SEED_MIX;
+}
 
 /* Random fingerprints in the slots (none, half, all), then each positive key's fingerprint
  * written into a random slot of one of its two buckets, then (with_stash) a stash of 1..8
@@ -92,9 +112,47 @@ static int check_inline(const kernel *ref, const width *w, tfilter *t, const uin
     return 1;
 }
 
+/* An integer-key lookup against the scalar lookup of the hashes q (keys: their keys under
+ * seed), every batch size, keys against either end of the guard buffer at every
+ * misalignment, canaries around the output. Returns 1 if everything matched. */
+#define U64S_CANARY 32
+static int check_u64s(fl_contains_u64s_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q,
+                      const uint64_t *keys, uint64_t seed) {
+    static uint8_t want[POOL], buf[POOL + 2 * U64S_CANARY + 8];
+    for (size_t si = 0; si < g_nsizes; si++) {
+        size_t n = g_sizes[si], start = rnd_below(POOL - n + 1);
+        unsigned mis = (unsigned)rnd_below(8), omis = (unsigned)rnd_below(8);
+        const uint64_t *in = gbuf_place(keys + start, n, mis, (int)(si & 1));
+        size_t wpos = ref(&t->v, q + start, n, want);
+        uint8_t *out = buf + U64S_CANARY + omis;
+        memset(buf, 0x5a, sizeof buf);
+        g_ctx_size = n;
+        size_t got = fn(&t->v, in, n, seed, out);
+        for (size_t i = 0; i < sizeof buf; i++)
+            if ((i < U64S_CANARY + omis || i >= U64S_CANARY + omis + n) && buf[i] != 0x5a) {
+                failf("contains_u64s size=%zu wrote outside out[0..n) (byte %zd)", n,
+                      (ptrdiff_t)i - (ptrdiff_t)(U64S_CANARY + omis));
+                return 0;
+            }
+        for (size_t i = 0; i < n; i++)
+            if (out[i] != want[i]) {
+                failf("contains_u64s size=%zu seed=%016" PRIx64 " first difference at index %zu: "
+                      "key=%016" PRIx64 " hash=%016" PRIx64 " got %u want %u",
+                      n, seed, i, keys[start + i], q[start + i], out[i], want[i]);
+                return 0;
+            }
+        if (got != wpos) {
+            failf("contains_u64s size=%zu returned %zu positives, scalar %zu", n, got, wpos);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 void check_cuckoo(const kernel *ks, size_t nk) {
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
-    if (!q || !pos) die_oom();
+    uint64_t *keys = malloc(POOL * sizeof *keys);
+    if (!q || !pos || !keys) die_oom();
     for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
         const width *w = &WIDTHS[wi];
         if (!family_selected(w->name)) continue;
@@ -116,6 +174,25 @@ void check_cuckoo(const kernel *ks, size_t nk) {
                         record(check_contains(ks[ki].t->cuckoo.contains[w->id],
                                               ks[0].t->cuckoo.contains[w->id], &t, q));
                     }
+                    /* The seed: random, or 0 (no seed term). */
+                    uint64_t seed = (rnd() & 1) ? rnd() : 0;
+                    for (size_t i = 0; i < POOL; i++) keys[i] = key_of_hash(q[i], seed);
+                    set_ctx("key_of_hash seed=%016" PRIx64, seed);
+                    int inverse_ok = 1;
+                    for (size_t i = 0; i < POOL && inverse_ok; i++)
+                        if (fl_hash_u64(keys[i], seed) != q[i]) {
+                            failf("key_of_hash: fl_hash_u64(%016" PRIx64 ") != %016" PRIx64,
+                                  keys[i], q[i]);
+                            inverse_ok = 0;
+                        }
+                    record(inverse_ok);
+                    for (size_t ki = 0; ki < nk && inverse_ok; ki++) {
+                        if (!kernel_overrides(ks, ki, SLOT_U64S(w->id))) continue;
+                        set_ctx("kernel=%s family=%s u64s units=%u fill=%s%s", ks[ki].name,
+                                w->name, units, FILL[fill], stash ? " stash=yes" : "");
+                        record(check_u64s(ks[ki].t->cuckoo.contains_u64s[w->id],
+                                          ks[0].t->cuckoo.contains[w->id], &t, q, keys, seed));
+                    }
                     set_ctx("inline family=%s units=%u fill=%s%s", w->name, units, FILL[fill],
                             stash ? " stash=yes" : "");
                     record(check_inline(&ks[0], w, &t, q));
@@ -127,19 +204,21 @@ void check_cuckoo(const kernel *ks, size_t nk) {
     for (size_t ki = 0; ki < nk; ki++)
         for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
             set_ctx("kernel=%s family=%s table", ks[ki].name, WIDTHS[wi].name);
-            const uint32_t slots[] = {SLOT(wi)};
-            check_entries_present(&ks[ki], slots, 1);
+            const uint32_t slots[] = {SLOT(wi), SLOT_U64S(wi)};
+            check_entries_present(&ks[ki], slots, 2);
         }
     free(q);
     free(pos);
+    free(keys);
 }
 
 void bench_cuckoo(const kernel *ks, size_t nk) {
     static const size_t mib[] = {1, 64};
     const size_t nq = (size_t)1 << 19;
     uint64_t *q = malloc(nq * sizeof *q), *pos = malloc(nq / 2 * sizeof *pos);
+    uint64_t *keys = malloc(nq * sizeof *keys);
     uint8_t *out = malloc(nq);
-    if (!q || !pos || !out) die_oom();
+    if (!q || !pos || !keys || !out) die_oom();
     for (size_t mi = 0; mi < sizeof mib / sizeof mib[0]; mi++)
         for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++) {
             const width *w = &WIDTHS[wi];
@@ -163,9 +242,23 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
             double r[16][BENCH_REPS];
             bench_contains_reps(ks, nk, SLOT(w->id), &t, q, nq, out, r);
             print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "lookup", SLOT(w->id), r);
+            /* The same lookups from integer keys (contains_u64s: hashing included). */
+            for (size_t i = 0; i < nq; i++) keys[i] = key_of_hash(q[i], 0);
+            for (int rep = -1; rep < BENCH_REPS; rep++)
+                for (size_t ki = 0; ki < nk; ki++) {
+                    fl_contains_u64s_fn fn = KERNEL_FN(&ks[ki], SLOT_U64S(w->id), fl_contains_u64s_fn);
+                    size_t sum = 0;
+                    double t0 = now_ns();
+                    for (size_t i = 0; i < nq; i += BENCH_BATCH)
+                        sum += fn(&t.v, keys + i, BENCH_BATCH, 0, out + i);
+                    g_sink += sum;
+                    if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
+                }
+            print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "u64s", SLOT_U64S(w->id), r);
             tf_free(&t);
         }
     free(q);
     free(pos);
+    free(keys);
     free(out);
 }
