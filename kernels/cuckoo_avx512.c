@@ -214,7 +214,8 @@ FL_INLINE size_t cuckoo_contains_u64s(const fl_kview *f, const uint64_t *keys, s
 
 #define CUCKOO_U64S(name, bits)                                                               \
     static size_t name(const fl_kview *f, const uint64_t *keys, size_t n, uint64_t seed,      \
-                       uint8_t *out) {                                                         \
+                       fl_hash_u64_fn hash, uint8_t *out) {                                    \
+        (void)hash; /* hashed in the loop, with hash_avx512.h's lanes */                       \
         return cuckoo_contains_u64s(f, keys, n, seed, out, bits);                              \
     }
 CUCKOO_U64S(fl_contains_u64s_cuckoo8_avx512, 8)

@@ -105,10 +105,12 @@ static inline fl_cuckoo_width fl_cuckoo_width_of(uint32_t fp_bits) {
  * module's u64 kernel and then contains answer); returns the number of 1s. keys and out need
  * no alignment; n may be 0. One entry so that an ISA can hash in the lookup loop itself
  * (kernels/cuckoo_avx512.c: no block of hashes written and read back, the hash's multiplies
- * issued while the bucket loads wait); the others hash blocks, then look up
- * (kernels/cuckoo_u64s.h). */
+ * issued while the bucket loads wait); the others hash blocks with `hash`, then look up
+ * (kernels/cuckoo_u64s.h). `hash` is the hash.u64 kernel the caller pairs with the entry
+ * (src/core/filter.c: its table's, the process's choice for that entry, which may be a
+ * wider ISA's than the lookup's: an AVX2 lookup chosen beside the AVX-512 hash). */
 typedef size_t (*fl_contains_u64s_fn)(const fl_kview *f, const uint64_t *keys, size_t n,
-                                      uint64_t seed, uint8_t *out);
+                                      uint64_t seed, fl_hash_u64_fn hash, uint8_t *out);
 
 typedef struct fl_cuckoo_kernels {
     fl_contains_fn contains[FL_CUCKOO_WIDTHS];

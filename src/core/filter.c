@@ -275,7 +275,8 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
     const fl_kernel_table *t = fl_kernels_of(f);
     if (f->g.variant == FL_CUCKOO) { /* one kernel hashes and probes (kernels/kernels.h) */
         fl_kview v = fl_view(f);
-        size_t pos = n ? t->cuckoo.contains_u64s[fl_cuckoo_width_of(f->g.k)](&v, keys, n, f->seed, out) : 0;
+        size_t pos = n ? t->cuckoo.contains_u64s[fl_cuckoo_width_of(f->g.k)](&v, keys, n, f->seed, t->hash.u64,
+                                                                   out) : 0;
         if (positives) *positives = pos;
         return FL_OK;
     }

@@ -116,8 +116,8 @@ static int check_inline(const kernel *ref, const width *w, tfilter *t, const uin
  * seed), every batch size, keys against either end of the guard buffer at every
  * misalignment, canaries around the output. Returns 1 if everything matched. */
 #define U64S_CANARY 32
-static int check_u64s(fl_contains_u64s_fn fn, fl_contains_fn ref, tfilter *t, const uint64_t *q,
-                      const uint64_t *keys, uint64_t seed) {
+static int check_u64s(fl_contains_u64s_fn fn, fl_hash_u64_fn hash, fl_contains_fn ref, tfilter *t,
+                      const uint64_t *q, const uint64_t *keys, uint64_t seed) {
     static uint8_t want[POOL], buf[POOL + 2 * U64S_CANARY + 8];
     for (size_t si = 0; si < g_nsizes; si++) {
         size_t n = g_sizes[si], start = rnd_below(POOL - n + 1);
@@ -127,7 +127,7 @@ static int check_u64s(fl_contains_u64s_fn fn, fl_contains_fn ref, tfilter *t, co
         uint8_t *out = buf + U64S_CANARY + omis;
         memset(buf, 0x5a, sizeof buf);
         g_ctx_size = n;
-        size_t got = fn(&t->v, in, n, seed, out);
+        size_t got = fn(&t->v, in, n, seed, hash, out);
         for (size_t i = 0; i < sizeof buf; i++)
             if ((i < U64S_CANARY + omis || i >= U64S_CANARY + omis + n) && buf[i] != 0x5a) {
                 failf("contains_u64s size=%zu wrote outside out[0..n) (byte %zd)", n,
@@ -190,7 +190,7 @@ void check_cuckoo(const kernel *ks, size_t nk) {
                         if (!kernel_overrides(ks, ki, SLOT_U64S(w->id))) continue;
                         set_ctx("kernel=%s family=%s u64s units=%u fill=%s%s", ks[ki].name,
                                 w->name, units, FILL[fill], stash ? " stash=yes" : "");
-                        record(check_u64s(ks[ki].t->cuckoo.contains_u64s[w->id],
+                        record(check_u64s(ks[ki].t->cuckoo.contains_u64s[w->id], ks[ki].t->hash.u64,
                                           ks[0].t->cuckoo.contains[w->id], &t, q, keys, seed));
                     }
                     set_ctx("inline family=%s units=%u fill=%s%s", w->name, units, FILL[fill],
@@ -250,7 +250,7 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
                     size_t sum = 0;
                     double t0 = now_ns();
                     for (size_t i = 0; i < nq; i += BENCH_BATCH)
-                        sum += fn(&t.v, keys + i, BENCH_BATCH, 0, out + i);
+                        sum += fn(&t.v, keys + i, BENCH_BATCH, 0, ks[ki].t->hash.u64, out + i);
                     g_sink += sum;
                     if (rep >= 0) r[ki][rep] = (now_ns() - t0) / (double)nq;
                 }
