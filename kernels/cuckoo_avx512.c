@@ -36,7 +36,8 @@ FL_INLINE unsigned nibbles_any(uint32_t m) {
  * bytes' top 2, the next bucket's, only reach bits the HI mask drops). */
 FL_INLINE __mmask8 cuckoo12_has(__m512i w, __m512i r) {
     __m512i x = _mm512_xor_si512(w, r);
-    __m512i z = _mm512_andnot_si512(x, _mm512_sub_epi64(x, _mm512_set1_epi64((long long)FL_CUCKOO12_LO)));
+    __m512i lo = _mm512_set1_epi64((long long)FL_CUCKOO12_LO);
+    __m512i z = _mm512_andnot_si512(x, _mm512_sub_epi64(x, lo));
     return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO12_HI));
 }
 
@@ -137,10 +138,12 @@ FL_INLINE void cuckoo_prefetch8(const uint8_t *base, const uint64_t *hashes, siz
  * group i's words are compared, group i + 8's loads are issued and group i + 16's buckets
  * computed: the gathers then issue as soon as they are allocated instead of waiting behind
  * their own group's hash and index chain (two vpmullq of 15 cycles' latency each, then the
- * index math's multiplies), and more groups' loads are in flight. Against one stage, at
- * 100K / 1M / 10M keys: batch_u64s 1.24x / 1.12x / 1.03x, lookups of hashes 1.00x / 1.08x /
- * 1.03x (deletable/cuckoo12-batch-u64s-ab-single-key-main-0d63e39.md); a fourth stage did
- * not help (deletable/cuckoo12-batch-u64s-ab-four-stages-not-kept.md). Keyed loops never
+ * index math's multiplies), and more groups' loads are in flight. Against main 0d63e39 (a
+ * separate hash pass, then a one-stage lookup), at 100K / 1M / 10M keys: batch_u64s 1.24x /
+ * 1.12x / 1.03x (the hashing in the loop and the stages together: no A/B has the stages
+ * alone for integer keys), lookups of hashes (the stages alone) 1.00x / 1.08x / 1.03x
+ * (deletable/cuckoo12-batch-u64s-ab-single-key-main-0d63e39.md); a fourth stage did not
+ * help (deletable/cuckoo12-batch-u64s-ab-four-stages-not-kept.md). Keyed loops never
  * prefetch (see cuckoo_contains_u64s). Groups of a batch of fewer than 24 keys go one by
  * one. */
 FL_INLINE size_t cuckoo_lookup(const fl_kview *f, const uint64_t *src, size_t n, uint8_t *out,
@@ -151,7 +154,8 @@ FL_INLINE size_t cuckoo_lookup(const fl_kview *f, const uint64_t *src, size_t n,
     const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
     size_t i = 0, pos = 0;
     if (n >= 24) {
-        cuckoo_words w = cuckoo_gather(base, cuckoo_prep(group_hashes(src, 0, keyed, add), units, fpmax), bits);
+        cuckoo_group g0 = cuckoo_prep(group_hashes(src, 0, keyed, add), units, fpmax);
+        cuckoo_words w = cuckoo_gather(base, g0, bits);
         cuckoo_group g = cuckoo_prep(group_hashes(src, 8, keyed, add), units, fpmax);
         for (; i + 24 <= n; i += 8) {
             if (prefetch && !keyed && i + PF_DIST + 8 <= n)
@@ -166,9 +170,10 @@ FL_INLINE size_t cuckoo_lookup(const fl_kview *f, const uint64_t *src, size_t n,
         pos += cuckoo_emit(f, cuckoo_gather(base, g, bits), out + i + 8, bits);
         i += 16;
     }
-    for (; i + 8 <= n; i += 8)
-        pos += cuckoo_emit(f, cuckoo_gather(base, cuckoo_prep(group_hashes(src, i, keyed, add), units, fpmax), bits),
-                           out + i, bits);
+    for (; i + 8 <= n; i += 8) {
+        cuckoo_group g = cuckoo_prep(group_hashes(src, i, keyed, add), units, fpmax);
+        pos += cuckoo_emit(f, cuckoo_gather(base, g, bits), out + i, bits);
+    }
     /* The last n % 8 keys: the caller's (keyed), or the scalar lookup's. */
     if (!keyed) pos += cuckoo_scalar(bits)(f, src + i, n - i, out + i);
     return pos;
@@ -190,16 +195,16 @@ FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx512, 8, cuckoo_contains, 16)
  * a hash pass of its own runs alone. Filters beyond L2 wait on DRAM instead and prefetch,
  * which needs the hashes PF_DIST keys ahead: they hash a block first and look it up with the
  * prefetching loop, as the two passes through hash.u64 and contains did. */
-#define U64S_BLOCK 1024
 FL_INLINE size_t cuckoo_contains_u64s(const fl_kview *f, const uint64_t *keys, size_t n,
                                       uint64_t seed, uint8_t *out, const int bits) {
     const __m512i add = hash_seed_add(seed);
     size_t pos = 0;
     if ((size_t)f->units * ((size_t)bits / 2) >= PF_MIN_BYTES) {
-        uint64_t h[U64S_BLOCK];
-        for (size_t off = 0; off < n; off += U64S_BLOCK) {
-            size_t m = n - off < U64S_BLOCK ? n - off : U64S_BLOCK, j = 0;
-            for (; j + 8 <= m; j += 8) _mm512_storeu_si512(h + j, hash8_u64(load8(keys, off + j), add));
+        uint64_t h[FL_U64S_BLOCK];
+        for (size_t off = 0; off < n; off += FL_U64S_BLOCK) {
+            size_t m = n - off < FL_U64S_BLOCK ? n - off : FL_U64S_BLOCK, j = 0;
+            for (; j + 8 <= m; j += 8)
+                _mm512_storeu_si512(h + j, hash8_u64(load8(keys, off + j), add));
             for (; j < m; j++) h[j] = fl_hash_u64_inline(fl_hash_at(keys, off + j), seed);
             pos += cuckoo_lookup(f, h, m, out + off, 1, bits, 0, add);
         }

@@ -13,15 +13,14 @@
 #include "kernels.h"
 #include "probe.h"
 
-#define FL_CUCKOO_U64S_BLOCK 1024 /* the block src/core/filter.c hashed into before */
 
 static inline size_t fl_cuckoo_u64s_by_blocks(const fl_kview *f, const uint64_t *keys, size_t n,
                                               uint64_t seed, fl_hash_u64_fn hash, uint8_t *out,
                                               fl_contains_fn probe) {
-    uint64_t h[FL_CUCKOO_U64S_BLOCK];
+    uint64_t h[FL_U64S_BLOCK];
     size_t pos = 0;
-    for (size_t off = 0; off < n; off += FL_CUCKOO_U64S_BLOCK) {
-        size_t m = n - off < FL_CUCKOO_U64S_BLOCK ? n - off : FL_CUCKOO_U64S_BLOCK;
+    for (size_t off = 0; off < n; off += FL_U64S_BLOCK) {
+        size_t m = n - off < FL_U64S_BLOCK ? n - off : FL_U64S_BLOCK;
         hash((const uint64_t *)(const void *)((const unsigned char *)keys + 8 * off), m, seed, h);
         pos += probe(f, h, m, out + off);
     }

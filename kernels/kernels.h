@@ -117,6 +117,10 @@ typedef struct fl_cuckoo_kernels {
     fl_contains_u64s_fn contains_u64s[FL_CUCKOO_WIDTHS]; /* fl_contains_u64s' route */
 } fl_cuckoo_kernels;
 
+/* Integer keys are hashed this many at a time into a stack block (src/core/filter.c, the
+ * cuckoo module's u64s entries): the block stays in L1 between the hash and the lookup. */
+#define FL_U64S_BLOCK 1024
+
 /* hash: integer keys to 64-bit hashes, for every structure's *_u64s calls. */
 typedef struct fl_hash_kernels {
     fl_hash_u64_fn u64;
@@ -272,9 +276,10 @@ typedef struct fl_kernel_table {
  * on its variant. FL_NO_KERNEL marks an operation the structure has no kernel for. */
 #define FL_NO_KERNEL ((uint32_t)0xffffffffu)
 typedef struct fl_kernel_slots {
-    uint32_t contains;  /* fl_contains_fn */
-    uint32_t insert;    /* fl_insert_fn */
-    uint32_t contains1; /* fl_contains1_fn */
+    uint32_t contains;      /* fl_contains_fn */
+    uint32_t insert;        /* fl_insert_fn */
+    uint32_t contains1;     /* fl_contains1_fn */
+    uint32_t contains_u64s; /* fl_contains_u64s_fn; FL_NO_KERNEL: hash.u64, then contains */
 } fl_kernel_slots;
 
 #define FL_KERNEL_SLOT(member) ((uint32_t)offsetof(fl_kernel_table, member))

@@ -1,9 +1,10 @@
 /*
  * The insert and delete loops every vqf kernel file with update entries shares
  * (kernels/vqf_<isa>.c), over include/filterlab_vqf.h's block layout and probe math, and the
- * portable forms of the slot shifts (the metadata's: kernels/vqf_md.h). What an ISA changes is how its flags compile the
- * header's select (BMI2 pdep and tzcnt, POPCNT, against the broadword select and SWAR
- * popcount of the x86-64 baseline) and, optionally, the slot shifts and the fingerprint
+ * portable forms of the slot shifts (the metadata's: kernels/vqf_md.h). What an ISA changes
+ * is how its flags compile the header's select (BMI2 pdep and tzcnt, POPCNT, against the
+ * broadword select and SWAR popcount of the x86-64 baseline) and, optionally, the slot
+ * shifts and the fingerprint
  * compare:
  *
  *   VQF_SHIFT_IN(blk, s, fp, lo, hi)   slots s..46 up by one, fp into slot s, metadata lo, hi

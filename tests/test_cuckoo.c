@@ -435,10 +435,11 @@ static void insert_builds_the_slot_by_slot_table(void **state) {
 }
 
 /* fl_contains_u64s answers as fl_contains_u64 key by key, and counts its positives, with
- * every kernel this CPU runs bound to the filter: a full filter (stash in use) and one above
- * the SIMD kernels' prefetch size (2 MiB: the AVX-512 kernel hashes a block there, in the
- * lookup loop below it), batch lengths around the kernels' groups of 8 and their 24-key
- * pipeline, keys at every misalignment, a seed. */
+ * every kernel this CPU runs bound to the filter and then unbound (the process's choice per
+ * entry, which may pair one ISA's lookup with another's hash.u64): a full filter (stash in
+ * use) and one of 4 MiB at every width, past the SIMD kernels' prefetch size (2 MiB: the
+ * AVX-512 kernel hashes a block there, in the lookup loop below it), batch lengths around the
+ * kernels' groups of 8 and their 24-key pipeline, keys at every misalignment, a seed. */
 static void u64s_lookups_answer_as_one_key(void **state) {
     (void)state;
     static const size_t lens[] = {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40,
@@ -451,14 +452,15 @@ static void u64s_lookups_answer_as_one_key(void **state) {
     assert_non_null(one);
     for (size_t fi = 0; fi < NFPS; fi++)
         for (int big = 0; big <= 1; big++) {
-            fl_filter *f = test_filter(FL_CUCKOO, big ? 400009 : 1009, FPS[fi]);
+            size_t big_units = ((size_t)4 << 20) / fl_variant_unit_bytes(FL_CUCKOO, FPS[fi]) + 3;
+            fl_filter *f = test_filter(FL_CUCKOO, big ? big_units : 1009, FPS[fi]);
             f->seed = 0x5eed + fi;
             uint64_t added = 0;
             while ((big ? added < 200000 : 1) && fl_insert_u64(f, added) == FL_OK) added++;
             if (!big) assert_true(f->stash_count > 0);
-            for (size_t ki = 0; ki < fl_kernel_count(); ki++) {
-                fl_kernel_desc d;
-                assert_int_equal(fl_kernel_describe(ki, &d), FL_OK);
+            for (size_t ki = 0; ki <= fl_kernel_count(); ki++) { /* the last: unbound */
+                fl_kernel_desc d = {.name = "auto", .supported = 1};
+                if (ki < fl_kernel_count()) assert_int_equal(fl_kernel_describe(ki, &d), FL_OK);
                 if (!d.supported) continue;
                 assert_int_equal(fl_filter_bind_kernel(f, d.name), FL_OK);
                 for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {

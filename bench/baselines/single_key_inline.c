@@ -49,6 +49,33 @@ const unsigned NEEDS(SINGLE_KEY_SUFFIX) = 0
 #ifdef __AVX512BITALG__
     | FL_CPU_AVX512_BITALG
 #endif
+#ifdef __AVX512VNNI__
+    | FL_CPU_AVX512_VNNI
+#endif
+#ifdef __AVX512VP2INTERSECT__
+    | FL_CPU_AVX512_VP2INTERSECT
+#endif
+#ifdef __AVX512BF16__
+    | FL_CPU_AVX512_BF16
+#endif
+#ifdef __AVX512FP16__
+    | FL_CPU_AVX512_FP16
+#endif
+#ifdef __AVXVNNI__
+    | FL_CPU_AVX_VNNI
+#endif
+#ifdef __AMX_TILE__
+    | FL_CPU_AMX_TILE
+#endif
+#ifdef __AMX_INT8__
+    | FL_CPU_AMX_INT8
+#endif
+#ifdef __AMX_BF16__
+    | FL_CPU_AMX_BF16
+#endif
+#ifdef __AMX_FP16__
+    | FL_CPU_AMX_FP16
+#endif
     ;
 
 /* ns per lookup over keys[0..m): the generic handle, one fl_lookup_u64 per key. */

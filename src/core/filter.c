@@ -247,10 +247,10 @@ fl_status fl_contains_hashes(const fl_filter *f, const uint64_t *hashes, size_t 
     return FL_OK;
 }
 
-/* Integer keys go through a stack block of hashes: the kernels take hashes, and a block of
- * 1024 keeps the hashes in L1 between the hash kernel and the lookup kernel. Cuckoo lookups
- * have a kernel of integer keys instead (cuckoo.contains_u64s), which may hash in its loop. */
-#define U64_BLOCK 1024
+/* Integer keys go through a stack block of hashes (FL_U64S_BLOCK): the kernels take hashes.
+ * A structure whose slots name a kernel of integer keys (the cuckoo filter's
+ * cuckoo.contains_u64s, which may hash in its loop) is looked up by that kernel instead. */
+#define U64_BLOCK FL_U64S_BLOCK
 
 fl_status fl_insert_u64s(fl_filter *f, const uint64_t *keys, size_t n, size_t *inserted) {
     if (inserted) *inserted = 0;
@@ -273,10 +273,10 @@ fl_status fl_contains_u64s(const fl_filter *f, const uint64_t *keys, size_t n, u
     if (positives) *positives = 0;
     if (!f || ((!keys || !out) && n)) return FL_ERR_INVALID_ARG;
     const fl_kernel_table *t = fl_kernels_of(f);
-    if (f->g.variant == FL_CUCKOO) { /* one kernel hashes and probes (kernels/kernels.h) */
+    if (f->slots.contains_u64s != FL_NO_KERNEL) { /* one kernel hashes and probes */
         fl_kview v = fl_view(f);
-        size_t pos = n ? t->cuckoo.contains_u64s[fl_cuckoo_width_of(f->g.k)](&v, keys, n, f->seed, t->hash.u64,
-                                                                   out) : 0;
+        fl_contains_u64s_fn fn = FL_KERNEL_AT(t, f->slots.contains_u64s, fl_contains_u64s_fn);
+        size_t pos = n ? fn(&v, keys, n, f->seed, t->hash.u64, out) : 0;
         if (positives) *positives = pos;
         return FL_OK;
     }

@@ -40,7 +40,7 @@ static size_t unit_bucket(uint32_t k) {
         (void)k;                                                                             \
         fl_kernel_slots s = {FL_KERNEL_SLOT(bloom.contains[FL_BLOOM_##fam]),                 \
                              FL_KERNEL_SLOT(bloom.insert[FL_BLOOM_##fam]),                   \
-                             FL_KERNEL_SLOT(bloom.contains1[FL_BLOOM_##fam])};               \
+                             FL_KERNEL_SLOT(bloom.contains1[FL_BLOOM_##fam]), FL_NO_KERNEL}; \
         return s;                                                                            \
     }
 BLOOM_SLOTS(CLASSIC)
@@ -48,13 +48,12 @@ BLOOM_SLOTS(BLOCK512)
 BLOOM_SLOTS(SPLIT256)
 BLOOM_SLOTS(REG64)
 
-/* Cuckoo inserts relocate (src/cuckoo/cuckoo.c) and one-key lookups are inline: only the batch
- * lookup is a kernel, one per fingerprint width. */
+/* Cuckoo inserts relocate (src/cuckoo/cuckoo.c) and one-key lookups are inline: the batch
+ * lookups are the kernels, of hashes and of integer keys, one per fingerprint width. */
 static fl_kernel_slots slots_cuckoo(uint32_t k) {
-    fl_kernel_slots s = {k == 8    ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP8])
-                         : k == 12 ? FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP12])
-                                   : FL_KERNEL_SLOT(cuckoo.contains[FL_CUCKOO_FP16]),
-                         FL_NO_KERNEL, FL_NO_KERNEL};
+    fl_cuckoo_width w = fl_cuckoo_width_of(k);
+    fl_kernel_slots s = {FL_KERNEL_SLOT(cuckoo.contains[w]), FL_NO_KERNEL, FL_NO_KERNEL,
+                         FL_KERNEL_SLOT(cuckoo.contains_u64s[w])};
     return s;
 }
 
@@ -63,14 +62,14 @@ static fl_kernel_slots slots_counting(uint32_t k) {
     (void)k;
     fl_kernel_slots s = {FL_KERNEL_SLOT(counting.contains[FL_COUNTING_CLASSIC]),
                          FL_KERNEL_SLOT(counting.insert[FL_COUNTING_CLASSIC]),
-                         FL_KERNEL_SLOT(counting.contains1[FL_COUNTING_CLASSIC])};
+                         FL_KERNEL_SLOT(counting.contains1[FL_COUNTING_CLASSIC]), FL_NO_KERNEL};
     return s;
 }
 static fl_kernel_slots slots_counting512(uint32_t k) {
     (void)k;
     fl_kernel_slots s = {FL_KERNEL_SLOT(counting.contains[FL_COUNTING_BLOCKED]),
                          FL_KERNEL_SLOT(counting.insert[FL_COUNTING_BLOCKED]),
-                         FL_KERNEL_SLOT(counting.contains1[FL_COUNTING_BLOCKED])};
+                         FL_KERNEL_SLOT(counting.contains1[FL_COUNTING_BLOCKED]), FL_NO_KERNEL};
     return s;
 }
 

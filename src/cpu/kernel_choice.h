@@ -45,7 +45,8 @@ typedef struct fl_entry_desc {
     uint8_t sized;       /* the payload grows with the structure: one choice per size class */
     uint8_t k;           /* Bloom bits / counting counters / cuckoo fingerprint bits */
     uint8_t arity;       /* fuse / Bloomier */
-    uint16_t unit_bytes; /* payload unit (FL_EK_CONTAINS, _INSERT, _CONTAINS1, _VQF_UPDATE) */
+    uint16_t unit_bytes; /* payload unit (FL_EK_CONTAINS, _INSERT, _CONTAINS1, _CONTAINS_U64S,
+                            _VQF_UPDATE) */
     uint8_t cell_bits;   /* fuse / Bloomier */
 } fl_entry_desc;
 

@@ -157,6 +157,16 @@ void check_cuckoo(const kernel *ks, size_t nk) {
         const width *w = &WIDTHS[wi];
         if (!family_selected(w->name)) continue;
         size_t unit = fl_variant_unit_bytes(FL_CUCKOO, w->fp_bits);
+        /* A table that brings its own lookup of hashes brings its own lookup of integer keys
+         * too: fl_contains_u64s goes through the latter, and an inherited one would keep the
+         * parent's lookup with the same answers (HACKING.md, "Adding a kernel"). */
+        for (size_t ki = 1; ki < nk; ki++) {
+            set_ctx("kernel=%s family=%s entries", ks[ki].name, w->name);
+            int paired = !kernel_overrides(ks, ki, SLOT(w->id)) ||
+                         kernel_overrides(ks, ki, SLOT_U64S(w->id));
+            if (!paired) failf("overrides cuckoo.contains but inherits cuckoo.contains_u64s");
+            record(paired);
+        }
         for (size_t gi = 0; gi < GEOMETRIES; gi++) {
             uint32_t units = geometry_units(gi, unit);
             for (int fill = 0; fill < FILL_COUNT; fill++)
