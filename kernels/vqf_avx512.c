@@ -3,8 +3,9 @@
  *
  * Batch lookups: eight keys at a time in the 64-bit lanes of a vector (vqf_contains_lanes,
  * kernels/vqf_lanes_avx512.h, which kernels/vqf_avx512_popcnt.c compiles again with
- * VPOPCNTDQ and BITALG as the avx512-popcnt candidate): the hash fields and both blocks, and each key's bucket slots from its block's
- * metadata (a select in lanes from byte popcounts, then both of fl_vqf_bucket_mask's forms
+ * VPOPCNTDQ and BITALG as the avx512-popcnt candidate): the hash fields and both blocks,
+ * and each key's bucket slots from its block's metadata (a select in lanes from byte
+ * popcounts, then both of fl_vqf_bucket_mask's forms
  * picked per lane), so that only the 64-byte compare of a block's slots with the key's
  * fingerprint runs one key at a time, and only the keys with a fingerprint match among a
  * block's 48 slots go on to the vector pass. It gives fl_vqf_bucket_mask's bits on any metadata
