@@ -19,6 +19,20 @@ FL_INLINE __m256i load4(const uint64_t *h, size_t i) {
     return _mm256_loadu_si256((const __m256i *)(const void *)((const unsigned char *)h + 8 * i));
 }
 
+/* a * M mod 2^64 per qword lane for a constant M = (mh:ml), which AVX2 has no instruction for
+ * (vpmullq is AVX-512 DQ): ml*al + ((ml*ah + mh*al) << 32), the mh*ah term lying past bit 63.
+ * m holds M per lane and mswap (ml:mh) (mul64_const_swapped), so one vpmulld gives both cross
+ * products. The hll module's MurmurHash64A and the hash module's SplitMix64 finalizer use it. */
+FL_INLINE __m256i mul64_const(__m256i a, __m256i m, __m256i mswap) {
+    __m256i lo = _mm256_mul_epu32(a, m);
+    __m256i cross = _mm256_mullo_epi32(a, mswap);
+    __m256i sum = _mm256_add_epi32(cross, _mm256_srli_epi64(cross, 32));
+    return _mm256_add_epi64(lo, _mm256_slli_epi64(sum, 32));
+}
+FL_INLINE __m256i mul64_const_swapped(uint64_t m) {
+    return _mm256_set1_epi64x((long long)((m << 32) | (m >> 32)));
+}
+
 /* reduce32 of the low dword of each qword lane: (x32 * n) >> 32, as a qword. */
 FL_INLINE __m256i reduce_lo(__m256i x, __m256i n) {
     return _mm256_srli_epi64(_mm256_mul_epu32(x, n), 32);

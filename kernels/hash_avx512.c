@@ -1,7 +1,7 @@
 /*
  * AVX-512 kernel of the hash module: filterlab.h's SplitMix64 finalizer over an array, the
- * integer keys of every structure's *_u64s calls (8 keys per zmm: hash_avx512.h). AVX2 has no
- * 64 x 64 multiply, so only this ISA overrides the scalar kernel (kernels/hash_scalar.c).
+ * integer keys of every structure's *_u64s calls (8 keys per zmm: hash_avx512.h, vpmullq).
+ * kernels/hash_avx2.c builds the multiplies from 32-bit ones.
  */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) ||               \
     !defined(__AVX512DQ__) || !defined(__BMI2__)

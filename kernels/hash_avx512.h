@@ -1,8 +1,8 @@
 /*
  * filterlab.h's integer-key hash (the SplitMix64 finalizer of key + seed * FL_SEED_MIX) of 8
  * keys in one zmm, for the hash module's kernel (hash_avx512.c) and the lookups that hash
- * their keys in the probe loop (cuckoo_avx512.c's u64s lookups). vpmullq is AVX-512 DQ;
- * AVX2 has no 64 x 64 multiply, which is why only this ISA vectorizes the hash.
+ * their keys in the probe loop (cuckoo_avx512.c's u64s lookups). vpmullq is AVX-512 DQ
+ * (kernels/hash_avx2.c builds each multiply from three 32-bit ones).
  */
 #ifndef FL_HASH_AVX512_H
 #define FL_HASH_AVX512_H
