@@ -31,8 +31,8 @@
 
 #define FL_INLINE static inline __attribute__((always_inline))
 
-/* Prefetch only when the payload does not fit in a typical L2 (1 MiB on Neoverse N1/V1). */
-#define PF_MIN_BYTES ((size_t)1 << 20)
+/* Prefetch only when the payload does not fit in this CPU's L2 (kernels.h). */
+#define PF_MIN_BYTES fl_kernel_prefetch_min_bytes
 #define PF_DIST 16
 
 FL_INLINE void pf_read(const void *p) {

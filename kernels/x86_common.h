@@ -17,9 +17,8 @@
 
 #define FL_INLINE static inline __attribute__((always_inline))
 
-/* Prefetch only when the payload does not fit in a core's L2 (2 MiB on Sapphire and
- * Emerald Rapids); below that, prefetching only costs issue slots. */
-#define PF_MIN_BYTES ((size_t)2 << 20)
+/* Prefetch only when the payload does not fit in this CPU's L2 (kernels.h). */
+#define PF_MIN_BYTES fl_kernel_prefetch_min_bytes
 /* Keys ahead: enough to cover DRAM latency at a few ns per key, few enough not to overflow
  * the fill buffers (measured with checkkernels --bench). */
 #define PF_DIST 32
