@@ -21,7 +21,7 @@
 /* Prefetching the next group's counters pays only when they are unlikely to be cached: the
  * issue cost exceeds the gain on a sketch that fits in L2 (the seeds' 53 KiB one). */
 #ifndef PF_MIN_BYTES
-#define PF_MIN_BYTES fl_kernel_prefetch_min_bytes /* this CPU's L2 (kernels.h) */
+#define PF_MIN_BYTES (1u << 20)
 #endif
 
 static inline void cms_prefetch_all(const uint32_t *c, const uint64_t *idx, uint32_t depth) {

@@ -20,6 +20,10 @@
 #include "avx2_common.h"
 #include "cuckoo_u64s.h"
 
+/* Two buckets a key: kernels.h's FL_PF_MIN_BYTES_BUCKETS, not the L2 size alone. */
+#undef PF_MIN_BYTES
+#define PF_MIN_BYTES FL_PF_MIN_BYTES_BUCKETS
+
 /* ---- cuckoo ------------------------------------------------------------------------------ */
 
 /* fp, i1, i2 of probe.h for 4 keys in qword lanes (all values < 2^32, so signed 64-bit

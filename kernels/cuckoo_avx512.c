@@ -22,6 +22,10 @@
 #include "avx512_common.h"
 #include "hash_avx512.h"
 
+/* Two buckets a key: kernels.h's FL_PF_MIN_BYTES_BUCKETS, not the L2 size alone. */
+#undef PF_MIN_BYTES
+#define PF_MIN_BYTES FL_PF_MIN_BYTES_BUCKETS
+
 /* ---- cuckoo ------------------------------------------------------------------------------ */
 
 /* 32 compare bits (4 per key) -> one bit per key: set if any of its 4 slots matched. */

@@ -17,6 +17,10 @@
 #include "avx2_common.h"
 #include "gcf_loop.h"
 
+/* Two buckets a key: kernels.h's FL_PF_MIN_BYTES_BUCKETS, not the L2 size alone. */
+#undef PF_MIN_BYTES
+#define PF_MIN_BYTES FL_PF_MIN_BYTES_BUCKETS
+
 #define V(x) _mm256_set1_epi64x((long long)(x))
 
 /* fl_gcf_buckets of 4 hashes in qword lanes, as the AVX-512 file's gcf_index8 (h1: h with

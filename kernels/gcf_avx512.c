@@ -31,6 +31,10 @@
 #include "avx512_common.h"
 #include "gcf_loop.h"
 
+/* Two buckets a key: kernels.h's FL_PF_MIN_BYTES_BUCKETS, not the L2 size alone. */
+#undef PF_MIN_BYTES
+#define PF_MIN_BYTES FL_PF_MIN_BYTES_BUCKETS
+
 #define V(x) _mm512_set1_epi64((long long)(x))
 
 /* fl_gcf_buckets of 8 hashes in qword lanes; h1 is h with its low byte raised to at least

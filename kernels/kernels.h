@@ -35,14 +35,29 @@
  * past units * 6. Kernels must not let these bytes change an answer. */
 #define FL_PAYLOAD_SLACK 8
 
-/* The payload bytes from which the lookups prefetch ahead (the ISA common headers' PF_MIN_BYTES):
- * this CPU's L2, as the size classes see it (src/cpu/dispatch.c sets it from the host's caches
- * before it publishes any table: every call into a kernel comes after). Below it the filter is
- * in L2, where the loop's independent loads overlap without help and a prefetch only costs
- * issue slots. Measured on Zen 3 (L2 512 KiB): at 1 MiB the fixed 2 MiB threshold, taken from
- * Sapphire/Emerald Rapids' L2, left block512 and counting512 lookups 1.8x and 2.3x slower than
- * with prefetching (results/zen3-kvm-2c-5bce/kernel-choice/prefetch-from-l2.md). */
+/* The payload bytes from which the x86 and NEON kernels prefetch ahead (their common headers'
+ * PF_MIN_BYTES; lookups, Bloom inserts, VQF inserts and deletes): one more than this CPU's L2,
+ * as the size classes see it, so a payload of the L2 class never prefetches (src/cpu/dispatch.c
+ * sets it from the host's caches before it publishes any table: every call into a kernel comes
+ * after; tests/checkkernels sets its own while it checks). In L2 the loop's independent loads
+ * overlap without help and a prefetch only costs issue slots. A rule derived on Zen 3 alone
+ * (L2 512 KiB), where the fixed 2 MiB threshold before it (Sapphire/Emerald Rapids' L2, whose
+ * machines it leaves as they were) took block512 and counting512 lookups of a 1 MiB filter
+ * 1.67x and 1.59x the time of prefetching ones
+ * (results/zen3-kvm-2c-5bce/kernel-choice/prefetch-from-l2.md). The Zen 4 and Zen 5 rules of
+ * src/cpu/kernel_rules.c were measured before it, with 1.2 MiB filters their L2 (1 MiB) no
+ * longer prefetches below. The x86 Count-Min kernels keep cms_simd.h's own 1 MiB. */
 extern size_t fl_kernel_prefetch_min_bytes;
+
+/* The x86 two-bucket lookups' threshold (cuckoo and gcf: their files redefine PF_MIN_BYTES as
+ * this): fl_kernel_prefetch_min_bytes, but never below 2 MiB, the threshold they were measured
+ * with on Emerald Rapids. On Zen 3 a 1 MiB 12-bit cuckoo filter's lookups with prefetching read
+ * 1.39x and 1.51x the time without in two pairs of runs (gcf 1.38x and 1.11x): a key's two
+ * gathered buckets already overlap an L3 miss, and the prefetches add two loads a key
+ * (prefetch-from-l2.md). */
+#define FL_PF_MIN_BYTES_BUCKETS                                                              \
+    (fl_kernel_prefetch_min_bytes > ((size_t)2 << 20) ? fl_kernel_prefetch_min_bytes         \
+                                                      : ((size_t)2 << 20))
 
 typedef struct fl_kview {
     void *data;        /* payload, 64-byte aligned, units * unit_bytes long, followed by

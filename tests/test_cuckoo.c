@@ -437,8 +437,9 @@ static void insert_builds_the_slot_by_slot_table(void **state) {
 /* fl_contains_u64s answers as fl_contains_u64 key by key, and counts its positives, with
  * every kernel this CPU runs bound to the filter and then unbound (the process's choice per
  * entry, which may pair one ISA's lookup with another's hash.u64): a full filter (stash in
- * use) and one of 4 MiB at every width, past the SIMD kernels' prefetch size (2 MiB: the
- * AVX-512 kernel hashes a block there, in the lookup loop below it), batch lengths around the
+ * use) and one of 4 MiB at every width, past the x86 SIMD kernels' prefetch size on CPUs whose
+ * L2 is at most 2 MiB (kernels.h's FL_PF_MIN_BYTES_BUCKETS: the AVX-512 kernel hashes a block
+ * there, in the lookup loop below it), batch lengths around the
  * kernels' groups of 8 and their 24-key pipeline, keys at every misalignment, a seed. */
 static void u64s_lookups_answer_as_one_key(void **state) {
     (void)state;

@@ -110,8 +110,9 @@ static int supported[NISA];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 const fl_kernel_table *_Atomic fl_active_kernels[FL_NSIZE_CLASSES];
 size_t fl_size_class_limit[FL_NSIZE_CLASSES - 1];
-/* kernels.h's: the L2 class limit, set in init_once (a typical core's 1 MiB until then). */
-size_t fl_kernel_prefetch_min_bytes = (size_t)1 << 20;
+/* kernels.h's: one past the L2 class limit, set in init_once (a typical core's 1 MiB until
+ * then). */
+size_t fl_kernel_prefetch_min_bytes = ((size_t)1 << 20) + 1;
 static const char *_Atomic active_name;
 static const char *_Atomic active_reason;
 static int _Atomic forced = -1; /* the ISA forced for everything, or -1 (automatic) */
@@ -390,7 +391,7 @@ static void init_once(void) {
     uint64_t lim[FL_NSIZE_CLASSES - 1];
     fl_size_limits_here(lim);
     for (int i = 0; i < FL_NSIZE_CLASSES - 1; i++) fl_size_class_limit[i] = (size_t)lim[i];
-    fl_kernel_prefetch_min_bytes = fl_size_class_limit[1];
+    fl_kernel_prefetch_min_bytes = fl_size_class_limit[1] + 1;
     wisdom = fl_wisdom_find(avail_mask(), lim, wisdom_path, sizeof wisdom_path, wisdom_status,
                             sizeof wisdom_status);
     compute_choice(&sets[0]);

@@ -72,7 +72,8 @@ void init_sizes(void);
 
 /* ---- filter geometries ------------------------------------------------------------------
  * The unit counts every filter module is checked at: small ones first, then the big one,
- * about 4 MiB with an odd unit count, above every kernel's prefetch threshold, so that the
+ * about 4 MiB with an odd unit count, above every kernel's prefetch threshold (checkkernels
+ * sets kernels.h's fl_kernel_prefetch_min_bytes to 1 MiB while it checks), so that the
  * prefetching loops are checked too. */
 #define GEOMETRIES 7
 int geometry_big(size_t gi);
