@@ -358,8 +358,12 @@ FL_VQF_INLINE int fl_vqf_probe(const uint8_t *blocks, uint32_t nblocks, uint64_t
  * A handle made once (fl_vqf_lookup_of: the filter's blocks and seed, by value) probes keys
  * in line, like filterlab_inline.h's handles: no call, the ISA chosen by the includer's
  * compile flags (AVX-512BW compare and BMI2 select with -march=native on such a machine,
- * SSE2 and the portable select at x86-64 baseline, portable code elsewhere). Every path
- * answers exactly fl_vqf_contains_hash. The handle reads the filter live (later inserts and
+ * SSE2 and the portable select at x86-64 baseline, portable code elsewhere). On AMD Zen to
+ * Zen 2 (family 17h) PDEP is microcoded, its time growing with the mask's set bits (see
+ * src/cpu/kernel_rules.c, which sends the library's VQF calls to its scalar kernel there):
+ * for those CPUs add -mno-bmi2 after any -march to the file that calls this handle, which
+ * keeps the vector compare and takes the portable select (FL_INLINE_PORTABLE drops both).
+ * Every path answers exactly fl_vqf_contains_hash. The handle reads the filter live (later inserts and
  * deletes are seen) and is valid until fl_vqf_free; a handle of NULL has no blocks and
  * answers 0. */
 typedef struct fl_vqf_lookup {

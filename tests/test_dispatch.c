@@ -415,6 +415,8 @@ static void rules_on_fake_cpus(void **state) {
     fl_cpu_id zen4 = {"AuthenticAMD", 0x19, 0x61, 2, -1, -1, avx512};
     fl_cpu_id zen5 = {"AuthenticAMD", 0x1A, 0x44, 0, -1, -1, avx512 | FL_CPU_AVX512_VP2INTERSECT};
     fl_cpu_id zen3 = {"AuthenticAMD", 0x19, 0x21, 0, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
+    fl_cpu_id zen2 = {"AuthenticAMD", 0x17, 0x31, 0, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
+    fl_cpu_id zenplus = {"AuthenticAMD", 0x17, 0x08, 2, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
     fl_cpu_id emr = {"GenuineIntel", 6, 0xCF, 2, -1, -1,
                      avx512 | FL_CPU_AMX_TILE | FL_CPU_AVX512_FP16 | FL_CPU_HYPERVISOR};
     fl_cpu_id skx = {"GenuineIntel", 6, 0x55, 4, -1, -1, avx512};
@@ -440,9 +442,14 @@ static void rules_on_fake_cpus(void **state) {
         {&zen3, no512, "bloom.contains.classic", FL_SIZE_L2, "avx2", "Zen 3"},
         {&zen3, no512, "bloom.contains.classic", FL_SIZE_LLC, "scalar", "Zen 3"},
         {&zen3, no512, "counting.contains.classic", FL_SIZE_L1, "avx2", "Zen 3"},
-        {&zen3, no512, "counting.contains.classic", FL_SIZE_L2, "scalar", "Zen 3"},
         {&zen3, no512, "counting.contains1.classic", FL_SIZE_DRAM, "scalar", "Zen 3"},
         {&zen3, no512, "cuckoo.contains.fp12", FL_SIZE_L2, "avx2", "not measured"},
+        {&zen3, no512, "vqf.contains", FL_SIZE_L2, "avx2", "widest"},
+        {&zen2, no512, "vqf.contains", FL_SIZE_L2, "scalar", "PDEP"},
+        {&zen2, no512, "vqf.delete1", FL_SIZE_DRAM, "scalar", "PDEP"},
+        {&zenplus, no512, "vqf.insert", FL_SIZE_L1, "scalar", "PDEP"},
+        {&zen3, no512, "counting.contains.classic", FL_SIZE_L2, "avx2", "Zen 3"},
+        {&zen2, no512, "bloom.contains.split256", FL_SIZE_L1, "avx2", "not measured"},
         {&zen3, no512, "fuse.contains.4_16", FL_SIZE_L1, "avx2-loads", "not measured"},
         {&zen3, no512, "bloom.contains.block512", FL_SIZE_L1, "avx2", "widest"},
         {&emr, x86, "bloom.contains.classic", FL_SIZE_L2, "avx512", "Emerald Rapids"},
@@ -480,12 +487,16 @@ static void rules_on_fake_cpus(void **state) {
     }
     /* Every rule's text fits the reason dispatch.c keeps after "rule: ": a longer one would
      * be cut without a word in `filterlab kernels`. */
-    const fl_cpu_id *cpus[] = {&zen4, &zen5, &zen3, &emr, &skx, &odd};
+    const fl_cpu_id *cpus[] = {&zen4, &zen5, &zen3, &zen2, &zenplus, &emr, &skx, &odd};
     for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++)
         for (size_t e = 0; e < fl_kernel_entry_count(); e++)
             for (int cls = 0; cls < FL_NSIZE_CLASSES; cls++) {
                 const char *why = NULL;
-                fl_rule_choice(cpus[i], e, cls, cpus[i] == &zen3 ? no512 : x86, &why);
+                fl_rule_choice(cpus[i], e, cls,
+                               cpus[i] == &zen3 || cpus[i] == &zen2 || cpus[i] == &zenplus
+                                   ? no512
+                                   : x86,
+                               &why);
                 if (strlen("rule: ") + strlen(why) >= FL_REASON_MAX)
                     fail_msg("rule text too long (%zu bytes): %s", strlen(why), why);
             }
