@@ -1,11 +1,11 @@
 /*
  * The cuckoo module's integer-key lookups (kernels.h's fl_contains_u64s_fn) for the ISAs
  * that do not hash in their lookup loop (scalar, AVX2, NEON: none has a vector 64 x 64
- * multiply): a block of keys hashed with the hash kernel the caller pairs with the entry
- * (the process's hash.u64: AVX-512's where the CPU has it, else AVX2's, whose multiplies are
- * built from 32-bit ones), then the ISA's lookup of hashes,
- * block by block, as src/core/filter.c's two passes did. The block stays in L1 between the
- * two passes.
+ * multiply instruction, and AVX2's built from 32-bit ones, kernels/hash_avx2.c, was not
+ * tried inside the loop): a block of keys hashed with the hash kernel the caller pairs with
+ * the entry (the process's hash.u64: AVX-512's where the CPU has it, else AVX2's), then the
+ * ISA's lookup of hashes, block by block, as src/core/filter.c's two passes did. The block
+ * stays in L1 between the two passes.
  */
 #ifndef FL_CUCKOO_U64S_H
 #define FL_CUCKOO_U64S_H
