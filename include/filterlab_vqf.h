@@ -363,9 +363,9 @@ FL_VQF_INLINE int fl_vqf_probe(const uint8_t *blocks, uint32_t nblocks, uint64_t
  * src/cpu/kernel_rules.c, which sends the library's VQF calls to its scalar kernel there):
  * for those CPUs add -mno-bmi2 after any -march to the file that calls this handle, which
  * keeps the vector compare and takes the portable select (FL_INLINE_PORTABLE drops both).
- * Every path answers exactly fl_vqf_contains_hash. The handle reads the filter live (later inserts and
- * deletes are seen) and is valid until fl_vqf_free; a handle of NULL has no blocks and
- * answers 0. */
+ * Every path answers exactly fl_vqf_contains_hash. The handle reads the filter live (later
+ * inserts and deletes are seen) and is valid until fl_vqf_free; a handle of NULL has no
+ * blocks and answers 0. */
 typedef struct fl_vqf_lookup {
     const uint8_t *blocks;
     uint32_t nblocks;

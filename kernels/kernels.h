@@ -44,9 +44,10 @@
  * (L2 512 KiB), where the fixed 2 MiB threshold before it (Sapphire/Emerald Rapids' L2, whose
  * machines it leaves as they were) took block512 and counting512 lookups of a 1 MiB filter
  * 1.67x and 1.59x the time of prefetching ones
- * (results/zen3-kvm-2c-5bce/kernel-choice/prefetch-from-l2.md). The Zen 4 and Zen 5 rules of
- * src/cpu/kernel_rules.c were measured before it, with 1.2 MiB filters their L2 (1 MiB) no
- * longer prefetches below. The x86 Count-Min kernels keep cms_simd.h's own 1 MiB. */
+ * (results/zen3-kvm-2c-5bce/kernel-choice/prefetch-from-l2.md). The Zen 4 and Zen 5 classic
+ * Bloom rules of src/cpu/kernel_rules.c were measured before it, with 1.2 MiB filters that
+ * their SIMD kernels now prefetch (their L2 is 1 MiB): not measured since. The x86
+ * Count-Min kernels keep cms_simd.h's own 1 MiB. */
 extern size_t fl_kernel_prefetch_min_bytes;
 
 /* The x86 two-bucket lookups' threshold (cuckoo and gcf: their files redefine PF_MIN_BYTES as

@@ -414,9 +414,10 @@ static void rules_on_fake_cpus(void **state) {
                             FL_CPU_AVX512BW | FL_CPU_AVX512VL | FL_CPU_AVX512DQ;
     fl_cpu_id zen4 = {"AuthenticAMD", 0x19, 0x61, 2, -1, -1, avx512};
     fl_cpu_id zen5 = {"AuthenticAMD", 0x1A, 0x44, 0, -1, -1, avx512 | FL_CPU_AVX512_VP2INTERSECT};
-    fl_cpu_id zen3 = {"AuthenticAMD", 0x19, 0x21, 0, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
-    fl_cpu_id zen2 = {"AuthenticAMD", 0x17, 0x31, 0, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
-    fl_cpu_id zenplus = {"AuthenticAMD", 0x17, 0x08, 2, -1, -1, FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA};
+    const uint32_t avx2 = FL_CPU_AVX2 | FL_CPU_BMI2 | FL_CPU_FMA;
+    fl_cpu_id zen3 = {"AuthenticAMD", 0x19, 0x21, 0, -1, -1, avx2};
+    fl_cpu_id zen2 = {"AuthenticAMD", 0x17, 0x31, 0, -1, -1, avx2};
+    fl_cpu_id zenplus = {"AuthenticAMD", 0x17, 0x08, 2, -1, -1, avx2};
     fl_cpu_id emr = {"GenuineIntel", 6, 0xCF, 2, -1, -1,
                      avx512 | FL_CPU_AMX_TILE | FL_CPU_AVX512_FP16 | FL_CPU_HYPERVISOR};
     fl_cpu_id skx = {"GenuineIntel", 6, 0x55, 4, -1, -1, avx512};

@@ -76,7 +76,7 @@ static const rule rules[] = {
     {"zen zen2", "vqf.", ALL_CLASSES, FL_CAND_SCALAR,
      "AMD Zen to Zen 2 (not measured here): PDEP and PEXT are microcoded, their time growing "
      "with the mask's set bits, and the VQF's SIMD kernels select with PDEP in metadata words of "
-     "about 40 set bits and shift with masks of about 63; its scalar kernel uses neither"},
+     "about 40 set bits and shift under masks of about 63; its scalar kernel uses neither"},
     /* AMD Zen 3, measured (results/zen3-kvm-2c-5bce/kernel-choice: 7 filterlab tune runs,
      * checkkernels --bench-only --min at 1 and 64 MiB). Its 256-bit gathers beat scalar
      * loads while the filter is in L2, and lose past it. */
