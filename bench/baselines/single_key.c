@@ -21,8 +21,9 @@
  *               probed in line with AVX2;
  *   lookup_native, typed_native
  *               the same file built with -march=native, as fastfilter_cpp's benchmark is
- *               (not in cross builds; run on a CPU with the extensions the build enabled:
- *               it is meant for the machine that built it);
+ *               (only in a build configured with -Dbench_march=native, not in cross builds;
+ *               run on a CPU with the extensions the build enabled: it is meant for the
+ *               machine that built it);
  *   batch       fl_hash_u64_inline into blocks of 1024 hashes, then fl_contains_hashes (the
  *               dispatched SIMD kernel);
  *   batch_u64s  fl_contains_u64s on blocks of 1024 keys (the library hashes them with the
