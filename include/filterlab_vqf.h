@@ -340,13 +340,32 @@ FL_VQF_INLINE int fl_vqf_block_has(const uint8_t *blk, uint32_t b, uint32_t fp) 
     return (fl_vqf_match(blk, fp) &
             fl_vqf_bucket_mask(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b)) != 0;
 }
+/* The same answer, returning at once when no slot holds fp (about 5 blocks in 6 that do not
+ * hold the key): fl_vqf_probe_early's test. */
+FL_VQF_INLINE int fl_vqf_block_has_early(const uint8_t *blk, uint32_t b, uint32_t fp) {
+    uint64_t m = fl_vqf_match(blk, fp);
+#if defined(__GNUC__) || defined(__clang__)
+    if (__builtin_expect(m == 0, 1)) return 0;
+#else
+    if (m == 0) return 0;
+#endif
+    return (m & fl_vqf_bucket_mask(fl_vqf_md_lo(blk), fl_vqf_md_hi(blk), b)) != 0;
+}
 #else
 FL_VQF_INLINE int fl_vqf_block_has(const uint8_t *blk, uint32_t b, uint32_t fp) {
     return fl_vqf_block_has_portable(blk, b, fp);
 }
+/* The portable test already stops at the bucket's last slot (none when it is empty). */
+FL_VQF_INLINE int fl_vqf_block_has_early(const uint8_t *blk, uint32_t b, uint32_t fp) {
+    return fl_vqf_block_has_portable(blk, b, fp);
+}
 #endif
 
-/* One key: is h's fingerprint in its bucket of either block (blocks >= 1). */
+/* One key: is h's fingerprint in its bucket of either block (blocks >= 1). Both blocks are
+ * tested and the answers ORed, without a branch on the data: the form for filters in this
+ * CPU's L2 or nearer, where a lookup is bound by its own work and a mispredicted branch
+ * (block1's answer, or whether a block holds fp at all, is a coin toss at half hits) costs
+ * more than the select it would skip. */
 FL_VQF_INLINE int fl_vqf_probe(const uint8_t *blocks, uint32_t nblocks, uint64_t h) {
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
     const uint8_t *b1 = blocks + (size_t)fl_vqf_block1(h, nblocks) * FL_VQF_BLOCK_BYTES;
@@ -354,27 +373,72 @@ FL_VQF_INLINE int fl_vqf_probe(const uint8_t *blocks, uint32_t nblocks, uint64_t
     return fl_vqf_block_has(b1, b, fp) | fl_vqf_block_has(b2, b, fp);
 }
 
+/* The same answer for filters past the caches: block2 prefetched, block1 tested first with
+ * fl_vqf_block_has_early, block2 only when block1 does not hold the key. There a loop of
+ * one-key lookups is bound by how many of them the out-of-order window holds while their
+ * lines come from memory; the instructions that wait on a block's line (compare, select,
+ * mask: about 30 a block in fl_vqf_block_has) fill the schedulers, so about two lookups are
+ * in flight. Predicted on the early return, a lookup puts about 10 such instructions in the
+ * window, more lookups' lines are requested at once, and a mispredicted branch costs a
+ * refetch of instructions whose lines are already on their way (fastfilter_cpp's VQF
+ * lookup has this shape). In the caches the two branches mispredict on about half the keys
+ * at half hits and, where the select is one pdep, the branch-free form is faster. The
+ * library takes this form for filters past this CPU's L2 (kernels/kernels.h's
+ * FL_VQF_EARLY_MIN_BYTES, which cites the measurements): the one-key calls' kernels, and the
+ * handle below (fl_vqf_lookup_is_early). */
+FL_VQF_INLINE int fl_vqf_probe_early(const uint8_t *blocks, uint32_t nblocks, uint64_t h) {
+    uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h);
+    const uint8_t *b1 = blocks + (size_t)fl_vqf_block1(h, nblocks) * FL_VQF_BLOCK_BYTES;
+    const uint8_t *b2 = blocks + (size_t)fl_vqf_block2(h, nblocks) * FL_VQF_BLOCK_BYTES;
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(b2);
+#endif
+    return fl_vqf_block_has_early(b1, b, fp) || fl_vqf_block_has_early(b2, b, fp);
+}
+
 /* ---- one key at a time, in the caller's loop ---------------------------------------------
- * A handle made once (fl_vqf_lookup_of: the filter's blocks and seed, by value) probes keys
- * in line, like filterlab_inline.h's handles: no call, the ISA chosen by the includer's
- * compile flags (AVX-512BW compare and BMI2 select with -march=native on such a machine,
- * SSE2 and the portable select at x86-64 baseline, portable code elsewhere). On AMD Zen to
- * Zen 2 (family 17h) PDEP is microcoded, its time growing with the mask's set bits (see
- * src/cpu/kernel_rules.c, which sends the library's VQF calls to its scalar kernel there):
- * for those CPUs add -mno-bmi2 after any -march to the file that calls this handle, which
- * keeps the vector compare and takes the portable select (FL_INLINE_PORTABLE drops both).
- * Every path answers exactly fl_vqf_contains_hash. The handle reads the filter live (later
+ * A handle made once (fl_vqf_lookup_of: the filter's blocks, seed and probe form, by value)
+ * probes keys in line, like filterlab_inline.h's handles: no call, the ISA chosen by the
+ * includer's compile flags (AVX-512BW compare and BMI2 select with -march=native on such a
+ * machine, SSE2 and the portable select at x86-64 baseline, portable code elsewhere). On AMD
+ * Zen to Zen 2 (family 17h) PDEP is microcoded, its time growing with the mask's set bits
+ * (see src/cpu/kernel_rules.c, which sends the library's VQF calls to its scalar kernel
+ * there): for those CPUs add -mno-bmi2 after any -march to the file that calls this handle,
+ * which keeps the vector compare and takes the portable select, and with it the early probe
+ * at every size (fl_vqf_lookup_is_early; FL_INLINE_PORTABLE drops both). Every path answers exactly fl_vqf_contains_hash. The handle reads the filter live (later
  * inserts and deletes are seen) and is valid until fl_vqf_free; a handle of NULL has no
  * blocks and answers 0. */
 typedef struct fl_vqf_lookup {
     const uint8_t *blocks;
     uint32_t nblocks;
+    uint32_t early;    /* 1: fl_vqf_probe_early past this CPU's L2 (FL_VQF_EARLY_MIN_BYTES),
+                          0: fl_vqf_probe (see fl_vqf_lookup_is_early) */
     uint64_t seed_mix; /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) = fl_mix64(key + it) */
 } fl_vqf_lookup;
 
 fl_vqf_lookup fl_vqf_lookup_of(const fl_vqf *v);
+/* Whether the handle probes with fl_vqf_probe_early as the includer's flags compile it. With
+ * BMI2 (the select one pdep) the branch-free probe is the faster in the caches, and the
+ * handle's `early`, the library's line for this CPU, picks. At x86-64 baseline the select is
+ * the portable one, several times the instructions, and the early probe, which compares
+ * first with SSE2 and skips the select in most blocks, is the faster at every size: on Zen 3
+ * 0.62-0.74x the time from 100K to 2M keys and 0.38-0.44x at 4M and 10M
+ * (results/zen3-kvm-2c-5bce/vqf/one_key_probe_forms.md, its base build). Elsewhere (the
+ * portable test, which has no compare to put first) `early` picks too. A handle's answer is
+ * the same either way; the flag is read per key and is the same for every key of a handle,
+ * a branch the CPU predicts. */
+static inline int fl_vqf_lookup_is_early(const fl_vqf_lookup *l) {
+#if defined(__x86_64__) && !defined(FL_INLINE_PORTABLE) && !defined(__BMI2__)
+    (void)l;
+    return 1;
+#else
+    return l->early != 0;
+#endif
+}
 static inline int fl_vqf_lookup_hash(const fl_vqf_lookup *l, uint64_t h) {
-    return l->nblocks ? fl_vqf_probe(l->blocks, l->nblocks, h) : 0;
+    if (!l->nblocks) return 0;
+    return fl_vqf_lookup_is_early(l) ? fl_vqf_probe_early(l->blocks, l->nblocks, h)
+                                     : fl_vqf_probe(l->blocks, l->nblocks, h);
 }
 static inline int fl_vqf_lookup_u64(const fl_vqf_lookup *l, uint64_t key) {
     return fl_vqf_lookup_hash(l, fl_mix64(key + l->seed_mix));

@@ -60,6 +60,21 @@ extern size_t fl_kernel_prefetch_min_bytes;
     (fl_kernel_prefetch_min_bytes > ((size_t)2 << 20) ? fl_kernel_prefetch_min_bytes         \
                                                       : ((size_t)2 << 20))
 
+/* The vector quotient filter's one-key lookups past this many bytes take
+ * include/filterlab_vqf.h's fl_vqf_probe_early (block1 first, each block's select only when
+ * a slot holds the fingerprint) instead of the branch-free fl_vqf_probe: the one-key entries
+ * (kernels/vqf_loop.h's vqf_contains_one) and the in-line handle (fl_vqf_lookup_of sets its
+ * `early`). Past L2, as the prefetching: in L2 a lookup is bound by its own work, and the
+ * early form's branches, a coin toss at half hits, cost more than the select they skip; past
+ * it the lookups wait on their lines, and the early form keeps more of them in flight.
+ * Derived on Zen 3 alone (L2 512 KiB), in line with pdep (results/zen3-kvm-2c-5bce/vqf/
+ * one_key_probe_forms.md, written by scripts/bench-vqf-probe-forms, which any machine can
+ * run to check the line; medians of 9 paired rounds, the -mavx2 -mbmi2 and -march=native
+ * builds): the early form took 1.23x and 1.37x the time of the branch-free one at 100K keys
+ * (143 KB), 1.21x and 1.11x at 300K (428 KB), 1.03x and 1.00x at 1M (1.4 MB), 0.87x and
+ * 0.90x at 2M (2.9 MB), 0.71x-0.75x at 4M and 10M (5.7 and 14 MB). */
+#define FL_VQF_EARLY_MIN_BYTES fl_kernel_prefetch_min_bytes
+
 typedef struct fl_kview {
     void *data;        /* payload, 64-byte aligned, units * unit_bytes long, followed by
                           FL_PAYLOAD_SLACK readable bytes */

@@ -24,6 +24,7 @@
 #include "x86_common.h"
 
 #define VQF_BLOCK_HAS fl_vqf_block_has
+#define VQF_BLOCK_HAS_EARLY fl_vqf_block_has_early
 #include "vqf_loop.h"
 
 /* Slot indices of the two halves: bytes 16..47 are slots 0..31, bytes 32..63 slots 16..47. */

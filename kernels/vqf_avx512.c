@@ -29,6 +29,7 @@
 #include "vqf_lanes_avx512.h"
 
 #define VQF_BLOCK_HAS fl_vqf_block_has
+#define VQF_BLOCK_HAS_EARLY fl_vqf_block_has_early
 #define VQF_CONTAINS_LOOP vqf_contains_lanes
 #include "vqf_loop.h"
 

@@ -95,16 +95,33 @@ FL_INLINE size_t vqf_contains_loop(const fl_kview *f, const uint64_t *hashes, si
 #define VQF_CONTAINS_LOOP vqf_contains_loop
 #endif
 
-/* One key (the vqf.contains1 entry, fl_vqf_contains_hash's call; k is 8 and unused) tests
- * both blocks and ORs the answers, without the group's list: a single key has nothing to
- * overlap with, and both loads are then in flight at once. */
+/* A file's block test for its one-key entry past FL_VQF_EARLY_MIN_BYTES, one that returns 0
+ * at once when no slot holds the fingerprint (the x86 files: include/filterlab_vqf.h's
+ * fl_vqf_block_has_early); by default the file's own test. */
+#ifndef VQF_BLOCK_HAS_EARLY
+#define VQF_BLOCK_HAS_EARLY VQF_BLOCK_HAS
+#endif
+
+/* One key (the vqf.contains1 entry, fl_vqf_contains_hash's call; k is 8 and unused), without
+ * the group's list: a single key has nothing to overlap with. The two forms of
+ * include/filterlab_vqf.h's probe: in the caches both blocks tested and the answers ORed
+ * (fl_vqf_probe: no branch on the data, both loads in flight at once); past
+ * FL_VQF_EARLY_MIN_BYTES block2 prefetched, block1 tested first, block2 only when block1
+ * does not hold the key (fl_vqf_probe_early: fewer instructions wait on each line, so a
+ * caller's loop of calls keeps more lines in flight). The size test is the same for every
+ * call on a filter, a predicted branch. */
 static int vqf_contains_one(const void *data, uint32_t units, uint32_t k, uint64_t h) {
     (void)k;
     const uint8_t *base = (const uint8_t *)data;
     uint32_t b = fl_vqf_bucket(h), fp = fl_vqf_fp(h), i1 = fl_vqf_block1(h, units);
     uint32_t i2 = fl_vqf_alt(i1, b, fp, units);
-    return VQF_BLOCK_HAS(base + (size_t)i1 * FL_VQF_BLOCK_BYTES, b, fp) |
-           VQF_BLOCK_HAS(base + (size_t)i2 * FL_VQF_BLOCK_BYTES, b, fp);
+    const uint8_t *b1 = base + (size_t)i1 * FL_VQF_BLOCK_BYTES;
+    const uint8_t *b2 = base + (size_t)i2 * FL_VQF_BLOCK_BYTES;
+    if ((size_t)units * FL_VQF_BLOCK_BYTES >= FL_VQF_EARLY_MIN_BYTES) {
+        pf_read(b2);
+        return VQF_BLOCK_HAS_EARLY(b1, b, fp) || VQF_BLOCK_HAS_EARLY(b2, b, fp);
+    }
+    return VQF_BLOCK_HAS(b1, b, fp) | VQF_BLOCK_HAS(b2, b, fp);
 }
 
 /* The batch entry (one key: vqf_contains_one's test). */

@@ -765,6 +765,40 @@ static void test_one_key_calls(void **state) {
     }
 }
 
+/* The in-line handle takes the early-return probe from FL_VQF_EARLY_MIN_BYTES on (the one-key
+ * kernels' line) and answers as the library's calls on both sides of it: every inserted key
+ * found, the others as fl_vqf_contains_u64 says. */
+static void test_lookup_handle_forms(void **state) {
+    (void)state;
+    fl_vqf *v = NULL;
+    assert_int_equal(fl_vqf_create_blocks(3, 9, &v), FL_OK); /* settles the dispatch */
+    const size_t min = FL_VQF_EARLY_MIN_BYTES;
+    fl_vqf_free(v);
+    if (min > ((size_t)64 << 20)) skip(); /* past 64 MiB: not in a unit test */
+    const uint32_t blocks[] = {3, (uint32_t)((min - 1) / 64), (uint32_t)((min + 63) / 64)};
+    uint64_t s = 23;
+    for (size_t bi = 0; bi < sizeof blocks / sizeof blocks[0]; bi++) {
+        assert_int_equal(fl_vqf_create_blocks(blocks[bi], bi + 1, &v), FL_OK);
+        fl_vqf_lookup l = fl_vqf_lookup_of(v);
+        assert_int_equal(l.early, v->bytes >= min);
+        size_t n = (size_t)blocks[bi] * 30; /* 62.5% full: no refusal */
+        if (n > 100000) n = 100000;
+        uint64_t *keys = malloc(n * sizeof *keys);
+        assert_non_null(keys);
+        for (size_t i = 0; i < n; i++) {
+            keys[i] = splitmix(&s);
+            assert_int_equal(fl_vqf_insert_u64(v, keys[i]), FL_OK);
+        }
+        for (size_t i = 0; i < n; i++) assert_int_equal(fl_vqf_lookup_u64(&l, keys[i]), 1);
+        for (size_t i = 0; i < 100000; i++) {
+            uint64_t q = splitmix(&s);
+            assert_int_equal(fl_vqf_lookup_u64(&l, q), fl_vqf_contains_u64(v, q));
+        }
+        free(keys);
+        fl_vqf_free(v);
+    }
+}
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 TEST_FILE_HELPERS(fl_vqf, fl_vqf, fl_vqf_free)
@@ -938,6 +972,7 @@ int main(void) {
         cmocka_unit_test(test_fpr),
         cmocka_unit_test(test_batch_equals_single),
         cmocka_unit_test(test_one_key_calls),
+        cmocka_unit_test(test_lookup_handle_forms),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_wrong_kind),
         cmocka_unit_test(test_every_truncation_and_bit_flip),

@@ -117,11 +117,14 @@ uint64_t fl_vqf_hash_u64(const fl_vqf *v, uint64_t key) {
     return v ? fl_hash_u64_inline(key, v->seed) : 0;
 }
 
+/* The handle's form is the one-key kernels' (kernels/vqf_loop.h): the creation settled the
+ * dispatch, so fl_kernel_prefetch_min_bytes is this CPU's. */
 fl_vqf_lookup fl_vqf_lookup_of(const fl_vqf *v) {
-    fl_vqf_lookup l = {NULL, 0, 0};
+    fl_vqf_lookup l = {NULL, 0, 0, 0};
     if (v) {
         l.blocks = v->blocks;
         l.nblocks = v->nblocks;
+        l.early = v->bytes >= FL_VQF_EARLY_MIN_BYTES;
         l.seed_mix = v->seed * FL_SEED_MIX;
     }
     return l;

@@ -3,13 +3,14 @@
  * table, on filters built by the library's own inserts (empty, half full, filled until the
  * first refused insert), on blocks of random bytes and on blocks of extreme metadata (words
  * of no, all or few ones: metadata no filter holds, where every kernel must still give
- * scalar's answer, from inside the block); the header-inline
- * one-key lookup (fl_vqf_lookup_hash, as this file's flags compile it) against the same
+ * scalar's answer, from inside the block); the header-inline one-key lookup (both probe
+ * forms and fl_vqf_lookup_hash, as this file's flags compile them) against the same
  * answers; inserts and deletes against the scalar table's, byte for byte (a filter filled
  * to its first refusal and emptied again in batches of every size, one block at every slot
  * position and full, blocks of random bytes); the one-key entries (vqf.contains1,
  * vqf.insert1, vqf.delete1) of every table, the scalar one's too, against the scalar batch
- * entries on the same payloads; and their benchmark.
+ * entries on the same payloads (the small geometries take their branch-free form, the big
+ * one the early-return form of FL_VQF_EARLY_MIN_BYTES); and their benchmark.
  */
 #include "harness.h"
 
@@ -106,16 +107,28 @@ static size_t fill_vqf(tfilter *t, int fill, uint64_t *pos, size_t cap) {
     return npos;
 }
 
+/* The in-line probe in both forms (fl_vqf_probe, fl_vqf_probe_early) and the handle with
+ * either `early`, whatever the payload's size would pick, against the scalar batch entry's
+ * answers. */
 static int check_inline(const kernel *ref, tfilter *t, const uint64_t *q) {
-    fl_vqf_lookup l = {t->v.data, t->v.units, 0};
     uint8_t want[POOL];
     ref->t->vqf.contains(&t->v, q, POOL, want);
-    for (size_t i = 0; i < POOL; i++) {
-        int inl = fl_vqf_lookup_hash(&l, q[i]);
-        if (inl != want[i]) {
-            failf("one key hash=%016" PRIx64 " (query %zu): fl_vqf_lookup_hash %d, want %d", q[i],
-                  i, inl, want[i]);
-            return 0;
+    const uint8_t *blocks = t->v.data;
+    for (uint32_t early = 0; early < 2; early++) {
+        fl_vqf_lookup l = {blocks, t->v.units, early, 0};
+        for (size_t i = 0; i < POOL; i++) {
+            int got[3] = {fl_vqf_probe(blocks, t->v.units, q[i]),
+                          fl_vqf_probe_early(blocks, t->v.units, q[i]),
+                          fl_vqf_lookup_hash(&l, q[i])};
+            static const char *const what[3] = {"fl_vqf_probe", "fl_vqf_probe_early",
+                                                "fl_vqf_lookup_hash"};
+            for (int w = 0; w < 3; w++)
+                if (got[w] != want[i]) {
+                    failf("one key hash=%016" PRIx64 " (query %zu): %s (handle early %u) %d, "
+                          "want %d",
+                          q[i], i, what[w], early, got[w], want[i]);
+                    return 0;
+                }
         }
     }
     return 1;
