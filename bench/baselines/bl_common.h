@@ -60,6 +60,45 @@ static inline double bl_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* A lookup stream for a filter holding the keys [0, n): half of them inserted keys (uniform
+ * over [0, n)), half never inserted (above 2^62), mixed by a coin per position; the same
+ * stream for the same n (single_key, vqf_probe_forms). */
+static inline void bl_half_hit_stream(uint64_t *stream, size_t lookups, uint64_t n)
+{
+    const uint64_t miss_base = UINT64_C(1) << 62;
+    fb_rng rng = {n * 7919 + 1};
+    for (size_t i = 0; i < lookups; i++)
+        stream[i] = (fb_rng_next(&rng) & 1) ? fb_rng_below(&rng, n)
+                                             : miss_base + fb_rng_next(&rng) % miss_base;
+}
+
+/* A vector quotient filter sized for n keys (fl_vqf_create(n), seed 1) holding [0, n), one
+ * fl_vqf_insert_u64 a key: single_key's and vqf_probe_forms' filter. NULL after
+ * "<tool>: vqf n=N: <error>" on stderr. */
+static inline fl_vqf *bl_vqf_of_range(uint64_t n, const char *tool)
+{
+    fl_vqf *v;
+    fl_status s = fl_vqf_create(n, 1, &v);
+    for (uint64_t key = 0; s == FL_OK && key < n; key++)
+        s = fl_vqf_insert_u64(v, key);
+    if (s == FL_OK)
+        return v;
+    fprintf(stderr, "%s: vqf n=%llu: %s\n", tool, (unsigned long long)n, fl_strerror(s));
+    fl_vqf_free(v);
+    return NULL;
+}
+
+/* The value of option argv[*i], the next argument (*i moves to it), or NULL after
+ * "<tool>: <option> needs a value" on stderr. */
+static inline const char *bl_option_value(int argc, char **argv, int *i, const char *tool)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "%s: %s needs a value\n", tool, argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
 static inline void *bl_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -60,14 +60,6 @@ typedef struct builds_run {
     int avx2, native;
 } builds_run;
 
-#if defined(SINGLE_KEY_HAVE_AVX2_BUILD) || defined(SINGLE_KEY_HAVE_NATIVE_BUILD)
-/* Whether this CPU has every FL_CPU_* bit of a build's single_key_needs_<build>. */
-static int cpu_has(unsigned needs) {
-    fl_host h;
-    return fl_host_describe(&h) == FL_OK && (h.features & needs) == needs;
-}
-#endif
-#define MISS_BASE (UINT64_C(1) << 62) /* never-inserted keys live above this */
 
 static void usage(FILE *to) {
     fputs("usage: single_key [--filter LIST] [--keys LIST] [--fpr P] [--lookups N] [--reps R]\n"
@@ -118,15 +110,6 @@ static double time_fuse_batch(const fl_fuse *f, const uint64_t *keys, size_t m, 
     return (t1 - t0) / (double)m;
 }
 
-/* Half inserted keys (uniform over [0, n)), half never inserted, shuffled by construction:
- * each position flips a coin. */
-static void make_stream(uint64_t *stream, size_t lookups, uint64_t n) {
-    fb_rng rng = {n * 7919 + 1};
-    for (size_t i = 0; i < lookups; i++)
-        stream[i] = (fb_rng_next(&rng) & 1) ? fb_rng_below(&rng, n)
-                                             : MISS_BASE + fb_rng_next(&rng) % MISS_BASE;
-}
-
 /* The fuse kinds --filter takes: name, arity, fingerprint bits. */
 static const struct {
     const char *name;
@@ -147,7 +130,7 @@ static int run_fuse(FILE *out, const char *name, uint32_t arity, uint32_t bits, 
                 fl_strerror(s));
         return 2;
     }
-    make_stream(stream, lookups, n);
+    bl_half_hit_stream(stream, lookups, n);
     fl_static_info info;
     fl_fuse_info(f, &info);
     static const char *const mode_name[8] = {"single", "lookup", "typed", "lookup_avx2",
@@ -208,15 +191,9 @@ static double vqf_batch(const fl_vqf *v, const uint64_t *keys, size_t m, size_t 
 }
 static int run_vqf(FILE *out, uint64_t n, uint64_t *stream, size_t lookups, double *ns,
                    int reps, builds_run run) {
-    fl_vqf *v;
-    fl_status s = fl_vqf_create(n, 1, &v);
-    for (uint64_t key = 0; s == FL_OK && key < n; key++) s = fl_vqf_insert_u64(v, key);
-    if (s != FL_OK) {
-        fprintf(stderr, "single_key: vqf n=%llu: %s\n", (unsigned long long)n, fl_strerror(s));
-        fl_vqf_free(v);
-        return 2;
-    }
-    make_stream(stream, lookups, n);
+    fl_vqf *v = bl_vqf_of_range(n, "single_key");
+    if (!v) return 2;
+    bl_half_hit_stream(stream, lookups, n);
     fl_vqf_info info;
     fl_vqf_info_get(v, &info);
     const struct {
@@ -273,16 +250,12 @@ int main(int argc, char **argv) {
     size_t lookups = (size_t)1 << 22;
     int reps = 7;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
         }
-        if (!v) {
-            fprintf(stderr, "single_key: %s needs a value\n", a);
-            return 1;
-        }
-        i++;
+        if (!(v = bl_option_value(argc, argv, &i, "single_key"))) return 1;
         if (!strcmp(a, "--filter")) filters = v;
         else if (!strcmp(a, "--keys")) nkeys = bl_parse_list(v, keys_list, 16);
         else if (!strcmp(a, "--fpr")) fpr = strtod(v, NULL);
@@ -300,10 +273,10 @@ int main(int argc, char **argv) {
     }
     builds_run run = {0, 0};
 #ifdef SINGLE_KEY_HAVE_AVX2_BUILD
-    run.avx2 = cpu_has(single_key_needs_avx2);
+    run.avx2 = single_key_cpu_has(single_key_needs_avx2);
 #endif
 #ifdef SINGLE_KEY_HAVE_NATIVE_BUILD
-    run.native = cpu_has(single_key_needs_native);
+    run.native = single_key_cpu_has(single_key_needs_native);
     if (!run.native)
         fprintf(stderr, "single_key: the -march=native build needs extensions this CPU lacks "
                         "(built on another machine?): its modes are skipped\n");
@@ -356,7 +329,7 @@ int main(int argc, char **argv) {
                     return 2;
                 }
             }
-            make_stream(stream, lookups, n);
+            bl_half_hit_stream(stream, lookups, n);
             fl_info info;
             fl_get_info(f, &info);
             static const char *const mode_name[9] = {"single", "lookup", "typed", "lookup_avx2",

@@ -17,6 +17,8 @@
 #define NAME2(s, what) single_key_time_##what##_##s
 #define NEEDS(s) NEEDS2(s)
 #define NEEDS2(s) single_key_needs_##s
+#define PICKS(s) PICKS2(s)
+#define PICKS2(s) single_key_vqf_picks_early_##s
 
 const unsigned NEEDS(SINGLE_KEY_SUFFIX) = 0
 #ifdef __AVX2__
@@ -138,4 +140,20 @@ double NAME(SINGLE_KEY_SUFFIX, vqf_lookup)(const fl_vqf *v, const uint64_t *keys
                                            size_t *pos) {
     const fl_vqf_lookup l = fl_vqf_lookup_of(v);
     BL_TIME_ONE_KEY(m, pos, fl_vqf_lookup_u64(&l, keys[i]));
+}
+
+/* The same lookups through one probe form (early 0: fl_vqf_probe, 1: fl_vqf_probe_early)
+ * whatever the handle would pick, and the handle's pick in this build (1: early):
+ * vqf_probe_forms. */
+double NAME(SINGLE_KEY_SUFFIX, vqf_lookup_form)(const fl_vqf *v, const uint64_t *keys, size_t m,
+                                                size_t *pos, int early) {
+    const fl_vqf_lookup l = fl_vqf_lookup_of(v);
+    if (early)
+        BL_TIME_ONE_KEY(m, pos,
+                        fl_vqf_probe_early(l.blocks, l.nblocks, fl_mix64(keys[i] + l.seed_mix)));
+    BL_TIME_ONE_KEY(m, pos, fl_vqf_probe(l.blocks, l.nblocks, fl_mix64(keys[i] + l.seed_mix)));
+}
+int PICKS(SINGLE_KEY_SUFFIX)(const fl_vqf *v) {
+    const fl_vqf_lookup l = fl_vqf_lookup_of(v);
+    return fl_vqf_lookup_is_early(&l);
 }

@@ -21,10 +21,19 @@
                                            size_t *);                                         \
     double single_key_time_fuse_typed_##s(const fl_fuse *, const uint64_t *, size_t, size_t *); \
     double single_key_time_vqf_lookup_##s(const fl_vqf *, const uint64_t *, size_t, size_t *); \
+    double single_key_time_vqf_lookup_form_##s(const fl_vqf *, const uint64_t *, size_t,      \
+                                               size_t *, int);                                \
+    int single_key_vqf_picks_early_##s(const fl_vqf *);                                       \
     extern const unsigned single_key_needs_##s;
 SINGLE_KEY_DECLARE(base)
 SINGLE_KEY_DECLARE(avx2)
 SINGLE_KEY_DECLARE(native)
 #undef SINGLE_KEY_DECLARE
+
+/* Whether this CPU has every FL_CPU_* bit of a build's single_key_needs_<build>. */
+static inline int single_key_cpu_has(unsigned needs) {
+    fl_host h;
+    return fl_host_describe(&h) == FL_OK && (h.features & needs) == needs;
+}
 
 #endif /* FL_SINGLE_KEY_INLINE_H */
