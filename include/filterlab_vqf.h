@@ -411,9 +411,11 @@ FL_VQF_INLINE int fl_vqf_probe_early(const uint8_t *blocks, uint32_t nblocks, ui
 typedef struct fl_vqf_lookup {
     const uint8_t *blocks;
     uint32_t nblocks;
-    uint32_t early;    /* 1: fl_vqf_probe_early past this CPU's L2 (FL_VQF_EARLY_MIN_BYTES),
-                          0: fl_vqf_probe (see fl_vqf_lookup_is_early) */
     uint64_t seed_mix; /* seed * FL_SEED_MIX: fl_hash_u64(key, seed) = fl_mix64(key + it) */
+    uint32_t early;    /* 1: fl_vqf_probe_early past this CPU's L2 (FL_VQF_EARLY_MIN_BYTES),
+                          0: fl_vqf_probe (see fl_vqf_lookup_is_early); last, so that a
+                          handle written out field by field before it existed is 0 here
+                          and probes as it did */
 } fl_vqf_lookup;
 
 fl_vqf_lookup fl_vqf_lookup_of(const fl_vqf *v);

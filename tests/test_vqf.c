@@ -767,7 +767,8 @@ static void test_one_key_calls(void **state) {
 
 /* The in-line handle takes the early-return probe from FL_VQF_EARLY_MIN_BYTES on (the one-key
  * kernels' line) and answers as the library's calls on both sides of it: every inserted key
- * found, the others as fl_vqf_contains_u64 says. */
+ * found, the others as fl_vqf_contains_u64 says; so does a handle written out by hand in the
+ * fields' order before `early`. */
 static void test_lookup_handle_forms(void **state) {
     (void)state;
     fl_vqf *v = NULL;
@@ -781,6 +782,13 @@ static void test_lookup_handle_forms(void **state) {
         assert_int_equal(fl_vqf_create_blocks(blocks[bi], bi + 1, &v), FL_OK);
         fl_vqf_lookup l = fl_vqf_lookup_of(v);
         assert_int_equal(l.early, v->bytes >= min);
+        /* A handle written out in the field order before `early` existed: early 0, the same
+         * answers (checked with the others below). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+        const fl_vqf_lookup by_hand = {v->blocks, v->nblocks, v->seed * FL_SEED_MIX};
+#pragma GCC diagnostic pop
+        assert_int_equal(by_hand.early, 0);
         size_t n = (size_t)blocks[bi] * 30; /* 62.5% full: no refusal */
         if (n > 100000) n = 100000;
         uint64_t *keys = malloc(n * sizeof *keys);
@@ -789,10 +797,15 @@ static void test_lookup_handle_forms(void **state) {
             keys[i] = splitmix(&s);
             assert_int_equal(fl_vqf_insert_u64(v, keys[i]), FL_OK);
         }
-        for (size_t i = 0; i < n; i++) assert_int_equal(fl_vqf_lookup_u64(&l, keys[i]), 1);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(fl_vqf_lookup_u64(&l, keys[i]), 1);
+            assert_int_equal(fl_vqf_lookup_u64(&by_hand, keys[i]), 1);
+        }
         for (size_t i = 0; i < 100000; i++) {
             uint64_t q = splitmix(&s);
-            assert_int_equal(fl_vqf_lookup_u64(&l, q), fl_vqf_contains_u64(v, q));
+            int want = fl_vqf_contains_u64(v, q);
+            assert_int_equal(fl_vqf_lookup_u64(&l, q), want);
+            assert_int_equal(fl_vqf_lookup_u64(&by_hand, q), want);
         }
         free(keys);
         fl_vqf_free(v);

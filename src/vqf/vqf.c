@@ -124,8 +124,8 @@ fl_vqf_lookup fl_vqf_lookup_of(const fl_vqf *v) {
     if (v) {
         l.blocks = v->blocks;
         l.nblocks = v->nblocks;
-        l.early = v->bytes >= FL_VQF_EARLY_MIN_BYTES;
         l.seed_mix = v->seed * FL_SEED_MIX;
+        l.early = v->bytes >= FL_VQF_EARLY_MIN_BYTES;
     }
     return l;
 }

@@ -115,7 +115,7 @@ static int check_inline(const kernel *ref, tfilter *t, const uint64_t *q) {
     ref->t->vqf.contains(&t->v, q, POOL, want);
     const uint8_t *blocks = t->v.data;
     for (uint32_t early = 0; early < 2; early++) {
-        fl_vqf_lookup l = {blocks, t->v.units, early, 0};
+        fl_vqf_lookup l = {blocks, t->v.units, 0, early};
         for (size_t i = 0; i < POOL; i++) {
             int got[3] = {fl_vqf_probe(blocks, t->v.units, q[i]),
                           fl_vqf_probe_early(blocks, t->v.units, q[i]),
