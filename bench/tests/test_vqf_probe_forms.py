@@ -7,7 +7,8 @@ handle's pick is the form include/filterlab_vqf.h's fl_vqf_lookup_is_early gives
 baseline the early form always; with BMI2 from kernels/kernels.h's FL_VQF_EARLY_MIN_BYTES,
 L2 + 1 bytes: a filter of 1.6M keys is past it on a CPU whose L2 is at most 2 MiB, the
 others are not), and the report has a row per build and size and its verdict
-count. Timings are not checked: this machine's noise is no test's business."""
+count; and, on made-up figures, that each verdict (agrees, disagrees, within band) is given
+where it should be. Timings are not checked: this machine's noise is no test's business."""
 import csv
 import json
 import os
@@ -75,6 +76,32 @@ for b in builds:
 check(md.count("\n| 3,000 |") == len(builds) and md.count("\n| 1,600,000 |") == len(builds),
       "a row per build and size:\n" + md)
 check("Verdicts: " in md, "no verdict count:\n" + md)
+check(not os.path.exists(out + ".load.txt") and not os.path.exists(out + ".log"),
+      "the run left a load log or an empty program log beside the report")
+
+# The verdicts on made-up figures: early 0.5x picked early (agrees), early 1.5x picked early
+# (disagrees), early 1.02x picked probe (within the 5% band), early 1.5x picked probe (agrees).
+fake = out + "-fake"
+with open(fake + ".csv", "w") as f:
+    f.write("build,keys,bytes,picked,round,form,ns_per_lookup,positives\n")
+    for n, picked, ratio in ((10, "early", 0.5), (20, "early", 1.5), (30, "probe", 1.02),
+                             (40, "probe", 1.5)):
+        for r in (1, 2, 3):
+            f.write("base,%d,%d,%s,%d,probe,10.0,5\n" % (n, 64 * n, picked, r))
+            f.write("base,%d,%d,%s,%d,early,%.2f,5\n" % (n, 64 * n, picked, r, 10 * ratio))
+with open(fake + ".meta.json", "w") as f:
+    json.dump({"host": "made-up", "lookups": 5, "load_before": "0.00", "load_after": "0.00",
+               "csv": "x.csv"}, f)
+cp = subprocess.run([os.path.join(source_root(), "scripts", "bench-vqf-probe-forms"),
+                     "--report-only", "--out", fake], capture_output=True, text=True)
+check(cp.returncode == 0, "--report-only on made-up files: " + cp.stderr)
+md = open(fake + ".md").read()
+for n, v in ((10, "agrees"), (20, "disagrees"), (30, "within band"), (40, "agrees")):
+    row = [line for line in md.splitlines() if line.startswith("| %d |" % n)]
+    check(len(row) == 1 and row[0].endswith("| %s |" % v), "made-up row %d: want %s, got %s"
+          % (n, v, row))
+check("Verdicts: 2 agree, 1 within band, 1 disagree." in md, "made-up verdict count:\n" + md)
+
 cp = subprocess.run([os.path.join(source_root(), "scripts", "bench-vqf-probe-forms"),
                      "--report-only", "--out", out + "-none"], capture_output=True, text=True)
 check(cp.returncode != 0 and "no " in cp.stderr, "--report-only without files: %d %s"
