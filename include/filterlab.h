@@ -248,6 +248,8 @@ fl_status fl_insert_hashes_atomic(fl_filter *f, const uint64_t *hashes, size_t n
  *   keys you inserted. */
 fl_status fl_delete_hash(fl_filter *f, uint64_t hash);
 fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len);
+/* An integer key, hashed as fl_insert_u64 hashes it (fl_hash_u64 with the filter's seed). */
+fl_status fl_delete_u64(fl_filter *f, uint64_t key);
 
 /* Variants with FL_CAP_COUNT (cuckoo): *count = the copies of the key's fingerprint stored
  * where the key's copies can be, its two buckets and the stash entries of those buckets

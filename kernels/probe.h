@@ -209,6 +209,30 @@ static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32
     return 1;
 }
 
+/* Takes one copy of fp (>= 1) out of bucket b: the lowest-numbered slot holding fp becomes
+ * 0 and 1 is returned; 0 if no slot holds fp. The lowest lane fl_cuckoo_bucket_has flags is
+ * exactly the lowest matching slot (as in fl_cuckoo_put_first_empty), so this empties the
+ * slot a slot-by-slot scan would, with one load and one store of the bucket's bytes and no
+ * branch per slot. A constant fp_bits folds the width tests away. */
+static inline int fl_cuckoo_take_first(void *data, uint32_t fp_bits, uint32_t b, uint32_t fp) {
+    uint64_t hit = fl_cuckoo_bucket_has(data, fp_bits, b, fp);
+    if (!hit) return 0;
+    uint8_t *p = (uint8_t *)data + fl_cuckoo_bucket_bytes(fp_bits) * (size_t)b;
+    unsigned lane = (unsigned)__builtin_ctzll(hit) + 1u - fp_bits; /* its lowest bit */
+    if (fp_bits == 8) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        x &= ~(0xffu << lane);
+        memcpy(p, &x, 4);
+    } else {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        x &= ~((((uint64_t)1 << fp_bits) - 1) << lane);
+        memcpy(p, &x, fl_cuckoo_bucket_bytes(fp_bits));
+    }
+    return 1;
+}
+
 static inline int fl_cuckoo_stash_has(const fl_kview *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     return fl_cuckoo_stash_match(f->stash, f->stash_count, i1, i2, fp);
 }

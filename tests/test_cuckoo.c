@@ -155,6 +155,16 @@ static void delete_with_duplicates_at(uint32_t bits) {
     /* Byte-key delete. */
     assert_int_equal(fl_insert_bytes(f, "url", 3), FL_OK);
     assert_int_equal(fl_delete_bytes(f, "url", 3), FL_OK);
+    /* Integer keys: fl_delete_u64 hashes as fl_insert_u64 does, with the filter's seed. */
+    f->seed = 0x5eed;
+    uint64_t before = fl_count(f);
+    assert_int_equal(fl_insert_u64(f, 77), FL_OK);
+    assert_int_equal(fl_insert_hash(f, fl_hash_u64(78, 0x5eed)), FL_OK);
+    assert_int_equal(fl_count(f), before + 2);
+    assert_int_equal(fl_delete_u64(f, 77), FL_OK);
+    assert_int_equal(fl_delete_u64(f, 78), FL_OK);
+    assert_int_equal(fl_count(f), before);
+    assert_int_equal(fl_delete_u64(NULL, 77), FL_ERR_INVALID_ARG);
     fl_free(f);
     free(h);
 }
@@ -434,6 +444,93 @@ static void insert_builds_the_slot_by_slot_table(void **state) {
     }
 }
 
+/* The delete as first written, slot by slot: bucket i1's slots in order, then i2's, the first
+ * holding fp emptied; else the first stash entry of fp filed under either bucket; after a
+ * slot is freed, each stash entry in turn tries its bucket then its alternate (the stash
+ * compacted by moving its last entry into the hole). */
+static fl_status ref_delete(ref_cuckoo *r, uint64_t h) {
+    uint32_t fp = fl_cuckoo_fp(h, r->k), i1 = fl_cuckoo_bucket(h, r->units);
+    uint32_t i2 = fl_cuckoo_alt(i1, fp, r->units), b[2] = {i1, i2};
+    for (int j = 0; j < 2; j++)
+        for (int s = 0; s < FL_CUCKOO_SLOTS; s++)
+            if (fl_cuckoo_get(r->data, r->k, b[j], s) == fp) {
+                fl_cuckoo_set(r->data, r->k, b[j], s, 0);
+                for (uint32_t i = 0; i < r->stash_count;) {
+                    fl_stash_entry e = r->stash[i];
+                    if (ref_try_place(r, e.bucket, e.fp) ||
+                        ref_try_place(r, fl_cuckoo_alt(e.bucket, e.fp, r->units), e.fp))
+                        r->stash[i] = r->stash[--r->stash_count];
+                    else
+                        i++;
+                }
+                return FL_OK;
+            }
+    for (uint32_t i = 0; i < r->stash_count; i++)
+        if (r->stash[i].fp == fp && (r->stash[i].bucket == i1 || r->stash[i].bucket == i2)) {
+            r->stash[i] = r->stash[--r->stash_count];
+            return FL_OK;
+        }
+    return FL_ERR_NOT_FOUND;
+}
+
+/* The library's delete (one load, a SWAR test and one store per bucket, a copy per width)
+ * empties the same slots as the slot-by-slot reference, key by key, on a full filter with
+ * its stash in use: stored keys, keys stored twice (the lower slot's copy goes first), keys
+ * never stored (FL_ERR_NOT_FOUND, nothing changed) and, on the 12-bit table, the fingerprint
+ * of the bucket after a key's (which its 8-byte load also reads), until the filter is empty. */
+static void delete_empties_the_slot_by_slot_slot(void **state) {
+    (void)state;
+    for (size_t fi = 0; fi < NFPS; fi++) {
+        const uint32_t buckets = 1009;
+        fl_filter *f = test_filter(FL_CUCKOO, buckets, FPS[fi]);
+        ref_cuckoo r = {.data = calloc(1, f->bytes + FL_PAYLOAD_SLACK), .units = buckets,
+                        .k = FPS[fi]};
+        assert_non_null(r.data);
+        enum { MAXN = 4 * 1009 + 64 };
+        uint64_t *keys = malloc(2 * MAXN * sizeof *keys);
+        assert_non_null(keys);
+        size_t n = 0;
+        uint64_t x = 0xdead + fi;
+        while (n < 2 * MAXN) {
+            uint64_t k = (n % 7 == 6) ? keys[n - 3] : (x = fl_hash_u64(x, 5)); /* duplicates */
+            if (fl_insert_hash(f, k) != FL_OK) break;
+            keys[n++] = k;
+        }
+        assert_true(f->stash_count > 0);
+        ref_sync(&r, f);
+        uint64_t absent = 0xabad1dea;
+        for (size_t i = 0; i < n; i++) {
+            if (i % 5 == 0) {
+                /* a key never stored, and a hash with keys[i]'s fingerprint (the same low
+                 * 32 bits) whose first bucket is the one before keys[i]'s: with 12-bit slots
+                 * its 8-byte load ends in keys[i]'s bucket's slot 0 */
+                uint32_t before = (fl_cuckoo_bucket(keys[i], buckets) + buckets - 1) % buckets;
+                uint32_t hi = (uint32_t)((((uint64_t)before << 32) + buckets - 1) / buckets);
+                uint64_t q[2] = {absent = fl_hash_u64(absent, 11),
+                                 ((uint64_t)hi << 32) | (uint32_t)keys[i]};
+                assert_int_equal(fl_cuckoo_bucket(q[1], buckets), before);
+                assert_int_equal(fl_cuckoo_fp(q[1], FPS[fi]), fl_cuckoo_fp(keys[i], FPS[fi]));
+                for (int j = 0; j < 2; j++) {
+                    fl_status want = ref_delete(&r, q[j]);
+                    assert_int_equal(fl_delete_hash(f, q[j]), want);
+                    assert_same_as_ref(&r, f);
+                    if (want == FL_OK) { /* it took some key's copy: put one back */
+                        assert_int_equal(fl_insert_hash(f, q[j]), FL_OK);
+                        ref_sync(&r, f);
+                    }
+                }
+            }
+            assert_int_equal(ref_delete(&r, keys[i]), FL_OK);
+            assert_int_equal(fl_delete_hash(f, keys[i]), FL_OK);
+            assert_same_as_ref(&r, f);
+        }
+        assert_true(fl_count(f) <= n); /* re-inserted stand-ins may remain */
+        free(keys);
+        free(r.data);
+        fl_free(f);
+    }
+}
+
 /* fl_contains_u64s answers as fl_contains_u64 key by key, and counts its positives, with
  * every kernel this CPU runs bound to the filter and then unbound (the process's choice per
  * entry, which may pair one ISA's lookup with another's hash.u64): a full filter (stash in
@@ -497,6 +594,7 @@ int main(void) {
         cmocka_unit_test(insert_builds_the_slot_by_slot_table),
         cmocka_unit_test(delete_with_duplicates),
         cmocka_unit_test(delete_drains_the_stash),
+        cmocka_unit_test(delete_empties_the_slot_by_slot_slot),
         cmocka_unit_test(count_copies),
         cmocka_unit_test(u64s_lookups_answer_as_one_key),
     };

@@ -471,12 +471,14 @@ static void null_arguments_are_errors(void **state) {
     assert_int_equal(fl_contains_hash(NULL, 1), 0);
     assert_int_equal(fl_get_info(NULL, &info), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_delete_hash(NULL, 1), FL_ERR_INVALID_ARG);
+    assert_int_equal(fl_delete_u64(NULL, 1), FL_ERR_INVALID_ARG);
     fl_filter *f = test_filter(FL_REG64, 10, 3);
     assert_int_equal(fl_contains_hashes(f, NULL, 1, &o, NULL), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_contains_hashes(f, &h, 1, NULL, NULL), FL_ERR_INVALID_ARG);
     assert_int_equal(fl_contains_hashes(f, NULL, 0, NULL, NULL), FL_OK);
     assert_int_equal(fl_insert_hashes(f, NULL, 0, NULL), FL_OK);
     assert_int_equal(fl_delete_hash(f, 1), FL_ERR_UNSUPPORTED);
+    assert_int_equal(fl_delete_u64(f, 1), FL_ERR_UNSUPPORTED);
     assert_int_equal(fl_size_bytes(NULL), 0);
     fl_free(f);
     fl_free(NULL);

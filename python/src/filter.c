@@ -81,9 +81,8 @@ static fl_status insert_one(FilterObject *self, const flpy_key *k)
 
 static fl_status delete_one(FilterObject *self, const flpy_key *k)
 {
-    if (k->is_int)
-        return fl_delete_hash(self->base.handle, fl_hash_u64(k->u64, self->seed));
-    return fl_delete_bytes(self->base.handle, k->data, k->len);
+    return k->is_int ? fl_delete_u64(self->base.handle, k->u64)
+                     : fl_delete_bytes(self->base.handle, k->data, k->len);
 }
 
 /* add and delete: one key changed under the write lock; `what` names the call in errors. */

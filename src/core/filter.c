@@ -310,6 +310,11 @@ fl_status fl_delete_bytes(fl_filter *f, const void *key, size_t len) {
     return fl_delete_hash(f, fl_hash_bytes(f, key, len));
 }
 
+fl_status fl_delete_u64(fl_filter *f, uint64_t key) {
+    if (!f) return FL_ERR_INVALID_ARG;
+    return fl_delete_hash(f, fl_hash_u64_inline(key, f->seed));
+}
+
 fl_status fl_count_hash(const fl_filter *f, uint64_t hash, uint32_t *count) {
     if (count) *count = 0;
     if (!f || !count) return FL_ERR_INVALID_ARG;
