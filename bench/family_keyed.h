@@ -4,7 +4,9 @@
  * the same way, per size, through a table of their calls:
  *
  *   insert         ns/key of the n inserts (u64 batches: hashing included), each repetition
- *                  into the structure made fresh (ops->reset); kernel "any"
+ *                  into the structure made fresh (ops->reset); kernel "any". The keys are
+ *                  derived chunk by chunk outside the timed calls (as the lookups' pools are,
+ *                  and as fastfilter_cpp's add loop reads a vector made before its timer)
  *   insert_one     the same inserts one key a call, as a caller's loop of single inserts
  *                  runs them (fastfilter_cpp's add column is one)
  *   lookup         batch lookups (--batch keys a call) per kernel and --hit-rate: --lookups
