@@ -162,15 +162,18 @@ static fl_status delete_from_stash(fl_filter *f, uint32_t i1, uint32_t i2, uint3
  * its alternate (read only then), else a stash entry; written per width as the insert is,
  * each bucket one load, a SWAR test and one store (fl_cuckoo_take_first), as
  * fastfilter_cpp's Cuckoo12 remove is measured against (scripts/bench-vqf-against's delete
- * verdict; the slot-by-slot form before read each slot through a width test). A freed slot
- * lets the stash drain (only when it holds entries). */
+ * verdict; the slot-by-slot form before read each slot through a width test). The
+ * alternate bucket is prefetched first thing: the keys found there would otherwise start its
+ * miss only after the first bucket's line came back and the branch resolved, two misses in
+ * a row on a table past the caches. A freed slot lets the stash drain (only when it holds
+ * entries). */
 FL_CUCKOO_WIDTH fl_status delete_width(fl_filter *f, uint32_t fp_bits, uint64_t h) {
     void *data = f->data;
     uint32_t n = (uint32_t)f->g.units;
     uint32_t fp = fl_cuckoo_fp(h, fp_bits);
-    uint32_t i1 = fl_cuckoo_bucket(h, n);
+    uint32_t i1 = fl_cuckoo_bucket(h, n), i2 = fl_cuckoo_alt(i1, fp, n);
+    __builtin_prefetch((const uint8_t *)data + fl_cuckoo_bucket_bytes(fp_bits) * (size_t)i2, 1, 3);
     if (!fl_cuckoo_take_first(data, fp_bits, i1, fp)) {
-        uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
         if (!fl_cuckoo_take_first(data, fp_bits, i2, fp))
             return delete_from_stash(f, i1, i2, fp);
     }
