@@ -180,32 +180,32 @@ static inline void fl_cuckoo_set(void *data, uint32_t fp_bits, uint32_t b, int s
     }
 }
 
+/* Slot `lane` (its lowest bit; fl_cuckoo_bucket_has's flag for it is its top bit) of bucket b
+ * set to v, a slot that held 0 or is emptied (v = 0): one load and one store of the bucket's
+ * bytes (its 6 for 12-bit slots: nothing outside the bucket is written). */
+static inline void fl_cuckoo_lane_put(void *data, uint32_t fp_bits, uint32_t b, uint64_t flag,
+                                      uint32_t v) {
+    uint8_t *p = (uint8_t *)data + fl_cuckoo_bucket_bytes(fp_bits) * (size_t)b;
+    unsigned lane = (unsigned)__builtin_ctzll(flag) + 1u - fp_bits;
+    uint64_t x = 0, slot = (((uint64_t)1 << fp_bits) - 1) << lane;
+    memcpy(&x, p, fp_bits == 8 ? 4 : 8);
+    x = (x & ~slot) | ((uint64_t)v << lane);
+    memcpy(p, &x, fl_cuckoo_bucket_bytes(fp_bits));
+}
+
 /* Puts fp in bucket b's first empty slot (the lowest-numbered slot holding 0) and returns 1;
  * returns 0 if the bucket has none. One load of the bucket and fl_cuckoo_bucket_has's
  * zero-lane test for fingerprint 0 (empty slots are exactly those holding 0) in place of a
  * read per slot: Mycroft's test flags the lowest zero lane exactly (below it no lane
  * borrows; lanes above it may be flagged falsely), so the lowest set bit is that lane's top
- * bit, fp_bits * s + fp_bits - 1, and fp goes in with one OR and one store of the bucket's
- * bytes (its 6 for 12-bit slots: nothing outside the bucket is written). The same slot as a
- * slot-by-slot scan for a 0 picks (tests/test_cuckoo.c compares the tables the two build). A
- * constant fp_bits folds the width tests away. */
+ * bit, fp_bits * s + fp_bits - 1, and fp goes in with one store of the bucket's bytes. The
+ * same slot as a slot-by-slot scan for a 0 picks (tests/test_cuckoo.c compares the tables the
+ * two build). A constant fp_bits folds the width tests away. */
 static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32_t b,
                                             uint32_t fp) {
     uint64_t empty = fl_cuckoo_bucket_has(data, fp_bits, b, 0);
     if (!empty) return 0;
-    uint8_t *p = (uint8_t *)data + fl_cuckoo_bucket_bytes(fp_bits) * (size_t)b;
-    unsigned lane = (unsigned)__builtin_ctzll(empty) + 1u - fp_bits; /* its lowest bit */
-    if (fp_bits == 8) {
-        uint32_t x;
-        memcpy(&x, p, 4);
-        x |= fp << lane;
-        memcpy(p, &x, 4);
-    } else {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        x |= (uint64_t)fp << lane;
-        memcpy(p, &x, fl_cuckoo_bucket_bytes(fp_bits));
-    }
+    fl_cuckoo_lane_put(data, fp_bits, b, empty, fp);
     return 1;
 }
 
@@ -213,23 +213,11 @@ static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32
  * 0 and 1 is returned; 0 if no slot holds fp. The lowest lane fl_cuckoo_bucket_has flags is
  * exactly the lowest matching slot (as in fl_cuckoo_put_first_empty), so this empties the
  * slot a slot-by-slot scan would, with one load and one store of the bucket's bytes and no
- * branch per slot. A constant fp_bits folds the width tests away. */
+ * branch per slot (tests/test_cuckoo.c compares it with that scan). */
 static inline int fl_cuckoo_take_first(void *data, uint32_t fp_bits, uint32_t b, uint32_t fp) {
     uint64_t hit = fl_cuckoo_bucket_has(data, fp_bits, b, fp);
     if (!hit) return 0;
-    uint8_t *p = (uint8_t *)data + fl_cuckoo_bucket_bytes(fp_bits) * (size_t)b;
-    unsigned lane = (unsigned)__builtin_ctzll(hit) + 1u - fp_bits; /* its lowest bit */
-    if (fp_bits == 8) {
-        uint32_t x;
-        memcpy(&x, p, 4);
-        x &= ~(0xffu << lane);
-        memcpy(p, &x, 4);
-    } else {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        x &= ~((((uint64_t)1 << fp_bits) - 1) << lane);
-        memcpy(p, &x, fl_cuckoo_bucket_bytes(fp_bits));
-    }
+    fl_cuckoo_lane_put(data, fp_bits, b, hit, 0);
     return 1;
 }
 
