@@ -38,14 +38,15 @@ typedef struct target {
     fl_vqf *v;
 } target;
 
-/* The kernel of vqf.insert1 (and vqf.delete1, chosen alike) for a payload of `bytes`. */
-static const char *vqf_update_kernel(size_t bytes) {
+/* The kernel the process's calls use for vqf entry `entry` (vqf.insert1, vqf.delete1) on a
+ * payload of `bytes`. */
+static const char *vqf_entry_kernel(const char *entry, size_t bytes) {
     uint64_t lim[3];
     int c = 0;
     if (fl_size_class_limits(lim) == FL_OK)
         while (c < 3 && bytes > lim[c]) c++;
     const char *kernel = NULL, *reason = NULL;
-    return fl_kernel_choice("vqf.insert1", c, &kernel, &reason) == FL_OK ? kernel : "?";
+    return fl_kernel_choice(entry, c, &kernel, &reason) == FL_OK ? kernel : "?";
 }
 
 static uint64_t count_of(const target *t) {
@@ -55,9 +56,9 @@ static uint64_t count_of(const target *t) {
     return in.items;
 }
 
-/* Keys [0, n) through op (insert = 1: insert_one, else delete_one), one call a key, timed:
- * ns per key, or -1 after a message when a call is refused. The filter test is outside the
- * loop, so each loop holds one library call a key, as a user's would. */
+/* keys[0..n) inserted (insert = 1) or deleted, one call a key, timed: ns per key, or -1 after
+ * a message when a call is refused. The filter test is outside the loops, so each loop holds
+ * one library call a key, as a user's would. */
 static double timed_pass(const target *t, const uint64_t *keys, size_t n, int insert) {
     fl_status s = FL_OK;
     size_t i = 0;
@@ -130,12 +131,13 @@ static int run(FILE *out, const char *name, uint64_t n, int reps, double *ns_ins
         }
     }
     if (!rc) {
-        /* the vqf's one-key entries run the kernel chosen for its size class; the cuckoo
+        /* the vqf's one-key entries run the kernels chosen for its size class; the cuckoo
          * filter's inserts and deletes are not kernel code (src/cuckoo/cuckoo.c) */
-        const char *kernel = t.v ? vqf_update_kernel(bytes) : "-";
         double *v[2] = {ns_ins, ns_del};
         static const char *const op[2] = {"insert_one", "delete_one"};
+        static const char *const entry[2] = {"vqf.insert1", "vqf.delete1"};
         for (int o = 0; o < 2; o++) {
+            const char *kernel = t.v ? vqf_entry_kernel(entry[o], bytes) : "-";
             double med = bl_median(v[o], (size_t)reps); /* sorted: [0] is the min */
             fprintf(out, "%s,%llu,%zu,%.4f,%s,%s,%.4f,%.4f,%d\n", name, (unsigned long long)n,
                     bytes, 8.0 * (double)bytes / (double)n, kernel, op[o], med, v[o][0], reps);
