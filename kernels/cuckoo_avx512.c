@@ -45,6 +45,20 @@ FL_INLINE __mmask8 cuckoo12_has(__m512i w, __m512i r) {
     return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO12_HI));
 }
 
+/* Per key, whether a slot of semi-sorted bucket word w holds the key's fingerprint, whose
+ * low 9 bits (rlo) and nibble (rnib) are copied into all 4 9-bit lanes: filterlab_inline.h's
+ * fl_cuckoo13_has, 8 keys at a time, the table's words gathered. */
+FL_INLINE __mmask8 cuckoo13_has(__m512i w, __m512i rlo, __m512i rnib) {
+    __m512i rank = _mm512_and_si512(w, _mm512_set1_epi64(0xfff));
+    __m512i t = _mm512_cvtepu32_epi64(
+        _mm512_i64gather_epi32(rank, (const void *)fl_cuckoo13_tuples, 4));
+    __m512i y = _mm512_or_si512(_mm512_xor_si512(_mm512_srli_epi64(w, 12), rlo),
+                                _mm512_xor_si512(t, rnib));
+    __m512i lo = _mm512_set1_epi64((long long)FL_CUCKOO13_LO);
+    __m512i z = _mm512_andnot_si512(y, _mm512_sub_epi64(y, lo));
+    return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO13_HI));
+}
+
 /* The lookup of a group of 8 keys runs in three stages, software-pipelined by the loops
  * below: the buckets (from the hashes), the buckets' loads, the compares. */
 typedef struct cuckoo_group { /* stage 1 */
@@ -52,6 +66,7 @@ typedef struct cuckoo_group { /* stage 1 */
 } cuckoo_group;
 typedef struct cuckoo_words { /* stage 2: the two buckets of each key, the fingerprint */
     __m512i h, b1, b2, r;
+    __m512i rnib; /* 13-bit: r is the low 9 bits' copies, rnib the nibble's */
 } cuckoo_words;
 
 /* fp, i1, i2 of probe.h for 8 keys in qword lanes (all values < 2^32). */
@@ -71,14 +86,21 @@ FL_INLINE cuckoo_group cuckoo_prep(__m512i h, __m512i units, __m512i fpmax) {
  * low half of b1 and b2. */
 FL_INLINE cuckoo_words cuckoo_gather(const uint8_t *base, cuckoo_group g, const int bits) {
     cuckoo_words w = {.h = g.h};
-    if (bits == 12) {
+    if (bits == 12 || bits == 13) {
         /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
         w.b1 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(g.i1, g.i1), g.i1),
                                       (const void *)base, 2);
         w.b2 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(g.i2, g.i2), g.i2),
                                       (const void *)base, 2);
-        __m512i r = _mm512_or_si512(g.fp, _mm512_slli_epi64(g.fp, 12));
-        w.r = _mm512_or_si512(r, _mm512_slli_epi64(r, 24));
+        if (bits == 13) {
+            /* The products fit: fp < 2^13 and LO < 2^28. */
+            const __m512i one = _mm512_set1_epi64((long long)FL_CUCKOO13_LO);
+            w.r = _mm512_mul_epu32(_mm512_and_si512(g.fp, _mm512_set1_epi64(0x1ff)), one);
+            w.rnib = _mm512_mul_epu32(_mm512_srli_epi64(g.fp, 9), one);
+        } else {
+            __m512i r = _mm512_or_si512(g.fp, _mm512_slli_epi64(g.fp, 12));
+            w.r = _mm512_or_si512(r, _mm512_slli_epi64(r, 24));
+        }
     } else if (bits == 16) {
         w.b1 = _mm512_i64gather_epi64(g.i1, (const void *)base, 8);
         w.b2 = _mm512_i64gather_epi64(g.i2, (const void *)base, 8);
@@ -99,6 +121,8 @@ FL_INLINE cuckoo_words cuckoo_gather(const uint8_t *base, cuckoo_group g, const 
  * stash. */
 FL_INLINE unsigned cuckoo_match(cuckoo_words w, const int bits) {
     if (bits == 12) return (unsigned)(cuckoo12_has(w.b1, w.r) | cuckoo12_has(w.b2, w.r));
+    if (bits == 13)
+        return (unsigned)(cuckoo13_has(w.b1, w.r, w.rnib) | cuckoo13_has(w.b2, w.r, w.rnib));
     if (bits == 16)
         return nibbles_any((uint32_t)(_mm512_cmpeq_epi16_mask(w.b1, w.r) |
                                       _mm512_cmpeq_epi16_mask(w.b2, w.r)));
@@ -155,7 +179,7 @@ FL_INLINE size_t cuckoo_lookup(const fl_kview *f, const uint64_t *src, size_t n,
     const uint8_t *base = (const uint8_t *)f->data;
     const __m512i units = _mm512_set1_epi64(f->units);
     const __m512i fpmax = _mm512_set1_epi64((1u << f->k) - 1u);
-    const size_t bb = (size_t)bits / 2; /* bucket bytes: 4 slots */
+    const size_t bb = fl_cuckoo_bucket_bytes((uint32_t)bits);
     size_t i = 0, pos = 0;
     if (n >= 24) {
         cuckoo_group g0 = cuckoo_prep(group_hashes(src, 0, keyed, add), units, fpmax);
@@ -192,6 +216,8 @@ FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx512, 4, cuckoo_contains, 8)
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx512, 6, cuckoo_contains, 12)
 
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo13_avx512, 6, cuckoo_contains, 13)
+
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx512, 8, cuckoo_contains, 16)
 
 /* Integer keys hashed in the lookup loop: no block of hashes is written and read back, and
@@ -203,7 +229,7 @@ FL_INLINE size_t cuckoo_contains_u64s(const fl_kview *f, const uint64_t *keys, s
                                       uint64_t seed, uint8_t *out, const int bits) {
     const __m512i add = hash_seed_add(seed);
     size_t pos = 0;
-    if ((size_t)f->units * ((size_t)bits / 2) >= PF_MIN_BYTES) {
+    if ((size_t)f->units * fl_cuckoo_bucket_bytes((uint32_t)bits) >= PF_MIN_BYTES) {
         uint64_t h[FL_U64S_BLOCK];
         for (size_t off = 0; off < n; off += FL_U64S_BLOCK) {
             size_t m = n - off < FL_U64S_BLOCK ? n - off : FL_U64S_BLOCK, j = 0;
@@ -229,13 +255,16 @@ FL_INLINE size_t cuckoo_contains_u64s(const fl_kview *f, const uint64_t *keys, s
     }
 CUCKOO_U64S(fl_contains_u64s_cuckoo8_avx512, 8)
 CUCKOO_U64S(fl_contains_u64s_cuckoo12_avx512, 12)
+CUCKOO_U64S(fl_contains_u64s_cuckoo13_avx512, 13)
 CUCKOO_U64S(fl_contains_u64s_cuckoo16_avx512, 16)
 
 void fl_cuckoo_kernels_init_avx512(fl_kernel_table *t) {
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx512;
+    t->cuckoo.contains[FL_CUCKOO_FP13] = fl_contains_cuckoo13_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP8] = fl_contains_u64s_cuckoo8_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP12] = fl_contains_u64s_cuckoo12_avx512;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP13] = fl_contains_u64s_cuckoo13_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP16] = fl_contains_u64s_cuckoo16_avx512;
 }

@@ -147,7 +147,46 @@ static inline int fl_reg64_probe(const fl_kview *f, uint64_t h) {
 
 /* Bucket bytes of each fingerprint width (filterlab_inline.h gives the layouts). */
 static inline size_t fl_cuckoo_bucket_bytes(uint32_t fp_bits) {
-    return fp_bits == 8 ? 4 : fp_bits == 12 ? 6 : 8;
+    return fp_bits == 8 ? 4 : fp_bits == 12 || fp_bits == 13 ? 6 : 8;
+}
+
+/* ---- 13-bit semi-sorted buckets (layout: filterlab_inline.h's fl_cuckoo13_has) ----------
+ * The decoding table, filled once when the library is loaded (src/cuckoo/semisort.c): every
+ * kernel and every handle reads this one. */
+extern __attribute__((visibility("hidden"))) uint32_t fl_cuckoo13_tuples[4096];
+
+/* The 12-bit rank of the nibbles n0 <= n1 <= n2 <= n3 (each < 16): in 0..3875. */
+static inline uint32_t fl_cuckoo13_rank(uint32_t n0, uint32_t n1, uint32_t n2, uint32_t n3) {
+    uint32_t a = n1 + 1, b = n2 + 2, c = n3 + 3;
+    return n0 + a * (a - 1) / 2 + b * (b - 1) * (b - 2) / 6 + c * (c - 1) * (c - 2) * (c - 3) / 24;
+}
+
+/* The fingerprints of 13-bit bucket b, ascending (0s, the empty slots, first). */
+static inline void fl_cuckoo13_decode(const void *data, uint32_t b, uint32_t fp[4]) {
+    uint64_t x = fl_cuckoo12_word(data, b);
+    uint32_t t = fl_cuckoo13_tuples[x & 0xfffu];
+    for (int s = 0; s < 4; s++)
+        fp[s] = ((uint32_t)(x >> (12 + 9 * s)) & 0x1ffu) | (((t >> (9 * s)) & 0xfu) << 9);
+}
+
+/* Bucket b set to the fingerprints fp[0..3] (each < 2^13, in any order; fp is sorted in
+ * place): the bucket's 6 bytes and nothing past them. Sorting whole fingerprints, not only
+ * their nibbles, makes a bucket's bytes a function of the multiset it holds. */
+static inline void fl_cuckoo13_encode(void *data, uint32_t b, uint32_t fp[4]) {
+    static const int net[5][2] = {{0, 1}, {2, 3}, {0, 2}, {1, 3}, {1, 2}};
+    for (int i = 0; i < 5; i++) {
+        uint32_t lo = fp[net[i][0]], hi = fp[net[i][1]];
+        fp[net[i][0]] = lo < hi ? lo : hi;
+        fp[net[i][1]] = lo < hi ? hi : lo;
+    }
+    uint64_t x = fl_cuckoo13_rank(fp[0] >> 9, fp[1] >> 9, fp[2] >> 9, fp[3] >> 9);
+    for (int s = 0; s < 4; s++) x |= (uint64_t)(fp[s] & 0x1ffu) << (12 + 9 * s);
+    memcpy((uint8_t *)data + 6 * (size_t)b, &x, 6);
+}
+
+/* fl_cuckoo13_has with the library's table. */
+static inline uint64_t fl_cuckoo13_bucket_has(const void *data, uint32_t b, uint32_t fp) {
+    return fl_cuckoo13_has(fl_cuckoo12_word(data, b), fp, fl_cuckoo13_tuples);
 }
 
 /* Slot s of bucket b: 8-bit fingerprints are 4 bytes per bucket, 16-bit ones 4 little-endian
@@ -156,6 +195,11 @@ static inline size_t fl_cuckoo_bucket_bytes(uint32_t fp_bits) {
  * written as a 16-bit pair so that no access leaves the bucket's 6 bytes. */
 static inline uint32_t fl_cuckoo_get(const void *data, uint32_t fp_bits, uint32_t b, int s) {
     if (fp_bits == 8) return ((const uint8_t *)data)[4 * (size_t)b + s];
+    if (fp_bits == 13) {
+        uint32_t fp[4];
+        fl_cuckoo13_decode(data, b, fp);
+        return fp[s];
+    }
     if (fp_bits == 12) {
         const uint8_t *p = (const uint8_t *)data + 6 * (size_t)b + ((12 * s) >> 3);
         return (((uint32_t)p[0] | ((uint32_t)p[1] << 8)) >> ((12 * s) & 7)) & 0xfffu;
@@ -166,6 +210,12 @@ static inline uint32_t fl_cuckoo_get(const void *data, uint32_t fp_bits, uint32_
 static inline void fl_cuckoo_set(void *data, uint32_t fp_bits, uint32_t b, int s, uint32_t fp) {
     if (fp_bits == 8) {
         ((uint8_t *)data)[4 * (size_t)b + s] = (uint8_t)fp;
+    } else if (fp_bits == 13) {
+        /* The slots are re-sorted: slot s of the bucket need not hold fp afterwards. */
+        uint32_t v[4];
+        fl_cuckoo13_decode(data, b, v);
+        v[s] = fp;
+        fl_cuckoo13_encode(data, b, v);
     } else if (fp_bits == 12) {
         uint8_t *p = (uint8_t *)data + 6 * (size_t)b + ((12 * s) >> 3);
         int shift = (12 * s) & 7;
@@ -203,6 +253,14 @@ static inline void fl_cuckoo_lane_put(void *data, uint32_t fp_bits, uint32_t b, 
  * two build). A constant fp_bits folds the width tests away. */
 static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32_t b,
                                             uint32_t fp) {
+    if (fp_bits == 13) { /* the empty slots sort first */
+        uint32_t v[4];
+        fl_cuckoo13_decode(data, b, v);
+        if (v[0]) return 0;
+        v[0] = fp;
+        fl_cuckoo13_encode(data, b, v);
+        return 1;
+    }
     uint64_t empty = fl_cuckoo_bucket_has(data, fp_bits, b, 0);
     if (!empty) return 0;
     fl_cuckoo_lane_put(data, fp_bits, b, empty, fp);
@@ -215,6 +273,16 @@ static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32
  * slot a slot-by-slot scan would, with one load and one store of the bucket's bytes and no
  * branch per slot (tests/test_cuckoo.c compares it with that scan). */
 static inline int fl_cuckoo_take_first(void *data, uint32_t fp_bits, uint32_t b, uint32_t fp) {
+    if (fp_bits == 13) { /* any copy: the bucket's bytes depend only on what it holds */
+        if (!fl_cuckoo13_bucket_has(data, b, fp)) return 0;
+        uint32_t v[4];
+        fl_cuckoo13_decode(data, b, v);
+        int s = 0;
+        while (v[s] != fp) s++;
+        v[s] = 0;
+        fl_cuckoo13_encode(data, b, v);
+        return 1;
+    }
     uint64_t hit = fl_cuckoo_bucket_has(data, fp_bits, b, fp);
     if (!hit) return 0;
     fl_cuckoo_lane_put(data, fp_bits, b, hit, 0);
@@ -244,8 +312,10 @@ static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {
     uint32_t fp = fl_cuckoo_fp(h, f->k);
     uint32_t i1 = fl_cuckoo_bucket(h, f->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, f->units);
-    int hit = (fl_cuckoo_bucket_has(f->data, f->k, i1, fp) |
-               fl_cuckoo_bucket_has(f->data, f->k, i2, fp)) != 0;
+    int hit = f->k == 13 ? (fl_cuckoo13_bucket_has(f->data, i1, fp) |
+                            fl_cuckoo13_bucket_has(f->data, i2, fp)) != 0
+                         : (fl_cuckoo_bucket_has(f->data, f->k, i1, fp) |
+                            fl_cuckoo_bucket_has(f->data, f->k, i2, fp)) != 0;
     if (f->stash_count) hit |= fl_cuckoo_stash_has(f, i1, i2, fp); /* almost always 0 */
     return hit;
 }

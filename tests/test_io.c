@@ -191,6 +191,9 @@ static const spec SPECS[] = {
     /* 6-byte buckets: 9 of them end the payload inside an 8-byte word. */
     {"cuckoo12", FL_CUCKOO, 9, 12, FL_HASH_XXH3, 4, 30},
     {"cuckoo12-stash", FL_CUCKOO, 3, 12, FL_HASH_XXH64, 6, 64},
+    /* Semi-sorted buckets, some left empty (test_crafted_payloads gives one a bad rank). */
+    {"cuckoo13", FL_CUCKOO, 21, 13, FL_HASH_XXH3, 12, 30},
+    {"cuckoo13-stash", FL_CUCKOO, 3, 13, FL_HASH_XXH64, 13, 64},
     /* Counters: a word of 16 per 4 keys' worth, so some reach 2 and more. */
     {"counting", FL_COUNTING, 8, 5, FL_HASH_XXH3, 9, 40},
     {"counting512", FL_COUNTING512, 2, 6, FL_HASH_XXH64, 11, 40},
@@ -831,6 +834,21 @@ static void test_crafted_head(void **state) {
     *empty = 0x42;
     EXPECT(FL_ERR_CORRUPT, load_parts(&p), "uncounted fingerprint");
     *empty = 0;
+    /* A 13-bit bucket's 12-bit rank past the last tuple's (3875): an empty bucket given one,
+     * so that the slot count cannot be what objects (the table decodes those ranks to 0). */
+    parts ck13;
+    size_t s13 = 0;
+    while (strcmp(SPECS[s13].name, "cuckoo13") != 0) s13++;
+    split_file(&SPECS[s13], &ck13);
+    size_t hole = 0;
+    while (hole + 6 <= ck13.data_len && get_le(ck13.data + hole, 6) != 0) hole += 6;
+    assert_true(hole + 6 <= ck13.data_len);
+    EXPECT(FL_OK, load_parts(&ck13), "13-bit as saved");
+    put_le(ck13.data + hole, 3876, 2);
+    EXPECT(FL_ERR_CORRUPT, load_parts(&ck13), "13-bit rank 3876");
+    put_le(ck13.data + hole, 4095, 2);
+    EXPECT(FL_ERR_CORRUPT, load_parts(&ck13), "13-bit rank 4095");
+    free(ck13.data);
     p = split;
     put_le(p.head + H_KEYS, 123456789, 8);
     EXPECT(FL_OK, load_parts(&p), "bloom keys");

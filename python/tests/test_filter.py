@@ -175,12 +175,14 @@ def test_cuckoo_fingerprint_widths(k, tmp_path):
 
 
 def test_cuckoo_width_by_fpr_and_bad_width():
-    # the width of fewest bytes that meets the target: 8, 12, then 16 bits
+    # the width of fewest bytes that meets the target: 8, 12, 13 (semi-sorted: 12's bytes),
+    # then 16 bits
     assert fl.Filter(n=10000, fpr=0.03, variant="cuckoo").info().k == 8
     assert fl.Filter(n=10000, fpr=0.005, variant="cuckoo").info().k == 12
+    assert fl.Filter(n=10000, fpr=0.001, variant="cuckoo").info().k == 13
     assert fl.Filter(n=10000, fpr=0.0001, variant="cuckoo").info().k == 16
     assert fl.params(10000, 0.005, "cuckoo").k == 12
-    with pytest.raises(ValueError, match="8, 12 or 16"):
+    with pytest.raises(ValueError, match="8, 12, 13 or 16"):
         fl.Filter(units=100, k=10, variant="cuckoo")
 
 

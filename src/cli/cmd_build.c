@@ -26,7 +26,7 @@ static void help(void)
         "                      is picked for --n keys if given, else 7 (split256: 8,\n"
         "                      cuckoo: 16)\n"
         "  --units U --k K     exact geometry: U words/blocks/buckets, K bits per key\n"
-        "                      (cuckoo: K = fingerprint bits, 8, 12 or 16)\n"
+        "                      (cuckoo: K = fingerprint bits, 8, 12, 13 or 16)\n"
         "\n"
         "Options:\n");
     cli_help_variants_option(22, "--type TYPE", CLI_VARIANTS_ALL, " or ", "%s (required)");
@@ -83,7 +83,8 @@ static int best_k(fl_variant v, uint64_t bits, uint64_t n, uint32_t *out)
     fl_variant_info vi;
     if (fl_variant_describe(v, &vi) != FL_OK)
         return -1;
-    for (uint32_t k = vi.k_min; k <= vi.k_max; k += vi.k_step) {
+    for (uint32_t k = vi.k_min; k <= vi.k_max; k++) {
+        if (!(vi.k_set >> k & 1)) continue;
         uint64_t ub = unit_bits(v, k);
         fl_geometry g = {v, bits / ub + (bits % ub != 0), k};
         fl_params p;

@@ -108,7 +108,7 @@ static fl_status plan(fl_variant v, uint64_t n, double bound, uint64_t m_max_bit
     int found = 0;
     fl_cbf_plan best;
     memset(&best, 0, sizeof best);
-    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step ? d->info.k_step : 1) {
+    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k++) {
         if (!fl_variant_k_valid(d, k)) continue;
         uint64_t hi = units_max_for(d, k, m_max_bits);
         if (hi == 0) continue;

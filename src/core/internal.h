@@ -106,6 +106,10 @@ struct fl_variant_desc {
     /* fl_info's occupancy fields: bits_set, fill, stash_used. */
     void (*occupancy)(const fl_filter *f, fl_info *out);
     void (*reset)(fl_filter *f); /* per-variant state beyond the payload, on create/clear */
+    /* Loaders: FL_ERR_CORRUPT if the payload holds a value no operation of the variant writes
+     * and its readers may not meet (13-bit cuckoo buckets' ranks past the last); NULL where
+     * every payload is valid. */
+    fl_status (*check_payload)(const fl_filter *f);
 };
 
 const fl_variant_desc *fl_variant_desc_of(fl_variant v); /* NULL if unknown */
@@ -198,6 +202,7 @@ fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h);
 int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h);
 uint32_t fl_cuckoo_count(const fl_filter *f, uint64_t h);
 void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out);
+fl_status fl_cuckoo_check_payload(const fl_filter *f);
 void fl_cuckoo_reset(fl_filter *f);
 
 /* counting.c: counting Bloom deletes and atomic inserts (one per layout), occupancy,

@@ -332,21 +332,21 @@ static fl_status size_blocked_search(const fl_variant_desc *d, double n, double 
     const fl_variant_info *in = &d->info;
     double k0 = round(-log2(p));
     uint32_t start = k0 <= in->k_min ? in->k_min : k0 >= in->k_max ? in->k_max : (uint32_t)k0;
-    start -= (start - in->k_min) % in->k_step;
     uint32_t best_k = start;
     uint64_t at_start, u;
     fl_status st = units_for_k(d, n, p, start, &at_start);
     if (st != FL_OK) return st;
     uint64_t best = at_start;
-    for (uint32_t k = start; k >= in->k_min + in->k_step;) {
-        k -= in->k_step;
+    /* Blocked variants accept every k from k_min to k_max. */
+    for (uint32_t k = start; k >= in->k_min + 1;) {
+        k--;
         if ((st = units_for_k(d, n, p, k, &u)) != FL_OK) return st;
         if (u > best) break;
         best = u;
         best_k = k;
     }
     uint64_t prev = at_start;
-    for (uint32_t k = start + in->k_step; k <= in->k_max; k += in->k_step) {
+    for (uint32_t k = start + 1; k <= in->k_max; k++) {
         if ((st = units_for_k(d, n, p, k, &u)) != FL_OK) return st;
         if (u < best) {
             best = u;
@@ -432,7 +432,8 @@ fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geome
 fl_status fl_size_cuckoo(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
     double best_bytes = 0;
     int too_large = 0;
-    for (uint32_t f = d->info.k_min; f <= d->info.k_max; f += d->info.k_step) {
+    for (uint32_t f = d->info.k_min; f <= d->info.k_max; f++) {
+        if (!fl_variant_k_valid(d, f)) continue;
         double alpha = log1p(-p) / (8.0 * log1p(-1.0 / ((double)(1u << f) - 1.0)));
         if (alpha > d->info.max_load) alpha = d->info.max_load;
         if (alpha < CUCKOO_MIN_LOAD) continue;

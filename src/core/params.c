@@ -74,7 +74,8 @@ fl_status fl_params_for_bytes(fl_variant variant, uint64_t n, uint64_t bytes, fl
     int found = 0, too_large = 0;
     double best = 2.0;
     fl_geometry best_g = {0};
-    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k += d->info.k_step) {
+    for (uint32_t k = d->info.k_min; k <= d->info.k_max; k++) {
+        if (!fl_variant_k_valid(d, k)) continue;
         uint64_t units = bytes / d->unit_bytes(k);
         if (units == 0) units = 1;
         if (units > d->info.units_max) {

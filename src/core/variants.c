@@ -31,7 +31,7 @@ static size_t unit_block32(uint32_t k) {
 }
 /* 4 slots of k-bit fingerprints: 4 bytes (k = 8), 6 (k = 12, packed) or 8 (k = 16). */
 static size_t unit_bucket(uint32_t k) {
-    return FL_CUCKOO_SLOTS * (size_t)k / 8;
+    return fl_cuckoo_bucket_bytes(k); /* 13 semi-sorted bits: 6 bytes, as 12 */
 }
 
 /* ---- kernel slots --------------------------------------------------------------------- */
@@ -74,6 +74,9 @@ static fl_kernel_slots slots_counting512(uint32_t k) {
 }
 
 /* ---- the descriptors ------------------------------------------------------------------ */
+/* fl_variant_info.k_set of the k from lo to hi (hi < 64). */
+#define K_RANGE(lo, hi) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+
 #define BLOOM_CAPS (FL_CAP_UNION | FL_CAP_ATOMIC_INSERT | FL_CAP_FILL_ESTIMATE)
 
 #define BLOOM_OPS(fam)                                                                       \
@@ -85,7 +88,7 @@ static const fl_variant_desc classic = {
              .summary = "textbook Bloom filter, k positions over the whole array by double "
                         "hashing (Kirsch and Mitzenmacher 2006)",
              .unit_name = "64-bit word", .k_name = "bits per key",
-             .k_min = 1, .k_max = 32, .k_step = 1, .k_default = 7,
+             .k_min = 1, .k_max = 32, .k_set = K_RANGE(1, 32), .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS, .default_hash = FL_HASH_XXH3},
     .units_phrase = "words of 64 bits", .k_before = "k = ", .k_after = "",
     .unit_bytes = unit_word, .kernel_slots = slots_CLASSIC,
@@ -98,7 +101,7 @@ static const fl_variant_desc block512 = {
              .summary = "blocked Bloom filter, k bits in one 64-byte cache line per key "
                         "(Putze, Sanders, Singler 2007)",
              .unit_name = "64-byte block", .k_name = "bits per key",
-             .k_min = 1, .k_max = FL_K_MAX, .k_step = 1, .k_default = 7,
+             .k_min = 1, .k_max = FL_K_MAX, .k_set = K_RANGE(1, FL_K_MAX), .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS, .default_hash = FL_HASH_XXH3},
     .block_bits = 512,
     .units_phrase = "blocks of 64 bytes", .k_before = "k = ", .k_after = "",
@@ -113,7 +116,7 @@ static const fl_variant_desc split256 = {
              .summary = "Apache Parquet split block Bloom filter, one bit in each of the 8 "
                         "words of a 32-byte block",
              .unit_name = "32-byte block", .k_name = "bits per key",
-             .k_min = 8, .k_max = 8, .k_step = 1, .k_default = 8,
+             .k_min = 8, .k_max = 8, .k_set = K_RANGE(8, 8), .k_default = 8,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS | FL_CAP_PARQUET,
              .default_hash = FL_HASH_XXH64},
     .block_bits = 256, .block_words = 8,
@@ -128,7 +131,7 @@ static const fl_variant_desc reg64 = {
     .info = {.variant = FL_REG64, .name = "reg64",
              .summary = "register-blocked Bloom filter, k bits in one 64-bit word per key",
              .unit_name = "64-bit word", .k_name = "bits per key",
-             .k_min = 1, .k_max = FL_K_MAX, .k_step = 1, .k_default = 7,
+             .k_min = 1, .k_max = FL_K_MAX, .k_set = K_RANGE(1, FL_K_MAX), .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = BLOOM_CAPS, .default_hash = FL_HASH_XXH3},
     .block_bits = 64,
     .units_phrase = "words of 64 bits", .k_before = "k = ", .k_after = " per word",
@@ -140,10 +143,11 @@ static const fl_variant_desc reg64 = {
 
 static const fl_variant_desc cuckoo = {
     .info = {.variant = FL_CUCKOO, .name = "cuckoo",
-             .summary = "cuckoo filter, 4-slot buckets, 8-, 12- or 16-bit fingerprints, "
-                        "victim stash (Fan, Andersen, Kaminsky, Mitzenmacher 2014)",
+             .summary = "cuckoo filter, 4-slot buckets, 8-, 12-, 13- (semi-sorted) or 16-bit "
+                        "fingerprints, victim stash (Fan, Andersen, Kaminsky, Mitzenmacher 2014)",
              .unit_name = "4-slot bucket", .k_name = "fingerprint bits",
-             .k_min = 8, .k_max = 16, .k_step = 4, .k_default = 16,
+             .k_min = 8, .k_max = 16,
+             .k_set = 1ull << 8 | 1ull << 12 | 1ull << 13 | 1ull << 16, .k_default = 16,
              .units_max = FL_UNITS_MAX, .unit_slots = FL_CUCKOO_SLOTS,
              .max_load = FL_CUCKOO_LOAD,
              .caps = FL_CAP_DELETE | FL_CAP_MAY_FILL | FL_CAP_COUNT,
@@ -155,7 +159,7 @@ static const fl_variant_desc cuckoo = {
     .insert_one = fl_cuckoo_insert, .insert_many = fl_cuckoo_insert_many,
     .contains_one = fl_cuckoo_contains_one,
     .remove = fl_cuckoo_delete, .count = fl_cuckoo_count, .occupancy = fl_cuckoo_occupancy,
-    .reset = fl_cuckoo_reset,
+    .reset = fl_cuckoo_reset, .check_payload = fl_cuckoo_check_payload,
 };
 
 /* Counting Bloom filters (src/counting/counting.c): 4-bit counters, so the models see units * 16
@@ -169,7 +173,7 @@ static const fl_variant_desc counting = {
              .summary = "counting Bloom filter, k 4-bit saturating counters anywhere by double "
                         "hashing (Fan, Cao, Almeida, Broder 2000)",
              .unit_name = "64-bit word of 16 counters", .k_name = "counters per key",
-             .k_min = 1, .k_max = 32, .k_step = 1, .k_default = 7,
+             .k_min = 1, .k_max = 32, .k_set = K_RANGE(1, 32), .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = COUNTING_CAPS, .default_hash = FL_HASH_XXH3,
              .counter_bits = 4},
     .units_phrase = "words of 16 4-bit counters", .k_before = "k = ", .k_after = "",
@@ -185,7 +189,7 @@ static const fl_variant_desc counting512 = {
              .summary = "blocked counting Bloom filter, k of the 128 4-bit saturating counters "
                         "of one 64-byte cache line per key",
              .unit_name = "64-byte block of 128 counters", .k_name = "counters per key",
-             .k_min = 1, .k_max = FL_K_MAX, .k_step = 1, .k_default = 7,
+             .k_min = 1, .k_max = FL_K_MAX, .k_set = K_RANGE(1, FL_K_MAX), .k_default = 7,
              .units_max = FL_UNITS_MAX, .caps = COUNTING_CAPS, .default_hash = FL_HASH_XXH3,
              .counter_bits = 4},
     .block_bits = 128, /* cells per block for the blocked model: 128 counters */
@@ -237,7 +241,7 @@ fl_status fl_variant_describe(fl_variant v, fl_variant_info *out) {
 
 int fl_variant_k_valid(const fl_variant_desc *d, uint32_t k) {
     const fl_variant_info *i = &d->info;
-    return k >= i->k_min && k <= i->k_max && (k - i->k_min) % i->k_step == 0;
+    return k < 64 && (i->k_set >> k & 1);
 }
 
 size_t fl_variant_unit_bytes(fl_variant v, uint32_t k) {
@@ -249,14 +253,15 @@ fl_status fl_variant_k_text(fl_variant v, char *buf, size_t cap) {
     const fl_variant_desc *d = fl_variant_desc_of(v);
     if (!d || !buf || cap == 0) return FL_ERR_INVALID_ARG;
     const fl_variant_info *i = &d->info;
-    if (i->k_step == 1 && i->k_min < i->k_max) {
+    if (i->k_min < i->k_max && i->k_set == K_RANGE(i->k_min, i->k_max)) {
         snprintf(buf, cap, "%u to %u", i->k_min, i->k_max);
         return FL_OK;
     }
     size_t len = 0;
     buf[0] = '\0';
-    for (uint32_t k = i->k_min; k <= i->k_max && len < cap; k += i->k_step) {
-        const char *sep = k == i->k_min ? "" : k + i->k_step > i->k_max ? " or " : ", ";
+    for (uint32_t k = i->k_min; k <= i->k_max && len < cap; k++) {
+        if (!(i->k_set >> k & 1)) continue;
+        const char *sep = k == i->k_min ? "" : k == i->k_max ? " or " : ", ";
         int w = snprintf(buf + len, cap - len, "%s%u", sep, k);
         if (w < 0) break;
         len += (size_t)w;

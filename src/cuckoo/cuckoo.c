@@ -71,6 +71,10 @@ static __attribute__((noinline)) fl_status walk12(fl_filter *f, uint32_t i1, uin
                                                   uint32_t fp) {
     return walk(f, 12, i1, i2, fp);
 }
+static __attribute__((noinline)) fl_status walk13(fl_filter *f, uint32_t i1, uint32_t i2,
+                                                  uint32_t fp) {
+    return walk(f, 13, i1, i2, fp);
+}
 static __attribute__((noinline)) fl_status walk16(fl_filter *f, uint32_t i1, uint32_t i2,
                                                   uint32_t fp) {
     return walk(f, 16, i1, i2, fp);
@@ -85,8 +89,10 @@ FL_CUCKOO_WIDTH fl_status place(fl_filter *f, void *data, uint32_t n, uint32_t f
     if (fl_cuckoo_put_first_empty(data, fp_bits, i1, fp)) return FL_OK;
     uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
     if (fl_cuckoo_put_first_empty(data, fp_bits, i2, fp)) return FL_OK;
-    return fp_bits == 8 ? walk8(f, i1, i2, fp) : fp_bits == 12 ? walk12(f, i1, i2, fp)
-                                                               : walk16(f, i1, i2, fp);
+    return fp_bits == 8    ? walk8(f, i1, i2, fp)
+           : fp_bits == 12 ? walk12(f, i1, i2, fp)
+           : fp_bits == 13 ? walk13(f, i1, i2, fp)
+                           : walk16(f, i1, i2, fp);
 }
 
 FL_CUCKOO_WIDTH fl_status insert_width(fl_filter *f, uint32_t fp_bits, uint64_t h) {
@@ -99,6 +105,7 @@ fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h) {
     switch (f->g.k) {
     case 8: return insert_width(f, 8, h);
     case 12: return insert_width(f, 12, h);
+    case 13: return insert_width(f, 13, h);
     default: return insert_width(f, 16, h);
     }
 }
@@ -126,6 +133,7 @@ fl_status fl_cuckoo_insert_many(fl_filter *f, const uint64_t *hashes, size_t n,
     switch (f->g.k) {
     case 8: return insert_many_width(f, 8, hashes, n, inserted);
     case 12: return insert_many_width(f, 12, hashes, n, inserted);
+    case 13: return insert_many_width(f, 13, hashes, n, inserted);
     default: return insert_many_width(f, 16, hashes, n, inserted);
     }
 }
@@ -186,6 +194,7 @@ fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h) {
     switch (f->g.k) {
     case 8: return delete_width(f, 8, h);
     case 12: return delete_width(f, 12, h);
+    case 13: return delete_width(f, 13, h);
     default: return delete_width(f, 16, h);
     }
 }
@@ -223,6 +232,17 @@ void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out) {
     out->stash_used = f->stash_count;
 }
 
+/* A 13-bit bucket's rank indexes a 4096-word table whose last 220 words stand for no nibble
+ * tuple (filterlab_inline.h): a file holding such a rank would decode to fingerprints no
+ * insert stored, so it is refused whole. */
+fl_status fl_cuckoo_check_payload(const fl_filter *f) {
+    if (f->g.k != 13) return FL_OK;
+    for (uint64_t b = 0; b < f->g.units; b++)
+        if ((fl_cuckoo12_word(f->data, (uint32_t)b) & 0xfffu) >= FL_CUCKOO13_RANKS)
+            return FL_ERR_CORRUPT;
+    return FL_OK;
+}
+
 /* One key, probed in line exactly as filterlab_inline.h's handle does (SSE2/NEON). */
 int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h) {
     /* The handle built in place (fl_cuckoo_lookup_of would add a call and a variant check
@@ -231,6 +251,7 @@ int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h) {
                                 .units = (uint32_t)f->g.units,
                                 .fp_bits = f->g.k,
                                 .fp_range = (1u << f->g.k) - 1u,
+                                .tuples = fl_cuckoo13_tuples,
                                 .seed_mix = f->seed * FL_SEED_MIX,
                                 .stash = f->stash,
                                 .stash_count = &f->stash_count};

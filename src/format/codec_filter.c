@@ -29,7 +29,8 @@
  *   section (TRUNCATED, CHECKSUM, CORRUPT: a stash on a variant without one, more entries
  *   than the variant allows, a bad entry); the payload against the caller's cap
  *   (TOO_LARGE); the input's length against the table (TRUNCATED, TRAILING_DATA); the
- *   payload's checksum (CHECKSUM); a cuckoo key count against the occupied slots
+ *   payload's checksum (CHECKSUM); values the variant never writes (CORRUPT: a 13-bit
+ *   cuckoo bucket's rank past the last) and a cuckoo key count against the occupied slots
  *   (CORRUPT).
  * Only then is the filter returned; nothing is allocated before the cap and length checks.
  */
@@ -88,6 +89,8 @@ fl_status fl_codec_filter_alloc(const fl_filter_fields *f, fl_filter **out) {
 static fl_status adopt_fields(fl_filter *filter, const fl_filter_fields *f) {
     filter->stash_count = f->stash_count;
     for (uint32_t i = 0; i < f->stash_count; i++) filter->stash[i] = f->stash[i];
+    if (filter->desc->check_payload && filter->desc->check_payload(filter) != FL_OK)
+        return FL_ERR_CORRUPT;
     if (filter->desc->info.unit_slots) {
         fl_info occupied = {0};
         filter->desc->occupancy(filter, &occupied);

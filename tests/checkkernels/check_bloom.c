@@ -116,7 +116,8 @@ void check_bloom(const kernel *ks, size_t nk) {
         for (size_t gi = 0; gi < GEOMETRIES; gi++) {
             int big = geometry_big(gi);
             uint32_t units = geometry_units(gi, unit);
-            for (uint32_t k = vi.k_min; k <= kmax; k += vi.k_step) {
+            for (uint32_t k = vi.k_min; k <= kmax; k++) {
+                if (!(vi.k_set >> k & 1)) continue;
                 if (big && !(k <= 2 || k == 7 || k == 8 || k == 9 || k == 16)) continue;
                 for (int fill = 0; fill < FILL_COUNT; fill++) {
                     tfilter t;

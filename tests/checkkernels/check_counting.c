@@ -96,7 +96,8 @@ void check_counting(const kernel *ks, size_t nk) {
         for (size_t gi = 0; gi < GEOMETRIES; gi++) {
             int big = geometry_big(gi);
             uint32_t units = geometry_units(gi, unit);
-            for (uint32_t k = vi.k_min; k <= vi.k_max; k += vi.k_step) {
+            for (uint32_t k = vi.k_min; k <= vi.k_max; k++) {
+                if (!(vi.k_set >> k & 1)) continue;
                 if (big && !(k <= 2 || k == 7 || k == 8 || k == 9 || k == 16 || k == 32))
                     continue;
                 if (!big && k > 17 && k != 32) continue; /* classic: 17 and 32 cover the rest */
