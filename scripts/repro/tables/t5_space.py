@@ -1,10 +1,11 @@
 """Table 5: Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f (seed 003):
 bits per key of every variant sized by the library at each target (data/t5_space.json, label
 "library"), Fan et al.'s ideal cuckoo model beside them; the filters that delete (label
-"deletes": cuckoo at each fingerprint width, the vector quotient filter, counting,
-counting512) as bits per key against log2(1/measured FPR); the growing cuckoo filter (label
-"growing": no target to size for, so fresh and grown by three doublings to the same n keys);
-and the cuckoo filter's FPR at each load and width (data/t5_cuckoo.json)."""
+"deletes": cuckoo at each fingerprint width, 8, 12, 13 (semi-sorted) and 16 bits, the vector
+quotient filter, counting, counting512) as bits per key against log2(1/measured FPR); the
+growing cuckoo filter (label "growing": no target to size for, so fresh and grown by three
+doublings to the same n keys); and the cuckoo filter's FPR at each load and width
+(data/t5_cuckoo.json)."""
 
 import math
 
@@ -35,14 +36,19 @@ SETTINGS = {"quick": dict(t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE
 # the filters that delete, as the deletes table's columns: (column, variant, fingerprint bits
 # that pick the variant's rows, or None: all of them, heading)
 DELETES = (("cuckoo8", "cuckoo", 8, "cuckoo 8-bit"), ("cuckoo12", "cuckoo", 12, "cuckoo 12-bit"),
+           ("cuckoo13", "cuckoo", 13, "cuckoo 13-bit (semi-sorted)"),
            ("cuckoo16", "cuckoo", 16, "cuckoo 16-bit"), ("vqf", "vqf", None, "vqf (8-bit)"),
            ("counting", "counting", None, "counting"), ("counting512", "counting512", None, "counting512"))
 # the columns of one fixed fingerprint width each, sized to a load (a "full" point, the
 # cheapest of each line, at the filter's sizing load): cuckoo's widths and the vqf's 8 bits
 FIXED_WIDTH = ("cuckoo", "vqf")
 # the fingerprint width of seed 003's example (fingerprint_bits=12): its cuckoo claims are
-# judged on the 12-bit filter where the seed names that configuration
+# judged on the 12-bit filter where the seed names that configuration (its summary's "~12
+# bits/elem @0.1%" names none: it is judged on the width fl_params_for picks, 13 bits there)
 SEED_WIDTH = 12
+# the width stored semi-sorted (Fan et al. 2014 sec. 5.2): 13-bit fingerprints in 6-byte
+# buckets of 4, 12 bits a slot, as the 12-bit filter's
+SEMISORT_WIDTH = 13
 SECTION = dict(
     heading="Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f",
     sources="Sources: `data/t5_space.json`, `data/t5_cuckoo.json`, `data/t8_sweep.csv` (delete speed).",
@@ -98,6 +104,26 @@ def deletes_table(ctx, d, src):
             ctx.fact("t5.%s.full.measured" % col, best["measured"], src)
             ctx.fact("t5.%s.full.load" % col, best["load"], src)
     return out
+
+
+def widths_crossover(ctx, src):
+    """The loosest FPR at which one of filterlab's cuckoo widths beats classic: each width at its
+    sizing load (its cheapest point, facts t5.cuckoo<f>.full.*) needs fewer bits per key than
+    classic, sized as fl_params_for sizes it (log2(1/e)/ln 2 bits per key), for every target
+    from the width's measured FPR up to 2^(-ln 2 x its bits per key), where classic takes as
+    many bits. Facts: t5.crossover.widths (the loosest such FPR, None when no width's window
+    is open) and its width."""
+    best = None
+    for col, v, f, _ in DELETES:
+        b, m = ctx.facts.get("t5.%s.full.bpk" % col), ctx.facts.get("t5.%s.full.measured" % col)
+        if v != "cuckoo" or b is None or m is None:
+            continue
+        edge = 2 ** (-math.log(2) * b)
+        ctx.fact("t5.%s.full.classic_edge" % col, edge, src)
+        if m < edge and (best is None or edge > best[0]):
+            best = (edge, f)
+    ctx.fact("t5.crossover.widths", best[0] if best else None, src)
+    ctx.fact("t5.crossover.widths.width", best[1] if best else None, src)
 
 
 def growing_table(ctx, d, src):
@@ -178,6 +204,8 @@ def build(ctx, d):
             ctx.fact("t5.cuckoo.%g.bpk" % t, pr["cuckoo"]["bpk"], src)
             ctx.fact("t5.cuckoo.%g.width" % t, pr["cuckoo"]["k"], src)
             ctx.fact("t5.cuckoo.%g.measured" % t, pr["cuckoo"]["measured"], src)
+            if pr["cuckoo"].get("load") is not None:
+                ctx.fact("t5.cuckoo.%g.load" % t, pr["cuckoo"]["load"], src)
     wins = [p["target"] for p in pivot if p.get("cuckoo_wins")]
     ctx.fact("t5.crossover", max(wins) if wins else None, src)
     # the published models (Fan et al. 2014 sec. 5.2, semi-sorted buckets: log2(1/e) + 2 bits
@@ -192,6 +220,7 @@ def build(ctx, d):
                              "growing": growing_table(ctx, d, src),
                              "vqf_sizing_load": next((r["sizing_load"] for r in d["rows"]
                                                       if r.get("variant") == "vqf" and "sizing_load" in r), None)}
+    widths_crossover(ctx, src)
     # cuckoo FPR against 2b/2^f
     dc = load_json(ctx.out, "t5_cuckoo.json")
     if dc:
@@ -230,8 +259,9 @@ def build(ctx, d):
 def report(page, t5):
     page.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
            "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
-           "sizing picked, 8, 12 or 16 bits). `ideal cuckoo` is the model (log2(1/e) + 3)/0.955 of Fan et "
-           "al. 2014 with any fingerprint width (not measured: filterlab's widths are 8, 12 and 16 bits)."
+           "sizing picked, 8, 12, 13 or 16 bits, 13 stored semi-sorted in 12 bits a slot). `ideal cuckoo` is "
+           "the model (log2(1/e) + 3)/0.955 of Fan et al. 2014 with any fingerprint width (not measured: "
+           "filterlab's widths are 8, 12, 13 (semi-sorted) and 16 bits)."
            % ("{:,}".format(t5["n"]), "{:,}".format(t5["queries"])))
     page.w()
     rows = []
@@ -253,7 +283,9 @@ def report(page, t5):
                    "64-byte block, Pandey et al. 2021) likewise, sized for the loosest load up to its sizing "
                    "load %s (`FL_VQF_SIZING_LOAD`) whose model FPR 1 - (1 - 1/256)^(2 x 48 load / 80) meets "
                    "the target, \"below 0.5\" where that load is under 0.5" % g(t5["vqf_sizing_load"]))
-        page.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (the "
+        page.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (8, "
+               "12, 13 and 16 bits; 13-bit fingerprints are stored semi-sorted, 4 to a 6-byte bucket as the "
+               "12-bit ones, Fan et al. 2014 sec. 5.2; the "
                "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
                "sizing load 0.94; \"below 0.5\" where the width needs an emptier table)%s; and the counting "
                "Bloom variants (4-bit counters) sized by `fl_params_for`. Each cell: bits per key, measured "
@@ -317,8 +349,8 @@ def report(page, t5):
             rows.append(row)
         page.table(["size", "fits in"] + filters, rows)
     if t5.get("cuckoo"):
-        page.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12- and "
-               "16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
+        page.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12-, 13- "
+               "(semi-sorted) and 16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
         page.w()
         rows = [[r["fingerprint_bits"], g(r["load"]), "{:,}".format(r["inserted"]), g(r["measured_fpr"]),
                  g(r["formula_2b_over_2f"]), g(r["formula_at_load"]), g(r["ratio_to_2b_2f"])]
@@ -389,7 +421,7 @@ def figure(t5, out, stamp, caches, claims):
         ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
     axis_labels(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
     ax = axes[1]
-    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (16, "#8c564b")):
+    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (13, "#bcbd22"), (16, "#8c564b")):
         pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
                      for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
         if not pts:
@@ -405,6 +437,7 @@ def figure(t5, out, stamp, caches, claims):
 
 # the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
 DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
+                 "cuckoo13": ("cuckoo, 13-bit semi-sorted", "#bcbd22", "o"),
                  "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "vqf": ("vqf, 8-bit", "#e377c2", "D"),
                  "counting": ("counting", "#d62728", "s"), "counting512": ("counting512", "#1f77b4", "s")}
 
@@ -458,13 +491,25 @@ def why_crossover(ctx, c, m, holds):
     if m is None:
         txt = "cuckoo never needs fewer bits than classic at the measured targets"
     else:
-        txt = "here cuckoo (the width fl_params_for picks: 8, 12 or 16 bits) needs fewer bits than classic only at " \
-              "FPR <= %s (targets %s)" % (g(m), ", ".join(g(w) for w in sorted(wins, reverse=True)))
+        txt = "here cuckoo (the width fl_params_for picks: 8, 12, 13 (semi-sorted) or 16 bits) needs fewer bits " \
+              "than classic at targets %s, the loosest %s" % (", ".join(g(w) for w in sorted(wins, reverse=True)), g(m))
     full = _widths_at_full_load(ctx)
     if full:
         txt += "; at the library's sizing load the widths measure %s" % full
-    txt += ("; with any width the model (log2(1/e)+3)/0.955 crosses classic at %s, and %s with semi-sorted "
-            "buckets (Fan et al. 2014)") % (pct(ideal), pct(ideal2))
+    edge = ctx.facts.get("t5.crossover.widths")
+    if edge is not None:
+        at = [f for col, v, f, _ in DELETES if v == "cuckoo"
+              and ctx.facts.get("t5.%s.full.classic_edge" % col) is not None
+              and abs(ctx.facts["t5.%s.full.classic_edge" % col] - edge) <= 1e-12 * edge]
+        txt += ("; classic sized by fl_params_for takes as many bits per key b at FPR 2^(-b ln 2), so no width of "
+                "filterlab's beats it above %s (%s bits at their sizing load)") % (
+            pct(edge), " and ".join("%d" % f for f in at))
+    txt += "; with any width the model (log2(1/e)+3)/0.955 crosses classic at %s" % pct(ideal)
+    if ideal2:
+        # Fan et al.'s semi-sorted entry: f - 1 bits for f = log2(1/e) + 3 (e ~ 2b/2^f, b = 4)
+        f2 = math.log2(1 / ideal2) + 3
+        txt += (", and at %s with semi-sorted buckets (Fan et al. 2014), where fingerprints of %s bits are stored "
+                "semi-sorted in %s bits a slot") % (pct(ideal2), g(f2, 2), g(f2 - 1, 2))
     return txt
 
 
@@ -478,8 +523,9 @@ def why_cuckoo_formula(ctx, c, m, holds):
 
 
 def why_cuckoo_bound(ctx, c, m, holds):
-    others = ", ".join("f = %d: %s" % (f, g(ctx.facts["t5.cuckoo_full_ratio.f%d" % f]))
-                       for f in (8, 16) if "t5.cuckoo_full_ratio.f%d" % f in ctx.facts)
+    others = ", ".join("f = %d%s: %s" % (f, " (semi-sorted)" if f == SEMISORT_WIDTH else "",
+                                         g(ctx.facts["t5.cuckoo_full_ratio.f%d" % f]))
+                       for f in (8, SEMISORT_WIDTH, 16) if "t5.cuckoo_full_ratio.f%d" % f in ctx.facts)
     return ("measured FPR / (2b/2^f) = %s with 12-bit fingerprints (the seed's width) at load %s%s: the formula "
             "holds for a full table, scaled by the load") % (
         g(m), g(ctx.facts.get("t5.cuckoo_full_load")), (" (%s)" % others) if others else "")
@@ -487,8 +533,11 @@ def why_cuckoo_bound(ctx, c, m, holds):
 
 def why_summary_cuckoo(ctx, c, m, holds):
     f = ctx.facts.get("t5.cuckoo.0.001.width")
-    txt = "%s bits/key: at 0.1%% the fewest bytes take %s-bit fingerprints (measured %s)" % (
-        g(m), "?" if f is None else "%d" % f, pct(ctx.facts.get("t5.cuckoo.0.001.measured")))
+    load = ctx.facts.get("t5.cuckoo.0.001.load")
+    txt = "%s bits/key: at 0.1%% the fewest bytes take %s-bit fingerprints%s (measured %s%s)" % (
+        g(m), "?" if f is None else "%d" % f,
+        ", stored semi-sorted in 12 bits a slot" if f == SEMISORT_WIDTH else "",
+        pct(ctx.facts.get("t5.cuckoo.0.001.measured")), "" if load is None else ", load %s" % g(load, 3))
     b12, m12 = ctx.facts.get("t5.cuckoo12.full.bpk"), ctx.facts.get("t5.cuckoo12.full.measured")
     if b12 is not None:
         txt += "; 12-bit fingerprints (the seed's width) measure %s at %s bits/key (load %s)" % (
@@ -499,7 +548,12 @@ def why_summary_cuckoo(ctx, c, m, holds):
                 g(ctx.facts.get("t5.cuckoo12.0.001.load")), g(b), pct(ctx.facts.get("t5.cuckoo12.0.001.measured")))
     if "t5.cuckoo8.0.001.bpk" not in ctx.facts:
         txt += "; 8-bit ones cannot reach 0.1% above load 0.5"
-    return txt + "; 12-bit fingerprints at 95.5%% load would need %s bits/key (Fan et al. 2014)" % g(12 / 0.955)
+    model = ctx.facts.get("t5.cuckoo.0.001.model_bpk")
+    if model is not None:
+        txt += ("; the semi-sorted model (Fan et al. 2014: log2(1/e) + 2 bits an entry at load 0.955) gives %s "
+                "bits/key, and %d-bit fingerprints semi-sorted in 12 bits a slot would take %s bits/key at that load "
+                "(filterlab sizes cuckoo to load 0.94 at most)") % (g(model), SEMISORT_WIDTH, g(12 / 0.955))
+    return txt
 
 
 EXPLAIN = {
