@@ -3,7 +3,7 @@
 fastfilter_cpp's benchmarks/bulk-insert-and-query prints a row per filter: the filter's name,
 then ns per key to add all keys, to remove them, to find keys of which 0, 25, 50, 75 and 100%
 were added, and for a mixed stream, then the FPR in percent and the bits per item (FF_COLS;
-later columns ignored). scripts/bench-vqf-against and bench-cuckoo12-against read it with
+later columns ignored). scripts/bench-vqf-against and bench-cuckoo-against read it with
 ff_rows and run every benchmark through run_logged.
 """
 import os
