@@ -171,7 +171,9 @@ static inline uint64_t fl_cuckoo13_has(uint64_t x, uint32_t fp, const uint32_t *
  * exactly where a slot matches; (x - 0x..0101) & ~x & 0x..8080 is nonzero iff some lane of x
  * is zero (Mycroft's test, "Bit Twiddling Hacks", haszero; exact for any lane width: below
  * the lowest zero lane no lane borrows). Empty slots are 0 and fp >= 1, so they never match.
- * Buckets are little-endian; filterlab only builds for little-endian hosts. */
+ * Buckets are little-endian; filterlab only builds for little-endian hosts. For fp_bits 8, 12
+ * or 16 only: a 13-bit bucket needs its table (fl_cuckoo13_has), and would be read here as a
+ * 16-bit one. */
 static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
                                             uint32_t fp) {
     if (fp_bits == 8) {
@@ -204,7 +206,8 @@ static inline int fl_cuckoo_stash_match(const fl_stash_entry *stash, uint32_t co
 
 /* Both buckets of a key at once: one compare of 8 (or 16) slots. 12-bit slots have no
  * vector lane of their width: a byte shuffle widens them where SSSE3 is compiled in, two
- * 64-bit SWAR tests elsewhere. */
+ * 64-bit SWAR tests elsewhere. fp_bits 8, 12 or 16, as fl_cuckoo_bucket_has (the handle's
+ * lookup below tests 13-bit buckets with fl_cuckoo13_has). */
 static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uint32_t i1,
                                          uint32_t i2, uint32_t fp) {
     const uint8_t *d = (const uint8_t *)data;

@@ -274,14 +274,15 @@ static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32
  * branch per slot (tests/test_cuckoo.c compares it with that scan). */
 static inline int fl_cuckoo_take_first(void *data, uint32_t fp_bits, uint32_t b, uint32_t fp) {
     if (fp_bits == 13) { /* any copy: the bucket's bytes depend only on what it holds */
-        if (!fl_cuckoo13_bucket_has(data, b, fp)) return 0;
         uint32_t v[4];
         fl_cuckoo13_decode(data, b, v);
-        int s = 0;
-        while (v[s] != fp) s++;
-        v[s] = 0;
-        fl_cuckoo13_encode(data, b, v);
-        return 1;
+        for (int s = 0; s < 4; s++)
+            if (v[s] == fp) {
+                v[s] = 0;
+                fl_cuckoo13_encode(data, b, v);
+                return 1;
+            }
+        return 0;
     }
     uint64_t hit = fl_cuckoo_bucket_has(data, fp_bits, b, fp);
     if (!hit) return 0;
