@@ -48,9 +48,15 @@ static fl_status new_filter(const cf_chain *c, uint32_t i, fl_filter **out) {
     return fl_create(&fc, out);
 }
 
+int cf_fp_bits_ok(int64_t bits) {
+    fl_variant_info cuckoo;
+    return bits >= 0 && bits < 64 && fl_variant_describe(FL_CUCKOO, &cuckoo) == FL_OK &&
+           (cuckoo.k_set >> bits & 1);
+}
+
 static fl_status check_config(const cf_config *cfg) {
     if (cfg->capacity == 0) return FL_ERR_BAD_N;
-    if (cfg->fp_bits != 8 && cfg->fp_bits != 12 && cfg->fp_bits != 16) return FL_ERR_BAD_K;
+    if (!cf_fp_bits_ok(cfg->fp_bits)) return FL_ERR_BAD_K;
     if (cfg->bucket_size == 0 || cfg->max_iterations == 0 ||
         cfg->expansion > CF_EXPANSION_MAX)
         return FL_ERR_INVALID_ARG;

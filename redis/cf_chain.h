@@ -35,7 +35,9 @@
  * filter takes fewer bytes at a lower FPR at every capacity measured from 1,000 items
  * (scripts/bench-redis --cf-memory; not half-way nor at 100 items: README's CF row). 8 bits
  * would be twice RedisBloom's FPR (2.9%), 16 more bytes than its two tables at 1,000 or 1M
- * items. A chain keeps the width it was created (or saved) with. */
+ * items. 13 bits (semi-sorted buckets, Fan et al. 2014) fill the same 6-byte buckets at
+ * about half 12's FPR, but every lookup and update decodes its buckets through a table: an
+ * opt-in, not the default. A chain keeps the width it was created (or saved) with. */
 #define CF_FP_BITS_DEFAULT 12u
 #define CF_FILTERS_MAX 64u
 #define CF_EXPANSION_MAX 32768u      /* RedisBloom's bound */
@@ -68,7 +70,12 @@ typedef struct cf_chain {
     fl_filter **f;
 } cf_chain;
 
-/* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not 8, 12 or 16), FL_ERR_INVALID_ARG (bucket
+/* Whether the chain takes fingerprints of this many bits: the widths the library's cuckoo
+ * filter takes (its variant info's k_set: 8, 12, 13 or 16), so a width the library gains
+ * reaches FPBITS without a change here. */
+int cf_fp_bits_ok(int64_t bits);
+
+/* FL_ERR_BAD_N (capacity 0), FL_ERR_BAD_K (fp_bits not cf_fp_bits_ok), FL_ERR_INVALID_ARG (bucket
  * size or iterations 0, expansion above CF_EXPANSION_MAX), FL_ERR_TOO_LARGE (a filter above
  * CF_FILTER_BYTES_MAX, or the chain above max_bytes; growth stops there with the same
  * error), NO_MEMORY. */

@@ -1,12 +1,26 @@
 /* CF.RESERVE / CF.INSERT options (cf_options.h). RedisBloom's texts for its refusals. */
 #include "cf_options.h"
 
+#include <stdio.h>
+
 #include "inplace.h"
 
 const cf_options CF_DEFAULTS = {{CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAULT,
                                  CF_MAX_ITERATIONS_DEFAULT, CF_EXPANSION_DEFAULT,
                                  CF_FP_BITS_DEFAULT},
                                 0};
+
+/* "ERR FPBITS: value must be 8, 12, 13 or 16": the widths cf_fp_bits_ok takes, as the
+ * library words them (fl_variant_k_text), written once (commands run on one thread). */
+static const char *fp_bits_refusal(void) {
+    static char text[96];
+    if (!text[0]) {
+        char widths[64];
+        if (fl_variant_k_text(FL_CUCKOO, widths, sizeof widths) != FL_OK) return "ERR FPBITS";
+        snprintf(text, sizeof text, "ERR FPBITS: value must be %s", widths);
+    }
+    return text;
+}
 
 int cf_parse_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, cf_options *o) {
     *o = CF_DEFAULTS;
@@ -35,8 +49,7 @@ int cf_parse_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, cf
                 why = "ERR EXPANSION: value must be an integer between 0 and 32768, inclusive.";
             else cfg->expansion = (uint32_t)x, expansion_given = 1;
         } else if (flr_arg_is(argv[i], "FPBITS")) {
-            if (!num || (x != 8 && x != 12 && x != 16))
-                why = "ERR FPBITS: value must be 8, 12 or 16";
+            if (!num || !cf_fp_bits_ok(x)) why = fp_bits_refusal();
             else cfg->fp_bits = (uint32_t)x, fp_bits_given = 1;
         } else if ((growth = flr_growth_option(ctx, argv, argc, &i, &o->inplace)) != 0) {
             if (growth < 0) return 0; /* replied */

@@ -224,9 +224,13 @@ static int seed_chunks(const char *dir, const char *name, uint8_t kind, const ui
 
 static int write_seeds(const char *dir) {
     int bad = 0;
-    /* A CF chain of three small filters, raw and in chunks; and one of 12-bit fingerprints
-     * (6-byte buckets, the module's default width), raw. */
-    for (uint32_t fp = 8; fp <= 12; fp += 4) {
+    /* A CF chain of three small filters, raw and in chunks; one of 12-bit fingerprints
+     * (6-byte buckets, the module's default width) and one of 13-bit ones (semi-sorted: a
+     * rank the loader must check in every bucket), raw. */
+    static const uint32_t widths[] = {8, 12, 13};
+    static const char *const names[] = {"cf_raw", "cf12_raw", "cf13_raw"};
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        const uint32_t fp = widths[w];
         cf_config cfg = {8, 2, 20, 1, fp};
         cf_chain *c = NULL;
         if (cf_chain_create(&cfg, &c) != FL_OK) return 1;
@@ -238,7 +242,7 @@ static int write_seeds(const char *dir) {
         uint8_t *blob = malloc(1 + len);
         blob[0] = 2;
         cf_chain_save(c, blob + 1, len, &len);
-        bad |= fuzz_write_seed(dir, fp == 8 ? "cf_raw" : "cf12_raw", blob, 1 + len);
+        bad |= fuzz_write_seed(dir, names[w], blob, 1 + len);
         if (fp == 8) bad |= seed_chunks(dir, "cf_chunks", 1, blob + 1, len, 64);
         cf_chain_free(c);
         free(blob);

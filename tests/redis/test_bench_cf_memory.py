@@ -2,8 +2,9 @@
 """scripts/bench-redis --cf-memory's plumbing, with a tiny grid (not a measurement): the
 module passed as both sides, so the other side's `CF.RESERVE key N` is filterlab's default
 width, and the verdicts can be known in advance: FPBITS 12 is that default (the same bytes,
-the same items, hence the same false positives: it meets the goal at every row), FPBITS 16
-takes more bytes (over on memory), FPBITS 8 fewer bytes at a higher FPR (over on FPR).
+the same items, hence the same false positives: it meets the goal at every row), FPBITS 13
+the same bytes at fewer false positives, FPBITS 16 more bytes (over on memory), FPBITS 8
+fewer bytes at a higher FPR (over on FPR).
 
     tests/redis/test_bench_cf_memory.py BUILD_DIR MODULE.so
 
@@ -44,7 +45,7 @@ def main():
               [(1000, 0.5, 500), (1000, 1.0, 1000), (1500, 0.5, 750), (1500, 1.0, 1500)],
               f"one row per capacity and fill: {[(r['capacity'], r['fill']) for r in rows]}")
         check(d["default_fp_bits"] == 12 and d["probes"] == 20_000 and
-              d["fp_bits"] == [8, 12, 16], f"the record's head: {d['default_fp_bits']}")
+              d["fp_bits"] == [8, 12, 13, 16], f"the record's head: {d['default_fp_bits']}")
         for r in rows:
             o, m = r["other"], r["filterlab"]
             check(o["filters"] == 1 and o["bytes"] > 0 and o["refused"] == 0 and
@@ -53,6 +54,9 @@ def main():
                       0 < m[w]["predicted_fpr"] < 0.05 for w in m), f"each width: {m}")
             check(m["12"]["bytes"] == o["bytes"] and m["12"]["fpr"] == o["fpr"] and
                   m["12"]["meets_both"], f"FPBITS 12 is the other side's twin: {m['12']}, {o}")
+            check(m["13"]["bytes"] == o["bytes"] and m["13"]["fpr"] < o["fpr"] and
+                  m["13"]["meets_both"], f"FPBITS 13: the same bytes, fewer false positives: "
+                  f"{m['13']}, {o}")
             check(m["16"]["bytes_ratio"] > 1 and not m["16"]["meets_both"],
                   f"FPBITS 16 is over on memory: {m['16']}")
             check(m["8"]["bytes_ratio"] < 1 and m["8"]["fpr_ratio"] > 1 and

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The CF fingerprint width: the module's default (12 bits) and its trade against RedisBloom
-2.4's default table, FPBITS 8|12|16 at CF.RESERVE and bad values refused, a 12-bit chain
-through every path (growth, CF.COUNT, CF.DEL, SCANDUMP/LOADCHUNK, RDB), and values saved
-with 16-bit filters (the default before) loading and growing at 16 bits.
+2.4's default table, FPBITS 8|12|13|16 at CF.RESERVE and bad values refused, 12-bit and
+13-bit (semi-sorted) chains through every path (growth, CF.COUNT, CF.DEL, SCANDUMP/LOADCHUNK,
+RDB), and values saved with 16-bit filters (the default before) loading and growing at 16
+bits.
 
     python3 tests/redis/test_cf_width.py build/redis/filterlab_redis.so
 
@@ -24,7 +25,8 @@ from replies import error_of, pairs  # noqa: E402
 
 MODULE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/redis/filterlab_redis.so")
 DEADLINE = Deadline(240)
-BUCKET_BYTES = {8: 4, 12: 6, 16: 8}  # 4 slots of the width
+BUCKET_BYTES = {8: 4, 12: 6, 13: 6, 16: 8}  # 4 slots of the width (13: 12 bits of sorted
+                                            # nibbles and 4 x 9 low bits)
 LOAD = 0.94                          # the library's sizing load for cuckoo filters
 
 
@@ -88,9 +90,10 @@ def test_default(r):
 
 
 def test_fpbits(r):
-    """FPBITS 8, 12, 16: buckets of 4, 6, 8 bytes; anything else refused with a clear error,
-    creating nothing and leaving an existing key as it was."""
-    for bits in (8, 12, 16):
+    """FPBITS 8, 12, 13, 16: buckets of 4, 6, 6, 8 bytes; anything else refused with a clear
+    error, creating nothing and leaving an existing key as it was. Filled to the capacity,
+    13 bits answer about half the false positives of 12 in the same bytes."""
+    for bits in (8, 12, 13, 16):
         check(error_of(r, "CF.RESERVE", f"w{bits}", 4096, "FPBITS", bits) is None,
               f"FPBITS {bits} accepted")
         d = {**info(r, "CF.INFO", f"w{bits}"), **info(r, "FILTERLAB.INFO", f"w{bits}")}
@@ -100,16 +103,32 @@ def test_fpbits(r):
               f"FPBITS {bits}: the width, its bucket bytes, CF.INFO's 8 fields: {d}")
     r.execute_command("CF.ADD", "kept", "a")
     before = r.dump("kept")
-    for bad in (0, 1, 7, 9, 10, 11, 13, 15, 17, 24, 32, 64, -12, "12.5", "x", "", "1e1",
-                2 ** 32 + 12, "012 "):
+    for bad in (0, 1, 7, 9, 10, 11, 14, 15, 17, 24, 32, 63, 64, -12, -13, "12.5", "x", "",
+                "1e1", 2 ** 32 + 12, 2 ** 32 + 13, 2 ** 64 + 13, "013 "):
         for key in ("new", "kept"):
             e = error_of(r, "CF.RESERVE", key, 1000, "FPBITS", bad)
-            check(e is not None and "FPBITS: value must be 8, 12 or 16" in e,
+            check(e is not None and "FPBITS: value must be 8, 12, 13 or 16" in e,
                   f"CF.RESERVE {key} FPBITS {bad!r} refused: {e}")
     e = error_of(r, "CF.RESERVE", "new", 1000, "FPBITS")
     check(e is not None and "wrong number" in e, f"FPBITS without a value: {e}")
     check(not r.exists("new") and r.dump("kept") == before and r.ping(),
           "refused FPBITS create nothing and change nothing")
+    # Filled to the capacity: the predicted FPR from the library (about 0.18% and 0.09%), and
+    # the false positives among 200,000 items never added (the keys are fixed, so the counts
+    # are too; expected about 370 and 180).
+    fp = {}
+    for bits in (12, 13):
+        check(all(x == 1 for x in insert(r, f"w{bits}", items("full", 4096))),
+              f"FPBITS {bits}: 4096 adds")
+        fp[bits] = sum(mexists(r, f"w{bits}", items("never", 200_000)))
+        d = {**info(r, "CF.INFO", f"w{bits}"), **info(r, "FILTERLAB.INFO", f"w{bits}")}
+        check(d["Number of filters"] == 1 and d["Payload bytes"] == buckets(4096) * 6,
+              f"FPBITS {bits}: 4096 items in one filter of 6-byte buckets: {d}")
+    pred = {b: float(info(r, "FILTERLAB.INFO", f"w{b}")["Predicted FPR"]) for b in (12, 13)}
+    check(0.4 < pred[13] / pred[12] < 0.6 and 0.0012 < pred[12] < 0.0025,
+          f"predicted FPR at 12 and 13 bits: {pred}")
+    check(fp[12] > 200 and 0 < fp[13] < 0.7 * fp[12],
+          f"false positives in 200,000 at 12 and 13 bits: {fp}")
 
 
 def check_same(r, a, b, keys, what):
@@ -138,52 +157,54 @@ def scandump_copy(r, key, to):
         n += 1
 
 
-def test_chain12(r):
-    """A 12-bit chain: every filter grown is 12-bit and sized capacity x expansion^i; adds,
-    counts, deletes; SCANDUMP/LOADCHUNK and RDB keep all of it."""
-    r.execute_command("CF.RESERVE", "c12", 100, "EXPANSION", 2, "FPBITS", 12)
+def test_chain(r, bits):
+    """A chain of 12- or 13-bit filters: every filter grown has the width and is sized
+    capacity x expansion^i; adds, counts, deletes; SCANDUMP/LOADCHUNK and RDB keep all of
+    it. (The 13-bit buckets are re-encoded by every add and delete.)"""
+    key = f"c{bits}"
+    r.execute_command("CF.RESERVE", key, 100, "EXPANSION", 2, "FPBITS", bits)
     keys = items("k", 2000)
-    check(all(x == 1 for x in insert(r, "c12", keys)), "2000 adds to a 12-bit chain of 100")
-    d = {**info(r, "CF.INFO", "c12"), **info(r, "FILTERLAB.INFO", "c12")}
+    check(all(x == 1 for x in insert(r, key, keys)), f"2000 adds to a {bits}-bit chain of 100")
+    d = {**info(r, "CF.INFO", key), **info(r, "FILTERLAB.INFO", key)}
     f = d["Number of filters"]
-    check(f >= 4 and d["Fingerprint bits"] == 12 and
-          d["Payload bytes"] == sum(buckets(100 * 2 ** i) * 6 for i in range(f)) and
+    check(f >= 4 and d["Fingerprint bits"] == bits and
+          d["Payload bytes"] == sum(buckets(100 * 2 ** i) * BUCKET_BYTES[bits] for i in range(f)) and
           d["Capacity"] == sum(100 * 2 ** i for i in range(f)),
-          f"the grown filters are 12-bit, each sized for 100 x 2^i items: {d}")
-    check(all(mexists(r, "c12", keys)), "no false negative in the 12-bit chain")
+          f"the grown filters are {bits}-bit, each sized for 100 x 2^i items: {d}")
+    check(all(mexists(r, key, keys)), f"no false negative in the {bits}-bit chain")
     # CF.COUNT: the copies of the fingerprint; a second copy counts 2, a delete takes one.
-    before = [r.execute_command("CF.COUNT", "c12", k) for k in keys[:50]]
+    before = [r.execute_command("CF.COUNT", key, k) for k in keys[:50]]
     check(all(c >= 1 for c in before), "CF.COUNT of every added item >= 1")
     for k in keys[:50]:
-        r.execute_command("CF.ADD", "c12", k)
-    check([r.execute_command("CF.COUNT", "c12", k) for k in keys[:50]] ==
+        r.execute_command("CF.ADD", key, k)
+    check([r.execute_command("CF.COUNT", key, k) for k in keys[:50]] ==
           [c + 1 for c in before], "a second copy adds 1 to CF.COUNT")
     for k in keys[:50]:
-        check(r.execute_command("CF.DEL", "c12", k) == 1, f"CF.DEL {k}")
-    check([r.execute_command("CF.COUNT", "c12", k) for k in keys[:50]] == before,
+        check(r.execute_command("CF.DEL", key, k) == 1, f"CF.DEL {k}")
+    check([r.execute_command("CF.COUNT", key, k) for k in keys[:50]] == before,
           "CF.DEL takes one copy")
     # A delete removes a matching fingerprint from the newest filter that has one, which in
     # a chain may be another item's (a false positive there: about 0.2% per filter at 12
-    # bits); deleting a tenth of the items may lose a few others, never many.
+    # bits, 0.1% at 13); deleting a tenth of the items may lose a few others, never many.
     for k in keys[1000:1200]:
-        check(r.execute_command("CF.DEL", "c12", k) == 1, f"CF.DEL {k}")
+        check(r.execute_command("CF.DEL", key, k) == 1, f"CF.DEL {k}")
     kept = keys[:1000] + keys[1200:]
-    lost = len(kept) - sum(mexists(r, "c12", kept))
+    lost = len(kept) - sum(mexists(r, key, kept))
     check(lost <= 10, f"deletes of 200 items left the other 1800 present ({lost} lost)")
-    check(info(r, "CF.INFO", "c12")["Number of items deleted"] == 250, "250 deletes counted")
+    check(info(r, "CF.INFO", key)["Number of items deleted"] == 250, "250 deletes counted")
     # The same chain through SCANDUMP/LOADCHUNK, DUMP/RESTORE and DEBUG RELOAD.
-    check(scandump_copy(r, "c12", "c12-chunks") >= 1, "CF.SCANDUMP of the 12-bit chain")
-    check_same(r, "c12", "c12-chunks", kept, "SCANDUMP/LOADCHUNK of a 12-bit chain")
-    r.restore("c12-dump", 0, r.dump("c12"))
-    check_same(r, "c12", "c12-dump", kept, "DUMP/RESTORE of a 12-bit chain")
-    r.restore("c12-before", 0, r.dump("c12"))
+    check(scandump_copy(r, key, f"{key}-chunks") >= 1, f"CF.SCANDUMP of the {bits}-bit chain")
+    check_same(r, key, f"{key}-chunks", kept, f"SCANDUMP/LOADCHUNK of a {bits}-bit chain")
+    r.restore(f"{key}-dump", 0, r.dump(key))
+    check_same(r, key, f"{key}-dump", kept, f"DUMP/RESTORE of a {bits}-bit chain")
+    r.restore(f"{key}-before", 0, r.dump(key))
     check(r.execute_command("DEBUG", "RELOAD") in (b"OK", True, "OK"), "DEBUG RELOAD")
-    check_same(r, "c12", "c12-before", kept, "RDB reload of a 12-bit chain")
+    check_same(r, key, f"{key}-before", kept, f"RDB reload of a {bits}-bit chain")
     more = items("more", 5000)
-    check(all(x == 1 for x in insert(r, "c12-chunks", more)) and
-          all(mexists(r, "c12-chunks", kept + more)) and
-          info(r, "FILTERLAB.INFO", "c12-chunks")["Fingerprint bits"] == 12,
-          "the loaded 12-bit chain grows at 12 bits and keeps every item")
+    check(all(x == 1 for x in insert(r, f"{key}-chunks", more)) and
+          all(mexists(r, f"{key}-chunks", kept + more)) and
+          info(r, "FILTERLAB.INFO", f"{key}-chunks")["Fingerprint bits"] == bits,
+          f"the loaded {bits}-bit chain grows at {bits} bits and keeps every item")
 
 
 def load_fixture_chunks(r, name, key):
@@ -236,7 +257,9 @@ def main():
         r = srv.client()
         print("redis-server", r.info("server")["redis_version"], "on port", srv.port)
         for name, fn in (("default", test_default), ("fpbits", test_fpbits),
-                         ("12-bit chain", test_chain12), ("saved 16-bit", test_saved_16bit)):
+                         ("12-bit chain", lambda r: test_chain(r, 12)),
+                         ("13-bit chain", lambda r: test_chain(r, 13)),
+                         ("saved 16-bit", test_saved_16bit)):
             DEADLINE.left()
             r.flushall()
             checks.run(name, fn, r)

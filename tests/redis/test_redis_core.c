@@ -226,9 +226,10 @@ static void test_cf_chain(void **state) {
     cf_chain *c = NULL;
     assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_BAD_N);
     bad.capacity = 10;
-    static const uint32_t bad_bits[] = {0, 4, 10, 24, 32};
+    static const uint32_t bad_bits[] = {0, 4, 10, 11, 14, 15, 17, 24, 32, 63, 64, 0xffffffffu};
     for (size_t i = 0; i < sizeof bad_bits / sizeof bad_bits[0]; i++) {
         bad.fp_bits = bad_bits[i];
+        assert_false(cf_fp_bits_ok(bad_bits[i]));
         assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_BAD_K);
     }
     bad.fp_bits = 8, bad.expansion = CF_EXPANSION_MAX + 1;
@@ -238,7 +239,10 @@ static void test_cf_chain(void **state) {
     enum { N = 20000 };
     uint64_t *h = malloc(N * sizeof *h);
     uint8_t *out = malloc(N);
-    for (uint32_t fp = 8; fp <= 16; fp += 4) { /* every width the chain takes: 8, 12, 16 */
+    static const uint32_t widths[] = {8, 12, 13, 16}; /* every width the chain takes */
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        const uint32_t fp = widths[w];
+        assert_true(cf_fp_bits_ok(fp));
         c = new_chain(1000, 2, fp);
         for (size_t i = 0; i < N; i++) h[i] = fl_hash_u64(i, 99);
         size_t added = 0;
