@@ -50,8 +50,8 @@ def build(ctx, d):
     # Fan et al. 2014 sec. 5.2 with semi-sorted buckets: what a cuckoo filter of any fingerprint
     # width needs for 1% (the published model the cuckoo memory claim is also judged on)
     ctx.fact("t2.cuckoo.model_bytes", n * ideal_cuckoo_bpk(0.01, 2.0) / 8, "scripts/repro/models.py (Fan et al. 2014)")
-    if f.get("t2.classic.miss_ns") and f.get("t2.cuckoo16.miss_ns"):
-        ctx.fact("t2.cuckoo.speedup", f["t2.classic.miss_ns"] / f["t2.cuckoo16.miss_ns"], src)
+    if f.get("t2.classic.miss_ns") and f.get("t2.cuckoo1pct.miss_ns"):
+        ctx.fact("t2.cuckoo.speedup", f["t2.classic.miss_ns"] / f["t2.cuckoo1pct.miss_ns"], src)
     py = (load_json(ctx.out, "py_claims.json") or {}).get("python_set")
     if py:
         ctx.fact("t2.python_set.bytes", py["bytes"], "data/py_claims.json")
@@ -65,8 +65,9 @@ def report(page, t2):
            "each structure is built from them, then answers %s lookups of never-inserted URLs (the "
            "crawler's common case; the false positives) and %s of inserted ones in a shuffled order, "
            "median of %d passes. Filters: 10 bits per URL (the seed's BITS_PER_URL), k = 7; cuckoo8 is "
-           "the smallest cuckoo filter (8-bit fingerprints, load 0.94); cuckoo16 has 16-bit "
-           "fingerprints at the same load. Single: `fl_contains_bytes` per URL; batch: hash 1024, "
+           "the smallest cuckoo filter (8-bit fingerprints, load 0.94); cuckoo1pct is the cuckoo filter "
+           "`fl_params_for` sizes for 1%% (its width in the row's description); cuckoo16 has 16-bit "
+           "fingerprints at load 0.94. Single: `fl_contains_bytes` per URL; batch: hash 1024, "
            "then `fl_contains_hashes`." % ("{:,}".format(t2["n"]), g(t2["mean_key_bytes"]),
                                            "{:,}".format(t2["lookups"]), "{:,}".format(t2["lookups"]), t2["reps"]))
     page.w()
@@ -97,7 +98,7 @@ def figure(t2, out, stamp, caches, claims):
     for r in t2["rows"]:
         if not r.get("memory_bytes") or r.get("miss_ns") is None:
             continue
-        c = COLORS.get(r["structure"].rstrip("0123456789") if r["structure"].startswith("cuckoo") else r["structure"], "0.2")
+        c = COLORS.get("cuckoo" if r["structure"].startswith("cuckoo") else r["structure"], "0.2")
         ax.scatter(r["memory_bytes"], r["miss_ns"], color=c, s=30, marker="o" if r["exact"] else "s")
         ax.annotate(r["structure"], (r["memory_bytes"], r["miss_ns"]), fontsize=7, xytext=(4, 3),
                     textcoords="offset points")
@@ -159,7 +160,7 @@ def why_cuckoo_memory(ctx, c, m, holds):
     f8 = ctx.facts.get("t2.cuckoo8.fpr")
     ideal = ideal_cuckoo_bpk(0.01) * ctx.table("t2").get("n", 0) / 8
     semi = ctx.facts.get("t2.cuckoo.model_bytes")
-    return ("to promise 1%% the library needs 16-bit fingerprints: %s MB; the %s MB filter with 8-bit "
+    return ("the cuckoo filter the library sizes for 1%%: %s MB; the %s MB filter with 8-bit "
             "fingerprints measures %s FPR; an ideal cuckoo filter (any fingerprint width, Fan et al. 2014 "
             "sec. 5.2) needs %s MB at 1%%, %s MB with semi-sorted buckets; classic %s MB") % (
         g(m / 1e6), g(c8 / 1e6) if c8 else "n/a", pct(f8), g(ideal / 1e6), g(semi / 1e6) if semi else "n/a",
@@ -170,10 +171,10 @@ def why_cuckoo_speedup(ctx, c, m, holds):
     t8 = ctx.table("t8")
     best = ctx.facts.get("t8.cuckoo_speedup_dram")
     return ("scalar classic against scalar cuckoo at %s (table 8): %sx; the best kernel against the best (%s) "
-            "there: %sx; one URL at a time with hashing (table 2): classic %s ns vs cuckoo (16-bit fingerprints, "
-            "the size 1%% needs) %s ns, %sx") % (
+            "there: %sx; one URL at a time with hashing (table 2): classic %s ns vs cuckoo (the filter the "
+            "library sizes for 1%%) %s ns, %sx") % (
         human_bytes(ctx.facts.get("t8.largest_bytes")), g(m), t8.get("kernel"), g(best),
-        g(ctx.facts.get("t2.classic.miss_ns")), g(ctx.facts.get("t2.cuckoo16.miss_ns")),
+        g(ctx.facts.get("t2.classic.miss_ns")), g(ctx.facts.get("t2.cuckoo1pct.miss_ns")),
         g(ctx.facts.get("t2.cuckoo.speedup")))
 
 
@@ -211,7 +212,7 @@ EXPLAIN = {
     "t2.python_set": why_python_set,
     "t2.cuckoo.memory": why_cuckoo_memory,
     "t2.cuckoo.misses": why_cuckoo_misses,
-    "t2.cuckoo.lookup": _lookup("cuckoo16"),
+    "t2.cuckoo.lookup": _lookup("cuckoo1pct"),
     "t2.cuckoo.bloom_lookup": _lookup(
         "classic", "; the seed's Final Benchmark gives the same Bloom filter 375 ns (naive) or 45 ns (blocked)"),
     "t2.cuckoo.speedup": why_cuckoo_speedup,
