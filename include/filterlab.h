@@ -44,7 +44,7 @@ typedef enum fl_variant {
     FL_BLOCK512 = 2, /* one 64-byte cache line per key, k bits inside it (Putze et al. 2007) */
     FL_SPLIT256 = 3, /* Apache Parquet split block Bloom filter: 32-byte blocks, 8 bits */
     FL_REG64 = 4,    /* register-blocked: one 64-bit word per key, k bits inside it */
-    FL_CUCKOO = 5,   /* cuckoo filter, 4-slot buckets, 8-, 12-, 13- or 16-bit fingerprints */
+    FL_CUCKOO = 5,   /* cuckoo filter, 4-slot buckets, 8-, 11-, 12-, 13- or 16-bit fingerprints */
     FL_COUNTING = 6, /* counting Bloom, k 4-bit counters anywhere (Fan et al. 2000) */
     FL_COUNTING512 = 7, /* counting Bloom, k of the 128 4-bit counters of one 64-byte line */
 } fl_variant;
@@ -82,7 +82,7 @@ typedef struct fl_variant_info {
     const char *k_name;       /* what k counts: "bits per key", "fingerprint bits" */
     uint32_t k_min, k_max;    /* the least and the greatest accepted k */
     uint64_t k_set;           /* accepted k: bit k set (all k < 64), k_min..k_max with gaps
-                                 where a variant has them (cuckoo: 8, 12, 13, 16) */
+                                 where a variant has them (cuckoo: 8, 11, 12, 13, 16) */
     uint32_t k_default;       /* k for an explicit size when nothing else decides */
     uint64_t units_max;       /* most units (every variant: 2^32 - 1) */
     uint32_t unit_slots;      /* tables of slots (cuckoo): keys one unit holds; 0: a bit array */
@@ -99,8 +99,8 @@ typedef struct fl_variant_info {
 fl_status fl_variant_describe(fl_variant v, fl_variant_info *out);
 /* Payload bytes of one unit of `v` with this k (0 if the pair is invalid). */
 size_t fl_variant_unit_bytes(fl_variant v, uint32_t k);
-/* The valid k of `v` in words, for an error message: "1 to 32" for a range, "8, 12, 13 or 16" for
- * a few values. Writes at most cap bytes, NUL-terminated (cut short if cap is too small);
+/* The valid k of `v` in words, for an error message: "1 to 32" for a range, "8, 11, 12, 13
+ * or 16" for a few values. Writes at most cap bytes, NUL-terminated (cut short if cap is too small);
  * FL_ERR_INVALID_ARG for an unknown variant, a NULL buf or cap 0. */
 fl_status fl_variant_k_text(fl_variant v, char *buf, size_t cap);
 
@@ -112,7 +112,8 @@ fl_status fl_variant_k_text(fl_variant v, char *buf, size_t cap);
  * 2^32 because every variant maps a hash to a unit with Lemire's multiply-shift range
  * reduction on 32 bits ((h32 * units) >> 32), as the Parquet specification does.
  * "k" is bits per key for the Bloom variants (split256: always 8) and fingerprint bits
- * (8, 12, 13 or 16: buckets of 4, 6, 6 or 8 bytes; 13 in semi-sorted buckets) for cuckoo.
+ * (8, 11, 12, 13 or 16: buckets of 4, 5, 6, 6 or 8 bytes; 11 and 13 in semi-sorted buckets)
+ * for cuckoo.
  * ------------------------------------------------------------------------------------- */
 typedef struct fl_geometry {
     fl_variant variant;
@@ -133,7 +134,7 @@ typedef struct fl_params {
  *   Broder-Mitzenmacher 2004); rounding k can leave the prediction a hair above fpr.
  * block512/reg64/split256: the fewest units whose prediction under the blocked model of
  *   Putze, Sanders, Singler (2007) is <= fpr, searched over the unit count and k.
- * cuckoo: fingerprint bits 8, 12, 13 or 16 and a load in [0.5, 0.94] (Fan et al. 2014),
+ * cuckoo: fingerprint bits 8, 11, 12, 13 or 16 and a load in [0.5, 0.94] (Fan et al. 2014),
  *   whichever meets fpr in the fewest bytes; below ~6e-5 it is unreachable (FL_ERR_BAD_FPR).
  * Errors: FL_ERR_INVALID_ARG (unknown variant, NULL out), FL_ERR_BAD_N (n = 0),
  * FL_ERR_BAD_FPR, FL_ERR_TOO_LARGE (2^32 units or more). */

@@ -138,32 +138,50 @@ static inline uint64_t fl_cuckoo12_has(uint64_t x, uint32_t fp) {
     return (x - FL_CUCKOO12_LO) & ~x & FL_CUCKOO12_HI;
 }
 
-/* 13-bit fingerprints in semi-sorted buckets (Fan, Andersen, Kaminsky, Mitzenmacher 2014,
- * section 5.2): the 4 slots of a bucket are kept in ascending order, so their top 4 bits form
- * a non-decreasing 4-tuple of nibbles, one of C(19, 4) = 3876 multisets, stored as its rank
- * in 12 bits where 4 x 4 bits would take 16. A bucket is 6 bytes, as a 12-bit one: the 48-bit
- * little-endian word at byte 6b holds the rank in bits 0..11 and slot s's low 9 bits in bits
- * 12 + 9s .. 20 + 9s; slot s's fingerprint is (nibble s << 9) | low bits s, 0 for an empty
- * slot (empty slots sort first; an all-zero bucket is empty). The rank of n0 <= n1 <= n2 <=
- * n3 is the combinatorial number system's rank of the strictly increasing n0 < n1 + 1 <
- * n2 + 2 < n3 + 3: n0 + C(n1 + 1, 2) + C(n2 + 2, 3) + C(n3 + 3, 4) (kernels/probe.h encodes
- * it). Lookups decode with a table of 4096 words (the library's, fl_cuckoo_lookup.tuples):
- * entry r holds the tuple of rank r spread to 9-bit lanes, nibble s at bits 9s..9s+3, and 0
- * for the ranks 3876..4095 no bucket holds (a loaded file with one is refused), so any 12 bits
- * index it safely. With the low bits in the same 9-bit lanes, a slot equals fp exactly where
- * the lane of (low bits ^ fp's low 9 bits) | (nibble ^ fp's nibble) is zero: one zero-lane
- * test of 4 lanes, as fl_cuckoo12_has's. */
-#define FL_CUCKOO13_LO 0x008040201ull /* 1 in every 9-bit lane */
-#define FL_CUCKOO13_HI 0x804020100ull /* the top bit of every 9-bit lane */
-#define FL_CUCKOO13_RANKS 3876u       /* C(19, 4): the nibble tuples a bucket can hold */
+/* 11- and 13-bit fingerprints in semi-sorted buckets (Fan, Andersen, Kaminsky, Mitzenmacher
+ * 2014, section 5.2): the 4 slots of a bucket are kept in ascending order, so their top 4 bits
+ * form a non-decreasing 4-tuple of nibbles, one of C(19, 4) = 3876 multisets, stored as its
+ * rank in 12 bits where 4 x 4 bits would take 16. With L = fp_bits - 4 low bits a slot, a
+ * bucket is 12 + 4L bits: 5 bytes for 11-bit fingerprints (L = 7), 6 for 13-bit ones (L = 9,
+ * the 12-bit filter's bytes). The little-endian word at byte (fp_bits - 1) / 2 * b holds the
+ * rank in bits 0..11 and slot s's low L bits in bits 12 + Ls .. 11 + L(s + 1); slot s's
+ * fingerprint is (nibble s << L) | low bits s, 0 for an empty slot (empty slots sort first; an
+ * all-zero bucket is empty). The rank of n0 <= n1 <= n2 <= n3 is the combinatorial number
+ * system's rank of the strictly increasing n0 < n1 + 1 < n2 + 2 < n3 + 3: n0 + C(n1 + 1, 2) +
+ * C(n2 + 2, 3) + C(n3 + 3, 4) (kernels/probe.h encodes it). Lookups decode with a table of
+ * 4096 words per width (the library's, fl_cuckoo_lookup.tuples): entry r holds the tuple of
+ * rank r spread to L-bit lanes, nibble s at bits Ls..Ls+3, and 0 for the ranks 3876..4095 no
+ * bucket holds (a loaded file with one is refused), so any 12 bits index it safely. With the
+ * low bits in the same L-bit lanes, a slot equals fp exactly where the lane of (low bits ^ fp's
+ * low L bits) | (nibble ^ fp's nibble) is zero: one zero-lane test of 4 lanes, as
+ * fl_cuckoo12_has's. The word is read with one 8-byte load; the bytes past the bucket land
+ * above the 4 lanes, where a borrow never reaches down and HI does not look. */
+#define FL_CUCKOO_SS_LO(low) (1ull | 1ull << (low) | 1ull << 2 * (low) | 1ull << 3 * (low))
+#define FL_CUCKOO_SS_HI(low) (FL_CUCKOO_SS_LO(low) << ((low) - 1)) /* each lane's top bit */
+#define FL_CUCKOO_SS_RANKS 3876u /* C(19, 4): the nibble tuples a bucket can hold */
 
-/* Nonzero iff a slot of the semi-sorted bucket word x (bits 0..47, as fl_cuckoo12_word reads
- * it) holds fp (1..8191). Bits 48..63 land above the 4 lanes, where a borrow never reaches
- * down and HI does not look. */
-static inline uint64_t fl_cuckoo13_has(uint64_t x, uint32_t fp, const uint32_t *tuples) {
-    uint64_t y = ((x >> 12) ^ ((uint64_t)(fp & 0x1ffu) * FL_CUCKOO13_LO)) |
-                 (tuples[x & 0xfffu] ^ ((uint64_t)(fp >> 9) * FL_CUCKOO13_LO));
-    return (y - FL_CUCKOO13_LO) & ~y & FL_CUCKOO13_HI;
+/* Whether fp_bits is a semi-sorted width (11 or 13). */
+static inline int fl_cuckoo_semisorted(uint32_t fp_bits) {
+    return fp_bits == 11 || fp_bits == 13;
+}
+
+/* Semi-sorted bucket b of an fp_bits filter in the low 12 + 4(fp_bits - 4) bits: an 8-byte
+ * load at byte (fp_bits - 1) / 2 * b (5b or 6b; see FL_PAYLOAD_SLACK). */
+static inline uint64_t fl_cuckoo_ss_word(const void *data, uint32_t fp_bits, uint32_t b) {
+    uint64_t x;
+    memcpy(&x, (const uint8_t *)data + (fp_bits - 1) / 2 * (size_t)b, 8);
+    return x;
+}
+
+/* Nonzero iff a slot of the semi-sorted bucket word x holds fp (1..2^fp_bits - 1), fp_bits
+ * 11 or 13, `tuples` that width's table. */
+static inline uint64_t fl_cuckoo_ss_has(uint64_t x, uint32_t fp, uint32_t fp_bits,
+                                        const uint32_t *tuples) {
+    const uint32_t low = fp_bits - 4;
+    const uint64_t lo = FL_CUCKOO_SS_LO(low);
+    uint64_t y = ((x >> 12) ^ ((uint64_t)(fp & ((1u << low) - 1u)) * lo)) |
+                 (tuples[x & 0xfffu] ^ ((uint64_t)(fp >> low) * lo));
+    return (y - lo) & ~y & FL_CUCKOO_SS_HI(low);
 }
 
 /* Whether any slot of bucket b equals fp, without a branch per slot (a lookup that misses
@@ -172,8 +190,8 @@ static inline uint64_t fl_cuckoo13_has(uint64_t x, uint32_t fp, const uint32_t *
  * is zero (Mycroft's test, "Bit Twiddling Hacks", haszero; exact for any lane width: below
  * the lowest zero lane no lane borrows). Empty slots are 0 and fp >= 1, so they never match.
  * Buckets are little-endian; filterlab only builds for little-endian hosts. For fp_bits 8, 12
- * or 16 only: a 13-bit bucket needs its table (fl_cuckoo13_has), and would be read here as a
- * 16-bit one. */
+ * or 16 only: a semi-sorted bucket needs its table (fl_cuckoo_ss_has), and would be read here
+ * as a 16-bit one. */
 static inline uint64_t fl_cuckoo_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
                                             uint32_t fp) {
     if (fp_bits == 8) {
@@ -207,7 +225,7 @@ static inline int fl_cuckoo_stash_match(const fl_stash_entry *stash, uint32_t co
 /* Both buckets of a key at once: one compare of 8 (or 16) slots. 12-bit slots have no
  * vector lane of their width: a byte shuffle widens them where SSSE3 is compiled in, two
  * 64-bit SWAR tests elsewhere. fp_bits 8, 12 or 16, as fl_cuckoo_bucket_has (the handle's
- * lookup below tests 13-bit buckets with fl_cuckoo13_has). */
+ * lookup below tests semi-sorted buckets with fl_cuckoo_ss_has). */
 static inline int fl_cuckoo_buckets_have(const void *data, uint32_t fp_bits, uint32_t i1,
                                          uint32_t i2, uint32_t fp) {
     const uint8_t *d = (const uint8_t *)data;
@@ -359,9 +377,10 @@ typedef struct fl_split256_lookup {
 typedef struct fl_cuckoo_lookup {
     const void *buckets;         /* 4-slot buckets, read live */
     uint32_t units;              /* number of buckets */
-    uint32_t fp_bits;            /* 8, 12, 13 (semi-sorted) or 16 */
+    uint32_t fp_bits;            /* 8, 11 or 13 (semi-sorted), 12 or 16 */
     uint32_t fp_range;           /* 2^fp_bits - 1: fingerprints are 1..fp_range */
-    const uint32_t *tuples;      /* 13-bit buckets' decoding table (see fl_cuckoo13_has) */
+    const uint32_t *tuples;      /* semi-sorted buckets' decoding table of this width (see
+                                    fl_cuckoo_ss_has); NULL for the other widths */
     uint64_t seed_mix;
     const fl_stash_entry *stash; /* the filter's victim stash and its live entry count */
     const uint32_t *stash_count;
@@ -432,10 +451,12 @@ static inline int fl_cuckoo_lookup_hash(const fl_cuckoo_lookup *l, uint64_t hash
     uint32_t fp = fl_cuckoo_fp_in(hash, l->fp_range);
     uint32_t i1 = fl_cuckoo_bucket(hash, l->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, l->units);
-    /* fp_bits never changes for a handle: a predicted branch. */
-    int hit = l->fp_bits == 13
-                  ? (fl_cuckoo13_has(fl_cuckoo12_word(l->buckets, i1), fp, l->tuples) |
-                     fl_cuckoo13_has(fl_cuckoo12_word(l->buckets, i2), fp, l->tuples)) != 0
+    /* tuples never changes for a handle: a predicted branch. */
+    int hit = l->tuples
+                  ? (fl_cuckoo_ss_has(fl_cuckoo_ss_word(l->buckets, l->fp_bits, i1), fp,
+                                      l->fp_bits, l->tuples) |
+                     fl_cuckoo_ss_has(fl_cuckoo_ss_word(l->buckets, l->fp_bits, i2), fp,
+                                      l->fp_bits, l->tuples)) != 0
                   : fl_cuckoo_buckets_have(l->buckets, l->fp_bits, i1, i2, fp);
     uint32_t stashed = *l->stash_count; /* almost always 0: a predictable branch */
     if (FL_LOOKUP_UNLIKELY(stashed)) return fl_cuckoo_lookup_rest(l, hash, hit, stashed, i1, i2, fp);

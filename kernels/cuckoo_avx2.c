@@ -48,15 +48,16 @@ FL_INLINE __m256i cuckoo12_has(__m256i w, __m256i r) {
     return _mm256_and_si256(_mm256_andnot_si256(x, _mm256_sub_epi64(x, lo)), hi);
 }
 
-/* Per 64-bit lane, nonzero iff a slot of semi-sorted bucket word w holds the lane's
- * fingerprint, whose low 9 bits (rlo) and nibble (rnib) are copied into all 4 9-bit lanes:
- * filterlab_inline.h's fl_cuckoo13_has, 4 keys at a time, the table's words gathered. */
-FL_INLINE __m256i cuckoo13_has(__m256i w, __m256i rlo, __m256i rnib) {
-    const __m256i lo = _mm256_set1_epi64x((long long)FL_CUCKOO13_LO);
-    const __m256i hi = _mm256_set1_epi64x((long long)FL_CUCKOO13_HI);
+/* Per 64-bit lane, nonzero iff a slot of semi-sorted bucket word w (fingerprints of `bits`
+ * bits, 11 or 13) holds the lane's fingerprint, whose low bits (rlo) and nibble (rnib) are
+ * copied into all 4 lanes of bits - 4 bits: filterlab_inline.h's fl_cuckoo_ss_has, 4 keys at
+ * a time, the table's words gathered. */
+FL_INLINE __m256i cuckoo_ss_has(__m256i w, __m256i rlo, __m256i rnib, const int bits) {
+    const __m256i lo = _mm256_set1_epi64x((long long)FL_CUCKOO_SS_LO(bits - 4));
+    const __m256i hi = _mm256_set1_epi64x((long long)FL_CUCKOO_SS_HI(bits - 4));
     __m256i rank = _mm256_and_si256(w, _mm256_set1_epi64x(0xfff));
-    __m256i t = _mm256_cvtepu32_epi64(
-        _mm256_i64gather_epi32((const int *)(const void *)fl_cuckoo13_tuples, rank, 4));
+    __m256i t = _mm256_cvtepu32_epi64(_mm256_i64gather_epi32(
+        (const int *)(const void *)fl_cuckoo_ss_table((uint32_t)bits), rank, 4));
     __m256i y = _mm256_or_si256(_mm256_xor_si256(_mm256_srli_epi64(w, 12), rlo),
                                 _mm256_xor_si256(t, rnib));
     return _mm256_and_si256(_mm256_andnot_si256(y, _mm256_sub_epi64(y, lo)), hi);
@@ -67,19 +68,26 @@ FL_INLINE unsigned cuckoo_probe4(const uint8_t *base, __m256i h, __m256i units, 
                                  const int bits) {
     __m256i fp, i1, i2;
     cuckoo_index(h, units, fpmax, &fp, &i1, &i2);
-    if (bits == 12 || bits == 13) {
-        /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
-        __m256i b1 = _mm256_i64gather_epi64((const long long *)base,
-                                            _mm256_add_epi64(_mm256_add_epi64(i1, i1), i1), 2);
-        __m256i b2 = _mm256_i64gather_epi64((const long long *)base,
-                                            _mm256_add_epi64(_mm256_add_epi64(i2, i2), i2), 2);
+    if (bits == 11 || bits == 12 || bits == 13) {
+        /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b; at byte 5b (11
+         * bits), scale 1 from index 4b + b. */
+        __m256i b1 = bits == 11 ? _mm256_i64gather_epi64((const long long *)base,
+                                                         _mm256_add_epi64(_mm256_slli_epi64(i1, 2), i1), 1)
+                                : _mm256_i64gather_epi64((const long long *)base,
+                                                         _mm256_add_epi64(_mm256_add_epi64(i1, i1), i1), 2);
+        __m256i b2 = bits == 11 ? _mm256_i64gather_epi64((const long long *)base,
+                                                         _mm256_add_epi64(_mm256_slli_epi64(i2, 2), i2), 1)
+                                : _mm256_i64gather_epi64((const long long *)base,
+                                                         _mm256_add_epi64(_mm256_add_epi64(i2, i2), i2), 2);
         __m256i any;
-        if (bits == 13) {
+        if (bits != 12) {
             /* The products fit: fp < 2^13 and LO < 2^28. */
-            const __m256i one = _mm256_set1_epi64x((long long)FL_CUCKOO13_LO);
-            __m256i rlo = _mm256_mul_epu32(_mm256_and_si256(fp, _mm256_set1_epi64x(0x1ff)), one);
-            __m256i rnib = _mm256_mul_epu32(_mm256_srli_epi64(fp, 9), one);
-            any = _mm256_or_si256(cuckoo13_has(b1, rlo, rnib), cuckoo13_has(b2, rlo, rnib));
+            const __m256i one = _mm256_set1_epi64x((long long)FL_CUCKOO_SS_LO(bits - 4));
+            __m256i rlo = _mm256_mul_epu32(
+                _mm256_and_si256(fp, _mm256_set1_epi64x((1 << (bits - 4)) - 1)), one);
+            __m256i rnib = _mm256_mul_epu32(_mm256_srli_epi64(fp, bits - 4), one);
+            any = _mm256_or_si256(cuckoo_ss_has(b1, rlo, rnib, bits),
+                                  cuckoo_ss_has(b2, rlo, rnib, bits));
         } else {
             __m256i r = _mm256_or_si256(fp, _mm256_slli_epi64(fp, 12));
             r = _mm256_or_si256(r, _mm256_slli_epi64(r, 24));
@@ -141,6 +149,8 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx2, 4, cuckoo_contains, 8)
 
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo11_avx2, 5, cuckoo_contains, 11)
+
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx2, 6, cuckoo_contains, 12)
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo13_avx2, 6, cuckoo_contains, 13)
@@ -148,16 +158,19 @@ FL_LOOKUP_BY_SIZE(fl_contains_cuckoo13_avx2, 6, cuckoo_contains, 13)
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_avx2, 8, cuckoo_contains, 16)
 
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo8_avx2, fl_contains_cuckoo8_avx2)
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo11_avx2, fl_contains_cuckoo11_avx2)
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo12_avx2, fl_contains_cuckoo12_avx2)
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo13_avx2, fl_contains_cuckoo13_avx2)
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo16_avx2, fl_contains_cuckoo16_avx2)
 
 void fl_cuckoo_kernels_init_avx2(fl_kernel_table *t) {
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx2;
+    t->cuckoo.contains[FL_CUCKOO_FP11] = fl_contains_cuckoo11_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP13] = fl_contains_cuckoo13_avx2;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx2;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP8] = fl_contains_u64s_cuckoo8_avx2;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP11] = fl_contains_u64s_cuckoo11_avx2;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP12] = fl_contains_u64s_cuckoo12_avx2;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP13] = fl_contains_u64s_cuckoo13_avx2;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP16] = fl_contains_u64s_cuckoo16_avx2;

@@ -45,18 +45,19 @@ FL_INLINE __mmask8 cuckoo12_has(__m512i w, __m512i r) {
     return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO12_HI));
 }
 
-/* Per key, whether a slot of semi-sorted bucket word w holds the key's fingerprint, whose
- * low 9 bits (rlo) and nibble (rnib) are copied into all 4 9-bit lanes: filterlab_inline.h's
- * fl_cuckoo13_has, 8 keys at a time, the table's words gathered. */
-FL_INLINE __mmask8 cuckoo13_has(__m512i w, __m512i rlo, __m512i rnib) {
+/* Per key, whether a slot of semi-sorted bucket word w (fingerprints of `bits` bits, 11 or
+ * 13) holds the key's fingerprint, whose low bits (rlo) and nibble (rnib) are copied into all
+ * 4 lanes: filterlab_inline.h's fl_cuckoo_ss_has, 8 keys at a time, the table's words
+ * gathered. */
+FL_INLINE __mmask8 cuckoo_ss_has(__m512i w, __m512i rlo, __m512i rnib, const int bits) {
     __m512i rank = _mm512_and_si512(w, _mm512_set1_epi64(0xfff));
     __m512i t = _mm512_cvtepu32_epi64(
-        _mm512_i64gather_epi32(rank, (const void *)fl_cuckoo13_tuples, 4));
+        _mm512_i64gather_epi32(rank, (const void *)fl_cuckoo_ss_table((uint32_t)bits), 4));
     __m512i y = _mm512_or_si512(_mm512_xor_si512(_mm512_srli_epi64(w, 12), rlo),
                                 _mm512_xor_si512(t, rnib));
-    __m512i lo = _mm512_set1_epi64((long long)FL_CUCKOO13_LO);
+    __m512i lo = _mm512_set1_epi64((long long)FL_CUCKOO_SS_LO(bits - 4));
     __m512i z = _mm512_andnot_si512(y, _mm512_sub_epi64(y, lo));
-    return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO13_HI));
+    return _mm512_test_epi64_mask(z, _mm512_set1_epi64((long long)FL_CUCKOO_SS_HI(bits - 4)));
 }
 
 /* The lookup of a group of 8 keys runs in three stages, software-pipelined by the loops
@@ -66,7 +67,7 @@ typedef struct cuckoo_group { /* stage 1 */
 } cuckoo_group;
 typedef struct cuckoo_words { /* stage 2: the two buckets of each key, the fingerprint */
     __m512i h, b1, b2, r;
-    __m512i rnib; /* 13-bit: r is the low 9 bits' copies, rnib the nibble's */
+    __m512i rnib; /* semi-sorted: r is the low bits' copies, rnib the nibble's */
 } cuckoo_words;
 
 /* fp, i1, i2 of probe.h for 8 keys in qword lanes (all values < 2^32). */
@@ -81,22 +82,34 @@ FL_INLINE cuckoo_group cuckoo_prep(__m512i h, __m512i units, __m512i fpmax) {
     return g;
 }
 
+/* A semi-sorted width's fingerprint copies: its low bits (r) and its nibble (rnib) in each of
+ * the 4 lanes of bits - 4 bits (the products fit: fp < 2^13 and LO < 2^28). */
+FL_INLINE void ss_copies(cuckoo_words *w, __m512i fp, const int bits) {
+    const __m512i one = _mm512_set1_epi64((long long)FL_CUCKOO_SS_LO(bits - 4));
+    w->r = _mm512_mul_epu32(_mm512_and_si512(fp, _mm512_set1_epi64((1 << (bits - 4)) - 1)), one);
+    w->rnib = _mm512_mul_epu32(_mm512_srli_epi64(fp, bits - 4), one);
+}
+
 /* The buckets' words and the fingerprint copied into each slot of a bucket, for
  * fingerprints of `bits` bits (a constant at every call). 8-bit buckets are dwords: in the
  * low half of b1 and b2. */
 FL_INLINE cuckoo_words cuckoo_gather(const uint8_t *base, cuckoo_group g, const int bits) {
     cuckoo_words w = {.h = g.h};
-    if (bits == 12 || bits == 13) {
+    if (bits == 11) {
+        /* Bucket b at byte 5b: gather with scale 1 from index 4b + b. */
+        w.b1 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_slli_epi64(g.i1, 2), g.i1),
+                                      (const void *)base, 1);
+        w.b2 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_slli_epi64(g.i2, 2), g.i2),
+                                      (const void *)base, 1);
+        ss_copies(&w, g.fp, bits);
+    } else if (bits == 12 || bits == 13) {
         /* Bucket b at byte 6b = 2 * 3b: gather with scale 2 from index 3b. */
         w.b1 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(g.i1, g.i1), g.i1),
                                       (const void *)base, 2);
         w.b2 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_add_epi64(g.i2, g.i2), g.i2),
                                       (const void *)base, 2);
         if (bits == 13) {
-            /* The products fit: fp < 2^13 and LO < 2^28. */
-            const __m512i one = _mm512_set1_epi64((long long)FL_CUCKOO13_LO);
-            w.r = _mm512_mul_epu32(_mm512_and_si512(g.fp, _mm512_set1_epi64(0x1ff)), one);
-            w.rnib = _mm512_mul_epu32(_mm512_srli_epi64(g.fp, 9), one);
+            ss_copies(&w, g.fp, bits);
         } else {
             __m512i r = _mm512_or_si512(g.fp, _mm512_slli_epi64(g.fp, 12));
             w.r = _mm512_or_si512(r, _mm512_slli_epi64(r, 24));
@@ -121,8 +134,9 @@ FL_INLINE cuckoo_words cuckoo_gather(const uint8_t *base, cuckoo_group g, const 
  * stash. */
 FL_INLINE unsigned cuckoo_match(cuckoo_words w, const int bits) {
     if (bits == 12) return (unsigned)(cuckoo12_has(w.b1, w.r) | cuckoo12_has(w.b2, w.r));
-    if (bits == 13)
-        return (unsigned)(cuckoo13_has(w.b1, w.r, w.rnib) | cuckoo13_has(w.b2, w.r, w.rnib));
+    if (bits == 11 || bits == 13)
+        return (unsigned)(cuckoo_ss_has(w.b1, w.r, w.rnib, bits) |
+                          cuckoo_ss_has(w.b2, w.r, w.rnib, bits));
     if (bits == 16)
         return nibbles_any((uint32_t)(_mm512_cmpeq_epi16_mask(w.b1, w.r) |
                                       _mm512_cmpeq_epi16_mask(w.b2, w.r)));
@@ -214,6 +228,8 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_avx512, 4, cuckoo_contains, 8)
 
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo11_avx512, 5, cuckoo_contains, 11)
+
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_avx512, 6, cuckoo_contains, 12)
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo13_avx512, 6, cuckoo_contains, 13)
@@ -254,16 +270,19 @@ FL_INLINE size_t cuckoo_contains_u64s(const fl_kview *f, const uint64_t *keys, s
         return cuckoo_contains_u64s(f, keys, n, seed, out, bits);                              \
     }
 CUCKOO_U64S(fl_contains_u64s_cuckoo8_avx512, 8)
+CUCKOO_U64S(fl_contains_u64s_cuckoo11_avx512, 11)
 CUCKOO_U64S(fl_contains_u64s_cuckoo12_avx512, 12)
 CUCKOO_U64S(fl_contains_u64s_cuckoo13_avx512, 13)
 CUCKOO_U64S(fl_contains_u64s_cuckoo16_avx512, 16)
 
 void fl_cuckoo_kernels_init_avx512(fl_kernel_table *t) {
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_avx512;
+    t->cuckoo.contains[FL_CUCKOO_FP11] = fl_contains_cuckoo11_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP13] = fl_contains_cuckoo13_avx512;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP8] = fl_contains_u64s_cuckoo8_avx512;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP11] = fl_contains_u64s_cuckoo11_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP12] = fl_contains_u64s_cuckoo12_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP13] = fl_contains_u64s_cuckoo13_avx512;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP16] = fl_contains_u64s_cuckoo16_avx512;

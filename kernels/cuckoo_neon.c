@@ -49,14 +49,15 @@ FL_INLINE uint64x2_t cuckoo12_has(uint64x2_t w, uint64x2_t r) {
     return vtstq_u64(z, vdupq_n_u64(FL_CUCKOO12_HI));
 }
 
-/* Per 64-bit lane, all ones iff a slot of semi-sorted bucket word w holds the lane's
- * fingerprint, whose low 9 bits (rlo) and nibble (rnib) are copied into all 4 9-bit lanes,
- * t being the table's word of w's rank: filterlab_inline.h's fl_cuckoo13_has, 2 keys at a
- * time. */
-FL_INLINE uint64x2_t cuckoo13_has(uint64x2_t w, uint64x2_t t, uint64x2_t rlo, uint64x2_t rnib) {
+/* Per 64-bit lane, all ones iff a slot of semi-sorted bucket word w (fingerprints of `bits`
+ * bits, 11 or 13) holds the lane's fingerprint, whose low bits (rlo) and nibble (rnib) are
+ * copied into all 4 lanes of bits - 4 bits, t being the table's word of w's rank:
+ * filterlab_inline.h's fl_cuckoo_ss_has, 2 keys at a time. */
+FL_INLINE uint64x2_t cuckoo_ss_has(uint64x2_t w, uint64x2_t t, uint64x2_t rlo, uint64x2_t rnib,
+                                   const int bits) {
     uint64x2_t y = vorrq_u64(veorq_u64(vshrq_n_u64(w, 12), rlo), veorq_u64(t, rnib));
-    uint64x2_t z = vbicq_u64(vsubq_u64(y, vdupq_n_u64(FL_CUCKOO13_LO)), y);
-    return vtstq_u64(z, vdupq_n_u64(FL_CUCKOO13_HI));
+    uint64x2_t z = vbicq_u64(vsubq_u64(y, vdupq_n_u64(FL_CUCKOO_SS_LO(bits - 4))), y);
+    return vtstq_u64(z, vdupq_n_u64(FL_CUCKOO_SS_HI(bits - 4)));
 }
 
 FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size_t n,
@@ -86,19 +87,22 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
                 hit[j] = (uint32_t)(vgetq_lane_u64(any, 0) & 1);
                 hit[j + 1] = (uint32_t)(vgetq_lane_u64(any, 1) & 1);
             }
-        } else if (bits == 13) {
+        } else if (bits == 11 || bits == 13) {
+            const uint32_t *tab = fl_cuckoo_ss_table((uint32_t)bits);
+            const uint32_t low = (uint32_t)bits - 4, mask = (1u << low) - 1u;
+            const uint64_t one = FL_CUCKOO_SS_LO(bits - 4);
             for (int j = 0; j < 4; j += 2) {
-                /* Two keys: each bucket's 8-byte load at byte 6b and its table word (NEON has
-                 * no gather: scalar loads), each fingerprint's parts in all 4 9-bit lanes. */
-                uint64_t w1[2] = {load_u64(base + 6 * (size_t)i1[j]), load_u64(base + 6 * (size_t)i1[j + 1])};
-                uint64_t w2[2] = {load_u64(base + 6 * (size_t)i2[j]), load_u64(base + 6 * (size_t)i2[j + 1])};
-                uint64_t t1[2] = {fl_cuckoo13_tuples[w1[0] & 0xfffu], fl_cuckoo13_tuples[w1[1] & 0xfffu]};
-                uint64_t t2[2] = {fl_cuckoo13_tuples[w2[0] & 0xfffu], fl_cuckoo13_tuples[w2[1] & 0xfffu]};
-                uint64_t rl[2] = {(fp[j] & 0x1ffu) * FL_CUCKOO13_LO, (fp[j + 1] & 0x1ffu) * FL_CUCKOO13_LO};
-                uint64_t rn[2] = {(fp[j] >> 9) * FL_CUCKOO13_LO, (fp[j + 1] >> 9) * FL_CUCKOO13_LO};
+                /* Two keys: each bucket's 8-byte load at byte bb * b and its table word (NEON
+                 * has no gather: scalar loads), each fingerprint's parts in all 4 lanes. */
+                uint64_t w1[2] = {load_u64(base + bb * i1[j]), load_u64(base + bb * i1[j + 1])};
+                uint64_t w2[2] = {load_u64(base + bb * i2[j]), load_u64(base + bb * i2[j + 1])};
+                uint64_t t1[2] = {tab[w1[0] & 0xfffu], tab[w1[1] & 0xfffu]};
+                uint64_t t2[2] = {tab[w2[0] & 0xfffu], tab[w2[1] & 0xfffu]};
+                uint64_t rl[2] = {(fp[j] & mask) * one, (fp[j + 1] & mask) * one};
+                uint64_t rn[2] = {(fp[j] >> low) * one, (fp[j + 1] >> low) * one};
                 uint64x2_t rlo = vld1q_u64(rl), rnib = vld1q_u64(rn);
-                uint64x2_t any = vorrq_u64(cuckoo13_has(vld1q_u64(w1), vld1q_u64(t1), rlo, rnib),
-                                           cuckoo13_has(vld1q_u64(w2), vld1q_u64(t2), rlo, rnib));
+                uint64x2_t any = vorrq_u64(cuckoo_ss_has(vld1q_u64(w1), vld1q_u64(t1), rlo, rnib, bits),
+                                           cuckoo_ss_has(vld1q_u64(w2), vld1q_u64(t2), rlo, rnib, bits));
                 hit[j] = (uint32_t)(vgetq_lane_u64(any, 0) & 1);
                 hit[j + 1] = (uint32_t)(vgetq_lane_u64(any, 1) & 1);
             }
@@ -140,6 +144,8 @@ FL_INLINE size_t cuckoo_contains(const fl_kview *f, const uint64_t *hashes, size
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo8_neon, 4, cuckoo_contains, 8)
 
+FL_LOOKUP_BY_SIZE(fl_contains_cuckoo11_neon, 5, cuckoo_contains, 11)
+
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo12_neon, 6, cuckoo_contains, 12)
 
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo13_neon, 6, cuckoo_contains, 13)
@@ -147,16 +153,19 @@ FL_LOOKUP_BY_SIZE(fl_contains_cuckoo13_neon, 6, cuckoo_contains, 13)
 FL_LOOKUP_BY_SIZE(fl_contains_cuckoo16_neon, 8, cuckoo_contains, 16)
 
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo8_neon, fl_contains_cuckoo8_neon)
+FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo11_neon, fl_contains_cuckoo11_neon)
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo12_neon, fl_contains_cuckoo12_neon)
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo13_neon, fl_contains_cuckoo13_neon)
 FL_CUCKOO_U64S_BY_BLOCKS(fl_contains_u64s_cuckoo16_neon, fl_contains_cuckoo16_neon)
 
 void fl_cuckoo_kernels_init_neon(fl_kernel_table *t) {
     t->cuckoo.contains[FL_CUCKOO_FP8] = fl_contains_cuckoo8_neon;
+    t->cuckoo.contains[FL_CUCKOO_FP11] = fl_contains_cuckoo11_neon;
     t->cuckoo.contains[FL_CUCKOO_FP12] = fl_contains_cuckoo12_neon;
     t->cuckoo.contains[FL_CUCKOO_FP13] = fl_contains_cuckoo13_neon;
     t->cuckoo.contains[FL_CUCKOO_FP16] = fl_contains_cuckoo16_neon;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP8] = fl_contains_u64s_cuckoo8_neon;
+    t->cuckoo.contains_u64s[FL_CUCKOO_FP11] = fl_contains_u64s_cuckoo11_neon;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP12] = fl_contains_u64s_cuckoo12_neon;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP13] = fl_contains_u64s_cuckoo13_neon;
     t->cuckoo.contains_u64s[FL_CUCKOO_FP16] = fl_contains_u64s_cuckoo16_neon;

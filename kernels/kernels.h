@@ -80,7 +80,7 @@ typedef struct fl_kview {
                           FL_PAYLOAD_SLACK readable bytes */
     uint32_t units;    /* words / blocks / buckets; 1 <= units < 2^32 */
     uint32_t k;        /* Bloom: bits per key; counting: counters per key; cuckoo:
-                          fingerprint bits (8, 12, 13 or 16) */
+                          fingerprint bits (8, 11, 12, 13 or 16) */
     const fl_stash_entry *stash; /* cuckoo only; may be NULL when stash_count == 0 */
     uint32_t stash_count;
 } fl_kview;
@@ -134,12 +134,14 @@ typedef enum fl_cuckoo_width {
     FL_CUCKOO_FP16,
     FL_CUCKOO_FP12,
     FL_CUCKOO_FP13, /* semi-sorted buckets */
+    FL_CUCKOO_FP11, /* semi-sorted buckets */
     FL_CUCKOO_WIDTHS
 } fl_cuckoo_width;
 
-/* The entry of a width (fp_bits 8, 12, 13 or 16: 16 for anything else). */
+/* The entry of a width (fp_bits 8, 11, 12, 13 or 16: 16 for anything else). */
 static inline fl_cuckoo_width fl_cuckoo_width_of(uint32_t fp_bits) {
     return fp_bits == 8    ? FL_CUCKOO_FP8
+           : fp_bits == 11 ? FL_CUCKOO_FP11
            : fp_bits == 12 ? FL_CUCKOO_FP12
            : fp_bits == 13 ? FL_CUCKOO_FP13
                            : FL_CUCKOO_FP16;
@@ -384,6 +386,7 @@ size_t fl_vqf_contains_popcnt_avx512(const fl_kview *f, const uint64_t *hashes, 
     size_t fl_contains_cuckoo16_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
     size_t fl_contains_cuckoo12_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
     size_t fl_contains_cuckoo13_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
+    size_t fl_contains_cuckoo11_##isa(const fl_kview *, const uint64_t *, size_t, uint8_t *);   \
     void fl_insert_classic_##isa(const fl_kview *, const uint64_t *, size_t);                   \
     void fl_insert_block512_##isa(const fl_kview *, const uint64_t *, size_t);                  \
     void fl_insert_split256_##isa(const fl_kview *, const uint64_t *, size_t);                  \

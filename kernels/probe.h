@@ -147,46 +147,65 @@ static inline int fl_reg64_probe(const fl_kview *f, uint64_t h) {
 
 /* Bucket bytes of each fingerprint width (filterlab_inline.h gives the layouts). */
 static inline size_t fl_cuckoo_bucket_bytes(uint32_t fp_bits) {
-    return fp_bits == 8 ? 4 : fp_bits == 12 || fp_bits == 13 ? 6 : 8;
+    return fp_bits == 8 ? 4 : fp_bits == 11 ? 5 : fp_bits == 12 || fp_bits == 13 ? 6 : 8;
 }
 
-/* ---- 13-bit semi-sorted buckets (layout: filterlab_inline.h's fl_cuckoo13_has) ----------
- * The decoding table, filled once when the library is loaded (src/cuckoo/semisort.c): every
- * kernel and every handle reads this one. */
-extern __attribute__((visibility("hidden"))) uint32_t fl_cuckoo13_tuples[4096];
+/* ---- semi-sorted buckets, 11 and 13 bits (layout: filterlab_inline.h's fl_cuckoo_ss_has) ---
+ * The decoding tables, filled once when the library is loaded (src/cuckoo/semisort.c): every
+ * kernel and every handle reads these. Row 0 is the 11-bit width's (7-bit lanes), row 1 the
+ * 13-bit width's (9-bit lanes). */
+extern __attribute__((visibility("hidden"))) uint32_t fl_cuckoo_tuples[2][4096];
+
+/* The decoding table of semi-sorted width fp_bits (11 or 13). */
+static inline const uint32_t *fl_cuckoo_ss_table(uint32_t fp_bits) {
+    return fl_cuckoo_tuples[fp_bits == 13];
+}
+
+/* A lookup handle's table (fl_cuckoo_lookup.tuples): the width's, NULL for the widths that
+ * are not semi-sorted. */
+static inline const uint32_t *fl_cuckoo_tuples_of(uint32_t fp_bits) {
+    return fl_cuckoo_semisorted(fp_bits) ? fl_cuckoo_ss_table(fp_bits) : NULL;
+}
 
 /* The 12-bit rank of the nibbles n0 <= n1 <= n2 <= n3 (each < 16): in 0..3875. */
-static inline uint32_t fl_cuckoo13_rank(uint32_t n0, uint32_t n1, uint32_t n2, uint32_t n3) {
+static inline uint32_t fl_cuckoo_ss_rank(uint32_t n0, uint32_t n1, uint32_t n2, uint32_t n3) {
     uint32_t a = n1 + 1, b = n2 + 2, c = n3 + 3;
     return n0 + a * (a - 1) / 2 + b * (b - 1) * (b - 2) / 6 + c * (c - 1) * (c - 2) * (c - 3) / 24;
 }
 
-/* The fingerprints of 13-bit bucket b, ascending (0s, the empty slots, first). */
-static inline void fl_cuckoo13_decode(const void *data, uint32_t b, uint32_t fp[4]) {
-    uint64_t x = fl_cuckoo12_word(data, b);
-    uint32_t t = fl_cuckoo13_tuples[x & 0xfffu];
-    for (int s = 0; s < 4; s++)
-        fp[s] = ((uint32_t)(x >> (12 + 9 * s)) & 0x1ffu) | (((t >> (9 * s)) & 0xfu) << 9);
+/* The fingerprints of semi-sorted bucket b, ascending (0s, the empty slots, first). */
+static inline void fl_cuckoo_ss_decode(const void *data, uint32_t fp_bits, uint32_t b,
+                                       uint32_t fp[4]) {
+    const uint32_t low = fp_bits - 4;
+    uint64_t x = fl_cuckoo_ss_word(data, fp_bits, b);
+    uint32_t t = fl_cuckoo_ss_table(fp_bits)[x & 0xfffu];
+    for (uint32_t s = 0; s < 4; s++)
+        fp[s] = ((uint32_t)(x >> (12 + low * s)) & ((1u << low) - 1u)) |
+                (((t >> (low * s)) & 0xfu) << low);
 }
 
-/* Bucket b set to the fingerprints fp[0..3] (each < 2^13, in any order; fp is sorted in
- * place): the bucket's 6 bytes and nothing past them. Sorting whole fingerprints, not only
- * their nibbles, makes a bucket's bytes a function of the multiset it holds. */
-static inline void fl_cuckoo13_encode(void *data, uint32_t b, uint32_t fp[4]) {
+/* Bucket b set to the fingerprints fp[0..3] (each < 2^fp_bits, in any order; fp is sorted in
+ * place): the bucket's (fp_bits - 1) / 2 bytes and nothing past them. Sorting whole
+ * fingerprints, not only their nibbles, makes a bucket's bytes a function of the multiset it
+ * holds. */
+static inline void fl_cuckoo_ss_encode(void *data, uint32_t fp_bits, uint32_t b, uint32_t fp[4]) {
     static const int net[5][2] = {{0, 1}, {2, 3}, {0, 2}, {1, 3}, {1, 2}};
+    const uint32_t low = fp_bits - 4, bytes = (fp_bits - 1) / 2;
     for (int i = 0; i < 5; i++) {
         uint32_t lo = fp[net[i][0]], hi = fp[net[i][1]];
         fp[net[i][0]] = lo < hi ? lo : hi;
         fp[net[i][1]] = lo < hi ? hi : lo;
     }
-    uint64_t x = fl_cuckoo13_rank(fp[0] >> 9, fp[1] >> 9, fp[2] >> 9, fp[3] >> 9);
-    for (int s = 0; s < 4; s++) x |= (uint64_t)(fp[s] & 0x1ffu) << (12 + 9 * s);
-    memcpy((uint8_t *)data + 6 * (size_t)b, &x, 6);
+    uint64_t x = fl_cuckoo_ss_rank(fp[0] >> low, fp[1] >> low, fp[2] >> low, fp[3] >> low);
+    for (uint32_t s = 0; s < 4; s++) x |= (uint64_t)(fp[s] & ((1u << low) - 1u)) << (12 + low * s);
+    memcpy((uint8_t *)data + bytes * (size_t)b, &x, bytes);
 }
 
-/* fl_cuckoo13_has with the library's table. */
-static inline uint64_t fl_cuckoo13_bucket_has(const void *data, uint32_t b, uint32_t fp) {
-    return fl_cuckoo13_has(fl_cuckoo12_word(data, b), fp, fl_cuckoo13_tuples);
+/* fl_cuckoo_ss_has with the library's table of the width. */
+static inline uint64_t fl_cuckoo_ss_bucket_has(const void *data, uint32_t fp_bits, uint32_t b,
+                                               uint32_t fp) {
+    return fl_cuckoo_ss_has(fl_cuckoo_ss_word(data, fp_bits, b), fp, fp_bits,
+                            fl_cuckoo_ss_table(fp_bits));
 }
 
 /* Slot s of bucket b: 8-bit fingerprints are 4 bytes per bucket, 16-bit ones 4 little-endian
@@ -195,9 +214,9 @@ static inline uint64_t fl_cuckoo13_bucket_has(const void *data, uint32_t b, uint
  * written as a 16-bit pair so that no access leaves the bucket's 6 bytes. */
 static inline uint32_t fl_cuckoo_get(const void *data, uint32_t fp_bits, uint32_t b, int s) {
     if (fp_bits == 8) return ((const uint8_t *)data)[4 * (size_t)b + s];
-    if (fp_bits == 13) {
+    if (fl_cuckoo_semisorted(fp_bits)) {
         uint32_t fp[4];
-        fl_cuckoo13_decode(data, b, fp);
+        fl_cuckoo_ss_decode(data, fp_bits, b, fp);
         return fp[s];
     }
     if (fp_bits == 12) {
@@ -210,12 +229,12 @@ static inline uint32_t fl_cuckoo_get(const void *data, uint32_t fp_bits, uint32_
 static inline void fl_cuckoo_set(void *data, uint32_t fp_bits, uint32_t b, int s, uint32_t fp) {
     if (fp_bits == 8) {
         ((uint8_t *)data)[4 * (size_t)b + s] = (uint8_t)fp;
-    } else if (fp_bits == 13) {
+    } else if (fl_cuckoo_semisorted(fp_bits)) {
         /* The slots are re-sorted: slot s of the bucket need not hold fp afterwards. */
         uint32_t v[4];
-        fl_cuckoo13_decode(data, b, v);
+        fl_cuckoo_ss_decode(data, fp_bits, b, v);
         v[s] = fp;
-        fl_cuckoo13_encode(data, b, v);
+        fl_cuckoo_ss_encode(data, fp_bits, b, v);
     } else if (fp_bits == 12) {
         uint8_t *p = (uint8_t *)data + 6 * (size_t)b + ((12 * s) >> 3);
         int shift = (12 * s) & 7;
@@ -253,12 +272,12 @@ static inline void fl_cuckoo_lane_put(void *data, uint32_t fp_bits, uint32_t b, 
  * two build). A constant fp_bits folds the width tests away. */
 static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32_t b,
                                             uint32_t fp) {
-    if (fp_bits == 13) { /* the empty slots sort first */
+    if (fl_cuckoo_semisorted(fp_bits)) { /* the empty slots sort first */
         uint32_t v[4];
-        fl_cuckoo13_decode(data, b, v);
+        fl_cuckoo_ss_decode(data, fp_bits, b, v);
         if (v[0]) return 0;
         v[0] = fp;
-        fl_cuckoo13_encode(data, b, v);
+        fl_cuckoo_ss_encode(data, fp_bits, b, v);
         return 1;
     }
     uint64_t empty = fl_cuckoo_bucket_has(data, fp_bits, b, 0);
@@ -273,13 +292,13 @@ static inline int fl_cuckoo_put_first_empty(void *data, uint32_t fp_bits, uint32
  * slot a slot-by-slot scan would, with one load and one store of the bucket's bytes and no
  * branch per slot (tests/test_cuckoo.c compares it with that scan). */
 static inline int fl_cuckoo_take_first(void *data, uint32_t fp_bits, uint32_t b, uint32_t fp) {
-    if (fp_bits == 13) { /* any copy: the bucket's bytes depend only on what it holds */
+    if (fl_cuckoo_semisorted(fp_bits)) { /* any copy: the bytes depend only on the multiset */
         uint32_t v[4];
-        fl_cuckoo13_decode(data, b, v);
+        fl_cuckoo_ss_decode(data, fp_bits, b, v);
         for (int s = 0; s < 4; s++)
             if (v[s] == fp) {
                 v[s] = 0;
-                fl_cuckoo13_encode(data, b, v);
+                fl_cuckoo_ss_encode(data, fp_bits, b, v);
                 return 1;
             }
         return 0;
@@ -313,8 +332,8 @@ static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {
     uint32_t fp = fl_cuckoo_fp(h, f->k);
     uint32_t i1 = fl_cuckoo_bucket(h, f->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, f->units);
-    int hit = f->k == 13 ? (fl_cuckoo13_bucket_has(f->data, i1, fp) |
-                            fl_cuckoo13_bucket_has(f->data, i2, fp)) != 0
+    int hit = fl_cuckoo_semisorted(f->k) ? (fl_cuckoo_ss_bucket_has(f->data, f->k, i1, fp) |
+                                            fl_cuckoo_ss_bucket_has(f->data, f->k, i2, fp)) != 0
                          : (fl_cuckoo_bucket_has(f->data, f->k, i1, fp) |
                             fl_cuckoo_bucket_has(f->data, f->k, i2, fp)) != 0;
     if (f->stash_count) hit |= fl_cuckoo_stash_has(f, i1, i2, fp); /* almost always 0 */

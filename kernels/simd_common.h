@@ -40,6 +40,7 @@
 /* The scalar cuckoo lookup of each width, for the keys after the last vector group. */
 FL_INLINE fl_contains_fn cuckoo_scalar(const int bits) {
     return bits == 8    ? fl_contains_cuckoo8_scalar
+           : bits == 11 ? fl_contains_cuckoo11_scalar
            : bits == 12 ? fl_contains_cuckoo12_scalar
            : bits == 13 ? fl_contains_cuckoo13_scalar
                         : fl_contains_cuckoo16_scalar;

@@ -1,7 +1,7 @@
 /*
  * CF.*: RedisBloom's cuckoo filter commands on a chain of filterlab cuckoo filters
  * (cf_chain.h: how RedisBloom's BUCKETSIZE, MAXITERATIONS and EXPANSION map onto
- * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|12|13|16 at CF.RESERVE
+ * filterlab's 4-slot buckets). Beyond RedisBloom: FPBITS 8|11|12|13|16 at CF.RESERVE
  * (fingerprint width, any the library's cuckoo filter takes: cf_fp_bits_ok; default 12,
  * CF_FP_BITS_DEFAULT: why there). CF.INFO has exactly RedisBloom's fields; the capacity,
  * slots, fingerprint bits, fill, the FPR predicted at the current load and the kernel are in
@@ -102,7 +102,7 @@ static void warn_full(RedisModuleCtx *ctx, RedisModuleString *name, cf_value *c)
             c->chain->cfg.expansion);
 }
 
-/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|12|13|16]
+/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|11|12|13|16]
  *            [GROWTH CHAIN|INPLACE] */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 3 || argc % 2 == 0) return RedisModule_WrongArity(ctx);

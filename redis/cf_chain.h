@@ -71,7 +71,7 @@ typedef struct cf_chain {
 } cf_chain;
 
 /* Whether the chain takes fingerprints of this many bits: the widths the library's cuckoo
- * filter takes (its variant info's k_set: 8, 12, 13 or 16), so a width the library gains
+ * filter takes (its variant info's k_set: 8, 11, 12, 13 or 16), so a width the library gains
  * reaches FPBITS without a change here. */
 int cf_fp_bits_ok(int64_t bits);
 

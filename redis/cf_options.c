@@ -10,7 +10,7 @@ const cf_options CF_DEFAULTS = {{CF_CAPACITY_DEFAULT, CF_BUCKET_SIZE_DEFAULT,
                                  CF_FP_BITS_DEFAULT},
                                 0};
 
-/* "ERR FPBITS: value must be 8, 12, 13 or 16": the widths cf_fp_bits_ok takes, as the
+/* "ERR FPBITS: value must be 8, 11, 12, 13 or 16": the widths cf_fp_bits_ok takes, as the
  * library words them (fl_variant_k_text), written once (commands run on one thread). */
 static const char *fp_bits_refusal(void) {
     static char text[96];

@@ -21,7 +21,7 @@ typedef struct cf_options {
 
 extern const cf_options CF_DEFAULTS;
 
-/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|12|13|16]
+/* CF.RESERVE key capacity [BUCKETSIZE bs] [MAXITERATIONS mi] [EXPANSION e] [FPBITS 8|11|12|13|16]
  * [GROWTH CHAIN|INPLACE] (argc odd, checked by the caller): 1 with *o filled, or 0 with
  * the error replied. */
 int cf_parse_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, cf_options *o);

@@ -225,10 +225,10 @@ static int seed_chunks(const char *dir, const char *name, uint8_t kind, const ui
 static int write_seeds(const char *dir) {
     int bad = 0;
     /* A CF chain of three small filters, raw and in chunks; one of 12-bit fingerprints
-     * (6-byte buckets, the module's default width) and one of 13-bit ones (semi-sorted: a
-     * rank the loader must check in every bucket), raw. */
-    static const uint32_t widths[] = {8, 12, 13};
-    static const char *const names[] = {"cf_raw", "cf12_raw", "cf13_raw"};
+     * (6-byte buckets, the module's default width) and one each of 13- and 11-bit ones
+     * (semi-sorted: a rank the loader must check in every bucket), raw. */
+    static const uint32_t widths[] = {8, 12, 13, 11};
+    static const char *const names[] = {"cf_raw", "cf12_raw", "cf13_raw", "cf11_raw"};
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         const uint32_t fp = widths[w];
         cf_config cfg = {8, 2, 20, 1, fp};

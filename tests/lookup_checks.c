@@ -222,11 +222,12 @@ static void test_bloom_variants(void **state) {
     }
 }
 
-/* Cuckoo with 8-, 12-, 13- (semi-sorted) and 16-bit fingerprints: realistic load, and tiny tables filled until
- * they refuse a key, so the victim stash is in use. */
+/* Cuckoo with 8-, 11- (semi-sorted), 12-, 13- (semi-sorted) and 16-bit fingerprints:
+ * realistic load, and tiny tables filled until they refuse a key, so the victim stash is in
+ * use. */
 static void test_cuckoo(void **state) {
     (void)state;
-    static const uint32_t fps[] = {8, 12, 13, 16};
+    static const uint32_t fps[] = {8, 11, 12, 13, 16};
     static const uint64_t units[] = {1, 2, 7, 1001, 30000};
     for (size_t b = 0; b < sizeof fps / sizeof fps[0]; b++) {
         for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {

@@ -1,5 +1,5 @@
-/* Cuckoo filter, at each fingerprint width (8, 12, 13 semi-sorted, 16): filling until FULL loses nothing,
- * FULL changes nothing, deletes (with duplicates), the stash, copy counts (fl_count_hash),
+/* Cuckoo filter, at each fingerprint width (8, 11 and 13 semi-sorted, 12, 16): filling until
+ * FULL loses nothing, FULL changes nothing, deletes (with duplicates), the stash, copy counts (fl_count_hash),
  * the alternate-bucket involution for any bucket count, the packed 12-bit slots, the
  * measured FPR against the model, the insert's table against a slot-by-slot reference, and
  * batch lookups of integer keys (one kernel hashes and probes) against one-key lookups. */
@@ -11,7 +11,7 @@
 #include "probe.h"
 #include "testutil.h"
 
-static const uint32_t FPS[] = {8, 12, 13, 16};
+static const uint32_t FPS[] = {8, 11, 12, 13, 16};
 #define NFPS (sizeof FPS / sizeof FPS[0])
 
 static void alternate_bucket_is_an_involution(void **state) {
@@ -73,42 +73,47 @@ static void slots_of_12_bits_are_packed(void **state) {
     }
 }
 
-/* 13-bit semi-sorted buckets (filterlab_inline.h's layout): every non-decreasing nibble
- * tuple has its own rank below 3876 and the library's table decodes it back, the ranks no
- * tuple has decode to 0; then a bucket set at random, many times, to 4 fingerprints (empty
- * slots, duplicates, values around the nibble boundary) holds exactly that multiset in
- * ascending order, writes no byte outside its 6, and the lookup's lane test (a load whose
- * top 2 bytes are the next bucket's) agrees with a slot-by-slot compare, for the bucket's
- * own fingerprints, near misses in either part, and the neighbour's. */
-static void slots_of_13_bits_are_semi_sorted(void **state) {
-    (void)state;
+/* Semi-sorted buckets (filterlab_inline.h's layout), at each semi-sorted width (11 bits in 5
+ * bytes, 13 in 6): every non-decreasing nibble tuple has its own rank below 3876 and the
+ * width's table decodes it back, nibble s at bit Ls (L = width - 4), the ranks no tuple has
+ * decode to 0; then a bucket set at random, many times, to 4 fingerprints (empty slots,
+ * duplicates, values around the nibble boundary) holds exactly that multiset in ascending
+ * order, writes no byte outside its own, and the lookup's lane test (a load whose top bytes
+ * are the next bucket's) agrees with a slot-by-slot compare, for the bucket's own
+ * fingerprints, near misses in either part, and the neighbour's. */
+static void semi_sorted_slots(uint32_t bits) {
+    const uint32_t low = bits - 4, top = (1u << bits) - 1u;
+    const size_t bb = fl_cuckoo_bucket_bytes(bits);
+    const uint32_t *tab = fl_cuckoo_ss_table(bits);
+    assert_int_equal(bb, (12 + 4 * low) / 8);
     static uint8_t seen[4096];
     memset(seen, 0, sizeof seen);
     for (uint32_t n3 = 0; n3 < 16; n3++)
         for (uint32_t n2 = 0; n2 <= n3; n2++)
             for (uint32_t n1 = 0; n1 <= n2; n1++)
                 for (uint32_t n0 = 0; n0 <= n1; n0++) {
-                    uint32_t r = fl_cuckoo13_rank(n0, n1, n2, n3);
-                    assert_true(r < FL_CUCKOO13_RANKS);
+                    uint32_t r = fl_cuckoo_ss_rank(n0, n1, n2, n3);
+                    assert_true(r < FL_CUCKOO_SS_RANKS);
                     assert_int_equal(seen[r], 0);
                     seen[r] = 1;
-                    assert_int_equal(fl_cuckoo13_tuples[r], n0 | n1 << 9 | n2 << 18 | n3 << 27);
+                    assert_int_equal(tab[r], n0 | n1 << low | n2 << 2 * low | n3 << 3 * low);
                 }
-    for (uint32_t r = FL_CUCKOO13_RANKS; r < 4096; r++) assert_int_equal(fl_cuckoo13_tuples[r], 0);
+    for (uint32_t r = FL_CUCKOO_SS_RANKS; r < 4096; r++) assert_int_equal(tab[r], 0);
     enum { B = 37 };
     uint8_t mem[6 * B + 8];
     uint32_t want[B][4];
-    memset(mem, 0, 6 * B);
-    memset(mem + 6 * B, 0xa5, 8);
+    memset(mem, 0, bb * B);
+    memset(mem + bb * B, 0xa5, sizeof mem - bb * B);
     memset(want, 0, sizeof want);
-    static const uint32_t edge[] = {0, 0, 1, 0x1ff, 0x200, 0x201, 0x1fff, 0x1e00};
-    uint64_t x = 1313;
+    const uint32_t edge[] = {0, 0, 1, (1u << low) - 1u, 1u << low, (1u << low) + 1u, top,
+                             top & ~((1u << low) - 1u)};
+    uint64_t x = 1313 + bits;
     for (int t = 0; t < 20000; t++) {
         x = fl_hash_u64(x, 4);
         uint32_t b = (uint32_t)(x % B), v[4], sorted[4];
         for (int sl = 0; sl < 4; sl++) {
             uint32_t r = (uint32_t)(x >> (8 + 13 * sl));
-            v[sl] = (r & 1) ? edge[(r >> 1) & 7] : (r >> 4) & 0x1fff;
+            v[sl] = (r & 1) ? edge[(r >> 1) & 7] : (r >> 4) & top;
             if (sl && (r & 0x1000)) v[sl] = v[sl - 1]; /* duplicates */
         }
         memcpy(sorted, v, sizeof v);
@@ -118,25 +123,34 @@ static void slots_of_13_bits_are_semi_sorted(void **state) {
                 sorted[j] = sorted[j - 1];
                 sorted[j - 1] = tmp;
             }
-        fl_cuckoo13_encode(mem, b, v);
+        fl_cuckoo_ss_encode(mem, bits, b, v);
         memcpy(want[b], sorted, sizeof sorted);
-        for (int sl = 0; sl < 4; sl++) assert_int_equal(fl_cuckoo_get(mem, 13, b, sl), sorted[sl]);
+        for (int sl = 0; sl < 4; sl++) assert_int_equal(fl_cuckoo_get(mem, bits, b, sl), sorted[sl]);
         if (t % 97 == 0) {
             for (uint32_t c = 0; c < B; c++)
-                for (int s2 = 0; s2 < 4; s2++) assert_int_equal(fl_cuckoo_get(mem, 13, c, s2), want[c][s2]);
-            for (size_t i = 6 * B; i < sizeof mem; i++) assert_int_equal(mem[i], 0xa5);
+                for (int s2 = 0; s2 < 4; s2++)
+                    assert_int_equal(fl_cuckoo_get(mem, bits, c, s2), want[c][s2]);
+            for (size_t i = bb * B; i < sizeof mem; i++) assert_int_equal(mem[i], 0xa5);
         }
         uint32_t probes[8] = {sorted[0], sorted[1], sorted[2], sorted[3],
                               b + 1 < B ? want[b + 1][3] : 0x1a5,
-                              sorted[3] ^ 1u, sorted[3] ^ 0x200u, 1 + (uint32_t)(x & 0xfff)};
+                              sorted[3] ^ 1u, sorted[3] ^ (1u << low), 1 + (uint32_t)(x & 0x3ff)};
         for (int p = 0; p < 8; p++) {
             uint32_t fp = probes[p];
-            if (fp == 0 || fp > 0x1fff) continue;
+            if (fp == 0 || fp > top) continue;
             int slotwise = 0;
             for (int s2 = 0; s2 < 4; s2++) slotwise |= want[b][s2] == fp;
-            assert_int_equal(fl_cuckoo13_bucket_has(mem, b, fp) != 0, slotwise);
+            assert_int_equal(fl_cuckoo_ss_bucket_has(mem, bits, b, fp) != 0, slotwise);
         }
     }
+}
+static void slots_of_11_bits_are_semi_sorted(void **state) {
+    (void)state;
+    semi_sorted_slots(11);
+}
+static void slots_of_13_bits_are_semi_sorted(void **state) {
+    (void)state;
+    semi_sorted_slots(13);
 }
 
 /* Fill a filter with an odd bucket count until FULL; everything inserted before is found,
@@ -659,6 +673,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(alternate_bucket_is_an_involution),
         cmocka_unit_test(slots_of_12_bits_are_packed),
+        cmocka_unit_test(slots_of_11_bits_are_semi_sorted),
         cmocka_unit_test(slots_of_13_bits_are_semi_sorted),
         cmocka_unit_test(fpr_of_12_bits_meets_the_model),
         cmocka_unit_test(fill_until_full_loses_nothing),

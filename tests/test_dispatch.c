@@ -609,6 +609,7 @@ static void choice_for_geometry(void **state) {
                  {FL_CUCKOO, 8, "cuckoo.contains.fp8"},
                  {FL_CUCKOO, 12, "cuckoo.contains.fp12"},
                  {FL_CUCKOO, 13, "cuckoo.contains.fp13"},
+                 {FL_CUCKOO, 11, "cuckoo.contains.fp11"},
                  {FL_CUCKOO, 16, "cuckoo.contains.fp16"},
                  {FL_COUNTING, 7, "counting.contains.classic"},
                  {FL_COUNTING512, 7, "counting.contains.blocked"}};

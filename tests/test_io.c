@@ -191,7 +191,10 @@ static const spec SPECS[] = {
     /* 6-byte buckets: 9 of them end the payload inside an 8-byte word. */
     {"cuckoo12", FL_CUCKOO, 9, 12, FL_HASH_XXH3, 4, 30},
     {"cuckoo12-stash", FL_CUCKOO, 3, 12, FL_HASH_XXH64, 6, 64},
-    /* Semi-sorted buckets, some left empty (test_crafted_payloads gives one a bad rank). */
+    /* Semi-sorted buckets, some left empty (test_crafted_payloads gives one a bad rank); the
+     * 5-byte ones end the payload 3 bytes into an 8-byte word. */
+    {"cuckoo11", FL_CUCKOO, 21, 11, FL_HASH_XXH3, 14, 30},
+    {"cuckoo11-stash", FL_CUCKOO, 3, 11, FL_HASH_XXH64, 15, 64},
     {"cuckoo13", FL_CUCKOO, 21, 13, FL_HASH_XXH3, 12, 30},
     {"cuckoo13-stash", FL_CUCKOO, 3, 13, FL_HASH_XXH64, 13, 64},
     /* Counters: a word of 16 per 4 keys' worth, so some reach 2 and more. */
@@ -834,21 +837,26 @@ static void test_crafted_head(void **state) {
     *empty = 0x42;
     EXPECT(FL_ERR_CORRUPT, load_parts(&p), "uncounted fingerprint");
     *empty = 0;
-    /* A 13-bit bucket's 12-bit rank past the last tuple's (3875): an empty bucket given one,
-     * so that the slot count cannot be what objects (the table decodes those ranks to 0). */
-    parts ck13;
-    size_t s13 = 0;
-    while (strcmp(SPECS[s13].name, "cuckoo13") != 0) s13++;
-    split_file(&SPECS[s13], &ck13);
-    size_t hole = 0;
-    while (hole + 6 <= ck13.data_len && get_le(ck13.data + hole, 6) != 0) hole += 6;
-    assert_true(hole + 6 <= ck13.data_len);
-    EXPECT(FL_OK, load_parts(&ck13), "13-bit as saved");
-    put_le(ck13.data + hole, 3876, 2);
-    EXPECT(FL_ERR_CORRUPT, load_parts(&ck13), "13-bit rank 3876");
-    put_le(ck13.data + hole, 4095, 2);
-    EXPECT(FL_ERR_CORRUPT, load_parts(&ck13), "13-bit rank 4095");
-    free(ck13.data);
+    /* A semi-sorted bucket's 12-bit rank past the last tuple's (3875), at each semi-sorted
+     * width: an empty bucket given one, so that the slot count cannot be what objects (the
+     * table decodes those ranks to 0). */
+    static const char *const semi_sorted[] = {"cuckoo11", "cuckoo13"};
+    for (size_t w = 0; w < 2; w++) {
+        parts ck;
+        size_t si = 0;
+        while (strcmp(SPECS[si].name, semi_sorted[w]) != 0) si++;
+        size_t bb = SPECS[si].k == 11 ? 5 : 6;
+        split_file(&SPECS[si], &ck);
+        size_t hole = 0;
+        while (hole + bb <= ck.data_len && get_le(ck.data + hole, (int)bb) != 0) hole += bb;
+        assert_true(hole + bb <= ck.data_len);
+        EXPECT(FL_OK, load_parts(&ck), semi_sorted[w]);
+        put_le(ck.data + hole, 3876, 2);
+        EXPECT(FL_ERR_CORRUPT, load_parts(&ck), "semi-sorted rank 3876");
+        put_le(ck.data + hole, 4095, 2);
+        EXPECT(FL_ERR_CORRUPT, load_parts(&ck), "semi-sorted rank 4095");
+        free(ck.data);
+    }
     p = split;
     put_le(p.head + H_KEYS, 123456789, 8);
     EXPECT(FL_OK, load_parts(&p), "bloom keys");

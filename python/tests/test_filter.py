@@ -157,11 +157,13 @@ def test_cuckoo_has_no_union_and_fills():
     assert 0 < len(a) < 10000
 
 
-@pytest.mark.parametrize("k", [8, 12, 16])
+@pytest.mark.parametrize("k", [8, 11, 12, 13, 16])
 def test_cuckoo_fingerprint_widths(k, tmp_path):
-    # units and k: 4-slot buckets of k-bit fingerprints, 4 * k / 8 bytes each
+    # units and k: 4-slot buckets of k-bit fingerprints, 4 * k / 8 bytes each, or 12 + 4 (k - 4)
+    # bits for the semi-sorted widths (11 and 13: the 4 slots' top nibbles in a 12-bit rank)
+    bucket = (12 + 4 * (k - 4)) // 8 if k in (11, 13) else 4 * k // 8
     f = fl.Filter(units=3001, k=k, variant="cuckoo", seed=5)
-    assert f.info().k == k and f.info().bytes == 3001 * 4 * k // 8
+    assert f.info().k == k and f.info().bytes == 3001 * bucket
     assert f.info().geometry.endswith("%d-bit fingerprints" % k)
     keys = np.arange(10000, dtype=np.uint64) * 2654435761
     f.add_many(keys)
@@ -175,14 +177,16 @@ def test_cuckoo_fingerprint_widths(k, tmp_path):
 
 
 def test_cuckoo_width_by_fpr_and_bad_width():
-    # the width of fewest bytes that meets the target: 8, 12, 13 (semi-sorted: 12's bytes),
-    # then 16 bits
+    # the width of fewest bytes that meets the target: 8, 11 (semi-sorted, 5-byte buckets),
+    # 12, 13 (semi-sorted: 12's bytes), then 16 bits
     assert fl.Filter(n=10000, fpr=0.03, variant="cuckoo").info().k == 8
-    assert fl.Filter(n=10000, fpr=0.005, variant="cuckoo").info().k == 12
+    assert fl.Filter(n=10000, fpr=0.005, variant="cuckoo").info().k == 11
+    assert fl.Filter(n=10000, fpr=0.0025, variant="cuckoo").info().k == 12
     assert fl.Filter(n=10000, fpr=0.001, variant="cuckoo").info().k == 13
     assert fl.Filter(n=10000, fpr=0.0001, variant="cuckoo").info().k == 16
-    assert fl.params(10000, 0.005, "cuckoo").k == 12
-    with pytest.raises(ValueError, match="8, 12, 13 or 16"):
+    assert fl.params(10000, 0.005, "cuckoo").k == 11
+    assert fl.params(10000, 0.0025, "cuckoo").k == 12
+    with pytest.raises(ValueError, match="8, 11, 12, 13 or 16"):
         fl.Filter(units=100, k=10, variant="cuckoo")
 
 

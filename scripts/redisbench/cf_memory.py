@@ -20,7 +20,7 @@ from redisbench.runs import module_list
 # where the values' fixed bookkeeping weighs most.
 CF_CAPACITIES = (100, 1000, 1024, 1500, 10_000, 100_000, 131_072, 600_000, 1_000_000,
                  1_048_576, 3_000_000)
-CF_FP_BITS = (8, 12, 13, 16)
+CF_FP_BITS = (8, 11, 12, 13, 16)
 CF_FILLS = (0.5, 1.0)      # items added, as a fraction of the capacity reserved
 CF_PROBES = 1_000_000      # items never added, looked up for the measured FPR
 CF_BATCH = 1000            # items per CF.INSERT and CF.MEXISTS

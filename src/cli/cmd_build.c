@@ -26,7 +26,7 @@ static void help(void)
         "                      is picked for --n keys if given, else 7 (split256: 8,\n"
         "                      cuckoo: 16)\n"
         "  --units U --k K     exact geometry: U words/blocks/buckets, K bits per key\n"
-        "                      (cuckoo: K = fingerprint bits, 8, 12, 13 or 16)\n"
+        "                      (cuckoo: K = fingerprint bits, 8, 11, 12, 13 or 16)\n"
         "\n"
         "Options:\n");
     cli_help_variants_option(22, "--type TYPE", CLI_VARIANTS_ALL, " or ", "%s (required)");

@@ -157,7 +157,7 @@ fl_cuckoo_lookup fl_cuckoo_lookup_of(const fl_filter *f, fl_status *status) {
                                   .other = f ? probe_filter : probe_nothing, .other_data = f};
     return (fl_cuckoo_lookup){.buckets = f->data, .units = (uint32_t)f->g.units,
                               .fp_bits = f->g.k, .fp_range = (1u << f->g.k) - 1u,
-                              .tuples = fl_cuckoo13_tuples,
+                              .tuples = fl_cuckoo_tuples_of(f->g.k),
                               .seed_mix = f->seed * FL_SEED_MIX, .stash = f->stash,
                               .stash_count = &f->stash_count};
 }

@@ -29,9 +29,9 @@
  * cuckoo    a lookup compares its fingerprint with the occupied slots of two 4-slot buckets,
  *           8 alpha of them on average at load alpha; with fingerprints uniform on
  *           [1, 2^f - 1]: FPR = 1 - (1 - 1/(2^f - 1))^(8 alpha) ~ 2b alpha / 2^f (Fan et al.
- *           2014, section 5.1; 13-bit semi-sorted buckets hold the same fingerprints). Sizing
- *           picks f in {8, 12, 13, 16} and a load in [0.5, 0.94] giving the fewest bytes
- *           (buckets of 4, 6, 6 and 8 bytes).
+ *           2014, section 5.1; 11- and 13-bit semi-sorted buckets hold the same fingerprints).
+ *           Sizing picks f in {8, 11, 12, 13, 16} and a load in [0.5, 0.94] giving the fewest
+ *           bytes (buckets of 4, 5, 6, 6 and 8 bytes).
  */
 #include <math.h>
 #include <pthread.h>
@@ -424,14 +424,15 @@ fl_status fl_size_classic(const fl_variant_desc *d, double n, double p, fl_geome
     return FL_OK;
 }
 
-/* Fewest bytes over f in {8, 12, 13, 16}, ties to the narrower width (12 before 13: the
+/* Fewest bytes over f in {8, 11, 12, 13, 16}, ties to the narrower width (12 before 13: the
  * same 6-byte buckets, and 12-bit lookups decode nothing): at load alpha the FPR is
  * cuckoo_fpr(f, alpha), so the load that meets p is alpha = ln(1-p) / (8 ln(1 - 1/(2^f-1))),
  * capped at the sizing load; loads under CUCKOO_MIN_LOAD waste more than a wider fingerprint
  * would, so they count as unreachable. In effect the narrowest width that meets p at a
- * well-filled table: 8 bits down to ~2.9% (8 bits per key / load, which reaches 12-bit's
- * 12.77 at load 0.63), then 12 bits down to ~0.18% (its FPR at the sizing load), then 13 bits
- * down to ~0.07% (12 / load reaches 16-bit's 17.02 at load 0.71), then 16. */
+ * well-filled table: 8 bits down to ~2.3% (8 bits per key / load, which reaches 11-bit's
+ * 10.64 at load 0.75), then 11 bits down to ~0.31% (10 / load reaches 12-bit's 12.77 at load
+ * 0.78), then 12 bits down to ~0.18% (its FPR at the sizing load), then 13 bits down to
+ * ~0.07% (12 / load reaches 16-bit's 17.02 at load 0.71), then 16. */
 fl_status fl_size_cuckoo(const fl_variant_desc *d, double n, double p, fl_geometry *g) {
     double best_bytes = 0;
     int too_large = 0;

@@ -29,9 +29,10 @@ static size_t unit_block32(uint32_t k) {
     (void)k;
     return 32;
 }
-/* 4 slots of k-bit fingerprints: 4 bytes (k = 8), 6 (k = 12, packed) or 8 (k = 16). */
+/* 4 slots of k-bit fingerprints: 4 bytes (k = 8), 5 (k = 11, semi-sorted), 6 (k = 12,
+ * packed; k = 13, semi-sorted) or 8 (k = 16). */
 static size_t unit_bucket(uint32_t k) {
-    return fl_cuckoo_bucket_bytes(k); /* 13 semi-sorted bits: 6 bytes, as 12 */
+    return fl_cuckoo_bucket_bytes(k);
 }
 
 /* ---- kernel slots --------------------------------------------------------------------- */
@@ -143,11 +144,13 @@ static const fl_variant_desc reg64 = {
 
 static const fl_variant_desc cuckoo = {
     .info = {.variant = FL_CUCKOO, .name = "cuckoo",
-             .summary = "cuckoo filter, 4-slot buckets, 8-, 12-, 13- (semi-sorted) or 16-bit "
-                        "fingerprints, victim stash (Fan, Andersen, Kaminsky, Mitzenmacher 2014)",
+             .summary = "cuckoo filter, 4-slot buckets, 8-, 11- (semi-sorted), 12-, 13- "
+                        "(semi-sorted) or 16-bit fingerprints, victim stash (Fan, Andersen, "
+                        "Kaminsky, Mitzenmacher 2014)",
              .unit_name = "4-slot bucket", .k_name = "fingerprint bits",
              .k_min = 8, .k_max = 16,
-             .k_set = 1ull << 8 | 1ull << 12 | 1ull << 13 | 1ull << 16, .k_default = 16,
+             .k_set = 1ull << 8 | 1ull << 11 | 1ull << 12 | 1ull << 13 | 1ull << 16,
+             .k_default = 16,
              .units_max = FL_UNITS_MAX, .unit_slots = FL_CUCKOO_SLOTS,
              .max_load = FL_CUCKOO_LOAD,
              .caps = FL_CAP_DELETE | FL_CAP_MAY_FILL | FL_CAP_COUNT,

@@ -67,6 +67,10 @@ static __attribute__((noinline)) fl_status walk8(fl_filter *f, uint32_t i1, uint
                                                  uint32_t fp) {
     return walk(f, 8, i1, i2, fp);
 }
+static __attribute__((noinline)) fl_status walk11(fl_filter *f, uint32_t i1, uint32_t i2,
+                                                  uint32_t fp) {
+    return walk(f, 11, i1, i2, fp);
+}
 static __attribute__((noinline)) fl_status walk12(fl_filter *f, uint32_t i1, uint32_t i2,
                                                   uint32_t fp) {
     return walk(f, 12, i1, i2, fp);
@@ -90,6 +94,7 @@ FL_CUCKOO_WIDTH fl_status place(fl_filter *f, void *data, uint32_t n, uint32_t f
     uint32_t i2 = fl_cuckoo_alt(i1, fp, n);
     if (fl_cuckoo_put_first_empty(data, fp_bits, i2, fp)) return FL_OK;
     return fp_bits == 8    ? walk8(f, i1, i2, fp)
+           : fp_bits == 11 ? walk11(f, i1, i2, fp)
            : fp_bits == 12 ? walk12(f, i1, i2, fp)
            : fp_bits == 13 ? walk13(f, i1, i2, fp)
                            : walk16(f, i1, i2, fp);
@@ -104,6 +109,7 @@ FL_CUCKOO_WIDTH fl_status insert_width(fl_filter *f, uint32_t fp_bits, uint64_t 
 fl_status fl_cuckoo_insert(fl_filter *f, uint64_t h) {
     switch (f->g.k) {
     case 8: return insert_width(f, 8, h);
+    case 11: return insert_width(f, 11, h);
     case 12: return insert_width(f, 12, h);
     case 13: return insert_width(f, 13, h);
     default: return insert_width(f, 16, h);
@@ -132,6 +138,7 @@ fl_status fl_cuckoo_insert_many(fl_filter *f, const uint64_t *hashes, size_t n,
                                 size_t *inserted) {
     switch (f->g.k) {
     case 8: return insert_many_width(f, 8, hashes, n, inserted);
+    case 11: return insert_many_width(f, 11, hashes, n, inserted);
     case 12: return insert_many_width(f, 12, hashes, n, inserted);
     case 13: return insert_many_width(f, 13, hashes, n, inserted);
     default: return insert_many_width(f, 16, hashes, n, inserted);
@@ -193,6 +200,7 @@ FL_CUCKOO_WIDTH fl_status delete_width(fl_filter *f, uint32_t fp_bits, uint64_t 
 fl_status fl_cuckoo_delete(fl_filter *f, uint64_t h) {
     switch (f->g.k) {
     case 8: return delete_width(f, 8, h);
+    case 11: return delete_width(f, 11, h);
     case 12: return delete_width(f, 12, h);
     case 13: return delete_width(f, 13, h);
     default: return delete_width(f, 16, h);
@@ -232,13 +240,13 @@ void fl_cuckoo_occupancy(const fl_filter *f, fl_info *out) {
     out->stash_used = f->stash_count;
 }
 
-/* A 13-bit bucket's rank indexes a 4096-word table whose last 220 words stand for no nibble
- * tuple (filterlab_inline.h): a file holding such a rank would decode to fingerprints no
- * insert stored, so it is refused whole. */
+/* A semi-sorted bucket's rank indexes a 4096-word table whose last 220 words stand for no
+ * nibble tuple (filterlab_inline.h): a file holding such a rank would decode to fingerprints
+ * no insert stored, so it is refused whole. */
 fl_status fl_cuckoo_check_payload(const fl_filter *f) {
-    if (f->g.k != 13) return FL_OK;
+    if (!fl_cuckoo_semisorted(f->g.k)) return FL_OK;
     for (uint64_t b = 0; b < f->g.units; b++)
-        if ((fl_cuckoo12_word(f->data, (uint32_t)b) & 0xfffu) >= FL_CUCKOO13_RANKS)
+        if ((fl_cuckoo_ss_word(f->data, f->g.k, (uint32_t)b) & 0xfffu) >= FL_CUCKOO_SS_RANKS)
             return FL_ERR_CORRUPT;
     return FL_OK;
 }
@@ -251,7 +259,7 @@ int fl_cuckoo_contains_one(const fl_filter *f, uint64_t h) {
                                 .units = (uint32_t)f->g.units,
                                 .fp_bits = f->g.k,
                                 .fp_range = (1u << f->g.k) - 1u,
-                                .tuples = fl_cuckoo13_tuples,
+                                .tuples = fl_cuckoo_tuples_of(f->g.k),
                                 .seed_mix = f->seed * FL_SEED_MIX,
                                 .stash = f->stash,
                                 .stash_count = &f->stash_count};

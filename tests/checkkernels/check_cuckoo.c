@@ -1,7 +1,6 @@
 /*
- * checkkernels, module "cuckoo": batch lookups per fingerprint width (8, 12, 13 semi-sorted
- * and 16 bits)
- * against the scalar table, with tables empty, half and fully occupied, with and without a
+ * checkkernels, module "cuckoo": batch lookups per fingerprint width (8, 11 and 13
+ * semi-sorted, 12 and 16 bits) against the scalar table, with tables empty, half and fully occupied, with and without a
  * victim stash; the integer-key lookups (contains_u64s, every table's, scalar's included)
  * against the scalar lookup of the keys' hashes; the header-inline one-key lookup
  * (SSE2/NEON/SWAR, stash included) against the same answers; and their benchmark.
@@ -25,6 +24,7 @@ static const width WIDTHS[FL_CUCKOO_WIDTHS] = {
     {"cuckoo12", FL_CUCKOO_FP12, 12}, /* the harness's guard bytes (0xa5) follow the last
                                          6-byte bucket: its 8-byte loads must ignore them */
     {"cuckoo13", FL_CUCKOO_FP13, 13}, /* semi-sorted 6-byte buckets, the same guard */
+    {"cuckoo11", FL_CUCKOO_FP11, 11}, /* semi-sorted 5-byte buckets: 3 guard bytes read */
 };
 
 #define SLOT(w) FL_KERNEL_SLOT(cuckoo.contains[w])
@@ -99,7 +99,7 @@ static int check_inline(const kernel *ref, const width *w, tfilter *t, const uin
     const fl_kview *v = &t->v;
     fl_lookup l = {.variant = FL_CUCKOO, .data = v->data, .units = v->units, .k = v->k};
     l.cuckoo = (fl_cuckoo_lookup){.buckets = v->data, .units = v->units, .fp_bits = v->k,
-                                  .fp_range = (1u << v->k) - 1u, .tuples = fl_cuckoo13_tuples,
+                                  .fp_range = (1u << v->k) - 1u, .tuples = fl_cuckoo_tuples_of(v->k),
                                   .stash = v->stash,
                                   .stash_count = &v->stash_count};
     uint8_t want[POOL];

@@ -111,7 +111,7 @@ t_usage_errors() {
     expect_error 1 "$FL" build --type block512 --units 10 --k 1000 -o x.flt
     expect_error 1 "$FL" build --type block512 --units 10 --k 6 --n 5 -o x.flt
     expect_error 1 "$FL" build --type cuckoo --units 10 --k 10 -o x.flt
-    grep -q 'fingerprint bits must be 8, 12, 13 or 16' err || fail "message: $(cat err)"
+    grep -q 'fingerprint bits must be 8, 11, 12, 13 or 16' err || fail "message: $(cat err)"
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --hash md5 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed -1 -o x.flt
     expect_error 1 "$FL" build --type block512 --n 10 --fpr 0.1 --seed 0x-1 -o x.flt
@@ -376,15 +376,15 @@ t_cuckoo_widths() {
     local k
     head -n 1000 keys.txt >first.txt
     tail -n +1001 keys.txt >rest.txt
-    # --fpr picks the width of fewest bytes: 8 bits at 3%, 12 at 0.4%, 13 (semi-sorted, 12's
-    # bytes) at 0.1%, 16 at 0.01%.
-    for k in 8:0.03 12:0.004 13:0.001 16:0.0001; do
+    # --fpr picks the width of fewest bytes: 8 bits at 3%, 11 (semi-sorted, 5-byte buckets)
+    # at 0.5%, 12 at 0.25%, 13 (semi-sorted, 12's bytes) at 0.1%, 16 at 0.01%.
+    for k in 8:0.03 11:0.005 12:0.0025 13:0.001 16:0.0001; do
         expect_ok "$FL" build --type cuckoo --n 2000 --fpr "${k#*:}" --input keys.txt -o w.flt
         expect_ok "$FL" info w.flt
         grep -q "^geometry: .*, ${k%%:*}-bit fingerprints$" out || fail "fpr ${k#*:}: $(cat out)"
     done
     # An explicit width: every key found, deletes, the rest still found, a refused delete.
-    for k in 8 12 13 16; do
+    for k in 8 11 12 13 16; do
         expect_ok "$FL" build --type cuckoo --units 600 --k "$k" --input keys.txt -o "w$k.flt"
         expect_ok "$FL" query "w$k.flt" --input keys.txt
         same_file keys.txt out
@@ -398,7 +398,7 @@ t_cuckoo_widths() {
         cmp -s before.flt "w$k.flt" || fail "a refused delete changed the file"
     done
 }
-check "cuckoo: --fpr picks 8, 12, 13 or 16-bit fingerprints; --k N builds, finds, deletes" t_cuckoo_widths
+check "cuckoo: --fpr picks 8, 11, 12, 13 or 16-bit fingerprints; --k N builds, finds, deletes" t_cuckoo_widths
 
 # ---- dedup ----------------------------------------------------------------------------
 awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) { r = int(rand() * 800);

@@ -25,8 +25,8 @@ from replies import error_of, pairs  # noqa: E402
 
 MODULE = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/redis/filterlab_redis.so")
 DEADLINE = Deadline(240)
-BUCKET_BYTES = {8: 4, 12: 6, 13: 6, 16: 8}  # 4 slots of the width (13: 12 bits of sorted
-                                            # nibbles and 4 x 9 low bits)
+BUCKET_BYTES = {8: 4, 11: 5, 12: 6, 13: 6, 16: 8}  # 4 slots of the width (11, 13: 12 bits
+                                                   # of sorted nibbles and 4 x 7 or 9 low bits)
 LOAD = 0.94                          # the library's sizing load for cuckoo filters
 
 
@@ -90,10 +90,11 @@ def test_default(r):
 
 
 def test_fpbits(r):
-    """FPBITS 8, 12, 13, 16: buckets of 4, 6, 6, 8 bytes; anything else refused with a clear
-    error, creating nothing and leaving an existing key as it was. Filled to the capacity,
-    13 bits answer about half the false positives of 12 in the same bytes."""
-    for bits in (8, 12, 13, 16):
+    """FPBITS 8, 11, 12, 13, 16: buckets of 4, 5, 6, 6, 8 bytes; anything else refused with a
+    clear error, creating nothing and leaving an existing key as it was. Filled to the
+    capacity, 13 bits answer about half the false positives of 12 in the same bytes, 11 bits
+    about twice as many in 5/6 of them."""
+    for bits in (8, 11, 12, 13, 16):
         check(error_of(r, "CF.RESERVE", f"w{bits}", 4096, "FPBITS", bits) is None,
               f"FPBITS {bits} accepted")
         d = {**info(r, "CF.INFO", f"w{bits}"), **info(r, "FILTERLAB.INFO", f"w{bits}")}
@@ -103,32 +104,33 @@ def test_fpbits(r):
               f"FPBITS {bits}: the width, its bucket bytes, CF.INFO's 8 fields: {d}")
     r.execute_command("CF.ADD", "kept", "a")
     before = r.dump("kept")
-    for bad in (0, 1, 7, 9, 10, 11, 14, 15, 17, 24, 32, 63, 64, -12, -13, "12.5", "x", "",
-                "1e1", 2 ** 32 + 12, 2 ** 32 + 13, 2 ** 64 + 13, "013 "):
+    for bad in (0, 1, 7, 9, 10, 14, 15, 17, 24, 32, 63, 64, -11, -12, -13, "12.5", "x", "",
+                "1e1", 2 ** 32 + 11, 2 ** 32 + 12, 2 ** 32 + 13, 2 ** 64 + 13, "013 ", "11 "):
         for key in ("new", "kept"):
             e = error_of(r, "CF.RESERVE", key, 1000, "FPBITS", bad)
-            check(e is not None and "FPBITS: value must be 8, 12, 13 or 16" in e,
+            check(e is not None and "FPBITS: value must be 8, 11, 12, 13 or 16" in e,
                   f"CF.RESERVE {key} FPBITS {bad!r} refused: {e}")
     e = error_of(r, "CF.RESERVE", "new", 1000, "FPBITS")
     check(e is not None and "wrong number" in e, f"FPBITS without a value: {e}")
     check(not r.exists("new") and r.dump("kept") == before and r.ping(),
           "refused FPBITS create nothing and change nothing")
-    # Filled to the capacity: the predicted FPR from the library (about 0.18% and 0.09%), and
-    # the false positives among 200,000 items never added (the keys are fixed, so the counts
-    # are too; expected about 370 and 180).
+    # Filled to the capacity: the predicted FPR from the library (about 0.37%, 0.18% and
+    # 0.09%), and the false positives among 200,000 items never added (the keys are fixed, so
+    # the counts are too; expected about 730, 370 and 180).
     fp = {}
-    for bits in (12, 13):
+    for bits in (11, 12, 13):
         check(all(x == 1 for x in insert(r, f"w{bits}", items("full", 4096))),
               f"FPBITS {bits}: 4096 adds")
         fp[bits] = sum(mexists(r, f"w{bits}", items("never", 200_000)))
         d = {**info(r, "CF.INFO", f"w{bits}"), **info(r, "FILTERLAB.INFO", f"w{bits}")}
-        check(d["Number of filters"] == 1 and d["Payload bytes"] == buckets(4096) * 6,
-              f"FPBITS {bits}: 4096 items in one filter of 6-byte buckets: {d}")
-    pred = {b: float(info(r, "FILTERLAB.INFO", f"w{b}")["Predicted FPR"]) for b in (12, 13)}
-    check(0.4 < pred[13] / pred[12] < 0.6 and 0.0012 < pred[12] < 0.0025,
-          f"predicted FPR at 12 and 13 bits: {pred}")
-    check(fp[12] > 200 and 0 < fp[13] < 0.7 * fp[12],
-          f"false positives in 200,000 at 12 and 13 bits: {fp}")
+        check(d["Number of filters"] == 1 and
+              d["Payload bytes"] == buckets(4096) * BUCKET_BYTES[bits],
+              f"FPBITS {bits}: 4096 items in one filter of {BUCKET_BYTES[bits]}-byte buckets: {d}")
+    pred = {b: float(info(r, "FILTERLAB.INFO", f"w{b}")["Predicted FPR"]) for b in (11, 12, 13)}
+    check(0.4 < pred[13] / pred[12] < 0.6 and 0.0012 < pred[12] < 0.0025 and
+          1.8 < pred[11] / pred[12] < 2.2, f"predicted FPR at 11, 12 and 13 bits: {pred}")
+    check(fp[12] > 200 and 0 < fp[13] < 0.7 * fp[12] and 1.4 * fp[12] < fp[11] < 0.006 * 200_000,
+          f"false positives in 200,000 at 11, 12 and 13 bits: {fp}")
 
 
 def check_same(r, a, b, keys, what):
@@ -259,6 +261,7 @@ def main():
         for name, fn in (("default", test_default), ("fpbits", test_fpbits),
                          ("12-bit chain", lambda r: test_chain(r, 12)),
                          ("13-bit chain", lambda r: test_chain(r, 13)),
+                         ("11-bit chain", lambda r: test_chain(r, 11)),
                          ("saved 16-bit", test_saved_16bit)):
             DEADLINE.left()
             r.flushall()

@@ -226,7 +226,7 @@ static void test_cf_chain(void **state) {
     cf_chain *c = NULL;
     assert_int_equal(cf_chain_create(&bad, &c), FL_ERR_BAD_N);
     bad.capacity = 10;
-    static const uint32_t bad_bits[] = {0, 4, 10, 11, 14, 15, 17, 24, 32, 63, 64, 0xffffffffu};
+    static const uint32_t bad_bits[] = {0, 4, 9, 10, 14, 15, 17, 24, 32, 63, 64, 0xffffffffu};
     for (size_t i = 0; i < sizeof bad_bits / sizeof bad_bits[0]; i++) {
         bad.fp_bits = bad_bits[i];
         assert_false(cf_fp_bits_ok(bad_bits[i]));
@@ -239,7 +239,7 @@ static void test_cf_chain(void **state) {
     enum { N = 20000 };
     uint64_t *h = malloc(N * sizeof *h);
     uint8_t *out = malloc(N);
-    static const uint32_t widths[] = {8, 12, 13, 16}; /* every width the chain takes */
+    static const uint32_t widths[] = {8, 11, 12, 13, 16}; /* every width the chain takes */
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         const uint32_t fp = widths[w];
         assert_true(cf_fp_bits_ok(fp));
