@@ -29,7 +29,7 @@ FL = r'''#!/usr/bin/python3
 import sys
 a = sys.argv[1:]
 fpr = a[a.index("--fpr") + 1]
-if a[a.index("--filter") + 1] != "cuckoo" or fpr != {"12": "0.005", "13": "0.001"}[WIDTH]:
+if a[a.index("--filter") + 1] != "cuckoo" or fpr != {"12": "0.002", "13": "0.001"}[WIDTH]:
     sys.exit("single_key stand-in: arguments " + " ".join(a))
 n = a[a.index("--keys") + 1]
 print("variant,keys,bytes,k,kernel,mode,ns_per_lookup_median,ns_per_lookup_min,reps,lookups,"
