@@ -114,10 +114,10 @@ static void emit(bl_json *j, const char *experiment, const char *label, const bu
 static const fl_variant ALL[] = {FL_CLASSIC, FL_BLOCK512, FL_SPLIT256, FL_REG64, FL_CUCKOO};
 #define NALL (sizeof ALL / sizeof ALL[0])
 
-/* The cuckoo fingerprint widths the library accepts (fl_variant_describe's k_set): 13 is the
- * semi-sorted one (13-bit fingerprints in 6-byte buckets of 4, as the 12-bit filter's, Fan et
- * al. 2014 section 5.2). */
-static const uint32_t CUCKOO_WIDTHS[] = {8, 12, 13, 16};
+/* The cuckoo fingerprint widths the library accepts (fl_variant_describe's k_set): 11 and 13
+ * are the semi-sorted ones (11-bit fingerprints in 5-byte buckets of 4, 13-bit ones in 6-byte
+ * buckets as the 12-bit filter's, Fan et al. 2014 section 5.2). */
+static const uint32_t CUCKOO_WIDTHS[] = {8, 11, 12, 13, 16};
 #define NWIDTHS (sizeof CUCKOO_WIDTHS / sizeof CUCKOO_WIDTHS[0])
 /* The counting Bloom variants: with cuckoo, the filters that delete (FL_CAP_DELETE). */
 static const fl_variant COUNTING[] = {FL_COUNTING, FL_COUNTING512};

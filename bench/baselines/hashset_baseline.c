@@ -21,8 +21,9 @@
  *   cuckoo8      8-bit fingerprints at the library's sizing load (0.94): the smallest cuckoo
  *                filter, the size class of the seed's "1.1 MB"
  *   cuckoo1pct   the cuckoo filter fl_params_for(cuckoo, n, 1%) sizes: the library's answer
- *                to the seed's "1M elements, 1% false positive rate" (12-bit fingerprints at
- *                load 0.94 since the library has them)
+ *                to the seed's "1M elements, 1% false positive rate" (11-bit semi-sorted
+ *                fingerprints in 5-byte buckets at load 0.94 since the library has them,
+ *                12-bit ones before)
  *   cuckoo16     16-bit fingerprints at the sizing load (what fl_params_for picked for 1%
  *                before the library had 12-bit fingerprints)
  *

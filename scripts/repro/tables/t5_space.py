@@ -1,10 +1,10 @@
 """Table 5: Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f (seed 003):
 bits per key of every variant sized by the library at each target (data/t5_space.json, label
 "library"), Fan et al.'s ideal cuckoo model beside them; the filters that delete (label
-"deletes": cuckoo at each fingerprint width, 8, 12, 13 (semi-sorted) and 16 bits, the vector
-quotient filter, counting, counting512) as bits per key against log2(1/measured FPR); the
-growing cuckoo filter (label "growing": no target to size for, so fresh and grown by three
-doublings to the same n keys); and the cuckoo filter's FPR at each load and width
+"deletes": cuckoo at each fingerprint width, 8, 11 (semi-sorted), 12, 13 (semi-sorted) and 16
+bits, the vector quotient filter, counting, counting512) as bits per key against log2(1/measured
+FPR); the growing cuckoo filter (label "growing": no target to size for, so fresh and grown by
+three doublings to the same n keys); and the cuckoo filter's FPR at each load and width
 (data/t5_cuckoo.json)."""
 
 import math
@@ -35,8 +35,8 @@ SETTINGS = {"quick": dict(t5_n=1_000_000, t5_queries=4_000_000, t5_targets=SPACE
 
 # the filters that delete, as the deletes table's columns: (column, variant, fingerprint bits
 # that pick the variant's rows, or None: all of them, heading)
-DELETES = (("cuckoo8", "cuckoo", 8, "cuckoo 8-bit"), ("cuckoo12", "cuckoo", 12, "cuckoo 12-bit"),
-           ("cuckoo13", "cuckoo", 13, "cuckoo 13-bit (semi-sorted)"),
+DELETES = (("cuckoo8", "cuckoo", 8, "cuckoo 8-bit"), ("cuckoo11", "cuckoo", 11, "cuckoo 11-bit (semi-sorted)"),
+           ("cuckoo12", "cuckoo", 12, "cuckoo 12-bit"), ("cuckoo13", "cuckoo", 13, "cuckoo 13-bit (semi-sorted)"),
            ("cuckoo16", "cuckoo", 16, "cuckoo 16-bit"), ("vqf", "vqf", None, "vqf (8-bit)"),
            ("counting", "counting", None, "counting"), ("counting512", "counting512", None, "counting512"))
 # the columns of one fixed fingerprint width each, sized to a load (a "full" point, the
@@ -46,8 +46,11 @@ FIXED_WIDTH = ("cuckoo", "vqf")
 # judged on the 12-bit filter where the seed names that configuration (its summary's "~12
 # bits/elem @0.1%" names none: it is judged on the width fl_params_for picks, 13 bits there)
 SEED_WIDTH = 12
-# the width stored semi-sorted (Fan et al. 2014 sec. 5.2): 13-bit fingerprints in 6-byte
-# buckets of 4, 12 bits a slot, as the 12-bit filter's
+# the widths stored semi-sorted (Fan et al. 2014 sec. 5.2), f - 1 bits a slot: 11-bit
+# fingerprints in 5-byte buckets of 4, 13-bit ones in 6-byte buckets as the 12-bit filter's
+SEMISORTED_WIDTHS = (11, 13)
+# the semi-sorted width whose slots take 12 bits: the one fl_params_for picks at 0.1%, so the
+# width seed 003's summary ("~12 bits/elem @0.1%") is judged on
 SEMISORT_WIDTH = 13
 SECTION = dict(
     heading="Bloom vs cuckoo space at equal FPR, and cuckoo FPR against 2b/2^f",
@@ -157,7 +160,8 @@ def delete_speed(ctx):
     for r in rows:
         if r.get("op") != "delete" or not r.get("ns_per_op_median"):
             continue
-        # grouped by the size asked for: cuckoo's 6-byte buckets leave a few bytes of it unused
+        # grouped by the size asked for: cuckoo's 5- and 6-byte buckets (11- to 13-bit
+        # fingerprints) need not divide it, leaving a few bytes of it unused
         key = (r["filter"], int(float(r["target_bytes"])))
         c = cells.setdefault(key, {"filter": r["filter"], "target_bytes": key[1],
                                    "filter_bytes": int(float(r["filter_bytes"])),
@@ -259,9 +263,9 @@ def build(ctx, d):
 def report(page, t5):
     page.w("`fpr_sweep space`: each variant sized by `fl_params_for` for n = %s at each target, measured "
            "on %s queries; bits per key (measured FPR in parentheses; for cuckoo, the fingerprint width "
-           "sizing picked, 8, 12, 13 or 16 bits, 13 stored semi-sorted in 12 bits a slot). `ideal cuckoo` is "
-           "the model (log2(1/e) + 3)/0.955 of Fan et al. 2014 with any fingerprint width (not measured: "
-           "filterlab's widths are 8, 12, 13 (semi-sorted) and 16 bits)."
+           "sizing picked, 8, 11, 12, 13 or 16 bits, 11 and 13 stored semi-sorted in 10 and 12 bits a slot). "
+           "`ideal cuckoo` is the model (log2(1/e) + 3)/0.955 of Fan et al. 2014 with any fingerprint width (not "
+           "measured: filterlab's widths are 8, 11 (semi-sorted), 12, 13 (semi-sorted) and 16 bits)."
            % ("{:,}".format(t5["n"]), "{:,}".format(t5["queries"])))
     page.w()
     rows = []
@@ -284,8 +288,8 @@ def report(page, t5):
                    "load %s (`FL_VQF_SIZING_LOAD`) whose model FPR 1 - (1 - 1/256)^(2 x 48 load / 80) meets "
                    "the target, \"below 0.5\" where that load is under 0.5" % g(t5["vqf_sizing_load"]))
         page.w("The filters that delete, at the same targets: cuckoo at each fingerprint width on its own (8, "
-               "12, 13 and 16 bits; 13-bit fingerprints are stored semi-sorted, 4 to a 6-byte bucket as the "
-               "12-bit ones, Fan et al. 2014 sec. 5.2; the "
+               "11, 12, 13 and 16 bits; 11- and 13-bit fingerprints are stored semi-sorted, Fan et al. 2014 sec. "
+               "5.2, in 5-byte buckets of 4 and in 6-byte buckets as the 12-bit ones; the "
                "fewest buckets whose predicted FPR meets the target, at a load between 0.5 and the library's "
                "sizing load 0.94; \"below 0.5\" where the width needs an emptier table)%s; and the counting "
                "Bloom variants (4-bit counters) sized by `fl_params_for`. Each cell: bits per key, measured "
@@ -349,8 +353,8 @@ def report(page, t5):
             rows.append(row)
         page.table(["size", "fits in"] + filters, rows)
     if t5.get("cuckoo"):
-        page.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 12-, 13- "
-               "(semi-sorted) and 16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
+        page.w("`fpr_sweep cuckoo`: %s buckets of 4 slots (the seed's example has 10,000), 8-, 11- (semi-sorted), "
+               "12-, 13- (semi-sorted) and 16-bit fingerprints, filled to each load, %s queries." % ("{:,}".format(t5["cuckoo_buckets"]), "{:,}".format(t5["cuckoo_queries"])))
         page.w()
         rows = [[r["fingerprint_bits"], g(r["load"]), "{:,}".format(r["inserted"]), g(r["measured_fpr"]),
                  g(r["formula_2b_over_2f"]), g(r["formula_at_load"]), g(r["ratio_to_2b_2f"])]
@@ -421,7 +425,7 @@ def figure(t5, out, stamp, caches, claims):
         ax.set_ylim(0, 1.5 * top)  # reg64 climbs far above; its values are in the table
     axis_labels(ax, "target FPR", "bits per key", "Tables 5-6: space at equal FPR (n = %d)" % t5["n"], legend=6)
     ax = axes[1]
-    for f, col in ((8, "#ff7f0e"), (12, "#17becf"), (13, "#bcbd22"), (16, "#8c564b")):
+    for f, col in ((8, "#ff7f0e"), (11, "#7f7f7f"), (12, "#17becf"), (13, "#bcbd22"), (16, "#8c564b")):
         pts = sorted((r["load"], r["measured_fpr"], r["formula_at_load"], r["formula_2b_over_2f"])
                      for r in t5.get("cuckoo", []) if r["fingerprint_bits"] == f)
         if not pts:
@@ -436,7 +440,9 @@ def figure(t5, out, stamp, caches, claims):
 
 
 # the filters that delete (table 5's deletes rows): column -> (label, colour, marker)
-DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"), "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
+DELETES_STYLE = {"cuckoo8": ("cuckoo, 8-bit", "#ff7f0e", "o"),
+                 "cuckoo11": ("cuckoo, 11-bit semi-sorted", "#7f7f7f", "o"),
+                 "cuckoo12": ("cuckoo, 12-bit", "#17becf", "o"),
                  "cuckoo13": ("cuckoo, 13-bit semi-sorted", "#bcbd22", "o"),
                  "cuckoo16": ("cuckoo, 16-bit", "#8c564b", "o"), "vqf": ("vqf, 8-bit", "#e377c2", "D"),
                  "counting": ("counting", "#d62728", "s"), "counting512": ("counting512", "#1f77b4", "s")}
@@ -491,8 +497,9 @@ def why_crossover(ctx, c, m, holds):
     if m is None:
         txt = "cuckoo never needs fewer bits than classic at the measured targets"
     else:
-        txt = "here cuckoo (the width fl_params_for picks: 8, 12, 13 (semi-sorted) or 16 bits) needs fewer bits " \
-              "than classic at targets %s, the loosest %s" % (", ".join(g(w) for w in sorted(wins, reverse=True)), g(m))
+        txt = "here cuckoo (the width fl_params_for picks: 8, 11 (semi-sorted), 12, 13 (semi-sorted) or 16 bits) " \
+              "needs fewer bits than classic at targets %s, the loosest %s" % (
+                  ", ".join(g(w) for w in sorted(wins, reverse=True)), g(m))
     full = _widths_at_full_load(ctx)
     if full:
         txt += "; at the library's sizing load the widths measure %s" % full
@@ -523,9 +530,10 @@ def why_cuckoo_formula(ctx, c, m, holds):
 
 
 def why_cuckoo_bound(ctx, c, m, holds):
-    others = ", ".join("f = %d%s: %s" % (f, " (semi-sorted)" if f == SEMISORT_WIDTH else "",
+    others = ", ".join("f = %d%s: %s" % (f, " (semi-sorted)" if f in SEMISORTED_WIDTHS else "",
                                          g(ctx.facts["t5.cuckoo_full_ratio.f%d" % f]))
-                       for f in (8, SEMISORT_WIDTH, 16) if "t5.cuckoo_full_ratio.f%d" % f in ctx.facts)
+                       for _, v, f, _ in DELETES
+                       if v == "cuckoo" and f != SEED_WIDTH and "t5.cuckoo_full_ratio.f%d" % f in ctx.facts)
     return ("measured FPR / (2b/2^f) = %s with 12-bit fingerprints (the seed's width) at load %s%s: the formula "
             "holds for a full table, scaled by the load") % (
         g(m), g(ctx.facts.get("t5.cuckoo_full_load")), (" (%s)" % others) if others else "")
@@ -536,7 +544,7 @@ def why_summary_cuckoo(ctx, c, m, holds):
     load = ctx.facts.get("t5.cuckoo.0.001.load")
     txt = "%s bits/key: at 0.1%% the fewest bytes take %s-bit fingerprints%s (measured %s%s)" % (
         g(m), "?" if f is None else "%d" % f,
-        ", stored semi-sorted in 12 bits a slot" if f == SEMISORT_WIDTH else "",
+        ", stored semi-sorted in %d bits a slot" % (f - 1) if f in SEMISORTED_WIDTHS else "",
         pct(ctx.facts.get("t5.cuckoo.0.001.measured")), "" if load is None else ", load %s" % g(load, 3))
     b12, m12 = ctx.facts.get("t5.cuckoo12.full.bpk"), ctx.facts.get("t5.cuckoo12.full.measured")
     if b12 is not None:
@@ -546,8 +554,12 @@ def why_summary_cuckoo(ctx, c, m, holds):
         if b is not None:
             txt += " and meet 0.1%% only at load %s, %s bits/key (measured %s)" % (
                 g(ctx.facts.get("t5.cuckoo12.0.001.load")), g(b), pct(ctx.facts.get("t5.cuckoo12.0.001.measured")))
-    if "t5.cuckoo8.0.001.bpk" not in ctx.facts:
-        txt += "; 8-bit ones cannot reach 0.1% above load 0.5"
+    # the widths narrower than the seed's that fpr_sweep could size for 0.1% only below load 0.5
+    dl = next((p for p in ctx.table("t5").get("deletes") or [] if p["target"] == 0.001), {})
+    short = [w for col, v, w, _ in DELETES
+             if v == "cuckoo" and w < SEED_WIDTH and "below 0.5" in (dl.get(col) or {}).get("error", "")]
+    if short:
+        txt += "; %s-bit ones cannot reach 0.1%% above load 0.5" % "- and ".join("%d" % w for w in short)
     model = ctx.facts.get("t5.cuckoo.0.001.model_bpk")
     if model is not None:
         txt += ("; the semi-sorted model (Fan et al. 2014: log2(1/e) + 2 bits an entry at load 0.955) gives %s "
