@@ -184,6 +184,19 @@ static inline uint64_t fl_cuckoo_ss_has(uint64_t x, uint32_t fp, uint32_t fp_bit
     return (y - lo) & ~y & FL_CUCKOO_SS_HI(low);
 }
 
+/* Whether either semi-sorted bucket i1 or i2 holds fp: fl_cuckoo_ss_has on both. A branch on
+ * the width (one that never changes for a filter, so always predicted) lets each width's lane
+ * constants, mask and shifts fold into immediates. */
+static inline int fl_cuckoo_ss_buckets_have(const void *data, uint32_t fp_bits,
+                                            const uint32_t *tuples, uint32_t i1, uint32_t i2,
+                                            uint32_t fp) {
+    if (fp_bits == 13)
+        return (fl_cuckoo_ss_has(fl_cuckoo_ss_word(data, 13, i1), fp, 13, tuples) |
+                fl_cuckoo_ss_has(fl_cuckoo_ss_word(data, 13, i2), fp, 13, tuples)) != 0;
+    return (fl_cuckoo_ss_has(fl_cuckoo_ss_word(data, 11, i1), fp, 11, tuples) |
+            fl_cuckoo_ss_has(fl_cuckoo_ss_word(data, 11, i2), fp, 11, tuples)) != 0;
+}
+
 /* Whether any slot of bucket b equals fp, without a branch per slot (a lookup that misses
  * half the time would mispredict one). x = bucket ^ (fp in every lane) has a zero lane
  * exactly where a slot matches; (x - 0x..0101) & ~x & 0x..8080 is nonzero iff some lane of x
@@ -452,12 +465,8 @@ static inline int fl_cuckoo_lookup_hash(const fl_cuckoo_lookup *l, uint64_t hash
     uint32_t i1 = fl_cuckoo_bucket(hash, l->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, l->units);
     /* tuples never changes for a handle: a predicted branch. */
-    int hit = l->tuples
-                  ? (fl_cuckoo_ss_has(fl_cuckoo_ss_word(l->buckets, l->fp_bits, i1), fp,
-                                      l->fp_bits, l->tuples) |
-                     fl_cuckoo_ss_has(fl_cuckoo_ss_word(l->buckets, l->fp_bits, i2), fp,
-                                      l->fp_bits, l->tuples)) != 0
-                  : fl_cuckoo_buckets_have(l->buckets, l->fp_bits, i1, i2, fp);
+    int hit = l->tuples ? fl_cuckoo_ss_buckets_have(l->buckets, l->fp_bits, l->tuples, i1, i2, fp)
+                        : fl_cuckoo_buckets_have(l->buckets, l->fp_bits, i1, i2, fp);
     uint32_t stashed = *l->stash_count; /* almost always 0: a predictable branch */
     if (FL_LOOKUP_UNLIKELY(stashed)) return fl_cuckoo_lookup_rest(l, hash, hit, stashed, i1, i2, fp);
     return hit;

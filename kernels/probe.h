@@ -332,10 +332,10 @@ static inline int fl_cuckoo_probe(const fl_kview *f, uint64_t h) {
     uint32_t fp = fl_cuckoo_fp(h, f->k);
     uint32_t i1 = fl_cuckoo_bucket(h, f->units);
     uint32_t i2 = fl_cuckoo_alt(i1, fp, f->units);
-    int hit = fl_cuckoo_semisorted(f->k) ? (fl_cuckoo_ss_bucket_has(f->data, f->k, i1, fp) |
-                                            fl_cuckoo_ss_bucket_has(f->data, f->k, i2, fp)) != 0
-                         : (fl_cuckoo_bucket_has(f->data, f->k, i1, fp) |
-                            fl_cuckoo_bucket_has(f->data, f->k, i2, fp)) != 0;
+    int hit = fl_cuckoo_semisorted(f->k)
+                  ? fl_cuckoo_ss_buckets_have(f->data, f->k, fl_cuckoo_ss_table(f->k), i1, i2, fp)
+                  : (fl_cuckoo_bucket_has(f->data, f->k, i1, fp) |
+                     fl_cuckoo_bucket_has(f->data, f->k, i2, fp)) != 0;
     if (f->stash_count) hit |= fl_cuckoo_stash_has(f, i1, i2, fp); /* almost always 0 */
     return hit;
 }
