@@ -57,9 +57,10 @@ cp = run(["--probe-only", "--sizes-in", "keys", "--sizes", "1000"], check=False)
 check(cp.returncode == 1 and "flbench:" in cp.stderr, "--probe-only with keys is refused")
 
 # --bits-per-key: k is the one fl_params_for picks for the budget (classic: round(b ln 2),
-# also above 16; cuckoo: 8-bit fingerprints at 12 bits per key, 16-bit ones at 20).
+# also above 16; cuckoo: 8-bit fingerprints at 10 bits per key, 11-bit semi-sorted ones (10
+# bits a slot, load 0.83) at 12, 16-bit ones at 20).
 js = os.path.join(d, "k.json")
-for b, want in ((10, {"classic": 7, "cuckoo": 8}), (12, {"classic": 8, "cuckoo": 8}),
+for b, want in ((10, {"classic": 7, "cuckoo": 8}), (12, {"classic": 8, "cuckoo": 11}),
                 (20, {"classic": 14, "cuckoo": 16}), (30, {"classic": 21})):
     filters = ",".join(sorted(want))
     run(["--filter", filters, "--kernel", kernels[0], "--sizes", "64K", "--bits-per-key", str(b),
