@@ -154,12 +154,12 @@ static fl_filter *seed_filter(fl_variant v, uint64_t units, uint32_t k, fl_hash_
     return f;
 }
 
-/* Writes the seed corpus: six small filters covering a Bloom variant, the Parquet-
- * compatible one and cuckoo filters whose victim stash is in use: 8- and 12-bit fingerprints
- * (6-byte buckets), and the semi-sorted 11- and 13-bit ones (5- and 6-byte buckets led by a
- * 12-bit rank the loader checks against the 3876 nibble tuples). */
+/* Writes the seed corpus: small filters covering a Bloom variant, the Parquet-compatible one
+ * and cuckoo filters whose victim stash is in use: 8-bit fingerprints, 12-bit ones (6-byte
+ * buckets), and the semi-sorted 11- and 13-bit ones (5- and 6-byte buckets led by a 12-bit
+ * rank the loader checks against the 3876 nibble tuples). */
 static int write_seeds(const char *dir) {
-    fl_filter *f[6] = {
+    fl_filter *f[] = {
         seed_filter(FL_BLOCK512, 2, 6, FL_HASH_XXH3, 10),
         seed_filter(FL_SPLIT256, 2, 8, FL_HASH_XXH64, 10),
         seed_filter(FL_CUCKOO, 2, 8, FL_HASH_XXH3, 64),
@@ -167,11 +167,11 @@ static int write_seeds(const char *dir) {
         seed_filter(FL_CUCKOO, 3, 11, FL_HASH_XXH3, 64),
         seed_filter(FL_CUCKOO, 3, 13, FL_HASH_XXH64, 64),
     };
-    const char *names[6] = {"v2_block512.flt", "v2_split256_xxh64.flt", "v2_cuckoo8_stash.flt",
+    const char *names[sizeof f / sizeof f[0]] = {"v2_block512.flt", "v2_split256_xxh64.flt", "v2_cuckoo8_stash.flt",
                             "v2_cuckoo12_stash.flt", "v2_cuckoo11_stash.flt",
                             "v2_cuckoo13_stash.flt"};
     int bad = 0;
-    for (int i = 0; i < 6; i++) {
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         bad |= f[i] ? write_seed(dir, names[i], f[i]) : 1;
         fl_free(f[i]);
     }
