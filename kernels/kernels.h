@@ -370,6 +370,9 @@ extern const fl_fuse_kernels fl_fuse_kernels_scalar;
  * instead of gathers), kept so checkkernels checks and times both (kernels/fuse_avx2.c). */
 extern const fl_fuse_kernels fl_fuse_kernels_loads_avx2;
 extern const fl_fuse_kernels fl_fuse_kernels_loads_avx512;
+/* The same for the AVX2 cuckoo lookups (bucket words and semi-sorted nibble words), every
+ * width (kernels/cuckoo_avx2.c): the avx2-loads candidate's cuckoo entries. */
+extern const fl_cuckoo_kernels fl_cuckoo_kernels_loads_avx2;
 /* The vqf batch lookup built with AVX512_VPOPCNTDQ and AVX512_BITALG (the avx512-popcnt
  * candidate's vqf.contains, kernels/vqf_avx512_popcnt.c): only where FL_HAVE_AVX512_POPCNT. */
 size_t fl_vqf_contains_popcnt_avx512(const fl_kview *f, const uint64_t *hashes, size_t n,

@@ -142,7 +142,7 @@ static void build_table(size_t i, fl_kernel_table *t) {
 /* ---- Candidates ------------------------------------------------------------------------ */
 static const fl_kernel_table *cand_tab[FL_NCAND];
 #if FL_HAVE_AVX2 || FL_HAVE_AVX512
-static fl_kernel_table loads_tables[2]; /* avx2 and avx512 with the loads form of fuse */
+static fl_kernel_table loads_tables[2]; /* avx2 (fuse and cuckoo) and avx512 (fuse) loads forms */
 #endif
 #if FL_HAVE_AVX512_POPCNT
 static fl_kernel_table popcnt_table; /* avx512 with vqf.contains for VPOPCNTDQ and BITALG */
@@ -203,6 +203,7 @@ static void setup_candidates(void) {
         cand_tab[FL_CAND_AVX2] = &tables[i];
         loads_tables[0] = tables[i];
         loads_tables[0].fuse = fl_fuse_kernels_loads_avx2;
+        loads_tables[0].cuckoo = fl_cuckoo_kernels_loads_avx2;
         cand_tab[FL_CAND_AVX2_LOADS] = &loads_tables[0];
     }
 #endif

@@ -3,9 +3,13 @@
  * semi-sorted, 12 and 16 bits) against the scalar table, with tables empty, half and fully occupied, with and without a
  * victim stash; the integer-key lookups (contains_u64s, every table's, scalar's included)
  * against the scalar lookup of the keys' hashes; the header-inline one-key lookup
- * (SSE2/NEON/SWAR, stash included) against the same answers; and their benchmark.
+ * (SSE2/NEON/SWAR, stash included) against the same answers; and their benchmark. Also the
+ * avx2-loads candidate's cuckoo entries (kernels/cuckoo_avx2.c's loads form: scalar loads in
+ * place of the gathers), checked and timed beside the avx2 table's.
  */
 #include "harness.h"
+
+#include "cpu/kernel_choice.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -152,7 +156,9 @@ static int check_u64s(fl_contains_u64s_fn fn, fl_hash_u64_fn hash, fl_contains_f
     return 1;
 }
 
-void check_cuckoo(const kernel *ks, size_t nk) {
+void check_cuckoo(const kernel *ks_in, size_t nk_in) {
+    kernel ks[MAX_KERNELS];
+    const size_t nk = with_candidate(ks_in, nk_in, FL_CAND_AVX2_LOADS, "avx2", ks);
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     uint64_t *keys = malloc(POOL * sizeof *keys);
     if (!q || !pos || !keys) die_oom();
@@ -225,7 +231,10 @@ void check_cuckoo(const kernel *ks, size_t nk) {
     free(keys);
 }
 
-void bench_cuckoo(const kernel *ks, size_t nk) {
+void bench_cuckoo(const kernel *ks_in, size_t nk_in) {
+    kernel ks[MAX_KERNELS];
+    const size_t nk = with_candidate(ks_in, nk_in, FL_CAND_AVX2_LOADS, "avx2", ks);
+    print_candidate_columns("cuckoo", ks, nk, nk_in);
     static const size_t mib[] = {1, 64};
     const size_t nq = (size_t)1 << 19;
     uint64_t *q = malloc(nq * sizeof *q), *pos = malloc(nq / 2 * sizeof *pos);
@@ -252,7 +261,7 @@ void bench_cuckoo(const kernel *ks, size_t nk) {
                               fl_cuckoo_fp(pos[i], t.v.k));
             }
             for (size_t i = 0; i < nq; i++) q[i] = (rnd() & 1) ? pos[rnd_below(nq / 2)] : rnd();
-            double r[16][BENCH_REPS];
+            double r[MAX_KERNELS][BENCH_REPS];
             bench_contains_reps(ks, nk, SLOT(w->id), &t, q, nq, out, r);
             print_bench_row(ks, nk, w->name, t.v.k, mib[mi], "lookup", SLOT(w->id), r);
             /* The same lookups from integer keys (contains_u64s: hashing included). */

@@ -369,23 +369,11 @@ static void check_updates(const kernel *ks, size_t ki, uint64_t *stored, int one
     record(check_every_position(&p));
 }
 
-/* ks and, after them, the candidate tables that differ in this module: avx512-popcnt (the
- * avx512 table with vqf.contains built for VPOPCNTDQ and BITALG, kernels/vqf_avx512_popcnt.c)
- * where avx512 is run and this CPU runs it. Last, so kernel_overrides finds its one entry of
- * its own; its other entries are avx512's and are not checked twice. Returns the count. */
-#define VQF_MAX_KERNELS 17
-static size_t with_candidates(const kernel *ks, size_t nk, kernel *out) {
-    size_t m = 0;
-    for (size_t ki = 0; ki < nk && m < VQF_MAX_KERNELS - 1; ki++) out[m++] = ks[ki];
-    const fl_kernel_table *pt = fl_cand_table(FL_CAND_AVX512_POPCNT);
-    for (size_t ki = 1; ki < nk; ki++)
-        if (pt && !strcmp(ks[ki].name, "avx512")) out[m++] = (kernel){"avx512-popcnt", pt, 0};
-    return m;
-}
-
 void check_vqf(const kernel *ks_in, size_t nk_in) {
-    kernel ks[VQF_MAX_KERNELS];
-    const size_t nk = with_candidates(ks_in, nk_in, ks);
+    /* avx512-popcnt: the avx512 table with vqf.contains built for VPOPCNTDQ and BITALG
+     * (kernels/vqf_avx512_popcnt.c), where this CPU runs it. */
+    kernel ks[MAX_KERNELS];
+    const size_t nk = with_candidate(ks_in, nk_in, FL_CAND_AVX512_POPCNT, "avx512", ks);
     if (family_selected("vqf")) {
         if (nk > nk_in)
             printf("  vqf: avx512-popcnt checked (vqf.contains with VPOPCNTDQ and BITALG)\n");
@@ -456,13 +444,9 @@ void check_vqf(const kernel *ks_in, size_t nk_in) {
 
 void bench_vqf(const kernel *ks_in, size_t nk_in) {
     if (!family_selected("vqf")) return;
-    kernel ks[VQF_MAX_KERNELS];
-    const size_t nk = with_candidates(ks_in, nk_in, ks);
-    if (nk > nk_in) { /* the candidates' columns, after the header's */
-        printf("%-9s %2s %6s %-6s", "vqf", "", "", "");
-        for (size_t ki = 0; ki < nk; ki++) printf(" %17s", ki < nk_in ? "" : ks[ki].name);
-        printf("\n");
-    }
+    kernel ks[MAX_KERNELS];
+    const size_t nk = with_candidate(ks_in, nk_in, FL_CAND_AVX512_POPCNT, "avx512", ks);
+    print_candidate_columns("vqf", ks, nk, nk_in);
     static const size_t mib[] = {1, 64};
     const size_t nq = (size_t)1 << 19;
     uint64_t *q = malloc(nq * sizeof *q), *pos = malloc(nq / 2 * sizeof *pos);
@@ -485,7 +469,7 @@ void bench_vqf(const kernel *ks_in, size_t nk_in) {
         memcpy(t.v.data, v->blocks, t.bytes);
         fl_vqf_free(v);
         for (size_t i = 0; i < nq; i++) q[i] = (rnd() & 1) ? pos[rnd_below(npos)] : rnd();
-        double r[VQF_MAX_KERNELS][BENCH_REPS];
+        double r[MAX_KERNELS][BENCH_REPS];
         bench_contains_reps(ks, nk, SLOT, &t, q, nq, out, r);
         print_bench_row(ks, nk, "vqf", 8, mib[mi], "lookup", SLOT, r);
         tf_free(&t);

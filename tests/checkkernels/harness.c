@@ -3,6 +3,8 @@
  */
 #include "harness.h"
 
+#include "cpu/kernel_choice.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,6 +110,25 @@ int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot) {
     for (size_t j = 0; j < ki; j++)
         if (KERNEL_FN(&ks[j], slot, void *) == fn) return 0;
     return 1;
+}
+
+size_t with_candidate(const kernel *ks, size_t nk, int cand, const char *isa, kernel *out) {
+    size_t m = 0;
+    for (size_t ki = 0; ki < nk && m < MAX_KERNELS - 1; ki++) out[m++] = ks[ki];
+    const fl_kernel_table *ct = fl_cand_table(cand);
+    for (size_t ki = 1; ki < nk && ct; ki++)
+        if (!strcmp(ks[ki].name, isa)) {
+            out[m++] = (kernel){fl_cand_names[cand], ct, 0};
+            break;
+        }
+    return m;
+}
+
+void print_candidate_columns(const char *family, const kernel *ks, size_t nk, size_t nk_in) {
+    if (nk <= nk_in) return;
+    printf("%-9s %2s %6s %-6s", family, "", "", "");
+    for (size_t ki = 0; ki < nk; ki++) printf(" %17s", ki < nk_in ? "" : ks[ki].name);
+    printf("\n");
 }
 
 void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots) {

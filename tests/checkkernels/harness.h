@@ -52,6 +52,16 @@ typedef struct kernel {
 /* The entry at byte offset `slot` of table ki is a function no lower table has. */
 int kernel_overrides(const kernel *ks, size_t ki, uint32_t slot);
 #define KERNEL_FN(kn, slot, type) FL_KERNEL_AT((kn)->t, (slot), type)
+/* ks, then the candidate table `cand` (src/cpu/kernel_choice.h's FL_CAND_*, named after
+ * fl_cand_names) where this process has it and ks runs its ISA table `isa`: an ISA table with
+ * some entries built differently (avx2-loads, avx512-popcnt). Last, so kernel_overrides
+ * finds only the entries of its own; the others are its ISA's, not checked or timed twice.
+ * out holds MAX_KERNELS; returns the count (nk, or nk + 1). */
+#define MAX_KERNELS 17
+size_t with_candidate(const kernel *ks, size_t nk, int cand, const char *isa, kernel *out);
+/* For a bench whose ks came from with_candidate: a line naming the columns past nk_in, under
+ * the header's. */
+void print_candidate_columns(const char *family, const kernel *ks, size_t nk, size_t nk_in);
 /* The table itself: none of kernel kn's entries at `slots` is NULL (checked and recorded
  * in the context the caller set). */
 void check_entries_present(const kernel *kn, const uint32_t *slots, size_t nslots);
