@@ -156,9 +156,18 @@ static int check_u64s(fl_contains_u64s_fn fn, fl_hash_u64_fn hash, fl_contains_f
     return 1;
 }
 
+/* Some width's family was asked for (--family). */
+static int any_width_selected(void) {
+    for (int wi = 0; wi < FL_CUCKOO_WIDTHS; wi++)
+        if (family_selected(WIDTHS[wi].name)) return 1;
+    return 0;
+}
+
 void check_cuckoo(const kernel *ks_in, size_t nk_in) {
     kernel ks[MAX_KERNELS];
     const size_t nk = with_candidate(ks_in, nk_in, FL_CAND_AVX2_LOADS, "avx2", ks);
+    if (nk > nk_in && any_width_selected())
+        printf("  cuckoo: avx2-loads checked (the avx2 lookups with scalar loads for gathers)\n");
     uint64_t *q = malloc(POOL * sizeof *q), *pos = malloc(POOL * sizeof *pos);
     uint64_t *keys = malloc(POOL * sizeof *keys);
     if (!q || !pos || !keys) die_oom();
@@ -232,6 +241,7 @@ void check_cuckoo(const kernel *ks_in, size_t nk_in) {
 }
 
 void bench_cuckoo(const kernel *ks_in, size_t nk_in) {
+    if (!any_width_selected()) return;
     kernel ks[MAX_KERNELS];
     const size_t nk = with_candidate(ks_in, nk_in, FL_CAND_AVX2_LOADS, "avx2", ks);
     print_candidate_columns("cuckoo", ks, nk, nk_in);
