@@ -5,7 +5,11 @@ flbench's): filterlab's fastest filter of equal or fewer bits per key at a compa
 set against each of fastfilter_cpp's filters with an add (a remove: Cuckoo12 alone), the
 worst ratio is the verdict; a 12-bit cuckoo filter of more bits per key than Cuckoo12 is left
 out, and so are the VQF and the 11-bit cuckoo filter against Cuckoo12 (twice its FPR); a
-round without the file falls back to flbench's VQF figures over the best of theirs."""
+round without the file falls back to flbench's VQF figures over the best of theirs. Also the
+lookup stream it gives single_key (fastfilter_cpp's sample size, at most 4Mi keys), and the
+summary's header naming the stream its CSVs record."""
+import importlib.machinery
+import importlib.util
 import os
 import re
 import shutil
@@ -21,6 +25,9 @@ run3 = os.path.join(root, "results", "zen3-kvm-2c-5bce", "against", "fastfilter_
 N = 100000
 # round 1 of run3 at 100,000 keys: ff VQF add 21.84 (0.443%), Cuckoo12 add 36.64, remove 19.90
 # (0.180%); flbench's VQF insert_one 28.29, delete_one 28.34
+
+
+summaries = []  # every summary.md verdict_row read, in order
 
 
 def verdict_row(updates):
@@ -41,6 +48,7 @@ def verdict_row(updates):
                         capture_output=True, text=True, timeout=50)
     check(cp.returncode == 0, "bench-vqf-against failed:\n" + cp.stdout + cp.stderr)
     text = open(os.path.join(d, "summary.md")).read()
+    summaries.append(text)
     rows = [l for l in text.splitlines() if l.startswith("| 100,000 |")]
     check(len(rows) == 1, "verdict rows: %s" % rows)
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
@@ -83,4 +91,18 @@ check(ratio(ins_vqf) == (0.69, "met") and ratio(ins) == (0.82, "met") and
 ins_vqf, ins, dele = verdict_row(None)
 check(ratio(ins_vqf) == (1.30, "missed") and ratio(ins) == (1.30, "missed") and
       ratio(dele) == (1.42, "missed"), "fallback: %s, %s, %s" % (ins_vqf, ins, dele))
-print("bench-vqf-against: insert and delete verdicts as the figures give")
+# The header names the stream single_key read, from its CSVs (run3: 5 x 4Mi at 100K).
+summary = summaries[-1]
+check("the median of 5 repetitions over 4,194,304 lookups at 100,000 keys)" in summary,
+      "summary header: " + summary.splitlines()[2][:400])
+# The stream rule: fastfilter_cpp's sample size up to 4Mi keys, repetitions to span 4Mi.
+loader = importlib.machinery.SourceFileLoader("bench_vqf_against", script)
+spec = importlib.util.spec_from_loader(loader.name, loader)
+bva = importlib.util.module_from_spec(spec)
+loader.exec_module(bva)
+for n, fixed, want in ((100000, 0, (100000, 42)), (1000000, 0, (1000000, 5)),
+                       (10000000, 0, (4194304, 5)), (1000, 0, (1000, 101)),
+                       (100000, 4194304, (4194304, 5))):
+    check(bva.stream_for(n, fixed) == want, "stream_for(%d, %d): %s" % (n, fixed,
+                                                                      bva.stream_for(n, fixed)))
+print("bench-vqf-against: insert and delete verdicts as the figures give, stream as ff's")
